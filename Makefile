@@ -1,0 +1,31 @@
+# arena — the two commands a new user needs are `make run` and `make test`.
+GO ?= go
+BIN := bin/arena
+
+.PHONY: build run test bench lint fuzz clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/arena
+
+# The main job on embedded defaults: the Philly trace on the paper's 1,280-GPU
+# cluster, every default policy, results written to results/.
+run: build
+	./$(BIN) simulate --out results
+
+test:
+	$(GO) vet ./...
+	$(GO) test ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./...
+
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
+	$(GO) vet ./...
+
+# Short fuzzing session of every parser.
+fuzz:
+	$(GO) test ./traces -run '^$$' -fuzz FuzzReadArenaCSV -fuzztime 30s
+
+clean:
+	rm -rf bin results

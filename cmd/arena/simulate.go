@@ -1,0 +1,266 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/sim"
+)
+
+type simulateFlags struct {
+	trace, policies, cluster, timing, horizon, out string
+	rounds                                       int
+	seed                                         int64
+	check, quiet, noReference                    bool
+}
+
+func newSimulateCmd() *cobra.Command {
+	var f simulateFlags
+	cmd := &cobra.Command{
+		Use:   "simulate",
+		Short: "Run one trace on one cluster under one or more policies and compare them",
+		Long: `simulate replays a trace against each policy given and prints a side-by-side
+summary. With --out DIR each policy's results go to DIR/<policy>/: jobs.parquet,
+timeline.parquet, rounds.csv (per-round digest) and summary.json.
+
+Timing modes: "exact" integrates progress between events (a job finishes at its
+exact completion time); "artifact" reproduces the Arena artifact's round-based
+simulator bit for bit (300 s rounds and its accounting quirks). On the built-in
+Philly trace in artifact timing the authors' stored results are printed alongside.`,
+		Example: `  arena simulate
+  arena simulate --trace philly --policy fcfs --timing artifact --rounds 2000
+  arena simulate --trace my_trace.csv --cluster my_cluster.yaml --policy fcfs --horizon 7d --out results`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runSimulate(cmd, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.trace, "trace", "philly", "built-in trace (philly, helios, pai, testbed) or a CSV file in the artifact format")
+	fl.StringVar(&f.policies, "policy", "", "comma-separated policies (default: arena and fcfs, those registered); see 'arena policies'")
+	fl.StringVar(&f.cluster, "cluster", "paper-1280", "built-in cluster ("+strings.Join(sim.BuiltinClusterNames(), ", ")+") or a YAML/JSON spec file")
+	fl.StringVar(&f.timing, "timing", "exact", "timing mode: exact or artifact")
+	fl.IntVar(&f.rounds, "rounds", 0, "scheduling rounds of 300 s to simulate (default: the trace's, 2000 for philly, 500 for helios and pai)")
+	fl.StringVar(&f.horizon, "horizon", "", "simulated time instead of --rounds, e.g. 7d, 36h, 90m (rounded up to whole rounds)")
+	fl.Int64Var(&f.seed, "seed", 0, "random seed (recorded; the built-in policies and traces are deterministic)")
+	fl.StringVar(&f.out, "out", "", "write each policy's results to DIR/<policy>/")
+	fl.BoolVar(&f.check, "check", false, "run the invariant checker after every event (slower)")
+	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar")
+	fl.BoolVar(&f.noReference, "no-reference", false, "do not print the artifact's stored results next to ours")
+	return cmd
+}
+
+// parseHorizon accepts Go durations plus a "d" (day) unit.
+func parseHorizon(s string) (time.Duration, error) {
+	if strings.HasSuffix(s, "d") {
+		var days float64
+		if _, err := fmt.Sscanf(strings.TrimSuffix(s, "d"), "%g", &days); err != nil || days <= 0 {
+			return 0, fmt.Errorf("--horizon %q: want a positive duration such as 7d, 36h or 90m", s)
+		}
+		return time.Duration(days * 24 * float64(time.Hour)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("--horizon %q: want a positive duration such as 7d, 36h or 90m", s)
+	}
+	return d, nil
+}
+
+func runSimulate(cmd *cobra.Command, f simulateFlags) error {
+	reg := policy.NewRegistry()
+	timing, err := sim.ParseTiming(f.timing)
+	if err != nil {
+		return fmt.Errorf("--timing: %w", err)
+	}
+	if f.rounds < 0 {
+		return fmt.Errorf("--rounds %d: want a positive number of rounds", f.rounds)
+	}
+	if f.horizon != "" {
+		if cmd.Flags().Changed("rounds") {
+			return fmt.Errorf("--rounds and --horizon are alternatives; give one")
+		}
+		d, err := parseHorizon(f.horizon)
+		if err != nil {
+			return err
+		}
+		f.rounds = int((d.Seconds() + 299.999) / 300)
+	}
+	var names []string
+	if f.policies == "" {
+		for _, n := range []string{"arena", "fcfs"} {
+			if _, err := reg.Lookup(n); err == nil {
+				names = append(names, n)
+			}
+		}
+	} else {
+		for _, n := range strings.Split(f.policies, ",") {
+			e, err := reg.Lookup(n)
+			if err != nil {
+				return fmt.Errorf("--policy: %w", err)
+			}
+			names = append(names, e.Name)
+		}
+	}
+	stderr := cmd.ErrOrStderr()
+	showBar := !f.quiet && isTerminal(stderr)
+
+	outcomes := make([]*experiments.Outcome, len(names))
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var bar *progressbar.ProgressBar
+	done := make([]int, len(names))
+	total := 0
+	for i, name := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run := experiments.Run{Trace: f.trace, Cluster: f.cluster, Policy: name, Timing: timing, Rounds: f.rounds, Check: f.check}
+			if showBar {
+				run.OnRound = func(d, t int) {
+					mu.Lock()
+					defer mu.Unlock()
+					if bar == nil {
+						total = t * len(names)
+						bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(stderr),
+							progressbar.OptionSetDescription("simulating "+strings.Join(names, ",")),
+							progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true),
+							progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
+					}
+					bar.Add(d - done[i])
+					done[i] = d
+				}
+			}
+			outcomes[i], errs[i] = experiments.Execute(cmd.Context(), reg, run)
+		}()
+	}
+	wg.Wait()
+	if bar != nil {
+		bar.Finish()
+	}
+	for i, err := range errs {
+		if err != nil {
+			return fmt.Errorf("%s: %w", names[i], err)
+		}
+	}
+	sums := make([]*sim.Summary, len(outcomes))
+	jcts := make([][]float64, len(outcomes))
+	for i, o := range outcomes {
+		sums[i], jcts[i] = &o.Summary, o.Result.JCTs
+	}
+	sim.PadMeans(sums, jcts)
+	if f.out != "" {
+		for _, o := range outcomes {
+			dir := filepath.Join(f.out, o.Summary.Policy)
+			if err := sim.WriteDir(dir, o.Result, o.Summary); err != nil {
+				return err
+			}
+		}
+	}
+	printSummaries(cmd.OutOrStdout(), outcomes, timing == sim.Artifact && f.trace == "philly" && !f.noReference && outcomes[0].Summary.Rounds == 2000 && f.cluster == "paper-1280")
+	if f.out != "" {
+		fmt.Fprintf(cmd.OutOrStdout(), "\nresults written to %s/<policy>/ (jobs.parquet, timeline.parquet, rounds.csv, summary.json)\n", f.out)
+	}
+	return nil
+}
+
+func isTerminal(w io.Writer) bool {
+	if os.Getenv("CI") != "" {
+		return false
+	}
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func printSummaries(w io.Writer, outcomes []*experiments.Outcome, withReference bool) {
+	s0 := outcomes[0].Summary
+	fmt.Fprintf(w, "trace %s (%d jobs, %d submitted in the window) on %s, %s timing, %d rounds of 300 s (%s)\n\n",
+		s0.Trace, s0.JobsInTrace, s0.Submitted, s0.Cluster, s0.Timing, s0.Rounds, sim.Duration(s0.HorizonS))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := "metric\t"
+	for _, o := range outcomes {
+		head += o.Summary.Policy + "\t"
+		if withReference {
+			head += "(artifact)\t"
+		}
+	}
+	fmt.Fprintln(tw, head)
+	type row struct {
+		name string
+		get  func(s *sim.Summary) string
+		ref  func(r experiments.ReferenceRun) string
+	}
+	f0 := func(v float64) string { return fmt.Sprintf("%.0f", v) }
+	f1 := func(v float64) string { return fmt.Sprintf("%.1f", v) }
+	rows := []row{
+		{"jobs finished", func(s *sim.Summary) string { return fmt.Sprint(s.Finished) }, func(r experiments.ReferenceRun) string { return fmt.Sprint(len(r.JCT)) }},
+		{"jobs running at end", func(s *sim.Summary) string { return fmt.Sprint(s.Running) }, nil},
+		{"jobs pending at end", func(s *sim.Summary) string { return fmt.Sprint(s.Pending) }, nil},
+		{"jobs dropped", func(s *sim.Summary) string { return fmt.Sprint(s.Dropped) }, nil},
+		{"mean JCT (s)", func(s *sim.Summary) string { return f0(s.MeanJCT) }, func(r experiments.ReferenceRun) string { return f0(meanOf(r.JCT)) }},
+		{"padded mean JCT (s)", func(s *sim.Summary) string { return f0(s.PaddedMeanJCT) }, nil},
+		{"median JCT (s)", func(s *sim.Summary) string { return f0(s.MedianJCT) }, nil},
+		{"p95 JCT (s)", func(s *sim.Summary) string { return f0(s.P95JCT) }, nil},
+		{"mean queueing (s)", func(s *sim.Summary) string { return f0(s.MeanQueueing) }, func(r experiments.ReferenceRun) string { return f0(meanOf(r.Queueing)) }},
+		{"mean throughput (samples/s)", func(s *sim.Summary) string { return f1(s.MeanThroughput) }, func(r experiments.ReferenceRun) string { return f1(meanOf(r.Thr)) }},
+		{"peak throughput (samples/s)", func(s *sim.Summary) string { return f1(s.PeakThroughput) }, func(r experiments.ReferenceRun) string { return f1(maxOf(r.Thr)) }},
+		{"reconfigurations", func(s *sim.Summary) string { return fmt.Sprint(s.Reconfigurations) }, nil},
+		{"wall time (s)", func(s *sim.Summary) string { return fmt.Sprintf("%.2f", s.Wallclock.RunS) }, nil},
+		{"decision p99 (ms)", func(s *sim.Summary) string { return fmt.Sprintf("%.2f", s.Wallclock.DecisionP99*1e3) }, nil},
+	}
+	for _, r := range rows {
+		line := r.name + "\t"
+		for _, o := range outcomes {
+			line += r.get(&o.Summary) + "\t"
+			if withReference {
+				ref, ok := experiments.Reference(o.Summary.Policy)
+				if ok && r.ref != nil {
+					line += r.ref(ref) + "\t"
+				} else {
+					line += "\t"
+				}
+			}
+		}
+		fmt.Fprintln(tw, line)
+	}
+	tw.Flush()
+	if withReference {
+		for _, o := range outcomes {
+			if ref, err := experiments.ReferenceDigest(o.Summary.Policy); err == nil {
+				if d, err := sim.CompareDigests(ref, o.Result.DigestCSV()); err == nil {
+					fmt.Fprintf(w, "\n%s per-round digest vs the authors' run: %s", o.Summary.Policy, d)
+				}
+			}
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func meanOf(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+func maxOf(xs []float64) float64 {
+	m := 0.0
+	for _, x := range xs {
+		m = max(m, x)
+	}
+	return m
+}

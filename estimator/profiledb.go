@@ -1,0 +1,227 @@
+package estimator
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"math/bits"
+	"strconv"
+	"sync"
+)
+
+//go:embed data/prof_database_optimal.json
+var profileDBJSON []byte
+
+//go:embed data/dp_mem.json
+var dpMemJSON []byte
+
+// The artifact's memory rules (ARENA.md §4, §9).
+const (
+	// maxIterTime is the scheduling interval; a stored iteration time above
+	// it makes the config infeasible.
+	maxIterTime = 300.0
+	// xlaMemoryFraction is the share of GPU memory XLA pre-allocates.
+	xlaMemoryFraction = 0.8
+	// dpMemorySafety multiplies the stored DP memory need.
+	dpMemorySafety = 1.2
+	// Fallback penalties applied in the optimal view.
+	relaxedLocalityFactor = 0.9
+	largerSizeFactor      = 1.8
+	// throughputDigits is the artifact's PREC.
+	throughputDigits = 3
+)
+
+// ProfileDB is the artifact's measured profile database: for each
+// (model, size, batch) the Alpa-optimal iteration time of each
+// (GPU type, nodes, GPUs per node) the authors ran, plus the data-parallel
+// memory table. It is immutable after Load and safe for concurrent use.
+type ProfileDB struct {
+	// times maps "bert_2.6B_256" → "2_a40_2_n_2_d" → seconds (−1 = OOM).
+	times map[string]map[string]float64
+	// dpMem maps "bert_2.6B_256" → GB needed by a pure DP replica on
+	// 1, 2, 4, 8, 16 GPUs (−1 = cannot fit, 0 = not recorded, passes).
+	dpMem map[string][]float64
+
+	cache sync.Map // cacheKey → Estimate
+}
+
+type cacheKey struct {
+	family         Family
+	sizeIdx, batch int
+	gpu            string
+	nodes, perNode int
+	view           View
+}
+
+var (
+	defaultDBOnce sync.Once
+	defaultDB     *ProfileDB
+	defaultDBErr  error
+)
+
+// DefaultProfileDB returns the embedded artifact database (loaded once).
+func DefaultProfileDB() (*ProfileDB, error) {
+	defaultDBOnce.Do(func() {
+		defaultDB, defaultDBErr = LoadProfileDB(profileDBJSON, dpMemJSON)
+	})
+	return defaultDB, defaultDBErr
+}
+
+// LoadProfileDB parses the artifact's prof_database JSON
+// ({"optimal": {key: {config: seconds}}}) and dp_mem.json ([{key: [GB×5]}]).
+func LoadProfileDB(profile, dpMem []byte) (*ProfileDB, error) {
+	var p struct {
+		Optimal map[string]map[string]float64 `json:"optimal"`
+	}
+	if err := json.Unmarshal(profile, &p); err != nil {
+		return nil, fmt.Errorf("estimator: profile database: %w", err)
+	}
+	if len(p.Optimal) == 0 {
+		return nil, fmt.Errorf("estimator: profile database: no \"optimal\" entries")
+	}
+	var m []map[string][]float64
+	if err := json.Unmarshal(dpMem, &m); err != nil {
+		return nil, fmt.Errorf("estimator: dp_mem table: %w", err)
+	}
+	db := &ProfileDB{times: p.Optimal, dpMem: map[string][]float64{}}
+	for _, part := range m {
+		for k, row := range part {
+			if len(row) != 5 {
+				return nil, fmt.Errorf("estimator: dp_mem table: key %q: want 5 values (1,2,4,8,16 GPUs), got %d", k, len(row))
+			}
+			db.dpMem[k] = row
+		}
+	}
+	return db, nil
+}
+
+// View returns the database read in view v.
+func (db *ProfileDB) View(v View) Estimator { return dbView{db: db, view: v} }
+
+type dbView struct {
+	db   *ProfileDB
+	view View
+}
+
+func (d dbView) Name() string { return "profiledb/" + d.view.String() }
+
+func (d dbView) Estimate(w Workload, c Config) Estimate { return d.db.Estimate(w, c, d.view) }
+
+// Has reports whether the database holds an exact entry for (w, c) and its
+// stored value in seconds.
+func (db *ProfileDB) Has(w Workload, c Config) (float64, bool) {
+	t, ok := db.times[w.Model.dbKey(w.Batch)][configKey(c)]
+	return t, ok
+}
+
+// Keys returns the number of (model, size, batch) keys in the database.
+func (db *ProfileDB) Keys() int { return len(db.times) }
+
+// Estimate answers a query with the artifact's db_querier rules:
+//
+//  1. DP memory check (ViewDataParallel only): missing key → out of memory;
+//     m = need[log2(gpus)]; m ≠ 0 and (m = −1 or 1.2·m > 0.8·memory) → OOM.
+//  2. Lookup, first hit wins: (a) exact key; (b) if the model key exists,
+//     the best-locality key for the same GPU count, k = log2(bestPerNode /
+//     PerNode); (c) the first larger size of the family with the original
+//     key, s = size-index difference. (b) and (c) never combine.
+//  3. Validity: stored t ≠ 0 and t ≤ 300 s.
+//  4. thr = round(batch/t, 3); in ViewOptimal thr ×= 0.9^k or 1.8^s (not re-rounded).
+//  5. Feasible iff thr > 0; IterTime = round(batch/thr, 3).
+func (db *ProfileDB) Estimate(w Workload, c Config, v View) Estimate {
+	key := cacheKey{w.Model.Family, w.Model.SizeIndex, w.Batch, c.GPU, c.Nodes, c.PerNode, v}
+	if e, ok := db.cache.Load(key); ok {
+		return e.(Estimate)
+	}
+	e := db.estimate(w, c, v)
+	db.cache.Store(key, e)
+	return e
+}
+
+func configKey(c Config) string {
+	return strconv.Itoa(c.Nodes) + "_" + c.GPU + "_" + strconv.Itoa(c.Nodes) + "_n_" + strconv.Itoa(c.PerNode) + "_d"
+}
+
+func log2Exact(n int) (int, bool) {
+	if n <= 0 || n&(n-1) != 0 {
+		return 0, false
+	}
+	return bits.TrailingZeros(uint(n)), true
+}
+
+func (db *ProfileDB) estimate(w Workload, c Config, v View) Estimate {
+	if c.Nodes <= 0 || c.PerNode <= 0 || w.Batch <= 0 {
+		return infeasible(BadShape)
+	}
+	gpu, err := LookupGPU(c.GPU)
+	if err != nil {
+		return infeasible(UnknownGPU)
+	}
+	modelKey := w.Model.dbKey(w.Batch)
+	if v == ViewDataParallel && !db.dpMemoryFits(modelKey, c, gpu) {
+		return infeasible(OutOfMemory)
+	}
+
+	cfgKey := configKey(c)
+	entries, modelKnown := db.times[modelKey]
+	t, found := entries[cfgKey]
+	fallback, steps := Exact, 0
+	if !found && modelKnown {
+		best := BestLocality(c.GPU, c.GPUs(), gpu.GPUsPerNode)
+		if t, found = entries[configKey(best)]; found {
+			fallback = RelaxedLocality
+			steps, _ = log2Exact(best.PerNode / c.PerNode)
+		}
+	}
+	if !found {
+		sizes := familyInfo[w.Model.Family].sizes
+		for i := w.Model.SizeIndex + 1; i < len(sizes) && !found; i++ {
+			larger := Model{Family: w.Model.Family, Size: sizes[i], SizeIndex: i}
+			if t, found = db.times[larger.dbKey(w.Batch)][cfgKey]; found {
+				fallback, steps = LargerSize, i-w.Model.SizeIndex
+			}
+		}
+	}
+	if !found {
+		return infeasible(NotProfiled)
+	}
+	if t == 0 || t > maxIterTime {
+		return infeasible(OverIterationCap)
+	}
+	thr := PyRound(float64(w.Batch)/t, throughputDigits)
+	if v == ViewOptimal {
+		switch {
+		case fallback == RelaxedLocality && steps > 0:
+			thr *= powCorrect(relaxedLocalityFactor, steps)
+		case fallback == LargerSize:
+			thr *= powCorrect(largerSizeFactor, steps)
+		}
+	}
+	if !(thr > 0) {
+		return infeasible(OutOfMemory)
+	}
+	return Estimate{
+		Throughput: thr,
+		IterTime:   PyRound(float64(w.Batch)/thr, throughputDigits),
+		Reason:     Feasible,
+		Fallback:   fallback,
+		Steps:      steps,
+	}
+}
+
+// dpMemoryFits applies the artifact's data-parallel memory filter.
+func (db *ProfileDB) dpMemoryFits(modelKey string, c Config, gpu GPUType) bool {
+	row, ok := db.dpMem[modelKey]
+	if !ok {
+		return false
+	}
+	i, ok := log2Exact(c.GPUs())
+	if !ok || i >= len(row) {
+		return false
+	}
+	m := row[i]
+	if m == 0 {
+		return true
+	}
+	return m != -1 && dpMemorySafety*m <= xlaMemoryFraction*gpu.MemoryGB
+}

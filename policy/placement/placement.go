@@ -1,0 +1,153 @@
+// Package placement holds the slot-level placement helpers the policies
+// share. A Table is a policy's scratch copy of the cluster's slot table
+// (GPU slot → occupant); policies plan on it and turn the result into
+// sim.Actions, so the engine's state is never touched while planning.
+//
+// The helpers reproduce the artifact's rules (ARENA.md §5, §7): nodes are
+// visited in cluster order, stable sorts break ties by that order, and a job
+// placed on a node takes the first idle slots of it.
+package placement
+
+import (
+	"sort"
+
+	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/sim"
+)
+
+// Table is a mutable copy of the slot table.
+type Table struct {
+	Cluster  *sim.Cluster
+	Occupant []sim.JobID
+}
+
+// NewTable copies occupant.
+func NewTable(c *sim.Cluster, occupant []sim.JobID) *Table {
+	return &Table{Cluster: c, Occupant: append([]sim.JobID(nil), occupant...)}
+}
+
+// Clone returns an independent copy.
+func (t *Table) Clone() *Table { return NewTable(t.Cluster, t.Occupant) }
+
+// Free returns the idle slots of node n.
+func (t *Table) Free(n int) int {
+	node := t.Cluster.Nodes[n]
+	free := 0
+	for s := node.FirstSlot; s < node.FirstSlot+node.Capacity; s++ {
+		if t.Occupant[s] == sim.NoJob {
+			free++
+		}
+	}
+	return free
+}
+
+// FreeOfType returns the idle GPUs of a type.
+func (t *Table) FreeOfType(gpu string) int {
+	free := 0
+	for _, n := range t.Cluster.NodesOfType(gpu) {
+		free += t.Free(n)
+	}
+	return free
+}
+
+// Clear releases every slot job holds.
+func (t *Table) Clear(job sim.JobID) {
+	for s, occ := range t.Occupant {
+		if occ == job {
+			t.Occupant[s] = sim.NoJob
+		}
+	}
+}
+
+// Take gives job the first q slots of node n that are idle or already its
+// own and returns them; ok is false (and nothing changes) if fewer exist.
+func (t *Table) Take(job sim.JobID, n, q int) ([]int, bool) {
+	node := t.Cluster.Nodes[n]
+	var got []int
+	for s := node.FirstSlot; s < node.FirstSlot+node.Capacity && len(got) < q; s++ {
+		if occ := t.Occupant[s]; occ == sim.NoJob || occ == job {
+			got = append(got, s)
+		}
+	}
+	if len(got) < q {
+		return nil, false
+	}
+	for _, s := range got {
+		t.Occupant[s] = job
+	}
+	return got, true
+}
+
+// SlotsOf lists the slots job holds, in slot order.
+func (t *Table) SlotsOf(job sim.JobID) []int {
+	var out []int
+	for s, occ := range t.Occupant {
+		if occ == job {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// NodesByFree returns the nodes of a type with at least q idle GPUs, in
+// node order stably sorted by idle GPUs, most first.
+func (t *Table) NodesByFree(gpu string, q int) []int {
+	var out []int
+	free := map[int]int{}
+	for _, n := range t.Cluster.NodesOfType(gpu) {
+		if f := t.Free(n); f >= q {
+			out = append(out, n)
+			free[n] = f
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return free[out[i]] > free[out[j]] })
+	return out
+}
+
+// PlaceMostFree is the baselines' placement helper (FCFS, Gavel, Sia): for
+// shape c, take the first c.Nodes nodes of NodesByFree(c.GPU, c.PerNode)
+// and on each the first c.PerNode idle slots. It returns the slots, or
+// ok = false with the table unchanged.
+func (t *Table) PlaceMostFree(job sim.JobID, c estimator.Config) ([]int, bool) {
+	nodes := t.NodesByFree(c.GPU, c.PerNode)
+	if len(nodes) < c.Nodes {
+		return nil, false
+	}
+	var slots []int
+	for _, n := range nodes[:c.Nodes] {
+		got, ok := t.Take(job, n, c.PerNode)
+		if !ok { // cannot happen: the node had ≥ PerNode idle slots
+			for _, s := range slots {
+				t.Occupant[s] = sim.NoJob
+			}
+			return nil, false
+		}
+		slots = append(slots, got...)
+	}
+	return slots, true
+}
+
+// PlaceRelaxed is the relaxed-locality variant (Gavel, Sia, fcfs-r): try
+// the best locality, then halve the GPUs per node while the shape stays
+// feasible under est; it gives up at the first infeasible locality and
+// never relaxes below one GPU per node.
+func (t *Table) PlaceRelaxed(job sim.JobID, w estimator.Workload, best estimator.Config, est estimator.Estimator) ([]int, estimator.Config, bool) {
+	c := best
+	for {
+		if !est.Estimate(w, c).Feasible() {
+			return nil, c, false
+		}
+		if slots, ok := t.PlaceMostFree(job, c); ok {
+			return slots, c, true
+		}
+		if c.PerNode <= 1 {
+			return nil, c, false
+		}
+		c = estimator.Config{GPU: c.GPU, Nodes: c.Nodes * 2, PerNode: c.PerNode / 2}
+	}
+}
+
+// Best returns the best-locality shape of n GPUs of type gpu on cluster c.
+func Best(c *sim.Cluster, gpu string, n int) estimator.Config {
+	return estimator.BestLocality(gpu, n, c.NodeCapacity(gpu))
+}

@@ -1,0 +1,535 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/arena-sim/arena/estimator"
+)
+
+// Timing selects how simulated time advances.
+type Timing int
+
+const (
+	// Exact integrates progress exactly between events; a job completes at
+	// its exact completion time.
+	Exact Timing = iota
+	// Artifact reproduces the Arena artifact's round-based simulator: 300 s
+	// rounds, completion detected at the start of a round, cumulative
+	// progress accounting and the overhead "time debt" (ARENA.md §6).
+	Artifact
+)
+
+func (t Timing) String() string {
+	if t == Artifact {
+		return "artifact"
+	}
+	return "exact"
+}
+
+// ParseTiming accepts "exact" or "artifact".
+func ParseTiming(s string) (Timing, error) {
+	switch s {
+	case "exact":
+		return Exact, nil
+	case "artifact":
+		return Artifact, nil
+	}
+	return Exact, fmt.Errorf("timing %q: want exact or artifact", s)
+}
+
+// Config parameterises a run.
+type Config struct {
+	Cluster *Cluster
+	// Exec is the ground-truth estimator the engine executes with (the
+	// adaptive-parallelism view).
+	Exec estimator.Estimator
+	// Timing mode; Rounds scheduling rounds of RoundLength are simulated,
+	// starting at the first job's submission time.
+	Timing      Timing
+	Rounds      int
+	RoundLength Duration
+	// Overhead is the policy's reconfiguration cost.
+	Overhead Overhead
+	// IterationDivisor divides every trace's iteration count at submission
+	// (integer division); the artifact's simulator uses 5.
+	IterationDivisor int64
+	// DeadlineScale stretches a job's deadline budget: deadline = submit +
+	// DeadlineScale·(trace deadline − submit); the artifact uses 5.
+	DeadlineScale float64
+	// Check runs the invariant checker after every event.
+	Check bool
+	// OnRound, if set, is called after each round (for progress bars).
+	OnRound func(done, total int)
+}
+
+// DefaultConfig returns the artifact's parameters on cluster c.
+func DefaultConfig(c *Cluster, exec estimator.Estimator) Config {
+	return Config{
+		Cluster: c, Exec: exec, Timing: Exact, Rounds: 2000, RoundLength: 300,
+		IterationDivisor: 5, DeadlineScale: 5,
+	}
+}
+
+// ErrInvariant wraps every invariant-checker failure.
+var ErrInvariant = errors.New("sim: invariant violated")
+
+// engine is the state of one run.
+type engine struct {
+	cfg    Config
+	policy Policy
+	specs  []JobSpec
+	jobs   []*Job
+
+	occupant []JobID
+	running  []*Job
+	pending  []*Job
+	now      Time
+	t0       Time
+	round    int
+
+	// artifact mode
+	debt map[JobID]Duration
+
+	// exact mode
+	events     eventQueue
+	arrived    []*Job
+	ended      []*Job
+	roundWork  float64 // samples processed in the current round window
+	lastRemain []int64
+
+	res        *Result
+	decisionNs []int64
+}
+
+// Run simulates specs (in trace order; specs[i].ID must equal i) under
+// policy p and returns the results. The context cancels a long run; what
+// finished so far is then returned with the context's error.
+func Run(ctx context.Context, cfg Config, p Policy, specs []JobSpec) (*Result, error) {
+	if cfg.Cluster == nil || cfg.Exec == nil {
+		return nil, errors.New("sim: Config needs a Cluster and an Exec estimator")
+	}
+	if cfg.Rounds <= 0 {
+		return nil, fmt.Errorf("sim: Rounds must be positive, got %d", cfg.Rounds)
+	}
+	if cfg.RoundLength <= 0 {
+		cfg.RoundLength = 300
+	}
+	if cfg.IterationDivisor <= 0 {
+		cfg.IterationDivisor = 1
+	}
+	if cfg.DeadlineScale <= 0 {
+		cfg.DeadlineScale = 1
+	}
+	if len(specs) == 0 {
+		return nil, errors.New("sim: the trace has no jobs")
+	}
+	e := &engine{
+		cfg: cfg, policy: p, specs: specs,
+		occupant: make([]JobID, cfg.Cluster.NumSlots()),
+		debt:     map[JobID]Duration{},
+	}
+	for i := range e.occupant {
+		e.occupant[i] = NoJob
+	}
+	e.jobs = make([]*Job, len(specs))
+	e.lastRemain = make([]int64, len(specs))
+	for i := range specs {
+		if specs[i].ID != JobID(i) {
+			return nil, fmt.Errorf("sim: job %d has ID %d; IDs must equal trace positions", i, specs[i].ID)
+		}
+		e.jobs[i] = &Job{Spec: &specs[i], FirstStart: -1, Finish: -1, gpuSeconds: map[string]float64{}}
+	}
+	e.t0 = specs[0].Submit
+	e.res = newResult(e)
+	start := time.Now()
+	var err error
+	if cfg.Timing == Artifact {
+		err = e.runArtifact(ctx)
+	} else {
+		err = e.runExact(ctx)
+	}
+	e.res.finish(e, time.Since(start))
+	if err == nil && cfg.Check {
+		err = e.checkAccounted()
+	}
+	return e.res, err
+}
+
+// ---------------------------------------------------------------------------
+// Artifact timing (ARENA.md §6)
+
+// chunkOf returns the artifact's submission round of a job:
+// max(0, ceil((s − T0)/300) − 1).
+func (e *engine) chunkOf(s Time) int {
+	k := int(math.Ceil(float64(s-e.t0)/float64(e.cfg.RoundLength))) - 1
+	return max(k, 0)
+}
+
+func (e *engine) runArtifact(ctx context.Context) error {
+	L := e.cfg.RoundLength
+	// Chunk k (submitted at the start of round k) holds, in trace order,
+	// the jobs with T0 + 300k < s ≤ T0 + 300(k+1).
+	chunks := map[int][]*Job{}
+	for i := range e.specs {
+		k := e.chunkOf(e.specs[i].Submit)
+		chunks[k] = append(chunks[k], e.jobs[i])
+	}
+	for r := 0; r < e.cfg.Rounds; r++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		e.round = r
+		e.now = e.t0.Add(Duration(r) * L)
+		e.res.recordDigest(e)
+
+		// 1. Progress update, running-queue order; jobs in time debt skip it.
+		var ended []*Job
+		kept := e.running[:0]
+		for _, j := range e.running {
+			if _, inDebt := e.debt[j.Spec.ID]; !inDebt {
+				j.ExecTime += float64(L)
+				it := e.exec(j).IterTime
+				j.Remaining = j.IterNum - int64(math.Floor(j.ExecTime/it))
+				if j.Remaining == j.IterNum {
+					j.Deadline = 0 // the artifact's quirk
+				}
+				if j.Remaining <= 0 {
+					ended = append(ended, j)
+					continue
+				}
+			}
+			kept = append(kept, j)
+		}
+		e.running = kept
+		// 2. Ended jobs: JCT = round timer − submit round timer.
+		for _, j := range ended {
+			e.finishJob(j, e.now)
+		}
+		// 3. "Before" snapshot (ended jobs still hold GPUs), then release.
+		before := append([]JobID(nil), e.occupant...)
+		for _, j := range ended {
+			e.release(j)
+		}
+		// Submissions of this round.
+		arrivals := chunks[r]
+		for _, j := range arrivals {
+			e.arrive(j, e.now)
+		}
+		// 4–5. The policy's restart and new-job passes.
+		changed, err := e.decide(arrivals, ended, before)
+		if err != nil {
+			return err
+		}
+		// 6. Timer and queue times.
+		e.now = e.now.Add(L)
+		for _, j := range e.pending {
+			j.QueueTime += float64(L)
+		}
+		// 7. Reschedule detection and per-round throughput with overhead debt.
+		resched := map[JobID]bool{}
+		for s, occ := range e.occupant {
+			if occ != NoJob && before[s] != occ {
+				resched[occ] = true
+			}
+		}
+		_ = changed
+		total, busy := 0.0, map[string]int{}
+		for _, j := range e.running {
+			thr := e.exec(j).Throughput
+			id := j.Spec.ID
+			if resched[id] {
+				j.Rescheds++
+				j.Reconfigs++
+				t := e.cfg.Overhead.For(len(j.GPUs))
+				if t <= L {
+					thr *= float64(L-t) / float64(L)
+					delete(e.debt, id)
+				} else {
+					e.debt[id] = t
+				}
+			}
+			if d, ok := e.debt[id]; ok {
+				if d <= L {
+					thr *= float64(L-d) / float64(L)
+					delete(e.debt, id)
+				} else {
+					thr = 0
+					e.debt[id] = d - L
+				}
+			}
+			j.TimeDebt = e.debt[id]
+			total += thr
+			busy[j.Config.GPU] += len(j.GPUs)
+			j.gpuSeconds[j.Config.GPU] += float64(L) * float64(len(j.GPUs))
+		}
+		e.res.recordRound(e, r, estimator.PyRound(total, 3), busy)
+		if e.cfg.Check {
+			if err := e.checkState(); err != nil {
+				return err
+			}
+		}
+		if e.cfg.OnRound != nil {
+			e.cfg.OnRound(r+1, e.cfg.Rounds)
+		}
+	}
+	return nil
+}
+
+func (e *engine) exec(j *Job) estimator.Estimate {
+	return e.cfg.Exec.Estimate(j.Spec.Workload, j.Config)
+}
+
+// arrive admits a job into the system at time t (not yet into a queue).
+func (e *engine) arrive(j *Job, t Time) {
+	s := j.Spec
+	if e.cfg.Timing == Artifact {
+		j.SubmitTime = t
+	} else {
+		j.SubmitTime = s.Submit
+	}
+	j.IterNum = s.Iterations / e.cfg.IterationDivisor
+	j.Remaining = j.IterNum
+	j.remainingF = float64(j.IterNum)
+	e.lastRemain[s.ID] = j.IterNum
+	if s.Deadline > 0 {
+		j.Deadline = j.SubmitTime + Time(e.cfg.DeadlineScale*float64(s.Deadline-j.SubmitTime))
+	} else {
+		j.Deadline = Time(math.Inf(1))
+	}
+	j.Status = Pending
+	j.pendingSince = s.Submit
+}
+
+func (e *engine) finishJob(j *Job, t Time) {
+	j.Status = Finished
+	j.Finish = t
+	e.res.recordFinish(j)
+}
+
+func (e *engine) release(j *Job) {
+	for _, s := range j.GPUs {
+		if e.occupant[s] == j.Spec.ID {
+			e.occupant[s] = NoJob
+		}
+	}
+	j.LastConfig = j.Config
+	j.GPUs = nil
+}
+
+// decide calls the policy and applies its actions. It reports whether any
+// allocation changed.
+func (e *engine) decide(arrivals, ended []*Job, before []JobID) (bool, error) {
+	v := &View{
+		Now: e.now, Round: e.round, RoundLength: e.cfg.RoundLength, Cluster: e.cfg.Cluster,
+		Occupant: e.occupant, BeforeRelease: before,
+		Running: e.running, Pending: e.pending, Arrivals: arrivals, Ended: ended,
+		Timing: e.cfg.Timing, jobs: e.jobs,
+	}
+	t0 := time.Now()
+	actions, err := e.policy.Schedule(v)
+	e.decisionNs = append(e.decisionNs, time.Since(t0).Nanoseconds())
+	if err != nil {
+		return false, fmt.Errorf("sim: policy %s at round %d: %w", e.policy.Name(), e.round, err)
+	}
+	return e.apply(actions, arrivals)
+}
+
+// apply validates a batch of actions against the state as a whole and
+// commits it, or rejects it without changing anything. Allocations are
+// checked on the final state, so a policy may swap two jobs' GPUs in one
+// batch.
+func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
+	isArrival := map[JobID]bool{}
+	for _, j := range arrivals {
+		isArrival[j.Spec.ID] = true
+	}
+	// Job-level simulation of the batch.
+	type tent struct {
+		status Status
+		gpus   []int
+		moved  bool
+	}
+	state := map[JobID]*tent{}
+	var order []JobID
+	get := func(id JobID) *tent {
+		if t, ok := state[id]; ok {
+			return t
+		}
+		j := e.jobs[id]
+		t := &tent{status: j.Status, gpus: j.GPUs}
+		state[id] = t
+		order = append(order, id)
+		return t
+	}
+	bad := func(a Action, format string, args ...any) error {
+		name := fmt.Sprint(a.Job)
+		if a.Job >= 0 && int(a.Job) < len(e.jobs) {
+			name = e.jobs[a.Job].Spec.Alias() + " (" + e.jobs[a.Job].Spec.Name + ")"
+		}
+		return &ActionError{Policy: e.policy.Name(), Action: a, Job: name, Msg: fmt.Sprintf(format, args...)}
+	}
+	for _, a := range actions {
+		if a.Job < 0 || int(a.Job) >= len(e.jobs) {
+			return false, bad(a, "no such job")
+		}
+		t := get(a.Job)
+		switch a.Kind {
+		case Start:
+			if t.status != Pending {
+				return false, bad(a, "job is %s, not pending", t.status)
+			}
+			t.status, t.gpus, t.moved = Running, a.GPUs, true
+		case Reallocate:
+			if t.status != Running {
+				return false, bad(a, "job is %s, not running", t.status)
+			}
+			t.gpus, t.moved = a.GPUs, true
+		case Suspend:
+			if t.status != Running {
+				return false, bad(a, "job is %s, not running", t.status)
+			}
+			t.status, t.gpus = Pending, nil
+		case Drop:
+			if t.status != Pending {
+				return false, bad(a, "job is %s, not pending", t.status)
+			}
+			t.status, t.gpus = Dropped, nil
+		default:
+			return false, bad(a, "unknown action kind %d", a.Kind)
+		}
+		if a.Kind == Start || a.Kind == Reallocate {
+			cfg, ok := e.cfg.Cluster.ShapeOf(a.GPUs)
+			if !ok {
+				return false, bad(a, "GPUs do not form a uniform grid of one GPU type (or a slot is out of range)")
+			}
+			if est := e.cfg.Exec.Estimate(e.jobs[a.Job].Spec.Workload, cfg); !est.Feasible() {
+				return false, bad(a, "grid %s is infeasible for %s: %s", cfg, e.jobs[a.Job].Spec.Workload, est.Reason)
+			}
+		}
+	}
+	// Final occupancy: every touched job's slots cleared, then re-filled.
+	occ := append([]JobID(nil), e.occupant...)
+	for _, id := range order {
+		for _, s := range e.jobs[id].GPUs {
+			if occ[s] == id {
+				occ[s] = NoJob
+			}
+		}
+	}
+	for _, id := range order {
+		t := state[id]
+		for _, s := range t.gpus {
+			if occ[s] != NoJob {
+				a := Action{Kind: Start, Job: id, GPUs: t.gpus}
+				if e.jobs[id].Status == Running {
+					a.Kind = Reallocate
+				}
+				holder := e.jobs[occ[s]].Spec.Alias()
+				return false, bad(a, "GPU %d (node %d) would be held twice: %s holds it", s, e.cfg.Cluster.NodeOf(s), holder)
+			}
+			occ[s] = id
+		}
+	}
+	// Commit, queues in action order.
+	changed := false
+	for _, a := range actions {
+		j := e.jobs[a.Job]
+		switch a.Kind {
+		case Start:
+			e.pending = removeJob(e.pending, j)
+			e.running = append(e.running, j)
+			if j.FirstStart < 0 {
+				j.FirstStart = e.now
+			}
+			if e.cfg.Timing == Exact {
+				j.QueueTime += float64(e.now - j.pendingSince)
+			}
+			j.Status = Running
+			e.setAlloc(j, a.GPUs)
+			changed = true
+		case Reallocate:
+			e.setAlloc(j, a.GPUs)
+			changed = true
+		case Suspend:
+			e.advance(j, e.now)
+			e.running = removeJob(e.running, j)
+			e.pending = append(e.pending, j)
+			j.Status = Pending
+			j.pendingSince = e.now
+			j.IterNum = j.Remaining // artifact: iter_num ← remaining, exec_time kept
+			j.LastConfig = j.Config
+			j.GPUs = nil
+			e.cancelCompletion(j)
+			changed = true
+		case Drop:
+			e.pending = removeJob(e.pending, j)
+			j.Status = Dropped
+			e.res.recordDrop(j)
+		}
+	}
+	for _, j := range arrivals {
+		if j.Status == Pending && !containsJob(e.pending, j) {
+			e.pending = append(e.pending, j)
+		}
+	}
+	copy(e.occupant, occ)
+	return changed, nil
+}
+
+// setAlloc gives a job new GPUs (start or reallocation).
+func (e *engine) setAlloc(j *Job, gpus []int) {
+	cfg, _ := e.cfg.Cluster.ShapeOf(gpus)
+	if e.cfg.Timing == Exact {
+		e.advance(j, e.now)
+		if !sameSlots(j.GPUs, gpus) {
+			j.Reconfigs++
+			j.readyAt = e.now.Add(e.cfg.Overhead.For(len(gpus)))
+		}
+		j.iterTime = e.cfg.Exec.Estimate(j.Spec.Workload, cfg).IterTime
+		j.lastUpdate = e.now
+	}
+	j.GPUs = append([]int(nil), gpus...)
+	j.Config = cfg
+	j.LastConfig = cfg
+	if e.cfg.Timing == Exact {
+		e.scheduleCompletion(j)
+	}
+}
+
+func sameSlots(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	seen := map[int]bool{}
+	for _, s := range a {
+		seen[s] = true
+	}
+	for _, s := range b {
+		if !seen[s] {
+			return false
+		}
+	}
+	return true
+}
+
+func removeJob(q []*Job, j *Job) []*Job {
+	for i, x := range q {
+		if x == j {
+			return append(q[:i:i], q[i+1:]...)
+		}
+	}
+	return q
+}
+
+func containsJob(q []*Job, j *Job) bool {
+	for _, x := range q {
+		if x == j {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,195 @@
+package sim
+
+import (
+	"container/heap"
+	"context"
+	"math"
+)
+
+// Event kinds, in the order they are handled when simultaneous: a job that
+// completes at t frees its GPUs before arrivals at t are seen, and both
+// before the scheduling round at t.
+type eventKind int
+
+const (
+	evCompletion eventKind = iota
+	evArrival
+	evRound
+	evHorizon
+)
+
+type event struct {
+	at    Time
+	kind  eventKind
+	seq   int64
+	job   *Job
+	round int
+	index int // position in the heap, for cancellation
+}
+
+// eventQueue is a min-heap on (at, kind, seq) with cancellable entries.
+type eventQueue struct {
+	items []*event
+	seq   int64
+}
+
+func (q *eventQueue) Len() int { return len(q.items) }
+func (q *eventQueue) Less(i, j int) bool {
+	a, b := q.items[i], q.items[j]
+	if a.at != b.at {
+		return a.at < b.at
+	}
+	if a.kind != b.kind {
+		return a.kind < b.kind
+	}
+	return a.seq < b.seq
+}
+func (q *eventQueue) Swap(i, j int) {
+	q.items[i], q.items[j] = q.items[j], q.items[i]
+	q.items[i].index = i
+	q.items[j].index = j
+}
+func (q *eventQueue) Push(x any) {
+	ev := x.(*event)
+	ev.index = len(q.items)
+	q.items = append(q.items, ev)
+}
+func (q *eventQueue) Pop() any {
+	n := len(q.items)
+	ev := q.items[n-1]
+	q.items = q.items[:n-1]
+	ev.index = -1
+	return ev
+}
+
+func (q *eventQueue) push(ev *event) {
+	q.seq++
+	ev.seq = q.seq
+	heap.Push(q, ev)
+}
+
+func (q *eventQueue) remove(ev *event) {
+	if ev.index >= 0 {
+		heap.Remove(q, ev.index)
+	}
+}
+
+// runExact is the discrete-event loop of exact timing.
+func (e *engine) runExact(ctx context.Context) error {
+	L := e.cfg.RoundLength
+	horizon := e.t0.Add(Duration(e.cfg.Rounds) * L)
+	for i := range e.specs {
+		if e.specs[i].Submit < horizon {
+			e.events.push(&event{at: e.specs[i].Submit, kind: evArrival, job: e.jobs[i]})
+		}
+	}
+	e.events.push(&event{at: e.t0, kind: evRound, round: 0})
+	var busy map[string]int
+	for e.events.Len() > 0 {
+		ev := heap.Pop(&e.events).(*event)
+		if ev.at < e.now {
+			return e.invariantf("event at %v is earlier than the clock %v", ev.at, e.now)
+		}
+		e.now = ev.at
+		switch ev.kind {
+		case evCompletion:
+			j := ev.job
+			j.completion = nil
+			e.advance(j, e.now)
+			j.remainingF, j.Remaining = 0, 0
+			e.running = removeJob(e.running, j)
+			e.finishJob(j, e.now)
+			e.release(j)
+			e.ended = append(e.ended, j)
+		case evArrival:
+			e.arrive(ev.job, e.now)
+			e.arrived = append(e.arrived, ev.job)
+		case evRound, evHorizon:
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			r := ev.round
+			if ev.kind == evHorizon {
+				r = e.cfg.Rounds
+			}
+			if r > 0 {
+				e.closeWindow(r-1, busy)
+			}
+			if ev.kind == evHorizon {
+				return nil
+			}
+			e.round = r
+			e.res.recordDigest(e)
+			arrivals, ended := e.arrived, e.ended
+			e.arrived, e.ended = nil, nil
+			if _, err := e.decide(arrivals, ended, append([]JobID(nil), e.occupant...)); err != nil {
+				return err
+			}
+			busy = map[string]int{}
+			for _, j := range e.running {
+				busy[j.Config.GPU] += len(j.GPUs)
+			}
+			if r+1 < e.cfg.Rounds {
+				e.events.push(&event{at: e.t0.Add(Duration(r+1) * L), kind: evRound, round: r + 1})
+			} else {
+				e.events.push(&event{at: horizon, kind: evHorizon})
+			}
+			if e.cfg.OnRound != nil {
+				e.cfg.OnRound(r+1, e.cfg.Rounds)
+			}
+		}
+		if e.cfg.Check {
+			if err := e.checkState(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// closeWindow records round r's throughput: the samples processed during
+// [t_r, t_r + L) divided by L, so reconfiguration time and mid-round
+// completions are accounted exactly.
+func (e *engine) closeWindow(r int, busy map[string]int) {
+	for _, j := range e.running {
+		e.advance(j, e.now)
+	}
+	thr := e.roundWork / float64(e.cfg.RoundLength)
+	e.roundWork = 0
+	e.res.recordRound(e, r, thr, busy)
+}
+
+// advance integrates a running job's progress up to now (exact timing).
+func (e *engine) advance(j *Job, now Time) {
+	if e.cfg.Timing != Exact || j.Status != Running {
+		return
+	}
+	if now > j.lastUpdate {
+		j.gpuSeconds[j.Config.GPU] += float64(now-j.lastUpdate) * float64(len(j.GPUs))
+	}
+	from := max(j.lastUpdate, j.readyAt)
+	if now > from && j.iterTime > 0 {
+		iters := float64(now-from) / j.iterTime
+		iters = math.Min(iters, j.remainingF)
+		j.remainingF -= iters
+		j.ExecTime += float64(now - from)
+		e.roundWork += iters * float64(j.Spec.Workload.Batch)
+		j.Remaining = int64(math.Ceil(j.remainingF - 1e-9))
+	}
+	j.lastUpdate = now
+}
+
+func (e *engine) scheduleCompletion(j *Job) {
+	e.cancelCompletion(j)
+	from := max(e.now, j.readyAt)
+	ev := &event{at: from.Add(Duration(j.remainingF * j.iterTime)), kind: evCompletion, job: j}
+	j.completion = ev
+	e.events.push(ev)
+}
+
+func (e *engine) cancelCompletion(j *Job) {
+	if j.completion != nil {
+		e.events.remove(j.completion)
+		j.completion = nil
+	}
+}

@@ -1,0 +1,109 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/arena-sim/arena/estimator"
+)
+
+// JobID identifies a job within a run: its 0-based position in the trace.
+type JobID int
+
+// NoJob marks an idle GPU slot.
+const NoJob JobID = -1
+
+// JobSpec is what a trace says about one job.
+type JobSpec struct {
+	ID JobID
+	// Name is the trace's own job identifier.
+	Name string
+	// Submit is the trace's submission time, seconds.
+	Submit Time
+	// Workload is the model and global batch size.
+	Workload estimator.Workload
+	// Iterations is the trace's iteration count (before the engine's
+	// IterationDivisor is applied).
+	Iterations int64
+	// GPU and GPUs are the user's requested type and count.
+	GPU  string
+	GPUs int
+	// Deadline is the trace's deadline, seconds; 0 means none.
+	Deadline Time
+	// User and VirtualCluster, when the trace has them.
+	User, VirtualCluster string
+}
+
+// Alias is the artifact's per-round digest name of the job: "job_" and its
+// 1-based trace row, zero-padded to 4 digits.
+func (s *JobSpec) Alias() string { return fmt.Sprintf("job_%04d", int(s.ID)+1) }
+
+// Status is where a job is in its life.
+type Status int
+
+const (
+	NotArrived Status = iota
+	Pending
+	Running
+	Finished
+	Dropped
+)
+
+func (s Status) String() string {
+	return [...]string{"not-arrived", "pending", "running", "finished", "dropped"}[s]
+}
+
+// Job is the engine's record of one job. Policies receive pointers to it
+// in a View and must treat every field as read-only; the engine alone
+// changes it, by applying the policy's Actions.
+type Job struct {
+	Spec   *JobSpec
+	Status Status
+	// GPUs are the slots held while running, in the order the policy gave.
+	GPUs []int
+	// Config is the shape of GPUs (valid while running).
+	Config estimator.Config
+	// LastConfig is the shape the job last ran on (kept while suspended).
+	LastConfig estimator.Config
+	// SubmitTime is when the job entered the system: the round timer in
+	// artifact mode (as the artifact does), the trace time in exact mode.
+	SubmitTime Time
+	// IterNum is the iteration count the job must still run: the trace's
+	// count ÷ IterationDivisor, reset to Remaining on suspension.
+	IterNum int64
+	// Remaining is the iterations left at the last progress update.
+	Remaining int64
+	// ExecTime is the artifact's cumulative execution time (seconds; never
+	// reset, see ARENA.md §6).
+	ExecTime float64
+	// Deadline as the engine tracks it (artifact scaling applied).
+	Deadline Time
+	// FirstStart, Finish: simulated instants; −1 when not yet.
+	FirstStart, Finish Time
+	// Reconfigs counts starts and reallocations that cost overhead.
+	Reconfigs int
+	// Rescheds counts rounds in which the job was detected as rescheduled.
+	Rescheds int
+	// TimeDebt is the artifact's overhead "time debt" still owed (seconds);
+	// while positive the job skips progress updates (artifact timing only).
+	TimeDebt Duration
+	// QueueTime is the time spent pending, seconds (artifact: 300-s steps).
+	QueueTime float64
+
+	// exact-mode state
+	remainingF   float64 // iterations left (fractional)
+	iterTime     float64 // seconds per iteration on the current config
+	readyAt      Time    // end of the current reconfiguration
+	lastUpdate   Time
+	pendingSince Time
+	completion   *event
+	gpuSeconds   map[string]float64
+}
+
+// Progress is the fraction of iterations done, in [0, 1].
+func (j *Job) Progress() float64 {
+	total := j.IterNum
+	if total <= 0 {
+		return 1
+	}
+	return 1 - float64(j.Remaining)/float64(total)
+}

@@ -1,0 +1,126 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/arena-sim/arena/estimator"
+)
+
+// Policy decides, at each scheduling point, what the cluster should do. It
+// reads a View (which it must not modify) and returns Actions; the engine
+// validates them and applies them all at once, or rejects the batch.
+// A policy instance serves one run and may keep state between calls.
+type Policy interface {
+	Name() string
+	Schedule(v *View) ([]Action, error)
+}
+
+// ActionKind enumerates what a policy can ask for.
+type ActionKind int
+
+const (
+	// Start runs a pending job (or one that arrived this round) on GPUs.
+	Start ActionKind = iota
+	// Reallocate moves a running job to other GPUs: resize, migrate or
+	// change GPU type. Its place in the running queue is kept.
+	Reallocate
+	// Suspend stops a running job and puts it at the end of the pending
+	// queue; its progress is kept.
+	Suspend
+	// Drop removes a pending job or an arrival for good.
+	Drop
+)
+
+func (k ActionKind) String() string {
+	return [...]string{"start", "reallocate", "suspend", "drop"}[k]
+}
+
+// Action is one request of a policy. GPUs are global slot numbers
+// (Cluster.Nodes[n].FirstSlot + i) for Start and Reallocate.
+type Action struct {
+	Kind ActionKind
+	Job  JobID
+	GPUs []int
+	// Reason is free text for logs (why a job was dropped, …).
+	Reason string
+}
+
+// View is what a policy sees at a scheduling point. Every slice and every
+// Job it points to belongs to the engine and is read-only for the policy.
+type View struct {
+	// Now is the simulated time of the decision; Round its round number.
+	Now   Time
+	Round int
+	// RoundLength is the scheduling interval.
+	RoundLength Duration
+	Cluster     *Cluster
+	// Occupant holds, per GPU slot, the job using it or NoJob. GPUs of jobs
+	// in Ended are already released.
+	Occupant []JobID
+	// BeforeRelease is Occupant as it was before the GPUs of Ended jobs were
+	// released (Arena's node-swap fix-up compares against it).
+	BeforeRelease []JobID
+	// Running lists running jobs in running-queue order (start order).
+	Running []*Job
+	// Pending lists waiting jobs in pending-queue order. Arrivals are not in it.
+	Pending []*Job
+	// Arrivals are the jobs submitted since the last decision, in trace order.
+	// Those the policy neither starts nor drops join the pending queue's end.
+	Arrivals []*Job
+	// Ended are the jobs that finished since the last decision.
+	Ended []*Job
+	// Timing is the engine's timing mode; some artifact quirks depend on it.
+	Timing Timing
+
+	jobs []*Job
+}
+
+// Job returns the job with the given ID.
+func (v *View) Job(id JobID) *Job { return v.jobs[id] }
+
+// FreeGPUs returns the number of idle slots on node n.
+func (v *View) FreeGPUs(n int) int {
+	node := v.Cluster.Nodes[n]
+	free := 0
+	for s := node.FirstSlot; s < node.FirstSlot+node.Capacity; s++ {
+		if v.Occupant[s] == NoJob {
+			free++
+		}
+	}
+	return free
+}
+
+// ActionError is the engine's rejection of a policy's action.
+type ActionError struct {
+	Policy string
+	Action Action
+	Job    string // alias and name of the job
+	Msg    string
+}
+
+func (e *ActionError) Error() string {
+	gpus := ""
+	if len(e.Action.GPUs) > 0 {
+		parts := make([]string, len(e.Action.GPUs))
+		for i, g := range e.Action.GPUs {
+			parts[i] = fmt.Sprint(g)
+		}
+		gpus = " GPUs [" + strings.Join(parts, " ") + "]"
+	}
+	return fmt.Sprintf("sim: policy %s: invalid %s of job %s%s: %s", e.Policy, e.Action.Kind, e.Job, gpus, e.Msg)
+}
+
+// Overhead is a policy's reconfiguration cost: every start or reallocation
+// costs min(PerGPU × GPUs, Cap) seconds during which the job holds its GPUs
+// and makes no progress.
+type Overhead struct {
+	PerGPU Duration
+	Cap    Duration
+}
+
+// For returns the overhead of (re)configuring onto n GPUs.
+func (o Overhead) For(n int) Duration { return min(o.PerGPU*Duration(n), o.Cap) }
+
+// Execution is what the engine needs from an estimator: the ground truth.
+type Execution = estimator.Estimator

@@ -1,0 +1,189 @@
+package sim
+
+import (
+	"math"
+	"sort"
+	"strings"
+	"time"
+)
+
+// JobRecord is one row of jobs.parquet.
+type JobRecord struct {
+	ID           int32   `parquet:"id"`
+	Name         string  `parquet:"name"`
+	Alias        string  `parquet:"alias"`
+	Model        string  `parquet:"model"`
+	Batch        int32   `parquet:"batch"`
+	Iterations   int64   `parquet:"iterations"`
+	RequestedGPU string  `parquet:"requested_gpu"`
+	RequestedN   int32   `parquet:"requested_gpus"`
+	FinalGPU     string  `parquet:"final_gpu"`
+	FinalN       int32   `parquet:"final_gpus"`
+	FinalNodes   int32   `parquet:"final_nodes"`
+	Submit       float64 `parquet:"submit_s"`
+	FirstStart   float64 `parquet:"first_start_s"` // −1 if never started
+	Finish       float64 `parquet:"finish_s"`      // −1 if not finished
+	JCT          float64 `parquet:"jct_s"`         // finish − submit; −1 if not finished
+	Queueing     float64 `parquet:"queueing_s"`
+	Reconfigs    int32   `parquet:"reconfigurations"`
+	GPUSeconds   float64 `parquet:"gpu_seconds"`
+	GPUSecondsBy string  `parquet:"gpu_seconds_by_type"` // "a100=1200;a40=600"
+	State        string  `parquet:"state"`
+}
+
+// RoundRecord is one row of timeline.parquet: the cluster during one round.
+type RoundRecord struct {
+	Round      int32   `parquet:"round"`
+	Time       float64 `parquet:"time_s"`
+	Throughput float64 `parquet:"throughput"` // samples/s
+	Running    int32   `parquet:"running"`
+	Pending    int32   `parquet:"pending"`
+	// Busy GPUs per type, in Cluster.Types order (columns busy_<type>).
+	Busy []int32 `parquet:"-"`
+}
+
+// DigestRow is the per-round state at the start of a round, before the
+// progress update, in the form of the artifact's per-round digest.
+type DigestRow struct {
+	Round   int
+	Running int
+	Pending int
+	Idle    []int // per type, Cluster.Types order
+	Ended   []string
+}
+
+// Result is everything a run produced.
+type Result struct {
+	Policy, Cluster string
+	Timing          Timing
+	Rounds          int
+	RoundLength     Duration
+	Types           []string
+	Start           Time // T0, the first job's submission time
+	Submitted       int  // jobs that arrived within the horizon
+
+	Jobs     []JobRecord
+	Timeline []RoundRecord
+	Digest   []DigestRow
+	// JCTs of finished jobs in the order they finished (the artifact's order).
+	JCTs []float64
+	// Queueing is the artifact's queueing list: finished jobs as they end,
+	// then running, then pending jobs at the end of the run.
+	Queueing []float64
+
+	Wall       time.Duration
+	DecisionNs []int64
+
+	finishedIDs []JobID
+}
+
+func newResult(e *engine) *Result {
+	return &Result{
+		Policy: e.policy.Name(), Cluster: e.cfg.Cluster.Name, Timing: e.cfg.Timing,
+		Rounds: e.cfg.Rounds, RoundLength: e.cfg.RoundLength, Types: e.cfg.Cluster.Types, Start: e.t0,
+	}
+}
+
+func (r *Result) recordDigest(e *engine) {
+	idle := make([]int, len(r.Types))
+	for s, occ := range e.occupant {
+		if occ == NoJob {
+			gpu := e.cfg.Cluster.Nodes[e.cfg.Cluster.NodeOf(s)].GPU
+			for i, t := range r.Types {
+				if t == gpu {
+					idle[i]++
+				}
+			}
+		}
+	}
+	running := len(e.running)
+	if e.cfg.Timing == Exact {
+		running += len(e.ended) // ended jobs count until the round sees them, as in the artifact
+	}
+	r.Digest = append(r.Digest, DigestRow{Round: e.round, Running: running, Pending: len(e.pending), Idle: idle})
+}
+
+func (r *Result) recordFinish(j *Job) {
+	r.JCTs = append(r.JCTs, float64(j.Finish-j.SubmitTime))
+	r.Queueing = append(r.Queueing, j.QueueTime)
+	r.finishedIDs = append(r.finishedIDs, j.Spec.ID)
+	if n := len(r.Digest); n > 0 && r.Timing == Artifact {
+		r.Digest[n-1].Ended = append(r.Digest[n-1].Ended, j.Spec.Alias())
+	}
+}
+
+func (r *Result) recordDrop(*Job) {}
+
+func (r *Result) recordRound(e *engine, round int, thr float64, busy map[string]int) {
+	b := make([]int32, len(r.Types))
+	for i, t := range r.Types {
+		b[i] = int32(busy[t])
+	}
+	r.Timeline = append(r.Timeline, RoundRecord{
+		Round: int32(round), Time: float64(e.t0) + float64(round)*float64(e.cfg.RoundLength),
+		Throughput: thr, Running: int32(len(e.running)), Pending: int32(len(e.pending)), Busy: b,
+	})
+}
+
+// finish builds the per-job table once the run is over.
+func (r *Result) finish(e *engine, wall time.Duration) {
+	r.Wall = wall
+	r.DecisionNs = e.decisionNs
+	if e.cfg.Timing == Exact {
+		// Ended names per digest row: exact mode finishes between rounds;
+		// attribute each to the round that sees it.
+		L := float64(e.cfg.RoundLength)
+		for _, id := range r.finishedIDs {
+			j := e.jobs[id]
+			k := int(math.Ceil((float64(j.Finish) - float64(e.t0)) / L))
+			if k < len(r.Digest) {
+				r.Digest[k].Ended = append(r.Digest[k].Ended, j.Spec.Alias())
+			}
+		}
+		horizon := e.t0.Add(Duration(e.cfg.Rounds) * e.cfg.RoundLength)
+		for _, j := range e.pending {
+			j.QueueTime += float64(horizon - j.pendingSince)
+		}
+	}
+	for _, j := range e.running {
+		r.Queueing = append(r.Queueing, j.QueueTime)
+	}
+	for _, j := range e.pending {
+		r.Queueing = append(r.Queueing, j.QueueTime)
+	}
+	for _, j := range e.jobs {
+		if j.Status == NotArrived {
+			continue
+		}
+		r.Submitted++
+		s := j.Spec
+		rec := JobRecord{
+			ID: int32(s.ID), Name: s.Name, Alias: s.Alias(), Model: s.Workload.Model.Name(),
+			Batch: int32(s.Workload.Batch), Iterations: j.IterNum, RequestedGPU: s.GPU, RequestedN: int32(s.GPUs),
+			Submit: float64(j.SubmitTime), FirstStart: float64(j.FirstStart), Finish: float64(j.Finish), JCT: -1,
+			Queueing: j.QueueTime, Reconfigs: int32(j.Reconfigs), State: j.Status.String(),
+		}
+		if j.Status == Finished {
+			rec.JCT = float64(j.Finish - j.SubmitTime)
+		}
+		last := j.LastConfig
+		if j.Status == Running {
+			last = j.Config
+		}
+		if last.GPU != "" {
+			rec.FinalGPU, rec.FinalN, rec.FinalNodes = last.GPU, int32(last.GPUs()), int32(last.Nodes)
+		}
+		var parts []string
+		types := make([]string, 0, len(j.gpuSeconds))
+		for t := range j.gpuSeconds {
+			types = append(types, t)
+		}
+		sort.Strings(types)
+		for _, t := range types {
+			rec.GPUSeconds += j.gpuSeconds[t]
+			parts = append(parts, t+"="+trimFloat(j.gpuSeconds[t]))
+		}
+		rec.GPUSecondsBy = strings.Join(parts, ";")
+		r.Jobs = append(r.Jobs, rec)
+	}
+}

@@ -1,0 +1,192 @@
+package sim
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"time"
+)
+
+// Summary is the headline of one run (summary.json). Times are seconds of
+// simulated time unless the field says wall-clock.
+type Summary struct {
+	Policy      string  `json:"policy"`
+	Trace       string  `json:"trace"`
+	Cluster     string  `json:"cluster"`
+	Timing      string  `json:"timing"`
+	Estimator   string  `json:"estimator"`
+	Rounds      int     `json:"rounds"`
+	HorizonS    float64 `json:"horizon_s"`
+	JobsInTrace int     `json:"jobs_in_trace"`
+	Submitted   int     `json:"jobs_submitted"`
+	Finished    int     `json:"jobs_finished"`
+	Running     int     `json:"jobs_running"`
+	Pending     int     `json:"jobs_pending"`
+	Dropped     int     `json:"jobs_dropped"`
+	// JCT statistics over jobs finished inside the window (finish − submit).
+	MeanJCT   float64 `json:"mean_jct_s"`
+	MedianJCT float64 `json:"median_jct_s"`
+	P95JCT    float64 `json:"p95_jct_s"`
+	P99JCT    float64 `json:"p99_jct_s"`
+	// PaddedMeanJCT is the artifact's comparison metric: the JCT list padded
+	// with PadValue up to PadTo jobs (see PadMeans); 0 until computed.
+	PaddedMeanJCT float64 `json:"padded_mean_jct_s,omitempty"`
+	PadTo         int     `json:"pad_to,omitempty"`
+	PadValue      float64 `json:"pad_value_s,omitempty"`
+	// Makespan is the last finish time minus the first submission.
+	Makespan float64 `json:"makespan_s"`
+	// MeanQueueing is over the artifact's list (every admitted job);
+	// MeanQueueingFinished over finished jobs only.
+	MeanQueueing         float64 `json:"mean_queueing_s"`
+	MeanQueueingFinished float64 `json:"mean_queueing_finished_s"`
+	// Throughput in samples/s over the per-round values.
+	MeanThroughput float64 `json:"mean_throughput"`
+	PeakThroughput float64 `json:"peak_throughput"`
+	// Utilization is the mean share of busy GPUs per type over the rounds.
+	Utilization      map[string]float64 `json:"utilization"`
+	Reconfigurations int                `json:"reconfigurations"`
+	// Wallclock holds measurements of the machine, not of the simulation;
+	// they differ between identical runs.
+	Wallclock Wallclock `json:"wallclock"`
+}
+
+// Wallclock is the real time a run took and its policy's decision latency.
+type Wallclock struct {
+	RunS        float64 `json:"run_s"`
+	Decisions   int     `json:"decisions"`
+	DecisionSum float64 `json:"decision_total_s"`
+	DecisionP50 float64 `json:"decision_p50_s"`
+	DecisionP99 float64 `json:"decision_p99_s"`
+	DecisionMax float64 `json:"decision_max_s"`
+}
+
+// Summarize computes the summary of a result.
+func (r *Result) Summarize(trace string, jobsInTrace int, estimatorName string) Summary {
+	s := Summary{
+		Policy: r.Policy, Trace: trace, Cluster: r.Cluster, Timing: r.Timing.String(), Estimator: estimatorName,
+		Rounds: r.Rounds, HorizonS: float64(r.Rounds) * float64(r.RoundLength),
+		JobsInTrace: jobsInTrace, Submitted: r.Submitted, Finished: len(r.JCTs),
+		Utilization: map[string]float64{},
+	}
+	var lastFinish float64
+	for _, j := range r.Jobs {
+		switch j.State {
+		case "running":
+			s.Running++
+		case "pending":
+			s.Pending++
+		case "dropped":
+			s.Dropped++
+		case "finished":
+			lastFinish = math.Max(lastFinish, j.Finish)
+		}
+		s.Reconfigurations += int(j.Reconfigs)
+	}
+	if len(r.JCTs) > 0 {
+		s.MeanJCT = mean(r.JCTs)
+		sorted := append([]float64(nil), r.JCTs...)
+		sort.Float64s(sorted)
+		s.MedianJCT = quantile(sorted, 0.5)
+		s.P95JCT = quantile(sorted, 0.95)
+		s.P99JCT = quantile(sorted, 0.99)
+		s.Makespan = lastFinish - float64(r.Start)
+	}
+	s.MeanQueueing = mean(r.Queueing)
+	s.MeanQueueingFinished = mean(r.Queueing[:len(r.JCTs)])
+	var thr []float64
+	busySum := make([]float64, len(r.Types))
+	for _, row := range r.Timeline {
+		thr = append(thr, row.Throughput)
+		for i, b := range row.Busy {
+			busySum[i] += float64(b)
+		}
+	}
+	if len(thr) > 0 {
+		s.MeanThroughput = mean(thr)
+		for _, t := range thr {
+			s.PeakThroughput = math.Max(s.PeakThroughput, t)
+		}
+	}
+	return s
+}
+
+// SetUtilization fills Utilization from the cluster's per-type totals.
+func (r *Result) SetUtilization(s *Summary, c *Cluster) {
+	if len(r.Timeline) == 0 {
+		return
+	}
+	for i, t := range r.Types {
+		sum := 0.0
+		for _, row := range r.Timeline {
+			sum += float64(row.Busy[i])
+		}
+		s.Utilization[t] = sum / float64(len(r.Timeline)) / float64(c.TotalGPUs(t))
+	}
+}
+
+// SetWallclock fills the wall-clock section.
+func (r *Result) SetWallclock(s *Summary) {
+	s.Wallclock.RunS = r.Wall.Seconds()
+	s.Wallclock.Decisions = len(r.DecisionNs)
+	if len(r.DecisionNs) == 0 {
+		return
+	}
+	d := make([]float64, len(r.DecisionNs))
+	for i, ns := range r.DecisionNs {
+		d[i] = time.Duration(ns).Seconds()
+		s.Wallclock.DecisionSum += d[i]
+	}
+	sort.Float64s(d)
+	s.Wallclock.DecisionP50 = quantile(d, 0.5)
+	s.Wallclock.DecisionP99 = quantile(d, 0.99)
+	s.Wallclock.DecisionMax = d[len(d)-1]
+}
+
+// PadMeans applies the artifact's padded mean JCT rule to runs compared
+// together: every run whose finished count is below the largest one is
+// padded with the global maximum JCT (over all runs) up to that count.
+// jcts[i] are the JCTs of summaries[i].
+func PadMeans(summaries []*Summary, jcts [][]float64) {
+	padTo, padValue := 0, 0.0
+	for i := range summaries {
+		padTo = max(padTo, len(jcts[i]))
+		for _, v := range jcts[i] {
+			padValue = math.Max(padValue, v)
+		}
+	}
+	for i, s := range summaries {
+		sum := 0.0
+		for _, v := range jcts[i] {
+			sum += v
+		}
+		sum += float64(padTo-len(jcts[i])) * padValue
+		if padTo > 0 {
+			s.PaddedMeanJCT = sum / float64(padTo)
+		}
+		s.PadTo, s.PadValue = padTo, padValue
+	}
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	return sum / float64(len(xs))
+}
+
+// quantile of sorted data with linear interpolation (numpy's default).
+func quantile(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	pos := q * float64(len(sorted)-1)
+	lo := int(math.Floor(pos))
+	hi := min(lo+1, len(sorted)-1)
+	return sorted[lo] + (sorted[hi]-sorted[lo])*(pos-float64(lo))
+}
+
+func trimFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

@@ -1,0 +1,49 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+)
+
+// Time is an instant of simulated time in seconds on the trace's clock.
+// Duration is a span of simulated seconds. They are distinct types so an
+// instant cannot be passed where a span is meant; convert through Add/Sub.
+type (
+	Time     float64
+	Duration float64
+)
+
+// Add returns t + d.
+func (t Time) Add(d Duration) Time { return t + Time(d) }
+
+// Sub returns the span t − u.
+func (t Time) Sub(u Time) Duration { return Duration(t - u) }
+
+// Seconds returns the duration in seconds.
+func (d Duration) Seconds() float64 { return float64(d) }
+
+// String renders a duration as "3d4h5m6s" (rounded to the second).
+func (d Duration) String() string {
+	s := int64(math.Round(float64(d)))
+	neg := s < 0
+	if neg {
+		s = -s
+	}
+	out := ""
+	if v := s / 86400; v > 0 {
+		out += fmt.Sprintf("%dd", v)
+	}
+	if v := s % 86400 / 3600; v > 0 {
+		out += fmt.Sprintf("%dh", v)
+	}
+	if v := s % 3600 / 60; v > 0 {
+		out += fmt.Sprintf("%dm", v)
+	}
+	if v := s % 60; v > 0 || out == "" {
+		out += fmt.Sprintf("%ds", v)
+	}
+	if neg {
+		out = "-" + out
+	}
+	return out
+}

@@ -1,0 +1,232 @@
+package traces
+
+import (
+	"embed"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/sim"
+)
+
+//go:embed data/*.csv
+var builtin embed.FS
+
+// builtinFiles maps a trace name to its embedded file (and its origin).
+var builtinFiles = map[string]string{
+	"philly":  "data/philly.csv",  // artifact traces/simulate_trace_philly.csv
+	"helios":  "data/helios.csv",  // artifact traces/simulate_trace_venus.csv
+	"pai":     "data/pai.csv",     // artifact traces/simulate_trace_pai.csv
+	"testbed": "data/testbed.csv", // artifact traces/runtime_trace.csv
+}
+
+// Sentinel causes a *ParseError unwraps to.
+var (
+	ErrHeader  = errors.New("bad header")
+	ErrColumns = errors.New("wrong number of columns")
+	ErrTime    = errors.New("bad time")
+	ErrNumber  = errors.New("bad number")
+	ErrModel   = errors.New("unknown model")
+	ErrGPU     = errors.New("unknown GPU type")
+	ErrEmpty   = errors.New("trace has no jobs")
+)
+
+// ParseError locates a bad value in a trace file.
+type ParseError struct {
+	File   string
+	Line   int
+	Column string
+	Err    error  // one of the sentinels
+	Detail string // what was found and what was expected
+}
+
+func (e *ParseError) Error() string {
+	loc := e.File
+	if e.Line > 0 {
+		loc += fmt.Sprintf(" line %d", e.Line)
+	}
+	if e.Column != "" {
+		loc += ", column " + e.Column
+	}
+	return fmt.Sprintf("traces: %s: %v: %s", loc, e.Err, e.Detail)
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// Trace is a named list of job specs in file order (IDs = positions).
+type Trace struct {
+	Name string
+	Jobs []sim.JobSpec
+}
+
+// BuiltinNames lists the embedded traces.
+func BuiltinNames() []string {
+	var out []string
+	for k := range builtinFiles {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Load resolves a --trace argument: a built-in name or a path to a CSV file
+// in the artifact format.
+func Load(nameOrPath string) (*Trace, error) {
+	if f, ok := builtinFiles[nameOrPath]; ok {
+		r, err := builtin.Open(f)
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		return ReadArenaCSV(nameOrPath, r)
+	}
+	f, err := os.Open(nameOrPath)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("traces: %q is neither a built-in trace (%s) nor a file", nameOrPath, strings.Join(BuiltinNames(), ", "))
+		}
+		return nil, fmt.Errorf("traces: %w", err)
+	}
+	defer f.Close()
+	t, err := ReadArenaCSV(nameOrPath, f)
+	if t != nil {
+		t.Name = strings.TrimSuffix(filepath.Base(nameOrPath), filepath.Ext(nameOrPath))
+	}
+	return t, err
+}
+
+var arenaColumns = []string{"job_id", "submission_time", "num_iteration", "model_name", "deadline", "batch_size", "num_gpu", "gpu_type"}
+
+// ReadArenaCSV parses the artifact's trace format. file names the input in
+// errors. Columns are found by header name, so their order may vary.
+func ReadArenaCSV(file string, r io.Reader) (*Trace, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	head, err := cr.Read()
+	if err == io.EOF {
+		return nil, &ParseError{File: file, Line: 1, Err: ErrEmpty, Detail: "empty file; want a header " + strings.Join(arenaColumns, ",")}
+	}
+	if err != nil {
+		return nil, csvError(file, err)
+	}
+	col := map[string]int{}
+	for i, h := range head {
+		col[strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))] = i
+	}
+	for _, want := range arenaColumns {
+		if _, ok := col[want]; !ok {
+			return nil, &ParseError{File: file, Line: 1, Column: want, Err: ErrHeader,
+				Detail: fmt.Sprintf("missing column; want a header %s", strings.Join(arenaColumns, ","))}
+		}
+	}
+	t := &Trace{Name: file}
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, csvError(file, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+			continue
+		}
+		if len(rec) != len(head) {
+			return nil, &ParseError{File: file, Line: line, Err: ErrColumns, Detail: fmt.Sprintf("got %d fields, the header has %d", len(rec), len(head))}
+		}
+		spec, err := parseRow(file, line, rec, col)
+		if err != nil {
+			return nil, err
+		}
+		spec.ID = sim.JobID(len(t.Jobs))
+		t.Jobs = append(t.Jobs, spec)
+	}
+	if len(t.Jobs) == 0 {
+		return nil, &ParseError{File: file, Err: ErrEmpty, Detail: "no data rows after the header"}
+	}
+	return t, nil
+}
+
+func csvError(file string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return &ParseError{File: file, Line: pe.Line, Err: ErrColumns, Detail: pe.Err.Error()}
+	}
+	return fmt.Errorf("traces: %s: %w", file, err)
+}
+
+func parseRow(file string, line int, rec []string, col map[string]int) (sim.JobSpec, error) {
+	get := func(name string) string { return strings.TrimSpace(rec[col[name]]) }
+	fail := func(column string, sentinel error, format string, args ...any) error {
+		return &ParseError{File: file, Line: line, Column: column, Err: sentinel, Detail: fmt.Sprintf(format, args...)}
+	}
+	var s sim.JobSpec
+	s.Name = get("job_id")
+	if s.Name == "" {
+		return s, fail("job_id", ErrNumber, "empty job id")
+	}
+	sub, err := parseTime(get("submission_time"))
+	if err != nil {
+		return s, fail("submission_time", ErrTime, "%q: %v; want seconds ≥ 0", get("submission_time"), err)
+	}
+	s.Submit = sim.Time(sub)
+	iters, err := strconv.ParseInt(get("num_iteration"), 10, 64)
+	if err != nil || iters <= 0 {
+		return s, fail("num_iteration", ErrNumber, "%q: want a positive integer", get("num_iteration"))
+	}
+	s.Iterations = iters
+	m, err := estimator.ParseModel(get("model_name"))
+	if err != nil {
+		return s, fail("model_name", ErrModel, "%q: want <family>__<size> such as bert__2.6B, moe__10B, wide_resnet__1B", get("model_name"))
+	}
+	if d := get("deadline"); d != "" {
+		dl, err := parseTime(d)
+		if err != nil {
+			return s, fail("deadline", ErrTime, "%q: %v; want seconds ≥ 0 (0 or empty: none)", d, err)
+		}
+		if dl > 0 && dl < sub {
+			return s, fail("deadline", ErrTime, "%q is before the submission time %s", d, get("submission_time"))
+		}
+		s.Deadline = sim.Time(dl)
+	}
+	batch, err := strconv.Atoi(get("batch_size"))
+	if err != nil || batch <= 0 {
+		return s, fail("batch_size", ErrNumber, "%q: want a positive integer", get("batch_size"))
+	}
+	s.Workload = estimator.Workload{Model: m, Batch: batch}
+	n, err := strconv.Atoi(get("num_gpu"))
+	if err != nil || n <= 0 || n > 16 || n&(n-1) != 0 {
+		return s, fail("num_gpu", ErrNumber, "%q: want 1, 2, 4, 8 or 16", get("num_gpu"))
+	}
+	s.GPUs = n
+	g, err := estimator.LookupGPU(get("gpu_type"))
+	if err != nil {
+		return s, fail("gpu_type", ErrGPU, "%q: want one of %s", get("gpu_type"), strings.Join(estimator.GPUNames(), ", "))
+	}
+	s.GPU = g.Name
+	return s, nil
+}
+
+func parseTime(s string) (float64, error) {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, errors.New("not a number")
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, errors.New("not finite")
+	}
+	if v < 0 {
+		return 0, errors.New("negative time")
+	}
+	return v, nil
+}

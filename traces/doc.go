@@ -1,0 +1,17 @@
+// Package traces reads job traces into the engine's job specs.
+//
+// The Arena artifact's CSV format is the native one:
+//
+//	job_id,submission_time,num_iteration,model_name,deadline,batch_size,num_gpu,gpu_type
+//
+// submission_time and deadline are seconds on the trace's clock (deadline 0
+// or empty means none), num_iteration is the trace's iteration count (the
+// engine divides it by its IterationDivisor, 5 in the artifact), model_name
+// is "<family>__<size>" (bert = GPT) or this project's "gpt-2.6b" form,
+// num_gpu a power of two up to 16 and gpu_type a catalog GPU type.
+//
+// The four artifact traces are embedded under the names philly, helios (the
+// Venus cluster of Helios), pai and testbed, so a run needs no file on disk.
+// A bad row is reported as a *ParseError naming the file, line and column
+// and what was expected; it unwraps to one of the Err* sentinels.
+package traces
