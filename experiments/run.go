@@ -21,6 +21,9 @@ type Run struct {
 	// Rounds of 300 s; 0 means the trace's default (DefaultRounds).
 	Rounds int
 	Check  bool
+	// Estimator names the performance model (see EstimatorNames); "" is
+	// the artifact's profile database.
+	Estimator string
 	// OnRound reports progress (optional).
 	OnRound func(done, total int)
 }
@@ -71,24 +74,27 @@ func Execute(ctx context.Context, reg *policy.Registry, r Run) (*Outcome, error)
 	if err != nil {
 		return nil, err
 	}
-	db, err := estimator.DefaultProfileDB()
+	src, err := SourceFor(r.Estimator)
 	if err != nil {
 		return nil, err
 	}
-	p, err := entry.New(policy.Options{Cluster: cluster, Source: db, Timing: r.Timing})
+	p, err := entry.New(policy.Options{Cluster: cluster, Source: src, Timing: r.Timing})
 	if err != nil {
 		return nil, fmt.Errorf("policy %s: %w", entry.Name, err)
 	}
 	if r.Rounds <= 0 {
 		r.Rounds = DefaultRounds(tr)
 	}
-	cfg := sim.DefaultConfig(cluster, db.View(estimator.ViewOptimal))
+	cfg := sim.DefaultConfig(cluster, src.View(estimator.ViewOptimal))
 	cfg.Timing, cfg.Rounds, cfg.Overhead, cfg.Check, cfg.OnRound = r.Timing, r.Rounds, entry.Overhead, r.Check, r.OnRound
 	res, err := sim.Run(ctx, cfg, p, tr.Jobs)
 	if err != nil {
 		return nil, err
 	}
-	sum := res.Summarize(tr.Name, len(tr.Jobs), "profiledb")
+	if r.Estimator == "" {
+		r.Estimator = "profiledb"
+	}
+	sum := res.Summarize(tr.Name, len(tr.Jobs), r.Estimator)
 	res.SetUtilization(&sum, cluster)
 	res.SetWallclock(&sum)
 	return &Outcome{Run: r, Result: res, Summary: sum, Cluster: cluster}, nil

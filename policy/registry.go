@@ -53,6 +53,12 @@ func NewRegistry() *Registry {
 			return fcfs.New(o.Source.View(estimator.ViewOptimal)), nil
 		},
 	})
+	// Each family of policies registers itself from its own file.
+	for _, add := range [][]Entry{arenaEntries(), baselineEntries(), ilpEntries()} {
+		for _, e := range add {
+			r.Add(e)
+		}
+	}
 	return r
 }
 

@@ -10,6 +10,8 @@ import (
 	"github.com/arena-sim/arena/policy"
 )
 
+func init() { commands = append(commands, newPoliciesCmd) }
+
 func newPoliciesCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:     "policies",

@@ -20,11 +20,13 @@ import (
 )
 
 type simulateFlags struct {
-	trace, policies, cluster, timing, horizon, out string
+	trace, policies, cluster, timing, horizon, out, estimator string
 	rounds                                       int
 	seed                                         int64
 	check, quiet, noReference                    bool
 }
+
+func init() { commands = append(commands, newSimulateCmd) }
 
 func newSimulateCmd() *cobra.Command {
 	var f simulateFlags
@@ -52,6 +54,7 @@ Philly trace in artifact timing the authors' stored results are printed alongsid
 	fl.StringVar(&f.timing, "timing", "exact", "timing mode: exact or artifact")
 	fl.IntVar(&f.rounds, "rounds", 0, "scheduling rounds of 300 s to simulate (default: the trace's, 2000 for philly, 500 for helios and pai)")
 	fl.StringVar(&f.horizon, "horizon", "", "simulated time instead of --rounds, e.g. 7d, 36h, 90m (rounded up to whole rounds)")
+	fl.StringVar(&f.estimator, "estimator", "profiledb", "performance model: "+strings.Join(experiments.EstimatorNames(), ", "))
 	fl.Int64Var(&f.seed, "seed", 0, "random seed (recorded; the built-in policies and traces are deterministic)")
 	fl.StringVar(&f.out, "out", "", "write each policy's results to DIR/<policy>/")
 	fl.BoolVar(&f.check, "check", false, "run the invariant checker after every event (slower)")
@@ -125,7 +128,7 @@ func runSimulate(cmd *cobra.Command, f simulateFlags) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			run := experiments.Run{Trace: f.trace, Cluster: f.cluster, Policy: name, Timing: timing, Rounds: f.rounds, Check: f.check}
+			run := experiments.Run{Trace: f.trace, Cluster: f.cluster, Policy: name, Timing: timing, Rounds: f.rounds, Check: f.check, Estimator: f.estimator}
 			if showBar {
 				run.OnRound = func(d, t int) {
 					mu.Lock()
