@@ -1,8 +1,8 @@
 package experiments
 
 import (
-	_ "embed"
 	"embed"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"sync"

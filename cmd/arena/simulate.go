@@ -21,9 +21,9 @@ import (
 
 type simulateFlags struct {
 	trace, policies, cluster, timing, horizon, out, estimator string
-	rounds                                       int
-	seed                                         int64
-	check, quiet, noReference                    bool
+	rounds                                                    int
+	seed                                                      int64
+	check, quiet, noReference                                 bool
 }
 
 func init() { commands = append(commands, newSimulateCmd) }
