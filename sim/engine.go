@@ -60,6 +60,10 @@ type Config struct {
 	// DeadlineScale stretches a job's deadline budget: deadline = submit +
 	// DeadlineScale·(trace deadline − submit); the artifact uses 5.
 	DeadlineScale float64
+	// ProfilingDelay, if set, is extra time before a job's first start makes
+	// progress (e.g. profiling its grids, ARENA.md §3); it is added to the
+	// reconfiguration overhead of the job's first start.
+	ProfilingDelay func(*JobSpec) Duration
 	// Check runs the invariant checker after every event.
 	Check bool
 	// OnRound, if set, is called after each round (for progress bars).
@@ -245,6 +249,9 @@ func (e *engine) runArtifact(ctx context.Context) error {
 				j.Rescheds++
 				j.Reconfigs++
 				t := e.cfg.Overhead.For(len(j.GPUs))
+				if j.Rescheds == 1 && e.cfg.ProfilingDelay != nil {
+					t += e.cfg.ProfilingDelay(j.Spec)
+				}
 				if t <= L {
 					thr *= float64(L-t) / float64(L)
 					delete(e.debt, id)
@@ -488,6 +495,9 @@ func (e *engine) setAlloc(j *Job, gpus []int) {
 		if !sameSlots(j.GPUs, gpus) {
 			j.Reconfigs++
 			j.readyAt = e.now.Add(e.cfg.Overhead.For(len(gpus)))
+			if j.Reconfigs == 1 && e.cfg.ProfilingDelay != nil {
+				j.readyAt = j.readyAt.Add(e.cfg.ProfilingDelay(j.Spec))
+			}
 		}
 		j.iterTime = e.cfg.Exec.Estimate(j.Spec.Workload, cfg).IterTime
 		j.lastUpdate = e.now
