@@ -286,7 +286,7 @@ func (c *Cluster) NodeCapacity(gpu string) int {
 // number of distinct nodes and GPUs per node. ok is false when the slots
 // mix types or use nodes unevenly (not a uniform grid).
 func (c *Cluster) ShapeOf(slots []int) (estimator.Config, bool) {
-	if len(slots) == 0 {
+	if len(slots) == 0 || slots[0] < 0 || slots[0] >= len(c.slotNode) {
 		return estimator.Config{}, false
 	}
 	gpu := c.Nodes[c.slotNode[slots[0]]].GPU
@@ -304,6 +304,16 @@ func (c *Cluster) ShapeOf(slots []int) (estimator.Config, bool) {
 			order = append(order, n)
 		}
 		perNode[n]++
+	}
+	// A slot listed twice would count as two GPUs of its node.
+	if len(perNode) > 0 {
+		seen := map[int]bool{}
+		for _, s := range slots {
+			if seen[s] {
+				return estimator.Config{}, false
+			}
+			seen[s] = true
+		}
 	}
 	q := perNode[order[0]]
 	for _, n := range order {

@@ -411,7 +411,7 @@ func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
 		if a.Kind == Start || a.Kind == Reallocate {
 			cfg, ok := e.cfg.Cluster.ShapeOf(a.GPUs)
 			if !ok {
-				return false, bad(a, "GPUs do not form a uniform grid of one GPU type (or a slot is out of range)")
+				return false, bad(a, "GPUs do not form a uniform grid of one GPU type (a slot is repeated, out of range, of another type, or nodes are used unevenly)")
 			}
 			if est := e.cfg.Exec.Estimate(e.jobs[a.Job].Spec.Workload, cfg); !est.Feasible() {
 				return false, bad(a, "grid %s is infeasible for %s: %s", cfg, e.jobs[a.Job].Spec.Workload, est.Reason)

@@ -1,0 +1,147 @@
+package estimator
+
+import (
+	"math"
+	"testing"
+)
+
+func mustModel(t *testing.T, s string) Model {
+	t.Helper()
+	m, err := ParseModel(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// The expected values below were worked out from the stored database
+// entries (estimator/data/prof_database_optimal.json) with the artifact's
+// formulas: thr = round(batch/t, 3), then × 0.9^k or × 1.8^s.
+func TestProfileDBLookupRules(t *testing.T) {
+	db, err := DefaultProfileDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Variables, not constants: the products below must be computed in
+	// float64 at run time, as the artifact computes them.
+	var (
+		gpt13b128a100x2 = 23.164 // round(128 / 5.525832176208496, 3)
+		gpt13b128a100x4 = 43.302 // round(128 / 2.9559504985809326, 3)
+		gpt13b128a100v4 = 43.254 // round(128 / 2.959280490875244, 3)
+	)
+	cases := []struct {
+		name     string
+		model    string
+		batch    int
+		cfg      Config
+		view     View
+		thr      float64
+		reason   Reason
+		fallback FallbackKind
+		steps    int
+	}{
+		{"exact entry", "gpt-1.3b", 128, Config{"a100", 1, 2}, ViewOptimal, gpt13b128a100x2, Feasible, Exact, 0},
+		{"relaxed locality scales by 0.9^1 in the optimal view", "gpt-1.3b", 128, Config{"a100", 2, 1}, ViewOptimal, gpt13b128a100x2 * 0.9, Feasible, RelaxedLocality, 1},
+		{"relaxed locality is unscaled in the DP view", "gpt-1.3b", 128, Config{"a100", 2, 1}, ViewDataParallelNoMemCheck, gpt13b128a100x2, Feasible, RelaxedLocality, 1},
+		{"missing size falls back to the next larger size × 1.8", "gpt-760m", 128, Config{"a100", 1, 4}, ViewOptimal, gpt13b128a100x4 * 1.8, Feasible, LargerSize, 1},
+		{"larger-size fallback uses the original (relaxed) key, never combined with (b)", "gpt-760m", 128, Config{"a100", 2, 2}, ViewOptimal, gpt13b128a100v4 * 1.8, Feasible, LargerSize, 1},
+		{"larger-size fallback unscaled in the DP view", "gpt-760m", 128, Config{"a100", 2, 2}, ViewDataParallelNoMemCheck, gpt13b128a100v4, Feasible, LargerSize, 1},
+		{"stored -1 is out of memory", "gpt-2.6b", 512, Config{"a100", 2, 2}, ViewOptimal, InfeasibleThroughput, OutOfMemory, Exact, 0},
+		{"stored time over 300 s is infeasible", "wresnet-6.8b", 512, Config{"a40", 4, 2}, ViewOptimal, InfeasibleThroughput, OverIterationCap, Exact, 0},
+		{"no entry and no larger size is not profiled", "gpt-39b", 128, Config{"a100", 1, 1}, ViewOptimal, InfeasibleThroughput, NotProfiled, Exact, 0},
+		{"unknown GPU", "gpt-1.3b", 128, Config{"b200", 1, 1}, ViewOptimal, InfeasibleThroughput, UnknownGPU, Exact, 0},
+		// DP memory filter: gpt-760m/128 needs 24.129 GB on 1 GPU;
+		// 1.2·24.129 = 28.95 ≤ 0.8·40 = 32 on an A100, > 0.8·24 = 19.2 on an A10.
+		{"DP filter passes when 1.2·need ≤ 0.8·memory", "gpt-760m", 128, Config{"a100", 1, 1}, ViewDataParallel, 19.467, Feasible, Exact, 0},
+		{"DP filter rejects when 1.2·need > 0.8·memory", "gpt-760m", 128, Config{"a10", 1, 1}, ViewDataParallel, InfeasibleThroughput, OutOfMemory, Exact, 0},
+		{"DP filter rejects a need of -1", "gpt-1.3b", 128, Config{"a100", 1, 1}, ViewDataParallel, InfeasibleThroughput, OutOfMemory, Exact, 0},
+		{"optimal view ignores the DP filter", "moe-10b", 256, Config{"v100", 1, 16}, ViewOptimal, InfeasibleThroughput, OutOfMemory, Exact, 0},
+		{"a model whose DP row is all -1 is never DP-feasible", "moe-10b", 256, Config{"a100", 2, 4}, ViewDataParallel, InfeasibleThroughput, OutOfMemory, Exact, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := Workload{Model: mustModel(t, c.model), Batch: c.batch}
+			got := db.Estimate(w, c.cfg, c.view)
+			if got.Reason != c.reason {
+				t.Fatalf("%s on %s (%s): reason %v, want %v", w, c.cfg, c.view, got.Reason, c.reason)
+			}
+			if got.Throughput != c.thr {
+				t.Errorf("throughput %.17g, want %.17g", got.Throughput, c.thr)
+			}
+			if c.reason == Feasible {
+				if got.Fallback != c.fallback || got.Steps != c.steps {
+					t.Errorf("fallback %v/%d, want %v/%d", got.Fallback, got.Steps, c.fallback, c.steps)
+				}
+				if want := PyRound(float64(c.batch)/c.thr, 3); got.IterTime != want {
+					t.Errorf("iteration time %v, want round(batch/thr, 3) = %v", got.IterTime, want)
+				}
+			} else if got.IterTime != InfeasibleIterTime || got.Feasible() {
+				t.Errorf("infeasible estimate has iter %v feasible %v", got.IterTime, got.Feasible())
+			}
+		})
+	}
+}
+
+func TestPyRoundMatchesPython(t *testing.T) {
+	// Values printed by CPython 3.11's round(x, 3).
+	cases := []struct{ in, want float64 }{
+		{23.16371757, 23.164},
+		{1.0005, 1.0},     // 1.0005 is 1.000499999… in binary
+		{2.0015, 2.002},   // 2.00150000000000005684… rounds up
+		{0.0625, 0.062},   // exact tie → even
+		{0.1875, 0.188},   // exact tie → even
+		{-1.2345, -1.234}, // -1.23449999…
+		{1e9, 1e9},
+	}
+	for _, c := range cases {
+		if got := PyRound(c.in, 3); got != c.want {
+			t.Errorf("PyRound(%v, 3) = %v, want %v", c.in, got, c.want)
+		}
+	}
+	if naive := math.Round(1.0005*1000) / 1000; naive == 1.0 {
+		t.Log("naive rounding happens to agree on 1.0005")
+	}
+}
+
+func TestPowCorrectlyRounded(t *testing.T) {
+	if got := powCorrect(0.9, 1); got != 0.9 {
+		t.Errorf("0.9^1 = %v", got)
+	}
+	if got := powCorrect(1.8, 2); got != 3.24 {
+		t.Errorf("1.8^2 = %.17g, want 3.24 (CPython 1.8**2)", got)
+	}
+	if got := powCorrect(0.9, 3); got != 0.7290000000000001 {
+		t.Errorf("0.9^3 = %.17g, want 0.7290000000000001 (CPython 0.9**3)", got)
+	}
+}
+
+func TestParseModelForms(t *testing.T) {
+	for in, want := range map[string]string{
+		"bert__2.6B": "gpt-2.6b", "gpt-2.6b": "gpt-2.6b", "moe__10B": "moe-10b",
+		"wide_resnet__500M": "wresnet-500m", "wresnet-6.8b": "wresnet-6.8b", "MoE-690M": "moe-690m",
+	} {
+		m, err := ParseModel(in)
+		if err != nil {
+			t.Errorf("ParseModel(%q): %v", in, err)
+			continue
+		}
+		if m.Name() != want {
+			t.Errorf("ParseModel(%q) = %s, want %s", in, m.Name(), want)
+		}
+	}
+	for _, bad := range []string{"", "gpt", "gpt-3b", "llama-7b", "bert__"} {
+		if _, err := ParseModel(bad); err == nil {
+			t.Errorf("ParseModel(%q) accepted", bad)
+		}
+	}
+}
+
+func BenchmarkProfileDBEstimate(b *testing.B) {
+	db, _ := DefaultProfileDB()
+	w := Workload{Model: Model{Family: GPT, Size: "1.3B", SizeIndex: 1}, Batch: 128}
+	cfgs := []Config{{"a100", 1, 2}, {"a100", 2, 1}, {"a40", 2, 2}, {"v100", 1, 8}}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		db.Estimate(w, cfgs[i%len(cfgs)], ViewOptimal)
+	}
+}

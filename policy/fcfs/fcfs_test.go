@@ -1,0 +1,160 @@
+package fcfs_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"testing"
+
+	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/policy/fcfs"
+	"github.com/arena-sim/arena/sim"
+)
+
+func within(got, want, tol float64) bool { return math.Abs(got-want) <= tol*math.Abs(want) }
+
+// TestPhillyArtifactParity is the foundation's proof: FCFS on Philly in
+// artifact timing reproduces the authors' stored run.
+func TestPhillyArtifactParity(t *testing.T) {
+	o, err := experiments.Execute(context.Background(), policy.NewRegistry(), experiments.Run{
+		Trace: "philly", Cluster: "paper-1280", Policy: "fcfs", Timing: sim.Artifact, Rounds: 2000, Check: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := o.Summary
+	if s.Finished != 590 {
+		t.Errorf("jobs finished %d, want 590", s.Finished)
+	}
+	if !within(s.MeanJCT, 83192, 0.01) || !within(s.MeanThroughput, 4367.5, 0.01) || !within(s.PeakThroughput, 6952.5, 0.01) {
+		t.Errorf("mean JCT %.1f, throughput %.1f / %.1f; want 83,192 and 4,367.5 / 6,952.5 within 1%%", s.MeanJCT, s.MeanThroughput, s.PeakThroughput)
+	}
+	ref, ok := experiments.Reference("fcfs")
+	if !ok {
+		t.Fatal("no stored fcfs reference")
+	}
+	same := 0
+	for i := range min(len(ref.JCT), len(o.Result.JCTs)) {
+		if ref.JCT[i] == o.Result.JCTs[i] {
+			same++
+		}
+	}
+	t.Logf("per-job JCTs equal to the stored ones, in finish order: %d of %d", same, len(ref.JCT))
+	if same != len(ref.JCT) {
+		t.Errorf("%d of %d per-job JCTs equal the stored ones", same, len(ref.JCT))
+	}
+	thrSame := 0
+	for i, v := range ref.Thr {
+		if o.Result.Timeline[i].Throughput == v {
+			thrSame++
+		}
+	}
+	if thrSame != len(ref.Thr) {
+		t.Errorf("%d of %d per-round throughputs equal the stored ones", thrSame, len(ref.Thr))
+	}
+	digest, err := experiments.ReferenceDigest("fcfs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := sim.CompareDigests(digest, o.Result.DigestCSV())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Identical {
+		t.Errorf("per-round digest: %s", d)
+	}
+}
+
+// TestDeterministic runs the same simulation twice in each timing mode and
+// requires byte-identical results (wall-clock measurements aside).
+func TestDeterministic(t *testing.T) {
+	for _, timing := range []sim.Timing{sim.Artifact, sim.Exact} {
+		var files [2][3][]byte
+		for i := range 2 {
+			o, err := experiments.Execute(context.Background(), policy.NewRegistry(), experiments.Run{
+				Trace: "philly", Cluster: "paper-1280", Policy: "fcfs", Timing: timing, Rounds: 600,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			jobs, err := o.Result.JobsParquet()
+			if err != nil {
+				t.Fatal(err)
+			}
+			timeline, err := o.Result.TimelineParquet()
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.Summary.Wallclock = sim.Wallclock{}
+			sum, _ := json.Marshal(o.Summary)
+			files[i] = [3][]byte{jobs, timeline, sum}
+		}
+		for k, name := range []string{"jobs.parquet", "timeline.parquet", "summary.json"} {
+			if !bytes.Equal(files[0][k], files[1][k]) {
+				t.Errorf("%s timing: %s differs between two identical runs", timing, name)
+			}
+		}
+	}
+}
+
+// cluster: 1 A100 node × 4 (slots 0–3), 2 A40 nodes × 2 (slots 4–7).
+func smallCluster(t *testing.T) *sim.Cluster {
+	c, err := sim.NewCluster(sim.ClusterSpec{Name: "small", Pools: []sim.Pool{{GPU: "a100", Nodes: 1, GPUsPerNode: 4}, {GPU: "a40", Nodes: 2, GPUsPerNode: 2}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func job(t *testing.T, id int, submit sim.Time, model string, batch int, iters int64, gpu string, n int) sim.JobSpec {
+	m, err := estimator.ParseModel(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sim.JobSpec{ID: sim.JobID(id), Name: model, Submit: submit, Workload: estimator.Workload{Model: m, Batch: batch}, Iterations: iters, GPU: gpu, GPUs: n}
+}
+
+// TestHeadOfLineBlockingPerType: job 0 takes 2 of the 4 A100s; job 1 wants
+// all 4 and waits; job 2 (2 A100s) would fit but must wait behind job 1;
+// job 3 on A40 is not blocked; job 4 (gpt-39b, never profiled) is dropped.
+func TestHeadOfLineBlockingPerType(t *testing.T) {
+	db, _ := estimator.DefaultProfileDB()
+	specs := []sim.JobSpec{
+		job(t, 0, 0, "gpt-1.3b", 128, 2000, "a100", 2), // 400 iterations × 5.526 s
+		job(t, 1, 0, "gpt-1.3b", 128, 2000, "a100", 4), // waits for job 0
+		job(t, 2, 0, "gpt-1.3b", 128, 500, "a100", 2),  // blocked behind job 1
+		job(t, 3, 0, "gpt-1.3b", 128, 500, "a40", 2),   // other type: runs now
+		job(t, 4, 0, "gpt-39b", 128, 500, "a100", 4),   // infeasible: dropped
+	}
+	cfg := sim.DefaultConfig(smallCluster(t), db.View(estimator.ViewOptimal))
+	cfg.Timing, cfg.Rounds, cfg.Check, cfg.Overhead = sim.Artifact, 40, true, policy.FullSearchOverhead
+	res, err := sim.Run(context.Background(), cfg, fcfs.New(db.View(estimator.ViewOptimal)), specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[int32]sim.JobRecord{}
+	for _, r := range res.Jobs {
+		byID[r.ID] = r
+	}
+	if byID[4].State != "dropped" {
+		t.Errorf("job 4 state %s, want dropped", byID[4].State)
+	}
+	if byID[0].FirstStart != 0 || byID[3].FirstStart != 0 {
+		t.Errorf("jobs 0 and 3 start at %v and %v, want 0", byID[0].FirstStart, byID[3].FirstStart)
+	}
+	// Job 0: 400 iterations at 5.526 s = 2210.4 s → ⌊exec/5.526⌋ ≥ 400 first
+	// at exec = 2400 (round 8). Job 1 starts in that round and holds all
+	// four A100s, so job 2 can only start after job 1.
+	if byID[0].Finish != 2400 {
+		t.Errorf("job 0 finishes at %v, want 2400", byID[0].Finish)
+	}
+	if byID[1].FirstStart != 2400 {
+		t.Errorf("job 1 starts at %v, want 2400 (when job 0 ends)", byID[1].FirstStart)
+	}
+	if byID[2].FirstStart <= byID[1].FirstStart {
+		t.Errorf("job 2 started at %v, before or with job 1 (%v): head-of-line blocking violated", byID[2].FirstStart, byID[1].FirstStart)
+	}
+}

@@ -1,0 +1,213 @@
+package sim
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/arena-sim/arena/estimator"
+)
+
+// testCluster: 2 A100 nodes × 4 GPUs (slots 0–7) and 2 A40 nodes × 2 (8–11).
+func testCluster(t *testing.T) *Cluster {
+	t.Helper()
+	c, err := NewCluster(ClusterSpec{Name: "test", Pools: []Pool{
+		{GPU: "a100", Nodes: 2, GPUsPerNode: 4},
+		{GPU: "a40", Nodes: 2, GPUsPerNode: 2},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func optimal(t testing.TB) estimator.Estimator {
+	db, err := estimator.DefaultProfileDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db.View(estimator.ViewOptimal)
+}
+
+func gpt13b(t testing.TB) estimator.Workload {
+	m, err := estimator.ParseModel("gpt-1.3b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return estimator.Workload{Model: m, Batch: 128}
+}
+
+// scripted is a policy that returns fixed actions per round.
+type scripted struct {
+	byRound map[int][]Action
+	hook    func(v *View)
+}
+
+func (s *scripted) Name() string { return "scripted" }
+func (s *scripted) Schedule(v *View) ([]Action, error) {
+	if s.hook != nil {
+		s.hook(v)
+	}
+	return s.byRound[v.Round], nil
+}
+
+func oneJob(t *testing.T, iterations int64) []JobSpec {
+	return []JobSpec{{ID: 0, Name: "j0", Submit: 1000, Workload: gpt13b(t), Iterations: iterations, GPU: "a100", GPUs: 2}}
+}
+
+func baseConfig(t *testing.T, timing Timing, rounds int) Config {
+	cfg := DefaultConfig(testCluster(t), optimal(t))
+	cfg.Timing, cfg.Rounds, cfg.Check = timing, rounds, true
+	cfg.Overhead = Overhead{PerGPU: 150, Cap: 600}
+	return cfg
+}
+
+// gpt-1.3b/128 on a100 1×2: thr = round(128/5.525832176208496, 3) = 23.164,
+// iteration time round(128/23.164, 3) = 5.526 s.
+const iter13b = 5.526
+
+func TestExactTimingJCT(t *testing.T) {
+	cfg := baseConfig(t, Exact, 10)
+	p := &scripted{byRound: map[int][]Action{0: {{Kind: Start, Job: 0, GPUs: []int{0, 1}}}}}
+	res, err := Run(context.Background(), cfg, p, oneJob(t, 500)) // 500/5 = 100 iterations
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Overhead min(150·2, 600) = 300 s, then 100 iterations × 5.526 s.
+	want := 300 + 100*iter13b
+	if len(res.JCTs) != 1 || !near(res.JCTs[0], want) {
+		t.Fatalf("JCTs %v, want [%v]", res.JCTs, want)
+	}
+	// Round 0 window [0, 300): all overhead, no samples; round 1: 300 s of work.
+	if res.Timeline[0].Throughput != 0 {
+		t.Errorf("round 0 throughput %v, want 0 (reconfiguring)", res.Timeline[0].Throughput)
+	}
+	if got := res.Timeline[1].Throughput; !near(got, 128/iter13b) {
+		t.Errorf("round 1 throughput %v, want %v", got, 128/iter13b)
+	}
+}
+
+func TestArtifactTimingJCT(t *testing.T) {
+	cfg := baseConfig(t, Artifact, 10)
+	p := &scripted{byRound: map[int][]Action{0: {{Kind: Start, Job: 0, GPUs: []int{0, 1}}}}}
+	res, err := Run(context.Background(), cfg, p, oneJob(t, 500))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Round 1: exec 300 → remaining 100 − ⌊300/5.526⌋ = 46; round 2: exec 600
+	// → 100 − 108 < 0, detected at round 2: JCT = 2·300.
+	if len(res.JCTs) != 1 || res.JCTs[0] != 600 {
+		t.Fatalf("JCTs %v, want [600]", res.JCTs)
+	}
+	// Overhead 300 s ≤ 300: round 0 throughput × (300−300)/300 = 0, no debt.
+	if res.Timeline[0].Throughput != 0 || res.Timeline[1].Throughput != 23.164 {
+		t.Errorf("throughput rounds 0,1 = %v, %v; want 0, 23.164", res.Timeline[0].Throughput, res.Timeline[1].Throughput)
+	}
+}
+
+func TestArtifactTimeDebtSkipsOneProgressUpdate(t *testing.T) {
+	cfg := baseConfig(t, Artifact, 10)
+	// 4 GPUs: overhead min(600, 600) = 600 s > 300 → debt: throughput 0 for
+	// two rounds and the next round's progress update is skipped.
+	specs := []JobSpec{{ID: 0, Name: "j0", Submit: 1000, Workload: gpt13b(t), Iterations: 5000, GPU: "a100", GPUs: 4}}
+	p := &scripted{byRound: map[int][]Action{0: {{Kind: Start, Job: 0, GPUs: []int{0, 1, 2, 3}}}}}
+	var execAt []float64
+	p.hook = func(v *View) {
+		if len(v.Running) > 0 {
+			execAt = append(execAt, v.Running[0].ExecTime)
+		}
+	}
+	res, err := Run(context.Background(), cfg, p, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Timeline[0].Throughput != 0 || res.Timeline[1].Throughput != 0 || res.Timeline[2].Throughput == 0 {
+		t.Errorf("throughput %v %v %v; want 0, 0, >0", res.Timeline[0].Throughput, res.Timeline[1].Throughput, res.Timeline[2].Throughput)
+	}
+	// ExecTime seen at rounds 1, 2, 3: 0 (skipped), 300, 600.
+	if len(execAt) < 3 || execAt[0] != 0 || execAt[1] != 300 || execAt[2] != 600 {
+		t.Errorf("exec time by round %v, want [0 300 600 …]", execAt)
+	}
+}
+
+func TestRejectsInvalidActions(t *testing.T) {
+	two := []JobSpec{oneJob(t, 500)[0], {ID: 1, Name: "j1", Submit: 1000, Workload: gpt13b(t), Iterations: 500, GPU: "a100", GPUs: 2}}
+	cases := []struct {
+		name    string
+		actions []Action
+		want    string
+	}{
+		{"double-booked GPU", []Action{{Kind: Start, Job: 0, GPUs: []int{0, 1}}, {Kind: Start, Job: 1, GPUs: []int{1, 2}}}, "held twice"},
+		{"mixed GPU types", []Action{{Kind: Start, Job: 0, GPUs: []int{0, 8}}}, "uniform grid"},
+		{"uneven nodes", []Action{{Kind: Start, Job: 0, GPUs: []int{0, 1, 4}}}, "uniform grid"},
+		{"infeasible grid", []Action{{Kind: Start, Job: 0, GPUs: []int{0}}}, "infeasible"}, // gpt-1.3b/128 has no 1-GPU A100 entry
+		{"slot out of range", []Action{{Kind: Start, Job: 0, GPUs: []int{99}}}, "out of range"},
+		{"start a running job", []Action{{Kind: Start, Job: 0, GPUs: []int{0, 1}}, {Kind: Start, Job: 0, GPUs: []int{2, 3}}}, "not pending"},
+		{"suspend a pending job", []Action{{Kind: Suspend, Job: 1}}, "not running"},
+		{"unknown job", []Action{{Kind: Drop, Job: 7}}, "no such job"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := baseConfig(t, Artifact, 3)
+			_, err := Run(context.Background(), cfg, &scripted{byRound: map[int][]Action{0: c.actions}}, two)
+			var ae *ActionError
+			if !errors.As(err, &ae) {
+				t.Fatalf("err = %v, want an *ActionError", err)
+			}
+			if !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "policy scripted") {
+				t.Errorf("error %q does not say %q and name the policy", err, c.want)
+			}
+		})
+	}
+}
+
+func TestSwapInOneBatchIsValid(t *testing.T) {
+	two := []JobSpec{oneJob(t, 50000)[0], {ID: 1, Name: "j1", Submit: 1000, Workload: gpt13b(t), Iterations: 50000, GPU: "a100", GPUs: 2}}
+	p := &scripted{byRound: map[int][]Action{
+		0: {{Kind: Start, Job: 0, GPUs: []int{0, 1}}, {Kind: Start, Job: 1, GPUs: []int{4, 5}}},
+		1: {{Kind: Reallocate, Job: 0, GPUs: []int{4, 5}}, {Kind: Reallocate, Job: 1, GPUs: []int{0, 1}}},
+	}}
+	if _, err := Run(context.Background(), baseConfig(t, Artifact, 3), p, two); err != nil {
+		t.Fatalf("a swap validated on the final state was rejected: %v", err)
+	}
+}
+
+func TestInvariantCheckerCatchesPlantedFault(t *testing.T) {
+	// A policy that writes into the engine's slot table (which it must
+	// treat as read-only) plants a GPU no running job holds.
+	p := &scripted{byRound: map[int][]Action{0: {{Kind: Start, Job: 0, GPUs: []int{0, 1}}}}}
+	p.hook = func(v *View) {
+		if v.Round == 2 {
+			v.Occupant[6] = 0
+		}
+	}
+	_, err := Run(context.Background(), baseConfig(t, Artifact, 5), p, oneJob(t, 50000))
+	if !errors.Is(err, ErrInvariant) || !strings.Contains(err.Error(), "GPU 6") {
+		t.Fatalf("err = %v, want an invariant violation naming GPU 6", err)
+	}
+}
+
+func TestEventOrder(t *testing.T) {
+	var q eventQueue
+	q.push(&event{at: 10, kind: evRound})
+	q.push(&event{at: 10, kind: evArrival})
+	q.push(&event{at: 5, kind: evRound})
+	q.push(&event{at: 10, kind: evCompletion})
+	q.push(&event{at: 10, kind: evArrival, round: 1})
+	cancel := &event{at: 7, kind: evCompletion}
+	q.push(cancel)
+	q.remove(cancel)
+	var got []string
+	for q.Len() > 0 {
+		e := heap.Pop(&q).(*event)
+		got = append(got, strings.Join([]string{trimFloat(float64(e.at)), []string{"completion", "arrival", "round", "horizon"}[e.kind], trimFloat(float64(e.round))}, "/"))
+	}
+	want := "5/round/0 10/completion/0 10/arrival/0 10/arrival/1 10/round/0"
+	if strings.Join(got, " ") != want {
+		t.Errorf("order %q, want %q", strings.Join(got, " "), want)
+	}
+}
+
+func near(a, b float64) bool { return a-b < 1e-6 && b-a < 1e-6 }
