@@ -1,0 +1,114 @@
+package traces
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+const header = "job_id,submission_time,num_iteration,model_name,deadline,batch_size,num_gpu,gpu_type\n"
+
+func TestBuiltinTraces(t *testing.T) {
+	want := map[string]int{"philly": 1938, "helios": 438, "pai": 125, "testbed": 244}
+	for name, n := range want {
+		tr, err := Load(name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(tr.Jobs) != n {
+			t.Errorf("%s: %d jobs, want %d", name, len(tr.Jobs), n)
+		}
+		for i, j := range tr.Jobs {
+			if int(j.ID) != i {
+				t.Fatalf("%s: job %d has ID %d", name, i, j.ID)
+			}
+		}
+	}
+	tr, _ := Load("philly")
+	first := tr.Jobs[0]
+	if first.Name != "f043f272-f7a0-6861-353c-30479e8fffc1" || first.Submit != 1945645 || first.Iterations != 119965 ||
+		first.Workload.Model.Name() != "gpt-2.6b" || first.Workload.Batch != 256 || first.GPUs != 4 || first.GPU != "a40" || first.Deadline != 1956739 {
+		t.Errorf("first Philly job parsed as %+v", first)
+	}
+}
+
+func TestReadArenaCSVErrors(t *testing.T) {
+	good := "a,100,50,bert__1.3B,0,128,2,a100\n"
+	cases := []struct {
+		name, body string
+		line       int
+		column     string
+		sentinel   error
+	}{
+		{"missing column", "job_id,submission_time\n", 1, "num_iteration", ErrHeader},
+		{"negative time", header + good + "b,-3,50,bert__1.3B,0,128,2,a100\n", 3, "submission_time", ErrTime},
+		{"time not a number", header + "b,soon,50,bert__1.3B,0,128,2,a100\n", 2, "submission_time", ErrTime},
+		{"zero iterations", header + "b,1,0,bert__1.3B,0,128,2,a100\n", 2, "num_iteration", ErrNumber},
+		{"unknown model", header + "b,1,5,llama__7B,0,128,2,a100\n", 2, "model_name", ErrModel},
+		{"deadline before submission", header + "b,100,5,moe__10B,50,256,2,a100\n", 2, "deadline", ErrTime},
+		{"batch not an integer", header + "b,1,5,moe__10B,0,2.5,2,a100\n", 2, "batch_size", ErrNumber},
+		{"GPU count not a power of two", header + "b,1,5,moe__10B,0,256,3,a100\n", 2, "num_gpu", ErrNumber},
+		{"GPU count above 16", header + "b,1,5,moe__10B,0,256,32,a100\n", 2, "num_gpu", ErrNumber},
+		{"unknown GPU", header + "b,1,5,moe__10B,0,256,2,b200\n", 2, "gpu_type", ErrGPU},
+		{"short row", header + "b,1,5,moe__10B\n", 2, "", ErrColumns},
+		{"no rows", header, 0, "", ErrEmpty},
+		{"empty file", "", 1, "", ErrEmpty},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ReadArenaCSV("t.csv", strings.NewReader(c.body))
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("err = %v, want *ParseError", err)
+			}
+			if pe.Line != c.line || pe.Column != c.column || !errors.Is(err, c.sentinel) {
+				t.Errorf("got line %d column %q (%v), want line %d column %q (%v)", pe.Line, pe.Column, err, c.line, c.column, c.sentinel)
+			}
+			if !strings.Contains(err.Error(), "t.csv") {
+				t.Errorf("error %q does not name the file", err)
+			}
+		})
+	}
+}
+
+func TestColumnsFoundByName(t *testing.T) {
+	body := "gpu_type,num_gpu,batch_size,deadline,model_name,num_iteration,submission_time,job_id\na40,4,256,0,moe__2.4B,100,7,x\n"
+	tr, err := ReadArenaCSV("r.csv", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := tr.Jobs[0]
+	if j.GPU != "a40" || j.GPUs != 4 || j.Workload.Batch != 256 || j.Iterations != 100 || j.Submit != 7 || j.Name != "x" {
+		t.Errorf("parsed %+v", j)
+	}
+}
+
+// FuzzReadArenaCSV: the reader never panics, and whatever it accepts is a
+// valid job list.
+func FuzzReadArenaCSV(f *testing.F) {
+	f.Add(header + "a,100,50,bert__1.3B,0,128,2,a100\n")
+	f.Add(header + "a,1e3,50,moe__10B,2e3,256,16,v100\nb,1,1,wide_resnet__500M,,256,1,a10\n")
+	f.Add(header + "a,\"1\",5,x,0,1,1,a\n")
+	f.Add("job_id\n\n")
+	f.Fuzz(func(t *testing.T, body string) {
+		tr, err := ReadArenaCSV("fuzz.csv", strings.NewReader(body))
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v is not a *ParseError", err)
+			}
+			return
+		}
+		if len(tr.Jobs) == 0 {
+			t.Fatal("accepted a trace with no jobs")
+		}
+		for i, j := range tr.Jobs {
+			if int(j.ID) != i || j.Iterations <= 0 || j.Submit < 0 || j.Workload.Batch <= 0 || j.GPUs <= 0 || j.GPUs&(j.GPUs-1) != 0 || j.GPU == "" {
+				t.Fatalf("accepted invalid job %+v", j)
+			}
+			if j.Deadline != 0 && j.Deadline < j.Submit {
+				t.Fatalf("accepted deadline before submission: %+v", j)
+			}
+		}
+	})
+}
