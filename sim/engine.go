@@ -189,6 +189,7 @@ func (e *engine) runArtifact(ctx context.Context) error {
 		e.round = r
 		e.now = e.t0.Add(Duration(r) * L)
 		e.res.recordDigest(e)
+		e.res.Events++ // the round itself
 
 		// 1. Progress update, running-queue order; jobs in time debt skip it.
 		var ended []*Job
@@ -213,6 +214,7 @@ func (e *engine) runArtifact(ctx context.Context) error {
 		for _, j := range ended {
 			e.finishJob(j, e.now)
 		}
+		e.res.Events += len(ended)
 		// 3. "Before" snapshot (ended jobs still hold GPUs), then release.
 		before := append([]JobID(nil), e.occupant...)
 		for _, j := range ended {
@@ -223,6 +225,7 @@ func (e *engine) runArtifact(ctx context.Context) error {
 		for _, j := range arrivals {
 			e.arrive(j, e.now)
 		}
+		e.res.Events += len(arrivals)
 		// 4–5. The policy's restart and new-job passes.
 		changed, err := e.decide(arrivals, ended, before)
 		if err != nil {

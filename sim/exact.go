@@ -91,6 +91,7 @@ func (e *engine) runExact(ctx context.Context) error {
 			return e.invariantf("event at %v is earlier than the clock %v", ev.at, e.now)
 		}
 		e.now = ev.at
+		e.res.Events++
 		switch ev.kind {
 		case evCompletion:
 			j := ev.job

@@ -71,6 +71,10 @@ type Result struct {
 	// then running, then pending jobs at the end of the run.
 	Queueing []float64
 
+	// Events counts what the engine processed: arrivals, completions and
+	// scheduling rounds (the unit of the events-per-second benchmark).
+	Events int
+
 	Wall       time.Duration
 	DecisionNs []int64
 
