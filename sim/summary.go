@@ -16,6 +16,7 @@ type Summary struct {
 	Timing      string  `json:"timing"`
 	Estimator   string  `json:"estimator"`
 	Rounds      int     `json:"rounds"`
+	Seed        int64   `json:"seed"`
 	HorizonS    float64 `json:"horizon_s"`
 	JobsInTrace int     `json:"jobs_in_trace"`
 	Submitted   int     `json:"jobs_submitted"`
