@@ -1,0 +1,391 @@
+package elasticflow
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/policy/placement"
+	"github.com/arena-sim/arena/sim"
+)
+
+// Variant selects the deadline model.
+type Variant int
+
+const (
+	// LongSlack is ElasticFlow-LS: deadline = submit + LongSlackDeadline.
+	LongSlack Variant = iota
+	// Deadlines uses the jobs' own deadlines, never restarts a pending job
+	// whose deadline has passed and, like the artifact (which runs it with its
+	// deadline-aware option), refuses a doubling that would miss the
+	// deadline under the adaptive-parallelism estimate.
+	Deadlines
+)
+
+// LongSlackDeadline is the slack the artifact gives every job in the LS
+// setting (ElasticFlow's "improvement in cluster efficiency" experiment).
+const LongSlackDeadline = 1e9
+
+// MaxShare is the largest GPU count ElasticFlow gives a job
+// (the artifact's MAX_SUPPORTED_GPU_NUM).
+const MaxShare = 16
+
+// prunedOverhead is what the artifact's deadline-aware check charges a new
+// job (Arena's pruned search, 10 s per GPU, at most 40 s) — a quirk of the
+// plain variant, which reuses Arena's check.
+var prunedOverhead = sim.Overhead{PerGPU: 10, Cap: 40}
+
+// ElasticFlow is the policy. Create it with New.
+type ElasticFlow struct {
+	variant Variant
+	cluster *sim.Cluster
+	// dp is the view decisions use (DP memory filter, unscaled fallbacks).
+	dp estimator.Estimator
+	// opt is the adaptive-parallelism view, used only by the plain
+	// variant's deadline check of a doubling.
+	opt estimator.Estimator
+	// overhead is the reconfiguration cost the minimum-share deadline test
+	// charges (the artifact's unpruned 150 s/GPU, at most 600 s).
+	overhead sim.Overhead
+	// timedOut marks pending jobs whose deadline passed (plain variant):
+	// they stay in the pending queue, as in the artifact, but are never
+	// restarted.
+	timedOut map[sim.JobID]bool
+}
+
+var _ sim.Policy = (*ElasticFlow)(nil)
+
+// New returns ElasticFlow on cluster c deciding with src's data-parallel
+// view; overhead is the reconfiguration cost of the deadline test.
+func New(c *sim.Cluster, src estimator.Source, v Variant, overhead sim.Overhead) *ElasticFlow {
+	return &ElasticFlow{
+		variant: v, cluster: c, overhead: overhead, timedOut: map[sim.JobID]bool{},
+		dp:  src.View(estimator.ViewDataParallel),
+		opt: src.View(estimator.ViewOptimal),
+	}
+}
+
+// Name implements sim.Policy.
+func (e *ElasticFlow) Name() string {
+	if e.variant == LongSlack {
+		return "elasticflow-ls"
+	}
+	return "elasticflow"
+}
+
+// Schedule implements sim.Policy: (plain variant) mark pending jobs whose
+// deadline has passed as timed out, then in rounds with departures a restart pass over the pending
+// queue, then the new jobs in arrival order.
+func (e *ElasticFlow) Schedule(v *sim.View) ([]sim.Action, error) {
+	if e.variant == Deadlines {
+		for _, j := range v.Pending {
+			if float64(v.Now) > e.deadline(v, j) {
+				e.timedOut[j.Spec.ID] = true
+			}
+		}
+	}
+	if len(v.Ended) == 0 && len(v.Arrivals) == 0 {
+		return nil, nil
+	}
+	p := newPlan(e, v)
+	if len(v.Ended) > 0 {
+		blocked := map[string]bool{}
+		for _, j := range v.Pending {
+			if e.timedOut[j.Spec.ID] || blocked[j.Spec.GPU] {
+				continue
+			}
+			ok, err := p.fit(j)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				blocked[j.Spec.GPU] = true
+			}
+		}
+	}
+	for _, j := range v.Arrivals {
+		if _, err := p.fit(j); err != nil {
+			return nil, err
+		}
+	}
+	return p.actions(), nil
+}
+
+// deadline is the deadline ElasticFlow plans with.
+func (e *ElasticFlow) deadline(v *sim.View, j *sim.Job) float64 {
+	if e.variant == Deadlines || (v.Timing == sim.Artifact && j.Deadline == 0) {
+		// The engine's deadline; in artifact timing it is 0 when the
+		// artifact's "no progress" quirk fired, which EF-LS sees too.
+		return float64(j.Deadline)
+	}
+	return float64(j.SubmitTime) + LongSlackDeadline
+}
+
+// plan is one round's working state: the slot table and running queue as
+// the passes change them, before they become actions.
+type plan struct {
+	ef      *ElasticFlow
+	v       *sim.View
+	occ     []sim.JobID
+	running []*sim.Job
+	// slots holds the current slots of every running job.
+	slots   map[sim.JobID][]int
+	started []*sim.Job
+}
+
+func newPlan(e *ElasticFlow, v *sim.View) *plan {
+	p := &plan{
+		ef: e, v: v,
+		occ:     append([]sim.JobID(nil), v.Occupant...),
+		running: append([]*sim.Job(nil), v.Running...),
+		slots:   make(map[sim.JobID][]int, len(v.Running)),
+	}
+	for _, j := range v.Running {
+		p.slots[j.Spec.ID] = j.GPUs
+	}
+	return p
+}
+
+// currentGPUs is the job's quota as the artifact sees it mid-round: its
+// current allocation if running, else the user's request (EF never
+// preempts, so a pending job has never run).
+func (p *plan) currentGPUs(j *sim.Job) int {
+	if s, ok := p.slots[j.Spec.ID]; ok {
+		return len(s)
+	}
+	return j.Spec.GPUs
+}
+
+// dpEstimate is the data-parallel estimate of j on n GPUs at best locality.
+func (p *plan) dpEstimate(j *sim.Job, n int) estimator.Estimate {
+	return p.ef.dp.Estimate(j.Spec.Workload, placement.Best(p.v.Cluster, j.Spec.GPU, n))
+}
+
+// minShare is the smallest power-of-two GPU count (up to MaxShare) that is
+// DP-feasible and meets the job's deadline; ok is false if none does.
+func (p *plan) minShare(j *sim.Job) (int, bool) {
+	deadline := p.ef.deadline(p.v, j)
+	overhead := float64(p.ef.overhead.For(p.currentGPUs(j)))
+	for n := 1; n <= MaxShare; n *= 2 {
+		it := p.dpEstimate(j, n).IterTime
+		if it >= estimator.InfeasibleIterTime {
+			continue
+		}
+		finish := float64(p.v.Now) + overhead + float64(p.v.RoundLength) + math.Trunc(float64(j.Remaining)*it)
+		if finish <= deadline {
+			return n, true
+		}
+	}
+	return 0, false
+}
+
+// gain is the DP throughput gained by doubling j from n GPUs, or
+// InfeasibleThroughput if the doubled config is infeasible.
+func (p *plan) gain(j *sim.Job, n int) float64 {
+	if p.ef.variant == Deadlines && !p.meetsDeadlineAP(j, 2*n) {
+		return estimator.InfeasibleThroughput
+	}
+	next := p.dpEstimate(j, 2*n)
+	if !next.Feasible() {
+		return estimator.InfeasibleThroughput
+	}
+	prev := p.dpEstimate(j, n)
+	if !prev.Feasible() {
+		return next.Throughput - estimator.InfeasibleThroughput
+	}
+	return next.Throughput - prev.Throughput
+}
+
+// meetsDeadlineAP is the artifact's deadline-aware test that the plain
+// variant applies to a doubling: with the adaptive-parallelism iteration
+// time, and as overhead the pruned search cost for a job submitted within
+// the last round, else the job's outstanding time debt.
+func (p *plan) meetsDeadlineAP(j *sim.Job, n int) bool {
+	it := p.ef.opt.Estimate(j.Spec.Workload, placement.Best(p.v.Cluster, j.Spec.GPU, n)).IterTime
+	if it >= estimator.InfeasibleIterTime {
+		return false
+	}
+	var overhead float64
+	if p.v.Now.Sub(j.SubmitTime) <= p.v.RoundLength {
+		overhead = float64(prunedOverhead.For(p.currentGPUs(j)))
+	} else {
+		overhead = float64(j.TimeDebt)
+	}
+	finish := float64(p.v.Now) + overhead + float64(p.v.RoundLength) + math.Trunc(float64(j.Remaining)*it)
+	return finish <= p.ef.deadline(p.v, j)
+}
+
+// fit runs admission, allocation and re-placement for job j (pending or
+// arriving) against the plan's state and applies the result if every job
+// of j's type can be placed. It reports whether j was started.
+func (p *plan) fit(j *sim.Job) (bool, error) {
+	gpu := j.Spec.GPU
+	total := p.v.Cluster.TotalGPUs(gpu)
+	var ofType []*sim.Job
+	for _, r := range p.running {
+		if r.Spec.GPU == gpu {
+			ofType = append(ofType, r)
+		}
+	}
+
+	// Admission: by deadline, everyone's minimum share out of the type's
+	// total GPUs.
+	byDeadline := append(append([]*sim.Job(nil), ofType...), j)
+	sort.SliceStable(byDeadline, func(a, b int) bool {
+		return p.ef.deadline(p.v, byDeadline[a]) < p.ef.deadline(p.v, byDeadline[b])
+	})
+	left := total
+	for _, x := range byDeadline {
+		s, ok := p.minShare(x)
+		if !ok || s > left {
+			return false, nil
+		}
+		left -= s
+	}
+
+	// Allocation: minimum shares, then repeated doubling of the job with
+	// the largest gain (strictly larger wins; a negative gain still counts).
+	list := append([]*sim.Job{j}, ofType...)
+	share := make([]int, len(list))
+	free := total
+	for i, x := range list {
+		share[i], _ = p.minShare(x)
+		free -= share[i]
+	}
+	for free > 0 {
+		best, bestGain := -1, estimator.InfeasibleThroughput
+		for i, x := range list {
+			if share[i] > free || share[i] >= MaxShare {
+				continue
+			}
+			if g := p.gain(x, share[i]); g > bestGain {
+				best, bestGain = i, g
+			}
+		}
+		if best < 0 {
+			break
+		}
+		free -= share[best]
+		share[best] *= 2
+	}
+
+	newSlots, ok := p.replace(gpu, list, share)
+	if !ok {
+		return false, fmt.Errorf("elasticflow: round %d: re-placing the %d %s jobs after admitting %s left a job unplaced (shares %v)",
+			p.v.Round, len(list), gpu, j.Spec.Alias(), share)
+	}
+	for _, n := range p.v.Cluster.NodesOfType(gpu) {
+		node := p.v.Cluster.Nodes[n]
+		for s := node.FirstSlot; s < node.FirstSlot+node.Capacity; s++ {
+			p.occ[s] = sim.NoJob
+		}
+	}
+	for i, x := range list {
+		for _, s := range newSlots[i] {
+			p.occ[s] = x.Spec.ID
+		}
+		p.slots[x.Spec.ID] = newSlots[i]
+	}
+	p.running = append(p.running, j)
+	p.started = append(p.started, j)
+	return true, nil
+}
+
+// replace computes the slots of every job of list on the nodes of type gpu,
+// all of which are treated as idle (the type's running jobs are all in
+// list): jobs stably sorted by share, most first; those larger than a node
+// take the first whole nodes in node order; then each remaining node, in
+// node order, is filled by walking the sorted list. ok is false if a job is
+// left unplaced.
+func (p *plan) replace(gpu string, list []*sim.Job, share []int) ([][]int, bool) {
+	c := p.v.Cluster
+	capacity := c.NodeCapacity(gpu)
+	order := make([]int, len(list))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return share[order[a]] > share[order[b]] })
+
+	nodes := append([]int(nil), c.NodesOfType(gpu)...)
+	used := make(map[int]int, len(nodes)) // node → slots taken so far
+	take := func(n, q int) []int {
+		node := c.Nodes[n]
+		if node.Capacity-used[n] < q {
+			return nil
+		}
+		first := node.FirstSlot + used[n]
+		used[n] += q
+		out := make([]int, q)
+		for k := range out {
+			out[k] = first + k
+		}
+		return out
+	}
+	slots := make([][]int, len(list))
+	placed := 0
+	k := 0
+	for ; k < len(order) && share[order[k]] > capacity; k++ {
+		i := order[k]
+		need := share[i] / capacity
+		if need > len(nodes) {
+			return nil, false
+		}
+		for _, n := range nodes[:need] {
+			got := take(n, capacity)
+			if got == nil {
+				return nil, false
+			}
+			slots[i] = append(slots[i], got...)
+		}
+		nodes = nodes[need:]
+		placed++
+	}
+	for _, n := range nodes {
+		for _, i := range order[k:] {
+			if c.Nodes[n].Capacity == used[n] {
+				break
+			}
+			if slots[i] != nil {
+				continue
+			}
+			if share[i] <= c.Nodes[n].Capacity-used[n] {
+				slots[i] = take(n, share[i])
+				placed++
+			}
+		}
+	}
+	return slots, placed == len(list)
+}
+
+// actions turns the plan into the round's actions: Start for jobs started
+// (in the order they started, which becomes their running-queue order) and
+// Reallocate for running jobs whose slots changed.
+func (p *plan) actions() []sim.Action {
+	var out []sim.Action
+	for _, j := range p.v.Running {
+		if now := p.slots[j.Spec.ID]; !sameSet(j.GPUs, now) {
+			out = append(out, sim.Action{Kind: sim.Reallocate, Job: j.Spec.ID, GPUs: now})
+		}
+	}
+	for _, j := range p.started {
+		out = append(out, sim.Action{Kind: sim.Start, Job: j.Spec.ID, GPUs: p.slots[j.Spec.ID]})
+	}
+	return out
+}
+
+func sameSet(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	in := make(map[int]bool, len(a))
+	for _, s := range a {
+		in[s] = true
+	}
+	for _, s := range b {
+		if !in[s] {
+			return false
+		}
+	}
+	return true
+}

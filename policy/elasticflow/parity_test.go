@@ -1,0 +1,106 @@
+package elasticflow_test
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/sim"
+)
+
+// The authors' simulator at its ae-eurosys head on Philly (ARENA.md §8):
+// 565 jobs finished, mean JCT 60,220.35 s, mean / peak throughput
+// 4,592.35 / 9,713.43 samples/s. (The stored JSON's 573 jobs come from an
+// older version of their code.)
+const (
+	wantFinished = 565
+	wantMeanJCT  = 60220.35
+	wantMeanThr  = 4592.35
+	wantPeakThr  = 9713.43
+)
+
+func phillyRun(tb testing.TB, name string, timing sim.Timing, check bool) *experiments.Outcome {
+	tb.Helper()
+	out, err := experiments.Execute(context.Background(), policy.NewRegistry(), experiments.Run{
+		Trace: "philly", Cluster: "paper-1280", Policy: name, Timing: timing, Rounds: 2000, Check: check,
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+func within(got, want, rel float64) bool { return math.Abs(got-want) <= rel*math.Abs(want) }
+
+// TestPhillyParity runs ElasticFlow-LS on Philly in artifact timing and
+// checks the headline figures and the per-round digest against the
+// authors' run.
+func TestPhillyParity(t *testing.T) {
+	if testing.Short() {
+		t.Skip("full Philly run")
+	}
+	out := phillyRun(t, "elasticflow-ls", sim.Artifact, false)
+	s := out.Summary
+	if s.Finished != wantFinished {
+		t.Errorf("jobs finished = %d, want %d", s.Finished, wantFinished)
+	}
+	// The figures are exact; 1% is the acceptance band, and the
+	// digest below pins the run exactly.
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"mean JCT", s.MeanJCT, wantMeanJCT},
+		{"mean throughput", s.MeanThroughput, wantMeanThr},
+		{"peak throughput", s.PeakThroughput, wantPeakThr},
+	} {
+		if !within(c.got, c.want, 0.01) {
+			t.Errorf("%s = %.2f, want %.2f ± 1%%", c.name, c.got, c.want)
+		}
+	}
+	if !within(s.MeanJCT, wantMeanJCT, 1e-6) {
+		t.Errorf("mean JCT = %.4f, the authors' head gives %.2f", s.MeanJCT, wantMeanJCT)
+	}
+	ref, err := experiments.ReferenceDigest("elasticflow-ls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := sim.CompareDigests(ref, out.Result.DigestCSV())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Identical || d.Rounds != 2000 {
+		t.Errorf("per-round digest vs the authors' run: %s", d)
+	}
+}
+
+// TestAliasAndVariant checks the artifact's alias resolves to the LS
+// variant and the plain variant is registered separately.
+func TestAliasAndVariant(t *testing.T) {
+	reg := policy.NewRegistry()
+	for alias, want := range map[string]string{"elasticflow-l": "elasticflow-ls", "elasticflow-ls": "elasticflow-ls", "elasticflow": "elasticflow"} {
+		e, err := reg.Lookup(alias)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Name != want {
+			t.Errorf("Lookup(%q) = %s, want %s", alias, e.Name, want)
+		}
+		if e.Overhead != policy.FullSearchOverhead {
+			t.Errorf("%s overhead = %+v, want the full-search overhead", e.Name, e.Overhead)
+		}
+	}
+}
+
+// BenchmarkPhillyArtifact is the full 2000-round Philly run of
+// ElasticFlow-LS in artifact timing.
+func BenchmarkPhillyArtifact(b *testing.B) {
+	for b.Loop() {
+		out := phillyRun(b, "elasticflow-ls", sim.Artifact, false)
+		if out.Summary.Finished != wantFinished {
+			b.Fatalf("jobs finished = %d, want %d", out.Summary.Finished, wantFinished)
+		}
+	}
+}
