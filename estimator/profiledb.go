@@ -42,15 +42,37 @@ type ProfileDB struct {
 	// 1, 2, 4, 8, 16 GPUs (−1 = cannot fit, 0 = not recorded, passes).
 	dpMem map[string][]float64
 
-	cache sync.Map // cacheKey → Estimate
+	// cache memoises answers; policies ask the same questions millions of
+	// times per run. Keys pack the query into 64 bits (see packKey).
+	mu    sync.RWMutex
+	cache map[uint64]Estimate
 }
 
-type cacheKey struct {
-	family         Family
-	sizeIdx, batch int
-	gpu            string
-	nodes, perNode int
-	view           View
+// gpuIndex maps catalog names to a small integer for cache keys.
+var gpuIndex = func() map[string]uint64 {
+	m := map[string]uint64{}
+	for i, g := range catalog {
+		m[g.Name] = uint64(i + 1)
+	}
+	return m
+}()
+
+// packKey packs a query into 64 bits, or reports false if a field is out
+// of the packed range (such queries are answered uncached).
+func packKey(w Workload, c Config, v View) (uint64, bool) {
+	g := gpuIndex[c.GPU]
+	if g == 0 || w.Batch <= 0 || w.Batch >= 1<<24 || c.Nodes <= 0 || c.Nodes >= 1<<10 ||
+		c.PerNode <= 0 || c.PerNode >= 1<<10 || w.Model.SizeIndex < 0 || w.Model.SizeIndex >= 1<<6 {
+		return 0, false
+	}
+	k := uint64(w.Model.Family)          // 2 bits
+	k = k<<6 | uint64(w.Model.SizeIndex) // 6
+	k = k<<24 | uint64(w.Batch)          // 24
+	k = k<<6 | g                         // 6
+	k = k<<10 | uint64(c.Nodes)          // 10
+	k = k<<10 | uint64(c.PerNode)        // 10
+	k = k<<2 | uint64(v)                 // 2
+	return k, true
 }
 
 var (
@@ -83,7 +105,7 @@ func LoadProfileDB(profile, dpMem []byte) (*ProfileDB, error) {
 	if err := json.Unmarshal(dpMem, &m); err != nil {
 		return nil, fmt.Errorf("estimator: dp_mem table: %w", err)
 	}
-	db := &ProfileDB{times: p.Optimal, dpMem: map[string][]float64{}}
+	db := &ProfileDB{times: p.Optimal, dpMem: map[string][]float64{}, cache: map[uint64]Estimate{}}
 	for _, part := range m {
 		for k, row := range part {
 			if len(row) != 5 {
@@ -129,12 +151,20 @@ func (db *ProfileDB) Keys() int { return len(db.times) }
 //  4. thr = round(batch/t, 3); in ViewOptimal thr ×= 0.9^k or 1.8^s (not re-rounded).
 //  5. Feasible iff thr > 0; IterTime = round(batch/thr, 3).
 func (db *ProfileDB) Estimate(w Workload, c Config, v View) Estimate {
-	key := cacheKey{w.Model.Family, w.Model.SizeIndex, w.Batch, c.GPU, c.Nodes, c.PerNode, v}
-	if e, ok := db.cache.Load(key); ok {
-		return e.(Estimate)
+	key, ok := packKey(w, c, v)
+	if !ok {
+		return db.estimate(w, c, v)
 	}
-	e := db.estimate(w, c, v)
-	db.cache.Store(key, e)
+	db.mu.RLock()
+	e, hit := db.cache[key]
+	db.mu.RUnlock()
+	if hit {
+		return e
+	}
+	e = db.estimate(w, c, v)
+	db.mu.Lock()
+	db.cache[key] = e
+	db.mu.Unlock()
 	return e
 }
 

@@ -289,8 +289,14 @@ func (e *engine) runArtifact(ctx context.Context) error {
 	return nil
 }
 
+// exec is the ground-truth estimate of j's current allocation, memoised
+// per job until its configuration changes.
 func (e *engine) exec(j *Job) estimator.Estimate {
-	return e.cfg.Exec.Estimate(j.Spec.Workload, j.Config)
+	if j.execCfg != j.Config || j.execEst.Throughput == 0 {
+		j.execEst = e.cfg.Exec.Estimate(j.Spec.Workload, j.Config)
+		j.execCfg = j.Config
+	}
+	return j.execEst
 }
 
 // arrive admits a job into the system at time t (not yet into a queue).

@@ -89,6 +89,9 @@ type Job struct {
 	// QueueTime is the time spent pending, seconds (artifact: 300-s steps).
 	QueueTime float64
 
+	execEst estimator.Estimate // memo of exec(), valid for execCfg
+	execCfg estimator.Config
+
 	// exact-mode state
 	remainingF   float64 // iterations left (fractional)
 	iterTime     float64 // seconds per iteration on the current config
