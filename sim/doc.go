@@ -1,0 +1,49 @@
+// Package sim is the discrete-event engine: cluster and job state, the
+// actions a policy may request, their validation, reconfiguration overhead,
+// the invariant checker, metrics and results files.
+//
+// # Model
+//
+// A Cluster is a fixed list of nodes, each of one GPU type, whose GPU slots
+// are numbered globally node by node. A running job holds a set of slots that
+// must form a uniform grid: one GPU type and the same number of GPUs on each
+// of its nodes (estimator.Config). The engine owns the clock, the slot table
+// and two queues — running (start order) and pending (arrival/suspension
+// order) — whose order policies use for tie-breaking, as the artifact does.
+//
+// At each scheduling point the engine hands the Policy a read-only View and
+// receives Actions (Start, Reallocate, Suspend, Drop). The batch is checked
+// on its final state — so a policy may swap two jobs' GPUs in one batch —
+// and rejected whole, with an *ActionError naming the policy, the job and
+// the GPUs, if any GPU would be held twice, a grid is not uniform or is
+// infeasible for the job, or a job is in the wrong state. A policy bug is
+// never silently repaired.
+//
+// # Timing modes
+//
+// Exact (the default) is event-driven: arrivals, completions, scheduling
+// rounds (every RoundLength) and the horizon are events in a heap ordered by
+// (time, kind, sequence), with completions before arrivals before rounds at
+// equal times. Progress is integrated exactly; a (re)configured job makes no
+// progress for the policy's overhead, min(PerGPU·GPUs, Cap); a job completes
+// at its exact completion time and its GPUs are free from then on. The
+// throughput of a round is the samples processed during it divided by its
+// length.
+//
+// Artifact reproduces the Arena artifact's round-based simulator (ARENA.md
+// §6): the jobs of chunk k (T0+300k < submit ≤ T0+300(k+1)) arrive at round
+// k with the round's timer as submission time; at the start of each round
+// every running job not in time debt gets exec_time += 300 and remaining =
+// iterations − ⌊exec_time/iter_time⌋ (cumulative, so a resize re-values past
+// time); jobs with remaining ≤ 0 end (JCT = 300·(end round − submit round));
+// after the policy, pending jobs accrue 300 s of queueing, jobs whose slots
+// changed pay the overhead out of the round's throughput or, beyond 300 s,
+// as a time debt that zeroes their throughput and skips progress updates.
+//
+// # Guarantees
+//
+// Same inputs ⇒ byte-identical results: nothing depends on map order or the
+// wall clock (decision latency is measured but reported apart, in
+// Summary.Wallclock). With Config.Check the invariant checker runs after
+// every event and fails the run with ErrInvariant on the first violation.
+package sim
