@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/arena-sim/arena/sim"
+)
+
+func runCLI(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	root := newRootCmd()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetArgs(args)
+	err := root.ExecuteContext(context.Background())
+	return out.String(), err
+}
+
+func TestSimulateWritesResults(t *testing.T) {
+	dir := t.TempDir()
+	out, err := runCLI(t, "simulate", "--trace", "pai", "--policy", "fcfs", "--timing", "artifact", "--rounds", "100", "--out", dir, "--check")
+	if err != nil {
+		t.Fatalf("simulate: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "jobs finished") || !strings.Contains(out, "fcfs") {
+		t.Errorf("summary table missing:\n%s", out)
+	}
+	for _, f := range []string{sim.JobsFile, sim.TimelineFile, sim.SummaryFile, sim.DigestFile} {
+		if fi, err := os.Stat(filepath.Join(dir, "fcfs", f)); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	var s sim.Summary
+	b, _ := os.ReadFile(filepath.Join(dir, "fcfs", sim.SummaryFile))
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Policy != "fcfs" || s.Rounds != 100 || s.Timing != "artifact" || s.Submitted == 0 {
+		t.Errorf("summary.json: %+v", s)
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(dir, "fcfs", ".*tmp*"))
+	if len(leftovers) > 0 {
+		t.Errorf("temporary files left behind: %v", leftovers)
+	}
+}
+
+func TestSimulateRejectsBadFlags(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.csv")
+	os.WriteFile(bad, []byte("job_id,submission_time,num_iteration,model_name,deadline,batch_size,num_gpu,gpu_type\nx,-5,10,bert__1.3B,0,128,2,a100\n"), 0o644)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"simulate", "--timing", "fast"}, `timing "fast": want exact or artifact`},
+		{[]string{"simulate", "--policy", "nosuch"}, `policy "nosuch": unknown`},
+		{[]string{"simulate", "--rounds", "-3"}, "want a positive number of rounds"},
+		{[]string{"simulate", "--horizon", "soon"}, "--horizon"},
+		{[]string{"simulate", "--rounds", "5", "--horizon", "1d"}, "alternatives"},
+		{[]string{"simulate", "--cluster", "nosuch"}, "not a built-in cluster"},
+		{[]string{"simulate", "--trace", "nosuch.csv"}, "neither a built-in trace"},
+		{[]string{"simulate", "--trace", bad, "--policy", "fcfs"}, "line 2, column submission_time"},
+	}
+	for _, c := range cases {
+		_, err := runCLI(t, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: err = %v, want it to mention %q", c.args, err, c.want)
+		}
+	}
+}
+
+func TestParseHorizon(t *testing.T) {
+	for in, want := range map[string]float64{"7d": 7 * 86400, "36h": 36 * 3600, "90m": 5400, "0.5d": 43200} {
+		d, err := parseHorizon(in)
+		if err != nil || d.Seconds() != want {
+			t.Errorf("parseHorizon(%q) = %v, %v; want %vs", in, d, err, want)
+		}
+	}
+}
