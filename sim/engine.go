@@ -64,6 +64,10 @@ type Config struct {
 	// progress (e.g. profiling its grids, ARENA.md §3); it is added to the
 	// reconfiguration overhead of the job's first start.
 	ProfilingDelay func(*JobSpec) Duration
+	// ScheduleOnEvents (exact timing only) also calls the policy right after
+	// arrivals and completions (simultaneous events batched), not only at
+	// the periodic rounds.
+	ScheduleOnEvents bool
 	// Check runs the invariant checker after every event.
 	Check bool
 	// OnRound, if set, is called after each round (for progress bars).

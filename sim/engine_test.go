@@ -211,3 +211,37 @@ func TestEventOrder(t *testing.T) {
 }
 
 func near(a, b float64) bool { return a-b < 1e-6 && b-a < 1e-6 }
+
+func TestScheduleOnEventsStartsAtCompletion(t *testing.T) {
+	specs := []JobSpec{
+		{ID: 0, Name: "a", Submit: 1000, Workload: gpt13b(t), Iterations: 500, GPU: "a100", GPUs: 4},
+		{ID: 1, Name: "b", Submit: 1000, Workload: gpt13b(t), Iterations: 500, GPU: "a100", GPUs: 4},
+	}
+	c, err := NewCluster(ClusterSpec{Name: "one", Pools: []Pool{{GPU: "a100", Nodes: 1, GPUsPerNode: 4}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	starts := map[bool]float64{}
+	for _, onEvents := range []bool{false, true} {
+		cfg := DefaultConfig(c, optimal(t))
+		cfg.Rounds, cfg.Check, cfg.ScheduleOnEvents = 20, true, onEvents
+		cfg.Overhead = Overhead{PerGPU: 10, Cap: 40}
+		res, err := Run(context.Background(), cfg, greedy{}, specs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Jobs[1].State != "finished" {
+			t.Fatalf("job 1 %s", res.Jobs[1].State)
+		}
+		starts[onEvents] = res.Jobs[1].FirstStart
+		if onEvents && res.Jobs[1].FirstStart != res.Jobs[0].Finish {
+			t.Errorf("with ScheduleOnEvents job 1 starts at %v, want job 0's finish %v", res.Jobs[1].FirstStart, res.Jobs[0].Finish)
+		}
+	}
+	// a100 1×4: iteration time round(128/43.302, 3) = 2.956 s; job 0 runs
+	// 40 s + 100 × 2.956 = 335.6 s, so without event scheduling job 1
+	// waits for the round at 600 s.
+	if starts[false] != 1600 {
+		t.Errorf("without ScheduleOnEvents job 1 starts at %v, want the next round (1600)", starts[false])
+	}
+}

@@ -105,6 +105,15 @@ func (e *engine) runExact(ctx context.Context) error {
 		case evArrival:
 			e.arrive(ev.job, e.now)
 			e.arrived = append(e.arrived, ev.job)
+		}
+		if (ev.kind == evCompletion || ev.kind == evArrival) && e.cfg.ScheduleOnEvents && !e.moreAt(e.now) {
+			arrivals, ended := e.arrived, e.ended
+			e.arrived, e.ended = nil, nil
+			if _, err := e.decide(arrivals, ended, append([]JobID(nil), e.occupant...)); err != nil {
+				return err
+			}
+		}
+		switch ev.kind {
 		case evRound, evHorizon:
 			if err := ctx.Err(); err != nil {
 				return err
@@ -178,6 +187,16 @@ func (e *engine) advance(j *Job, now Time) {
 		j.Remaining = int64(math.Ceil(j.remainingF - 1e-9))
 	}
 	j.lastUpdate = now
+}
+
+// moreAt reports whether another event is due at t, so simultaneous events
+// reach the policy in one decision.
+func (e *engine) moreAt(t Time) bool {
+	if e.events.Len() == 0 {
+		return false
+	}
+	// Any event at t comes next; a round at t will decide anyway.
+	return e.events.items[0].at == t
 }
 
 func (e *engine) scheduleCompletion(j *Job) {
