@@ -1,7 +1,10 @@
 package policy
 
 import (
+	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/policy/elasticflow"
+	"github.com/arena-sim/arena/policy/srtf"
+	"github.com/arena-sim/arena/policy/tiresias"
 	"github.com/arena-sim/arena/sim"
 )
 
@@ -25,6 +28,22 @@ func baselineEntries() []Entry {
 			Overhead: FullSearchOverhead,
 			New: func(o Options) (sim.Policy, error) {
 				return elasticflow.New(o.Cluster, o.Source, elasticflow.Deadlines, FullSearchOverhead), nil
+			},
+		},
+		{
+			Name:     "tiresias",
+			Doc:      "Tiresias 2D-LAS: discretised queues by attained GPU-seconds (2 queues at 16 GPU-h), FIFO within a queue, preemptive; requested type and count",
+			Overhead: FullSearchOverhead,
+			New: func(o Options) (sim.Policy, error) {
+				return tiresias.New(o.Source.View(estimator.ViewOptimal), tiresias.DefaultConfig()), nil
+			},
+		},
+		{
+			Name:     "srtf",
+			Doc:      "shortest remaining time first with the true remaining time (oracle), preemptive; requested type and count",
+			Overhead: FullSearchOverhead,
+			New: func(o Options) (sim.Policy, error) {
+				return srtf.New(o.Source.View(estimator.ViewOptimal)), nil
 			},
 		},
 	}

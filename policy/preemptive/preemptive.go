@@ -1,0 +1,89 @@
+// Package preemptive is the mechanism shared by the classic single-type
+// priority policies (policy/tiresias, policy/srtf). Such a policy only
+// decides an order of the jobs; this package turns the order into actions:
+//
+//   - every job runs on exactly the GPU type and count its user asked for;
+//     a new job that cannot run there even at the best locality (under the
+//     estimator the policy decides with) is dropped on arrival, as FCFS does;
+//   - per GPU type, the jobs are admitted greedily in priority order while
+//     their GPU counts fit the type's total (a job that does not fit is
+//     skipped and later, smaller jobs may still be admitted);
+//   - running jobs that were not admitted are suspended (they rejoin the
+//     pending queue; progress is kept);
+//   - admitted jobs that are not running are placed in priority order on
+//     the GPUs left idle: best locality on the nodes with the most idle
+//     GPUs, else the relaxed localities. A job that cannot be placed because
+//     of fragmentation waits for the next round. Running jobs are never
+//     moved.
+//
+// The reconfiguration overhead of every start (and restart) is the engine's
+// business: it charges the policy's registered overhead.
+package preemptive
+
+import (
+	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/policy/placement"
+	"github.com/arena-sim/arena/sim"
+)
+
+// Runnable reports whether j can run on its requested type and count at
+// the best locality of cluster c.
+func Runnable(c *sim.Cluster, est estimator.Estimator, j *sim.Job) bool {
+	best := placement.Best(c, j.Spec.GPU, j.Spec.GPUs)
+	return best.PerNode > 0 && est.Estimate(j.Spec.Workload, best).Feasible()
+}
+
+// Live returns the jobs a priority policy orders this round — running,
+// pending and arrived jobs, in that order — and Drop actions for the
+// arrivals that can never run.
+func Live(v *sim.View, est estimator.Estimator) ([]*sim.Job, []sim.Action) {
+	jobs := make([]*sim.Job, 0, len(v.Running)+len(v.Pending)+len(v.Arrivals))
+	jobs = append(jobs, v.Running...)
+	jobs = append(jobs, v.Pending...)
+	var drops []sim.Action
+	for _, j := range v.Arrivals {
+		if !Runnable(v.Cluster, est, j) {
+			drops = append(drops, sim.Action{Kind: sim.Drop, Job: j.Spec.ID, Reason: "infeasible at best locality on the requested GPUs"})
+			continue
+		}
+		jobs = append(jobs, j)
+	}
+	return jobs, drops
+}
+
+// Schedule returns the actions that run the jobs of order (best first; as
+// returned by Live, reordered by the policy) as described in the package
+// comment: suspensions first, then starts in priority order.
+func Schedule(v *sim.View, est estimator.Estimator, order []*sim.Job) []sim.Action {
+	left := map[string]int{}
+	for _, gpu := range v.Cluster.Types {
+		left[gpu] = v.Cluster.TotalGPUs(gpu)
+	}
+	admitted := make(map[sim.JobID]bool, len(order))
+	for _, j := range order {
+		if n := j.Spec.GPUs; n <= left[j.Spec.GPU] {
+			left[j.Spec.GPU] -= n
+			admitted[j.Spec.ID] = true
+		}
+	}
+	table := placement.NewTable(v.Cluster, v.Occupant)
+	var actions []sim.Action
+	for _, j := range v.Running {
+		if !admitted[j.Spec.ID] {
+			actions = append(actions, sim.Action{Kind: sim.Suspend, Job: j.Spec.ID, Reason: "preempted by higher-priority jobs"})
+			for _, s := range j.GPUs {
+				table.Occupant[s] = sim.NoJob
+			}
+		}
+	}
+	for _, j := range order {
+		if !admitted[j.Spec.ID] || j.Status == sim.Running {
+			continue
+		}
+		best := placement.Best(v.Cluster, j.Spec.GPU, j.Spec.GPUs)
+		if slots, _, ok := table.PlaceRelaxed(j.Spec.ID, j.Spec.Workload, best, est); ok {
+			actions = append(actions, sim.Action{Kind: sim.Start, Job: j.Spec.ID, GPUs: slots})
+		}
+	}
+	return actions
+}

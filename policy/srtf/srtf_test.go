@@ -1,0 +1,94 @@
+package srtf
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/sim"
+)
+
+// table is a hand-written estimator: throughput by model name and GPU
+// count (any locality); a missing entry is infeasible.
+type table map[string]map[int]float64
+
+func (t table) Name() string { return "table" }
+func (t table) Estimate(w estimator.Workload, c estimator.Config) estimator.Estimate {
+	thr := t[w.Model.Name()][c.GPUs()]
+	if thr <= 0 {
+		return estimator.Estimate{Throughput: estimator.InfeasibleThroughput, IterTime: estimator.InfeasibleIterTime, Reason: estimator.OutOfMemory}
+	}
+	return estimator.Estimate{Throughput: thr, IterTime: estimator.PyRound(float64(w.Batch)/thr, 3)}
+}
+
+func job(t *testing.T, id int, model string, gpus int, remaining int64) *sim.Job {
+	t.Helper()
+	m, err := estimator.ParseModel(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := &sim.JobSpec{ID: sim.JobID(id), Name: model, Workload: estimator.Workload{Model: m, Batch: 128}, GPU: "a100", GPUs: gpus}
+	return &sim.Job{Spec: spec, Status: sim.Pending, IterNum: remaining, Remaining: remaining}
+}
+
+// TestPreemptsForShorterJobs works one round out by hand on two A100
+// nodes × 4 GPUs (slots 0–3, 4–7). Every workload runs at 128 samples/s
+// per batch of 128, i.e. 1 s per iteration, so remaining time = remaining
+// iterations:
+//
+//	job 0 running, 4 GPUs on node 0, 1000 s left
+//	job 1 running, 2 GPUs on node 1 (slots 4, 5), 300 s left
+//	job 2 pending (suspended earlier), 2 GPUs, 100 s left
+//	job 3 arriving, 4 GPUs, 200 s left
+//	job 4 arriving, 1 GPU, infeasible on 1 GPU → dropped
+//
+// Order: job 2 (100), job 3 (200), job 1 (300), job 0 (1000). Admission
+// out of 8 GPUs: 2 + 4 + 2 = 8, job 0 does not fit → suspended, freeing
+// node 0. Job 2 goes to the node with most idle GPUs (node 0: slots 0, 1);
+// job 3 then finds no node with 4 idle GPUs and is placed relaxed, 2 × 2,
+// on nodes 0 and 1 (slots 2, 3, 6, 7). Job 1 is not touched.
+func TestPreemptsForShorterJobs(t *testing.T) {
+	c, err := sim.NewCluster(sim.ClusterSpec{Name: "hand", Pools: []sim.Pool{{GPU: "a100", Nodes: 2, GPUsPerNode: 4}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	est := table{
+		"gpt-1.3b": {2: 128, 4: 128},
+		"moe-1.3b": {2: 128, 4: 128},
+	}
+	j0, j1 := job(t, 0, "gpt-1.3b", 4, 1000), job(t, 1, "gpt-1.3b", 2, 300)
+	j2, j3, j4 := job(t, 2, "moe-1.3b", 2, 100), job(t, 3, "moe-1.3b", 4, 200), job(t, 4, "moe-1.3b", 1, 10)
+	occ := make([]sim.JobID, 8)
+	for i := range occ {
+		occ[i] = sim.NoJob
+	}
+	for _, r := range []struct {
+		j     *sim.Job
+		slots []int
+	}{{j0, []int{0, 1, 2, 3}}, {j1, []int{4, 5}}} {
+		r.j.Status, r.j.GPUs = sim.Running, r.slots
+		r.j.Config, _ = c.ShapeOf(r.slots)
+		for _, s := range r.slots {
+			occ[s] = r.j.Spec.ID
+		}
+	}
+	v := &sim.View{Now: 300, Round: 1, RoundLength: 300, Cluster: c, Occupant: occ, Timing: sim.Artifact,
+		Running: []*sim.Job{j0, j1}, Pending: []*sim.Job{j2}, Arrivals: []*sim.Job{j3, j4}}
+	p := New(est)
+	if got := p.RemainingTime(c, j3); got != 200 {
+		t.Errorf("remaining time of job 3 = %v, want 200", got)
+	}
+	got, err := p.Schedule(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []sim.Action{
+		{Kind: sim.Drop, Job: 4, Reason: got[0].Reason},
+		{Kind: sim.Suspend, Job: 0, Reason: got[1].Reason},
+		{Kind: sim.Start, Job: 2, GPUs: []int{0, 1}},
+		{Kind: sim.Start, Job: 3, GPUs: []int{2, 3, 6, 7}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("actions:\n got %+v\nwant %+v", got, want)
+	}
+}
