@@ -1,0 +1,309 @@
+package arena
+
+import (
+	"fmt"
+
+	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/sim"
+)
+
+// Artifact constants (ARENA.md §9).
+const (
+	infeasibleThr      = estimator.InfeasibleThroughput // −1e9
+	globalMigrationEta = 4096                           // GLOBAL_ETA per phase
+	localMigrationEta  = 256                            // LOCAL_ETA per migration search
+	maxUpgradeSteps    = 10
+	maxRestartPasses   = 100
+	maxGPUsPerJob      = 16
+	// Downgrade-search depth: 3 while at most 150 jobs run, else 2.
+	deepSearchMaxRunning = 150
+)
+
+// Variant selects Arena or one of its ablations.
+type Variant struct {
+	// Name is the registered policy name.
+	Name string
+	// NoScaling disables shrink and grow (arena-ns).
+	NoScaling bool
+	// NoTypeChange disables hardware-type changes (arena-nh).
+	NoTypeChange bool
+	// NoOpportunistic makes a job wait while any pending job has its GPU
+	// type (arena-no).
+	NoOpportunistic bool
+	// Deadline makes configs feasible only if the job still meets its
+	// deadline, and skips timed-out pending jobs in restarts (arena-ddl).
+	Deadline bool
+}
+
+// Variants lists Arena and its ablations by registered name. arena-dp and
+// arena-noprune are plain Arena with another estimator view or overhead.
+var Variants = map[string]Variant{
+	"arena":         {Name: "arena"},
+	"arena-ns":      {Name: "arena-ns", NoScaling: true},
+	"arena-nh":      {Name: "arena-nh", NoTypeChange: true},
+	"arena-no":      {Name: "arena-no", NoOpportunistic: true},
+	"arena-dp":      {Name: "arena-dp"},
+	"arena-ddl":     {Name: "arena-ddl", Deadline: true},
+	"arena-noprune": {Name: "arena-noprune"},
+}
+
+// Policy is the Arena scheduler. It keeps, between rounds, each job's
+// resource quota and the decision queue (blockers and opportunistic jobs).
+type Policy struct {
+	variant Variant
+	tp      *topology
+	// decide answers throughput questions in the policy's view; opt is the
+	// adaptive-parallelism view the deadline check always uses.
+	decide, opt estimator.Estimator
+
+	jobs     []*jobState // by job ID
+	decision []sim.JobID // the decision queue
+	timedOut map[sim.JobID]bool
+	thrCache map[thrKey]float64
+	optCache map[thrKey]float64
+	wIndex   map[estimator.Workload]int
+}
+
+var _ sim.Policy = (*Policy)(nil)
+
+// New returns the Arena policy variant v on cluster c deciding with the
+// estimator decide (opt is the adaptive-parallelism view, used for the
+// deadline check of arena-ddl).
+func New(v Variant, c *sim.Cluster, decide, opt estimator.Estimator) *Policy {
+	return &Policy{
+		variant: v, tp: newTopology(c), decide: decide, opt: opt,
+		timedOut: map[sim.JobID]bool{}, thrCache: map[thrKey]float64{}, optCache: map[thrKey]float64{},
+		wIndex: map[estimator.Workload]int{},
+	}
+}
+
+// Name implements sim.Policy.
+func (p *Policy) Name() string { return p.variant.Name }
+
+// quota is a job's resource request as the artifact tracks it: GPU type
+// (index into the cluster's types), GPU count and locality (nodes × GPUs on
+// the first node).
+type quota struct {
+	t, num int
+	loc    loc
+}
+
+// loc is a uniform locality: nodes × per GPUs.
+type loc struct{ nodes, per int }
+
+// jobState is the policy's record of one job.
+type jobState struct {
+	id       sim.JobID
+	w        estimator.Workload
+	wi       int
+	quota    quota
+	opp      bool // running opportunistically (in the decision queue)
+	blocker  bool // pending, and an opportunistic job runs below it
+	seen     bool
+	job      *sim.Job
+	modelKey estimator.Workload
+}
+
+func (p *Policy) state(j *sim.Job) *jobState {
+	id := int(j.Spec.ID)
+	for len(p.jobs) <= id {
+		p.jobs = append(p.jobs, nil)
+	}
+	js := p.jobs[id]
+	if js == nil {
+		w := j.Spec.Workload
+		wi, ok := p.wIndex[w]
+		if !ok {
+			wi = len(p.wIndex)
+			p.wIndex[w] = wi
+		}
+		ty, ok := p.tp.typeIndex[j.Spec.GPU]
+		if !ok {
+			ty = -1
+		}
+		js = &jobState{id: j.Spec.ID, w: w, wi: wi, modelKey: w}
+		if ty >= 0 {
+			js.quota = quota{t: ty, num: j.Spec.GPUs, loc: p.bestLocality(ty, j.Spec.GPUs)}
+		} else {
+			js.quota = quota{t: -1, num: j.Spec.GPUs}
+		}
+		p.jobs[id] = js
+	}
+	js.job = j
+	return js
+}
+
+// bestLocality is [n] if n fits a node, else full nodes.
+func (p *Policy) bestLocality(t, n int) loc {
+	c := p.tp.typeCap[t]
+	if n <= c {
+		return loc{1, n}
+	}
+	return loc{n / c, c}
+}
+
+// Schedule implements sim.Policy: the artifact's schedule() from the
+// release of ended jobs to the node-swap fix-up (ARENA.md §5 "Per round").
+func (p *Policy) Schedule(v *sim.View) ([]sim.Action, error) {
+	if p.variant.Deadline {
+		p.markTimedOut(v)
+	}
+	if len(v.Ended) == 0 && len(v.Arrivals) == 0 {
+		return nil, nil
+	}
+	r := p.newRound(v)
+	if len(v.Ended) > 0 {
+		if err := r.optimizeRunningJobs(len(v.Arrivals) == 0); err != nil {
+			return nil, err
+		}
+	}
+	if len(v.Arrivals) > 0 {
+		if err := r.fitNewJobs(); err != nil {
+			return nil, err
+		}
+	}
+	return r.actions(), nil
+}
+
+// markTimedOut records pending jobs whose deadline has passed; the artifact
+// does it at the end of the previous round with the advanced timer, which
+// is this round's Now.
+func (p *Policy) markTimedOut(v *sim.View) {
+	for _, j := range v.Pending {
+		if float64(j.Deadline) <= float64(v.Now) {
+			p.timedOut[j.Spec.ID] = true
+		}
+	}
+}
+
+// round is the planning state of one Schedule call: the real table as the
+// artifact's scheduler would hold it, and its queues.
+type round struct {
+	p       *Policy
+	v       *sim.View
+	real    *table
+	running []sim.JobID
+	pending []sim.JobID
+	ops     []sim.Action // Start/Suspend in the order the queues moved
+	started map[sim.JobID]bool
+	scratch scratch
+}
+
+func (p *Policy) newRound(v *sim.View) *round {
+	r := &round{p: p, v: v, real: newTable(p.tp, v.Occupant), started: map[sim.JobID]bool{}}
+	for _, j := range v.Running {
+		p.state(j)
+		r.running = append(r.running, j.Spec.ID)
+	}
+	for _, j := range v.Pending {
+		p.state(j)
+		r.pending = append(r.pending, j.Spec.ID)
+	}
+	for _, j := range v.Arrivals {
+		p.state(j)
+	}
+	for _, j := range v.Ended {
+		p.state(j)
+	}
+	r.refreshQuotas()
+	return r
+}
+
+func (r *round) js(id sim.JobID) *jobState { return r.p.jobs[id] }
+
+// refreshQuotas is _update_run_jobs: every running job's quota becomes what
+// it holds in the real table.
+func (r *round) refreshQuotas() {
+	p := r.p
+	st := r.scratch.stats(r.real)
+	for _, id := range r.running {
+		s := st.get(id)
+		js := p.jobs[id]
+		if s == nil || s.num == 0 {
+			continue
+		}
+		js.quota = quota{t: s.t, num: s.num, loc: loc{len(s.nodes), s.firstCount}}
+	}
+}
+
+// actions turns the plan into engine actions: Start and Suspend in the
+// order the artifact moved its queues, then Reallocate for running jobs
+// whose slots changed.
+func (r *round) actions() []sim.Action {
+	var out []sim.Action
+	slots := map[sim.JobID][]int{}
+	for s, o := range r.real.occ {
+		if o >= 0 {
+			slots[o] = append(slots[o], s)
+		}
+	}
+	for _, a := range r.ops {
+		if a.Kind == sim.Start {
+			a.GPUs = slots[a.Job]
+		}
+		out = append(out, a)
+	}
+	orig := map[sim.JobID][]int{}
+	for s, o := range r.v.Occupant {
+		if o >= 0 {
+			orig[o] = append(orig[o], s)
+		}
+	}
+	for _, id := range r.running {
+		if r.started[id] {
+			continue
+		}
+		if !sameInts(orig[id], slots[id]) {
+			out = append(out, sim.Action{Kind: sim.Reallocate, Job: id, GPUs: slots[id]})
+		}
+	}
+	return out
+}
+
+func sameInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *round) startJob(id sim.JobID) {
+	r.running = append(r.running, id)
+	r.pending = removeID(r.pending, id)
+	r.started[id] = true
+	r.ops = append(r.ops, sim.Action{Kind: sim.Start, Job: id})
+}
+
+func (r *round) suspendJob(id sim.JobID) {
+	r.running = removeID(r.running, id)
+	r.pending = append(r.pending, id)
+	delete(r.started, id)
+	r.ops = append(r.ops, sim.Action{Kind: sim.Suspend, Job: id, Reason: "opportunistic job preempted by a blocker"})
+}
+
+func removeID(q []sim.JobID, id sim.JobID) []sim.JobID {
+	for i, x := range q {
+		if x == id {
+			return append(q[:i:i], q[i+1:]...)
+		}
+	}
+	return q
+}
+
+func indexOf(q []sim.JobID, id sim.JobID) int {
+	for i, x := range q {
+		if x == id {
+			return i
+		}
+	}
+	return -1
+}
+
+func errorf(format string, args ...any) error {
+	return fmt.Errorf("arena: "+format, args...)
+}

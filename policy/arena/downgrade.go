@@ -1,0 +1,344 @@
+package arena
+
+import (
+	"github.com/arena-sim/arena/sim"
+)
+
+// modification is one entry of a plan's modification list: a job shrunk
+// or moved to another GPU type, and the config it ends up with.
+type modification struct {
+	id sim.JobID
+	t  int
+	l  loc
+}
+
+// plan is the artifact's SearchPlan: a table, the plan's copy of the
+// target job, the accumulated gain, the remaining migration budget and the
+// modifications made so far.
+type plan struct {
+	tbl    *table
+	target inst
+	gain   float64
+	budget int
+	mods   []modification
+}
+
+// downgradeSearch is _job_downgrade_search (ARENA.md §5 B): a breadth-first
+// search of shrink and type-change steps, depth levels deep, returning the
+// feasible plans in the order found.
+//
+// Quirks kept: plans are popped LIFO; the output list is never cleared, so
+// the third level re-expands the first level's plans too. Those re-expansions
+// repeat the second level's work exactly and can only add plans equal to
+// ones already found (never chosen under strict comparison), so they are
+// skipped.
+func (r *round) downgradeSearch(target inst, tb *table, depth, budget, local int) []plan {
+	var feasible []plan
+	input := []plan{{tbl: tb.clone(), target: target, gain: 0, budget: budget}}
+	var output []plan
+	expanded := 0 // output[:expanded] were expanded at an earlier level
+	for level := 1; level <= depth && (len(input) > 0 || len(output) > 0); level++ {
+		alreadyDone := expanded
+		expanded = len(output)
+		for len(input) > 0 {
+			pi := len(input) - 1
+			p := input[pi]
+			input = input[:pi]
+			if pi < alreadyDone {
+				continue // a re-expansion of an earlier level's plan
+			}
+			lastLevel := level == depth
+			r.expandPlan(p, target.id, local, &feasible, &output, lastLevel)
+		}
+		input = append(input, output...)
+	}
+	return feasible
+}
+
+// expandPlan runs, on plan p, one shrink step per GPU type and one
+// type-change step, recording feasible plans and plans to expand further.
+func (r *round) expandPlan(p plan, targetID sim.JobID, local int, feasible, output *[]plan, lastLevel bool) {
+	v := r.p.variant
+	for T := range r.p.tp.types {
+		if v.NoScaling {
+			continue
+		}
+		tbl := p.tbl.clone()
+		tgt := p.target
+		cands := r.candidates(tbl, targetID)
+		res := r.shrinkStep(&tgt, T, cands, tbl, p.gain, p.budget, local)
+		if !res.changed {
+			continue
+		}
+		mods := append(append([]modification(nil), p.mods...), res.mod)
+		if res.ok && r.modificationCheck(mods) {
+			*feasible = append(*feasible, plan{tbl: res.tbl, target: tgt, gain: res.gain + res.migGain, budget: res.budgetAfter, mods: mods})
+		}
+		if (!res.ok || res.relaxed) && !lastLevel {
+			*output = append(*output, plan{tbl: tbl, target: tgt, gain: res.gain, budget: p.budget, mods: mods})
+		}
+	}
+	if v.NoTypeChange {
+		return
+	}
+	tbl := p.tbl.clone()
+	tgt := p.target
+	cands := r.candidates(tbl, targetID)
+	res := r.htcStep(&tgt, cands, tbl, p.gain, p.budget, local)
+	if !res.changed {
+		return
+	}
+	mods := append(append([]modification(nil), p.mods...), res.mod)
+	if res.ok && r.modificationCheck(mods) {
+		*feasible = append(*feasible, plan{tbl: res.tbl, target: tgt, gain: res.gain + res.migGain, budget: res.budgetAfter, mods: mods})
+	}
+	if (!res.ok || res.relaxed) && !lastLevel {
+		// tbl is the object the step worked on: after an aborted RHD pair it
+		// holds the half-done state, as in the artifact.
+		*output = append(*output, plan{tbl: tbl, target: tgt, gain: res.gain, budget: res.budget, mods: mods})
+	}
+}
+
+// candidates is _get_run_job_ids: jobs on USED slots in order of first
+// appearance, then the target job.
+func (r *round) candidates(tb *table, target sim.JobID) []sim.JobID {
+	seen := map[sim.JobID]bool{}
+	var out []sim.JobID
+	for s, o := range tb.occ {
+		if o < 0 || !tb.used[s] || seen[o] {
+			continue
+		}
+		seen[o] = true
+		out = append(out, o)
+	}
+	return append(out, target)
+}
+
+// stepResult is what a shrink or type-change step reports.
+type stepResult struct {
+	ok          bool   // the target job was placed
+	tbl         *table // table after the target's migration search
+	changed     bool   // a job was shrunk / changed type
+	mod         modification
+	gain        float64 // plan gain including this step
+	migGain     float64 // the target's migration gain
+	relaxed     bool
+	budget      int // budget after the step (before the target's migration)
+	budgetAfter int // budget after the target's migration
+}
+
+// shrinkStep is _shrink_one_job_and_migration_search for GPU type T: halve
+// the job of type T with the best throughput change among those holding
+// at least half the largest count; then, if T is the target's type, run
+// the target's migration search on a copy.
+func (r *round) shrinkStep(tgt *inst, T int, cands []sim.JobID, tb *table, gain float64, budget, local int) stepResult {
+	st := r.scratch.stats(tb)
+	targetType, _, _, _ := r.statOf(st, tgt.id, tgt.t, tgt.num)
+	fallback := func(id sim.JobID) (int, int) {
+		if id == tgt.id {
+			return tgt.t, tgt.num
+		}
+		q := r.js(id).quota
+		return q.t, q.num
+	}
+	maxAlloc := -1
+	for _, id := range cands {
+		ft, fn := fallback(id)
+		t, num, _, _ := r.statOf(st, id, ft, fn)
+		if t == T {
+			maxAlloc = max(num, maxAlloc)
+		}
+	}
+	maxGain := infeasibleThr - 1
+	chosen := empty
+	var prevLoc, newLoc loc
+	var prevNodes []int
+	newNum := 0
+	for _, id := range cands {
+		ft, fn := fallback(id)
+		t, num, l, nodes := r.statOf(st, id, ft, fn)
+		if num < floorDiv(maxAlloc, 2) {
+			continue
+		}
+		if id != tgt.id && len(nodes) == 0 {
+			q := r.js(id).quota
+			t, num, l, nodes = r.rtStat(r.real, id, q.t, q.num)
+		}
+		if t != T || num == 1 {
+			continue
+		}
+		nn := num / 2
+		nl := loc{1, nn}
+		if l.nodes > 2 {
+			nl = loc{l.nodes / 2, l.per}
+		}
+		g := r.gain(r.registered(id), T, nl, T, l)
+		if g > maxGain {
+			maxGain, chosen = g, id
+			prevLoc, newLoc, newNum, prevNodes = l, nl, nn, nodes
+		}
+	}
+	if chosen == empty {
+		return stepResult{tbl: tb, gain: gain, migGain: infeasibleThr, budget: budget, budgetAfter: budget}
+	}
+	gain += maxGain
+	if chosen != tgt.id {
+		shrinkInTable(tb, prevNodes, prevLoc, chosen, newNum)
+	} else {
+		tgt.num = newNum
+		if len(prevNodes) > 0 {
+			shrinkInTable(tb, prevNodes, prevLoc, chosen, newNum)
+		}
+	}
+	if T != targetType {
+		// Only makes room for a later type change of another job.
+		return stepResult{tbl: tb, changed: true, mod: modification{chosen, T, newLoc}, gain: gain, migGain: infeasibleThr, budget: budget, budgetAfter: budget}
+	}
+	cp := tb.clone()
+	m := r.migrationSearch(*tgt, cp, budget, local, true)
+	ft, fn := tgt.t, tgt.num
+	if chosen != tgt.id {
+		q := r.js(chosen).quota
+		ft, fn = q.t, q.num
+	}
+	_, _, l, _ := r.rtStat(m.tbl, chosen, ft, fn)
+	return stepResult{ok: m.ok, tbl: m.tbl, changed: true, mod: modification{chosen, T, l}, gain: gain, migGain: m.gain, relaxed: m.relaxed, budget: budget, budgetAfter: m.budget}
+}
+
+func floorDiv(a, b int) int {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+// shrinkInTable is _update_crs_table_after_job_shrink: a single-node job
+// keeps its first newNum slots on the node; a multi-node job is removed
+// from the half of its nodes with the fewest idle GPUs (stable order).
+func shrinkInTable(tb *table, nodes []int, prev loc, id sim.JobID, newNum int) {
+	if prev.nodes == 1 {
+		lo, hi := tb.slots(nodes[0])
+		cnt := 0
+		for s := lo; s < hi; s++ {
+			if tb.occ[s] == id {
+				cnt++
+				if cnt > newNum {
+					tb.idle(s)
+				}
+			}
+		}
+		return
+	}
+	sorted := append([]int(nil), nodes...)
+	for i := 1; i < len(sorted); i++ {
+		x := sorted[i]
+		j := i
+		for j > 0 && tb.free[sorted[j-1]] > tb.free[x] {
+			sorted[j] = sorted[j-1]
+			j--
+		}
+		sorted[j] = x
+	}
+	for _, n := range sorted[:len(sorted)/2] {
+		lo, hi := tb.slots(n)
+		for s := lo; s < hi; s++ {
+			if tb.occ[s] == id {
+				tb.idle(s)
+			}
+		}
+	}
+}
+
+// htcStep is _htc_one_job_and_migration_search: move one job of the
+// target's GPU type to another type with enough idle GPUs, then run the
+// target's migration search on a copy.
+//
+// Selection quirk kept: the target job's options are compared by the type
+// change gain alone and other jobs' by gain + migration gain, each against
+// its own maximum, into one selection; so any feasible change of the target
+// (the last candidate) wins. Candidates' configs, the target's included, are
+// read from the table or else from the registered job (so an earlier shrink
+// of an unplaced target in this plan is ignored, and undone).
+func (r *round) htcStep(tgt *inst, cands []sim.JobID, tb *table, gain float64, budget, local int) stepResult {
+	st := r.scratch.stats(tb)
+	targetType, _, _, _ := r.statOf(st, tgt.id, tgt.t, tgt.num)
+	maxGain, maxGainMig := infeasibleThr, infeasibleThr
+	chosen := empty
+	var prevNum, newType int
+	var prevNodes []int
+	newBudget := 0
+	for _, id := range cands {
+		q := r.js(id).quota
+		pt, num, l, nodes := r.statOf(st, id, q.t, q.num)
+		if pt != targetType {
+			continue
+		}
+		job := r.registered(id) // the artifact's deep copy of the registered job
+		for U := range r.p.tp.types {
+			if U == targetType || tb.freeOfType(U) < num {
+				continue
+			}
+			nl := r.p.bestLocality(U, num)
+			g := r.gain(job, U, nl, pt, l)
+			cp := tb.clone()
+			job.t, job.num = U, num
+			m := r.migrationSearch(job, cp, budget, local, true)
+			gm := g + m.gain
+			if ((g > maxGain && id == tgt.id) || (gm > maxGainMig && id != tgt.id)) && m.ok {
+				if id == tgt.id {
+					maxGain = g
+				} else {
+					maxGainMig = gm
+				}
+				chosen = id
+				prevNum, prevNodes = num, nodes
+				newType = U
+				newBudget = m.budget
+			}
+		}
+	}
+	if chosen == empty {
+		return stepResult{tbl: tb, gain: gain, migGain: infeasibleThr, budget: budget, budgetAfter: budget}
+	}
+	if chosen != tgt.id {
+		job := r.registered(chosen)
+		job.t, job.num = newType, prevNum
+		m := r.migrationSearch(job, tb, budget, local, true)
+		tb = m.tbl
+		gain += maxGainMig
+		budget = newBudget
+	} else {
+		tgt.t, tgt.num = newType, prevNum
+		if len(prevNodes) > 0 {
+			tb.clearPlacement(chosen)
+		}
+		gain += maxGain
+	}
+	cp := tb.clone()
+	m := r.migrationSearch(*tgt, cp, budget, local, true)
+	ft, fn := tgt.t, tgt.num
+	if chosen != tgt.id {
+		q := r.js(chosen).quota
+		ft, fn = q.t, q.num
+	}
+	t, _, l, _ := r.rtStat(m.tbl, chosen, ft, fn)
+	return stepResult{ok: m.ok, tbl: m.tbl, changed: true, mod: modification{chosen, t, l}, gain: gain, migGain: m.gain, relaxed: m.relaxed, budget: budget, budgetAfter: m.budget}
+}
+
+// modificationCheck is _is_no_infeasible_job: walking the modifications in
+// order, an infeasible config puts its job on a "bad" list unless already
+// there; anything else takes it off. The plan passes if the list ends empty.
+func (r *round) modificationCheck(mods []modification) bool {
+	var bad []sim.JobID
+	for _, m := range mods {
+		f := r.feasible(r.registered(m.id), m.t, m.l)
+		k := indexOf(bad, m.id)
+		if !f && k < 0 {
+			bad = append(bad, m.id)
+		} else if k >= 0 {
+			bad = append(bad[:k], bad[k+1:]...)
+		}
+	}
+	return len(bad) == 0
+}

@@ -1,0 +1,126 @@
+package arena
+
+import (
+	"math"
+
+	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/sim"
+)
+
+// inst is a job instance as the artifact passes it around: the job, with
+// a quota that a search may have changed (a plan's copy of the target job,
+// a trial copy with another GPU type or count). Only the GPU count of the
+// instance matters beyond the job itself: arena-ddl charges a new job
+// min(10·count, 40) s of overhead.
+type inst struct {
+	id     sim.JobID
+	t, num int
+}
+
+func (r *round) registered(id sim.JobID) inst {
+	q := r.js(id).quota
+	return inst{id: id, t: q.t, num: q.num}
+}
+
+type thrKey struct {
+	wi, t, nodes, per int32
+}
+
+// thr is the decision throughput of job id on (type t, locality l): the
+// artifact's query_db in the policy's view; −1e9 when infeasible.
+func (r *round) thr(id sim.JobID, t int, l loc) float64 {
+	p := r.p
+	js := p.jobs[id]
+	k := thrKey{int32(js.wi), int32(t), int32(l.nodes), int32(l.per)}
+	if v, ok := p.thrCache[k]; ok {
+		return v
+	}
+	e := p.decide.Estimate(js.w, estimator.Config{GPU: p.tp.types[t], Nodes: l.nodes, PerNode: l.per})
+	v := e.Throughput
+	if !e.Feasible() {
+		v = infeasibleThr
+	}
+	p.thrCache[k] = v
+	return v
+}
+
+// optIterTime is the execution view's iteration time (1e9 when infeasible).
+func (r *round) optIterTime(id sim.JobID, t int, l loc) float64 {
+	p := r.p
+	js := p.jobs[id]
+	k := thrKey{int32(js.wi), int32(t), int32(l.nodes), int32(l.per)}
+	if v, ok := p.optCache[k]; ok {
+		return v
+	}
+	e := p.opt.Estimate(js.w, estimator.Config{GPU: p.tp.types[t], Nodes: l.nodes, PerNode: l.per})
+	v := e.IterTime
+	if !e.Feasible() {
+		v = estimator.InfeasibleIterTime
+	}
+	p.optCache[k] = v
+	return v
+}
+
+// deadlineMet is _is_crius_ddl_satisfied (arena-ddl only): the job still
+// finishes by its deadline on (t, l), counting the overhead it would pay
+// (min(10·count, 40) s for a job submitted within the last round, else its
+// outstanding time debt) and one scheduling interval.
+func (r *round) deadlineMet(in inst, t int, l loc) bool {
+	if !r.p.variant.Deadline {
+		return true
+	}
+	it := r.optIterTime(in.id, t, l)
+	if it == estimator.InfeasibleIterTime {
+		return false
+	}
+	j := r.v.Job(in.id)
+	now := float64(r.v.Now)
+	interval := float64(r.v.RoundLength)
+	var overhead float64
+	if now-float64(j.SubmitTime) <= interval {
+		overhead = math.Min(10*float64(in.num), 40)
+	} else {
+		overhead = float64(j.TimeDebt)
+	}
+	work := math.Trunc(float64(j.Remaining) * it)
+	return now+overhead+interval+work <= float64(j.Deadline)
+}
+
+// feasible is _is_alloc_feasible.
+func (r *round) feasible(in inst, t int, l loc) bool {
+	if !r.deadlineMet(in, t, l) {
+		return false
+	}
+	return r.thr(in.id, t, l) > 0
+}
+
+// gainNew is _get_delta_thr without a previous config: the throughput of
+// the new config, or −1e9.
+func (r *round) gainNew(in inst, t int, l loc) float64 {
+	if !r.deadlineMet(in, t, l) {
+		return infeasibleThr
+	}
+	v := r.thr(in.id, t, l)
+	if v <= 0 {
+		return infeasibleThr
+	}
+	return v
+}
+
+// gain is _get_delta_thr with a previous config: thr(new) − thr(prev);
+// −1e9 if the new config is infeasible; thr(new) + 1e9 if only the
+// previous one is.
+func (r *round) gain(in inst, t int, l loc, pt int, pl loc) float64 {
+	if !r.deadlineMet(in, t, l) {
+		return infeasibleThr
+	}
+	v := r.thr(in.id, t, l)
+	if v <= 0 {
+		return infeasibleThr
+	}
+	pv := r.thr(in.id, pt, pl)
+	if pv <= 0 {
+		return v - infeasibleThr
+	}
+	return v - pv
+}

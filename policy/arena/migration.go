@@ -1,0 +1,349 @@
+package arena
+
+import (
+	"github.com/arena-sim/arena/sim"
+)
+
+// migration is the outcome of a migration search.
+type migration struct {
+	ok      bool
+	gain    float64 // throughput of the new placement − that of the old one
+	relaxed bool    // placed below the best locality
+	budget  int     // remaining global migration budget
+	tbl     *table  // the table holding the result (see migrationSearch)
+}
+
+// migrationSearch is _migration_search: place job in (at its instance's
+// type and GPU count) on tb, clearing its current placement first if asked.
+//
+// It works on tb in place. Like the artifact, when an RHD pair aborts the
+// search carries on with a fresh copy of the table, so tb keeps the
+// half-done state of the aborted pair; the result is always in
+// migration.tbl, which is tb itself unless a pair aborted.
+func (r *round) migrationSearch(in inst, tb *table, budget, local int, clear bool) migration {
+	prev := 0.0
+	if t, _, l, nodes := r.rtStat(tb, in.id, -1, 0); len(nodes) > 0 {
+		prev = r.gainNew(in, t, l)
+	}
+	if clear {
+		tb.clearPlacement(in.id)
+	}
+	m := r.migrationSearchInternal(in, tb, budget, local)
+	m.gain -= prev
+	return m
+}
+
+// migrationSearchInternal is _migration_search_internal (ARENA.md §5 A):
+// idle nodes, then the freest partial node, then RHD bubble-migration
+// passes, then relaxed locality.
+func (r *round) migrationSearchInternal(in inst, tb *table, budget, local int) migration {
+	ty, n, _, _ := r.rtStat(tb, in.id, in.t, in.num)
+	capacity := r.p.tp.typeCap[ty]
+	best := r.p.bestLocality(ty, n)
+	partial, idle := tb.partialNodes(ty, n, nil, nil)
+	if !r.feasible(in, ty, best) {
+		return migration{gain: infeasibleThr, budget: budget, tbl: tb}
+	}
+	gainBest := r.gainNew(in, ty, best)
+	need := 1
+	if n > capacity {
+		need = n / capacity
+	}
+	if tryDirect(tb, in.id, n, need, partial, idle) {
+		return migration{ok: true, gain: gainBest, budget: budget, tbl: tb}
+	}
+	upper := min(budget, local)
+	for c := 1; c <= upper; c++ {
+		var changed bool
+		tb, changed = r.rhdPass(tb, partial, capacity)
+		partial, idle = tb.partialNodes(ty, n, partial, idle)
+		if tryDirect(tb, in.id, n, need, partial, idle) {
+			return migration{ok: true, gain: gainBest, budget: budget - c, tbl: tb}
+		}
+		if !changed {
+			// A pass that moved nothing is a fixed point: every later pass
+			// would repeat it, so the artifact would run out its passes.
+			break
+		}
+	}
+	if ok, g := r.relaxedLocality(in, tb); ok {
+		return migration{ok: true, gain: g, relaxed: true, budget: budget - upper, tbl: tb}
+	}
+	return migration{gain: infeasibleThr, budget: budget, tbl: tb}
+}
+
+// tryDirect places a job at best locality without moving anyone: on the
+// first idle nodes, else on the first partial node with enough idle GPUs.
+func tryDirect(tb *table, id sim.JobID, n, need int, partial []nodeFree, idle []int) bool {
+	if need <= len(idle) {
+		tb.placeJob(id, n, idle[:need])
+		return true
+	}
+	for _, rec := range partial {
+		if n <= rec.free {
+			tb.placeJob(id, n, []int{rec.node})
+			return true
+		}
+	}
+	return false
+}
+
+// relaxedLocality is _place_job_with_relaxted_locality: halve the GPUs per
+// node from the job's count; stop at the first infeasible locality; take
+// the first n/q nodes (idle nodes, then the partial list) with q idle GPUs.
+func (r *round) relaxedLocality(in inst, tb *table) (bool, float64) {
+	ty, n, _, _ := r.rtStat(tb, in.id, in.t, in.num)
+	capacity := r.p.tp.typeCap[ty]
+	partial, idle := tb.partialNodes(ty, n, nil, nil)
+	wide := make([]nodeFree, 0, len(idle)+len(partial))
+	for _, nd := range idle {
+		wide = append(wide, nodeFree{nd, capacity})
+	}
+	wide = append(wide, partial...)
+	q := n
+	for q > 1 {
+		q /= 2
+		if q > capacity {
+			continue
+		}
+		l := loc{n / q, q}
+		if !r.feasible(in, ty, l) {
+			return false, infeasibleThr
+		}
+		var nodes []int
+		for _, rec := range wide {
+			if rec.free >= q {
+				nodes = append(nodes, rec.node)
+				if len(nodes) == l.nodes {
+					tb.placeJob(in.id, n, nodes)
+					return true, r.gainNew(in, ty, l)
+				}
+			}
+		}
+	}
+	return false, infeasibleThr
+}
+
+// rhdPass is _rhd_bubble_migration: pair the i-th partial node with the
+// (len−1−i)-th and migrate bubbles between them. It returns the table the
+// pass ended on and whether any pair changed it.
+func (r *round) rhdPass(tb *table, partial []nodeFree, capacity int) (*table, bool) {
+	changed := false
+	half := len(partial) / 2
+	// Copy the pairs first: partial aliases a scratch buffer.
+	type pair struct{ a, b nodeFree }
+	var pairsBuf [64]pair
+	pairs := pairsBuf[:0]
+	for i := 0; i < half; i++ {
+		pairs = append(pairs, pair{partial[i], partial[len(partial)-1-i]})
+	}
+	for _, pr := range pairs {
+		var ch bool
+		tb, ch = r.rhdPair(tb, pr.a.node, pr.a.free, pr.b.node, pr.b.free, capacity)
+		changed = changed || ch
+	}
+	return tb, changed
+}
+
+// recorded is one job found on the nodes an RHD pair clears.
+type recorded struct {
+	id    sim.JobID
+	count int
+	nodes []int // which of the pair's nodes it was on
+}
+
+// rhdPair is _rhd_bubble_migration_internal for nodes a and b (idle GPUs
+// fa, fb as listed). If fa + fb > cap one node empties into the other;
+// else both are cleared and their jobs re-packed, largest first, so that
+// one fills up. A pair that would break a job's uniform locality aborts:
+// the pair's changes are undone in a new table that is returned, and tb
+// keeps the half-done state (the artifact's quirk).
+func (r *round) rhdPair(tb *table, a, fa, b, fb, capacity int) (*table, bool) {
+	tp := tb.tp
+	ty := tp.nodeType[a]
+	// Save both nodes for the rollback and the change check.
+	alo, ahi := tb.slots(a)
+	blo, bhi := tb.slots(b)
+	var saveOccA, saveOccB [16]sim.JobID
+	var saveUsedA, saveUsedB [16]bool
+	copy(saveOccA[:], tb.occ[alo:ahi])
+	copy(saveUsedA[:], tb.used[alo:ahi])
+	copy(saveOccB[:], tb.occ[blo:bhi])
+	copy(saveUsedB[:], tb.used[blo:bhi])
+	saveFreeA, saveFreeB := tb.free[a], tb.free[b]
+	abort := func() (*table, bool) {
+		nt := tb.clone()
+		copy(nt.occ[alo:ahi], saveOccA[:ahi-alo])
+		copy(nt.used[alo:ahi], saveUsedA[:ahi-alo])
+		copy(nt.occ[blo:bhi], saveOccB[:bhi-blo])
+		copy(nt.used[blo:bhi], saveUsedB[:bhi-blo])
+		nt.free[a], nt.free[b] = saveFreeA, saveFreeB
+		return nt, false
+	}
+	changed := func() bool {
+		for i := 0; i < ahi-alo; i++ {
+			if tb.occ[alo+i] != saveOccA[i] || tb.used[alo+i] != saveUsedA[i] {
+				return true
+			}
+		}
+		for i := 0; i < bhi-blo; i++ {
+			if tb.occ[blo+i] != saveOccB[i] || tb.used[blo+i] != saveUsedB[i] {
+				return true
+			}
+		}
+		return false
+	}
+
+	if fa+fb > capacity {
+		// One node empties: move everything from the node with more bubbles.
+		src, dst := a, b
+		if fa < fb {
+			src, dst = b, a
+		}
+		jobs := recordAndClear(tb, []int{src})
+		for _, j := range jobs {
+			// Nodes of the job before this pair (it is cleared from src only).
+			nodes := prevNodes(tb, j.id, ty, src, j.count)
+			if len(nodes) == 1 {
+				tb.placeJob(j.id, j.count, []int{dst})
+				continue
+			}
+			if containsInt(nodes, dst) && !isFake(j.id) {
+				return abort()
+			}
+			tb.placeJob(j.id, j.count, []int{dst})
+		}
+		return tb, changed()
+	}
+	// One node fills: re-pack both nodes, largest job first.
+	jobs := recordAndClear(tb, []int{a, b})
+	sortRecordedByCountDesc(jobs)
+	first := jobs[0].nodes[0]
+	if len(jobs[0].nodes) > 1 {
+		if fa <= fb {
+			first = a
+		} else {
+			first = b
+		}
+	}
+	second := a
+	if first == a {
+		second = b
+	}
+	for idx, j := range jobs {
+		nodes := prevNodesPair(tb, j, ty, a, b)
+		if len(nodes) > 2 && containsInt(nodes, a) && containsInt(nodes, b) && !isFake(j.id) {
+			return abort()
+		}
+		if j.count > capacity {
+			return abort()
+		}
+		// The artifact compares the job's node list with a node ID here
+		// ("already on the first node"), which is never true.
+		rest := 0
+		for _, k := range jobs[idx+1:] {
+			rest += k.count
+		}
+		target, other := first, second
+		if rest >= tb.free[first] {
+			target, other = second, first
+		}
+		if !tb.placeJob(j.id, j.count, []int{target}) {
+			tb.placeJob(j.id, j.count, []int{other})
+		}
+	}
+	return tb, changed()
+}
+
+// recordAndClear is _record_and_clear_nodes: the jobs on USED slots of the
+// nodes (first appearance), their slot counts there and which of the nodes
+// they were on; those slots become idle.
+func recordAndClear(tb *table, nodes []int) []recorded {
+	var out []recorded
+	for _, n := range nodes {
+		lo, hi := tb.slots(n)
+		for s := lo; s < hi; s++ {
+			if !tb.used[s] {
+				continue
+			}
+			id := tb.occ[s]
+			k := -1
+			for i := range out {
+				if out[i].id == id {
+					k = i
+					break
+				}
+			}
+			if k < 0 {
+				out = append(out, recorded{id: id})
+				k = len(out) - 1
+			}
+			out[k].count++
+			if len(out[k].nodes) == 0 || out[k].nodes[len(out[k].nodes)-1] != n {
+				out[k].nodes = append(out[k].nodes, n)
+			}
+			tb.idle(s)
+		}
+	}
+	return out
+}
+
+func sortRecordedByCountDesc(p []recorded) {
+	for i := 1; i < len(p); i++ {
+		x := p[i]
+		j := i
+		for j > 0 && p[j-1].count < x.count {
+			p[j] = p[j-1]
+			j--
+		}
+		p[j] = x
+	}
+}
+
+// prevNodes returns the nodes the job held before the pair cleared `cleared`
+// from the table: its remaining nodes plus the cleared one, in node order.
+func prevNodes(tb *table, id sim.JobID, ty, cleared, _ int) []int {
+	nodes := tb.jobNodesOfType(id, ty)
+	return insertSorted(nodes, cleared)
+}
+
+// prevNodesPair is prevNodes for a one-fills pair that cleared both a and b.
+func prevNodesPair(tb *table, j recorded, ty, a, b int) []int {
+	nodes := tb.jobNodesOfType(j.id, ty)
+	// Drop a and b (the job may have been re-placed there already) and add
+	// back those it held before the pair.
+	out := nodes[:0]
+	for _, n := range nodes {
+		if n != a && n != b {
+			out = append(out, n)
+		}
+	}
+	for _, n := range j.nodes {
+		out = insertSorted(out, n)
+	}
+	return out
+}
+
+func insertSorted(s []int, x int) []int {
+	for i, v := range s {
+		if v == x {
+			return s
+		}
+		if v > x {
+			s = append(s, 0)
+			copy(s[i+1:], s[i:])
+			s[i] = x
+			return s
+		}
+	}
+	return append(s, x)
+}
+
+func containsInt(s []int, x int) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}

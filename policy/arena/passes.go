@@ -1,0 +1,592 @@
+package arena
+
+import (
+	"github.com/arena-sim/arena/sim"
+)
+
+// optimizeRunningJobs is _optimize_running_jobs, the departure path:
+// release the ended jobs and fix the decision queue, introspective
+// migration, the pending-jobs restart trial, the upgrade trial (only when
+// no job arrived this round) and the node-swap fix-up against the table as
+// it was before the release.
+func (r *round) optimizeRunningJobs(upgrade bool) error {
+	before := newTable(r.p.tp, r.v.BeforeRelease)
+	if err := r.releaseEnded(); err != nil {
+		return err
+	}
+	if err := r.introspectiveMigration(); err != nil {
+		return err
+	}
+	if err := r.restartTrial(); err != nil {
+		return err
+	}
+	if upgrade {
+		r.upgradeTrial()
+	}
+	return r.nodeSwapFixup(before)
+}
+
+// releaseEnded is the decision-queue part of
+// _release_resources_and_update_decision_queue (the engine has already
+// released the GPUs): an ended opportunistic job leaves the decision queue,
+// and if no opportunistic job remains below it, the blockers above it (up
+// to the previous opportunistic job) become vanilla pending jobs.
+func (r *round) releaseEnded() error {
+	for _, j := range r.v.Ended {
+		js := r.js(j.Spec.ID)
+		k := indexOf(r.p.decision, js.id)
+		if !js.opp || k < 0 {
+			continue
+		}
+		if err := r.untagAbove(k); err != nil {
+			return err
+		}
+		r.p.decision = removeID(r.p.decision, js.id)
+	}
+	return nil
+}
+
+// untagAbove clears the blocker flags above decision-queue position k when
+// no opportunistic job follows k.
+func (r *round) untagAbove(k int) error {
+	dq := r.p.decision
+	for i := k + 1; i < len(dq); i++ {
+		if r.js(dq[i]).opp {
+			return nil
+		}
+	}
+	for i := k - 1; i >= 0; i-- {
+		x := r.js(dq[i])
+		switch {
+		case x.blocker:
+			x.blocker = false
+		case x.opp:
+			return nil
+		default:
+			return errorf("decision queue: vanilla pending job %s above opportunistic job %s", r.v.Job(x.id).Spec.Alias(), r.v.Job(dq[k]).Spec.Alias())
+		}
+	}
+	return nil
+}
+
+// introspectiveMigration is _introspective_migration_search: for running
+// jobs spread over several partly used nodes, look for a migration to a
+// better locality in a table where every other idle GPU is taken by a fake
+// job (so only the job's own GPUs are bubbles); apply the best positive
+// gain, and repeat until nothing improves.
+func (r *round) introspectiveMigration() error {
+	var cands []sim.JobID
+	for _, id := range r.running {
+		q := r.js(id).quota
+		if q.loc.nodes > 1 && q.loc.per < r.p.tp.typeCap[q.t] {
+			cands = append(cands, id)
+		}
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	budget := globalMigrationEta
+	for {
+		maxGain := infeasibleThr
+		best := empty
+		var bestTbl *table
+		bestBudget := 0
+		for _, id := range cands {
+			js := r.js(id)
+			self := inst{id: id, t: js.quota.t, num: js.quota.num}
+			tbl := r.real.clone()
+			pt, pn, pl, _ := r.rtStat(tbl, id, self.t, self.num)
+			if pl == r.p.bestLocality(pt, pn) {
+				continue
+			}
+			recolorAsBubbles(tbl, id)
+			m := r.migrationSearch(self, tbl, budget, localMigrationEta, false)
+			if !m.ok {
+				return errorf("introspective migration of %s found no placement", r.v.Job(id).Spec.Alias())
+			}
+			tbl = m.tbl
+			if err := restoreRecolored(tbl); err != nil {
+				return errorf("introspective migration of %s: %v", r.v.Job(id).Spec.Alias(), err)
+			}
+			nt, _, nl, _ := r.rtStat(tbl, id, self.t, self.num)
+			g := r.gain(self, nt, nl, pt, pl)
+			if g > 0 && g > maxGain {
+				maxGain, best, bestTbl, bestBudget = g, id, tbl, m.budget
+			}
+		}
+		if best == empty {
+			return nil
+		}
+		r.real = bestTbl
+		r.refreshQuotas()
+		cands = removeID(cands, best)
+		budget = bestBudget
+	}
+}
+
+// recolorAsBubbles is _recolor_with_occupied_resources_as_bubbles: every
+// idle slot not the job's becomes USED by the fake job of its type, and the
+// job's own slots become idle.
+func recolorAsBubbles(tb *table, id sim.JobID) {
+	tp := tb.tp
+	for s, o := range tb.occ {
+		if o != id {
+			if !tb.used[s] {
+				tb.set(s, fakeOf(tp.nodeType[tp.slotNode[s]]), true)
+			}
+		} else {
+			tb.idle(s)
+		}
+	}
+}
+
+// restoreRecolored is _restore_recolored_resources; like the artifact it
+// insists that no bubble is left.
+func restoreRecolored(tb *table) error {
+	tp := tb.tp
+	for s, o := range tb.occ {
+		if !tb.used[s] {
+			return errorf("slot %d left idle after the migration", s)
+		}
+		if o == fakeOf(tp.nodeType[tp.slotNode[s]]) {
+			tb.idle(s)
+		}
+	}
+	return nil
+}
+
+// reservedTable is _get_reserved_resources: the real table, plus, for a
+// blocker, the GPUs of the opportunistic jobs below it (until the first
+// vanilla pending job) marked idle while keeping their occupant.
+func (r *round) reservedTable(id sim.JobID) *table {
+	tb := r.real.clone()
+	js := r.js(id)
+	if !js.blocker {
+		return tb
+	}
+	dq := r.p.decision
+	k := indexOf(dq, id)
+	var opp []sim.JobID
+	for i := k + 1; i < len(dq); i++ {
+		x := r.js(dq[i])
+		if !x.blocker && !x.opp {
+			break
+		}
+		if x.opp && r.isRunning(x.id) {
+			opp = append(opp, x.id)
+		}
+	}
+	if len(opp) == 0 {
+		return tb
+	}
+	for s, o := range tb.occ {
+		if o >= 0 && containsID(opp, o) {
+			tb.set(s, o, false)
+		}
+	}
+	return tb
+}
+
+func containsID(q []sim.JobID, id sim.JobID) bool { return indexOf(q, id) >= 0 }
+
+func (r *round) isRunning(id sim.JobID) bool { return containsID(r.running, id) }
+
+// restartTrial is _pending_jobs_restart_trial: up to 100 passes, each
+// walking the decision queue from the last restart's index with a fresh
+// migration budget, skipping opportunistic jobs and (model, batch) pairs
+// that already failed in the pass; the first job that fits restarts, the
+// opportunistic jobs whose GPUs it takes are suspended, and a new pass
+// begins.
+func (r *round) restartTrial() error {
+	if len(r.pending) == 0 {
+		return nil
+	}
+	v := r.p.variant
+	found, start := true, 0
+	for pass := 0; found && pass < maxRestartPasses; pass++ {
+		if len(r.pending) == 0 {
+			break
+		}
+		found = false
+		budget := globalMigrationEta
+		var blockedTypes []int
+		failed := map[workloadKey]bool{}
+		dq := append([]sim.JobID(nil), r.p.decision...)
+		for i, id := range dq {
+			if i < start {
+				continue
+			}
+			js := r.js(id)
+			if v.Deadline && r.p.timedOut[id] {
+				continue
+			}
+			key := workloadKey{js.w.Model.ArtifactName(), js.w.Batch}
+			if failed[key] {
+				continue
+			}
+			if js.opp {
+				continue
+			}
+			if v.NoOpportunistic && containsInt(blockedTypes, js.quota.t) {
+				continue
+			}
+			tbl := r.reservedTable(id)
+			ok, decision, _ := r.fitOneJob(tbl, r.registered(id), budget, localMigrationEta)
+			if !ok {
+				if v.NoOpportunistic {
+					blockedTypes = append(blockedTypes, js.quota.t)
+				}
+				failed[key] = true
+				continue
+			}
+			found, start = true, i
+			if err := r.applyRestart(id, decision); err != nil {
+				return err
+			}
+			break
+		}
+	}
+	return nil
+}
+
+type workloadKey struct {
+	model string
+	batch int
+}
+
+// applyRestart commits a restart decision: opportunistic jobs with fewer
+// GPUs in the decision than in the real table are conflicts; the GPUs kept
+// by the others become USED again; conflicts lose all their GPUs and are
+// suspended; running opportunistic jobs at the head of the decision queue
+// become normal jobs.
+func (r *round) applyRestart(id sim.JobID, dec *table) error {
+	conflicts := r.contention(dec)
+	for s, o := range dec.occ {
+		if !dec.used[s] && o != empty {
+			dec.set(s, o, true)
+		}
+	}
+	for _, c := range conflicts {
+		dec.clearPlacement(c)
+	}
+	// _restart_one_pending_job
+	r.startJob(id)
+	r.p.decision = removeID(r.p.decision, id)
+	r.js(id).blocker = false
+	for _, c := range conflicts {
+		if err := r.suspendOpportunistic(c); err != nil {
+			return err
+		}
+	}
+	var untag []sim.JobID
+	for _, x := range r.p.decision {
+		xs := r.js(x)
+		if xs.opp && r.isRunning(x) {
+			untag = append(untag, x)
+		} else {
+			break
+		}
+	}
+	for _, x := range untag {
+		r.p.decision = removeID(r.p.decision, x)
+		r.js(x).opp = false
+	}
+	r.real = dec
+	r.refreshQuotas()
+	return nil
+}
+
+// contention is _analyze_resource_contention: opportunistic jobs holding
+// fewer slots in dec than in the real table, in order of first appearance
+// in the real table.
+func (r *round) contention(dec *table) []sim.JobID {
+	prev := map[sim.JobID]int{}
+	var order []sim.JobID
+	for _, o := range r.real.occ {
+		if o == empty {
+			continue
+		}
+		if _, ok := prev[o]; !ok {
+			order = append(order, o)
+		}
+		prev[o]++
+	}
+	cur := map[sim.JobID]int{}
+	for _, o := range dec.occ {
+		cur[o]++
+	}
+	var out []sim.JobID
+	for _, id := range order {
+		if id < 0 || !r.js(id).opp {
+			continue
+		}
+		if c, ok := cur[id]; !ok || c != prev[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// suspendOpportunistic is _suspend_one_job: the job leaves the running
+// queue for the pending queue's end, keeping its quota; in the decision
+// queue it becomes a blocker if an opportunistic job follows it, else a
+// vanilla pending job, and the blockers above it are cleared.
+func (r *round) suspendOpportunistic(id sim.JobID) error {
+	js := r.js(id)
+	if k := indexOf(r.p.decision, id); k >= 0 {
+		js.opp = false
+		follows := false
+		for i := k + 1; i < len(r.p.decision); i++ {
+			if r.js(r.p.decision[i]).opp {
+				follows = true
+				break
+			}
+		}
+		if follows {
+			js.blocker = true
+		} else {
+			js.blocker = false
+			if err := r.untagAbove(k); err != nil {
+				return err
+			}
+		}
+	}
+	r.suspendJob(id)
+	return nil
+}
+
+// upgradeTrial is _running_jobs_upgrade_trial: up to 10 steps, each
+// applying the running job's upgrade (type change or doubling) with the
+// largest positive gain.
+func (r *round) upgradeTrial() {
+	if len(r.running) == 0 {
+		return
+	}
+	budget := globalMigrationEta
+	for step := 0; step < maxUpgradeSteps; step++ {
+		maxGain := infeasibleThr
+		best := empty
+		var bestTbl *table
+		bestBudget := 0
+		for _, id := range r.running {
+			ok, tbl, g, b := r.upgradeSearch(id, budget, localMigrationEta)
+			if ok && g > maxGain {
+				js := r.js(id)
+				t, _, l, _ := r.rtStat(tbl, id, js.quota.t, js.quota.num)
+				ok = r.feasible(r.registered(id), t, l)
+			}
+			if ok && g > maxGain {
+				maxGain, best, bestTbl, bestBudget = g, id, tbl, b
+			}
+		}
+		if best == empty {
+			return
+		}
+		r.real = bestTbl
+		r.refreshQuotas()
+		budget = bestBudget
+	}
+}
+
+// upgradeSearch is _job_upgrade_search for one running job: with its GPUs
+// released, try each other GPU type with enough idle GPUs, then doubling
+// its GPU count; keep the best gain if positive.
+func (r *round) upgradeSearch(id sim.JobID, budget, local int) (bool, *table, float64, int) {
+	js := r.js(id)
+	q := js.quota
+	base := r.real.clone()
+	base.clearPlacement(id)
+	maxGain := infeasibleThr
+	var dec *table
+	decBudget := 0
+	v := r.p.variant
+	if !v.NoTypeChange {
+		for U := range r.p.tp.types {
+			if U == q.t || base.freeOfType(U) < q.num {
+				continue
+			}
+			job := inst{id: id, t: U, num: q.num}
+			m := r.migrationSearch(job, base.clone(), budget, local, true)
+			if !m.ok {
+				continue
+			}
+			_, _, nl, _ := r.rtStat(m.tbl, id, job.t, job.num)
+			g := r.gain(job, U, nl, q.t, q.loc)
+			if g > maxGain {
+				maxGain, dec, decBudget = g, m.tbl, m.budget
+			}
+		}
+	}
+	if !v.NoScaling && q.num < maxGPUsPerJob && base.freeOfType(q.t) >= 2*q.num {
+		job := inst{id: id, t: q.t, num: 2 * q.num}
+		m := r.migrationSearch(job, base.clone(), budget, local, true)
+		if m.ok {
+			_, _, nl, _ := r.rtStat(m.tbl, id, q.t, q.num)
+			g := r.gain(job, q.t, nl, q.t, q.loc)
+			if g > maxGain {
+				maxGain, dec, decBudget = g, m.tbl, m.budget
+			}
+		}
+	}
+	if maxGain > 0 {
+		return true, dec, maxGain, decBudget
+	}
+	return false, nil, infeasibleThr, budget
+}
+
+// nodeSwapFixup is _eliminate_unnecessary_suspend_resume against snapshot
+// prev: a running job that filled whole nodes and now fills the same number
+// of other nodes of the same type takes its previous nodes back, slot for
+// slot, and whoever got them moves to the job's new nodes.
+func (r *round) nodeSwapFixup(prev *table) error {
+	tb := r.real
+	tp := r.p.tp
+	for _, id := range r.running {
+		pn, pc := nodesAndFirstCount(prev, id)
+		if len(pn) == 0 {
+			continue
+		}
+		nn, nc := nodesAndFirstCount(tb, id)
+		if sameInts(pn, nn) {
+			continue
+		}
+		q := r.js(id).quota
+		if q.num/len(pn) < tp.typeCap[q.t] {
+			continue
+		}
+		if len(nn) == 0 || tp.nodeType[nn[0]] != tp.nodeType[pn[0]] {
+			continue
+		}
+		if len(pn) != len(nn) || pc != nc {
+			continue
+		}
+		var switched []int
+		for _, to := range nn {
+			if containsInt(pn, to) {
+				continue
+			}
+			for _, from := range pn {
+				if containsInt(nn, from) || containsInt(switched, from) {
+					continue
+				}
+				switched = append(switched, from)
+				flo, fhi := tb.slots(from)
+				tlo, _ := tb.slots(to)
+				for i := 0; i < fhi-flo; i++ {
+					if !tb.used[flo+i] {
+						return errorf("node-swap fix-up of %s: GPU %d of node %d is idle", r.v.Job(id).Spec.Alias(), flo+i, from)
+					}
+					tb.occ[tlo+i] = tb.occ[flo+i]
+					tb.occ[flo+i] = id
+				}
+				break
+			}
+		}
+	}
+	r.refreshQuotas()
+	return nil
+}
+
+// nodesAndFirstCount lists the nodes holding id and its slot count on the
+// first of them.
+func nodesAndFirstCount(tb *table, id sim.JobID) ([]int, int) {
+	var nodes []int
+	first := 0
+	for s, o := range tb.occ {
+		if o != id {
+			continue
+		}
+		n := tb.tp.slotNode[s]
+		if len(nodes) == 0 || nodes[len(nodes)-1] != n {
+			nodes = append(nodes, n)
+		}
+		if nodes[0] == n {
+			first++
+		}
+	}
+	return nodes, first
+}
+
+// fitNewJobs is _fit_new_jobs: each arrival joins the decision queue and is
+// fitted on the current table; a fitted job runs (opportunistically if
+// jobs wait before it, which then become blockers), else it pends. Then the
+// upgrade trial and the node-swap fix-up.
+func (r *round) fitNewJobs() error {
+	before := r.real.clone()
+	budget := globalMigrationEta
+	v := r.p.variant
+	for _, j := range r.v.Arrivals {
+		id := j.Spec.ID
+		js := r.js(id)
+		r.p.decision = append(r.p.decision, id)
+		ok, dec, b := r.fitOneJob(r.real, r.registered(id), budget, localMigrationEta)
+		if v.NoOpportunistic && ok {
+			ok = !r.pendingOfType(js.quota.t)
+		}
+		if !ok {
+			r.pending = append(r.pending, id)
+			continue
+		}
+		r.real = dec
+		budget = b
+		if len(r.p.decision) == 1 {
+			r.p.decision = r.p.decision[:0]
+		} else {
+			js.opp = true
+			dq := r.p.decision
+			for _, x := range dq[:len(dq)-1] {
+				xs := r.js(x)
+				if !xs.blocker && !xs.opp {
+					xs.blocker = true
+				}
+			}
+		}
+		// A new job is not in the pending queue yet: it goes straight to
+		// the running queue.
+		r.startJob(id)
+		r.refreshQuotas()
+	}
+	r.upgradeTrial()
+	return r.nodeSwapFixup(before)
+}
+
+func (r *round) pendingOfType(t int) bool {
+	for _, id := range r.pending {
+		if r.js(id).quota.t == t {
+			return true
+		}
+	}
+	return false
+}
+
+// fitOneJob is _fit_one_job: a migration search on a copy of tb; if it
+// fails or only finds a relaxed locality, the downgrade search (depth 3,
+// or 2 when more than 150 jobs run) adds plans and the first with the
+// strictly largest gain wins. It returns the decision table and the
+// remaining budget.
+func (r *round) fitOneJob(tb *table, job inst, budget, local int) (bool, *table, int) {
+	m := r.migrationSearch(job, tb.clone(), budget, local, true)
+	if m.ok && !m.relaxed {
+		return true, m.tbl, m.budget
+	}
+	var plans []plan
+	if m.ok {
+		plans = append(plans, plan{tbl: m.tbl, gain: m.gain, budget: m.budget})
+	}
+	depth := 3
+	if len(r.running) > deepSearchMaxRunning {
+		depth = 2
+	}
+	plans = append(plans, r.downgradeSearch(job, tb, depth, budget, local)...)
+	maxGain := infeasibleThr
+	best := -1
+	for i, p := range plans {
+		if p.gain > maxGain {
+			maxGain, best = p.gain, i
+		}
+	}
+	if best < 0 {
+		return false, nil, budget
+	}
+	return true, plans[best].tbl, plans[best].budget
+}

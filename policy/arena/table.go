@@ -1,0 +1,278 @@
+package arena
+
+import (
+	"github.com/arena-sim/arena/sim"
+)
+
+// Occupant values of a slot besides real job IDs (≥ 0).
+const (
+	empty sim.JobID = sim.NoJob
+	// fakeBase − t is the fake job that fills the idle slots of GPU type t
+	// during introspective migration (the artifact's fake_job_id_<type>).
+	fakeBase sim.JobID = -1000
+)
+
+func fakeOf(t int) sim.JobID   { return fakeBase - sim.JobID(t) }
+func isFake(id sim.JobID) bool { return id <= fakeBase }
+
+// topology is the static part of the cluster the planner needs: node types,
+// capacities and slot ranges, in cluster (tie-break) order.
+type topology struct {
+	c           *sim.Cluster
+	types       []string // cluster types in the artifact's order
+	typeIndex   map[string]int
+	typeCap     []int   // NODE_CAPACITY per type
+	nodeType    []int   // type index per node
+	nodeCap     []int   // capacity per node
+	firstSlot   []int   // first slot per node
+	slotNode    []int   // node per slot
+	nodesOfType [][]int // node indices per type, node order
+}
+
+func newTopology(c *sim.Cluster) *topology {
+	tp := &topology{c: c, types: c.Types, typeIndex: map[string]int{}}
+	for i, t := range c.Types {
+		tp.typeIndex[t] = i
+		tp.typeCap = append(tp.typeCap, c.NodeCapacity(t))
+	}
+	tp.nodesOfType = make([][]int, len(c.Types))
+	for _, n := range c.Nodes {
+		t := tp.typeIndex[n.GPU]
+		tp.nodeType = append(tp.nodeType, t)
+		tp.nodeCap = append(tp.nodeCap, n.Capacity)
+		tp.firstSlot = append(tp.firstSlot, n.FirstSlot)
+		tp.nodesOfType[t] = append(tp.nodesOfType[t], n.Index)
+		for s := 0; s < n.Capacity; s++ {
+			tp.slotNode = append(tp.slotNode, n.Index)
+		}
+	}
+	return tp
+}
+
+// table is a scratch copy of the artifact's cluster resource status table:
+// per GPU slot a status (USED or IDLE) and an occupant. The two are kept
+// apart because the artifact marks an opportunistic job's slots IDLE while
+// keeping its ID on them (a blocker may take them), and fills idle slots
+// with fake jobs during introspective migration.
+type table struct {
+	tp   *topology
+	occ  []sim.JobID
+	used []bool
+	free []int // IDLE slots per node
+}
+
+func newTable(tp *topology, occupant []sim.JobID) *table {
+	t := &table{tp: tp, occ: append([]sim.JobID(nil), occupant...), used: make([]bool, len(occupant)), free: make([]int, len(tp.nodeCap))}
+	for n := range t.free {
+		t.free[n] = tp.nodeCap[n]
+	}
+	for s, o := range t.occ {
+		if o != empty {
+			t.used[s] = true
+			t.free[tp.slotNode[s]]--
+		}
+	}
+	return t
+}
+
+// clone returns an independent copy (the artifact's deepcopy of the table).
+func (t *table) clone() *table {
+	return &table{
+		tp:   t.tp,
+		occ:  append([]sim.JobID(nil), t.occ...),
+		used: append([]bool(nil), t.used...),
+		free: append([]int(nil), t.free...),
+	}
+}
+
+// copyFrom overwrites t with u's content (same topology).
+func (t *table) copyFrom(u *table) {
+	copy(t.occ, u.occ)
+	copy(t.used, u.used)
+	copy(t.free, u.free)
+}
+
+// set writes one slot, keeping the per-node idle counts.
+func (t *table) set(s int, occ sim.JobID, used bool) {
+	if t.used[s] != used {
+		n := t.tp.slotNode[s]
+		if used {
+			t.free[n]--
+		} else {
+			t.free[n]++
+		}
+	}
+	t.occ[s], t.used[s] = occ, used
+}
+
+func (t *table) idle(s int) { t.set(s, empty, false) }
+
+func (t *table) slots(n int) (int, int) {
+	f := t.tp.firstSlot[n]
+	return f, f + t.tp.nodeCap[n]
+}
+
+// clearPlacement releases every slot whose occupant is id, whatever its
+// status (_clear_placement). It reports whether anything changed.
+func (t *table) clearPlacement(id sim.JobID) bool {
+	mod := false
+	for s, o := range t.occ {
+		if o == id {
+			t.idle(s)
+			mod = true
+		}
+	}
+	return mod
+}
+
+// freeOfType is the number of IDLE slots of type ty (_is_sufficient counts
+// them until it reaches n).
+func (t *table) freeOfType(ty int) int {
+	f := 0
+	for _, n := range t.tp.nodesOfType[ty] {
+		f += t.free[n]
+	}
+	return f
+}
+
+// placeJob puts count GPUs of job id evenly on nodes (_place_job): on each
+// node the first count/len(nodes) slots, in slot order, that are IDLE or
+// already the job's. The job's other slots on those nodes are released. It
+// fails, changing nothing, when a node lacks such slots.
+func (t *table) placeJob(id sim.JobID, count int, nodes []int) bool {
+	per := count / len(nodes)
+	var blocks [16][16]int
+	var bl [16]int
+	if len(nodes) > 16 || per > 16 {
+		return t.placeJobSlow(id, per, nodes)
+	}
+	for i, n := range nodes {
+		lo, hi := t.slots(n)
+		for s := lo; s < hi; s++ {
+			if !t.used[s] || t.occ[s] == id {
+				blocks[i][bl[i]] = s
+				bl[i]++
+				if bl[i] == per {
+					break
+				}
+			}
+		}
+		if bl[i] != per {
+			return false
+		}
+	}
+	for i, n := range nodes {
+		lo, hi := t.slots(n)
+		for s := lo; s < hi; s++ {
+			if t.occ[s] == id {
+				t.idle(s)
+			}
+		}
+		for k := 0; k < per; k++ {
+			t.set(blocks[i][k], id, true)
+		}
+	}
+	return true
+}
+
+func (t *table) placeJobSlow(id sim.JobID, per int, nodes []int) bool {
+	blocks := make([][]int, len(nodes))
+	for i, n := range nodes {
+		lo, hi := t.slots(n)
+		for s := lo; s < hi; s++ {
+			if !t.used[s] || t.occ[s] == id {
+				blocks[i] = append(blocks[i], s)
+				if len(blocks[i]) == per {
+					break
+				}
+			}
+		}
+		if len(blocks[i]) != per {
+			return false
+		}
+	}
+	for i, n := range nodes {
+		lo, hi := t.slots(n)
+		for s := lo; s < hi; s++ {
+			if t.occ[s] == id {
+				t.idle(s)
+			}
+		}
+		for _, s := range blocks[i] {
+			t.set(s, id, true)
+		}
+	}
+	return true
+}
+
+// nodeFree is an entry of the partial-node list: a node and its idle GPUs.
+type nodeFree struct{ node, free int }
+
+// partialNodes is _sort_partial_occ_nodes: the nodes of type ty with
+// 0 < idle < capacity, stably sorted by idle GPUs (most first) and cut to
+// the shortest prefix holding at least n idle GPUs, plus the idle nodes in
+// node order.
+func (t *table) partialNodes(ty, n int, partial []nodeFree, idleNodes []int) ([]nodeFree, []int) {
+	partial, idleNodes = partial[:0], idleNodes[:0]
+	for _, nd := range t.tp.nodesOfType[ty] {
+		f := t.free[nd]
+		if f > 0 && f < t.tp.nodeCap[nd] {
+			partial = append(partial, nodeFree{nd, f})
+		}
+		if f == t.tp.nodeCap[nd] {
+			idleNodes = append(idleNodes, nd)
+		}
+	}
+	if len(partial) > 1 {
+		sortByFreeDesc(partial)
+	}
+	sum := 0
+	for i, r := range partial {
+		sum += r.free
+		if sum >= n {
+			return partial[:i+1], idleNodes
+		}
+	}
+	return partial, idleNodes
+}
+
+// sortByFreeDesc is a stable insertion sort by idle GPUs, most first (the
+// artifact's sorted(..., reverse=True) keeps node order on ties).
+func sortByFreeDesc(p []nodeFree) {
+	for i := 1; i < len(p); i++ {
+		x := p[i]
+		j := i
+		for j > 0 && p[j-1].free < x.free {
+			p[j] = p[j-1]
+			j--
+		}
+		p[j] = x
+	}
+}
+
+// jobNodes returns the nodes (node order) holding slots of id, any status,
+// among the nodes of type ty.
+func (t *table) jobNodesOfType(id sim.JobID, ty int) []int {
+	var out []int
+	for _, n := range t.tp.nodesOfType[ty] {
+		lo, hi := t.slots(n)
+		for s := lo; s < hi; s++ {
+			if t.occ[s] == id {
+				out = append(out, n)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// jobSlots lists the slots of id in slot order.
+func (t *table) jobSlots(id sim.JobID) []int {
+	var out []int
+	for s, o := range t.occ {
+		if o == id {
+			out = append(out, s)
+		}
+	}
+	return out
+}
