@@ -76,6 +76,22 @@ func TestPhillyParity(t *testing.T) {
 	}
 }
 
+// TestPhillyInvariants runs both variants on Philly in both timing modes
+// with the engine's invariant checker on after every event.
+func TestPhillyInvariants(t *testing.T) {
+	if testing.Short() {
+		t.Skip("full Philly runs")
+	}
+	for _, name := range []string{"elasticflow-ls", "elasticflow"} {
+		for _, timing := range []sim.Timing{sim.Artifact, sim.Exact} {
+			out := phillyRun(t, name, timing, true)
+			if out.Summary.Finished == 0 {
+				t.Errorf("%s, %s timing: no job finished", name, timing)
+			}
+		}
+	}
+}
+
 // TestAliasAndVariant checks the artifact's alias resolves to the LS
 // variant and the plain variant is registered separately.
 func TestAliasAndVariant(t *testing.T) {
