@@ -1,7 +1,6 @@
 package elasticflow
 
 import (
-	"fmt"
 	"math"
 	"sort"
 
@@ -95,19 +94,13 @@ func (e *ElasticFlow) Schedule(v *sim.View) ([]sim.Action, error) {
 			if e.timedOut[j.Spec.ID] || blocked[j.Spec.GPU] {
 				continue
 			}
-			ok, err := p.fit(j)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
+			if !p.fit(j) {
 				blocked[j.Spec.GPU] = true
 			}
 		}
 	}
 	for _, j := range v.Arrivals {
-		if _, err := p.fit(j); err != nil {
-			return nil, err
-		}
+		p.fit(j)
 	}
 	return p.actions(), nil
 }
@@ -219,7 +212,7 @@ func (p *plan) meetsDeadlineAP(j *sim.Job, n int) bool {
 // fit runs admission, allocation and re-placement for job j (pending or
 // arriving) against the plan's state and applies the result if every job
 // of j's type can be placed. It reports whether j was started.
-func (p *plan) fit(j *sim.Job) (bool, error) {
+func (p *plan) fit(j *sim.Job) bool {
 	gpu := j.Spec.GPU
 	total := p.v.Cluster.TotalGPUs(gpu)
 	var ofType []*sim.Job
@@ -239,7 +232,7 @@ func (p *plan) fit(j *sim.Job) (bool, error) {
 	for _, x := range byDeadline {
 		s, ok := p.minShare(x)
 		if !ok || s > left {
-			return false, nil
+			return false
 		}
 		left -= s
 	}
@@ -272,8 +265,10 @@ func (p *plan) fit(j *sim.Job) (bool, error) {
 
 	newSlots, ok := p.replace(gpu, list, share)
 	if !ok {
-		return false, fmt.Errorf("elasticflow: round %d: re-placing the %d %s jobs after admitting %s left a job unplaced (shares %v)",
-			p.v.Round, len(list), gpu, j.Spec.Alias(), share)
+		// Cannot happen when every node of the type has the same power-of-
+		// two capacity (shares are powers of two summing to at most the
+		// total); on a cluster mixing node sizes the job simply pends.
+		return false
 	}
 	for _, n := range p.v.Cluster.NodesOfType(gpu) {
 		node := p.v.Cluster.Nodes[n]
@@ -289,7 +284,7 @@ func (p *plan) fit(j *sim.Job) (bool, error) {
 	}
 	p.running = append(p.running, j)
 	p.started = append(p.started, j)
-	return true, nil
+	return true
 }
 
 // replace computes the slots of every job of list on the nodes of type gpu,

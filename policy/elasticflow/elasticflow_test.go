@@ -215,3 +215,22 @@ func TestTimedOutJobsStayPending(t *testing.T) {
 		t.Errorf("pending at the last round = %d, want 1 (the timed-out job)", last.Pending)
 	}
 }
+
+// TestMixedNodeSizesPend: on a type mixing node sizes (one 4-GPU node,
+// two 2-GPU nodes) a lone job is doubled to 8 GPUs, which the artifact's
+// re-placement would put on the first two nodes as 2 × 4 — impossible
+// here, so the job pends instead of failing the run.
+func TestMixedNodeSizesPend(t *testing.T) {
+	c, err := sim.NewCluster(sim.ClusterSpec{Name: "mixed", Pools: []sim.Pool{
+		{GPU: "a100", Nodes: 1, GPUsPerNode: 4}, {GPU: "a100", Nodes: 2, GPUsPerNode: 2},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	est := table{"gpt-1.3b": {1: 10, 2: 20, 4: 30, 8: 40}}
+	ef := New(c, est, LongSlack, sim.Overhead{PerGPU: 150, Cap: 600})
+	v := &sim.View{RoundLength: 300, Cluster: c, Occupant: freeSlots(c), Arrivals: []*sim.Job{arrival(t, 0, "gpt-1.3b", 1)}, Timing: sim.Artifact}
+	if got, err := ef.Schedule(v); err != nil || len(got) != 0 {
+		t.Errorf("got %+v, %v; want no action (the job pends)", got, err)
+	}
+}
