@@ -467,6 +467,8 @@ func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
 			}
 			if e.cfg.Timing == Exact {
 				j.QueueTime += float64(e.now - j.pendingSince)
+				// Nothing to integrate while it waited: progress restarts now.
+				j.lastUpdate = e.now
 			}
 			j.Status = Running
 			e.setAlloc(j, a.GPUs)

@@ -245,3 +245,26 @@ func TestScheduleOnEventsStartsAtCompletion(t *testing.T) {
 		t.Errorf("without ScheduleOnEvents job 1 starts at %v, want the next round (1600)", starts[false])
 	}
 }
+
+// A suspended job must not be credited with progress for the time it waited
+// (exact timing).
+func TestExactNoProgressWhileSuspended(t *testing.T) {
+	specs := []JobSpec{{ID: 0, Name: "a", Submit: 1000, Workload: gpt13b(t), Iterations: 5000, GPU: "a100", GPUs: 4}} // 1000 iterations
+	c, _ := NewCluster(ClusterSpec{Name: "one", Pools: []Pool{{GPU: "a100", Nodes: 1, GPUsPerNode: 4}}})
+	cfg := DefaultConfig(c, optimal(t))
+	cfg.Rounds, cfg.Check, cfg.Overhead = 40, true, Overhead{}
+	p := &scripted{byRound: map[int][]Action{
+		0: {{Kind: Start, Job: 0, GPUs: []int{0, 1, 2, 3}}},
+		1: {{Kind: Suspend, Job: 0}},
+		3: {{Kind: Start, Job: 0, GPUs: []int{0, 1, 2, 3}}},
+	}}
+	res, err := Run(context.Background(), cfg, p, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a100 1×4: 2.956 s per iteration, 1000 iterations = 2956 s of work,
+	// interrupted between t = 1300 and t = 1900 (600 s suspended).
+	if got, want := res.Jobs[0].Finish, 1000+600+2956.0; !near(got, want) {
+		t.Errorf("finish %v, want %v", got, want)
+	}
+}
