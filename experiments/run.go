@@ -24,6 +24,13 @@ type Run struct {
 	// Estimator names the performance model (see EstimatorNames); "" is
 	// the artifact's profile database.
 	Estimator string
+	// Density scales every job's iteration count (the artifact's
+	// job_submit_density, ARENA.md §8): 0.5 halves the work a trace offers,
+	// 2 doubles it. 0 means 1.
+	Density float64
+	// Seed is recorded with the results; the built-in traces and policies
+	// are deterministic, so it only distinguishes repeated runs.
+	Seed int64
 	// OnRound reports progress (optional).
 	OnRound func(done, total int)
 }
@@ -56,8 +63,15 @@ func DefaultRounds(t *traces.Trace) int {
 	return (first + 1) * int(math.Pow10(digits-1))
 }
 
+// Policies is where runs find their policies: *policy.Registry, or a
+// wrapper (tests plant regressions by substituting an entry).
+type Policies interface {
+	Lookup(name string) (policy.Entry, error)
+	Names() []string
+}
+
 // Execute runs one simulation.
-func Execute(ctx context.Context, reg *policy.Registry, r Run) (*Outcome, error) {
+func Execute(ctx context.Context, reg Policies, r Run) (*Outcome, error) {
 	tr, err := traces.Load(r.Trace)
 	if err != nil {
 		return nil, err
@@ -85,9 +99,13 @@ func Execute(ctx context.Context, reg *policy.Registry, r Run) (*Outcome, error)
 	if r.Rounds <= 0 {
 		r.Rounds = DefaultRounds(tr)
 	}
+	jobs, err := ScaleIterations(tr.Jobs, r.Density)
+	if err != nil {
+		return nil, err
+	}
 	cfg := sim.DefaultConfig(cluster, src.View(estimator.ViewOptimal))
 	cfg.Timing, cfg.Rounds, cfg.Overhead, cfg.Check, cfg.OnRound = r.Timing, r.Rounds, entry.Overhead, r.Check, r.OnRound
-	res, err := sim.Run(ctx, cfg, p, tr.Jobs)
+	res, err := sim.Run(ctx, cfg, p, jobs)
 	if err != nil {
 		return nil, err
 	}
@@ -98,4 +116,22 @@ func Execute(ctx context.Context, reg *policy.Registry, r Run) (*Outcome, error)
 	res.SetUtilization(&sum, cluster)
 	res.SetWallclock(&sum)
 	return &Outcome{Run: r, Result: res, Summary: sum, Cluster: cluster}, nil
+}
+
+// ScaleIterations returns jobs with every iteration count multiplied by
+// density (truncated as the artifact's int(); at least 1 iteration). The
+// input is not modified; density 0 or 1 returns it unchanged.
+func ScaleIterations(jobs []sim.JobSpec, density float64) ([]sim.JobSpec, error) {
+	if density == 0 || density == 1 {
+		return jobs, nil
+	}
+	if !(density > 0) || math.IsInf(density, 0) {
+		return nil, fmt.Errorf("density %v: want a positive number", density)
+	}
+	out := make([]sim.JobSpec, len(jobs))
+	for i, j := range jobs {
+		j.Iterations = max(1, int64(float64(j.Iterations)*density))
+		out[i] = j
+	}
+	return out, nil
 }

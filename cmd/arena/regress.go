@@ -1,0 +1,137 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/spf13/cobra"
+
+	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/sim"
+)
+
+type regressFlags struct {
+	golden    []string
+	tolerance string
+	update    bool
+	verbose   bool
+}
+
+func init() { commands = append(commands, newRegressCmd) }
+
+func newRegressCmd() *cobra.Command {
+	var f regressFlags
+	cmd := &cobra.Command{
+		Use:   "regress --golden FILE",
+		Short: "Re-run golden runs and fail if any summary metric moved beyond its tolerance",
+		Long: `regress re-runs each run of a golden summary file (JSON; docs/experiments.md)
+and compares every metric of its summary (the wall-clock section aside) with the
+golden value. It exits non-zero naming each metric that moved beyond its
+tolerance and by how much. Tolerances: --tolerance for every metric unless the
+golden file sets "tolerance" (its default) or "tolerances" (per metric), as
+"2%" (relative) or "0.5" (absolute).
+
+--golden may name a directory: every *.json in it is checked. --update rewrites
+the golden files with the current results (after an intended change).`,
+		Example: `  arena regress --golden experiments/testdata/golden
+  arena regress --golden experiments/testdata/golden/fcfs-pai.json --tolerance 0.5%
+  arena regress --golden experiments/testdata/golden --update`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runRegress(cmd, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringSliceVar(&f.golden, "golden", nil, "golden summary file(s) or directories of them (required)")
+	fl.StringVar(&f.tolerance, "tolerance", "2%", "tolerance of metrics the golden file sets none for individually: relative (2%) or absolute (0.5)")
+	fl.BoolVar(&f.update, "update", false, "rewrite the golden files with the current results")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "also list metrics that moved within tolerance")
+	cmd.MarkFlagRequired("golden")
+	return cmd
+}
+
+// goldenFiles expands files and directories of golden files.
+func goldenFiles(args []string) ([]string, error) {
+	var files []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil {
+			return nil, fmt.Errorf("--golden: %w", err)
+		}
+		if !st.IsDir() {
+			files = append(files, a)
+			continue
+		}
+		m, _ := filepath.Glob(filepath.Join(a, "*.json"))
+		if len(m) == 0 {
+			return nil, fmt.Errorf("--golden %s: no *.json files in the directory", a)
+		}
+		sort.Strings(m)
+		files = append(files, m...)
+	}
+	return files, nil
+}
+
+func runRegress(cmd *cobra.Command, f regressFlags) error {
+	var override *experiments.Tolerance
+	if cmd.Flags().Changed("tolerance") {
+		tol, err := experiments.ParseTolerance(f.tolerance)
+		if err != nil {
+			return fmt.Errorf("--tolerance: %w", err)
+		}
+		override = &tol
+	}
+	files, err := goldenFiles(f.golden)
+	if err != nil {
+		return err
+	}
+	reg := policy.NewRegistry()
+	out := cmd.OutOrStdout()
+	failed := 0
+	for _, file := range files {
+		g, err := experiments.LoadGolden(file)
+		if err != nil {
+			return err
+		}
+		if f.update {
+			if err := experiments.UpdateGolden(cmd.Context(), reg, g); err != nil {
+				return err
+			}
+			data, err := g.Encode()
+			if err != nil {
+				return err
+			}
+			if err := sim.WriteFileAtomic(file, data); err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "updated %s (%d runs)\n", file, len(g.Runs))
+			continue
+		}
+		rep, err := experiments.Regress(cmd.Context(), reg, g, override)
+		if err != nil && !errors.Is(err, experiments.ErrRegression) {
+			return err
+		}
+		if err != nil {
+			failed++
+			fmt.Fprintf(out, "FAIL %s: %v\n", file, err)
+		} else {
+			fmt.Fprintf(out, "ok   %s: %d runs match\n", file, rep.Runs)
+		}
+		if f.verbose {
+			for _, d := range rep.Deviations {
+				if !d.Fail {
+					fmt.Fprintf(out, "     %s\n", d)
+				}
+			}
+		}
+		if len(rep.NewMetrics) > 0 {
+			fmt.Fprintf(out, "     (not in the golden file, not compared: %v; --update to track them)\n", rep.NewMetrics)
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d golden files regressed", failed, len(files))
+	}
+	return nil
+}

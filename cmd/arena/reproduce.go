@@ -1,0 +1,100 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/policy"
+)
+
+type reproduceFlags struct {
+	out, format   string
+	parallel      int
+	resume, quiet bool
+	printSpec     bool
+}
+
+func init() { commands = append(commands, newReproduceCmd) }
+
+func newReproduceCmd() *cobra.Command {
+	var f reproduceFlags
+	cmd := &cobra.Command{
+		Use:   "reproduce [all|" + strings.Join(experiments.Sections, "|") + "]...",
+		Short: "Re-run the paper's evaluation and write REPORT.md with its tables and figures",
+		Long: `reproduce runs the paper's evaluation from the built-in specs — Philly (2000
+rounds), Helios and PAI (500 rounds) × every registered policy on paper-1280, the
+Arena ablations and the load sweep (density 0.1 … 2.5) — in both timing modes,
+as one sweep in --out, and writes --out/REPORT.md: the tables in the paper's form
+beside the published numbers, and the figures (--out/figures/). Policies not
+registered yet are skipped and listed in the report's notes.
+
+With --resume, runs already complete in --out are reused (e.g. after Ctrl-C).
+'arena reproduce --print-spec philly' prints a built-in spec, to copy and edit
+for 'arena sweep'.`,
+		Example: `  arena reproduce
+  arena reproduce philly ablations --out results/paper --resume
+  arena reproduce --print-spec load > load.yaml`,
+		RunE: func(cmd *cobra.Command, args []string) error { return runReproduce(cmd, args, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.out, "out", "reproduce", "directory for runs, summary.parquet, REPORT.md and figures/")
+	fl.IntVar(&f.parallel, "parallel", 0, "concurrent runs (default: all cores)")
+	fl.BoolVar(&f.resume, "resume", false, "reuse runs already complete in --out")
+	fl.StringVar(&f.format, "format", "png", "figure format: png or svg")
+	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar")
+	fl.BoolVar(&f.printSpec, "print-spec", false, "print the built-in spec of each section named and exit")
+	return cmd
+}
+
+func runReproduce(cmd *cobra.Command, args []string, f reproduceFlags) error {
+	var sections []string
+	for _, a := range args {
+		if a == "all" {
+			sections = append(sections, experiments.Sections...)
+			continue
+		}
+		if !slices.Contains(experiments.Sections, a) {
+			return fmt.Errorf("section %q: want all or one of %s", a, strings.Join(experiments.Sections, ", "))
+		}
+		sections = append(sections, a)
+	}
+	if f.printSpec {
+		if len(sections) == 0 {
+			sections = experiments.Sections
+		}
+		for _, s := range sections {
+			text, err := experiments.BuiltinSpecText(s)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "# --- %s.yaml\n%s", s, text)
+		}
+		return nil
+	}
+	if f.format != "png" && f.format != "svg" {
+		return fmt.Errorf("--format %q: want png or svg", f.format)
+	}
+	stderr := cmd.ErrOrStderr()
+	bar := newRunBar(stderr, !f.quiet && isTerminal(stderr), "reproduce")
+	res, err := experiments.Reproduce(cmd.Context(), policy.NewRegistry(), experiments.ReproduceOptions{
+		Out: f.out, Sections: sections, Parallel: f.parallel, Resume: f.resume, Format: f.format, Progress: bar.update,
+	})
+	bar.finish()
+	if err != nil {
+		if res != nil && res.Sweep.Ran+res.Sweep.Skipped > 0 {
+			fmt.Fprintf(stderr, "%d of %d runs complete in %s; continue with: arena reproduce --out %s --resume\n",
+				res.Sweep.Ran+res.Sweep.Skipped, res.Runs, f.out, f.out)
+		}
+		return err
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintln(stderr, "note:", n)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "%d runs (%d ran, %d reused), %d figures, in %.1fs\nreport: %s\n",
+		res.Runs, res.Sweep.Ran, res.Sweep.Skipped, len(res.Figures), res.Wall.Seconds(), res.Report)
+	return nil
+}

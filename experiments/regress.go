@@ -1,0 +1,365 @@
+package experiments
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/arena-sim/arena/sim"
+)
+
+// Golden is a committed golden summary file: runs and the summaries they
+// must keep producing, within tolerances.
+//
+//	{
+//	  "comment": "why these runs",
+//	  "tolerance": "2%",                       // default for every metric (optional)
+//	  "tolerances": {"jobs_finished": "0"},    // per metric: "2%" relative or "0.5" absolute
+//	  "runs": [{"run": {"trace": "pai", "cluster": "paper-1280", "policy": "fcfs",
+//	             "timing": "exact", "rounds": 500}, "summary": {...summary.json...}}]
+//	}
+type Golden struct {
+	Comment    string            `json:"comment,omitempty"`
+	Tolerance  string            `json:"tolerance,omitempty"`
+	Tolerances map[string]string `json:"tolerances,omitempty"`
+	Runs       []GoldenRun       `json:"runs"`
+}
+
+// GoldenRun is one run of a golden file.
+type GoldenRun struct {
+	Run     GoldenRunSpec  `json:"run"`
+	Summary map[string]any `json:"summary"`
+}
+
+// GoldenRunSpec is the run's parameters (Run without its callbacks).
+type GoldenRunSpec struct {
+	Trace     string  `json:"trace"`
+	Cluster   string  `json:"cluster"`
+	Policy    string  `json:"policy"`
+	Timing    string  `json:"timing"`
+	Rounds    int     `json:"rounds,omitempty"`
+	Density   float64 `json:"density,omitempty"`
+	Seed      int64   `json:"seed,omitempty"`
+	Estimator string  `json:"estimator,omitempty"`
+}
+
+func (g GoldenRunSpec) String() string {
+	s := fmt.Sprintf("%s/%s/%s/%s", g.Policy, g.Trace, g.Cluster, g.Timing)
+	if g.Rounds > 0 {
+		s += fmt.Sprintf("/r%d", g.Rounds)
+	}
+	if g.Density != 0 && g.Density != 1 {
+		s += fmt.Sprintf("/d%g", g.Density)
+	}
+	return s
+}
+
+// Run converts the spec into a runnable Run.
+func (g GoldenRunSpec) Run() (Run, error) {
+	t, err := sim.ParseTiming(g.Timing)
+	if err != nil {
+		return Run{}, err
+	}
+	return Run{Trace: g.Trace, Cluster: g.Cluster, Policy: g.Policy, Timing: t, Rounds: g.Rounds, Density: g.Density, Seed: g.Seed, Estimator: g.Estimator}, nil
+}
+
+// Tolerance bounds how far a metric may move: relative (|Δ| ≤ Rel·|golden|)
+// or absolute (|Δ| ≤ Abs).
+type Tolerance struct {
+	Rel, Abs float64
+}
+
+// ParseTolerance reads "2%" (relative) or "0.5" (absolute).
+func ParseTolerance(s string) (Tolerance, error) {
+	s = strings.TrimSpace(s)
+	if p, ok := strings.CutSuffix(s, "%"); ok {
+		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || v < 0 {
+			return Tolerance{}, fmt.Errorf("tolerance %q: want a percentage such as 2%% or an absolute value such as 0.5", s)
+		}
+		return Tolerance{Rel: v / 100}, nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 0 {
+		return Tolerance{}, fmt.Errorf("tolerance %q: want a percentage such as 2%% or an absolute value such as 0.5", s)
+	}
+	return Tolerance{Abs: v}, nil
+}
+
+func (t Tolerance) String() string {
+	if t.Rel > 0 {
+		return strconv.FormatFloat(100*t.Rel, 'g', -1, 64) + "%"
+	}
+	return strconv.FormatFloat(t.Abs, 'g', -1, 64)
+}
+
+func (t Tolerance) allows(golden, got float64) bool {
+	d := math.Abs(got - golden)
+	return d <= t.Abs || d <= t.Rel*math.Abs(golden) || d <= 1e-9*math.Max(1, math.Abs(golden))
+}
+
+// LoadGolden reads a golden file.
+func LoadGolden(file string) (*Golden, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("golden: %w", err)
+	}
+	var g Golden
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&g); err != nil {
+		return nil, fmt.Errorf("golden %s: %w", file, err)
+	}
+	if len(g.Runs) == 0 {
+		return nil, fmt.Errorf("golden %s: no runs", file)
+	}
+	if g.Tolerance != "" {
+		if _, err := ParseTolerance(g.Tolerance); err != nil {
+			return nil, fmt.Errorf("golden %s: \"tolerance\": %w", file, err)
+		}
+	}
+	for k, v := range g.Tolerances {
+		if _, err := ParseTolerance(v); err != nil {
+			return nil, fmt.Errorf("golden %s: \"tolerances\".%q: %w", file, k, err)
+		}
+	}
+	for i, r := range g.Runs {
+		if r.Run.Trace == "" || r.Run.Cluster == "" || r.Run.Policy == "" {
+			return nil, fmt.Errorf("golden %s: runs[%d].run: trace, cluster and policy are required", file, i)
+		}
+		if _, err := sim.ParseTiming(r.Run.Timing); err != nil {
+			return nil, fmt.Errorf("golden %s: runs[%d].run.timing: %w", file, i, err)
+		}
+	}
+	return &g, nil
+}
+
+// Deviation is one metric of one run that differs from its golden value.
+type Deviation struct {
+	Run, Metric string
+	Golden, Got any
+	// Change is (got − golden)/|golden| for numbers (NaN when golden is 0).
+	Change    float64
+	Tolerance Tolerance
+	// Fail is false for changes within tolerance.
+	Fail bool
+}
+
+func (d Deviation) String() string {
+	g, gok := d.Golden.(float64)
+	v, vok := d.Got.(float64)
+	verdict := "within"
+	if d.Fail {
+		verdict = "exceeds"
+	}
+	if gok && vok {
+		change := "n/a"
+		if !math.IsNaN(d.Change) {
+			change = fmt.Sprintf("%+.2f%%", 100*d.Change)
+		}
+		return fmt.Sprintf("%s: %s %s → %s (%s, %+g; %s tolerance %s)", d.Run, d.Metric, fmtNum(g), fmtNum(v), change, v-g, verdict, d.Tolerance)
+	}
+	return fmt.Sprintf("%s: %s %v → %v", d.Run, d.Metric, d.Golden, d.Got)
+}
+
+func fmtNum(x float64) string { return strconv.FormatFloat(x, 'g', 10, 64) }
+
+// RegressReport is the outcome of a regression check.
+type RegressReport struct {
+	Runs       int
+	Deviations []Deviation // every metric that moved, failing or not
+	// NewMetrics lists summary fields missing from the golden file
+	// (reported, never failing: regenerate the golden to track them).
+	NewMetrics []string
+}
+
+// Failures returns the deviations beyond tolerance.
+func (r *RegressReport) Failures() []Deviation {
+	var out []Deviation
+	for _, d := range r.Deviations {
+		if d.Fail {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// ErrRegression marks a failed regression check.
+var ErrRegression = errors.New("regression")
+
+// DefaultTolerance applies to metrics no one set a tolerance for.
+var DefaultTolerance = Tolerance{Rel: 0.02}
+
+// Regress re-runs every run of g and compares its summary with the golden
+// one, metric by metric (the wallclock section is ignored). A metric's
+// tolerance is, in order: the golden file's "tolerances" entry for it,
+// override (the command line's --tolerance) if not nil, the file's
+// "tolerance", DefaultTolerance. It returns ErrRegression (wrapped, naming
+// each metric and its change) when any metric moved beyond its tolerance.
+func Regress(ctx context.Context, reg Policies, g *Golden, override *Tolerance) (*RegressReport, error) {
+	def := DefaultTolerance
+	switch {
+	case override != nil:
+		def = *override
+	case g.Tolerance != "":
+		def, _ = ParseTolerance(g.Tolerance)
+	}
+	rep := &RegressReport{Runs: len(g.Runs)}
+	newMetrics := map[string]bool{}
+	for _, gr := range g.Runs {
+		run, err := gr.Run.Run()
+		if err != nil {
+			return nil, err
+		}
+		out, err := Execute(ctx, reg, run)
+		if err != nil {
+			return nil, fmt.Errorf("regress %s: %w", gr.Run, err)
+		}
+		got, err := flattenSummary(out.Summary)
+		if err != nil {
+			return nil, err
+		}
+		want := flatten(gr.Summary)
+		for _, k := range sortedKeys(want) {
+			tol := def
+			if t, ok := g.Tolerances[k]; ok {
+				tol, _ = ParseTolerance(t)
+			}
+			gv, ok := got[k]
+			if !ok {
+				rep.Deviations = append(rep.Deviations, Deviation{Run: gr.Run.String(), Metric: k, Golden: want[k], Got: "(missing)", Change: math.NaN(), Fail: true})
+				continue
+			}
+			wn, wok := want[k].(float64)
+			gn, gok := gv.(float64)
+			if wok && gok {
+				if wn == gn {
+					continue
+				}
+				change := math.NaN()
+				if wn != 0 {
+					change = (gn - wn) / math.Abs(wn)
+				}
+				rep.Deviations = append(rep.Deviations, Deviation{Run: gr.Run.String(), Metric: k, Golden: wn, Got: gn, Change: change, Tolerance: tol, Fail: !tol.allows(wn, gn)})
+				continue
+			}
+			if fmt.Sprint(want[k]) != fmt.Sprint(gv) {
+				rep.Deviations = append(rep.Deviations, Deviation{Run: gr.Run.String(), Metric: k, Golden: want[k], Got: gv, Change: math.NaN(), Fail: true})
+			}
+		}
+		for k := range got {
+			if _, ok := want[k]; !ok {
+				newMetrics[k] = true
+			}
+		}
+	}
+	rep.NewMetrics = sortedKeys(newMetrics)
+	if f := rep.Failures(); len(f) > 0 {
+		var lines []string
+		for _, d := range f {
+			lines = append(lines, d.String())
+		}
+		return rep, fmt.Errorf("%w: %d metric(s) moved beyond tolerance:\n  %s", ErrRegression, len(f), strings.Join(lines, "\n  "))
+	}
+	return rep, nil
+}
+
+// UpdateGolden re-runs every run of g and stores the new summaries in it
+// (tolerances and comments are kept).
+func UpdateGolden(ctx context.Context, reg Policies, g *Golden) error {
+	for i, gr := range g.Runs {
+		run, err := gr.Run.Run()
+		if err != nil {
+			return err
+		}
+		out, err := Execute(ctx, reg, run)
+		if err != nil {
+			return fmt.Errorf("golden %s: %w", gr.Run, err)
+		}
+		m, err := summaryMap(out.Summary)
+		if err != nil {
+			return err
+		}
+		g.Runs[i].Summary = m
+	}
+	return nil
+}
+
+// Encode renders g as the JSON committed to testdata.
+func (g *Golden) Encode() ([]byte, error) {
+	data, err := json.MarshalIndent(g, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
+}
+
+// summaryMap is a summary as golden JSON: every field but the wallclock
+// section, which differs between identical runs.
+func summaryMap(s sim.Summary) (map[string]any, error) {
+	data, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		return nil, err
+	}
+	delete(m, "wallclock")
+	return m, nil
+}
+
+func flattenSummary(s sim.Summary) (map[string]any, error) {
+	m, err := summaryMap(s)
+	if err != nil {
+		return nil, err
+	}
+	return flatten(m), nil
+}
+
+// flatten turns nested maps into dotted keys ("utilization.a100") and
+// numbers into float64.
+func flatten(m map[string]any) map[string]any {
+	out := map[string]any{}
+	var walk func(prefix string, v any)
+	walk = func(prefix string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, vv := range x {
+				if prefix == "" && k == "wallclock" {
+					continue
+				}
+				key := k
+				if prefix != "" {
+					key = prefix + "." + k
+				}
+				walk(key, vv)
+			}
+		case json.Number:
+			f, _ := x.Float64()
+			out[prefix] = f
+		default:
+			out[prefix] = x
+		}
+	}
+	walk("", m)
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,145 @@
+package experiments
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/sim"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden summaries in testdata/golden with the current results")
+
+func testRegistry() *policy.Registry { return policy.NewRegistry() }
+
+func goldenFilesForTest(t *testing.T) []string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join("testdata", "golden", "*.json"))
+	if len(files) == 0 {
+		t.Fatal("no golden files in testdata/golden")
+	}
+	return files
+}
+
+// TestGolden is the regression check `make test` runs: every committed
+// golden run must still produce its summary. After an intended change,
+// regenerate with: go test ./experiments -run Golden -update
+func TestGolden(t *testing.T) {
+	for _, file := range goldenFilesForTest(t) {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			g, err := LoadGolden(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *update {
+				if err := UpdateGolden(context.Background(), testRegistry(), g); err != nil {
+					t.Fatal(err)
+				}
+				data, err := g.Encode()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(file, data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("updated %s", file)
+				return
+			}
+			rep, err := Regress(context.Background(), testRegistry(), g, nil)
+			if err != nil {
+				t.Fatalf("%v\n(after an intended change: go test ./experiments -run Golden -update)", err)
+			}
+			if rep.Runs != len(g.Runs) {
+				t.Errorf("checked %d runs of %d", rep.Runs, len(g.Runs))
+			}
+		})
+	}
+}
+
+// plantedRegistry serves FCFS with four times its reconfiguration
+// overhead: the kind of slip (a changed constant) the check must catch.
+type plantedRegistry struct{ *policy.Registry }
+
+func (p plantedRegistry) Lookup(name string) (policy.Entry, error) {
+	e, err := p.Registry.Lookup(name)
+	if err == nil && e.Name == "fcfs" {
+		e.Overhead = sim.Overhead{PerGPU: 4 * e.Overhead.PerGPU, Cap: 4 * e.Overhead.Cap}
+	}
+	return e, err
+}
+
+func TestRegressFailsOnPlantedRegressionNamingTheMetric(t *testing.T) {
+	g, err := LoadGolden(filepath.Join("testdata", "golden", "fcfs.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Runs = g.Runs[:1] // PAI, exact timing
+	rep, err := Regress(context.Background(), plantedRegistry{policy.NewRegistry()}, g, nil)
+	if !errors.Is(err, ErrRegression) {
+		t.Fatalf("want ErrRegression, got %v", err)
+	}
+	var jct *Deviation
+	for i, d := range rep.Failures() {
+		if d.Metric == "mean_jct_s" {
+			jct = &rep.Failures()[i]
+		}
+	}
+	if jct == nil {
+		t.Fatalf("mean_jct_s not among the failures: %v", err)
+	}
+	if !(jct.Change > 0.02) || math.IsNaN(jct.Change) {
+		t.Errorf("mean JCT change %+.3f: want a rise beyond 2%%", jct.Change)
+	}
+	msg := err.Error()
+	for _, want := range []string{"mean_jct_s", "fcfs/pai/paper-1280/exact", "%", "tolerance 2%"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q:\n%s", want, msg)
+		}
+	}
+	// A tolerance wide enough for the slip passes it.
+	if _, err := Regress(context.Background(), plantedRegistry{policy.NewRegistry()}, g, &Tolerance{Rel: 10}); err != nil {
+		t.Errorf("with a 1000%% tolerance: %v", err)
+	}
+}
+
+func TestRegressPerMetricToleranceAndMissingMetric(t *testing.T) {
+	g, err := LoadGolden(filepath.Join("testdata", "golden", "fcfs.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Runs = g.Runs[:1]
+	fin := g.Runs[0].Summary["jobs_finished"]
+	g.Runs[0].Summary["jobs_finished"] = 1000
+	g.Runs[0].Summary["no_such_metric"] = 1
+	_, err = Regress(context.Background(), testRegistry(), g, nil)
+	if err == nil || !strings.Contains(err.Error(), "jobs_finished") || !strings.Contains(err.Error(), "no_such_metric") {
+		t.Fatalf("want failures naming jobs_finished and no_such_metric, got %v", err)
+	}
+	g.Runs[0].Summary["jobs_finished"] = fin
+	delete(g.Runs[0].Summary, "no_such_metric")
+	g.Runs[0].Summary["mean_jct_s"] = 1.0
+	g.Tolerances = map[string]string{"mean_jct_s": "1e9"}
+	if _, err := Regress(context.Background(), testRegistry(), g, &Tolerance{}); err != nil {
+		t.Errorf("an absolute per-metric tolerance must apply: %v", err)
+	}
+}
+
+func TestParseTolerance(t *testing.T) {
+	for in, want := range map[string]Tolerance{"2%": {Rel: 0.02}, "0.5": {Abs: 0.5}, " 10 % ": {Rel: 0.1}, "0": {}} {
+		got, err := ParseTolerance(in)
+		if err != nil || math.Abs(got.Rel-want.Rel) > 1e-12 || got.Abs != want.Abs {
+			t.Errorf("ParseTolerance(%q) = %+v, %v; want %+v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "x%", "-1", "two"} {
+		if _, err := ParseTolerance(bad); err == nil {
+			t.Errorf("ParseTolerance(%q) accepted", bad)
+		}
+	}
+}

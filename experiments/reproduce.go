@@ -1,0 +1,149 @@
+package experiments
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/arena-sim/arena/sim"
+)
+
+//go:embed data/specs/*.yaml
+var builtinSpecs embed.FS
+
+// Sections of the paper's evaluation that reproduce can run, in report
+// order; each is a built-in spec (data/specs/<section>.yaml).
+var Sections = []string{"philly", "helios", "pai", "ablations", "load"}
+
+// BuiltinSpec parses the built-in spec of a section.
+func BuiltinSpec(section string) (*Spec, error) {
+	file := "data/specs/" + section + ".yaml"
+	data, err := builtinSpecs.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("reproduce: no section %q (known: %s)", section, strings.Join(Sections, ", "))
+	}
+	return ParseSpec("experiments/"+file, "", data)
+}
+
+// BuiltinSpecText returns the YAML of a built-in spec (to print or copy).
+func BuiltinSpecText(section string) ([]byte, error) {
+	return builtinSpecs.ReadFile("data/specs/" + section + ".yaml")
+}
+
+// ReproduceOptions control Reproduce.
+type ReproduceOptions struct {
+	Out      string
+	Sections []string // default: all
+	Parallel int      // default: all cores
+	Resume   bool
+	Format   string // figure format, png (default) or svg
+	Progress func(done, total int, key string)
+	// Specs replaces the built-in spec of a section (e.g. a shortened one
+	// for a smoke test); the report keeps the section's form.
+	Specs map[string]*Spec
+}
+
+// ReproduceResult says what Reproduce did.
+type ReproduceResult struct {
+	Report  string // path of REPORT.md
+	Figures []FigureFile
+	Sweep   SweepReport
+	Runs    int
+	Notes   []string
+	Wall    time.Duration
+}
+
+// section is one built-in spec resolved to runs.
+type section struct {
+	name string
+	spec *Spec
+	plan *Plan
+}
+
+// Reproduce runs the built-in specs of the chosen sections as one sweep in
+// opt.Out (runs shared by sections, e.g. Arena on Philly, run once), then
+// writes opt.Out/REPORT.md and its figures in opt.Out/figures/.
+func Reproduce(ctx context.Context, reg Policies, opt ReproduceOptions) (*ReproduceResult, error) {
+	start := time.Now()
+	if len(opt.Sections) == 0 {
+		opt.Sections = Sections
+	}
+	if opt.Format == "" {
+		opt.Format = "png"
+	}
+	res := &ReproduceResult{}
+	var secs []section
+	all := &Plan{Name: "reproduce"}
+	seen := map[string]bool{}
+	for _, name := range Sections {
+		if !slices.Contains(opt.Sections, name) {
+			continue
+		}
+		spec, ok := opt.Specs[name]
+		if !ok {
+			var err error
+			if spec, err = BuiltinSpec(name); err != nil {
+				return nil, err
+			}
+		}
+		plan, err := spec.Expand(reg)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range plan.Notes {
+			res.Notes = append(res.Notes, name+": "+n)
+		}
+		secs = append(secs, section{name, spec, plan})
+		for _, r := range plan.Runs {
+			if !seen[r.Key] {
+				seen[r.Key] = true
+				all.Runs = append(all.Runs, r)
+			}
+		}
+	}
+	for _, s := range opt.Sections {
+		if !slices.Contains(Sections, s) {
+			return nil, fmt.Errorf("reproduce: no section %q (known: %s)", s, strings.Join(Sections, ", "))
+		}
+	}
+	res.Runs = len(all.Runs)
+	parallel := opt.Parallel
+	if parallel <= 0 {
+		parallel = runtime.GOMAXPROCS(0)
+	}
+	rep, err := RunSweep(ctx, reg, all, SweepOptions{Out: opt.Out, Parallel: parallel, Resume: opt.Resume, Progress: opt.Progress})
+	res.Sweep = rep
+	if err != nil {
+		return res, err
+	}
+	if _, err := MergeSweep(all, MergeOptions{Out: opt.Out}); err != nil {
+		return res, err
+	}
+	loaded := map[string]*Results{}
+	for _, r := range all.Runs {
+		lr, err := LoadResults(RunDir(opt.Out, r.Key), true)
+		if err != nil {
+			return res, err
+		}
+		loaded[r.Key] = lr
+	}
+	w := &reportWriter{out: opt.Out, format: opt.Format, loaded: loaded, parallel: parallel}
+	report, figs, err := w.write(secs, res.Notes)
+	if err != nil {
+		return res, err
+	}
+	res.Figures = figs
+	res.Wall = time.Since(start)
+	report += fmt.Sprintf("\n---\n%d runs (%d ran now, %d reused with --resume) on %d workers; `arena reproduce` took %.1f s of wall-clock time.\n",
+		res.Runs, rep.Ran, rep.Skipped, parallel, res.Wall.Seconds())
+	res.Report = filepath.Join(opt.Out, "REPORT.md")
+	if err := sim.WriteFileAtomic(res.Report, []byte(report)); err != nil {
+		return res, err
+	}
+	return res, nil
+}

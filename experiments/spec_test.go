@@ -1,0 +1,205 @@
+package experiments
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/sim"
+)
+
+func TestParseSpecErrorsNameFileLineAndKey(t *testing.T) {
+	base := "name: t\ntraces: [pai]\nclusters: [paper-1280]\npolicies: [fcfs]\ntiming: exact\n"
+	cases := []struct {
+		name, yaml string
+		line       int
+		key, msg   string
+	}{
+		{"unknown key", base + "polices: [fcfs]\n", 6, "polices", "unknown key"},
+		{"bad timing", "traces: pai\nclusters: paper-1280\npolicies: fcfs\ntiming: [exact, fast]\n", 4, "timing", `"fast"`},
+		{"negative density", base + "density: [1, -2]\n", 6, "density", "positive"},
+		{"bad rounds", base + "rounds: many\n", 6, "rounds", "whole number"},
+		{"rounds and horizon", base + "rounds: 10\nhorizon: 7d\n", 7, "horizon", "alternatives"},
+		{"bad horizon", base + "horizon: soon\n", 6, "horizon", "duration"},
+		{"bad seed", base + "seeds: [1, x]\n", 6, "seeds", "integer"},
+		{"duplicate key", base + "trace: helios\n", 6, "trace", "given twice"},
+		{"missing policies", "traces: [pai]\nclusters: [paper-1280]\ntiming: exact\n", 1, "policies", "missing"},
+		{"nested list", "traces: [[pai]]\nclusters: [paper-1280]\npolicies: [fcfs]\ntiming: exact\n", 1, "traces", "plain values"},
+		{"bad skip_missing", base + "skip_missing: perhaps\n", 6, "skip_missing", "true or false"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseSpec("my.yaml", "", []byte(c.yaml))
+			var se *SpecError
+			if !errors.As(err, &se) {
+				t.Fatalf("want a *SpecError, got %v", err)
+			}
+			if se.File != "my.yaml" || se.Line != c.line || se.Key != c.key {
+				t.Errorf("located at %s:%d key %q, want my.yaml:%d key %q (%v)", se.File, se.Line, se.Key, c.line, c.key, err)
+			}
+			if !strings.Contains(err.Error(), c.msg) || !strings.HasPrefix(err.Error(), "my.yaml:") {
+				t.Errorf("message %q: want it to start with the file and mention %q", err, c.msg)
+			}
+		})
+	}
+}
+
+func TestParseSpecYAMLSyntaxErrorHasLine(t *testing.T) {
+	_, err := ParseSpec("s.yaml", "", []byte("name: x\ntraces: [pai\n"))
+	var se *SpecError
+	if !errors.As(err, &se) || se.Line == 0 {
+		t.Fatalf("want a located *SpecError, got %v", err)
+	}
+}
+
+func TestExpandCrossProductAndPolicyResolution(t *testing.T) {
+	s, err := ParseSpec("s.yaml", "", []byte(`
+name: grid
+traces: [pai, testbed]
+clusters: paper-1280
+policies: [fcfs, not-yet-written]
+skip_missing: true
+timing: [artifact, exact]
+density: [0.5, 1]
+seeds: [1, 2]
+rounds: 10
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := s.Expand(policy.NewRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(plan.Runs), 2*2*2*2; got != want {
+		t.Fatalf("%d runs, want %d", got, want)
+	}
+	if len(plan.Notes) != 1 || !strings.Contains(plan.Notes[0], "not-yet-written") {
+		t.Errorf("notes %q: want one naming the unregistered policy", plan.Notes)
+	}
+	keys := map[string]bool{}
+	for _, r := range plan.Runs {
+		if keys[r.Key] {
+			t.Errorf("duplicate key %s", r.Key)
+		}
+		keys[r.Key] = true
+		if !strings.HasPrefix(r.Key, "fcfs.") || !strings.HasSuffix(r.Key, r.Group) {
+			t.Errorf("key %s: want policy.group", r.Key)
+		}
+	}
+	first := plan.Runs[0].Run
+	if first.Trace != "pai" || first.Timing != sim.Artifact || first.Density != 0.5 || first.Seed != 1 || first.Rounds != 10 {
+		t.Errorf("first run %+v: want pai, artifact, density 0.5, seed 1, 10 rounds", first)
+	}
+
+	s.SkipMissing = false
+	if _, err := s.Expand(policy.NewRegistry()); err == nil || !strings.Contains(err.Error(), "not-yet-written") {
+		t.Errorf("without skip_missing, an unregistered policy must be an error naming it, got %v", err)
+	}
+}
+
+func TestResolvePoliciesGlobsAndExclusions(t *testing.T) {
+	reg := policy.NewRegistry()
+	all := reg.Names()
+	got, _, err := ResolvePolicies(reg, []string{"*"}, false)
+	if err != nil || !slices.Equal(got, all) {
+		t.Fatalf("* = %v (%v), want every registered policy %v", got, err, all)
+	}
+	got, _, err = ResolvePolicies(reg, []string{"fcfs", "*", "!fcfs"}, false)
+	if err != nil || slices.Contains(got, "fcfs") || len(got) != len(all)-1 {
+		t.Errorf("exclusion: got %v (%v)", got, err)
+	}
+	_, notes, _ := ResolvePolicies(reg, []string{"fcfs", "zz-*"}, false)
+	if len(notes) != 1 {
+		t.Errorf("a glob matching nothing must be noted, notes %v", notes)
+	}
+	if _, _, err := ResolvePolicies(reg, []string{"[bad"}, false); err == nil {
+		t.Error("a malformed glob must be an error")
+	}
+}
+
+func TestExpandRejectsUnknownTraceWithLine(t *testing.T) {
+	s, err := ParseSpec("s.yaml", "", []byte("policies: fcfs\ntraces: [no-such-trace]\nclusters: paper-1280\ntiming: exact\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Expand(policy.NewRegistry())
+	var se *SpecError
+	if !errors.As(err, &se) || se.Line != 2 || se.Key != "traces" {
+		t.Fatalf("want s.yaml:2 key traces, got %v", err)
+	}
+}
+
+func TestBuiltinSpecsParse(t *testing.T) {
+	for _, name := range Sections {
+		s, err := BuiltinSpec(name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(s.Timings) != 2 {
+			t.Errorf("%s: the paper's evaluation runs both timing modes, got %v", name, s.Timings)
+		}
+		if _, err := s.Expand(policy.NewRegistry()); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	load, _ := BuiltinSpec("load")
+	if !slices.Equal(load.Densities, []float64{0.1, 0.5, 1.0, 1.5, 2.0, 2.5}) {
+		t.Errorf("load densities %v", load.Densities)
+	}
+}
+
+func TestScaleIterations(t *testing.T) {
+	jobs := []sim.JobSpec{{Iterations: 1000}, {Iterations: 3}}
+	got, err := ScaleIterations(jobs, 0.5)
+	if err != nil || got[0].Iterations != 500 || got[1].Iterations != 1 {
+		t.Errorf("×0.5: %+v (%v)", got, err)
+	}
+	if jobs[0].Iterations != 1000 {
+		t.Error("the input trace must not be modified")
+	}
+	if _, err := ScaleIterations(jobs, -1); err == nil {
+		t.Error("a negative density must be an error")
+	}
+}
+
+func TestParseShard(t *testing.T) {
+	for _, bad := range []string{"", "1", "4/4", "-1/2", "a/b", "0/0"} {
+		if _, err := ParseShard(bad); err == nil {
+			t.Errorf("ParseShard(%q) accepted", bad)
+		}
+	}
+	s, err := ParseShard("2/3")
+	if err != nil || s.Index != 2 || s.Count != 3 {
+		t.Errorf("2/3 = %+v, %v", s, err)
+	}
+}
+
+func FuzzParseSpec(f *testing.F) {
+	for _, name := range Sections {
+		data, _ := BuiltinSpecText(name)
+		f.Add(data)
+	}
+	f.Add([]byte("traces: [pai\n"))
+	f.Add([]byte("density: [0, -1, .5]\nhorizon: 1d\nrounds: 3\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := ParseSpec("fuzz.yaml", "", data)
+		if err != nil {
+			var se *SpecError
+			if !errors.As(err, &se) || se.File != "fuzz.yaml" {
+				t.Fatalf("error not located: %v", err)
+			}
+			return
+		}
+		if len(s.Traces) == 0 || len(s.Policies) == 0 || len(s.Timings) == 0 || len(s.Densities) == 0 {
+			t.Fatalf("accepted a spec with an empty axis: %+v", s)
+		}
+		for _, d := range s.Densities {
+			if !(d > 0) {
+				t.Fatalf("accepted density %v", d)
+			}
+		}
+	})
+}

@@ -1,0 +1,285 @@
+package experiments
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/arena-sim/arena/sim"
+)
+
+// RunFile is written into each run's results directory next to the files
+// of sim.WriteDir: the run's parameters and its JCTs in finish order (what
+// padded means need).
+const RunFile = "run.json"
+
+// RunRecord is the content of run.json.
+type RunRecord struct {
+	Key       string  `json:"key"`
+	Group     string  `json:"group"`
+	Trace     string  `json:"trace"`
+	Cluster   string  `json:"cluster"`
+	Policy    string  `json:"policy"`
+	Timing    string  `json:"timing"`
+	Rounds    int     `json:"rounds"`
+	Density   float64 `json:"density"`
+	Seed      int64   `json:"seed"`
+	Estimator string  `json:"estimator"`
+	// JCTs of the jobs finished in the window, in the order they finished.
+	JCTs []float64 `json:"jcts_finish_order"`
+}
+
+// ExecuteTo runs pr and stores its results in dir. summary.json is written
+// last (sim.WriteDir), after run.json, so its presence marks the directory
+// complete; an older summary.json is removed first, so a run killed while
+// rewriting a directory is never taken for complete.
+func ExecuteTo(ctx context.Context, reg Policies, pr PlannedRun, dir string) (*Outcome, error) {
+	out, err := Execute(ctx, reg, pr.Run)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	if err := os.Remove(filepath.Join(dir, sim.SummaryFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	rec := RunRecord{
+		Key: pr.Key, Group: pr.Group, Trace: out.Summary.Trace, Cluster: out.Summary.Cluster, Policy: out.Summary.Policy,
+		Timing: out.Summary.Timing, Rounds: out.Summary.Rounds, Density: density(pr.Run.Density), Seed: pr.Run.Seed,
+		Estimator: out.Summary.Estimator, JCTs: out.Result.JCTs,
+	}
+	if rec.JCTs == nil {
+		rec.JCTs = []float64{}
+	}
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("results: run.json: %w", err)
+	}
+	if err := sim.WriteFileAtomic(filepath.Join(dir, RunFile), append(data, '\n')); err != nil {
+		return nil, err
+	}
+	if err := sim.WriteDir(dir, out.Result, out.Summary); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func density(d float64) float64 {
+	if d == 0 {
+		return 1
+	}
+	return d
+}
+
+// Complete reports whether dir holds the finished results of the run
+// named key.
+func Complete(dir, key string) bool {
+	rec, err := readRunRecord(dir)
+	if err != nil || rec.Key != key {
+		return false
+	}
+	_, err = readSummary(dir)
+	return err == nil
+}
+
+func readRunRecord(dir string) (RunRecord, error) {
+	var rec RunRecord
+	data, err := os.ReadFile(filepath.Join(dir, RunFile))
+	if err != nil {
+		return rec, err
+	}
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return rec, fmt.Errorf("%s: %w", filepath.Join(dir, RunFile), err)
+	}
+	return rec, nil
+}
+
+func readSummary(dir string) (sim.Summary, error) {
+	var s sim.Summary
+	data, err := os.ReadFile(filepath.Join(dir, sim.SummaryFile))
+	if err != nil {
+		return s, err
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		return s, fmt.Errorf("%s: %w", filepath.Join(dir, sim.SummaryFile), err)
+	}
+	return s, nil
+}
+
+// Results is one run's results directory read back.
+type Results struct {
+	Dir     string
+	Record  RunRecord // from run.json; for directories of 'arena simulate' filled from the summary
+	Summary sim.Summary
+	// Jobs and Timeline are read by LoadResults when asked.
+	Jobs     []sim.JobRecord
+	Timeline []sim.RoundRecord
+	// Types names the Busy columns of Timeline.
+	Types []string
+}
+
+// Label names the run in legends: its policy, plus the density when not 1.
+func (r *Results) Label() string {
+	if r.Record.Density != 0 && r.Record.Density != 1 {
+		return fmt.Sprintf("%s ×%g", r.Summary.Policy, r.Record.Density)
+	}
+	return r.Summary.Policy
+}
+
+// LoadResults reads a results directory (summary.json, and run.json when
+// present); withTables also reads jobs.parquet and timeline.parquet.
+func LoadResults(dir string, withTables bool) (*Results, error) {
+	s, err := readSummary(dir)
+	if err != nil {
+		return nil, fmt.Errorf("results %s: %w", dir, err)
+	}
+	r := &Results{Dir: dir, Summary: s}
+	rec, err := readRunRecord(dir)
+	switch {
+	case err == nil:
+		r.Record = rec
+	case errors.Is(err, fs.ErrNotExist):
+		r.Record = RunRecord{Key: filepath.Base(dir), Trace: s.Trace, Cluster: s.Cluster, Policy: s.Policy, Timing: s.Timing,
+			Rounds: s.Rounds, Density: 1, Estimator: s.Estimator}
+		r.Record.Group = groupKey(s.Trace, s.Cluster, timingOf(s.Timing), s.Rounds, 1, 0, s.Estimator)
+	default:
+		return nil, err
+	}
+	if !withTables {
+		return r, nil
+	}
+	if r.Jobs, err = parquet.ReadFile[sim.JobRecord](filepath.Join(dir, sim.JobsFile)); err != nil {
+		return nil, fmt.Errorf("results %s: %s: %w", dir, sim.JobsFile, err)
+	}
+	if r.Record.JCTs == nil {
+		for _, j := range r.Jobs {
+			if j.State == "finished" {
+				r.Record.JCTs = append(r.Record.JCTs, j.JCT)
+			}
+		}
+	}
+	if err := r.readTimeline(); err != nil {
+		return nil, fmt.Errorf("results %s: %s: %w", dir, sim.TimelineFile, err)
+	}
+	return r, nil
+}
+
+func timingOf(s string) sim.Timing {
+	t, _ := sim.ParseTiming(s)
+	return t
+}
+
+// readTimeline decodes timeline.parquet, whose busy_<type> columns depend
+// on the cluster.
+func (r *Results) readTimeline() error {
+	f, err := os.Open(filepath.Join(r.Dir, sim.TimelineFile))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		return err
+	}
+	col := map[string]int{}
+	var busyCols []int
+	for i, fl := range pf.Schema().Fields() {
+		col[fl.Name()] = i
+		if t, ok := strings.CutPrefix(fl.Name(), "busy_"); ok {
+			busyCols = append(busyCols, i)
+			r.Types = append(r.Types, r.typeName(t))
+		}
+	}
+	for _, need := range []string{"round", "time_s", "throughput", "running", "pending"} {
+		if _, ok := col[need]; !ok {
+			return fmt.Errorf("missing column %q", need)
+		}
+	}
+	rd := parquet.NewReader(pf)
+	defer rd.Close()
+	rows := make([]parquet.Row, 256)
+	for {
+		n, err := rd.ReadRows(rows)
+		for _, row := range rows[:n] {
+			rr := sim.RoundRecord{
+				Round: row[col["round"]].Int32(), Time: row[col["time_s"]].Double(), Throughput: row[col["throughput"]].Double(),
+				Running: row[col["running"]].Int32(), Pending: row[col["pending"]].Int32(),
+			}
+			for _, c := range busyCols {
+				rr.Busy = append(rr.Busy, row[c].Int32())
+			}
+			r.Timeline = append(r.Timeline, rr)
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		if n == 0 {
+			return nil
+		}
+	}
+}
+
+// typeName maps a busy_<col> suffix back to the GPU type (sim writes "-"
+// as "_").
+func (r *Results) typeName(col string) string {
+	for t := range r.Summary.Utilization {
+		if strings.ReplaceAll(t, "-", "_") == col {
+			return t
+		}
+	}
+	return col
+}
+
+// FindResults expands command-line arguments into results directories: a
+// run directory (with summary.json), the output of 'arena simulate --out'
+// (one directory per policy) or of a sweep (runs/<key>/), in a stable
+// order.
+func FindResults(args []string) ([]string, error) {
+	var dirs []string
+	for _, a := range args {
+		if _, err := os.Stat(filepath.Join(a, sim.SummaryFile)); err == nil {
+			dirs = append(dirs, a)
+			continue
+		}
+		base := a
+		if st, err := os.Stat(filepath.Join(a, RunsDir)); err == nil && st.IsDir() {
+			base = filepath.Join(a, RunsDir)
+		}
+		entries, err := os.ReadDir(base)
+		if err != nil {
+			return nil, fmt.Errorf("results %s: %w", a, err)
+		}
+		var found []string
+		for _, e := range entries {
+			if e.IsDir() {
+				if _, err := os.Stat(filepath.Join(base, e.Name(), sim.SummaryFile)); err == nil {
+					found = append(found, filepath.Join(base, e.Name()))
+				}
+			}
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("results %s: no summary.json in it or in its subdirectories", a)
+		}
+		sort.Strings(found)
+		dirs = append(dirs, found...)
+	}
+	return slices.Compact(dirs), nil
+}

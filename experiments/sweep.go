@@ -1,0 +1,394 @@
+package experiments
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/arena-sim/arena/sim"
+)
+
+// Layout of a sweep's output directory.
+const (
+	// RunsDir holds one results directory per run, named by its key.
+	RunsDir = "runs"
+	// SummaryParquet is the merged table, one row per run.
+	SummaryParquet = "summary.parquet"
+)
+
+// Shard selects the I-th (0-based) of N disjoint slices of a sweep: run i
+// of the plan belongs to shard i mod N. The zero value is the whole sweep.
+type Shard struct{ Index, Count int }
+
+// ParseShard reads "I/N" with 0 ≤ I < N.
+func ParseShard(s string) (Shard, error) {
+	i, n, ok := strings.Cut(s, "/")
+	idx, err1 := strconv.Atoi(strings.TrimSpace(i))
+	cnt, err2 := strconv.Atoi(strings.TrimSpace(n))
+	if !ok || err1 != nil || err2 != nil || cnt < 1 || idx < 0 || idx >= cnt {
+		return Shard{}, fmt.Errorf("shard %q: want I/N with 0 ≤ I < N, e.g. 0/4 (Slurm: $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT)", s)
+	}
+	return Shard{Index: idx, Count: cnt}, nil
+}
+
+func (s Shard) String() string {
+	if s.Count <= 1 {
+		return "all"
+	}
+	return fmt.Sprintf("%d/%d", s.Index, s.Count)
+}
+
+// Select returns the runs of the shard, in plan order.
+func (s Shard) Select(runs []PlannedRun) []PlannedRun {
+	if s.Count <= 1 {
+		return runs
+	}
+	var out []PlannedRun
+	for i, r := range runs {
+		if i%s.Count == s.Index {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// SweepOptions control RunSweep.
+type SweepOptions struct {
+	Out      string
+	Parallel int // workers; 0 = all cores
+	Shard    Shard
+	// Resume skips runs whose results are already complete in Out.
+	Resume bool
+	// Progress, if set, is called after every run (done of total; skipped
+	// runs count as done at the start). It is called from one goroutine at
+	// a time.
+	Progress func(done, total int, key string)
+}
+
+// SweepReport says what a sweep did.
+type SweepReport struct {
+	Total, Skipped, Ran int
+	// Failed maps run keys to their errors; a failed run leaves no
+	// complete results, so --resume retries it.
+	Failed map[string]error
+}
+
+// RunDir is the results directory of a run of a sweep in out.
+func RunDir(out, key string) string { return filepath.Join(out, RunsDir, key) }
+
+// RunSweep executes the shard's runs of plan on a worker pool, storing each
+// in Out/runs/<key>/. Cancelling ctx stops it after the runs in progress
+// are abandoned; finished runs stay complete on disk.
+func RunSweep(ctx context.Context, reg Policies, plan *Plan, opt SweepOptions) (SweepReport, error) {
+	runs := opt.Shard.Select(plan.Runs)
+	rep := SweepReport{Total: len(runs), Failed: map[string]error{}}
+	if err := os.MkdirAll(filepath.Join(opt.Out, RunsDir), 0o755); err != nil {
+		return rep, fmt.Errorf("sweep: %w", err)
+	}
+	var todo []PlannedRun
+	for _, r := range runs {
+		dir := RunDir(opt.Out, r.Key)
+		if opt.Resume && Complete(dir, r.Key) {
+			rep.Skipped++
+			continue
+		}
+		removeTemporaries(dir)
+		todo = append(todo, r)
+	}
+	workers := opt.Parallel
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, max(1, len(todo)))
+	var mu sync.Mutex
+	done := rep.Skipped
+	if opt.Progress != nil {
+		opt.Progress(done, rep.Total, "")
+	}
+	jobs := make(chan PlannedRun)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range jobs {
+				_, err := ExecuteTo(ctx, reg, r, RunDir(opt.Out, r.Key))
+				mu.Lock()
+				if err != nil {
+					if ctx.Err() == nil {
+						rep.Failed[r.Key] = err
+					}
+				} else {
+					rep.Ran++
+					done++
+					if opt.Progress != nil {
+						opt.Progress(done, rep.Total, r.Key)
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for _, r := range todo {
+		select {
+		case jobs <- r:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return rep, err
+	}
+	if len(rep.Failed) > 0 {
+		keys := make([]string, 0, len(rep.Failed))
+		for k := range rep.Failed {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var msgs []string
+		for _, k := range keys {
+			msgs = append(msgs, k+": "+rep.Failed[k].Error())
+		}
+		return rep, fmt.Errorf("sweep: %d of %d runs failed:\n  %s", len(keys), rep.Total, strings.Join(msgs, "\n  "))
+	}
+	return rep, nil
+}
+
+// removeTemporaries deletes the temporary files of an interrupted write.
+func removeTemporaries(dir string) {
+	tmps, _ := filepath.Glob(filepath.Join(dir, ".*.tmp-*"))
+	for _, t := range tmps {
+		os.Remove(t)
+	}
+}
+
+// SummaryRow is one row of summary.parquet: a run's parameters, its
+// summary, its padded mean JCT within its group, and (in wall_* columns)
+// the machine's timings, which differ between identical runs.
+type SummaryRow struct {
+	Key                  string  `parquet:"run"`
+	Group                string  `parquet:"group"`
+	Trace                string  `parquet:"trace"`
+	Cluster              string  `parquet:"cluster"`
+	Policy               string  `parquet:"policy"`
+	Timing               string  `parquet:"timing"`
+	Estimator            string  `parquet:"estimator"`
+	Rounds               int32   `parquet:"rounds"`
+	Density              float64 `parquet:"density"`
+	Seed                 int64   `parquet:"seed"`
+	HorizonS             float64 `parquet:"horizon_s"`
+	JobsInTrace          int32   `parquet:"jobs_in_trace"`
+	Submitted            int32   `parquet:"jobs_submitted"`
+	Finished             int32   `parquet:"jobs_finished"`
+	Running              int32   `parquet:"jobs_running"`
+	Pending              int32   `parquet:"jobs_pending"`
+	Dropped              int32   `parquet:"jobs_dropped"`
+	MeanJCT              float64 `parquet:"mean_jct_s"`
+	MedianJCT            float64 `parquet:"median_jct_s"`
+	P95JCT               float64 `parquet:"p95_jct_s"`
+	P99JCT               float64 `parquet:"p99_jct_s"`
+	PaddedMeanJCT        float64 `parquet:"padded_mean_jct_s"`
+	PadTo                int32   `parquet:"pad_to"`
+	PadValue             float64 `parquet:"pad_value_s"`
+	Makespan             float64 `parquet:"makespan_s"`
+	MeanQueueing         float64 `parquet:"mean_queueing_s"`
+	MeanQueueingFinished float64 `parquet:"mean_queueing_finished_s"`
+	MeanThroughput       float64 `parquet:"mean_throughput"`
+	PeakThroughput       float64 `parquet:"peak_throughput"`
+	Reconfigurations     int32   `parquet:"reconfigurations"`
+	// Utilization per GPU type, "a100=0.81;a10=0.5" (sorted by type).
+	Utilization     string  `parquet:"utilization"`
+	WallRunS        float64 `parquet:"wall_run_s"`
+	WallDecisions   int32   `parquet:"wall_decisions"`
+	WallDecisionSum float64 `parquet:"wall_decision_total_s"`
+	WallDecisionP99 float64 `parquet:"wall_decision_p99_s"`
+}
+
+// MergeOptions control MergeSweep.
+type MergeOptions struct {
+	Out string
+	// From lists other sweep output directories (e.g. shards run on other
+	// machines) whose complete runs are copied into Out first.
+	From []string
+	// Partial writes the table even when runs are missing.
+	Partial bool
+}
+
+// MergeSweep gathers the complete runs of plan (from Out and opt.From)
+// into Out/runs, computes padded mean JCTs per comparison group and writes
+// Out/summary.parquet with one row per run in plan order. The result is
+// the same whichever shards ran which runs.
+func MergeSweep(plan *Plan, opt MergeOptions) ([]SummaryRow, error) {
+	var missing []string
+	var loaded []*Results
+	for _, pr := range plan.Runs {
+		dir := RunDir(opt.Out, pr.Key)
+		if !Complete(dir, pr.Key) {
+			for _, from := range opt.From {
+				src := RunDir(from, pr.Key)
+				if Complete(src, pr.Key) {
+					if err := copyRunDir(src, dir); err != nil {
+						return nil, err
+					}
+					break
+				}
+			}
+		}
+		if !Complete(dir, pr.Key) {
+			missing = append(missing, pr.Key)
+			continue
+		}
+		r, err := LoadResults(dir, false)
+		if err != nil {
+			return nil, err
+		}
+		loaded = append(loaded, r)
+	}
+	if len(missing) > 0 && !opt.Partial {
+		show := missing
+		if len(show) > 10 {
+			show = append(show[:10:10], fmt.Sprintf("… %d more", len(missing)-10))
+		}
+		return nil, fmt.Errorf("merge: %d of %d runs have no complete results in %s (run the missing shards, or --resume):\n  %s",
+			len(missing), len(plan.Runs), strings.Join(append([]string{opt.Out}, opt.From...), ", "), strings.Join(show, "\n  "))
+	}
+	rows := SummaryRows(loaded)
+	data, err := EncodeSummaryParquet(rows)
+	if err != nil {
+		return nil, err
+	}
+	if err := sim.WriteFileAtomic(filepath.Join(opt.Out, SummaryParquet), data); err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
+// PadGroups applies sim.PadMeans within each comparison group of rs (the
+// runs sharing every parameter but the policy), in place.
+func PadGroups(rs []*Results) {
+	groups := map[string][]*Results{}
+	var order []string
+	for _, r := range rs {
+		if _, ok := groups[r.Record.Group]; !ok {
+			order = append(order, r.Record.Group)
+		}
+		groups[r.Record.Group] = append(groups[r.Record.Group], r)
+	}
+	for _, g := range order {
+		members := groups[g]
+		sums := make([]*sim.Summary, len(members))
+		jcts := make([][]float64, len(members))
+		for i, r := range members {
+			sums[i], jcts[i] = &r.Summary, r.Record.JCTs
+		}
+		sim.PadMeans(sums, jcts)
+	}
+}
+
+// SummaryRows pads the runs' means within their groups and flattens them.
+func SummaryRows(rs []*Results) []SummaryRow {
+	PadGroups(rs)
+	rows := make([]SummaryRow, len(rs))
+	for i, r := range rs {
+		s, rec := r.Summary, r.Record
+		types := make([]string, 0, len(s.Utilization))
+		for t := range s.Utilization {
+			types = append(types, t)
+		}
+		sort.Strings(types)
+		var util []string
+		for _, t := range types {
+			util = append(util, t+"="+strconv.FormatFloat(s.Utilization[t], 'g', -1, 64))
+		}
+		rows[i] = SummaryRow{
+			Key: rec.Key, Group: rec.Group, Trace: s.Trace, Cluster: s.Cluster, Policy: s.Policy, Timing: s.Timing,
+			Estimator: s.Estimator, Rounds: int32(s.Rounds), Density: density(rec.Density), Seed: rec.Seed,
+			HorizonS: s.HorizonS, JobsInTrace: int32(s.JobsInTrace), Submitted: int32(s.Submitted), Finished: int32(s.Finished),
+			Running: int32(s.Running), Pending: int32(s.Pending), Dropped: int32(s.Dropped),
+			MeanJCT: s.MeanJCT, MedianJCT: s.MedianJCT, P95JCT: s.P95JCT, P99JCT: s.P99JCT,
+			PaddedMeanJCT: s.PaddedMeanJCT, PadTo: int32(s.PadTo), PadValue: s.PadValue, Makespan: s.Makespan,
+			MeanQueueing: s.MeanQueueing, MeanQueueingFinished: s.MeanQueueingFinished,
+			MeanThroughput: s.MeanThroughput, PeakThroughput: s.PeakThroughput, Reconfigurations: int32(s.Reconfigurations),
+			Utilization: strings.Join(util, ";"),
+			WallRunS:    s.Wallclock.RunS, WallDecisions: int32(s.Wallclock.Decisions),
+			WallDecisionSum: s.Wallclock.DecisionSum, WallDecisionP99: s.Wallclock.DecisionP99,
+		}
+	}
+	return rows
+}
+
+// EncodeSummaryParquet encodes summary rows.
+func EncodeSummaryParquet(rows []SummaryRow) ([]byte, error) {
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[SummaryRow](&buf)
+	if _, err := w.Write(rows); err != nil {
+		return nil, fmt.Errorf("summary.parquet: %w", err)
+	}
+	if err := w.Close(); err != nil {
+		return nil, fmt.Errorf("summary.parquet: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// ReadSummaryParquet reads a summary table.
+func ReadSummaryParquet(file string) ([]SummaryRow, error) {
+	rows, err := parquet.ReadFile[SummaryRow](file)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return rows, nil
+}
+
+// WithoutWallclock returns rows with the machine-dependent wall_* columns
+// zeroed: two identical sweeps agree on everything else byte for byte.
+func WithoutWallclock(rows []SummaryRow) []SummaryRow {
+	out := append([]SummaryRow(nil), rows...)
+	for i := range out {
+		out[i].WallRunS, out[i].WallDecisions, out[i].WallDecisionSum, out[i].WallDecisionP99 = 0, 0, 0, 0
+	}
+	return out
+}
+
+// copyRunDir copies a complete run directory, summary.json last.
+func copyRunDir(src, dst string) error {
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return fmt.Errorf("merge: %w", err)
+	}
+	os.Remove(filepath.Join(dst, sim.SummaryFile))
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		return fmt.Errorf("merge: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") && e.Name() != sim.SummaryFile {
+			names = append(names, e.Name())
+		}
+	}
+	for _, n := range append(names, sim.SummaryFile) {
+		data, err := os.ReadFile(filepath.Join(src, n))
+		if err != nil {
+			return fmt.Errorf("merge: %w", err)
+		}
+		if err := sim.WriteFileAtomic(filepath.Join(dst, n), data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ErrNoRuns is returned when a plan has nothing to run.
+var ErrNoRuns = errors.New("no runs: every policy of the spec is unregistered")
