@@ -62,6 +62,7 @@ type Policy struct {
 	thrCache map[thrKey]float64
 	optCache map[thrKey]float64
 	wIndex   map[estimator.Workload]int
+	pool     tablePool
 }
 
 var _ sim.Policy = (*Policy)(nil)
@@ -154,15 +155,19 @@ func (p *Policy) Schedule(v *sim.View) ([]sim.Action, error) {
 	r := p.newRound(v)
 	if len(v.Ended) > 0 {
 		if err := r.optimizeRunningJobs(len(v.Arrivals) == 0); err != nil {
+			p.pool.release(0, nil)
 			return nil, err
 		}
 	}
 	if len(v.Arrivals) > 0 {
 		if err := r.fitNewJobs(); err != nil {
+			p.pool.release(0, nil)
 			return nil, err
 		}
 	}
-	return r.actions(), nil
+	acts := r.actions()
+	p.pool.release(0, nil)
+	return acts, nil
 }
 
 // markTimedOut records pending jobs whose deadline has passed; the artifact
@@ -179,18 +184,19 @@ func (p *Policy) markTimedOut(v *sim.View) {
 // round is the planning state of one Schedule call: the real table as the
 // artifact's scheduler would hold it, and its queues.
 type round struct {
-	p       *Policy
-	v       *sim.View
-	real    *table
-	running []sim.JobID
-	pending []sim.JobID
-	ops     []sim.Action // Start/Suspend in the order the queues moved
-	started map[sim.JobID]bool
-	scratch scratch
+	p              *Policy
+	v              *sim.View
+	real           *table
+	running        []sim.JobID
+	pending        []sim.JobID
+	ops            []sim.Action // Start/Suspend in the order the queues moved
+	started        map[sim.JobID]bool
+	statsA, statsB statSet
 }
 
 func (p *Policy) newRound(v *sim.View) *round {
-	r := &round{p: p, v: v, real: newTable(p.tp, v.Occupant), started: map[sim.JobID]bool{}}
+	r := &round{p: p, v: v, started: map[sim.JobID]bool{}}
+	r.real = r.tableOf(v.Occupant)
 	for _, j := range v.Running {
 		p.state(j)
 		r.running = append(r.running, j.Spec.ID)
@@ -215,7 +221,7 @@ func (r *round) js(id sim.JobID) *jobState { return r.p.jobs[id] }
 // it holds in the real table.
 func (r *round) refreshQuotas() {
 	p := r.p
-	st := r.scratch.stats(r.real)
+	st := r.stats(r.real, &r.statsA)
 	for _, id := range r.running {
 		s := st.get(id)
 		js := p.jobs[id]

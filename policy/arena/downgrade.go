@@ -34,7 +34,7 @@ type plan struct {
 // skipped.
 func (r *round) downgradeSearch(target inst, tb *table, depth, budget, local int) []plan {
 	var feasible []plan
-	input := []plan{{tbl: tb.clone(), target: target, gain: 0, budget: budget}}
+	input := []plan{{tbl: r.clone(tb), target: target, gain: 0, budget: budget}}
 	var output []plan
 	expanded := 0 // output[:expanded] were expanded at an earlier level
 	for level := 1; level <= depth && (len(input) > 0 || len(output) > 0); level++ {
@@ -63,7 +63,7 @@ func (r *round) expandPlan(p plan, targetID sim.JobID, local int, feasible, outp
 		if v.NoScaling {
 			continue
 		}
-		tbl := p.tbl.clone()
+		tbl := r.clone(p.tbl)
 		tgt := p.target
 		cands := r.candidates(tbl, targetID)
 		res := r.shrinkStep(&tgt, T, cands, tbl, p.gain, p.budget, local)
@@ -81,7 +81,7 @@ func (r *round) expandPlan(p plan, targetID sim.JobID, local int, feasible, outp
 	if v.NoTypeChange {
 		return
 	}
-	tbl := p.tbl.clone()
+	tbl := r.clone(p.tbl)
 	tgt := p.target
 	cands := r.candidates(tbl, targetID)
 	res := r.htcStep(&tgt, cands, tbl, p.gain, p.budget, local)
@@ -102,15 +102,9 @@ func (r *round) expandPlan(p plan, targetID sim.JobID, local int, feasible, outp
 // candidates is _get_run_job_ids: jobs on USED slots in order of first
 // appearance, then the target job.
 func (r *round) candidates(tb *table, target sim.JobID) []sim.JobID {
-	seen := map[sim.JobID]bool{}
-	var out []sim.JobID
-	for s, o := range tb.occ {
-		if o < 0 || !tb.used[s] || seen[o] {
-			continue
-		}
-		seen[o] = true
-		out = append(out, o)
-	}
+	st := r.stats(tb, &r.statsB)
+	out := make([]sim.JobID, 0, len(st.order)+1)
+	out = append(out, st.order...)
 	return append(out, target)
 }
 
@@ -132,7 +126,7 @@ type stepResult struct {
 // at least half the largest count; then, if T is the target's type, run
 // the target's migration search on a copy.
 func (r *round) shrinkStep(tgt *inst, T int, cands []sim.JobID, tb *table, gain float64, budget, local int) stepResult {
-	st := r.scratch.stats(tb)
+	st := r.stats(tb, &r.statsA)
 	targetType, _, _, _ := r.statOf(st, tgt.id, tgt.t, tgt.num)
 	fallback := func(id sim.JobID) (int, int) {
 		if id == tgt.id {
@@ -194,7 +188,7 @@ func (r *round) shrinkStep(tgt *inst, T int, cands []sim.JobID, tb *table, gain 
 		// Only makes room for a later type change of another job.
 		return stepResult{tbl: tb, changed: true, mod: modification{chosen, T, newLoc}, gain: gain, migGain: infeasibleThr, budget: budget, budgetAfter: budget}
 	}
-	cp := tb.clone()
+	cp := r.clone(tb)
 	m := r.migrationSearch(*tgt, cp, budget, local, true)
 	ft, fn := tgt.t, tgt.num
 	if chosen != tgt.id {
@@ -261,7 +255,7 @@ func shrinkInTable(tb *table, nodes []int, prev loc, id sim.JobID, newNum int) {
 // read from the table or else from the registered job (so an earlier shrink
 // of an unplaced target in this plan is ignored, and undone).
 func (r *round) htcStep(tgt *inst, cands []sim.JobID, tb *table, gain float64, budget, local int) stepResult {
-	st := r.scratch.stats(tb)
+	st := r.stats(tb, &r.statsA)
 	targetType, _, _, _ := r.statOf(st, tgt.id, tgt.t, tgt.num)
 	maxGain, maxGainMig := infeasibleThr, infeasibleThr
 	chosen := empty
@@ -281,9 +275,11 @@ func (r *round) htcStep(tgt *inst, cands []sim.JobID, tb *table, gain float64, b
 			}
 			nl := r.p.bestLocality(U, num)
 			g := r.gain(job, U, nl, pt, l)
-			cp := tb.clone()
+			mark := r.p.pool.mark()
+			cp := r.clone(tb)
 			job.t, job.num = U, num
 			m := r.migrationSearch(job, cp, budget, local, true)
+			r.p.pool.release(mark, nil)
 			gm := g + m.gain
 			if ((g > maxGain && id == tgt.id) || (gm > maxGainMig && id != tgt.id)) && m.ok {
 				if id == tgt.id {
@@ -315,7 +311,7 @@ func (r *round) htcStep(tgt *inst, cands []sim.JobID, tb *table, gain float64, b
 		}
 		gain += maxGain
 	}
-	cp := tb.clone()
+	cp := r.clone(tb)
 	m := r.migrationSearch(*tgt, cp, budget, local, true)
 	ft, fn := tgt.t, tgt.num
 	if chosen != tgt.id {

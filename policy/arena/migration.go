@@ -172,7 +172,7 @@ func (r *round) rhdPair(tb *table, a, fa, b, fb, capacity int) (*table, bool) {
 	copy(saveUsedB[:], tb.used[blo:bhi])
 	saveFreeA, saveFreeB := tb.free[a], tb.free[b]
 	abort := func() (*table, bool) {
-		nt := tb.clone()
+		nt := r.clone(tb)
 		copy(nt.occ[alo:ahi], saveOccA[:ahi-alo])
 		copy(nt.used[alo:ahi], saveUsedA[:ahi-alo])
 		copy(nt.occ[blo:bhi], saveOccB[:bhi-blo])

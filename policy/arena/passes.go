@@ -10,7 +10,7 @@ import (
 // no job arrived this round) and the node-swap fix-up against the table as
 // it was before the release.
 func (r *round) optimizeRunningJobs(upgrade bool) error {
-	before := newTable(r.p.tp, r.v.BeforeRelease)
+	before := r.tableOf(r.v.BeforeRelease)
 	if err := r.releaseEnded(); err != nil {
 		return err
 	}
@@ -87,6 +87,7 @@ func (r *round) introspectiveMigration() error {
 	}
 	budget := globalMigrationEta
 	for {
+		mark := r.p.pool.mark()
 		maxGain := infeasibleThr
 		best := empty
 		var bestTbl *table
@@ -94,7 +95,7 @@ func (r *round) introspectiveMigration() error {
 		for _, id := range cands {
 			js := r.js(id)
 			self := inst{id: id, t: js.quota.t, num: js.quota.num}
-			tbl := r.real.clone()
+			tbl := r.clone(r.real)
 			pt, pn, pl, _ := r.rtStat(tbl, id, self.t, self.num)
 			if pl == r.p.bestLocality(pt, pn) {
 				continue
@@ -114,6 +115,7 @@ func (r *round) introspectiveMigration() error {
 				maxGain, best, bestTbl, bestBudget = g, id, tbl, m.budget
 			}
 		}
+		r.p.pool.release(mark, bestTbl)
 		if best == empty {
 			return nil
 		}
@@ -159,7 +161,7 @@ func restoreRecolored(tb *table) error {
 // blocker, the GPUs of the opportunistic jobs below it (until the first
 // vanilla pending job) marked idle while keeping their occupant.
 func (r *round) reservedTable(id sim.JobID) *table {
-	tb := r.real.clone()
+	tb := r.clone(r.real)
 	js := r.js(id)
 	if !js.blocker {
 		return tb
@@ -230,8 +232,10 @@ func (r *round) restartTrial() error {
 			if v.NoOpportunistic && containsInt(blockedTypes, js.quota.t) {
 				continue
 			}
+			mark := r.p.pool.mark()
 			tbl := r.reservedTable(id)
 			ok, decision, _ := r.fitOneJob(tbl, r.registered(id), budget, localMigrationEta)
+			r.p.pool.release(mark, decision)
 			if !ok {
 				if v.NoOpportunistic {
 					blockedTypes = append(blockedTypes, js.quota.t)
@@ -364,6 +368,7 @@ func (r *round) upgradeTrial() {
 	}
 	budget := globalMigrationEta
 	for step := 0; step < maxUpgradeSteps; step++ {
+		mark := r.p.pool.mark()
 		maxGain := infeasibleThr
 		best := empty
 		var bestTbl *table
@@ -379,6 +384,7 @@ func (r *round) upgradeTrial() {
 				maxGain, best, bestTbl, bestBudget = g, id, tbl, b
 			}
 		}
+		r.p.pool.release(mark, bestTbl)
 		if best == empty {
 			return
 		}
@@ -394,7 +400,8 @@ func (r *round) upgradeTrial() {
 func (r *round) upgradeSearch(id sim.JobID, budget, local int) (bool, *table, float64, int) {
 	js := r.js(id)
 	q := js.quota
-	base := r.real.clone()
+	mark := r.p.pool.mark()
+	base := r.clone(r.real)
 	base.clearPlacement(id)
 	maxGain := infeasibleThr
 	var dec *table
@@ -406,7 +413,7 @@ func (r *round) upgradeSearch(id sim.JobID, budget, local int) (bool, *table, fl
 				continue
 			}
 			job := inst{id: id, t: U, num: q.num}
-			m := r.migrationSearch(job, base.clone(), budget, local, true)
+			m := r.migrationSearch(job, r.clone(base), budget, local, true)
 			if !m.ok {
 				continue
 			}
@@ -419,7 +426,7 @@ func (r *round) upgradeSearch(id sim.JobID, budget, local int) (bool, *table, fl
 	}
 	if !v.NoScaling && q.num < maxGPUsPerJob && base.freeOfType(q.t) >= 2*q.num {
 		job := inst{id: id, t: q.t, num: 2 * q.num}
-		m := r.migrationSearch(job, base.clone(), budget, local, true)
+		m := r.migrationSearch(job, r.clone(base), budget, local, true)
 		if m.ok {
 			_, _, nl, _ := r.rtStat(m.tbl, id, q.t, q.num)
 			g := r.gain(job, q.t, nl, q.t, q.loc)
@@ -429,8 +436,10 @@ func (r *round) upgradeSearch(id sim.JobID, budget, local int) (bool, *table, fl
 		}
 	}
 	if maxGain > 0 {
+		r.p.pool.release(mark, dec)
 		return true, dec, maxGain, decBudget
 	}
+	r.p.pool.release(mark, nil)
 	return false, nil, infeasibleThr, budget
 }
 
@@ -512,7 +521,7 @@ func nodesAndFirstCount(tb *table, id sim.JobID) ([]int, int) {
 // jobs wait before it, which then become blockers), else it pends. Then the
 // upgrade trial and the node-swap fix-up.
 func (r *round) fitNewJobs() error {
-	before := r.real.clone()
+	before := r.clone(r.real)
 	budget := globalMigrationEta
 	v := r.p.variant
 	for _, j := range r.v.Arrivals {
@@ -565,8 +574,10 @@ func (r *round) pendingOfType(t int) bool {
 // strictly largest gain wins. It returns the decision table and the
 // remaining budget.
 func (r *round) fitOneJob(tb *table, job inst, budget, local int) (bool, *table, int) {
-	m := r.migrationSearch(job, tb.clone(), budget, local, true)
+	mark := r.p.pool.mark()
+	m := r.migrationSearch(job, r.clone(tb), budget, local, true)
 	if m.ok && !m.relaxed {
+		r.p.pool.release(mark, m.tbl)
 		return true, m.tbl, m.budget
 	}
 	var plans []plan
@@ -586,7 +597,9 @@ func (r *round) fitOneJob(tb *table, job inst, budget, local int) (bool, *table,
 		}
 	}
 	if best < 0 {
+		r.p.pool.release(mark, nil)
 		return false, nil, budget
 	}
+	r.p.pool.release(mark, plans[best].tbl)
 	return true, plans[best].tbl, plans[best].budget
 }

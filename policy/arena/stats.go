@@ -10,56 +10,60 @@ type jobStat struct {
 	t, num     int
 	nodes      []int
 	firstCount int
+	usedSeen   bool
 }
 
-// statSet holds the stats of every real job of one table, and the order in
-// which jobs first appear on a USED slot (the artifact's candidate order,
-// _get_run_job_ids).
+// statSet holds the stats of every real job of one table, indexed by job
+// ID (a generation stamp marks the entries of the current scan), and the
+// order in which jobs first appear on a USED slot (the artifact's
+// candidate order, _get_run_job_ids).
 type statSet struct {
-	byID  map[sim.JobID]*jobStat
+	gen   int
+	stamp []int
+	byID  []jobStat
 	order []sim.JobID
 }
 
-func (s *statSet) get(id sim.JobID) *jobStat { return s.byID[id] }
-
-// scratch holds reusable buffers of a round.
-type scratch struct {
-	partial []nodeFree
-	idle    []int
+func (s *statSet) get(id sim.JobID) *jobStat {
+	if id < 0 || int(id) >= len(s.stamp) || s.stamp[id] != s.gen {
+		return nil
+	}
+	return &s.byID[id]
 }
 
-// stats scans a table once.
-func (sc *scratch) stats(tb *table) *statSet {
-	st := &statSet{byID: make(map[sim.JobID]*jobStat, 256)}
+// stats scans a table once into dst.
+func (r *round) stats(tb *table, dst *statSet) *statSet {
+	n := len(r.p.jobs)
+	if len(dst.stamp) < n {
+		dst.stamp = append(dst.stamp, make([]int, n-len(dst.stamp))...)
+		dst.byID = append(dst.byID, make([]jobStat, n-len(dst.byID))...)
+	}
+	dst.gen++
+	dst.order = dst.order[:0]
 	tp := tb.tp
 	for s, o := range tb.occ {
 		if o < 0 {
 			continue
 		}
-		n := tp.slotNode[s]
-		js := st.byID[o]
-		if js == nil {
-			js = &jobStat{t: tp.nodeType[n]}
-			st.byID[o] = js
+		nd := tp.slotNode[s]
+		js := &dst.byID[o]
+		if dst.stamp[o] != dst.gen {
+			dst.stamp[o] = dst.gen
+			*js = jobStat{t: tp.nodeType[nd], nodes: js.nodes[:0], usedSeen: false}
+		}
+		if tb.used[s] && !js.usedSeen {
+			js.usedSeen = true
+			dst.order = append(dst.order, o)
 		}
 		js.num++
-		if len(js.nodes) == 0 || js.nodes[len(js.nodes)-1] != n {
-			js.nodes = append(js.nodes, n)
+		if len(js.nodes) == 0 || js.nodes[len(js.nodes)-1] != nd {
+			js.nodes = append(js.nodes, nd)
 		}
-		if js.nodes[0] == n {
+		if js.nodes[0] == nd {
 			js.firstCount++
 		}
 	}
-	// Candidate order: first USED slot of each job, in slot order.
-	seen := make(map[sim.JobID]bool, len(st.byID))
-	for s, o := range tb.occ {
-		if o < 0 || !tb.used[s] || seen[o] {
-			continue
-		}
-		seen[o] = true
-		st.order = append(st.order, o)
-	}
-	return st
+	return dst
 }
 
 // rtStat is _get_job_rt_stat: a job's type, GPU count and locality read

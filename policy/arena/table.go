@@ -75,14 +75,25 @@ func newTable(tp *topology, occupant []sim.JobID) *table {
 	return t
 }
 
+// load resets t to an occupant list (every occupied slot USED).
+func (t *table) load(occupant []sim.JobID) {
+	copy(t.occ, occupant)
+	for n := range t.free {
+		t.free[n] = t.tp.nodeCap[n]
+	}
+	for s, o := range t.occ {
+		t.used[s] = o != empty
+		if o != empty {
+			t.free[t.tp.slotNode[s]]--
+		}
+	}
+}
+
 // clone returns an independent copy (the artifact's deepcopy of the table).
 func (t *table) clone() *table {
-	return &table{
-		tp:   t.tp,
-		occ:  append([]sim.JobID(nil), t.occ...),
-		used: append([]bool(nil), t.used...),
-		free: append([]int(nil), t.free...),
-	}
+	u := &table{tp: t.tp, occ: make([]sim.JobID, len(t.occ)), used: make([]bool, len(t.used)), free: make([]int, len(t.free))}
+	u.copyFrom(t)
+	return u
 }
 
 // copyFrom overwrites t with u's content (same topology).

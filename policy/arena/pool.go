@@ -1,0 +1,63 @@
+package arena
+
+import "github.com/arena-sim/arena/sim"
+
+// tablePool recycles scratch tables. The searches copy the 1,280-slot
+// table many thousands of times per round (the artifact deep-copies it at
+// every step); most copies die within one search step. Tables are handed
+// out by clone and tracked in scopes: release(mark, keep) returns every
+// table cloned since mark to the free list except keep, which moves to the
+// enclosing scope. A table that escapes a scope other than as keep must not
+// be released — callers keep at most one result per scope.
+type tablePool struct {
+	free []*table
+	live []*table
+}
+
+func (tp *tablePool) clone(src *table) *table {
+	var t *table
+	if n := len(tp.free); n > 0 {
+		t = tp.free[n-1]
+		tp.free = tp.free[:n-1]
+		t.copyFrom(src)
+	} else {
+		t = src.clone()
+	}
+	tp.live = append(tp.live, t)
+	return t
+}
+
+func (tp *tablePool) mark() int { return len(tp.live) }
+
+func (tp *tablePool) release(mark int, keep *table) {
+	kept := false
+	for _, t := range tp.live[mark:] {
+		if t == keep {
+			kept = true
+			continue
+		}
+		tp.free = append(tp.free, t)
+	}
+	clear(tp.live[mark:])
+	tp.live = tp.live[:mark]
+	if kept {
+		tp.live = append(tp.live, keep)
+	}
+}
+
+// clone copies t from the round's pool.
+func (r *round) clone(t *table) *table { return r.p.pool.clone(t) }
+
+// tableOf builds a pooled table from an occupant list.
+func (r *round) tableOf(occupant []sim.JobID) *table {
+	if len(r.p.pool.free) == 0 {
+		t := newTable(r.p.tp, occupant)
+		r.p.pool.live = append(r.p.pool.live, t)
+		return t
+	}
+	t := r.p.pool.free[len(r.p.pool.free)-1]
+	r.p.pool.free = r.p.pool.free[:len(r.p.pool.free)-1]
+	t.load(occupant)
+	r.p.pool.live = append(r.p.pool.live, t)
+	return t
+}
