@@ -1,0 +1,169 @@
+package analytic
+
+import (
+	"math"
+	"sync"
+
+	"github.com/arena-sim/arena/estimator"
+)
+
+// Source is the analytic model as an estimator.Source: every view answers
+// with the exhaustive search's best plan over the locality's grids (the
+// analytic counterpart of the database's Alpa-optimal times). The
+// data-parallel view additionally applies the artifact's DP memory rule to
+// the analytic memory of a pure data-parallel replica. It is safe for
+// concurrent use; answers are cached.
+type Source struct {
+	planner Planner
+	cache   sync.Map // cacheKey → estimator.Estimate
+	plans   sync.Map // planKey → Choice
+}
+
+type planKey struct {
+	family         estimator.Family
+	size           string
+	batch          int
+	gpu            string
+	nodes, perNode int
+}
+
+type cacheKey struct {
+	planKey
+	view estimator.View
+}
+
+// NewSource returns the analytic model with parameters p.
+func NewSource(p *Params) *Source { return &Source{planner: Planner{Params: p}} }
+
+var (
+	defaultSourceOnce sync.Once
+	defaultSource     *Source
+	defaultSourceErr  error
+)
+
+// DefaultSource returns the analytic model with the embedded fitted
+// parameters (one shared, cached instance).
+func DefaultSource() (*Source, error) {
+	defaultSourceOnce.Do(func() {
+		p, err := DefaultParams()
+		if err != nil {
+			defaultSourceErr = err
+			return
+		}
+		defaultSource = NewSource(p)
+	})
+	return defaultSource, defaultSourceErr
+}
+
+// Planner returns the planner the source answers with.
+func (s *Source) Planner() Planner { return s.planner }
+
+// View returns the source read in view v.
+func (s *Source) View(v estimator.View) estimator.Estimator { return sourceView{s: s, view: v} }
+
+type sourceView struct {
+	s    *Source
+	view estimator.View
+}
+
+func (v sourceView) Name() string { return "analytic/" + v.view.String() }
+
+func (v sourceView) Estimate(w estimator.Workload, c estimator.Config) estimator.Estimate {
+	return v.s.Estimate(w, c, v.view)
+}
+
+// Plan returns the best plan for (w, c) (cached).
+func (s *Source) Plan(w estimator.Workload, c estimator.Config) (Choice, error) {
+	k := planKey{w.Model.Family, w.Model.Size, w.Batch, c.GPU, c.Nodes, c.PerNode}
+	if ch, ok := s.plans.Load(k); ok {
+		return ch.(Choice), nil
+	}
+	j, err := JobFor(w)
+	if err != nil {
+		return Choice{}, err
+	}
+	ch := s.planner.Best(j, c)
+	s.plans.Store(k, ch)
+	return ch, nil
+}
+
+// Estimate answers (w, c) in view v.
+func (s *Source) Estimate(w estimator.Workload, c estimator.Config, v estimator.View) estimator.Estimate {
+	k := cacheKey{planKey{w.Model.Family, w.Model.Size, w.Batch, c.GPU, c.Nodes, c.PerNode}, v}
+	if e, ok := s.cache.Load(k); ok {
+		return e.(estimator.Estimate)
+	}
+	e := s.estimate(w, c, v)
+	s.cache.Store(k, e)
+	return e
+}
+
+func infeasible(r estimator.Reason) estimator.Estimate {
+	return estimator.Estimate{Throughput: estimator.InfeasibleThroughput, IterTime: estimator.InfeasibleIterTime, Reason: r}
+}
+
+// maxIterTime is the artifact's scheduling-interval cap on iteration time.
+const maxIterTime = 300.0
+
+func (s *Source) estimate(w estimator.Workload, c estimator.Config, v estimator.View) estimator.Estimate {
+	if c.Nodes <= 0 || c.PerNode <= 0 || w.Batch <= 0 {
+		return infeasible(estimator.BadShape)
+	}
+	gpu, err := estimator.LookupGPU(c.GPU)
+	if err != nil {
+		return infeasible(estimator.UnknownGPU)
+	}
+	j, err := JobFor(w)
+	if err != nil {
+		return infeasible(estimator.NotProfiled)
+	}
+	if v == estimator.ViewDataParallel {
+		need := DPReplicaMemory(j.Arch, w.Batch, c.GPUs())
+		// The artifact's rule: 1.2 × need > 0.8 × memory is out of memory.
+		if 1.2*need > usableMemoryFraction*gpu.MemoryGB*1e9 {
+			return infeasible(estimator.OutOfMemory)
+		}
+	}
+	ch, err := s.Plan(w, c)
+	if err != nil {
+		return infeasible(estimator.NotProfiled)
+	}
+	if !ch.Found() {
+		return infeasible(estimator.OutOfMemory)
+	}
+	t := ch.Result.IterTime
+	if t > maxIterTime {
+		return infeasible(estimator.OverIterationCap)
+	}
+	thr := estimator.PyRound(float64(w.Batch)/t, 3)
+	if !(thr > 0) || math.IsInf(thr, 0) {
+		return infeasible(estimator.OutOfMemory)
+	}
+	return estimator.Estimate{Throughput: thr, IterTime: estimator.PyRound(float64(w.Batch)/thr, 3), Reason: estimator.Feasible}
+}
+
+// Hybrid answers from the profile database where it holds the exact entry
+// (model, batch, GPU type, locality) and from the analytic model elsewhere,
+// in every view. Database fallbacks (relaxed locality, larger size) are not
+// used: where the database would extrapolate, the analytic model answers.
+type Hybrid struct {
+	DB       *estimator.ProfileDB
+	Analytic *Source
+}
+
+// View returns the hybrid read in view v.
+func (h *Hybrid) View(v estimator.View) estimator.Estimator { return hybridView{h: h, view: v} }
+
+type hybridView struct {
+	h    *Hybrid
+	view estimator.View
+}
+
+func (v hybridView) Name() string { return "hybrid/" + v.view.String() }
+
+func (v hybridView) Estimate(w estimator.Workload, c estimator.Config) estimator.Estimate {
+	if _, ok := v.h.DB.Has(w, c); ok {
+		return v.h.DB.Estimate(w, c, v.view)
+	}
+	return v.h.Analytic.Estimate(w, c, v.view)
+}
