@@ -192,6 +192,9 @@ type round struct {
 	ops            []sim.Action // Start/Suspend in the order the queues moved
 	started        map[sim.JobID]bool
 	statsA, statsB statSet
+	// buffers of the migration search's partial-node and idle-node lists
+	partialBuf []nodeFree
+	idleBuf    []int
 }
 
 func (p *Policy) newRound(v *sim.View) *round {

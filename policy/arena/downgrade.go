@@ -65,8 +65,8 @@ func (r *round) expandPlan(p plan, targetID sim.JobID, local int, feasible, outp
 		}
 		tbl := r.clone(p.tbl)
 		tgt := p.target
-		cands := r.candidates(tbl, targetID)
-		res := r.shrinkStep(&tgt, T, cands, tbl, p.gain, p.budget, local)
+		cands, st := r.candidates(tbl, targetID)
+		res := r.shrinkStep(&tgt, T, cands, st, tbl, p.gain, p.budget, local)
 		if !res.changed {
 			continue
 		}
@@ -83,8 +83,8 @@ func (r *round) expandPlan(p plan, targetID sim.JobID, local int, feasible, outp
 	}
 	tbl := r.clone(p.tbl)
 	tgt := p.target
-	cands := r.candidates(tbl, targetID)
-	res := r.htcStep(&tgt, cands, tbl, p.gain, p.budget, local)
+	cands, st := r.candidates(tbl, targetID)
+	res := r.htcStep(&tgt, cands, st, tbl, p.gain, p.budget, local)
 	if !res.changed {
 		return
 	}
@@ -100,12 +100,13 @@ func (r *round) expandPlan(p plan, targetID sim.JobID, local int, feasible, outp
 }
 
 // candidates is _get_run_job_ids: jobs on USED slots in order of first
-// appearance, then the target job.
-func (r *round) candidates(tb *table, target sim.JobID) []sim.JobID {
+// appearance, then the target job. It also returns the table's stats,
+// which the step reads before it changes the table.
+func (r *round) candidates(tb *table, target sim.JobID) ([]sim.JobID, *statSet) {
 	st := r.stats(tb, &r.statsB)
 	out := make([]sim.JobID, 0, len(st.order)+1)
 	out = append(out, st.order...)
-	return append(out, target)
+	return append(out, target), st
 }
 
 // stepResult is what a shrink or type-change step reports.
@@ -125,8 +126,7 @@ type stepResult struct {
 // the job of type T with the best throughput change among those holding
 // at least half the largest count; then, if T is the target's type, run
 // the target's migration search on a copy.
-func (r *round) shrinkStep(tgt *inst, T int, cands []sim.JobID, tb *table, gain float64, budget, local int) stepResult {
-	st := r.stats(tb, &r.statsA)
+func (r *round) shrinkStep(tgt *inst, T int, cands []sim.JobID, st *statSet, tb *table, gain float64, budget, local int) stepResult {
 	targetType, _, _, _ := r.statOf(st, tgt.id, tgt.t, tgt.num)
 	fallback := func(id sim.JobID) (int, int) {
 		if id == tgt.id {
@@ -254,8 +254,7 @@ func shrinkInTable(tb *table, nodes []int, prev loc, id sim.JobID, newNum int) {
 // (the last candidate) wins. Candidates' configs, the target's included, are
 // read from the table or else from the registered job (so an earlier shrink
 // of an unplaced target in this plan is ignored, and undone).
-func (r *round) htcStep(tgt *inst, cands []sim.JobID, tb *table, gain float64, budget, local int) stepResult {
-	st := r.stats(tb, &r.statsA)
+func (r *round) htcStep(tgt *inst, cands []sim.JobID, st *statSet, tb *table, gain float64, budget, local int) stepResult {
 	targetType, _, _, _ := r.statOf(st, tgt.id, tgt.t, tgt.num)
 	maxGain, maxGainMig := infeasibleThr, infeasibleThr
 	chosen := empty
@@ -278,7 +277,7 @@ func (r *round) htcStep(tgt *inst, cands []sim.JobID, tb *table, gain float64, b
 			mark := r.p.pool.mark()
 			cp := r.clone(tb)
 			job.t, job.num = U, num
-			m := r.migrationSearch(job, cp, budget, local, true)
+			m := r.migrationSearchOn(job, cp, budget, local, true, nodes, true)
 			r.p.pool.release(mark, nil)
 			gm := g + m.gain
 			if ((g > maxGain && id == tgt.id) || (gm > maxGainMig && id != tgt.id)) && m.ok {

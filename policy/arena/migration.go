@@ -21,14 +21,54 @@ type migration struct {
 // half-done state of the aborted pair; the result is always in
 // migration.tbl, which is tb itself unless a pair aborted.
 func (r *round) migrationSearch(in inst, tb *table, budget, local int, clear bool) migration {
+	return r.migrationSearchOn(in, tb, budget, local, clear, nil, false)
+}
+
+// migrationSearchOn is migrationSearch when the caller knows which nodes
+// hold the job in tb (known; none if the job is not there), which spares a
+// scan of the whole table.
+func (r *round) migrationSearchOn(in inst, tb *table, budget, local int, clear bool, nodes []int, known bool) migration {
+	// Find the job's slots: its current config (for the gain of leaving
+	// it) and what to clear.
+	var buf [64]int
+	slots := buf[:0]
+	if known {
+		for _, nd := range nodes {
+			lo, hi := tb.slots(nd)
+			for s := lo; s < hi; s++ {
+				if tb.occ[s] == in.id {
+					slots = append(slots, s)
+				}
+			}
+		}
+	} else {
+		for s, o := range tb.occ {
+			if o == in.id {
+				slots = append(slots, s)
+			}
+		}
+	}
 	prev := 0.0
-	if t, _, l, nodes := r.rtStat(tb, in.id, -1, 0); len(nodes) > 0 {
-		prev = r.gainNew(in, t, l)
+	ty, n := in.t, in.num
+	if len(slots) > 0 {
+		tp := tb.tp
+		ty = tp.nodeType[tp.slotNode[slots[0]]]
+		n = len(slots)
+		nodes := 1
+		for i := 1; i < len(slots); i++ {
+			if tp.slotNode[slots[i]] != tp.slotNode[slots[i-1]] {
+				nodes++
+			}
+		}
+		prev = r.gainNew(in, ty, r.localityOf(ty, n, nodes))
 	}
 	if clear {
-		tb.clearPlacement(in.id)
+		for _, s := range slots {
+			tb.idle(s)
+		}
+		ty, n = in.t, in.num
 	}
-	m := r.migrationSearchInternal(in, tb, budget, local)
+	m := r.migrationSearchInternal(in, ty, n, tb, budget, local)
 	m.gain -= prev
 	return m
 }
@@ -36,11 +76,15 @@ func (r *round) migrationSearch(in inst, tb *table, budget, local int, clear boo
 // migrationSearchInternal is _migration_search_internal (ARENA.md §5 A):
 // idle nodes, then the freest partial node, then RHD bubble-migration
 // passes, then relaxed locality.
-func (r *round) migrationSearchInternal(in inst, tb *table, budget, local int) migration {
-	ty, n, _, _ := r.rtStat(tb, in.id, in.t, in.num)
+//
+// ty and n are the job's GPU type and count as the artifact reads them
+// (_get_job_rt_stat: from the table if the job holds slots there, else
+// from the instance).
+func (r *round) migrationSearchInternal(in inst, ty, n int, tb *table, budget, local int) migration {
 	capacity := r.p.tp.typeCap[ty]
 	best := r.p.bestLocality(ty, n)
-	partial, idle := tb.partialNodes(ty, n, nil, nil)
+	partial, idle := tb.partialNodes(ty, n, r.partialBuf, r.idleBuf)
+	defer func() { r.partialBuf, r.idleBuf = partial, idle }()
 	if !r.feasible(in, ty, best) {
 		return migration{gain: infeasibleThr, budget: budget, tbl: tb}
 	}
@@ -66,7 +110,7 @@ func (r *round) migrationSearchInternal(in inst, tb *table, budget, local int) m
 			break
 		}
 	}
-	if ok, g := r.relaxedLocality(in, tb); ok {
+	if ok, g := r.relaxedLocality(in, ty, n, tb); ok {
 		return migration{ok: true, gain: g, relaxed: true, budget: budget - upper, tbl: tb}
 	}
 	return migration{gain: infeasibleThr, budget: budget, tbl: tb}
@@ -91,11 +135,11 @@ func tryDirect(tb *table, id sim.JobID, n, need int, partial []nodeFree, idle []
 // relaxedLocality is _place_job_with_relaxted_locality: halve the GPUs per
 // node from the job's count; stop at the first infeasible locality; take
 // the first n/q nodes (idle nodes, then the partial list) with q idle GPUs.
-func (r *round) relaxedLocality(in inst, tb *table) (bool, float64) {
-	ty, n, _, _ := r.rtStat(tb, in.id, in.t, in.num)
+func (r *round) relaxedLocality(in inst, ty, n int, tb *table) (bool, float64) {
 	capacity := r.p.tp.typeCap[ty]
 	partial, idle := tb.partialNodes(ty, n, nil, nil)
-	wide := make([]nodeFree, 0, len(idle)+len(partial))
+	var wideBuf [512]nodeFree
+	wide := wideBuf[:0]
 	for _, nd := range idle {
 		wide = append(wide, nodeFree{nd, capacity})
 	}

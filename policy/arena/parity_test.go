@@ -3,7 +3,6 @@ package arena_test
 import (
 	"context"
 	"math"
-	"os"
 	"testing"
 
 	"github.com/arena-sim/arena/experiments"
@@ -47,25 +46,33 @@ func mean(xs []float64) float64 {
 	return s / float64(len(xs))
 }
 
+func maxOf(xs []float64) float64 {
+	m := math.Inf(-1)
+	for _, x := range xs {
+		m = max(m, x)
+	}
+	return m
+}
+
 func within(got, want, tol float64) bool { return math.Abs(got-want) <= tol*math.Abs(want) }
 
 // TestPhillyParity runs each variant on Philly in artifact timing and
 // compares it with the authors' stored results: jobs finished and mean JCT
 // within the tolerance, per-job JCT equality counted, the per-round digest
-// compared where the authors' exists. It takes about a minute; -short
-// skips it.
+// compared where the authors' exists. The four runs take about 20 s in
+// parallel; -short skips them.
+//
+// arena-ddl's stored throughput differs from ours from round 1143 on by one
+// job's throughput: the artifact reports 0 for a running job whose deadline
+// check fails (its _get_delta_thr applies the check before the execution
+// query); the engine does not (docs/arena.md).
 func TestPhillyParity(t *testing.T) {
 	if testing.Short() {
 		t.Skip("full Philly runs; skipped with -short")
 	}
-	cases := parityCases
-	if os.Getenv("ARENA_PARITY_ALL") == "" {
-		// arena-nh has no digest and its stored arrays predate the head;
-		// it runs with ARENA_PARITY_ALL=1.
-		cases = cases[:3]
-	}
-	for _, c := range cases {
+	for _, c := range parityCases {
 		t.Run(c.policy, func(t *testing.T) {
+			t.Parallel()
 			out := runPhilly(t, c.policy)
 			ref, ok := experiments.Reference(c.policy)
 			if !ok {
@@ -77,6 +84,13 @@ func TestPhillyParity(t *testing.T) {
 			}
 			if !within(mean(got), mean(ref.JCT), c.tol) {
 				t.Errorf("mean JCT: ours %.0f s, stored %.0f s", mean(got), mean(ref.JCT))
+			}
+			var thr []float64
+			for _, r := range out.Result.Timeline {
+				thr = append(thr, r.Throughput)
+			}
+			if !within(mean(thr), mean(ref.Thr), c.tol) || !within(maxOf(thr), maxOf(ref.Thr), c.tol) {
+				t.Errorf("throughput mean/peak: ours %.1f/%.1f, stored %.1f/%.1f", mean(thr), maxOf(thr), mean(ref.Thr), maxOf(ref.Thr))
 			}
 			equal := 0
 			for i := range min(len(got), len(ref.JCT)) {

@@ -413,7 +413,7 @@ func (r *round) upgradeSearch(id sim.JobID, budget, local int) (bool, *table, fl
 				continue
 			}
 			job := inst{id: id, t: U, num: q.num}
-			m := r.migrationSearch(job, r.clone(base), budget, local, true)
+			m := r.migrationSearchOn(job, r.clone(base), budget, local, true, nil, true)
 			if !m.ok {
 				continue
 			}
@@ -426,7 +426,7 @@ func (r *round) upgradeSearch(id sim.JobID, budget, local int) (bool, *table, fl
 	}
 	if !v.NoScaling && q.num < maxGPUsPerJob && base.freeOfType(q.t) >= 2*q.num {
 		job := inst{id: id, t: q.t, num: 2 * q.num}
-		m := r.migrationSearch(job, r.clone(base), budget, local, true)
+		m := r.migrationSearchOn(job, r.clone(base), budget, local, true, nil, true)
 		if m.ok {
 			_, _, nl, _ := r.rtStat(m.tbl, id, q.t, q.num)
 			g := r.gain(job, q.t, nl, q.t, q.loc)
