@@ -19,3 +19,6 @@ func AnalyticParamsJSON() []byte { return append([]byte(nil), analyticParamsJSON
 func ProfileDBJSON() []byte { return append([]byte(nil), profileDBJSON...) }
 
 //go:generate go run ../cmd/arena calibrate --out data/analytic_params.json
+
+// DPMemJSON returns the embedded data-parallel memory table (a copy).
+func DPMemJSON() []byte { return append([]byte(nil), dpMemJSON...) }

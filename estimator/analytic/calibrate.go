@@ -333,6 +333,7 @@ func Calibrate(entries []Entry, start *Params, opt FitOptions) (*Fit, error) {
 		jobs[i] = j
 	}
 	fit := &Fit{Entries: entries, layout: l}
+	var err error
 	for round := 0; round < opt.Rounds; round++ {
 		p := l.decode(x)
 		fit.cands = searchCandidates(Planner{Params: p}, jobs, entries, opt.Candidates)
@@ -344,6 +345,9 @@ func Calibrate(entries []Entry, start *Params, opt FitOptions) (*Fit, error) {
 		fit.Evals += res.FuncEvaluations
 	}
 	fit.Params = l.decode(x)
+	if fit.Params.DPMemory, err = CalibrateDPMemory(start.DPMemory); err != nil {
+		return nil, err
+	}
 	fit.Predicted = predictAll(Planner{Params: fit.Params}, jobs, entries)
 	return fit, nil
 }
@@ -493,4 +497,66 @@ func mean(v []float64) float64 {
 		s += x
 	}
 	return s / float64(len(v))
+}
+
+// dpMemRow is one measured data-parallel memory need.
+type dpMemRow struct {
+	arch     *Arch
+	batch, n int
+	needGB   float64
+}
+
+func dpMemRows() ([]dpMemRow, error) {
+	var parts []map[string][]float64
+	if err := json.Unmarshal(estimator.DPMemJSON(), &parts); err != nil {
+		return nil, fmt.Errorf("analytic: dp_mem table: %w", err)
+	}
+	var out []dpMemRow
+	for _, part := range parts {
+		for _, key := range sortedKeys(part) {
+			w, err := parseDBKey(key)
+			if err != nil {
+				return nil, err
+			}
+			a, err := ArchOf(w.Model)
+			if err != nil {
+				return nil, err
+			}
+			for i, need := range part[key] {
+				if need > 0 {
+					out = append(out, dpMemRow{a, w.Batch, 1 << i, need})
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// CalibrateDPMemory fits the data-parallel replica memory model to the
+// artifact's dp_mem.json by Nelder–Mead on squared log error over rows
+// with a recorded need (rows marked −1 say only "did not fit" on an
+// unnamed GPU, so they only enter the agreement check).
+func CalibrateDPMemory(start DPMemory) (DPMemory, error) {
+	rows, err := dpMemRows()
+	if err != nil {
+		return start, err
+	}
+	decode := func(x []float64) DPMemory {
+		return DPMemory{BytesPerParam: math.Exp(x[0]), ExpertBytesPerParam: math.Exp(x[1]), ActivationScale: math.Exp(x[2]), OverheadGB: math.Exp(x[3])}
+	}
+	f := func(x []float64) float64 {
+		m := decode(x)
+		var sum float64
+		for _, r := range rows {
+			d := math.Log(DPReplicaMemory(r.arch, r.batch, r.n, m) / 1e9 / r.needGB)
+			sum += d * d
+		}
+		return sum
+	}
+	x0 := []float64{math.Log(start.BytesPerParam), math.Log(start.ExpertBytesPerParam), math.Log(start.ActivationScale), math.Log(math.Max(start.OverheadGB, 0.01))}
+	res, err := minimize(f, x0, 4000, 0.5)
+	if err != nil {
+		return start, err
+	}
+	return decode(res.X), nil
 }

@@ -189,11 +189,11 @@ func planCost(a *Arch, stages []stageAgg, shape Shape, micro, batch int, hw *har
 }
 
 // DPReplicaMemory is the per-GPU memory a pure data-parallel replica of a
-// needs on n GPUs at global batch `batch` (optimizer states unsharded, one
-// micro-batch), bytes. The analytic source's data-parallel view filters with
-// it the way the artifact filters with dp_mem.json.
-func DPReplicaMemory(a *Arch, batch, n int) float64 {
+// needs on n GPUs at global batch `batch` (one micro-batch), bytes, under
+// the fitted DP memory model. The analytic source's data-parallel view
+// filters with it the way the artifact filters with dp_mem.json.
+func DPReplicaMemory(a *Arch, batch, n int, m DPMemory) float64 {
 	s := aggregate(a.Units)
 	x := float64(batch) / float64(n)
-	return 16*s.params + expertBytesPerParam*s.expert + s.stash*x + s.peakAct*x + frameworkOverheadBytes
+	return m.BytesPerParam*s.params + m.ExpertBytesPerParam*s.expert + m.ActivationScale*(s.stash+s.peakAct)*x + m.OverheadGB*1e9
 }

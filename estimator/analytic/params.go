@@ -49,6 +49,9 @@ type Params struct {
 	// DPExposed is the share of the data-parallel gradient all-reduce not
 	// hidden behind the backward pass.
 	DPExposed float64 `json:"dp_exposed"`
+	// DPMemory is the memory model of a pure data-parallel replica, fitted
+	// to the artifact's dp_mem.json (the baselines' DP memory filter).
+	DPMemory DPMemory `json:"dp_memory"`
 	// Fit records how the parameters were obtained (informational).
 	Fit *FitInfo `json:"fit,omitempty"`
 }
@@ -57,6 +60,16 @@ type Params struct {
 type CommEff struct {
 	Intra float64 `json:"intra"`
 	Inter float64 `json:"inter"`
+}
+
+// DPMemory models the GB a data-parallel replica needs:
+// BytesPerParam·dense + ExpertBytesPerParam·experts +
+// ActivationScale·(stashed + peak activations of batch/n samples) + OverheadGB.
+type DPMemory struct {
+	BytesPerParam       float64 `json:"bytes_per_param"`
+	ExpertBytesPerParam float64 `json:"expert_bytes_per_param"`
+	ActivationScale     float64 `json:"activation_scale"`
+	OverheadGB          float64 `json:"overhead_gb"`
 }
 
 // FitInfo documents a calibration run.
@@ -189,6 +202,9 @@ func (p *Params) validate() error {
 			return fmt.Errorf("analytic: parameters: comm_efficiency[%s] must be > 0 (intra %g, inter %g)", g, c.Intra, c.Inter)
 		}
 	}
+	if d := p.DPMemory; !(d.BytesPerParam > 0 && d.ExpertBytesPerParam > 0 && d.ActivationScale > 0 && d.OverheadGB >= 0) {
+		return fmt.Errorf("analytic: parameters: dp_memory %+v: coefficients must be positive", d)
+	}
 	if p.DPExposed < 0 || p.DPExposed > 1 {
 		return fmt.Errorf("analytic: parameters: dp_exposed = %g, want [0, 1]", p.DPExposed)
 	}
@@ -236,6 +252,7 @@ func StartParams() *Params {
 		Efficiency:     map[string]map[string]float64{},
 		LayerLatency:   map[string]float64{"gpt": 1e-3, "moe": 1e-3, "wresnet": 1e-3},
 		HalfWidth:      map[string]float64{"gpt": 256, "moe": 256, "wresnet": 256},
+		DPMemory:       DPMemory{BytesPerParam: 16, ExpertBytesPerParam: 8, ActivationScale: 1, OverheadGB: 1},
 		CommEfficiency: map[string]CommEff{},
 		DPExposed:      0.5,
 	}

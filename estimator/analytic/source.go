@@ -118,7 +118,7 @@ func (s *Source) estimate(w estimator.Workload, c estimator.Config, v estimator.
 		return infeasible(estimator.NotProfiled)
 	}
 	if v == estimator.ViewDataParallel {
-		need := DPReplicaMemory(j.Arch, w.Batch, c.GPUs())
+		need := DPReplicaMemory(j.Arch, w.Batch, c.GPUs(), s.planner.Params.DPMemory)
 		// The artifact's rule: 1.2 × need > 0.8 × memory is out of memory.
 		if 1.2*need > usableMemoryFraction*gpu.MemoryGB*1e9 {
 			return infeasible(estimator.OutOfMemory)

@@ -1,6 +1,7 @@
 package analytic
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -229,6 +230,7 @@ type Validation struct {
 	Prune      PruneSummary
 	PruneCases []PruneCase
 	Profiling  []ProfilingRow
+	DPMemory   DPMemoryAgreement
 }
 
 // Validate refits the parameters from StartParams, cross-validates them,
@@ -262,6 +264,9 @@ func Validate(progress io.Writer) (*Validation, error) {
 		return nil, err
 	}
 	v.Prune = Summarize(v.PruneCases)
+	if v.DPMemory, err = CompareDPMemory(fit.Params); err != nil {
+		return nil, err
+	}
 	logf("profiling cost ...")
 	if v.Profiling, err = pl.ProfilingStudy(); err != nil {
 		return nil, err
@@ -299,8 +304,12 @@ func (v *Validation) Print(w io.Writer) {
 		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t\n", g, p.Efficiency[g]["gpt"], p.Efficiency[g]["moe"], p.Efficiency[g]["wresnet"], c.Intra, c.Inter)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "layer latency (ms): gpt %.3f  moe %.3f  wresnet %.3f;  exposed DP all-reduce share %.2f\n",
-		1e3*p.LayerLatency["gpt"], 1e3*p.LayerLatency["moe"], 1e3*p.LayerLatency["wresnet"], p.DPExposed)
+	fmt.Fprintf(w, "layer latency (ms): gpt %.3f  moe %.3f  wresnet %.3f;  GEMM-width constant w0: gpt %.0f  moe %.0f  wresnet %.1f;  exposed DP all-reduce share %.2f\n",
+		1e3*p.LayerLatency["gpt"], 1e3*p.LayerLatency["moe"], 1e3*p.LayerLatency["wresnet"], p.HalfWidth["gpt"], p.HalfWidth["moe"], p.HalfWidth["wresnet"], p.DPExposed)
+
+	d := v.DPMemory
+	fmt.Fprintf(w, "\nData-parallel memory filter (baselines' view) vs the artifact's dp_mem.json: %d of %d (row, GPU count, GPU type) verdicts agree (%.1f%%); analytic stricter %d, looser %d\n",
+		d.Agree, d.Cases, 100*float64(d.Agree)/math.Max(1, float64(d.Cases)), d.AnalyticStricter, d.AnalyticLooser)
 
 	fmt.Fprintln(w, "\nMegatron-LM SC21 weak scaling, A100 80GB (published plan; TFLOPS/GPU counting recompute)")
 	fmt.Fprintln(tw, "model\tGPUs\tTP\tPP\tbatch\tmeasured\tpredicted\terror\tpredicted iter (s)\tmicro-batches\t")
@@ -349,4 +358,55 @@ func (v *Validation) Print(w io.Writer) {
 	if len(rows) > 0 {
 		fmt.Fprintf(w, "reduction: mean %.1f×, min %.2f× over %d workloads (paper: 18.1× mean, ≥ 2.55×)\n", sum/float64(len(rows)), minR, len(rows))
 	}
+}
+
+// DPMemoryAgreement compares the analytic data-parallel memory filter with
+// the artifact's (dp_mem.json under the same rule, 1.2·need > 0.8·memory)
+// over every table row, GPU count 1–16 and calibrated GPU type. Rows the
+// table marks 0 (not recorded, passes) are skipped.
+type DPMemoryAgreement struct {
+	Cases, Agree, AnalyticStricter, AnalyticLooser int
+}
+
+// CompareDPMemory runs the comparison.
+func CompareDPMemory(p *Params) (DPMemoryAgreement, error) {
+	var a DPMemoryAgreement
+	var rows []map[string][]float64
+	if err := json.Unmarshal(estimator.DPMemJSON(), &rows); err != nil {
+		return a, fmt.Errorf("analytic: dp_mem table: %w", err)
+	}
+	for _, part := range rows {
+		for _, key := range sortedKeys(part) {
+			w, err := parseDBKey(key)
+			if err != nil {
+				return a, err
+			}
+			arch, err := ArchOf(w.Model)
+			if err != nil {
+				continue
+			}
+			for i, need := range part[key] {
+				if need == 0 {
+					continue
+				}
+				n := 1 << i
+				for _, g := range CalibratedGPUs {
+					gpu, _ := estimator.LookupGPU(g)
+					capacity := usableMemoryFraction * gpu.MemoryGB
+					dbFits := need != -1 && 1.2*need <= capacity
+					anFits := 1.2*DPReplicaMemory(arch, w.Batch, n, p.DPMemory)/1e9 <= capacity
+					a.Cases++
+					switch {
+					case dbFits == anFits:
+						a.Agree++
+					case dbFits:
+						a.AnalyticStricter++
+					default:
+						a.AnalyticLooser++
+					}
+				}
+			}
+		}
+	}
+	return a, nil
 }
