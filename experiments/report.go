@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -40,8 +41,8 @@ func padded(rs []*Results) []*Results {
 func (w *reportWriter) runsOf(plan *Plan, keep func(PlannedRun) bool) []*Results {
 	var rs []*Results
 	for _, r := range plan.Runs {
-		if keep(r) {
-			rs = append(rs, w.loaded[r.Key])
+		if lr, ok := w.loaded[r.Key]; ok && keep(r) {
+			rs = append(rs, lr)
 		}
 	}
 	return rs
@@ -73,6 +74,7 @@ func (w *reportWriter) write(secs []section, notes []string) (string, []FigureFi
 			return "", nil, err
 		}
 	}
+	w.runTimes()
 	w.p("## Notes\n\n")
 	if len(notes) == 0 {
 		w.p("- Every policy the specs name is registered.\n")
@@ -205,42 +207,64 @@ func (w *reportWriter) mainTable(rs []*Results, withPub bool) {
 
 func (w *reportWriter) ablationSection(s section) error {
 	w.p("## Arena ablations (Philly)\n\n")
+	w.p("The paper's variants (no scaling, no GPU-type change, deadline-aware) are padded among themselves and Arena, as the published table is; ")
+	w.p("further registered variants follow in a second table, padded among themselves and Arena.\n\n")
 	for _, timing := range s.spec.Timings {
-		rs := padded(w.runsOf(s.plan, func(r PlannedRun) bool { return r.Run.Timing == timing }))
+		all := w.runsOf(s.plan, func(r PlannedRun) bool { return r.Run.Timing == timing })
 		w.p("### Ablations, %s timing\n\n", timing)
-		arena := arenaOf(rs)
-		if arena == nil || len(rs) < 2 {
-			w.p("Needs Arena and at least one arena-* variant registered; registered now: %s.\n\n", policiesOf(rs))
+		arena := arenaOf(all)
+		if arena == nil || len(all) < 2 {
+			w.p("Needs Arena and at least one arena-* variant registered; registered now: %s.\n\n", policiesOf(all))
 			continue
 		}
-		w.p("| variant | jobs finished | padded mean JCT (s) | Arena JCT reduction | Arena/x avg thr |\n|---|--:|--:|--:|--:|\n")
-		for _, r := range rs {
-			s := r.Summary
-			pub, ok := PublishedAblationFor(s.Policy)
-			fin, red, avg := strconv.Itoa(s.Finished), "–", "–"
-			if r != arena {
-				red = pct(1 - arena.Summary.PaddedMeanJCT/s.PaddedMeanJCT)
-				avg = ratio(arena.Summary.MeanThroughput, s.MeanThroughput)
+		paperSet, extras := []*Results{arena}, []*Results{arena}
+		for _, r := range all {
+			if r == arena {
+				continue
 			}
-			if ok && timing == sim.Artifact {
-				fin += fmt.Sprintf(" (%d)", pub.Finished)
-				if pub.Reduction > 0 {
-					red += fmt.Sprintf(" (%.1f %%)", pub.Reduction)
-				}
-				if pub.AvgThr > 0 {
-					avg += fmt.Sprintf(" (%.3f×)", pub.AvgThr)
-				}
+			if _, ok := PublishedAblationFor(r.Summary.Policy); ok {
+				paperSet = append(paperSet, r)
+			} else {
+				extras = append(extras, r)
 			}
-			w.p("| %s | %s | %s | %s | %s |\n", s.Policy, fin, thousands(s.PaddedMeanJCT), red, avg)
 		}
-		w.p("\n")
-		figs, err := WriteFigures(filepath.Join(w.out, "figures"), "ablations."+timing.String()+".", fmt.Sprintf("Arena ablations, philly, %s timing", timing), rs, []string{"jct-cdf", "jct-bars"}, w.format)
+		for _, set := range [][]*Results{paperSet, extras} {
+			if len(set) > 1 {
+				w.ablationTable(padded(set), timing)
+			}
+		}
+		figs, err := WriteFigures(filepath.Join(w.out, "figures"), "ablations."+timing.String()+".", fmt.Sprintf("Arena ablations, philly, %s timing", timing), padded(all), []string{"jct-cdf", "jct-bars"}, w.format)
 		if err != nil {
 			return err
 		}
 		w.embed(figs)
 	}
 	return nil
+}
+
+func (w *reportWriter) ablationTable(rs []*Results, timing sim.Timing) {
+	arena := arenaOf(rs)
+	w.p("| variant | jobs finished | padded mean JCT (s) | Arena JCT reduction | Arena/x avg thr |\n|---|--:|--:|--:|--:|\n")
+	for _, r := range rs {
+		s := r.Summary
+		pub, ok := PublishedAblationFor(s.Policy)
+		fin, red, avg := strconv.Itoa(s.Finished), "–", "–"
+		if r != arena {
+			red = pct(1 - arena.Summary.PaddedMeanJCT/s.PaddedMeanJCT)
+			avg = ratio(arena.Summary.MeanThroughput, s.MeanThroughput)
+		}
+		if ok && timing == sim.Artifact {
+			fin += fmt.Sprintf(" (%d)", pub.Finished)
+			if pub.Reduction > 0 {
+				red += fmt.Sprintf(" (%.1f %%)", pub.Reduction)
+			}
+			if pub.AvgThr > 0 {
+				avg += fmt.Sprintf(" (%.3f×)", pub.AvgThr)
+			}
+		}
+		w.p("| %s | %s | %s | %s | %s |\n", s.Policy, fin, thousands(s.PaddedMeanJCT), red, avg)
+	}
+	w.p("\n")
 }
 
 func policiesOf(rs []*Results) string {
@@ -337,4 +361,32 @@ func thousands(x float64) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// runTimes lists the slowest runs' wall-clock times: where a reproduction
+// spends its time (the machine's numbers, not the simulation's).
+func (w *reportWriter) runTimes() {
+	var rs []*Results
+	total := 0.0
+	for _, r := range w.loaded {
+		rs = append(rs, r)
+		total += r.Summary.Wallclock.RunS
+	}
+	if len(rs) == 0 {
+		return
+	}
+	slices.SortFunc(rs, func(a, b *Results) int {
+		if c := cmp.Compare(b.Summary.Wallclock.RunS, a.Summary.Wallclock.RunS); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Record.Key, b.Record.Key)
+	})
+	w.p("## Run times\n\n")
+	w.p("%d runs took %.0f s of run time in all (wall-clock per run, including waiting for a core). The slowest:\n\n", len(rs), total)
+	w.p("| run | wall-clock (s) | policy decisions | decision p99 (ms) |\n|---|--:|--:|--:|\n")
+	for _, r := range rs[:min(10, len(rs))] {
+		wc := r.Summary.Wallclock
+		w.p("| %s | %.1f | %d | %.1f |\n", r.Record.Key, wc.RunS, wc.Decisions, 1e3*wc.DecisionP99)
+	}
+	w.p("\n")
 }

@@ -116,16 +116,24 @@ func Reproduce(ctx context.Context, reg Policies, opt ReproduceOptions) (*Reprod
 	if parallel <= 0 {
 		parallel = runtime.GOMAXPROCS(0)
 	}
-	rep, err := RunSweep(ctx, reg, all, SweepOptions{Out: opt.Out, Parallel: parallel, Resume: opt.Resume, Progress: opt.Progress})
+	rep, sweepErr := RunSweep(ctx, reg, all, SweepOptions{Out: opt.Out, Parallel: parallel, Resume: opt.Resume, Progress: opt.Progress})
 	res.Sweep = rep
-	if err != nil {
-		return res, err
+	if sweepErr != nil && (ctx.Err() != nil || len(rep.Failed) == 0) {
+		return res, sweepErr
 	}
-	if _, err := MergeSweep(all, MergeOptions{Out: opt.Out}); err != nil {
+	// A failed run (a policy error) leaves a hole in its tables, noted in
+	// the report, rather than no report at all.
+	for _, k := range sortedKeys(rep.Failed) {
+		res.Notes = append(res.Notes, fmt.Sprintf("run %s failed: %v", k, rep.Failed[k]))
+	}
+	if _, err := MergeSweep(all, MergeOptions{Out: opt.Out, Partial: len(rep.Failed) > 0}); err != nil {
 		return res, err
 	}
 	loaded := map[string]*Results{}
 	for _, r := range all.Runs {
+		if _, failed := rep.Failed[r.Key]; failed {
+			continue
+		}
 		lr, err := LoadResults(RunDir(opt.Out, r.Key), true)
 		if err != nil {
 			return res, err
@@ -144,6 +152,9 @@ func Reproduce(ctx context.Context, reg Policies, opt ReproduceOptions) (*Reprod
 	res.Report = filepath.Join(opt.Out, "REPORT.md")
 	if err := sim.WriteFileAtomic(res.Report, []byte(report)); err != nil {
 		return res, err
+	}
+	if sweepErr != nil {
+		return res, fmt.Errorf("%s written without %d failed run(s): %w", res.Report, len(rep.Failed), sweepErr)
 	}
 	return res, nil
 }

@@ -2,12 +2,14 @@ package experiments
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -105,6 +107,9 @@ func RunSweep(ctx context.Context, reg Policies, plan *Plan, opt SweepOptions) (
 		removeTemporaries(dir)
 		todo = append(todo, r)
 	}
+	// Longest runs first: the sweep's wall time is then close to its
+	// total work divided by the workers, not one long run started last.
+	slices.SortStableFunc(todo, func(a, b PlannedRun) int { return cmp.Compare(EstimatedCost(b.Run), EstimatedCost(a.Run)) })
 	workers := opt.Parallel
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -392,3 +397,24 @@ func copyRunDir(src, dst string) error {
 
 // ErrNoRuns is returned when a plan has nothing to run.
 var ErrNoRuns = errors.New("no runs: every policy of the spec is unregistered")
+
+// EstimatedCost ranks runs by expected run time, for scheduling only:
+// rounds × load density × a policy factor (Arena and the ILP baselines
+// search far more per round than the queue-based policies).
+func EstimatedCost(r Run) float64 {
+	rounds := float64(r.Rounds)
+	if rounds <= 0 {
+		rounds = 500
+		if r.Trace == "philly" {
+			rounds = 2000
+		}
+	}
+	factor := 1.0
+	switch {
+	case strings.HasPrefix(r.Policy, "arena"), r.Policy == "gavel", r.Policy == "sia":
+		factor = 30
+	case strings.HasPrefix(r.Policy, "elasticflow"):
+		factor = 3
+	}
+	return rounds * max(density(r.Density), 0.25) * factor
+}

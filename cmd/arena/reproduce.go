@@ -85,7 +85,9 @@ func runReproduce(cmd *cobra.Command, args []string, f reproduceFlags) error {
 	})
 	bar.finish()
 	if err != nil {
-		if res != nil && res.Sweep.Ran+res.Sweep.Skipped > 0 {
+		if res != nil && res.Report != "" {
+			fmt.Fprintf(stderr, "report (incomplete): %s\n", res.Report)
+		} else if res != nil && res.Sweep.Ran+res.Sweep.Skipped > 0 {
 			fmt.Fprintf(stderr, "%d of %d runs complete in %s; continue with: arena reproduce --out %s --resume\n",
 				res.Sweep.Ran+res.Sweep.Skipped, res.Runs, f.out, f.out)
 		}
