@@ -99,7 +99,9 @@ func runEstimate(w io.Writer, f estimateFlags) error {
 			continue
 		}
 		per := f.gpus / nodes
-		if per > gpu.GPUsPerNode {
+		// An explicit --nodes may exceed the catalog's node size (e.g. the
+		// AE testbed's 4 A40 in one box); otherwise list what fits.
+		if per > gpu.GPUsPerNode && f.nodes == 0 {
 			continue
 		}
 		configs = append(configs, estimator.Config{GPU: gpu.Name, Nodes: nodes, PerNode: per})

@@ -190,16 +190,24 @@ func sizesOf(f estimator.Family) []string {
 	return out
 }
 
+// extraSizeGroups is the layer-group count of sizes beyond the catalog:
+// they need deeper pipelines than the artifact's 6 or 8 groups allow.
+const extraSizeGroups = 16
+
 // ArchOf returns the architecture of a catalog (or extra-size) model.
 func ArchOf(m estimator.Model) (*Arch, error) {
+	groups := unitsPerFamily[m.Family]
+	if m.SizeIndex >= len(sizesOf(m.Family)) {
+		groups = extraSizeGroups
+	}
 	switch m.Family {
 	case estimator.GPT:
 		if s, ok := gptSpecs[m.Size]; ok {
-			return Transformer(m.Name(), s, unitsPerFamily[m.Family]), nil
+			return Transformer(m.Name(), s, groups), nil
 		}
 	case estimator.MoE:
 		if s, ok := moeSpecs[m.Size]; ok {
-			return Transformer(m.Name(), s, unitsPerFamily[m.Family]), nil
+			return Transformer(m.Name(), s, groups), nil
 		}
 	case estimator.WideResNet:
 		if s, ok := wresnetSpecs[m.Size]; ok {
