@@ -133,3 +133,23 @@ func TestPhillyParity(t *testing.T) {
 		})
 	}
 }
+
+// TestExactTiming runs every variant in exact timing (events between
+// rounds, no round quantisation) with the invariant checker on, over the
+// first 500 rounds of Philly.
+func TestExactTiming(t *testing.T) {
+	if testing.Short() {
+		t.Skip("Philly runs; skipped with -short")
+	}
+	for _, pol := range []string{"arena", "arena-ns", "arena-nh", "arena-no", "arena-dp", "arena-ddl", "arena-noprune"} {
+		out, err := experiments.Execute(context.Background(), policy.NewRegistry(), experiments.Run{
+			Trace: "philly", Cluster: "paper-1280", Policy: pol, Timing: sim.Exact, Rounds: 500, Check: true,
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", pol, err)
+		}
+		if out.Summary.Finished == 0 {
+			t.Errorf("%s: no job finished in 500 rounds", pol)
+		}
+	}
+}

@@ -103,11 +103,17 @@ func (r *round) introspectiveMigration() error {
 			recolorAsBubbles(tbl, id)
 			m := r.migrationSearch(self, tbl, budget, localMigrationEta, false)
 			if !m.ok {
-				return errorf("introspective migration of %s found no placement", r.v.Job(id).Spec.Alias())
+				if r.strict() {
+					return errorf("introspective migration of %s found no placement", r.v.Job(id).Spec.Alias())
+				}
+				continue
 			}
 			tbl = m.tbl
 			if err := restoreRecolored(tbl); err != nil {
-				return errorf("introspective migration of %s: %v", r.v.Job(id).Spec.Alias(), err)
+				if r.strict() {
+					return errorf("introspective migration of %s: %v", r.v.Job(id).Spec.Alias(), err)
+				}
+				continue
 			}
 			nt, _, nl, _ := r.rtStat(tbl, id, self.t, self.num)
 			g := r.gain(self, nt, nl, pt, pl)
@@ -478,13 +484,18 @@ func (r *round) nodeSwapFixup(prev *table) error {
 				if containsInt(nn, from) || containsInt(switched, from) {
 					continue
 				}
-				switched = append(switched, from)
 				flo, fhi := tb.slots(from)
 				tlo, _ := tb.slots(to)
-				for i := 0; i < fhi-flo; i++ {
-					if !tb.used[flo+i] {
-						return errorf("node-swap fix-up of %s: GPU %d of node %d is idle", r.v.Job(id).Spec.Alias(), flo+i, from)
+				if idle := firstIdle(tb, flo, fhi); idle >= 0 {
+					// The artifact asserts this never happens (and never
+					// hits it on its traces); other timings may.
+					if r.strict() {
+						return errorf("node-swap fix-up of %s: GPU %d of node %d is idle", r.v.Job(id).Spec.Alias(), idle, from)
 					}
+					continue
+				}
+				switched = append(switched, from)
+				for i := 0; i < fhi-flo; i++ {
 					tb.occ[tlo+i] = tb.occ[flo+i]
 					tb.occ[flo+i] = id
 				}
@@ -495,6 +506,20 @@ func (r *round) nodeSwapFixup(prev *table) error {
 	r.refreshQuotas()
 	return nil
 }
+
+func firstIdle(tb *table, lo, hi int) int {
+	for s := lo; s < hi; s++ {
+		if !tb.used[s] {
+			return s
+		}
+	}
+	return -1
+}
+
+// strict reports whether the artifact's internal assertions are errors:
+// in artifact timing a failed one means the port departed from the
+// artifact; in exact timing the situation is legitimate and skipped.
+func (r *round) strict() bool { return r.v.Timing == sim.Artifact }
 
 // nodesAndFirstCount lists the nodes holding id and its slot count on the
 // first of them.
