@@ -94,15 +94,12 @@ type loc struct{ nodes, per int }
 
 // jobState is the policy's record of one job.
 type jobState struct {
-	id       sim.JobID
-	w        estimator.Workload
-	wi       int
-	quota    quota
-	opp      bool // running opportunistically (in the decision queue)
-	blocker  bool // pending, and an opportunistic job runs below it
-	seen     bool
-	job      *sim.Job
-	modelKey estimator.Workload
+	id      sim.JobID
+	w       estimator.Workload
+	wi      int
+	quota   quota
+	opp     bool // running opportunistically (in the decision queue)
+	blocker bool // pending, and an opportunistic job runs below it
 }
 
 func (p *Policy) state(j *sim.Job) *jobState {
@@ -122,7 +119,7 @@ func (p *Policy) state(j *sim.Job) *jobState {
 		if !ok {
 			ty = -1
 		}
-		js = &jobState{id: j.Spec.ID, w: w, wi: wi, modelKey: w}
+		js = &jobState{id: j.Spec.ID, w: w, wi: wi}
 		if ty >= 0 {
 			js.quota = quota{t: ty, num: j.Spec.GPUs, loc: p.bestLocality(ty, j.Spec.GPUs)}
 		} else {
@@ -130,7 +127,6 @@ func (p *Policy) state(j *sim.Job) *jobState {
 		}
 		p.jobs[id] = js
 	}
-	js.job = j
 	return js
 }
 

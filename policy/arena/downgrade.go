@@ -188,15 +188,22 @@ func (r *round) shrinkStep(tgt *inst, T int, cands []sim.JobID, st *statSet, tb 
 		// Only makes room for a later type change of another job.
 		return stepResult{tbl: tb, changed: true, mod: modification{chosen, T, newLoc}, gain: gain, migGain: infeasibleThr, budget: budget, budgetAfter: budget}
 	}
-	cp := r.clone(tb)
-	m := r.migrationSearch(*tgt, cp, budget, local, true)
+	m, _, l := r.migrateTarget(tgt, tb, chosen, budget, local)
+	return stepResult{ok: m.ok, tbl: m.tbl, changed: true, mod: modification{chosen, T, l}, gain: gain, migGain: m.gain, relaxed: m.relaxed, budget: budget, budgetAfter: m.budget}
+}
+
+// migrateTarget ends a step: the target's migration search on a copy of
+// tb, and the config the step's changed job ends up with there (read from
+// the table, or from the plan's target / the registered job).
+func (r *round) migrateTarget(tgt *inst, tb *table, changed sim.JobID, budget, local int) (migration, int, loc) {
+	m := r.migrationSearch(*tgt, r.clone(tb), budget, local, true)
 	ft, fn := tgt.t, tgt.num
-	if chosen != tgt.id {
-		q := r.js(chosen).quota
+	if changed != tgt.id {
+		q := r.js(changed).quota
 		ft, fn = q.t, q.num
 	}
-	_, _, l, _ := r.rtStat(m.tbl, chosen, ft, fn)
-	return stepResult{ok: m.ok, tbl: m.tbl, changed: true, mod: modification{chosen, T, l}, gain: gain, migGain: m.gain, relaxed: m.relaxed, budget: budget, budgetAfter: m.budget}
+	t, _, l, _ := r.rtStat(m.tbl, changed, ft, fn)
+	return m, t, l
 }
 
 func floorDiv(a, b int) int {
@@ -310,14 +317,7 @@ func (r *round) htcStep(tgt *inst, cands []sim.JobID, st *statSet, tb *table, ga
 		}
 		gain += maxGain
 	}
-	cp := r.clone(tb)
-	m := r.migrationSearch(*tgt, cp, budget, local, true)
-	ft, fn := tgt.t, tgt.num
-	if chosen != tgt.id {
-		q := r.js(chosen).quota
-		ft, fn = q.t, q.num
-	}
-	t, _, l, _ := r.rtStat(m.tbl, chosen, ft, fn)
+	m, t, l := r.migrateTarget(tgt, tb, chosen, budget, local)
 	return stepResult{ok: m.ok, tbl: m.tbl, changed: true, mod: modification{chosen, t, l}, gain: gain, migGain: m.gain, relaxed: m.relaxed, budget: budget, budgetAfter: m.budget}
 }
 

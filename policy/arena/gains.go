@@ -29,35 +29,34 @@ type thrKey struct {
 // thr is the decision throughput of job id on (type t, locality l): the
 // artifact's query_db in the policy's view; −1e9 when infeasible.
 func (r *round) thr(id sim.JobID, t int, l loc) float64 {
-	p := r.p
-	js := p.jobs[id]
-	k := thrKey{int32(js.wi), int32(t), int32(l.nodes), int32(l.per)}
-	if v, ok := p.thrCache[k]; ok {
-		return v
-	}
-	e := p.decide.Estimate(js.w, estimator.Config{GPU: p.tp.types[t], Nodes: l.nodes, PerNode: l.per})
-	v := e.Throughput
-	if !e.Feasible() {
-		v = infeasibleThr
-	}
-	p.thrCache[k] = v
-	return v
+	return r.lookup(r.p.thrCache, r.p.decide, id, t, l, func(e estimator.Estimate) float64 {
+		if !e.Feasible() {
+			return infeasibleThr
+		}
+		return e.Throughput
+	})
 }
 
 // optIterTime is the execution view's iteration time (1e9 when infeasible).
 func (r *round) optIterTime(id sim.JobID, t int, l loc) float64 {
-	p := r.p
-	js := p.jobs[id]
+	return r.lookup(r.p.optCache, r.p.opt, id, t, l, func(e estimator.Estimate) float64 {
+		if !e.Feasible() {
+			return estimator.InfeasibleIterTime
+		}
+		return e.IterTime
+	})
+}
+
+// lookup memoises one number derived from an estimate of (job's workload,
+// t, l): the searches ask the same questions many thousands of times.
+func (r *round) lookup(cache map[thrKey]float64, est estimator.Estimator, id sim.JobID, t int, l loc, value func(estimator.Estimate) float64) float64 {
+	js := r.p.jobs[id]
 	k := thrKey{int32(js.wi), int32(t), int32(l.nodes), int32(l.per)}
-	if v, ok := p.optCache[k]; ok {
+	if v, ok := cache[k]; ok {
 		return v
 	}
-	e := p.opt.Estimate(js.w, estimator.Config{GPU: p.tp.types[t], Nodes: l.nodes, PerNode: l.per})
-	v := e.IterTime
-	if !e.Feasible() {
-		v = estimator.InfeasibleIterTime
-	}
-	p.optCache[k] = v
+	v := value(est.Estimate(js.w, estimator.Config{GPU: r.p.tp.types[t], Nodes: l.nodes, PerNode: l.per}))
+	cache[k] = v
 	return v
 }
 

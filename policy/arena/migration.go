@@ -1,6 +1,8 @@
 package arena
 
 import (
+	"slices"
+
 	"github.com/arena-sim/arena/sim"
 )
 
@@ -247,7 +249,7 @@ func (r *round) rhdPair(tb *table, a, fa, b, fb, capacity int) (*table, bool) {
 		jobs := recordAndClear(tb, []int{src})
 		for _, j := range jobs {
 			// Nodes of the job before this pair (it is cleared from src only).
-			nodes := prevNodes(tb, j.id, ty, src, j.count)
+			nodes := prevNodes(tb, j.id, ty, src)
 			if len(nodes) == 1 {
 				tb.placeJob(j.id, j.count, []int{dst})
 				continue
@@ -261,7 +263,10 @@ func (r *round) rhdPair(tb *table, a, fa, b, fb, capacity int) (*table, bool) {
 	}
 	// One node fills: re-pack both nodes, largest job first.
 	jobs := recordAndClear(tb, []int{a, b})
-	sortRecordedByCountDesc(jobs)
+	if len(jobs) == 0 {
+		return tb, false
+	}
+	slices.SortStableFunc(jobs, func(x, y recorded) int { return y.count - x.count })
 	first := jobs[0].nodes[0]
 	if len(jobs[0].nodes) > 1 {
 		if fa <= fb {
@@ -332,21 +337,9 @@ func recordAndClear(tb *table, nodes []int) []recorded {
 	return out
 }
 
-func sortRecordedByCountDesc(p []recorded) {
-	for i := 1; i < len(p); i++ {
-		x := p[i]
-		j := i
-		for j > 0 && p[j-1].count < x.count {
-			p[j] = p[j-1]
-			j--
-		}
-		p[j] = x
-	}
-}
-
 // prevNodes returns the nodes the job held before the pair cleared `cleared`
 // from the table: its remaining nodes plus the cleared one, in node order.
-func prevNodes(tb *table, id sim.JobID, ty, cleared, _ int) []int {
+func prevNodes(tb *table, id sim.JobID, ty, cleared int) []int {
 	nodes := tb.jobNodesOfType(id, ty)
 	return insertSorted(nodes, cleared)
 }

@@ -1,6 +1,8 @@
 package arena
 
 import (
+	"slices"
+
 	"github.com/arena-sim/arena/sim"
 )
 
@@ -152,66 +154,31 @@ func (t *table) freeOfType(ty int) int {
 // fails, changing nothing, when a node lacks such slots.
 func (t *table) placeJob(id sim.JobID, count int, nodes []int) bool {
 	per := count / len(nodes)
-	var blocks [16][16]int
-	var bl [16]int
-	if len(nodes) > 16 || per > 16 {
-		return t.placeJobSlow(id, per, nodes)
-	}
-	for i, n := range nodes {
+	var buf [32]int
+	picked := buf[:0]
+	for _, n := range nodes {
+		got := 0
 		lo, hi := t.slots(n)
-		for s := lo; s < hi; s++ {
+		for s := lo; s < hi && got < per; s++ {
 			if !t.used[s] || t.occ[s] == id {
-				blocks[i][bl[i]] = s
-				bl[i]++
-				if bl[i] == per {
-					break
-				}
+				picked = append(picked, s)
+				got++
 			}
 		}
-		if bl[i] != per {
+		if got != per {
 			return false
 		}
 	}
-	for i, n := range nodes {
+	for _, n := range nodes {
 		lo, hi := t.slots(n)
 		for s := lo; s < hi; s++ {
 			if t.occ[s] == id {
 				t.idle(s)
 			}
 		}
-		for k := 0; k < per; k++ {
-			t.set(blocks[i][k], id, true)
-		}
 	}
-	return true
-}
-
-func (t *table) placeJobSlow(id sim.JobID, per int, nodes []int) bool {
-	blocks := make([][]int, len(nodes))
-	for i, n := range nodes {
-		lo, hi := t.slots(n)
-		for s := lo; s < hi; s++ {
-			if !t.used[s] || t.occ[s] == id {
-				blocks[i] = append(blocks[i], s)
-				if len(blocks[i]) == per {
-					break
-				}
-			}
-		}
-		if len(blocks[i]) != per {
-			return false
-		}
-	}
-	for i, n := range nodes {
-		lo, hi := t.slots(n)
-		for s := lo; s < hi; s++ {
-			if t.occ[s] == id {
-				t.idle(s)
-			}
-		}
-		for _, s := range blocks[i] {
-			t.set(s, id, true)
-		}
+	for _, s := range picked {
+		t.set(s, id, true)
 	}
 	return true
 }
@@ -234,9 +201,8 @@ func (t *table) partialNodes(ty, n int, partial []nodeFree, idleNodes []int) ([]
 			idleNodes = append(idleNodes, nd)
 		}
 	}
-	if len(partial) > 1 {
-		sortByFreeDesc(partial)
-	}
+	// The artifact's sorted(..., reverse=True) is stable: node order on ties.
+	slices.SortStableFunc(partial, func(a, b nodeFree) int { return b.free - a.free })
 	sum := 0
 	for i, r := range partial {
 		sum += r.free
@@ -245,20 +211,6 @@ func (t *table) partialNodes(ty, n int, partial []nodeFree, idleNodes []int) ([]
 		}
 	}
 	return partial, idleNodes
-}
-
-// sortByFreeDesc is a stable insertion sort by idle GPUs, most first (the
-// artifact's sorted(..., reverse=True) keeps node order on ties).
-func sortByFreeDesc(p []nodeFree) {
-	for i := 1; i < len(p); i++ {
-		x := p[i]
-		j := i
-		for j > 0 && p[j-1].free < x.free {
-			p[j] = p[j-1]
-			j--
-		}
-		p[j] = x
-	}
 }
 
 // jobNodes returns the nodes (node order) holding slots of id, any status,
