@@ -115,16 +115,9 @@ func (p *Policy) state(j *sim.Job) *jobState {
 			wi = len(p.wIndex)
 			p.wIndex[w] = wi
 		}
-		ty, ok := p.tp.typeIndex[j.Spec.GPU]
-		if !ok {
-			ty = -1
-		}
+		ty := p.tp.typeOf(j.Spec.GPU)
 		js = &jobState{id: j.Spec.ID, w: w, wi: wi}
-		if ty >= 0 {
-			js.quota = quota{t: ty, num: j.Spec.GPUs, loc: p.bestLocality(ty, j.Spec.GPUs)}
-		} else {
-			js.quota = quota{t: -1, num: j.Spec.GPUs}
-		}
+		js.quota = quota{t: ty, num: j.Spec.GPUs, loc: p.bestLocality(ty, j.Spec.GPUs)}
 		p.jobs[id] = js
 	}
 	return js

@@ -60,8 +60,8 @@ func (r *round) downgradeSearch(target inst, tb *table, depth, budget, local int
 func (r *round) expandPlan(p plan, targetID sim.JobID, local int, feasible, output *[]plan, lastLevel bool) {
 	v := r.p.variant
 	for T := range r.p.tp.types {
-		if v.NoScaling {
-			continue
+		if v.NoScaling || len(r.p.tp.nodesOfType[T]) == 0 {
+			continue // shrink is off, or the type is absent (_is_type_existed)
 		}
 		tbl := r.clone(p.tbl)
 		tgt := p.target

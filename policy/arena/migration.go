@@ -15,8 +15,10 @@ type migration struct {
 	tbl     *table  // the table holding the result (see migrationSearch)
 }
 
-// migrationSearch is _migration_search: place job in (at its instance's
-// type and GPU count) on tb, clearing its current placement first if asked.
+// migrationSearch is _migration_search: place the job instance in at its
+// type and GPU count on tb, clearing its current placement first if asked.
+// The gain is the new placement's throughput minus that of the placement
+// the job had in tb (0 if none).
 //
 // It works on tb in place. Like the artifact, when an RHD pair aborts the
 // search carries on with a fresh copy of the table, so tb keeps the
@@ -56,13 +58,13 @@ func (r *round) migrationSearchOn(in inst, tb *table, budget, local int, clear b
 		tp := tb.tp
 		ty = tp.nodeType[tp.slotNode[slots[0]]]
 		n = len(slots)
-		nodes := 1
+		nodeCount := 1
 		for i := 1; i < len(slots); i++ {
 			if tp.slotNode[slots[i]] != tp.slotNode[slots[i-1]] {
-				nodes++
+				nodeCount++
 			}
 		}
-		prev = r.gainNew(in, ty, r.localityOf(ty, n, nodes))
+		prev = r.gainNew(in, ty, r.localityOf(ty, n, nodeCount))
 	}
 	if clear {
 		for _, s := range slots {

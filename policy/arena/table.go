@@ -3,6 +3,7 @@ package arena
 import (
 	"slices"
 
+	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/sim"
 )
 
@@ -49,6 +50,25 @@ func newTopology(c *sim.Cluster) *topology {
 		}
 	}
 	return tp
+}
+
+// typeOf returns the index of a GPU type. A type the cluster lacks (a job
+// may ask for one) gets an index with no nodes, after the cluster's types,
+// so the searches find no room of it, as the artifact's would.
+func (tp *topology) typeOf(name string) int {
+	if t, ok := tp.typeIndex[name]; ok {
+		return t
+	}
+	capacity := 1
+	if g, err := estimator.LookupGPU(name); err == nil {
+		capacity = g.GPUsPerNode
+	}
+	t := len(tp.types)
+	tp.types = append(append([]string(nil), tp.types...), name)
+	tp.typeIndex[name] = t
+	tp.typeCap = append(tp.typeCap, capacity)
+	tp.nodesOfType = append(tp.nodesOfType, nil)
+	return t
 }
 
 // table is a scratch copy of the artifact's cluster resource status table:
