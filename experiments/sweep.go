@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -158,11 +157,7 @@ feed:
 		return rep, err
 	}
 	if len(rep.Failed) > 0 {
-		keys := make([]string, 0, len(rep.Failed))
-		for k := range rep.Failed {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := sortedKeys(rep.Failed)
 		var msgs []string
 		for _, k := range keys {
 			msgs = append(msgs, k+": "+rep.Failed[k].Error())
@@ -309,13 +304,8 @@ func SummaryRows(rs []*Results) []SummaryRow {
 	rows := make([]SummaryRow, len(rs))
 	for i, r := range rs {
 		s, rec := r.Summary, r.Record
-		types := make([]string, 0, len(s.Utilization))
-		for t := range s.Utilization {
-			types = append(types, t)
-		}
-		sort.Strings(types)
 		var util []string
-		for _, t := range types {
+		for _, t := range sortedKeys(s.Utilization) {
 			util = append(util, t+"="+strconv.FormatFloat(s.Utilization[t], 'g', -1, 64))
 		}
 		rows[i] = SummaryRow{

@@ -7,7 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
@@ -183,6 +186,26 @@ func TestEmit(t *testing.T) {
 	k8s, _ := Emit("k8s", EmitOptions{Spec: "s.yaml", Shards: 4})
 	if !bytes.Contains([]byte(k8s), []byte("completionMode: Indexed")) || !bytes.Contains([]byte(k8s), []byte("${JOB_COMPLETION_INDEX}/4")) {
 		t.Errorf("k8s manifest:\n%s", k8s)
+	}
+	var manifest struct {
+		Kind string `yaml:"kind"`
+		Spec struct {
+			Completions int `yaml:"completions"`
+			Template    struct {
+				Spec struct {
+					Containers []struct {
+						Args []string `yaml:"args"`
+					} `yaml:"containers"`
+				} `yaml:"spec"`
+			} `yaml:"template"`
+		} `yaml:"spec"`
+	}
+	if err := yaml.Unmarshal([]byte(k8s), &manifest); err != nil {
+		t.Fatalf("k8s manifest is not YAML: %v\n%s", err, k8s)
+	}
+	if manifest.Kind != "Job" || manifest.Spec.Completions != 4 || len(manifest.Spec.Template.Spec.Containers) != 1 ||
+		!strings.Contains(manifest.Spec.Template.Spec.Containers[0].Args[0], "--shard \"${JOB_COMPLETION_INDEX}/4\"") {
+		t.Errorf("k8s manifest: %+v", manifest)
 	}
 	if _, err := Emit("pbs", EmitOptions{}); err == nil {
 		t.Error("unknown kind accepted")

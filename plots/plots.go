@@ -142,20 +142,14 @@ func MeanJCTBars(title string, runs []Run) (*plot.Plot, error) {
 		}{"padded mean (unfinished = max JCT)", padded})
 	}
 	for k, s := range series {
-		b, err := plotter.NewBarChart(s.vals, w)
-		if err != nil {
+		if err := addBars(p, k, len(series), s.name, s.vals, w); err != nil {
 			return nil, fmt.Errorf("plots: jct-bars: %w", err)
 		}
-		b.Color = plotutil.Color(k)
-		b.LineStyle.Width = 0
-		b.Offset = w * vg.Length(float64(k)-float64(len(series)-1)/2)
-		p.Add(b)
-		p.Legend.Add(s.name, b)
 	}
 	p.NominalX(labels...)
 	p.X.Min, p.X.Max = -0.5, float64(len(runs))-0.5
 	p.Y.Min = 0
-	p.Y.Max = headroom(slices.Max(raw), slices.Max(padded))
+	p.Y.Max = headroom(len(series), slices.Max(raw), slices.Max(padded))
 	return p, nil
 }
 
@@ -201,12 +195,28 @@ func timeSeries(title, yLabel string, runs []Run, value func(sim.RoundRecord) fl
 		p.Add(l)
 		p.Legend.Add(r.Label, l)
 	}
-	p.Y.Min, p.Y.Max = 0, headroom(top)
+	p.Y.Min, p.Y.Max = 0, headroom(len(runs), top)
 	return p, nil
 }
 
-// headroom leaves the top fifth of a figure to its legend.
-func headroom(vals ...float64) float64 {
+// addBars adds series k of n side by side at each nominal x position:
+// bars of width w, centred as a group, in series k's colour.
+func addBars(p *plot.Plot, k, n int, label string, vals plotter.Values, w vg.Length) error {
+	b, err := plotter.NewBarChart(vals, w)
+	if err != nil {
+		return err
+	}
+	b.Color = plotutil.Color(k)
+	b.LineStyle.Width = 0
+	b.Offset = w * vg.Length(float64(k)-float64(n-1)/2)
+	p.Add(b)
+	p.Legend.Add(label, b)
+	return nil
+}
+
+// headroom returns an axis maximum that leaves room above the data for a
+// legend of n entries.
+func headroom(n int, vals ...float64) float64 {
 	m := 0.0
 	for _, v := range vals {
 		m = math.Max(m, v)
@@ -214,7 +224,7 @@ func headroom(vals ...float64) float64 {
 	if m <= 0 {
 		return 1
 	}
-	return m * 1.3
+	return m * max(1.3, 1+0.09*float64(n))
 }
 
 // Utilization plots each run's mean busy share per GPU type as grouped
@@ -241,24 +251,20 @@ func Utilization(title string, runs []Run) (*plot.Plot, error) {
 		return nil, fmt.Errorf("plots: utilization: no GPU types in the runs")
 	}
 	w := vg.Points(min(20, 320/float64(len(types)*len(runs))))
+	top := 0.0
 	for i, r := range runs {
 		vals := make(plotter.Values, len(types))
 		for k, t := range types {
 			vals[k] = 100 * r.Utilization[t]
+			top = math.Max(top, vals[k])
 		}
-		b, err := plotter.NewBarChart(vals, w)
-		if err != nil {
+		if err := addBars(p, i, len(runs), r.Label, vals, w); err != nil {
 			return nil, fmt.Errorf("plots: utilization: %w", err)
 		}
-		b.Color = plotutil.Color(i)
-		b.LineStyle.Width = 0
-		b.Offset = w * vg.Length(float64(i)-float64(len(runs)-1)/2)
-		p.Add(b)
-		p.Legend.Add(r.Label, b)
 	}
 	p.NominalX(types...)
 	p.X.Min, p.X.Max = -0.5, float64(len(types))-0.5
-	p.Y.Min, p.Y.Max = 0, 130
+	p.Y.Min, p.Y.Max = 0, headroom(len(runs), top)
 	return p, nil
 }
 
@@ -291,7 +297,8 @@ func LoadCurves(title, yLabel string, curves []Curve) (*plot.Plot, error) {
 			top = math.Max(top, y)
 		}
 	}
-	p.Y.Min, p.Y.Max = 0, headroom(top)
+	p.X.Min = 0
+	p.Y.Min, p.Y.Max = 0, headroom(len(curves), top)
 	return p, nil
 }
 
