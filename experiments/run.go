@@ -113,6 +113,7 @@ func Execute(ctx context.Context, reg Policies, r Run) (*Outcome, error) {
 		r.Estimator = "profiledb"
 	}
 	sum := res.Summarize(tr.Name, len(tr.Jobs), r.Estimator)
+	sum.Seed = r.Seed
 	res.SetUtilization(&sum, cluster)
 	res.SetWallclock(&sum)
 	return &Outcome{Run: r, Result: res, Summary: sum, Cluster: cluster}, nil
