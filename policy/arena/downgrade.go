@@ -59,13 +59,15 @@ func (r *round) downgradeSearch(target inst, tb *table, depth, budget, local int
 // type-change step, recording feasible plans and plans to expand further.
 func (r *round) expandPlan(p plan, targetID sim.JobID, local int, feasible, output *[]plan, lastLevel bool) {
 	v := r.p.variant
+	// Every step starts from a fresh copy of p's table, so the candidate
+	// list and the table's job stats are the same for all of them.
+	cands, st := r.candidates(p.tbl, targetID)
 	for T := range r.p.tp.types {
 		if v.NoScaling || len(r.p.tp.nodesOfType[T]) == 0 {
 			continue // shrink is off, or the type is absent (_is_type_existed)
 		}
 		tbl := r.clone(p.tbl)
 		tgt := p.target
-		cands, st := r.candidates(tbl, targetID)
 		res := r.shrinkStep(&tgt, T, cands, st, tbl, p.gain, p.budget, local)
 		if !res.changed {
 			continue
@@ -83,7 +85,6 @@ func (r *round) expandPlan(p plan, targetID sim.JobID, local int, feasible, outp
 	}
 	tbl := r.clone(p.tbl)
 	tgt := p.target
-	cands, st := r.candidates(tbl, targetID)
 	res := r.htcStep(&tgt, cands, st, tbl, p.gain, p.budget, local)
 	if !res.changed {
 		return
