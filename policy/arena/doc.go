@@ -66,8 +66,8 @@
 // The artifact deep-copies the whole table at every search step and takes
 // about an hour on Philly. Here tables are flat slices recycled through a
 // scoped pool (tablePool), a table's job statistics come from one scan
-// (statSet), trial migrations scan only the nodes a job is known to hold,
-// and an RHD pass that changes nothing ends the passes early (the artifact
+// (statSet) shared by all steps of a plan expansion, trial migrations scan
+// only the nodes a job is known to hold, and an RHD pass that changes nothing ends the passes early (the artifact
 // would repeat the same pass to its budget with the same result); the
 // breadth-first search skips the third level's re-expansion of first-level
 // plans, which can only add duplicates that strict comparison never picks.
