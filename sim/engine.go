@@ -249,8 +249,18 @@ func (e *engine) runArtifact(ctx context.Context) error {
 		}
 		_ = changed
 		total, busy := 0.0, map[string]int{}
+		reporter, _ := e.policy.(ThroughputReporter)
+		var after *View
+		if reporter != nil {
+			// The artifact's check sees the round's own timer, t_r.
+			after = &View{Now: e.now - Time(L), Round: r, RoundLength: L, Cluster: e.cfg.Cluster, Occupant: e.occupant,
+				Running: e.running, Pending: e.pending, Timing: e.cfg.Timing, jobs: e.jobs}
+		}
 		for _, j := range e.running {
 			thr := e.exec(j).Throughput
+			if reporter != nil && !reporter.ReportsThroughput(after, j) {
+				thr = 0
+			}
 			id := j.Spec.ID
 			if resched[id] {
 				j.Rescheds++

@@ -16,6 +16,18 @@ type Policy interface {
 	Schedule(v *View) ([]Action, error)
 }
 
+// ThroughputReporter is an optional capability of a policy, consulted in
+// artifact timing only. The artifact prices each running job's share of a
+// round's reported cluster throughput through its policy's own gain
+// function, so a policy can make a running job count zero samples/s there
+// (arena-ddl does for a job that can no longer meet its deadline); the
+// job's progress is unaffected. v.Now is the round's own timer (the
+// artifact's check sees the time before the round's 300-s advance: with the
+// advanced timer 55 of the 2000 arena-ddl Philly rounds differ).
+type ThroughputReporter interface {
+	ReportsThroughput(v *View, j *Job) bool
+}
+
 // ActionKind enumerates what a policy can ask for.
 type ActionKind int
 

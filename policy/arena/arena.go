@@ -159,6 +159,23 @@ func (p *Policy) Schedule(v *sim.View) ([]sim.Action, error) {
 	return acts, nil
 }
 
+var _ sim.ThroughputReporter = (*Policy)(nil)
+
+// ReportsThroughput implements sim.ThroughputReporter for arena-ddl. The
+// artifact's per-round throughput asks _get_delta_thr for each running job,
+// and its deadline check comes first, so a job that can no longer meet its
+// deadline on its current allocation counts 0 samples/s in the reported
+// throughput (its progress is unaffected). Other variants report all.
+func (p *Policy) ReportsThroughput(v *sim.View, j *sim.Job) bool {
+	if !p.variant.Deadline {
+		return true
+	}
+	p.state(j)
+	r := &round{p: p, v: v}
+	t := p.tp.typeOf(j.Config.GPU)
+	return r.deadlineMet(inst{id: j.Spec.ID, t: t, num: j.Config.GPUs()}, t, loc{j.Config.Nodes, j.Config.PerNode})
+}
+
 // markTimedOut records pending jobs whose deadline has passed; the artifact
 // does it at the end of the previous round with the advanced timer, which
 // is this round's Now.
