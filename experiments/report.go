@@ -63,7 +63,7 @@ func (w *reportWriter) write(secs []section, notes []string) (string, []FigureFi
 	for _, s := range secs {
 		var err error
 		switch s.name {
-		case "philly", "helios", "pai":
+		case "philly", "helios", "pai", "headline":
 			err = w.mainSection(s)
 		case "ablations":
 			err = w.ablationSection(s)
@@ -95,22 +95,27 @@ var traceTitles = map[string]string{
 }
 
 func (w *reportWriter) mainSection(s section) error {
-	w.p("## %s\n\n", traceTitles[s.name])
+	trace := s.spec.Traces[0]
+	if s.name == "headline" {
+		w.p("## Headline: %s\n\n", traceTitles[trace])
+	} else {
+		w.p("## %s\n\n", traceTitles[trace])
+	}
 	for _, timing := range s.spec.Timings {
 		rs := padded(w.runsOf(s.plan, func(r PlannedRun) bool { return r.Run.Timing == timing }))
-		w.p("### %s, %s timing\n\n", traceDisplay[s.name], timing)
+		w.p("### %s, %s timing\n\n", traceDisplay[trace], timing)
 		if len(rs) == 0 {
 			w.p("No registered policy.\n\n")
 			continue
 		}
-		withPub := s.name == "philly"
+		withPub := trace == "philly"
 		w.mainTable(rs, withPub)
 		if withPub && timing == sim.Exact {
 			w.p("\nThe published numbers come from the artifact's round simulator; exact timing differs from them by design (jobs finish between rounds).\n")
 		}
 		w.p("\n")
 		prefix := s.name + "." + timing.String() + "."
-		figs, err := WriteFigures(filepath.Join(w.out, "figures"), prefix, fmt.Sprintf("%s, %s timing", s.name, timing), rs, []string{"jct-cdf", "jct-bars", "throughput", "queue", "utilization"}, w.format)
+		figs, err := WriteFigures(filepath.Join(w.out, "figures"), prefix, fmt.Sprintf("%s, %s timing", trace, timing), rs, []string{"jct-cdf", "jct-bars", "throughput", "queue", "utilization"}, w.format)
 		if err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -71,7 +72,7 @@ func meanOf(xs []float64) float64 {
 // REPORT.md holds each section's table and links figures that exist.
 func TestReproduceWritesEveryTableAndFigure(t *testing.T) {
 	specs := map[string]*Spec{}
-	for _, name := range Sections {
+	for _, name := range slices.Concat(Sections, []string{"headline"}) {
 		s, err := BuiltinSpec(name)
 		if err != nil {
 			t.Fatal(err)
@@ -84,7 +85,8 @@ func TestReproduceWritesEveryTableAndFigure(t *testing.T) {
 		specs[name] = &short
 	}
 	out := t.TempDir()
-	res, err := Reproduce(context.Background(), testRegistry(), ReproduceOptions{Out: out, Parallel: 2, Specs: specs})
+	sections := slices.Concat(Sections, []string{"headline"})
+	res, err := Reproduce(context.Background(), testRegistry(), ReproduceOptions{Out: out, Parallel: 2, Specs: specs, Sections: sections})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +98,7 @@ func TestReproduceWritesEveryTableAndFigure(t *testing.T) {
 	for _, want := range []string{
 		"### Philly, artifact timing", "### Philly, exact timing", "### Helios, artifact timing", "### PAI, exact timing",
 		"| policy | jobs finished | mean JCT (s) | padded mean JCT (s) | Arena JCT reduction | Arena/x avg thr | Arena/x peak thr | mean queueing (s)",
-		"| fcfs | ", "(590)", "## Arena ablations", "### Load sweep, artifact timing", "| density |", "## Notes", "wall-clock",
+		"| fcfs | ", "(590)", "## Arena ablations", "### Load sweep, artifact timing", "| density |", "## Notes", "wall-clock", "## Headline: Philly",
 	} {
 		if !strings.Contains(report, want) {
 			t.Errorf("REPORT.md lacks %q", want)
@@ -115,7 +117,7 @@ func TestReproduceWritesEveryTableAndFigure(t *testing.T) {
 		}
 	}
 	// A second reproduction with --resume reuses every run.
-	res2, err := Reproduce(context.Background(), testRegistry(), ReproduceOptions{Out: out, Parallel: 2, Specs: specs, Resume: true})
+	res2, err := Reproduce(context.Background(), testRegistry(), ReproduceOptions{Out: out, Parallel: 2, Specs: specs, Sections: sections, Resume: true})
 	if err != nil {
 		t.Fatal(err)
 	}
