@@ -2,6 +2,8 @@ package experiments
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -202,4 +204,38 @@ func FuzzParseSpec(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSpecPathsAreRelativeToTheSpecFile runs a sweep whose cluster is a
+// file next to the spec, from another working directory.
+func TestSpecPathsAreRelativeToTheSpecFile(t *testing.T) {
+	dir := t.TempDir()
+	cluster := "name: tiny\npools:\n  - {gpu: a40, nodes: 8, gpus_per_node: 2}\n  - {gpu: a10, nodes: 8, gpus_per_node: 2}\n"
+	if err := os.WriteFile(filepath.Join(dir, "tiny.yaml"), []byte(cluster), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := "traces: testbed\nclusters: tiny.yaml\npolicies: fcfs\ntiming: exact\nhorizon: 2h\n"
+	if err := os.WriteFile(filepath.Join(dir, "s.yaml"), []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := LoadSpec(filepath.Join(dir, "s.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := s.Expand(testRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Runs) != 1 || plan.Runs[0].Key != "fcfs.testbed.tiny.exact.r24.d1.s0" {
+		t.Fatalf("runs %+v: want one named fcfs.testbed.tiny.exact.r24.d1.s0 (2 h = 24 rounds)", plan.Runs)
+	}
+	out := t.TempDir()
+	sweep(t, plan, out, Shard{}, false)
+	r, err := LoadResults(RunDir(out, plan.Runs[0].Key), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Summary.Cluster != "tiny" || r.Summary.Rounds != 24 || len(r.Timeline) != 24 || len(r.Types) != 2 {
+		t.Errorf("summary %s/%d rounds, timeline %d rows, types %v", r.Summary.Cluster, r.Summary.Rounds, len(r.Timeline), r.Types)
+	}
 }
