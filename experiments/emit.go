@@ -62,7 +62,7 @@ srun {{.Binary}} sweep {{.Spec}} --out {{.Out}} --parallel "${SLURM_CPUS_PER_TAS
 var k8sTemplate = template.Must(template.New("k8s").Parse(`# Kubernetes Indexed Job for the sweep {{.Spec}} ({{.Runs}} runs in {{.Shards}} shards).
 # The spec must be readable in the image (or mount it); results go to the
 # PersistentVolumeClaim {{.Claim}} at /results.
-# Apply:  kubectl apply -f {{.Name}}.yaml
+# Apply:  kubectl apply -f {{.Name}}-job.yaml
 # Merge:  {{.Binary}} sweep {{.Spec}} --merge --out <the claim's contents>/{{.Out}}
 apiVersion: batch/v1
 kind: Job
