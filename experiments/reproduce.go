@@ -49,8 +49,11 @@ type ReproduceOptions struct {
 	Sections []string // default: all
 	Parallel int      // default: all cores
 	Resume   bool
-	Format   string // figure format, png (default) or svg
-	Progress func(done, total int, key string)
+	// RunTimeout abandons runs longer than this (0 = no limit); they are
+	// noted in the report, which is written without them.
+	RunTimeout time.Duration
+	Format     string // figure format, png (default) or svg
+	Progress   func(done, total int, key string)
 	// Specs replaces the built-in spec of a section (e.g. a shortened one
 	// for a smoke test); the report keeps the section's form.
 	Specs map[string]*Spec
@@ -124,7 +127,7 @@ func Reproduce(ctx context.Context, reg Policies, opt ReproduceOptions) (*Reprod
 	if parallel <= 0 {
 		parallel = runtime.GOMAXPROCS(0)
 	}
-	rep, sweepErr := RunSweep(ctx, reg, all, SweepOptions{Out: opt.Out, Parallel: parallel, Resume: opt.Resume, Progress: opt.Progress})
+	rep, sweepErr := RunSweep(ctx, reg, all, SweepOptions{Out: opt.Out, Parallel: parallel, Resume: opt.Resume, RunTimeout: opt.RunTimeout, Progress: opt.Progress})
 	res.Sweep = rep
 	if sweepErr != nil && (ctx.Err() != nil || len(rep.Failed) == 0) {
 		return res, sweepErr

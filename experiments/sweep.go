@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -70,6 +71,9 @@ type SweepOptions struct {
 	Shard    Shard
 	// Resume skips runs whose results are already complete in Out.
 	Resume bool
+	// RunTimeout, if positive, abandons a run that takes longer (wall
+	// clock); it counts as failed and leaves no complete results.
+	RunTimeout time.Duration
 	// Progress, if set, is called after every run (done of total; skipped
 	// runs count as done at the start). It is called from one goroutine at
 	// a time.
@@ -126,7 +130,7 @@ func RunSweep(ctx context.Context, reg Policies, plan *Plan, opt SweepOptions) (
 		go func() {
 			defer wg.Done()
 			for r := range jobs {
-				_, err := ExecuteTo(ctx, reg, r, RunDir(opt.Out, r.Key))
+				err := executeWithin(ctx, reg, r, RunDir(opt.Out, r.Key), opt.RunTimeout)
 				mu.Lock()
 				if err != nil {
 					if ctx.Err() == nil {
@@ -407,4 +411,21 @@ func EstimatedCost(r Run) float64 {
 		factor = 3
 	}
 	return rounds * max(density(r.Density), 0.25) * factor
+}
+
+// ErrRunTimeout marks a run abandoned for exceeding SweepOptions.RunTimeout.
+var ErrRunTimeout = errors.New("run timed out")
+
+func executeWithin(ctx context.Context, reg Policies, r PlannedRun, dir string, timeout time.Duration) error {
+	if timeout <= 0 {
+		_, err := ExecuteTo(ctx, reg, r, dir)
+		return err
+	}
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	_, err := ExecuteTo(runCtx, reg, r, dir)
+	if err != nil && ctx.Err() == nil && errors.Is(runCtx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("%w: abandoned after %s of wall-clock time (--run-timeout)", ErrRunTimeout, timeout)
+	}
+	return err
 }

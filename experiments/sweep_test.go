@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -209,5 +211,19 @@ func TestEmit(t *testing.T) {
 	}
 	if _, err := Emit("pbs", EmitOptions{}); err == nil {
 		t.Error("unknown kind accepted")
+	}
+}
+
+func TestRunTimeoutAbandonsLongRuns(t *testing.T) {
+	plan := smallPlan(t)
+	out := t.TempDir()
+	rep, err := RunSweep(context.Background(), testRegistry(), plan, SweepOptions{Out: out, Parallel: 2, RunTimeout: time.Nanosecond})
+	if err == nil || len(rep.Failed) != len(plan.Runs) {
+		t.Fatalf("with a 1 ns budget every run must time out; failed %d of %d (%v)", len(rep.Failed), len(plan.Runs), err)
+	}
+	for k, e := range rep.Failed {
+		if !errors.Is(e, ErrRunTimeout) || Complete(RunDir(out, k), k) {
+			t.Errorf("%s: %v (complete: %v)", k, e, Complete(RunDir(out, k), k))
+		}
 	}
 }

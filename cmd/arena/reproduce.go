@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -14,6 +15,7 @@ import (
 type reproduceFlags struct {
 	out, format   string
 	parallel      int
+	runTimeout    time.Duration
 	resume, quiet bool
 	printSpec     bool
 }
@@ -45,6 +47,7 @@ for 'arena sweep'.`,
 	fl.StringVar(&f.out, "out", "reproduce", "directory for runs, summary.parquet, REPORT.md and figures/")
 	fl.IntVar(&f.parallel, "parallel", 0, "concurrent runs (default: all cores)")
 	fl.BoolVar(&f.resume, "resume", false, "reuse runs already complete in --out")
+	fl.DurationVar(&f.runTimeout, "run-timeout", 0, "abandon any run taking longer than this (e.g. 2m); noted in the report (0 = no limit)")
 	fl.StringVar(&f.format, "format", "png", "figure format: png or svg")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar")
 	fl.BoolVar(&f.printSpec, "print-spec", false, "print the built-in spec of each section named and exit")
@@ -82,7 +85,7 @@ func runReproduce(cmd *cobra.Command, args []string, f reproduceFlags) error {
 	stderr := cmd.ErrOrStderr()
 	bar := newRunBar(stderr, !f.quiet && isTerminal(stderr), "reproduce")
 	res, err := experiments.Reproduce(cmd.Context(), policy.NewRegistry(), experiments.ReproduceOptions{
-		Out: f.out, Sections: sections, Parallel: f.parallel, Resume: f.resume, Format: f.format, Progress: bar.update,
+		Out: f.out, Sections: sections, Parallel: f.parallel, Resume: f.resume, RunTimeout: f.runTimeout, Format: f.format, Progress: bar.update,
 	})
 	bar.finish()
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 type sweepFlags struct {
 	out, shard, emit, image, claim string
 	parallel, shards               int
+	runTimeout                     time.Duration
 	resume, merge, partial, quiet  bool
 	from                           []string
 }
@@ -53,6 +54,7 @@ manifest for the spec instead of running it.`,
 	fl.IntVar(&f.parallel, "parallel", 0, "concurrent runs (default: all cores)")
 	fl.StringVar(&f.shard, "shard", "", "run only the I-th of N disjoint slices, I/N with 0 ≤ I < N")
 	fl.BoolVar(&f.resume, "resume", false, "skip runs whose results are already complete in --out")
+	fl.DurationVar(&f.runTimeout, "run-timeout", 0, "abandon any run taking longer than this (e.g. 10m); it counts as failed (0 = no limit)")
 	fl.BoolVar(&f.merge, "merge", false, "do not run; join the complete runs in --out (and --from dirs) into summary.parquet")
 	fl.StringSliceVar(&f.from, "from", nil, "with --merge: other output directories (shards run elsewhere) to gather runs from")
 	fl.BoolVar(&f.partial, "partial", false, "with --merge: write summary.parquet even if runs are missing")
@@ -116,7 +118,7 @@ func runSweep(cmd *cobra.Command, specPath string, f sweepFlags) error {
 	if parallel <= 0 {
 		parallel = runtime.GOMAXPROCS(0)
 	}
-	opt := experiments.SweepOptions{Out: f.out, Parallel: parallel, Shard: shard, Resume: f.resume}
+	opt := experiments.SweepOptions{Out: f.out, Parallel: parallel, Shard: shard, Resume: f.resume, RunTimeout: f.runTimeout}
 	bar := newRunBar(stderr, !f.quiet && isTerminal(stderr), "sweep "+plan.Name)
 	opt.Progress = bar.update
 	start := time.Now()
