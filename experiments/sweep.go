@@ -74,9 +74,9 @@ type SweepOptions struct {
 	// RunTimeout, if positive, abandons a run that takes longer (wall
 	// clock); it counts as failed and leaves no complete results.
 	RunTimeout time.Duration
-	// Progress, if set, is called after every run (done of total; skipped
-	// runs count as done at the start). It is called from one goroutine at
-	// a time.
+	// Progress, if set, is called after every run, finished or failed
+	// (done of total; skipped runs count as done at the start). It is
+	// called from one goroutine at a time.
 	Progress func(done, total int, key string)
 }
 
@@ -132,13 +132,14 @@ func RunSweep(ctx context.Context, reg Policies, plan *Plan, opt SweepOptions) (
 			for r := range jobs {
 				err := executeWithin(ctx, reg, r, RunDir(opt.Out, r.Key), opt.RunTimeout)
 				mu.Lock()
-				if err != nil {
-					if ctx.Err() == nil {
-						rep.Failed[r.Key] = err
-					}
-				} else {
+				switch {
+				case err == nil:
 					rep.Ran++
-					done++
+				case ctx.Err() == nil:
+					rep.Failed[r.Key] = err
+				}
+				if ctx.Err() == nil {
+					done++ // a failed run is done too, as far as time left goes
 					if opt.Progress != nil {
 						opt.Progress(done, rep.Total, r.Key)
 					}
