@@ -37,7 +37,7 @@ profiling cost of the job's grids.
 With --validate it refits the model, cross-validates it against the profile
 database (leave-one-out), compares it with Megatron-LM's A100 table, measures
 the pruned search against the exhaustive one over the database's models on
-1-16 GPUs, and reports the profiling-cost reduction (about 2 minutes).`,
+1-16 GPUs, and reports the profiling-cost reduction (a few minutes).`,
 		Example: `  arena estimate --model gpt-6.7b --batch 256 --gpu a100 --gpus 8
   arena estimate --model gpt-6.7b --batch 256 --gpu a100 --gpus 8 --nodes 2
   arena estimate --model gpt-175b --batch 512 --gpu h100 --gpus 16

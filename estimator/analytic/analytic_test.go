@@ -318,3 +318,15 @@ func BenchmarkBestPlanGPT8GPUs(b *testing.B) {
 		Planner{Params: p}.Best(j, c)
 	}
 }
+
+func TestAlpaV100WithinFifteenPercent(t *testing.T) {
+	p, err := DefaultParams()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range (Planner{Params: p}).PredictAlpa(AlpaTable()) {
+		if e := math.Abs(r.TFLOPSPredicted-r.TFLOPSMeasured) / r.TFLOPSMeasured; e > 0.15 {
+			t.Errorf("Alpa GPT-%s on %d V100: predicted %.1f TFLOPS/GPU, measured %.1f (%s)", r.Name, r.GPUs, r.TFLOPSPredicted, r.TFLOPSMeasured, r.Plan)
+		}
+	}
+}

@@ -67,11 +67,14 @@ func shapes(g int) []Shape {
 	return out
 }
 
-// microBatches lists the micro-batch counts tried: powers of two up to 64
-// leaving every replica at least one sample.
+// maxMicroBatches bounds the micro-batch counts tried.
+const maxMicroBatches = 256
+
+// microBatches lists the micro-batch counts tried: powers of two up to
+// maxMicroBatches leaving every replica at least one sample.
 func microBatches(batch, dp int) []int {
 	var out []int
-	for m := 1; m <= 64 && batch >= m*dp; m *= 2 {
+	for m := 1; m <= maxMicroBatches && batch >= m*dp; m *= 2 {
 		out = append(out, m)
 	}
 	return out
@@ -136,9 +139,19 @@ func (c Choice) Found() bool { return c.Result.Fits && !math.IsInf(c.Result.Iter
 // Planner evaluates plans with one parameter set.
 type Planner struct {
 	Params *Params
+	// custom, if set, replaces the catalog entry of the GPU type it names
+	// (validation against published clusters the catalog does not hold).
+	custom *estimator.GPUType
+	// calibratedAs names the type whose compute efficiency custom uses.
+	calibratedAs string
 }
 
 func (pl Planner) hardware(j Job, g Grid) (hardware, error) {
+	if pl.custom != nil && pl.custom.Name == g.GPU {
+		hw := newHardware(*pl.custom, g.Nodes, g.PerNode, j.Arch.Family, pl.Params)
+		hw.flops = pl.custom.PeakTFLOPS * 1e12 * pl.Params.efficiency(pl.calibratedAs, j.Arch.Family)
+		return hw, nil
+	}
 	gpu, err := estimator.LookupGPU(g.GPU)
 	if err != nil {
 		return hardware{}, err

@@ -78,6 +78,62 @@ func (pl Planner) PredictMegatron(rows []MegatronRow) ([]MegatronRow, error) {
 	return out, nil
 }
 
+// AlpaRow is one GPT row of Alpa's OSDI'22 end-to-end results on AWS
+// p3.16xlarge (perf-model.md §3.5): 8 V100-16GB per node on NVLink, 25 Gb/s
+// between nodes, batch 1024, seq 1024; TFLOPS per GPU count the
+// rematerialisation (the 96· formula).
+type AlpaRow struct {
+	Name                  string
+	Hidden, Layers, Heads int
+	GPUs                  int
+	TFLOPSMeasured        float64
+	TFLOPSPredicted       float64
+	IterSec               float64
+	Plan                  string
+}
+
+// AlpaTable is the published GPT table ("Alpa auto" column).
+func AlpaTable() []AlpaRow {
+	return []AlpaRow{
+		{Name: "350M", Hidden: 1024, Layers: 24, Heads: 16, GPUs: 1, TFLOPSMeasured: 45.07},
+		{Name: "760M", Hidden: 1536, Layers: 24, Heads: 16, GPUs: 2, TFLOPSMeasured: 57.92},
+		{Name: "1.3B", Hidden: 2048, Layers: 24, Heads: 32, GPUs: 4, TFLOPSMeasured: 58.21},
+		{Name: "2.6B", Hidden: 2560, Layers: 32, Heads: 32, GPUs: 8, TFLOPSMeasured: 61.61},
+		{Name: "6.7B", Hidden: 4096, Layers: 32, Heads: 32, GPUs: 16, TFLOPSMeasured: 60.0},
+		{Name: "15B", Hidden: 5120, Layers: 48, Heads: 40, GPUs: 32, TFLOPSMeasured: 59.9},
+		{Name: "39B", Hidden: 8192, Layers: 48, Heads: 64, GPUs: 64, TFLOPSMeasured: 57.0},
+	}
+}
+
+// p3GPU is an AWS p3.16xlarge GPU: V100 SXM2 16 GB, NVLink (150 GB/s per
+// direction, hybrid cube-mesh), 25 Gb/s per 8-GPU node = 0.39 GB/s per GPU.
+var p3GPU = estimator.GPUType{Name: "v100-p3", MemoryGB: 16, PeakTFLOPS: 125, MemBandwidthGBs: 900, IntraNodeGBs: 150, InterNodeGBs: 25.0 / 8 / 8, GPUsPerNode: 8}
+
+// PredictAlpa searches every row's best plan on p3.16xlarge nodes with the
+// fitted V100 GPT efficiency and datasheet link efficiencies, cutting the
+// model into 16 layer groups (Alpa's 39B plan uses 16 stages).
+func (pl Planner) PredictAlpa(rows []AlpaRow) []AlpaRow {
+	out := append([]AlpaRow(nil), rows...)
+	gpu := p3GPU
+	p := Planner{Params: pl.Params, custom: &gpu, calibratedAs: "v100"}
+	parallel(len(out), func(i int) {
+		r := &out[i]
+		spec := TransformerSpec{Hidden: r.Hidden, Layers: r.Layers, Heads: r.Heads, Seq: 1024, Vocab: 51200}
+		j := Job{Arch: Transformer("alpa-gpt-"+r.Name, spec, 16), Batch: 1024}
+		c := estimator.BestLocality(gpu.Name, r.GPUs, gpu.GPUsPerNode)
+		best := p.Best(j, c)
+		if !best.Found() {
+			return
+		}
+		h, L, s, V, B := float64(r.Hidden), float64(r.Layers), 1024.0, 51200.0, 1024.0
+		flops := 96*B*s*L*h*h*(1+s/(6*h)) + 6*B*s*h*V
+		r.IterSec = best.Result.IterTime
+		r.TFLOPSPredicted = flops / r.IterSec / float64(r.GPUs) / 1e12
+		r.Plan = best.Plan.String()
+	})
+	return out
+}
+
 // PruneCase is one (workload, locality) of the pruned-search study.
 type PruneCase struct {
 	Workload   estimator.Workload
@@ -232,6 +288,7 @@ type Validation struct {
 	LOO        ErrorStats
 	LOOPred    []float64
 	Megatron   []MegatronRow
+	Alpa       []AlpaRow
 	Prune      PruneSummary
 	PruneCases []PruneCase
 	Profiling  []ProfilingRow
@@ -264,6 +321,7 @@ func Validate(progress io.Writer) (*Validation, error) {
 	if v.Megatron, err = pl.PredictMegatron(MegatronTable()); err != nil {
 		return nil, err
 	}
+	v.Alpa = pl.PredictAlpa(AlpaTable())
 	logf("pruned vs exhaustive search over database workloads on 1-16 GPUs ...")
 	if v.PruneCases, err = pl.PruneStudy(nil); err != nil {
 		return nil, err
@@ -328,6 +386,19 @@ func (v *Validation) Print(w io.Writer) {
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "within 15%%: %d of %d rows\n", within, len(v.Megatron))
+
+	fmt.Fprintln(w, "\nAlpa OSDI'22 GPT on AWS p3.16xlarge (V100 16GB, 25 Gb/s between nodes; batch 1024; TFLOPS/GPU counting remat)")
+	fmt.Fprintln(tw, "model\tGPUs\tmeasured (Alpa auto)\tpredicted\terror\tpredicted iter (s)\tplan\t")
+	within = 0
+	for _, r := range v.Alpa {
+		e := (r.TFLOPSPredicted - r.TFLOPSMeasured) / r.TFLOPSMeasured
+		if math.Abs(e) <= 0.15 {
+			within++
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%+.1f%%\t%.1f\t%s\t\n", r.Name, r.GPUs, r.TFLOPSMeasured, r.TFLOPSPredicted, 100*e, r.IterSec, r.Plan)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "within 15%%: %d of %d rows\n", within, len(v.Alpa))
 
 	s := v.Prune
 	fmt.Fprintf(w, "\nPruned (Pareto) plan search vs exhaustive search: %d database workload × GPU type × {1,2,4,8,16} GPU cases\n", s.Cases)
