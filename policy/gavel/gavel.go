@@ -1,0 +1,242 @@
+package gavel
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/policy/ilp"
+	"github.com/arena-sim/arena/policy/placement"
+	"github.com/arena-sim/arena/sim"
+)
+
+// MaxChanges is the artifact's MAX_MGRT_JOB_NUM: at most this many admitted
+// jobs may change GPU type in one decision.
+const MaxChanges = 3
+
+// NodeLimit bounds each decision's branch and bound (CPLEX has no limit in
+// the artifact; this one is never reached on the Philly run).
+const NodeLimit = 200000
+
+// Gavel is the policy. Create it with New.
+type Gavel struct {
+	cluster *sim.Cluster
+	// decide is the DP view with the memory check (ILP throughputs and
+	// placement feasibility); anyFeasible is the force_opt view of the
+	// arrival pre-filter.
+	decide, anyFeasible estimator.Estimator
+	types               []string
+	capacity            []float64
+
+	rows Rows
+	// thr caches each job's ILP row: DP throughput at best locality of its
+	// requested GPU count, per type (static for a job).
+	thr   map[sim.JobID][]float64
+	stats Stats
+}
+
+var _ sim.Policy = (*Gavel)(nil)
+
+// Stats summarises the integer programs a run solved.
+type Stats struct {
+	// Solves counts integer programs; Rejected those without a solution
+	// or with a zero objective; PlacementFailures accepted solutions
+	// whose placement failed (the decision was reverted).
+	Solves, Rejected, PlacementFailures int
+	// Nodes is the total of branch-and-bound nodes, MaxNodes the largest
+	// single search; ReducedVars the largest reduced program solved.
+	Nodes, MaxNodes, ReducedVars int
+	// LimitHits counts searches stopped by the node or time limit (the
+	// incumbent was used); MaxGap is the largest relative gap they left.
+	LimitHits int
+	MaxGap    float64
+	// SolverTime is the wall time spent in the solver (it is part of the
+	// engine's recorded decision latency).
+	SolverTime time.Duration
+}
+
+// Record adds one search's figures.
+func (s *Stats) Record(a ilp.Assignment) {
+	s.Solves++
+	s.Nodes += a.Result.Nodes
+	s.MaxNodes = max(s.MaxNodes, a.Result.Nodes)
+	s.ReducedVars = max(s.ReducedVars, a.ReducedVars)
+	if a.Result.Status == ilp.Feasible || a.Result.Status == ilp.LimitNoSolution {
+		s.LimitHits++
+		s.MaxGap = max(s.MaxGap, a.Result.Gap)
+	}
+	s.SolverTime += a.Result.Elapsed
+}
+
+func (s Stats) String() string {
+	return fmt.Sprintf("%d programs (%d rejected, %d placement failures), %d nodes (max %d), largest %d vars, %d limit hits (max gap %.2g), solver %v",
+		s.Solves, s.Rejected, s.PlacementFailures, s.Nodes, s.MaxNodes, s.ReducedVars, s.LimitHits, s.MaxGap, s.SolverTime.Round(time.Millisecond))
+}
+
+// New returns Gavel on cluster c deciding with src's data-parallel views.
+func New(c *sim.Cluster, src estimator.Source) *Gavel {
+	g := &Gavel{
+		cluster: c, types: c.Types,
+		decide:      src.View(estimator.ViewDataParallel),
+		anyFeasible: src.View(estimator.ViewDataParallelNoMemCheck),
+		thr:         map[sim.JobID][]float64{},
+	}
+	for _, t := range g.types {
+		g.capacity = append(g.capacity, float64(c.TotalGPUs(t)))
+	}
+	return g
+}
+
+// Name implements sim.Policy.
+func (*Gavel) Name() string { return "gavel" }
+
+// Stats returns the solver figures so far.
+func (g *Gavel) Stats() Stats { return g.stats }
+
+// Schedule implements sim.Policy: departures leave the admitted table; in
+// rounds with departures a restart pass walks the pending queue (a failure
+// blocks the job's type for the pass); then each arrival is pre-filtered
+// and fitted in trace order.
+func (g *Gavel) Schedule(v *sim.View) ([]sim.Action, error) {
+	for _, j := range v.Ended {
+		g.rows.Remove(j.Spec.ID)
+	}
+	if len(v.Ended) == 0 && len(v.Arrivals) == 0 {
+		return nil, nil
+	}
+	plan := NewPlan(v)
+	if len(v.Ended) > 0 {
+		blocked := map[string]bool{}
+		for _, j := range v.Pending {
+			if blocked[j.Spec.GPU] {
+				continue
+			}
+			ok, err := g.fit(v, plan, j)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				blocked[j.Spec.GPU] = true
+			}
+		}
+	}
+	for _, j := range v.Arrivals {
+		if !g.runnableSomewhere(j) {
+			// Never queued, never counted (ARENA.md §6).
+			plan.Drop(j.Spec.ID, "infeasible on every GPU type at best locality")
+			continue
+		}
+		if _, err := g.fit(v, plan, j); err != nil {
+			return nil, err
+		}
+	}
+	return plan.Actions(), nil
+}
+
+// runnableSomewhere is the arrival pre-filter: feasible on some type at
+// best locality for the requested count, without the memory check.
+func (g *Gavel) runnableSomewhere(j *sim.Job) bool {
+	for _, t := range g.types {
+		c := placement.Best(g.cluster, t, j.Spec.GPUs)
+		if c.PerNode > 0 && g.anyFeasible.Estimate(j.Spec.Workload, c).Feasible() {
+			return true
+		}
+	}
+	return false
+}
+
+// throughputs returns job j's ILP row (cached).
+func (g *Gavel) throughputs(j *sim.Job) []float64 {
+	if row, ok := g.thr[j.Spec.ID]; ok {
+		return row
+	}
+	row := make([]float64, len(g.types))
+	for k, t := range g.types {
+		c := placement.Best(g.cluster, t, j.Spec.GPUs)
+		if c.PerNode == 0 {
+			row[k] = estimator.InfeasibleThroughput
+			continue
+		}
+		row[k] = g.decide.Estimate(j.Spec.Workload, c).Throughput
+	}
+	g.thr[j.Spec.ID] = row
+	return row
+}
+
+// fit is the artifact's _gavel_fit_one_job: admit job into the program,
+// solve, and re-place every job whose type changed plus the new one on a
+// copy of the table; revert on failure (keeping the quirk that the other
+// rows keep the program's new types).
+func (g *Gavel) fit(v *sim.View, plan *Plan, job *sim.Job) (bool, error) {
+	prob := &ilp.Reassignment{Capacity: g.capacity, NewRequired: true, MaxChanges: MaxChanges, HasPrev: g.rows.HasPrev}
+	resource := make([]int, len(g.types))
+	for k := range resource {
+		resource[k] = k
+	}
+	row := func(j *sim.Job, prev int) ilp.AssignRow {
+		use := make([]float64, len(g.types))
+		for k := range use {
+			use[k] = float64(j.Spec.GPUs)
+		}
+		return ilp.AssignRow{Value: g.throughputs(j), Resource: resource, Use: use, Prev: prev}
+	}
+	for i, id := range g.rows.Jobs {
+		prob.Rows = append(prob.Rows, row(v.Job(id), g.rows.Prev[i]))
+	}
+	prob.New = row(job, 0)
+	sol, ok, err := ilp.SolveReassignment(prob, ilp.Options{NodeLimit: NodeLimit})
+	if err != nil {
+		return false, fmt.Errorf("gavel: job %s: %w", job.Spec.Alias(), err)
+	}
+	g.stats.Record(sol)
+	// Rejection: no solution, or a total throughput of exactly 0.
+	if !ok || sol.Objective == 0 {
+		g.stats.Rejected++
+		return false, nil
+	}
+	oldPrev := g.rows.Prev
+	g.rows.Prev = append(append([]int(nil), sol.Columns...), sol.NewColumn)
+	g.rows.Jobs = append(g.rows.Jobs, job.Spec.ID)
+	g.rows.HasPrev = true
+
+	// Jobs whose type changed (admitted order), then the new job.
+	var moved []sim.JobID
+	for i, id := range g.rows.Jobs[:len(oldPrev)] {
+		if sol.Columns[i] != oldPrev[i] {
+			moved = append(moved, id)
+		}
+	}
+	t := plan.Table.Clone()
+	for _, id := range moved {
+		t.Clear(id)
+	}
+	placed := true
+	for k, id := range append(moved, job.Spec.ID) {
+		j := v.Job(id)
+		col := sol.NewColumn
+		if k < len(moved) {
+			col = sol.Columns[indexOf(g.rows.Jobs, id)]
+		}
+		if _, ok := Place(t, id, j.Spec.Workload, g.types[col], j.Spec.GPUs, g.decide); !ok {
+			placed = false
+			break
+		}
+	}
+	if !placed {
+		g.stats.PlacementFailures++
+		g.rows.Jobs = g.rows.Jobs[:len(g.rows.Jobs)-1]
+		g.rows.Prev = g.rows.Prev[:len(g.rows.Prev)-1]
+		return false, nil
+	}
+	plan.Commit(t, job.Spec.ID, moved)
+	return true, nil
+}
+
+func indexOf(ids []sim.JobID, id sim.JobID) int {
+	for i, x := range ids {
+		if x == id {
+			return i
+		}
+	}
+	return -1
+}

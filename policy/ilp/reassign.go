@@ -1,0 +1,620 @@
+package ilp
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"time"
+)
+
+// Reassignment is the shape of the Gavel and Sia programs: every existing
+// job (row) holds exactly one column (a GPU type, or a (type, count)
+// configuration) and a new job may take one; each column consumes some
+// capacity of one resource (a GPU type's total GPUs); at most MaxChanges
+// existing rows may leave their previous column. In the artifact's words
+// (ARENA.md §7):
+//
+//	maximize   Σ v[j][c]·x[j][c]
+//	subject to Σ_c x[j][c] = 1                    every existing row j
+//	           Σ_c x[new][c] = 1 (or ≤ 1)          the new row
+//	           Σ_j,c use[j][c]·x[j][c] ≤ Cap[r]    every resource r (columns of r)
+//	           Σ x ⊙ [prev; all-ones row] ≥ N − MaxChanges
+//
+// Solve does not hand this to the branch and bound as written (N equality
+// rows make every dense LP slow). Because every existing row has exactly
+// one previous column, the program is rewritten, exactly, in terms of
+// changes: a binary y[j][c] per existing row j and column c ≠ prev(j), worth
+// v[j][c] − v[j][prev(j)], and a binary z[c] per column of the new row. Then
+//
+//   - capacity: load at the previous columns + Σ y·(use change) + Σ z·use ≤ Cap;
+//   - changes:  Σ y − Σ z ≤ MaxChanges − 1 (the artifact's N − 3 row);
+//   - one move per job: Σ_c y[j][c] ≤ 1 (lazy rows);
+//   - the new row: Σ z = 1, or ≤ 1.
+//
+// Two exact reductions shrink it further. (1) Moves with the same capacity
+// effect (from resource/use to resource/use) are interchangeable but for
+// their gain, and a solution makes at most MaxChanges moves, so only the
+// MaxChanges best moves of each such class can be needed (ties: lower row,
+// then lower column). (2) A move that gains nothing and frees no capacity
+// is never needed. Columns whose value is InfeasibleValue or lower are never
+// entered by an existing row, and new-row columns that low are dropped
+// unless the new row must be assigned (Gavel); for Sia this is exact
+// because leaving the new job out is always allowed and worth more.
+type Reassignment struct {
+	// Capacity per resource.
+	Capacity []float64
+	// Rows are the existing jobs, in the artifact's admitted order.
+	Rows []AssignRow
+	// New is the new job's row (Prev ignored). NewRequired: it must take a
+	// column (Gavel); otherwise at most one (Sia).
+	New         AssignRow
+	NewRequired bool
+	// MaxChanges is the artifact's MAX_MGRT_JOB_NUM (3). HasPrev false means
+	// the artifact had no previous matrix (first ever decision): no change
+	// limit.
+	MaxChanges int
+	HasPrev    bool
+	// BranchAndBound solves the reduced program with Solve (LP-based
+	// branch and bound) instead of the default exact enumeration of move
+	// sets; both are exact, the enumeration is much faster on these
+	// programs (see the package doc).
+	BranchAndBound bool
+}
+
+// AssignRow is one job's columns.
+type AssignRow struct {
+	// Value per column (the objective coefficient).
+	Value []float64
+	// Resource and Use per column: which capacity the column consumes and
+	// how much.
+	Resource []int
+	Use      []float64
+	// Prev is the row's previous column (existing rows).
+	Prev int
+}
+
+// InfeasibleValue: column values at or below it are the artifact's −1e9
+// "cannot run here" entries.
+const InfeasibleValue = -1e8
+
+// Assignment is the solution of a Reassignment.
+type Assignment struct {
+	// Column per existing row, and the new row's column (−1: none).
+	Columns   []int
+	NewColumn int
+	// Objective is Σ v·x over all rows (the artifact's objective).
+	Objective float64
+	// Changes counts existing rows whose column changed.
+	Changes int
+	// Solver statistics of the underlying branch and bound.
+	Result Result
+	// Columns of the reduced program actually solved.
+	ReducedVars int
+}
+
+// move is one candidate change of an existing row.
+type move struct {
+	row, col int
+	gain     float64
+	key      classKey
+}
+
+type classKey struct {
+	fromRes, toRes int
+	fromUse, toUse float64
+}
+
+// SolveReassignment solves p; ok is false when the program has no
+// solution (the artifact's "status ≠ optimal" rejection).
+func SolveReassignment(p *Reassignment, opt Options) (Assignment, bool, error) {
+	start := time.Now()
+	nres := len(p.Capacity)
+	check := func(r *AssignRow, name string) error {
+		if len(r.Resource) != len(r.Value) || len(r.Use) != len(r.Value) {
+			return fmt.Errorf("%w: %s: %d values, %d resources, %d uses", ErrProblem, name, len(r.Value), len(r.Resource), len(r.Use))
+		}
+		for c, res := range r.Resource {
+			if res < 0 || res >= nres {
+				return fmt.Errorf("%w: %s, column %d: resource %d out of range [0,%d)", ErrProblem, name, c, res, nres)
+			}
+		}
+		return nil
+	}
+	for j := range p.Rows {
+		r := &p.Rows[j]
+		if err := check(r, fmt.Sprintf("row %d", j)); err != nil {
+			return Assignment{}, false, err
+		}
+		if r.Prev < 0 || r.Prev >= len(r.Value) {
+			return Assignment{}, false, fmt.Errorf("%w: row %d: previous column %d out of range", ErrProblem, j, r.Prev)
+		}
+	}
+	if err := check(&p.New, "new row"); err != nil {
+		return Assignment{}, false, err
+	}
+	maxChanges := p.MaxChanges
+	if !p.HasPrev {
+		maxChanges = len(p.Rows) + 1 // no limit
+	}
+
+	// Load at the previous columns.
+	load := make([]float64, nres)
+	for j := range p.Rows {
+		r := &p.Rows[j]
+		load[r.Resource[r.Prev]] += r.Use[r.Prev]
+	}
+
+	// Candidate moves, best MaxChanges per capacity class.
+	classes := map[classKey][]move{}
+	var keys []classKey
+	for j := range p.Rows {
+		r := &p.Rows[j]
+		from := r.Prev
+		for c := range r.Value {
+			if c == from || r.Value[c] <= InfeasibleValue {
+				continue
+			}
+			k := classKey{r.Resource[from], r.Resource[c], r.Use[from], r.Use[c]}
+			gain := r.Value[c] - r.Value[from]
+			if k.fromRes == k.toRes && k.fromUse == k.toUse {
+				// Same capacity effect as staying: only worth it if it gains.
+				if gain <= 0 {
+					continue
+				}
+			}
+			if gain <= 0 && !frees(k) {
+				continue
+			}
+			ms, ok := classes[k]
+			if !ok {
+				keys = append(keys, k)
+			}
+			// A row keeps only its best move of a class (several columns
+			// may share a capacity effect).
+			if n := len(ms); n > 0 && ms[n-1].row == j {
+				if gain > ms[n-1].gain {
+					ms[n-1] = move{row: j, col: c, gain: gain, key: k}
+				}
+				continue
+			}
+			classes[k] = append(ms, move{row: j, col: c, gain: gain, key: k})
+		}
+	}
+	var moves []move
+	for _, k := range keys {
+		ms := classes[k]
+		sort.SliceStable(ms, func(a, b int) bool { return ms[a].gain > ms[b].gain })
+		if len(ms) > maxChanges {
+			ms = ms[:maxChanges]
+		}
+		moves = append(moves, ms...)
+	}
+	// Deterministic variable order: by row, then column.
+	sort.Slice(moves, func(a, b int) bool {
+		if moves[a].row != moves[b].row {
+			return moves[a].row < moves[b].row
+		}
+		return moves[a].col < moves[b].col
+	})
+
+	// New-row columns.
+	var newCols []int
+	newMax := math.Inf(-1)
+	for c, v := range p.New.Value {
+		if v > InfeasibleValue || p.NewRequired {
+			newCols = append(newCols, c)
+			newMax = math.Max(newMax, v)
+		}
+	}
+	// With Σz = 1 a constant shift of the new row's values changes nothing
+	// but keeps −1e9 entries from swamping the tolerances.
+	shift := 0.0
+	if p.NewRequired && len(newCols) > 0 {
+		shift = newMax
+	}
+	if p.NewRequired && len(newCols) == 0 {
+		return Assignment{}, false, nil
+	}
+
+	nv := len(moves) + len(newCols)
+	prob := &Problem{Obj: make([]float64, nv)}
+	for i, m := range moves {
+		prob.Obj[i] = m.gain
+	}
+	for i, c := range newCols {
+		prob.Obj[len(moves)+i] = p.New.Value[c] - shift
+	}
+	// Capacity rows.
+	capRows := make([]Row, nres)
+	for r := range capRows {
+		capRows[r] = Row{Sense: LE, RHS: p.Capacity[r] - load[r]}
+	}
+	for i, m := range moves {
+		k := m.key
+		if k.fromRes == k.toRes {
+			if d := k.toUse - k.fromUse; d != 0 {
+				capRows[k.toRes].Vars = append(capRows[k.toRes].Vars, i)
+				capRows[k.toRes].Coefs = append(capRows[k.toRes].Coefs, d)
+			}
+			continue
+		}
+		capRows[k.fromRes].Vars = append(capRows[k.fromRes].Vars, i)
+		capRows[k.fromRes].Coefs = append(capRows[k.fromRes].Coefs, -k.fromUse)
+		capRows[k.toRes].Vars = append(capRows[k.toRes].Vars, i)
+		capRows[k.toRes].Coefs = append(capRows[k.toRes].Coefs, k.toUse)
+	}
+	for i, c := range newCols {
+		r := p.New.Resource[c]
+		capRows[r].Vars = append(capRows[r].Vars, len(moves)+i)
+		capRows[r].Coefs = append(capRows[r].Coefs, p.New.Use[c])
+	}
+	for _, r := range capRows {
+		// A resource no column touches still constrains "keep everything".
+		if len(r.Vars) == 0 && r.RHS < -feasTol {
+			return Assignment{}, false, nil
+		}
+		if len(r.Vars) > 0 {
+			prob.Rows = append(prob.Rows, r)
+		}
+	}
+	// New row: Σz = 1 or ≤ 1; changes: Σy − Σz ≤ K − 1.
+	newRow := Row{Sense: LE, RHS: 1}
+	if p.NewRequired {
+		newRow.Sense = EQ
+	}
+	changes := Row{Sense: LE, RHS: float64(maxChanges - 1)}
+	for i := range moves {
+		changes.Vars = append(changes.Vars, i)
+		changes.Coefs = append(changes.Coefs, 1)
+	}
+	for i := range newCols {
+		newRow.Vars = append(newRow.Vars, len(moves)+i)
+		newRow.Coefs = append(newRow.Coefs, 1)
+		changes.Vars = append(changes.Vars, len(moves)+i)
+		changes.Coefs = append(changes.Coefs, -1)
+	}
+	if len(newRow.Vars) > 0 {
+		prob.Rows = append(prob.Rows, newRow)
+	}
+	if len(changes.Vars) > 0 {
+		prob.Rows = append(prob.Rows, changes)
+	} else if maxChanges-1 < 0 {
+		return Assignment{}, false, nil
+	}
+	// One move per job (lazy: rarely binding).
+	for a := 0; a < len(moves); {
+		b := a
+		for b < len(moves) && moves[b].row == moves[a].row {
+			b++
+		}
+		if b-a > 1 {
+			row := Row{Sense: LE, RHS: 1, Lazy: true}
+			for i := a; i < b; i++ {
+				row.Vars = append(row.Vars, i)
+				row.Coefs = append(row.Coefs, 1)
+			}
+			prob.Rows = append(prob.Rows, row)
+		}
+		a = b
+	}
+
+	// Warm start: nobody moves; the new job takes its best column that fits
+	// (or none, when allowed).
+	hint := make([]float64, nv)
+	order := make([]int, len(newCols))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return prob.Obj[len(moves)+order[a]] > prob.Obj[len(moves)+order[b]] })
+	for _, i := range order {
+		hint[len(moves)+i] = 1
+		if prob.Feasible(hint) {
+			break
+		}
+		hint[len(moves)+i] = 0
+	}
+	opt.Hint = hint
+	// Decide the new job's column first: it moves the bound the most.
+	opt.Priority = make([]int, nv)
+	for i := range newCols {
+		opt.Priority[len(moves)+i] = 1
+	}
+	var res Result
+	if p.BranchAndBound {
+		var err error
+		if res, err = Solve(prob, opt); err != nil {
+			return Assignment{}, false, err
+		}
+	} else {
+		res = enumerate(prob, moves, newCols, load, p, maxChanges, opt)
+	}
+	out := Assignment{Result: res, ReducedVars: nv, NewColumn: -1}
+	if res.Status != Optimal && res.Status != Feasible {
+		out.Result.Elapsed = time.Since(start)
+		return out, false, nil
+	}
+	x := res.X
+	// Polish: undo moves that gain nothing if the rest stays feasible, so
+	// that among equally good solutions previous assignments are kept.
+	for i := len(moves) - 1; i >= 0; i-- {
+		if x[i] == 1 && moves[i].gain <= 0 {
+			x[i] = 0
+			if !prob.Feasible(x) {
+				x[i] = 1
+			}
+		}
+	}
+	out.Columns = make([]int, len(p.Rows))
+	for j := range p.Rows {
+		out.Columns[j] = p.Rows[j].Prev
+	}
+	for i, m := range moves {
+		if x[i] > 0.5 {
+			out.Columns[m.row] = m.col
+			out.Changes++
+		}
+	}
+	for i, c := range newCols {
+		if x[len(moves)+i] > 0.5 {
+			out.NewColumn = c
+		}
+	}
+	for j := range p.Rows {
+		out.Objective += p.Rows[j].Value[out.Columns[j]]
+	}
+	if out.NewColumn >= 0 {
+		out.Objective += p.New.Value[out.NewColumn]
+	}
+	out.Result.Elapsed = time.Since(start)
+	return out, true, nil
+}
+
+// frees reports whether a move of class k releases capacity somewhere.
+func frees(k classKey) bool {
+	if k.fromRes == k.toRes {
+		return k.toUse < k.fromUse
+	}
+	return k.fromUse > 0
+}
+
+// enumerate solves the reduced program exactly by enumerating, for every
+// column of the new job (best value first, then "none" if allowed), the
+// sets of at most MaxChanges moves in descending order of gain, with two
+// prunings: a bound (the gain so far plus the best remaining gains cannot
+// beat the incumbent: stop, since later moves gain less) and a capacity
+// test (the deficit left cannot be covered by the moves still allowed).
+// The incumbent is replaced only by a strictly better value (tolerance
+// opt.Tol), or an equal value with fewer changes, so the search order is
+// the tie-break. opt.NodeLimit caps the sets examined; when it stops the
+// search the result is Feasible and the gap comes from the LP relaxation.
+func enumerate(prob *Problem, moves []move, newCols []int, load []float64, p *Reassignment, maxChanges int, opt Options) Result {
+	start := time.Now()
+	tol := opt.Tol
+	if tol <= 0 {
+		tol = 1e-9
+	}
+	limit := opt.NodeLimit
+	if limit <= 0 {
+		limit = 200000
+	}
+	nres := len(p.Capacity)
+	// Moves by gain, descending (ties: row, then column order as built).
+	order := make([]int, len(moves))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return moves[order[a]].gain > moves[order[b]].gain })
+	eff := make([][]float64, len(moves))
+	maxFree := make([]float64, nres)
+	for i, m := range moves {
+		e := make([]float64, nres)
+		e[m.key.fromRes] -= m.key.fromUse
+		e[m.key.toRes] += m.key.toUse
+		eff[i] = e
+		for r := range e {
+			maxFree[r] = math.Max(maxFree[r], -e[r])
+		}
+	}
+	// bestFreeFrom[r][a]: the largest gain of a move at sorted position ≥ a
+	// that frees resource r; posPrefix: prefix sums of positive gains.
+	bestFreeFrom := make([][]float64, nres)
+	for r := range bestFreeFrom {
+		b := make([]float64, len(order)+1)
+		b[len(order)] = math.Inf(-1)
+		for a := len(order) - 1; a >= 0; a-- {
+			b[a] = b[a+1]
+			if eff[order[a]][r] < 0 {
+				b[a] = moves[order[a]].gain // gains descend: the first is the best
+			}
+		}
+		bestFreeFrom[r] = b
+	}
+	posPrefix := make([]float64, len(order)+1)
+	for a, i := range order {
+		posPrefix[a+1] = posPrefix[a] + math.Max(0, moves[i].gain)
+	}
+	topPositive := func(from, cnt int) float64 {
+		if cnt <= 0 || from >= len(order) {
+			return 0
+		}
+		return posPrefix[min(from+cnt, len(order))] - posPrefix[from]
+	}
+	// New-job options: its columns by value (the −shift keeps Σz = 1
+	// values comparable), then "none".
+	type option struct {
+		v   int // variable index, −1 for none
+		val float64
+	}
+	var opts []option
+	for i := range newCols {
+		opts = append(opts, option{len(moves) + i, prob.Obj[len(moves)+i]})
+	}
+	sort.SliceStable(opts, func(a, b int) bool { return opts[a].val > opts[b].val })
+	if !p.NewRequired {
+		opts = append(opts, option{-1, 0})
+	}
+
+	var (
+		res       Result
+		best      = math.Inf(-1)
+		bestMoves int
+		bestSet   []int
+		bestOpt   = -2
+		set       []int
+		usedRow   = make([]bool, len(p.Rows))
+		examined  int
+		stopped   bool
+		slack     = make([]float64, nres)
+		e         = make([]float64, nres)
+	)
+	better := func(v float64, n int) bool {
+		if math.IsInf(best, -1) {
+			return true
+		}
+		t := tol * math.Max(1, math.Abs(best))
+		return v > best+t || (v >= best-t && n < bestMoves)
+	}
+	var dfs func(from, k int, base, gain float64)
+	dfs = func(from, k int, base, gain float64) {
+		if stopped {
+			return
+		}
+		examined++
+		if examined > limit {
+			stopped = true
+			return
+		}
+		fits := true
+		for r := range e {
+			if e[r] > slack[r]+feasTol {
+				fits = false
+				break
+			}
+		}
+		if fits && better(base+gain, len(set)) {
+			best, bestMoves, bestSet = base+gain, len(set), append([]int(nil), set...)
+			bestOpt = -3 // set by the caller loop
+		}
+		left := k - len(set)
+		if left == 0 {
+			return
+		}
+		for a := from; a < len(order); a++ {
+			// Bound: later moves gain no more than this one.
+			ub := base + gain
+			for t := 0; t < left && a+t < len(order); t++ {
+				if g := moves[order[a+t]].gain; g > 0 {
+					ub += g
+				}
+			}
+			if !math.IsInf(best, -1) {
+				t := tol * math.Max(1, math.Abs(best))
+				if ub < best-t || (ub <= best+t && len(set)+1 >= bestMoves) {
+					return
+				}
+			}
+			i := order[a]
+			if usedRow[moves[i].row] {
+				continue
+			}
+			// Capacity-aware bound: every resource left short needs at
+			// least ⌈deficit/maxFree⌉ of the remaining moves to free it
+			// (a move frees one resource), each gaining at most the best
+			// freeing move still ahead; the others at most the best gains.
+			need, ubFree, ok := 0, 0.0, true
+			for r := range e {
+				d := e[r] + eff[i][r] - slack[r]
+				if d <= feasTol {
+					continue
+				}
+				if maxFree[r] <= 0 {
+					ok = false
+					break
+				}
+				n := int(math.Ceil((d - feasTol) / maxFree[r]))
+				need += n
+				if need > left-1 || a+1 >= len(order) || math.IsInf(bestFreeFrom[r][a+1], -1) {
+					ok = false
+					break
+				}
+				ubFree += float64(n) * bestFreeFrom[r][a+1]
+			}
+			if !ok {
+				continue
+			}
+			if !math.IsInf(best, -1) {
+				ub := base + gain + moves[i].gain + ubFree + topPositive(a+1, left-1-need)
+				t := tol * math.Max(1, math.Abs(best))
+				if ub < best-t || (ub <= best+t && len(set)+1 >= bestMoves) {
+					continue
+				}
+			}
+			for r := range e {
+				e[r] += eff[i][r]
+			}
+			usedRow[moves[i].row] = true
+			set = append(set, i)
+			dfs(a+1, k, base, gain+moves[i].gain)
+			set = set[:len(set)-1]
+			usedRow[moves[i].row] = false
+			for r := range e {
+				e[r] -= eff[i][r]
+			}
+		}
+	}
+	for oi, o := range opts {
+		k := maxChanges
+		for r := range slack {
+			slack[r] = p.Capacity[r] - load[r]
+		}
+		if o.v >= 0 {
+			c := newCols[o.v-len(moves)]
+			slack[p.New.Resource[c]] -= p.New.Use[c]
+		} else {
+			k--
+		}
+		if k < 0 {
+			continue
+		}
+		before := bestOpt
+		dfs(0, k, o.val, 0)
+		if bestOpt == -3 {
+			bestOpt = oi
+		} else {
+			bestOpt = before
+		}
+		if stopped {
+			break
+		}
+	}
+	res.Nodes = examined
+	res.Elapsed = time.Since(start)
+	if bestOpt < 0 {
+		if stopped {
+			res.Status = LimitNoSolution
+		} else {
+			res.Status = Infeasible
+		}
+		res.Gap = math.Inf(1)
+		return res
+	}
+	x := make([]float64, len(prob.Obj))
+	for _, i := range bestSet {
+		x[i] = 1
+	}
+	if v := opts[bestOpt].v; v >= 0 {
+		x[v] = 1
+	}
+	res.X, res.Objective = x, prob.Value(x)
+	res.Status, res.Bound = Optimal, res.Objective
+	if stopped {
+		// Bound the gap with the LP relaxation (one LP).
+		lpRes, err := Solve(prob, Options{NodeLimit: 1})
+		res.Status, res.Bound = Feasible, math.Inf(1)
+		if err == nil && !math.IsInf(lpRes.Bound, 0) {
+			res.Bound = math.Max(lpRes.Bound, res.Objective)
+		}
+		res.Gap = (res.Bound - res.Objective) / math.Max(1, math.Abs(res.Objective))
+	}
+	return res
+}

@@ -1,0 +1,298 @@
+package sia
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/policy/gavel"
+	"github.com/arena-sim/arena/policy/ilp"
+	"github.com/arena-sim/arena/policy/placement"
+	"github.com/arena-sim/arena/sim"
+)
+
+// Parameters of the artifact's Sia (ARENA.md §7, §9).
+const (
+	// MaxChanges is MAX_MGRT_JOB_NUM.
+	MaxChanges = 3
+	// Fairness is p_fairness: weights are goodput^p.
+	Fairness = 0.5
+	// GoodputClip caps a weight.
+	GoodputClip = 3000.0
+	// NewJobBonus is the objective's reward for allocating the new job.
+	NewJobBonus = 1000.0
+	// RestartCost is MAX_RESCHED_OVERHEAD_WITHOUT_PRUNE in the restart
+	// factor (seconds).
+	RestartCost = 600.0
+	// MinRestartFactor is the restart factor's floor.
+	MinRestartFactor = 0.01
+	// TimeLimit is GLPK's tm_lim in the artifact.
+	TimeLimit = 30 * time.Second
+	// NodeLimit bounds each branch and bound (deterministic, unlike the
+	// time limit; never reached on the Philly run).
+	NodeLimit = 200000
+)
+
+// Counts are the GPU counts of the configuration columns.
+var Counts = []int{1, 2, 4, 8, 16}
+
+// Sia is the policy. Create it with New.
+type Sia struct {
+	cluster *sim.Cluster
+	// dp: the throughput model and the restart pass's placement check (DP
+	// memory filter on); noMem: the arrival pre-filter and the new-job
+	// pass's placement check (force_opt).
+	dp, noMem estimator.Estimator
+	types     []string
+	capacity  []float64
+	// columns: (type index, count) per configuration, type-major.
+	colType  []int
+	colCount []int
+	// artifactCounts enables the artifact's quirk: running jobs keep the
+	// GPU count of their previous row (one decision behind) and a
+	// count-only change never moves them.
+	artifactCounts bool
+
+	rows    gavel.Rows
+	goodput map[estimator.Workload][]float64
+	// weights caches a job's weight row for one round (exec time and
+	// reschedule count only change between rounds).
+	weights      map[sim.JobID][]float64
+	weightsRound int
+	stats        gavel.Stats
+}
+
+var _ sim.Policy = (*Sia)(nil)
+
+// New returns Sia on cluster c deciding with src's data-parallel views.
+// artifactCounts selects the artifact's one-decision-behind GPU counts
+// (used in artifact timing); otherwise running jobs take the program's
+// count.
+func New(c *sim.Cluster, src estimator.Source, artifactCounts bool) *Sia {
+	s := &Sia{
+		cluster: c, types: c.Types, artifactCounts: artifactCounts,
+		dp:      src.View(estimator.ViewDataParallel),
+		noMem:   src.View(estimator.ViewDataParallelNoMemCheck),
+		goodput: map[estimator.Workload][]float64{},
+		weights: map[sim.JobID][]float64{}, weightsRound: -1,
+	}
+	for k, t := range s.types {
+		s.capacity = append(s.capacity, float64(c.TotalGPUs(t)))
+		for _, n := range Counts {
+			s.colType = append(s.colType, k)
+			s.colCount = append(s.colCount, n)
+		}
+	}
+	return s
+}
+
+// Name implements sim.Policy.
+func (*Sia) Name() string { return "sia" }
+
+// Stats returns the solver figures so far.
+func (s *Sia) Stats() gavel.Stats { return s.stats }
+
+// Schedule implements sim.Policy: departures leave the admitted table; in
+// rounds with departures every pending job is tried in queue order (no
+// type blocking); then each arrival is pre-filtered and fitted.
+func (s *Sia) Schedule(v *sim.View) ([]sim.Action, error) {
+	for _, j := range v.Ended {
+		s.rows.Remove(j.Spec.ID)
+	}
+	if len(v.Ended) == 0 && len(v.Arrivals) == 0 {
+		return nil, nil
+	}
+	if v.Round != s.weightsRound {
+		s.weights, s.weightsRound = map[sim.JobID][]float64{}, v.Round
+	}
+	plan := gavel.NewPlan(v)
+	if len(v.Ended) > 0 {
+		for _, j := range v.Pending {
+			if _, err := s.fit(v, plan, j, s.dp); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, j := range v.Arrivals {
+		if !s.runnableSomewhere(j) {
+			plan.Drop(j.Spec.ID, "infeasible on every GPU type at best locality")
+			continue
+		}
+		if _, err := s.fit(v, plan, j, s.noMem); err != nil {
+			return nil, err
+		}
+	}
+	return plan.Actions(), nil
+}
+
+// runnableSomewhere is the arrival pre-filter (as Gavel's): feasible on
+// some type at best locality for the requested count, no memory check.
+func (s *Sia) runnableSomewhere(j *sim.Job) bool {
+	for _, t := range s.types {
+		c := placement.Best(s.cluster, t, j.Spec.GPUs)
+		if c.PerNode > 0 && s.noMem.Estimate(j.Spec.Workload, c).Feasible() {
+			return true
+		}
+	}
+	return false
+}
+
+// throughput is the artifact's Sia throughput model for n GPUs of type t
+// (DP data with the memory check): the single-GPU throughput scaled
+// linearly, with the single-GPU figure estimated from the smallest feasible
+// count when one GPU is infeasible (dividing by twice the count, as the
+// artifact does).
+func (s *Sia) throughput(w estimator.Workload, t string, n int) float64 {
+	nodeCap := s.cluster.NodeCapacity(t)
+	shape := func(m int) estimator.Config {
+		return estimator.Config{GPU: t, Nodes: max(1, m/nodeCap), PerNode: min(m, nodeCap)}
+	}
+	t1 := s.dp.Estimate(w, estimator.Config{GPU: t, Nodes: 1, PerNode: 1}).Throughput
+	if n == 1 && t1 > estimator.InfeasibleThroughput {
+		return t1
+	}
+	if !s.dp.Estimate(w, shape(n)).Feasible() {
+		return estimator.InfeasibleThroughput
+	}
+	if t1 <= estimator.InfeasibleThroughput {
+		for _, m := range Counts {
+			if thr := s.dp.Estimate(w, shape(m)).Throughput; thr > 0 {
+				t1 = thr / float64(2*m)
+			}
+		}
+	}
+	if t1 <= estimator.InfeasibleThroughput {
+		return estimator.InfeasibleThroughput
+	}
+	return t1 * float64(n)
+}
+
+// normalisedGoodput is a workload's row over the 20 configurations:
+// throughput (statistical efficiency 1), normalised as n_min·g/g_min.
+func (s *Sia) normalisedGoodput(w estimator.Workload) []float64 {
+	if row, ok := s.goodput[w]; ok {
+		return row
+	}
+	row := make([]float64, len(s.colType))
+	nMin, gMin := math.Inf(1), math.Inf(1)
+	for c := range row {
+		row[c] = s.throughput(w, s.types[s.colType[c]], s.colCount[c])
+		if row[c] > estimator.InfeasibleThroughput {
+			nMin = math.Min(nMin, float64(s.colCount[c]))
+			gMin = math.Min(gMin, row[c])
+		}
+	}
+	for c, g := range row {
+		if g > estimator.InfeasibleThroughput {
+			row[c] = nMin * g / gMin
+		}
+	}
+	s.goodput[w] = row
+	return row
+}
+
+// weightRow is a job's objective row: min((g·r)^p, clip) for feasible
+// entries, −1e9 otherwise, with the restart factor
+// r = max((exec − rescheds·600)/(exec + 600), 0.01).
+func (s *Sia) weightRow(j *sim.Job) []float64 {
+	if row, ok := s.weights[j.Spec.ID]; ok {
+		return row
+	}
+	r := math.Max((j.ExecTime-float64(j.Rescheds)*RestartCost)/(j.ExecTime+RestartCost), MinRestartFactor)
+	g := s.normalisedGoodput(j.Spec.Workload)
+	row := make([]float64, len(g))
+	for c, v := range g {
+		if v > estimator.InfeasibleThroughput {
+			row[c] = math.Min(math.Pow(v*r, Fairness), GoodputClip)
+		} else {
+			row[c] = estimator.InfeasibleThroughput
+		}
+	}
+	s.weights[j.Spec.ID] = row
+	return row
+}
+
+// fit is the artifact's _sia_fit_one_job; place is the feasibility view of
+// the placements (force_opt in the new-job pass, DP in the restart pass).
+func (s *Sia) fit(v *sim.View, plan *gavel.Plan, job *sim.Job, place estimator.Estimator) (bool, error) {
+	use := make([]float64, len(s.colCount))
+	for c, n := range s.colCount {
+		use[c] = float64(n)
+	}
+	prob := &ilp.Reassignment{Capacity: s.capacity, MaxChanges: MaxChanges, HasPrev: s.rows.HasPrev}
+	for i, id := range s.rows.Jobs {
+		prob.Rows = append(prob.Rows, ilp.AssignRow{Value: s.weightRow(v.Job(id)), Resource: s.colType, Use: use, Prev: s.rows.Prev[i]})
+	}
+	w := s.weightRow(job)
+	// A job no configuration can run (DP memory filter) is left out by
+	// every optimum: reject without solving (it would be, after solving).
+	runnable := false
+	for _, x := range w {
+		runnable = runnable || x > estimator.InfeasibleThroughput
+	}
+	if !runnable {
+		s.stats.Solves++
+		s.stats.Rejected++
+		return false, nil
+	}
+	newValue := make([]float64, len(w))
+	for c, x := range w {
+		newValue[c] = x + NewJobBonus
+	}
+	prob.New = ilp.AssignRow{Value: newValue, Resource: s.colType, Use: use}
+	sol, ok, err := ilp.SolveReassignment(prob, ilp.Options{NodeLimit: NodeLimit, TimeLimit: TimeLimit})
+	if err != nil {
+		return false, fmt.Errorf("sia: job %s: %w", job.Spec.Alias(), err)
+	}
+	s.stats.Record(sol)
+	// Rejection: no solution, the new job left out, or a goodput sum of
+	// exactly 0 (the bonus is not part of it).
+	if !ok || sol.NewColumn < 0 || sol.Objective-NewJobBonus == 0 {
+		s.stats.Rejected++
+		return false, nil
+	}
+	oldPrev := s.rows.Prev
+	s.rows.Prev = append(append([]int(nil), sol.Columns...), sol.NewColumn)
+	s.rows.Jobs = append(s.rows.Jobs, job.Spec.ID)
+	s.rows.HasPrev = true
+
+	// Jobs to re-place, in admitted order, with their GPU counts.
+	type target struct {
+		id       sim.JobID
+		col, gpu int
+	}
+	var targets []target
+	var moved []sim.JobID
+	for i, id := range s.rows.Jobs[:len(oldPrev)] {
+		now, before := sol.Columns[i], oldPrev[i]
+		if s.artifactCounts {
+			// Quirk: only a type change moves the job, and it keeps the
+			// count of its previous row.
+			if s.colType[now] != s.colType[before] {
+				targets = append(targets, target{id, now, s.colCount[before]})
+			}
+		} else if now != before {
+			targets = append(targets, target{id, now, s.colCount[now]})
+		}
+	}
+	for _, tg := range targets {
+		moved = append(moved, tg.id)
+	}
+	targets = append(targets, target{job.Spec.ID, sol.NewColumn, s.colCount[sol.NewColumn]})
+	t := plan.Table.Clone()
+	for _, id := range moved {
+		t.Clear(id)
+	}
+	for _, tg := range targets {
+		j := v.Job(tg.id)
+		if _, ok := gavel.Place(t, tg.id, j.Spec.Workload, s.types[s.colType[tg.col]], tg.gpu, place); !ok {
+			s.stats.PlacementFailures++
+			s.rows.Jobs = s.rows.Jobs[:len(s.rows.Jobs)-1]
+			s.rows.Prev = s.rows.Prev[:len(s.rows.Prev)-1]
+			return false, nil
+		}
+	}
+	plan.Commit(t, job.Spec.ID, moved)
+	return true, nil
+}
