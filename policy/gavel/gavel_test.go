@@ -1,0 +1,152 @@
+package gavel
+
+import (
+	"context"
+	"testing"
+
+	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/sim"
+)
+
+// table is a hand-written estimator: throughput by model name, GPU type
+// and GPU count (any locality), the same in every view; a missing entry is
+// infeasible.
+type table map[string]map[string]map[int]float64
+
+func (t table) Name() string                            { return "table" }
+func (t table) View(estimator.View) estimator.Estimator { return t }
+func (t table) Estimate(w estimator.Workload, c estimator.Config) estimator.Estimate {
+	thr := t[w.Model.Name()][c.GPU][c.GPUs()]
+	if thr <= 0 {
+		return estimator.Estimate{Throughput: estimator.InfeasibleThroughput, IterTime: estimator.InfeasibleIterTime, Reason: estimator.OutOfMemory}
+	}
+	return estimator.Estimate{Throughput: thr, IterTime: estimator.PyRound(float64(w.Batch)/thr, 3)}
+}
+
+// recorder keeps every action the policy returned, by round.
+type recorder struct {
+	sim.Policy
+	actions map[int][]sim.Action
+}
+
+func (r *recorder) Schedule(v *sim.View) ([]sim.Action, error) {
+	a, err := r.Policy.Schedule(v)
+	if len(a) > 0 {
+		r.actions[v.Round] = append(r.actions[v.Round], a...)
+	}
+	return a, err
+}
+
+func spec(t *testing.T, id int, model, gpu string, gpus int, submit sim.Time) sim.JobSpec {
+	t.Helper()
+	m, err := estimator.ParseModel(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sim.JobSpec{ID: sim.JobID(id), Name: model, Submit: submit, Workload: estimator.Workload{Model: m, Batch: 128},
+		Iterations: 5_000_000, GPU: gpu, GPUs: gpus}
+}
+
+// TestTypeChangeForBetterThroughput: one A100 and one V100 node of 4 GPUs.
+// Job 0 (gpt-1.3b, 4 GPUs: a100 10, v100 20) arrives alone and the program
+// puts it on the V100 node. Job 1 (gpt-2.6b, 4 GPUs: a100 5, v100 50)
+// arrives a round later: the optimum moves job 0 to the A100 node (one type
+// change, 10 + 50 > 20 + 5) and starts job 1 on the V100 node.
+func TestTypeChangeForBetterThroughput(t *testing.T) {
+	c, err := sim.NewCluster(sim.ClusterSpec{Name: "hand", Pools: []sim.Pool{{GPU: "a100", Nodes: 1, GPUsPerNode: 4}, {GPU: "v100", Nodes: 1, GPUsPerNode: 4}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	est := table{
+		"gpt-1.3b": {"a100": {4: 10}, "v100": {4: 20}},
+		"gpt-2.6b": {"a100": {4: 5}, "v100": {4: 50}},
+	}
+	g := New(c, est)
+	rec := &recorder{Policy: g, actions: map[int][]sim.Action{}}
+	cfg := sim.DefaultConfig(c, est)
+	cfg.Timing, cfg.Rounds, cfg.Overhead, cfg.Check = sim.Artifact, 3, sim.Overhead{PerGPU: 150, Cap: 600}, true
+	specs := []sim.JobSpec{spec(t, 0, "gpt-1.3b", "a100", 4, 0), spec(t, 1, "gpt-2.6b", "a100", 4, 400)}
+	if _, err := sim.Run(context.Background(), cfg, rec, specs); err != nil {
+		t.Fatal(err)
+	}
+	want := map[int][]sim.Action{
+		0: {{Kind: sim.Start, Job: 0, GPUs: []int{4, 5, 6, 7}}},
+		1: {{Kind: sim.Start, Job: 1, GPUs: []int{4, 5, 6, 7}}, {Kind: sim.Reallocate, Job: 0, GPUs: []int{0, 1, 2, 3}}},
+	}
+	for r, acts := range want {
+		got := rec.actions[r]
+		if len(got) != len(acts) {
+			t.Fatalf("round %d: actions %+v, want %+v", r, got, acts)
+		}
+		for i := range acts {
+			if got[i].Kind != acts[i].Kind || got[i].Job != acts[i].Job || !sameSet(got[i].GPUs, acts[i].GPUs) {
+				t.Errorf("round %d action %d: %+v, want %+v", r, i, got[i], acts[i])
+			}
+		}
+	}
+	if s := g.Stats(); s.Solves != 2 || s.Rejected != 0 || s.PlacementFailures != 0 {
+		t.Errorf("stats %v", s)
+	}
+}
+
+// TestFailedPlacementRevertsNewRow: the program counts a type's TOTAL
+// GPUs, so on four 2-GPU A40 nodes each holding a 1-GPU job, a 4-GPU job
+// "fits" (4 + 4 ≤ 8) but no node has 2 idle GPUs for its best locality 2×2,
+// and the relaxed 4×1 is infeasible for its model: the decision is
+// reverted, the job pends and its row leaves the admitted table.
+func TestFailedPlacementRevertsNewRow(t *testing.T) {
+	c, err := sim.NewCluster(sim.ClusterSpec{Name: "hand", Pools: []sim.Pool{{GPU: "a40", Nodes: 4, GPUsPerNode: 2}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	est := spreadTable{table{"gpt-1.3b": {"a40": {1: 10}}, "gpt-2.6b": {"a40": {4: 30}}}}
+	g := New(c, est)
+	rec := &recorder{Policy: g, actions: map[int][]sim.Action{}}
+	cfg := sim.DefaultConfig(c, est)
+	cfg.Timing, cfg.Rounds, cfg.Overhead, cfg.Check = sim.Artifact, 2, sim.Overhead{PerGPU: 150, Cap: 600}, true
+	var specs []sim.JobSpec
+	for i := 0; i < 4; i++ {
+		specs = append(specs, spec(t, i, "gpt-1.3b", "a40", 1, 0))
+	}
+	specs = append(specs, spec(t, 4, "gpt-2.6b", "a40", 4, 0))
+	res, err := sim.Run(context.Background(), cfg, rec, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(rec.actions[0]); got != 4 {
+		t.Errorf("round 0: %d actions %+v, want 4 starts", got, rec.actions[0])
+	}
+	if len(g.rows.Jobs) != 4 || len(g.rows.Prev) != 4 {
+		t.Errorf("admitted rows %v / %v, want the 4 running jobs", g.rows.Jobs, g.rows.Prev)
+	}
+	if s := g.Stats(); s.PlacementFailures != 1 {
+		t.Errorf("stats %v, want 1 placement failure", s)
+	}
+	if res.Summarize("hand", len(specs), "table").Pending != 1 {
+		t.Errorf("job 4 should pend")
+	}
+}
+
+// spreadTable makes every multi-GPU shape with one GPU per node infeasible.
+type spreadTable struct{ table }
+
+func (t spreadTable) View(estimator.View) estimator.Estimator { return t }
+func (t spreadTable) Estimate(w estimator.Workload, c estimator.Config) estimator.Estimate {
+	if c.PerNode == 1 && c.Nodes > 1 {
+		return t.table.Estimate(w, estimator.Config{GPU: "none"})
+	}
+	return t.table.Estimate(w, c)
+}
+
+func TestRowsRemove(t *testing.T) {
+	r := Rows{Jobs: []sim.JobID{4, 7, 9}, Prev: []int{0, 1, 2}, HasPrev: true}
+	r.Remove(7)
+	if len(r.Jobs) != 2 || r.Jobs[1] != 9 || r.Prev[1] != 2 {
+		t.Errorf("after removing 7: %+v", r)
+	}
+	r.Remove(4)
+	r.Remove(9)
+	if len(r.Jobs) != 0 || !r.HasPrev {
+		t.Errorf("an emptied table must keep HasPrev (the artifact's empty matrix): %+v", r)
+	}
+}

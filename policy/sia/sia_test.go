@@ -1,0 +1,66 @@
+package sia
+
+import (
+	"math"
+	"testing"
+
+	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/sim"
+)
+
+// table: throughput by model, GPU type and count (any locality).
+type table map[string]map[string]map[int]float64
+
+func (t table) Name() string                            { return "table" }
+func (t table) View(estimator.View) estimator.Estimator { return t }
+func (t table) Estimate(w estimator.Workload, c estimator.Config) estimator.Estimate {
+	thr := t[w.Model.Name()][c.GPU][c.GPUs()]
+	if thr <= 0 {
+		return estimator.Estimate{Throughput: estimator.InfeasibleThroughput, IterTime: estimator.InfeasibleIterTime}
+	}
+	return estimator.Estimate{Throughput: thr, IterTime: estimator.PyRound(float64(w.Batch)/thr, 3)}
+}
+
+// TestThroughputModelAndNormalisation works the artifact's model out by
+// hand for a job that cannot run on one GPU: on a100, 2 GPUs give 20 and 4
+// give 36 samples/s, so t1 = 36/(2·4) = 4.5 (the last feasible count wins,
+// divided by twice the count) and n GPUs are worth 4.5·n where the shape is
+// feasible; on v100 only 1 GPU (30/s) is feasible. Normalisation: n_min = 1
+// (the v100 entry), g_min = 9 (a100 × 2), so a100 × 4 becomes 1·18/9 = 2.
+func TestThroughputModelAndNormalisation(t *testing.T) {
+	c, err := sim.NewCluster(sim.ClusterSpec{Name: "hand", Pools: []sim.Pool{{GPU: "a100", Nodes: 2, GPUsPerNode: 4}, {GPU: "v100", Nodes: 1, GPUsPerNode: 16}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	est := table{"gpt-2.6b": {"a100": {2: 20, 4: 36}, "v100": {1: 30}}}
+	s := New(c, est, true)
+	m, _ := estimator.ParseModel("gpt-2.6b")
+	w := estimator.Workload{Model: m, Batch: 128}
+	for _, tc := range []struct {
+		gpu  string
+		n    int
+		want float64
+	}{
+		{"a100", 1, estimator.InfeasibleThroughput}, {"a100", 2, 9}, {"a100", 4, 18},
+		{"a100", 8, estimator.InfeasibleThroughput}, {"v100", 1, 30}, {"v100", 2, estimator.InfeasibleThroughput},
+	} {
+		if got := s.throughput(w, tc.gpu, tc.n); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("thr(%s, %d) = %v, want %v", tc.gpu, tc.n, got, tc.want)
+		}
+	}
+	g := s.normalisedGoodput(w)
+	// Columns are type-major: a100 ×{1,2,4,8,16}, then v100 ×{…}.
+	if math.Abs(g[1]-1) > 1e-9 || math.Abs(g[2]-2) > 1e-9 || math.Abs(g[5]-30.0/9) > 1e-9 {
+		t.Errorf("normalised goodput %v", g)
+	}
+	// A new job's weights use the floor restart factor 0.01.
+	j := &sim.Job{Spec: &sim.JobSpec{ID: 0, Workload: w}}
+	if got, want := s.weightRow(j)[2], math.Sqrt(2*0.01); math.Abs(got-want) > 1e-12 {
+		t.Errorf("weight %v, want %v", got, want)
+	}
+	// A running job: exec 3000 s, one reschedule: r = (3000−600)/(3600).
+	j2 := &sim.Job{Spec: &sim.JobSpec{ID: 1, Workload: w}, ExecTime: 3000, Rescheds: 1}
+	if got, want := s.weightRow(j2)[2], math.Sqrt(2*2400.0/3600); math.Abs(got-want) > 1e-12 {
+		t.Errorf("weight %v, want %v", got, want)
+	}
+}
