@@ -41,6 +41,26 @@
 //     (LimitNoSolution), and Bound/Gap bound how far the incumbent can be from
 //     the optimum: Bound = max(incumbent, bounds of the open nodes).
 //
+// # Reassignment programs (Gavel, Sia)
+//
+// SolveReassignment takes the baselines' program in its natural form (one
+// column per job out of a few, per-resource capacities, at most MaxChanges
+// jobs leaving their previous column) and rewrites it exactly as a program
+// over changes, keeping only the MaxChanges best changes of each capacity
+// class (see Reassignment). The reduced program is then solved by default
+// by an exact enumeration of change sets with a gain bound and a
+// capacity-aware bound (enumerate), which needs microseconds where the LP
+// branch and bound needs tens of milliseconds on the same program (gonum's
+// dense Simplex re-factorises and estimates a condition number at every
+// pivot, and the LP bound of these knapsack-like programs is weak: the
+// Philly Gavel run did not finish in 10 minutes that way, and takes about a
+// second with the enumeration). Reassignment.BranchAndBound selects the LP
+// branch and bound instead; the property tests check both against brute
+// force on thousands of random programs, and the generic solver against the
+// artifact's own formulation. Options.NodeLimit bounds the change sets the
+// enumeration examines; when it stops the search the incumbent is returned
+// (Status Feasible) with the gap to the root LP bound.
+//
 // # Limits of this solver
 //
 //   - Dense LPs: each LP costs O(m²·n) per pivot for m active rows and n
