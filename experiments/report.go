@@ -198,7 +198,7 @@ func (w *reportWriter) mainTable(rs []*Results, withPub bool) {
 			w.p("\nPublished rows of policies not in this table: %s.\n", strings.Join(missing, "; "))
 		}
 		w.p("\n‡ FCFS's stored queueing list holds its finished jobs only; its row shows our mean over finished jobs too.\n")
-		w.p("Padded means pad to the largest finished count in the table; the published ones pad to Arena's 828 jobs, so they agree only once every policy is registered.\n")
+		w.p("Padded means here pad every policy to the largest finished count in the table with the largest JCT in the table; the published ones pad over Arena, FCFS, ElasticFlow-LS, Gavel, Sia and Gandiva.\n")
 		for _, r := range rs {
 			if pub, ok := PublishedFor(r.Summary.Policy); ok && pub.Note != "" {
 				w.p("%s: %s.\n", r.Summary.Policy, pub.Note)
