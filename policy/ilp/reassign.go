@@ -562,7 +562,25 @@ func enumerate(prob *Problem, moves []move, newCols []int, load []float64, p *Re
 			}
 		}
 	}
+	// gStar bounds the changes' gain whatever the new job takes: the best
+	// change set with the full slack (a new column only removes slack).
+	// Options come best-first, so once val + gStar cannot reach the
+	// incumbent, no later option can either.
+	gStar := math.Inf(1)
+	if len(opts) > 1 {
+		for r := range slack {
+			slack[r] = p.Capacity[r] - load[r]
+		}
+		dfs(0, maxChanges, 0, 0)
+		if !stopped && !math.IsInf(best, -1) {
+			gStar = best
+		}
+		best, bestMoves, bestSet, bestOpt = math.Inf(-1), 0, nil, -2
+	}
 	for oi, o := range opts {
+		if !math.IsInf(best, -1) && o.val+gStar < best-tol*math.Max(1, math.Abs(best)) {
+			break
+		}
 		k := maxChanges
 		for r := range slack {
 			slack[r] = p.Capacity[r] - load[r]
