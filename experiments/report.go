@@ -233,10 +233,12 @@ func (w *reportWriter) ablationSection(s section) error {
 				extras = append(extras, r)
 			}
 		}
-		for _, set := range [][]*Results{paperSet, extras} {
-			if len(set) > 1 {
-				w.ablationTable(padded(set), timing)
-			}
+		if len(paperSet) > 1 {
+			w.ablationTable(padded(paperSet), timing)
+		}
+		if len(extras) > 1 {
+			w.p("Further variants (not in the paper's table):\n\n")
+			w.ablationTable(padded(extras), timing)
 		}
 		figs, err := WriteFigures(filepath.Join(w.out, "figures"), "ablations."+timing.String()+".", fmt.Sprintf("Arena ablations, philly, %s timing", timing), padded(all), []string{"jct-cdf", "jct-bars"}, w.format)
 		if err != nil {
