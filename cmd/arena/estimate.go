@@ -35,7 +35,8 @@ profile database's value for the configuration when it has one, and the
 profiling cost of the job's grids.
 
 With --validate it refits the model, cross-validates it against the profile
-database (leave-one-out), compares it with Megatron-LM's A100 table, measures
+database (leave-one-out), compares it with Megatron-LM's A100 and Alpa's V100
+tables, measures
 the pruned search against the exhaustive one over the database's models on
 1-16 GPUs, and reports the profiling-cost reduction (a few minutes).`,
 		Example: `  arena estimate --model gpt-6.7b --batch 256 --gpu a100 --gpus 8
