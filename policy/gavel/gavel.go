@@ -121,7 +121,7 @@ func (g *Gavel) Schedule(v *sim.View) ([]sim.Action, error) {
 		}
 	}
 	for _, j := range v.Arrivals {
-		if !g.runnableSomewhere(j) {
+		if !RunnableSomewhere(g.cluster, g.anyFeasible, j) {
 			// Never queued, never counted (ARENA.md §6).
 			plan.Drop(j.Spec.ID, "infeasible on every GPU type at best locality")
 			continue
@@ -133,12 +133,13 @@ func (g *Gavel) Schedule(v *sim.View) ([]sim.Action, error) {
 	return plan.Actions(), nil
 }
 
-// runnableSomewhere is the arrival pre-filter: feasible on some type at
-// best locality for the requested count, without the memory check.
-func (g *Gavel) runnableSomewhere(j *sim.Job) bool {
-	for _, t := range g.types {
-		c := placement.Best(g.cluster, t, j.Spec.GPUs)
-		if c.PerNode > 0 && g.anyFeasible.Estimate(j.Spec.Workload, c).Feasible() {
+// RunnableSomewhere is the Gavel and Sia arrival pre-filter: the job is
+// feasible under est (the artifact passes force_opt: no memory filter) on
+// some GPU type of c at best locality for its requested count.
+func RunnableSomewhere(c *sim.Cluster, est estimator.Estimator, j *sim.Job) bool {
+	for _, t := range c.Types {
+		cfg := placement.Best(c, t, j.Spec.GPUs)
+		if cfg.PerNode > 0 && est.Estimate(j.Spec.Workload, cfg).Feasible() {
 			return true
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/policy/gavel"
 	"github.com/arena-sim/arena/policy/ilp"
-	"github.com/arena-sim/arena/policy/placement"
 	"github.com/arena-sim/arena/sim"
 )
 
@@ -115,7 +114,7 @@ func (s *Sia) Schedule(v *sim.View) ([]sim.Action, error) {
 		}
 	}
 	for _, j := range v.Arrivals {
-		if !s.runnableSomewhere(j) {
+		if !gavel.RunnableSomewhere(s.cluster, s.noMem, j) {
 			plan.Drop(j.Spec.ID, "infeasible on every GPU type at best locality")
 			continue
 		}
@@ -124,18 +123,6 @@ func (s *Sia) Schedule(v *sim.View) ([]sim.Action, error) {
 		}
 	}
 	return plan.Actions(), nil
-}
-
-// runnableSomewhere is the arrival pre-filter (as Gavel's): feasible on
-// some type at best locality for the requested count, no memory check.
-func (s *Sia) runnableSomewhere(j *sim.Job) bool {
-	for _, t := range s.types {
-		c := placement.Best(s.cluster, t, j.Spec.GPUs)
-		if c.PerNode > 0 && s.noMem.Estimate(j.Spec.Workload, c).Feasible() {
-			return true
-		}
-	}
-	return false
 }
 
 // throughput is the artifact's Sia throughput model for n GPUs of type t
