@@ -328,6 +328,19 @@ func SolveReassignment(p *Reassignment, opt Options) (Assignment, bool, error) {
 	} else {
 		res = enumerate(prob, moves, newCols, load, p, maxChanges, opt)
 	}
+	// Report the search in the artifact's terms: the reduced objective
+	// plus the previous columns' values and the new row's shift.
+	constant := shift
+	for j := range p.Rows {
+		constant += p.Rows[j].Value[p.Rows[j].Prev]
+	}
+	if res.Status == Optimal || res.Status == Feasible {
+		res.Objective += constant
+		res.Bound += constant
+		if res.Status == Feasible {
+			res.Gap = (res.Bound - res.Objective) / math.Max(1, math.Abs(res.Objective))
+		}
+	}
 	out := Assignment{Result: res, ReducedVars: nv, NewColumn: -1}
 	if res.Status != Optimal && res.Status != Feasible {
 		out.Result.Elapsed = time.Since(start)
@@ -385,8 +398,9 @@ func frees(k classKey) bool {
 // test (the deficit left cannot be covered by the moves still allowed).
 // The incumbent is replaced only by a strictly better value (tolerance
 // opt.Tol), or an equal value with fewer changes, so the search order is
-// the tie-break. opt.NodeLimit caps the sets examined; when it stops the
-// search the result is Feasible and the gap comes from the LP relaxation.
+// the tie-break. opt.NodeLimit caps the sets examined and opt.TimeLimit the
+// wall time (checked every 1024 sets); when either stops the search the
+// result is Feasible and the gap comes from the LP relaxation.
 func enumerate(prob *Problem, moves []move, newCols []int, load []float64, p *Reassignment, maxChanges int, opt Options) Result {
 	start := time.Now()
 	tol := opt.Tol
@@ -396,6 +410,10 @@ func enumerate(prob *Problem, moves []move, newCols []int, load []float64, p *Re
 	limit := opt.NodeLimit
 	if limit <= 0 {
 		limit = 200000
+	}
+	var deadline time.Time
+	if opt.TimeLimit > 0 {
+		deadline = start.Add(opt.TimeLimit)
 	}
 	nres := len(p.Capacity)
 	// Moves by gain, descending (ties: row, then column order as built).
@@ -480,7 +498,7 @@ func enumerate(prob *Problem, moves []move, newCols []int, load []float64, p *Re
 			return
 		}
 		examined++
-		if examined > limit {
+		if examined > limit || (!deadline.IsZero() && examined%1024 == 0 && time.Now().After(deadline)) {
 			stopped = true
 			return
 		}

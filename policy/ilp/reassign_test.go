@@ -256,3 +256,26 @@ func BenchmarkReassignment200x20(b *testing.B) {
 		}
 	}
 }
+
+// A search stopped by its limit returns its incumbent with a bound at
+// least the optimum.
+func TestReassignmentLimitKeepsIncumbent(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 9))
+	for k := 0; k < 300; k++ {
+		p := randomReassignment(r)
+		want, feasible := bruteForce(p)
+		got, ok, err := SolveReassignment(p, Options{NodeLimit: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			continue
+		}
+		if !feasible || got.Objective > want+1e-6*math.Max(1, math.Abs(want)) {
+			t.Fatalf("instance %d: limited search returns %v, optimum %v (feasible %v)", k, got.Objective, want, feasible)
+		}
+		if got.Result.Status == Feasible && got.Result.Bound < want-1e-6*math.Max(1, math.Abs(want)) {
+			t.Fatalf("instance %d: bound %v below the optimum %v", k, got.Result.Bound, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package sia
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -62,5 +63,42 @@ func TestThroughputModelAndNormalisation(t *testing.T) {
 	j2 := &sim.Job{Spec: &sim.JobSpec{ID: 1, Workload: w}, ExecTime: 3000, Rescheds: 1}
 	if got, want := s.weightRow(j2)[2], math.Sqrt(2*2400.0/3600); math.Abs(got-want) > 1e-12 {
 		t.Errorf("weight %v, want %v", got, want)
+	}
+}
+
+// TestArtifactCountQuirk: two A100 nodes of 4 GPUs, a model whose
+// throughput is linear in the GPU count. Job 0 arrives alone and the
+// program gives it all 8 GPUs. Job 1 arrives a round later; the optimum
+// shrinks job 0 to 4 GPUs (same type) and gives job 1 the other 4. With
+// the artifact's counts, a same-type change never moves job 0, so job 1
+// cannot be placed and pends; with the corrected counts job 0 is re-placed
+// on 4 GPUs and both run.
+func TestArtifactCountQuirk(t *testing.T) {
+	c, err := sim.NewCluster(sim.ClusterSpec{Name: "hand", Pools: []sim.Pool{{GPU: "a100", Nodes: 2, GPUsPerNode: 4}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	est := table{"gpt-1.3b": {"a100": {1: 10, 2: 20, 4: 40, 8: 80}}}
+	m, _ := estimator.ParseModel("gpt-1.3b")
+	w := estimator.Workload{Model: m, Batch: 128}
+	specs := []sim.JobSpec{
+		{ID: 0, Name: "j0", Submit: 0, Workload: w, Iterations: 50_000_000, GPU: "a100", GPUs: 4},
+		{ID: 1, Name: "j1", Submit: 400, Workload: w, Iterations: 50_000_000, GPU: "a100", GPUs: 4},
+	}
+	for _, tc := range []struct {
+		artifact         bool
+		running, pending int
+	}{{true, 1, 1}, {false, 2, 0}} {
+		s := New(c, est, tc.artifact)
+		cfg := sim.DefaultConfig(c, est)
+		cfg.Timing, cfg.Rounds, cfg.Overhead, cfg.Check = sim.Artifact, 3, sim.Overhead{PerGPU: 150, Cap: 600}, true
+		res, err := sim.Run(context.Background(), cfg, s, specs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := res.Summarize("hand", len(specs), "table")
+		if sum.Running != tc.running || sum.Pending != tc.pending {
+			t.Errorf("artifact counts %v: %d running, %d pending; want %d, %d (%v)", tc.artifact, sum.Running, sum.Pending, tc.running, tc.pending, s.Stats())
+		}
 	}
 }
