@@ -26,6 +26,7 @@ lint:
 # Short fuzzing session of every parser.
 fuzz:
 	$(GO) test ./traces -run '^$$' -fuzz FuzzReadArenaCSV -fuzztime 30s
+	$(GO) test ./experiments -run '^$$' -fuzz FuzzParseSpec -fuzztime 30s
 
 clean:
 	rm -rf bin results

@@ -31,6 +31,9 @@ type Run struct {
 	// Seed is recorded with the results; the built-in traces and policies
 	// are deterministic, so it only distinguishes repeated runs.
 	Seed int64
+	// ScheduleOnEvents (exact timing) also calls the policy at each arrival
+	// and completion, not only every 300-s round.
+	ScheduleOnEvents bool
 	// OnRound reports progress (optional).
 	OnRound func(done, total int)
 }
@@ -105,6 +108,7 @@ func Execute(ctx context.Context, reg Policies, r Run) (*Outcome, error) {
 	}
 	cfg := sim.DefaultConfig(cluster, src.View(estimator.ViewOptimal))
 	cfg.Timing, cfg.Rounds, cfg.Overhead, cfg.Check, cfg.OnRound = r.Timing, r.Rounds, entry.Overhead, r.Check, r.OnRound
+	cfg.ScheduleOnEvents = r.ScheduleOnEvents
 	res, err := sim.Run(ctx, cfg, p, jobs)
 	if err != nil {
 		return nil, err

@@ -23,7 +23,7 @@ type simulateFlags struct {
 	trace, policies, cluster, timing, horizon, out, estimator string
 	rounds                                                    int
 	seed                                                      int64
-	check, quiet, noReference                                 bool
+	check, quiet, noReference, onEvents                       bool
 }
 
 func init() { commands = append(commands, newSimulateCmd) }
@@ -57,26 +57,11 @@ Philly trace in artifact timing the authors' stored results are printed alongsid
 	fl.StringVar(&f.estimator, "estimator", "profiledb", "performance model: "+strings.Join(experiments.EstimatorNames(), ", "))
 	fl.Int64Var(&f.seed, "seed", 0, "random seed (recorded; the built-in policies and traces are deterministic)")
 	fl.StringVar(&f.out, "out", "", "write each policy's results to DIR/<policy>/")
+	fl.BoolVar(&f.onEvents, "schedule-on-events", false, "exact timing: also call the policy at each arrival and completion, not only every 300-s round")
 	fl.BoolVar(&f.check, "check", false, "run the invariant checker after every event (slower)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar")
 	fl.BoolVar(&f.noReference, "no-reference", false, "do not print the artifact's stored results next to ours")
 	return cmd
-}
-
-// parseHorizon accepts Go durations plus a "d" (day) unit.
-func parseHorizon(s string) (time.Duration, error) {
-	if strings.HasSuffix(s, "d") {
-		var days float64
-		if _, err := fmt.Sscanf(strings.TrimSuffix(s, "d"), "%g", &days); err != nil || days <= 0 {
-			return 0, fmt.Errorf("--horizon %q: want a positive duration such as 7d, 36h or 90m", s)
-		}
-		return time.Duration(days * 24 * float64(time.Hour)), nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("--horizon %q: want a positive duration such as 7d, 36h or 90m", s)
-	}
-	return d, nil
 }
 
 func runSimulate(cmd *cobra.Command, f simulateFlags) error {
@@ -85,6 +70,9 @@ func runSimulate(cmd *cobra.Command, f simulateFlags) error {
 	if err != nil {
 		return fmt.Errorf("--timing: %w", err)
 	}
+	if f.onEvents && timing != sim.Exact {
+		return fmt.Errorf("--schedule-on-events needs --timing exact (the artifact schedules only at rounds)")
+	}
 	if f.rounds < 0 {
 		return fmt.Errorf("--rounds %d: want a positive number of rounds", f.rounds)
 	}
@@ -92,11 +80,11 @@ func runSimulate(cmd *cobra.Command, f simulateFlags) error {
 		if cmd.Flags().Changed("rounds") {
 			return fmt.Errorf("--rounds and --horizon are alternatives; give one")
 		}
-		d, err := parseHorizon(f.horizon)
+		d, err := experiments.ParseHorizon(f.horizon)
 		if err != nil {
-			return err
+			return fmt.Errorf("--%w", err)
 		}
-		f.rounds = int((d.Seconds() + 299.999) / 300)
+		f.rounds = experiments.HorizonRounds(d)
 	}
 	var names []string
 	if f.policies == "" {
@@ -128,7 +116,7 @@ func runSimulate(cmd *cobra.Command, f simulateFlags) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			run := experiments.Run{Trace: f.trace, Cluster: f.cluster, Policy: name, Timing: timing, Rounds: f.rounds, Check: f.check, Estimator: f.estimator}
+			run := experiments.Run{Trace: f.trace, Cluster: f.cluster, Policy: name, Timing: timing, Rounds: f.rounds, Check: f.check, Estimator: f.estimator, ScheduleOnEvents: f.onEvents}
 			if showBar {
 				run.OnRound = func(d, t int) {
 					mu.Lock()

@@ -63,6 +63,7 @@ func TestSimulateRejectsBadFlags(t *testing.T) {
 		{[]string{"simulate", "--rounds", "-3"}, "want a positive number of rounds"},
 		{[]string{"simulate", "--horizon", "soon"}, "--horizon"},
 		{[]string{"simulate", "--rounds", "5", "--horizon", "1d"}, "alternatives"},
+		{[]string{"simulate", "--timing", "artifact", "--schedule-on-events"}, "needs --timing exact"},
 		{[]string{"simulate", "--cluster", "nosuch"}, "not a built-in cluster"},
 		{[]string{"simulate", "--trace", "nosuch.csv"}, "neither a built-in trace"},
 		{[]string{"simulate", "--trace", bad, "--policy", "fcfs"}, "line 2, column submission_time"},
@@ -71,15 +72,6 @@ func TestSimulateRejectsBadFlags(t *testing.T) {
 		_, err := runCLI(t, c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: err = %v, want it to mention %q", c.args, err, c.want)
-		}
-	}
-}
-
-func TestParseHorizon(t *testing.T) {
-	for in, want := range map[string]float64{"7d": 7 * 86400, "36h": 36 * 3600, "90m": 5400, "0.5d": 43200} {
-		d, err := parseHorizon(in)
-		if err != nil || d.Seconds() != want {
-			t.Errorf("parseHorizon(%q) = %v, %v; want %vs", in, d, err, want)
 		}
 	}
 }
