@@ -41,7 +41,7 @@ the pruned search against the exhaustive one over the database's models on
 1-16 GPUs, and reports the profiling-cost reduction (a few minutes).`,
 		Example: `  arena estimate --model gpt-6.7b --batch 256 --gpu a100 --gpus 8
   arena estimate --model gpt-6.7b --batch 256 --gpu a100 --gpus 8 --nodes 2
-  arena estimate --model gpt-175b --batch 512 --gpu h100 --gpus 16
+  arena estimate --model gpt-175b --batch 512 --gpu h100 --gpus 64
   arena estimate --validate`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
