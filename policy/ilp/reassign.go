@@ -1,9 +1,10 @@
 package ilp
 
 import (
+	"cmp"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"time"
 )
 
@@ -144,11 +145,26 @@ func SolveReassignment(p *Reassignment, opt Options) (Assignment, bool, error) {
 		load[r.Resource[r.Prev]] += r.Use[r.Prev]
 	}
 
-	// Candidate moves, best MaxChanges per capacity class.
-	classes := map[classKey][]move{}
-	var keys []classKey
+	// Candidate moves: the best MaxChanges of each capacity class, kept by
+	// insertion (stable: on equal gains the lower row stays first). Rows
+	// sharing their Resource and Use slices (Sia's) share a column-pair →
+	// class cache, which saves hashing.
+	type classList struct{ ms []move }
+	var lists []classList
+	index := map[classKey]int{}
+	var cacheRes []int
+	var cacheUse []float64
+	var cache []int32
 	for j := range p.Rows {
 		r := &p.Rows[j]
+		ncol := len(r.Value)
+		if !sameInts(r.Resource, cacheRes) || !sameFloats(r.Use, cacheUse) {
+			cacheRes, cacheUse = r.Resource, r.Use
+			cache = make([]int32, ncol*ncol)
+			for i := range cache {
+				cache[i] = -1
+			}
+		}
 		from := r.Prev
 		for c := range r.Value {
 			if c == from || r.Value[c] <= InfeasibleValue {
@@ -165,36 +181,60 @@ func SolveReassignment(p *Reassignment, opt Options) (Assignment, bool, error) {
 			if gain <= 0 && !frees(k) {
 				continue
 			}
-			ms, ok := classes[k]
-			if !ok {
-				keys = append(keys, k)
+			ci := cache[from*ncol+c]
+			if ci < 0 {
+				id, ok := index[k]
+				if !ok {
+					id = len(lists)
+					index[k] = id
+					lists = append(lists, classList{})
+				}
+				ci = int32(id)
+				cache[from*ncol+c] = ci
 			}
+			l := &lists[ci]
+			m := move{row: j, col: c, gain: gain, key: k}
 			// A row keeps only its best move of a class (several columns
 			// may share a capacity effect).
-			if n := len(ms); n > 0 && ms[n-1].row == j {
-				if gain > ms[n-1].gain {
-					ms[n-1] = move{row: j, col: c, gain: gain, key: k}
+			if n := len(l.ms); n > 0 {
+				dup := -1
+				for i := range l.ms {
+					if l.ms[i].row == j {
+						dup = i
+					}
 				}
+				if dup >= 0 {
+					if gain <= l.ms[dup].gain {
+						continue
+					}
+					l.ms = append(l.ms[:dup], l.ms[dup+1:]...)
+				}
+			}
+			if len(l.ms) >= maxChanges && gain <= l.ms[len(l.ms)-1].gain {
 				continue
 			}
-			classes[k] = append(ms, move{row: j, col: c, gain: gain, key: k})
+			at := len(l.ms)
+			for at > 0 && l.ms[at-1].gain < gain {
+				at--
+			}
+			l.ms = append(l.ms, move{})
+			copy(l.ms[at+1:], l.ms[at:])
+			l.ms[at] = m
+			if len(l.ms) > maxChanges {
+				l.ms = l.ms[:maxChanges]
+			}
 		}
 	}
 	var moves []move
-	for _, k := range keys {
-		ms := classes[k]
-		sort.SliceStable(ms, func(a, b int) bool { return ms[a].gain > ms[b].gain })
-		if len(ms) > maxChanges {
-			ms = ms[:maxChanges]
-		}
-		moves = append(moves, ms...)
+	for _, l := range lists {
+		moves = append(moves, l.ms...)
 	}
 	// Deterministic variable order: by row, then column.
-	sort.Slice(moves, func(a, b int) bool {
-		if moves[a].row != moves[b].row {
-			return moves[a].row < moves[b].row
+	slices.SortFunc(moves, func(a, b move) int {
+		if a.row != b.row {
+			return a.row - b.row
 		}
-		return moves[a].col < moves[b].col
+		return a.col - b.col
 	})
 
 	// New-row columns.
@@ -305,7 +345,7 @@ func SolveReassignment(p *Reassignment, opt Options) (Assignment, bool, error) {
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return prob.Obj[len(moves)+order[a]] > prob.Obj[len(moves)+order[b]] })
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(prob.Obj[len(moves)+b], prob.Obj[len(moves)+a]) })
 	for _, i := range order {
 		hint[len(moves)+i] = 1
 		if prob.Feasible(hint) {
@@ -421,7 +461,7 @@ func enumerate(prob *Problem, moves []move, newCols []int, load []float64, p *Re
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return moves[order[a]].gain > moves[order[b]].gain })
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(moves[b].gain, moves[a].gain) })
 	eff := make([][]float64, len(moves))
 	maxFree := make([]float64, nres)
 	for i, m := range moves {
@@ -467,7 +507,7 @@ func enumerate(prob *Problem, moves []move, newCols []int, load []float64, p *Re
 	for i := range newCols {
 		opts = append(opts, option{len(moves) + i, prob.Obj[len(moves)+i]})
 	}
-	sort.SliceStable(opts, func(a, b int) bool { return opts[a].val > opts[b].val })
+	slices.SortStableFunc(opts, func(a, b option) int { return cmp.Compare(b.val, a.val) })
 	if !p.NewRequired {
 		opts = append(opts, option{-1, 0})
 	}
@@ -653,4 +693,12 @@ func enumerate(prob *Problem, moves []move, newCols []int, load []float64, p *Re
 		res.Gap = (res.Bound - res.Objective) / math.Max(1, math.Abs(res.Objective))
 	}
 	return res
+}
+
+func sameInts(a, b []int) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+func sameFloats(a, b []float64) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
