@@ -532,6 +532,12 @@ func enumerate(prob *Problem, moves []move, newCols []int, load []float64, p *Re
 		t := tol * math.Max(1, math.Abs(best))
 		return v > best+t || (v >= best-t && n < bestMoves)
 	}
+	// prune: a completion worth at most ub with n changes cannot replace
+	// the incumbent (bestLo/bestHi: the incumbent ∓ the tolerance).
+	bestLo, bestHi := math.Inf(-1), math.Inf(-1)
+	prune := func(ub float64, n int) bool {
+		return ub < bestLo || (ub <= bestHi && n >= bestMoves)
+	}
 	var dfs func(from, k int, base, gain float64)
 	dfs = func(from, k int, base, gain float64) {
 		if stopped {
@@ -551,6 +557,8 @@ func enumerate(prob *Problem, moves []move, newCols []int, load []float64, p *Re
 		}
 		if fits && better(base+gain, len(set)) {
 			best, bestMoves, bestSet = base+gain, len(set), append([]int(nil), set...)
+			t := tol * math.Max(1, math.Abs(best))
+			bestLo, bestHi = best-t, best+t
 			bestOpt = -3 // set by the caller loop
 		}
 		left := k - len(set)
@@ -559,17 +567,8 @@ func enumerate(prob *Problem, moves []move, newCols []int, load []float64, p *Re
 		}
 		for a := from; a < len(order); a++ {
 			// Bound: later moves gain no more than this one.
-			ub := base + gain
-			for t := 0; t < left && a+t < len(order); t++ {
-				if g := moves[order[a+t]].gain; g > 0 {
-					ub += g
-				}
-			}
-			if !math.IsInf(best, -1) {
-				t := tol * math.Max(1, math.Abs(best))
-				if ub < best-t || (ub <= best+t && len(set)+1 >= bestMoves) {
-					return
-				}
+			if prune(base+gain+topPositive(a, left), len(set)+1) {
+				return
 			}
 			i := order[a]
 			if usedRow[moves[i].row] {
@@ -600,12 +599,8 @@ func enumerate(prob *Problem, moves []move, newCols []int, load []float64, p *Re
 			if !ok {
 				continue
 			}
-			if !math.IsInf(best, -1) {
-				ub := base + gain + moves[i].gain + ubFree + topPositive(a+1, left-1-need)
-				t := tol * math.Max(1, math.Abs(best))
-				if ub < best-t || (ub <= best+t && len(set)+1 >= bestMoves) {
-					continue
-				}
+			if prune(base+gain+moves[i].gain+ubFree+topPositive(a+1, left-1-need), len(set)+1) {
+				continue
 			}
 			for r := range e {
 				e[r] += eff[i][r]
@@ -634,6 +629,7 @@ func enumerate(prob *Problem, moves []move, newCols []int, load []float64, p *Re
 			gStar = best
 		}
 		best, bestMoves, bestSet, bestOpt = math.Inf(-1), 0, nil, -2
+		bestLo, bestHi = math.Inf(-1), math.Inf(-1)
 	}
 	for oi, o := range opts {
 		if !math.IsInf(best, -1) && o.val+gStar < best-tol*math.Max(1, math.Abs(best)) {
