@@ -140,7 +140,12 @@ func (c Config) String() string { return fmt.Sprintf("%s:%dx%d", c.GPU, c.Nodes,
 
 // BestLocality is the most compact uniform shape of n GPUs on nodes of
 // capacity nodeCap: one node if n ≤ nodeCap, else n/nodeCap full nodes.
+// A nodeCap ≤ 0 (the cluster has no node of the type) gives the zero
+// shape, which every estimator answers as infeasible (BadShape).
 func BestLocality(gpu string, n, nodeCap int) Config {
+	if nodeCap <= 0 || n <= 0 {
+		return Config{GPU: gpu}
+	}
 	if n <= nodeCap {
 		return Config{GPU: gpu, Nodes: 1, PerNode: n}
 	}

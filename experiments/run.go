@@ -31,6 +31,12 @@ type Run struct {
 	// Seed is recorded with the results; the built-in traces and policies
 	// are deterministic, so it only distinguishes repeated runs.
 	Seed int64
+	// GPUMap rewrites the trace's requested GPU types ("a100=h100,…",
+	// traces.ParseGPUMap) so a trace can run on a cluster of other types.
+	GPUMap string
+	// ProfilingDelay prepends each job's disaggregated-profiling time (the
+	// analytic model's estimate, ARENA.md §3) to its first start.
+	ProfilingDelay bool
 	// ScheduleOnEvents (exact timing) also calls the policy at each arrival
 	// and completion, not only every 300-s round.
 	ScheduleOnEvents bool
@@ -79,6 +85,13 @@ func Execute(ctx context.Context, reg Policies, r Run) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.GPUMap != "" {
+		m, err := traces.ParseGPUMap(r.GPUMap)
+		if err != nil {
+			return nil, err
+		}
+		traces.RemapGPUs(tr, m)
+	}
 	spec, err := sim.LoadClusterSpec(r.Cluster)
 	if err != nil {
 		return nil, err
@@ -109,6 +122,11 @@ func Execute(ctx context.Context, reg Policies, r Run) (*Outcome, error) {
 	cfg := sim.DefaultConfig(cluster, src.View(estimator.ViewOptimal))
 	cfg.Timing, cfg.Rounds, cfg.Overhead, cfg.Check, cfg.OnRound = r.Timing, r.Rounds, entry.Overhead, r.Check, r.OnRound
 	cfg.ScheduleOnEvents = r.ScheduleOnEvents
+	if r.ProfilingDelay {
+		if cfg.ProfilingDelay, err = ProfilingDelay(); err != nil {
+			return nil, err
+		}
+	}
 	res, err := sim.Run(ctx, cfg, p, jobs)
 	if err != nil {
 		return nil, err

@@ -20,10 +20,10 @@ import (
 )
 
 type simulateFlags struct {
-	trace, policies, cluster, timing, horizon, out, estimator string
-	rounds                                                    int
-	seed                                                      int64
-	check, quiet, noReference, onEvents                       bool
+	trace, policies, cluster, timing, horizon, out, estimator, gpuMap string
+	rounds                                                            int
+	seed                                                              int64
+	check, quiet, noReference, onEvents, profiling                    bool
 }
 
 func init() { commands = append(commands, newSimulateCmd) }
@@ -43,7 +43,8 @@ simulator bit for bit (300 s rounds and its accounting quirks). On the built-in
 Philly trace in artifact timing the authors' stored results are printed alongside.`,
 		Example: `  arena simulate
   arena simulate --trace philly --policy fcfs --timing artifact --rounds 2000
-  arena simulate --trace my_trace.csv --cluster my_cluster.yaml --policy fcfs --horizon 7d --out results`,
+  arena simulate --trace my_trace.csv --cluster my_cluster.yaml --policy fcfs --horizon 7d --out results
+  arena simulate --cluster h100-l20 --estimator analytic --gpu-map a100=h100,v100=h100,a40=l20,a10=l20`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSimulate(cmd, f) },
 	}
@@ -57,6 +58,8 @@ Philly trace in artifact timing the authors' stored results are printed alongsid
 	fl.StringVar(&f.estimator, "estimator", "profiledb", "performance model: "+strings.Join(experiments.EstimatorNames(), ", "))
 	fl.Int64Var(&f.seed, "seed", 0, "random seed (recorded; the built-in policies and traces are deterministic)")
 	fl.StringVar(&f.out, "out", "", "write each policy's results to DIR/<policy>/")
+	fl.StringVar(&f.gpuMap, "gpu-map", "", "rewrite the trace's GPU types for another cluster, e.g. a100=h100,v100=h100,a40=l20,a10=l20")
+	fl.BoolVar(&f.profiling, "profiling-delay", false, "prepend each job's disaggregated-profiling time (analytic model) to its first start")
 	fl.BoolVar(&f.onEvents, "schedule-on-events", false, "exact timing: also call the policy at each arrival and completion, not only every 300-s round")
 	fl.BoolVar(&f.check, "check", false, "run the invariant checker after every event (slower)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar")
@@ -116,7 +119,7 @@ func runSimulate(cmd *cobra.Command, f simulateFlags) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			run := experiments.Run{Trace: f.trace, Cluster: f.cluster, Policy: name, Timing: timing, Rounds: f.rounds, Check: f.check, Estimator: f.estimator, ScheduleOnEvents: f.onEvents}
+			run := experiments.Run{Trace: f.trace, Cluster: f.cluster, Policy: name, Timing: timing, Rounds: f.rounds, Check: f.check, Estimator: f.estimator, ScheduleOnEvents: f.onEvents, GPUMap: f.gpuMap, ProfilingDelay: f.profiling}
 			if showBar {
 				run.OnRound = func(d, t int) {
 					mu.Lock()
@@ -239,6 +242,7 @@ func printSummaries(w io.Writer, outcomes []*experiments.Outcome, withReference 
 		fmt.Fprintln(tw, line)
 	}
 	tw.Flush()
+	printArenaRatios(w, outcomes)
 	if withReference {
 		for _, o := range outcomes {
 			if ref, err := experiments.ReferenceDigest(o.Summary.Policy); err == nil {
@@ -248,6 +252,30 @@ func printSummaries(w io.Writer, outcomes []*experiments.Outcome, withReference 
 			}
 		}
 		fmt.Fprintln(w)
+	}
+}
+
+// printArenaRatios states Arena's gain over each other policy in the
+// paper's terms: the reduction of the padded mean JCT and the ratio of mean
+// and peak throughput.
+func printArenaRatios(w io.Writer, outcomes []*experiments.Outcome) {
+	var arena *sim.Summary
+	for _, o := range outcomes {
+		if o.Summary.Policy == "arena" {
+			arena = &o.Summary
+		}
+	}
+	if arena == nil || len(outcomes) < 2 {
+		return
+	}
+	fmt.Fprintln(w)
+	for _, o := range outcomes {
+		s := &o.Summary
+		if s == arena || s.PaddedMeanJCT == 0 || s.MeanThroughput == 0 || s.PeakThroughput == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "arena vs %s: padded mean JCT %.1f%% lower, mean throughput %.2fx, peak %.2fx\n", s.Policy,
+			100*(s.PaddedMeanJCT-arena.PaddedMeanJCT)/s.PaddedMeanJCT, arena.MeanThroughput/s.MeanThroughput, arena.PeakThroughput/s.PeakThroughput)
 	}
 }
 

@@ -64,6 +64,7 @@ func TestSimulateRejectsBadFlags(t *testing.T) {
 		{[]string{"simulate", "--horizon", "soon"}, "--horizon"},
 		{[]string{"simulate", "--rounds", "5", "--horizon", "1d"}, "alternatives"},
 		{[]string{"simulate", "--timing", "artifact", "--schedule-on-events"}, "needs --timing exact"},
+		{[]string{"simulate", "--policy", "fcfs", "--gpu-map", "a100:h100"}, "want FROM=TO"},
 		{[]string{"simulate", "--cluster", "nosuch"}, "not a built-in cluster"},
 		{[]string{"simulate", "--trace", "nosuch.csv"}, "neither a built-in trace"},
 		{[]string{"simulate", "--trace", bad, "--policy", "fcfs"}, "line 2, column submission_time"},
@@ -73,5 +74,16 @@ func TestSimulateRejectsBadFlags(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: err = %v, want it to mention %q", c.args, err, c.want)
 		}
+	}
+}
+
+func TestSimulateOtherClusterWithGPUMap(t *testing.T) {
+	out, err := runCLI(t, "simulate", "--trace", "pai", "--cluster", "h100-l20", "--estimator", "analytic",
+		"--gpu-map", "a100=h100,v100=h100,a40=l20,a10=l20", "--policy", "fcfs,arena", "--rounds", "60", "--profiling-delay", "--check")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out, "on h100-l20") || !strings.Contains(out, "arena vs fcfs") {
+		t.Errorf("output:\n%s", out)
 	}
 }
