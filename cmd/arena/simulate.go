@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -14,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/experiments"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
@@ -162,11 +164,69 @@ func runSimulate(cmd *cobra.Command, f simulateFlags) error {
 			}
 		}
 	}
+	warnMissingTypes(stderr, outcomes[0])
 	printSummaries(cmd.OutOrStdout(), outcomes, timing == sim.Artifact && f.trace == "philly" && !f.noReference && outcomes[0].Summary.Rounds == 2000 && f.cluster == "paper-1280")
 	if f.out != "" {
 		fmt.Fprintf(cmd.OutOrStdout(), "\nresults written to %s/<policy>/ (jobs.parquet, timeline.parquet, rounds.csv, summary.json)\n", f.out)
 	}
 	return nil
+}
+
+// warnMissingTypes points at --gpu-map when the trace asks for GPU types
+// the cluster does not have (such jobs are infeasible as requested).
+func warnMissingTypes(w io.Writer, o *experiments.Outcome) {
+	have := map[string]bool{}
+	for _, t := range o.Cluster.Types {
+		have[t] = true
+	}
+	missing := map[string]int{}
+	for _, j := range o.Result.Jobs {
+		if !have[j.RequestedGPU] {
+			missing[j.RequestedGPU]++
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "note: %s jobs request GPU types cluster %s lacks (%s); map them with e.g. --gpu-map %s\n\n",
+		fmt.Sprint(sumCounts(missing)), o.Cluster.Name, counts(missing), exampleMap(missing, o.Cluster.Types))
+}
+
+func sumCounts(m map[string]int) int {
+	n := 0
+	for _, c := range m {
+		n += c
+	}
+	return n
+}
+
+// exampleMap suggests a mapping: the missing types, most capable first
+// (peak TFLOPS), spread in order over the cluster's types, most capable first.
+func exampleMap(missing map[string]int, types []string) string {
+	peak := func(name string) float64 {
+		g, _ := estimator.LookupGPU(name)
+		return g.PeakTFLOPS
+	}
+	byPeak := func(xs []string) {
+		sort.SliceStable(xs, func(a, b int) bool {
+			if peak(xs[a]) != peak(xs[b]) {
+				return peak(xs[a]) > peak(xs[b])
+			}
+			return xs[a] < xs[b]
+		})
+	}
+	var from []string
+	for k := range missing {
+		from = append(from, k)
+	}
+	to := append([]string(nil), types...)
+	byPeak(from)
+	byPeak(to)
+	parts := make([]string, len(from))
+	for i, k := range from {
+		parts[i] = k + "=" + to[i*len(to)/len(from)]
+	}
+	return strings.Join(parts, ",")
 }
 
 func isTerminal(w io.Writer) bool {
