@@ -11,17 +11,39 @@ import (
 func ilpEntries() []Entry {
 	return []Entry{
 		{
-			Name: "gavel", Doc: "Gavel max-sum-throughput: integer program over job × GPU type, ≤3 type changes per decision",
+			Name: "gavel", Doc: "Gavel max-sum-throughput: integer program over job × GPU type, ≤3 type changes per decision (artifact timing: the version behind the authors' stored results)",
 			Overhead: FullSearchOverhead,
 			New: func(o Options) (sim.Policy, error) {
-				return gavel.New(o.Cluster, o.Source), nil
+				v := gavel.Head
+				if o.Timing == sim.Artifact {
+					v = gavel.StoredRun
+				}
+				return gavel.NewVersion(o.Cluster, o.Source, v), nil
 			},
 		},
 		{
-			Name: "sia", Doc: "Sia: goodput integer program over job × (GPU type, count), ≤3 changes per decision",
+			Name: "gavel-head", Doc: "gavel as the artifact's ae-eurosys head (placements checked with the DP memory filter), in every timing",
 			Overhead: FullSearchOverhead,
 			New: func(o Options) (sim.Policy, error) {
-				return sia.New(o.Cluster, o.Source, o.Timing == sim.Artifact), nil
+				return gavel.NewVersion(o.Cluster, o.Source, gavel.Head), nil
+			},
+		},
+		{
+			Name: "sia", Doc: "Sia: goodput integer program over job × (GPU type, count), ≤3 changes per decision (artifact timing: the version behind the authors' stored results)",
+			Overhead: FullSearchOverhead,
+			New: func(o Options) (sim.Policy, error) {
+				v := sia.Head
+				if o.Timing == sim.Artifact {
+					v = sia.StoredRun
+				}
+				return sia.NewVersion(o.Cluster, o.Source, v, o.Timing == sim.Artifact), nil
+			},
+		},
+		{
+			Name: "sia-head", Doc: "sia as the artifact's ae-eurosys head (restart pass without type blocking), in every timing",
+			Overhead: FullSearchOverhead,
+			New: func(o Options) (sim.Policy, error) {
+				return sia.NewVersion(o.Cluster, o.Source, sia.Head, o.Timing == sim.Artifact), nil
 			},
 		},
 	}

@@ -18,15 +18,49 @@ const MaxChanges = 3
 // the artifact; this one is never reached on the Philly run).
 const NodeLimit = 200000
 
-// Gavel is the policy. Create it with New.
+// Version selects which version of the authors' Gavel is reproduced. The
+// two differ in one call: the feasibility check of the placement after an
+// accepted decision (docs/ilp-baselines.md, "Which version").
+type Version int
+
+const (
+	// Head is the artifact's ae-eurosys head as ARENA.md §7 describes it:
+	// placements are checked with the DP memory filter (the artifact
+	// passes force_opt=self._sched_with_opt, false for baselines), so a job
+	// that is DP-infeasible on every type never runs and, through the
+	// restart pass's type blocking, keeps its type's pending queue blocked.
+	Head Version = iota
+	// StoredRun is the version behind the authors' stored Philly results:
+	// placements are checked without the memory filter (force_opt, the
+	// "deploy with optimal parallelism" rule of the artifact's
+	// baselines/README.md and of the comment above the head's call), while
+	// the program's throughputs keep it. A job infeasible under the filter
+	// on every type is admitted with an all −1e9 row and runs wherever its
+	// placement is feasible without it.
+	StoredRun
+)
+
+func (v Version) String() string {
+	switch v {
+	case Head:
+		return "head"
+	case StoredRun:
+		return "stored-run"
+	}
+	return fmt.Sprintf("Version(%d)", int(v))
+}
+
+// Gavel is the policy. Create it with New or NewVersion.
 type Gavel struct {
 	cluster *sim.Cluster
-	// decide is the DP view with the memory check (ILP throughputs and
-	// placement feasibility); anyFeasible is the force_opt view of the
-	// arrival pre-filter.
-	decide, anyFeasible estimator.Estimator
-	types               []string
-	capacity            []float64
+	version Version
+	// decide is the DP view with the memory check (the program's
+	// throughputs); anyFeasible is the force_opt view (no memory check) of
+	// the arrival pre-filter; deployable is the placements' feasibility
+	// check (decide at Head, anyFeasible in StoredRun).
+	decide, anyFeasible, deployable estimator.Estimator
+	types                           []string
+	capacity                        []float64
 
 	rows Rows
 	// thr caches each job's ILP row: DP throughput at best locality of its
@@ -73,13 +107,23 @@ func (s Stats) String() string {
 		s.Solves, s.Rejected, s.PlacementFailures, s.Nodes, s.MaxNodes, s.ReducedVars, s.LimitHits, s.MaxGap, s.SolverTime.Round(time.Millisecond))
 }
 
-// New returns Gavel on cluster c deciding with src's data-parallel views.
+// New returns Gavel at the artifact's head (Head) on cluster c, deciding
+// with src's data-parallel views.
 func New(c *sim.Cluster, src estimator.Source) *Gavel {
+	return NewVersion(c, src, Head)
+}
+
+// NewVersion returns Gavel as version v of the authors' code.
+func NewVersion(c *sim.Cluster, src estimator.Source, v Version) *Gavel {
 	g := &Gavel{
-		cluster: c, types: c.Types,
+		cluster: c, types: c.Types, version: v,
 		decide:      src.View(estimator.ViewDataParallel),
 		anyFeasible: src.View(estimator.ViewDataParallelNoMemCheck),
 		thr:         map[sim.JobID][]float64{},
+	}
+	g.deployable = g.decide
+	if v == StoredRun {
+		g.deployable = g.anyFeasible
 	}
 	for _, t := range g.types {
 		g.capacity = append(g.capacity, float64(c.TotalGPUs(t)))
@@ -89,6 +133,9 @@ func New(c *sim.Cluster, src estimator.Source) *Gavel {
 
 // Name implements sim.Policy.
 func (*Gavel) Name() string { return "gavel" }
+
+// Version reports which version of the authors' code g reproduces.
+func (g *Gavel) Version() Version { return g.version }
 
 // Stats returns the solver figures so far.
 func (g *Gavel) Stats() Stats { return g.stats }
@@ -218,7 +265,7 @@ func (g *Gavel) fit(v *sim.View, plan *Plan, job *sim.Job) (bool, error) {
 		if k < len(moved) {
 			col = sol.Columns[indexOf(g.rows.Jobs, id)]
 		}
-		if _, ok := Place(t, id, j.Spec.Workload, g.types[col], j.Spec.GPUs, g.decide); !ok {
+		if _, ok := Place(t, id, j.Spec.Workload, g.types[col], j.Spec.GPUs, g.deployable); !ok {
 			placed = false
 			break
 		}

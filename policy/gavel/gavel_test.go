@@ -150,3 +150,51 @@ func TestRowsRemove(t *testing.T) {
 		t.Errorf("an emptied table must keep HasPrev (the artifact's empty matrix): %+v", r)
 	}
 }
+
+// memTable answers the DP view with the memory filter (ViewDataParallel)
+// from filtered and every other view from all: a job missing from
+// filtered is one the DP memory filter rejects although it can run.
+type memTable struct{ filtered, all table }
+
+func (m memTable) Name() string { return "memTable" }
+func (m memTable) View(v estimator.View) estimator.Estimator {
+	if v == estimator.ViewDataParallel {
+		return m.filtered
+	}
+	return m.all
+}
+
+// TestDeployCheckByVersion: one A100 node of 4 GPUs and a 4-GPU job that
+// the DP memory filter rejects on every type but that can run (the arrival
+// pre-filter, without the filter, admits it). Its program row is all
+// −1e9, so the decision is accepted with a negative objective. At Head the
+// placement applies the filter too and fails: the job pends. In StoredRun
+// the placement is checked without the filter, as in the version behind the
+// authors' stored results, and the job starts.
+func TestDeployCheckByVersion(t *testing.T) {
+	c, err := sim.NewCluster(sim.ClusterSpec{Name: "hand", Pools: []sim.Pool{{GPU: "a100", Nodes: 1, GPUsPerNode: 4}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	est := memTable{filtered: table{}, all: table{"gpt-6.7b": {"a100": {4: 20}}}}
+	specs := []sim.JobSpec{spec(t, 0, "gpt-6.7b", "a100", 4, 0)}
+	for _, tc := range []struct {
+		v                Version
+		running, pending int
+	}{{Head, 0, 1}, {StoredRun, 1, 0}} {
+		g := NewVersion(c, est, tc.v)
+		cfg := sim.DefaultConfig(c, est.all)
+		cfg.Timing, cfg.Rounds, cfg.Overhead, cfg.Check = sim.Artifact, 2, sim.Overhead{PerGPU: 150, Cap: 600}, true
+		res, err := sim.Run(context.Background(), cfg, g, specs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := res.Summarize("hand", len(specs), "memTable")
+		if sum.Running != tc.running || sum.Pending != tc.pending || sum.Dropped != 0 {
+			t.Errorf("%v: %d running, %d pending, %d dropped; want %d, %d, 0 (%v)", tc.v, sum.Running, sum.Pending, sum.Dropped, tc.running, tc.pending, g.Stats())
+		}
+		if s := g.Stats(); s.Solves != 1 || s.Rejected != 0 {
+			t.Errorf("%v: stats %v, want one accepted program", tc.v, s)
+		}
+	}
+}

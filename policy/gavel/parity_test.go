@@ -2,7 +2,11 @@ package gavel_test
 
 import (
 	"context"
+	"encoding/json"
+	"flag"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/arena-sim/arena/experiments"
@@ -12,6 +16,8 @@ import (
 
 // The Philly runs of both integer-programming baselines live here (Sia
 // shares Gavel's placement and planning code).
+
+var update = flag.Bool("update", false, "rewrite testdata/philly_golden.json with the current Philly figures")
 
 func phillyRun(tb testing.TB, name string, timing sim.Timing, check bool) *experiments.Outcome {
 	tb.Helper()
@@ -24,29 +30,57 @@ func phillyRun(tb testing.TB, name string, timing sim.Timing, check bool) *exper
 	return out
 }
 
-// baselines: the stored file's figures (experiments.Reference) and ours.
-// The acceptance bands are ±5 % on jobs finished and ±10 % on mean JCT;
-// where a band is missed (docs/ilp-baselines.md explains why) the run's
-// deterministic figures are pinned instead, so a change is deliberate.
-var baselines = []struct {
-	name                  string
-	storedJobs            int
-	storedJCT             float64
-	pinnedJobs            int
-	pinnedJCT             float64
-	jobsInBand, jctInBand bool
+// parityRuns: each registered version against the authors' stored run
+// (experiments.Reference). The issue's acceptance bands are ±5 % on jobs
+// finished and ±10 % on mean JCT; jobsBand and jctBand say which bands the
+// version reaches and the test asserts them. A band not reached is logged,
+// not asserted (docs/ilp-baselines.md explains what remains); the golden
+// figures (testdata/philly_golden.json, regenerate with -update) notice
+// any change either way.
+var parityRuns = []struct {
+	policy, stored    string
+	jobsBand, jctBand bool
 }{
-	{name: "gavel", storedJobs: 642, storedJCT: 64879, pinnedJobs: 588, pinnedJCT: 56424},
-	{name: "sia", storedJobs: 633, storedJCT: 44394, pinnedJobs: 608, pinnedJCT: 50961, jobsInBand: true},
+	{policy: "gavel", stored: "gavel", jobsBand: true, jctBand: true},
+	{policy: "gavel-head", stored: "gavel"},
+	{policy: "sia", stored: "sia"},
+	{policy: "sia-head", stored: "sia", jobsBand: true},
 }
+
+// storedFigures are the stored file's figures, checked against the file so
+// a changed reference is noticed.
+var storedFigures = map[string]struct {
+	jobs int
+	jct  float64
+}{"gavel": {642, 64879}, "sia": {633, 44394}}
+
+// golden is one run's deterministic figures.
+type golden struct {
+	Finished int     `json:"finished"`
+	MeanJCT  float64 `json:"mean_jct_s"`
+	MeanThr  float64 `json:"mean_throughput"`
+}
+
+const goldenPath = "testdata/philly_golden.json"
 
 func TestPhillyAgainstStoredRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("full Philly runs")
 	}
-	for _, b := range baselines {
-		t.Run(b.name, func(t *testing.T) {
-			ref, ok := experiments.Reference(b.name)
+	want := map[string]golden{}
+	if !*update {
+		data, err := os.ReadFile(goldenPath)
+		if err != nil {
+			t.Fatalf("%v (regenerate with go test -run TestPhillyAgainstStoredRun ./policy/gavel -update)", err)
+		}
+		if err := json.Unmarshal(data, &want); err != nil {
+			t.Fatalf("%s: %v", goldenPath, err)
+		}
+	}
+	got := map[string]golden{}
+	for _, b := range parityRuns {
+		t.Run(b.policy, func(t *testing.T) {
+			ref, ok := experiments.Reference(b.stored)
 			if !ok {
 				t.Fatal("no stored run")
 			}
@@ -55,21 +89,43 @@ func TestPhillyAgainstStoredRun(t *testing.T) {
 				refJCT += v
 			}
 			refJCT /= float64(len(ref.JCT))
-			if len(ref.JCT) != b.storedJobs || math.Abs(refJCT-b.storedJCT) > 1 {
-				t.Fatalf("stored run: %d jobs, mean JCT %.1f; expected %d, %.0f", len(ref.JCT), refJCT, b.storedJobs, b.storedJCT)
+			st := storedFigures[b.stored]
+			if len(ref.JCT) != st.jobs || math.Abs(refJCT-st.jct) > 1 {
+				t.Fatalf("stored run: %d jobs, mean JCT %.1f; expected %d, %.0f", len(ref.JCT), refJCT, st.jobs, st.jct)
 			}
-			s := phillyRun(t, b.name, sim.Artifact, true).Summary
-			t.Logf("ours: %d finished, mean JCT %.0f s; stored: %d, %.0f s", s.Finished, s.MeanJCT, len(ref.JCT), refJCT)
-			jobsOK := math.Abs(float64(s.Finished-b.storedJobs)) <= 0.05*float64(b.storedJobs)
-			jctOK := math.Abs(s.MeanJCT-b.storedJCT) <= 0.10*b.storedJCT
-			if jobsOK != b.jobsInBand || jctOK != b.jctInBand {
-				t.Errorf("bands: jobs finished %d (in ±5%%: %v, expected %v), mean JCT %.0f (in ±10%%: %v, expected %v)",
-					s.Finished, jobsOK, b.jobsInBand, s.MeanJCT, jctOK, b.jctInBand)
+			s := phillyRun(t, b.policy, sim.Artifact, true).Summary
+			dJobs := float64(s.Finished-st.jobs) / float64(st.jobs)
+			dJCT := (s.MeanJCT - st.jct) / st.jct
+			t.Logf("ours: %d finished (%+.1f %%), mean JCT %.0f s (%+.1f %%); stored: %d, %.0f s",
+				s.Finished, 100*dJobs, s.MeanJCT, 100*dJCT, st.jobs, st.jct)
+			if jobsOK := math.Abs(dJobs) <= 0.05; b.jobsBand && !jobsOK {
+				t.Errorf("jobs finished %d: outside ±5 %% of %d", s.Finished, st.jobs)
+			} else if !jobsOK {
+				t.Logf("jobs finished outside ±5 %% (known, docs/ilp-baselines.md)")
 			}
-			if s.Finished != b.pinnedJobs || math.Abs(s.MeanJCT-b.pinnedJCT) > 1 {
-				t.Errorf("pinned figures changed: %d finished, mean JCT %.1f (were %d, %.0f)", s.Finished, s.MeanJCT, b.pinnedJobs, b.pinnedJCT)
+			if jctOK := math.Abs(dJCT) <= 0.10; b.jctBand && !jctOK {
+				t.Errorf("mean JCT %.0f: outside ±10 %% of %.0f", s.MeanJCT, st.jct)
+			} else if !jctOK {
+				t.Logf("mean JCT outside ±10 %% (known, docs/ilp-baselines.md)")
+			}
+			g := golden{Finished: s.Finished, MeanJCT: math.Round(s.MeanJCT*10) / 10, MeanThr: math.Round(s.MeanThroughput*10) / 10}
+			got[b.policy] = g
+			if w, ok := want[b.policy]; !*update && (!ok || w != g) {
+				t.Errorf("golden figures changed: %+v, golden %+v (if intended: go test -run TestPhillyAgainstStoredRun ./policy/gavel -update)", g, w)
 			}
 		})
+	}
+	if *update {
+		data, err := json.MarshalIndent(got, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(goldenPath), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(goldenPath, append(data, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -79,9 +135,9 @@ func TestExactTimingRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("full Philly runs")
 	}
-	for _, b := range baselines {
-		if s := phillyRun(t, b.name, sim.Exact, true).Summary; s.Finished < 500 {
-			t.Errorf("%s: only %d jobs finished", b.name, s.Finished)
+	for _, name := range []string{"gavel", "sia"} {
+		if s := phillyRun(t, name, sim.Exact, true).Summary; s.Finished < 500 {
+			t.Errorf("%s: only %d jobs finished", name, s.Finished)
 		}
 	}
 }
@@ -89,11 +145,11 @@ func TestExactTimingRuns(t *testing.T) {
 // BenchmarkPhilly is the wall time of each baseline's Philly run (2000
 // rounds), solver included.
 func BenchmarkPhilly(b *testing.B) {
-	for _, base := range baselines {
+	for _, name := range []string{"gavel", "gavel-head", "sia", "sia-head"} {
 		for _, timing := range []sim.Timing{sim.Artifact, sim.Exact} {
-			b.Run(base.name+"/"+timing.String(), func(b *testing.B) {
+			b.Run(name+"/"+timing.String(), func(b *testing.B) {
 				for b.Loop() {
-					phillyRun(b, base.name, timing, false)
+					phillyRun(b, name, timing, false)
 				}
 			})
 		}

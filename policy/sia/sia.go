@@ -36,9 +36,38 @@ const (
 // Counts are the GPU counts of the configuration columns.
 var Counts = []int{1, 2, 4, 8, 16}
 
-// Sia is the policy. Create it with New.
+// Version selects which version of the authors' Sia is reproduced. The
+// two differ in the restart pass (docs/ilp-baselines.md, "Which version").
+type Version int
+
+const (
+	// Head is the artifact's ae-eurosys head (ARENA.md §7): the restart
+	// pass tries every pending job in queue order.
+	Head Version = iota
+	// StoredRun is the version behind the authors' stored Philly results:
+	// the restart pass blocks a job's requested type for the rest of the
+	// pass once the job fails, as Gavel, FCFS and ElasticFlow do (the line
+	// survives, commented out, in later versions of sia_sched.py). Pending
+	// jobs that no configuration can run under the DP memory filter then
+	// keep their types blocked, and pending jobs almost never restart, as
+	// in the stored run.
+	StoredRun
+)
+
+func (v Version) String() string {
+	switch v {
+	case Head:
+		return "head"
+	case StoredRun:
+		return "stored-run"
+	}
+	return fmt.Sprintf("Version(%d)", int(v))
+}
+
+// Sia is the policy. Create it with New or NewVersion.
 type Sia struct {
 	cluster *sim.Cluster
+	version Version
 	// dp: the throughput model and the restart pass's placement check (DP
 	// memory filter on); noMem: the arrival pre-filter and the new-job
 	// pass's placement check (force_opt).
@@ -69,8 +98,14 @@ var _ sim.Policy = (*Sia)(nil)
 // (used in artifact timing); otherwise running jobs take the program's
 // count.
 func New(c *sim.Cluster, src estimator.Source, artifactCounts bool) *Sia {
+	return NewVersion(c, src, Head, artifactCounts)
+}
+
+// NewVersion returns Sia as version v of the authors' code; artifactCounts
+// as for New.
+func NewVersion(c *sim.Cluster, src estimator.Source, v Version, artifactCounts bool) *Sia {
 	s := &Sia{
-		cluster: c, types: c.Types, artifactCounts: artifactCounts,
+		cluster: c, types: c.Types, artifactCounts: artifactCounts, version: v,
 		dp:      src.View(estimator.ViewDataParallel),
 		noMem:   src.View(estimator.ViewDataParallelNoMemCheck),
 		goodput: map[estimator.Workload][]float64{},
@@ -89,12 +124,16 @@ func New(c *sim.Cluster, src estimator.Source, artifactCounts bool) *Sia {
 // Name implements sim.Policy.
 func (*Sia) Name() string { return "sia" }
 
+// Version reports which version of the authors' code s reproduces.
+func (s *Sia) Version() Version { return s.version }
+
 // Stats returns the solver figures so far.
 func (s *Sia) Stats() gavel.Stats { return s.stats }
 
 // Schedule implements sim.Policy: departures leave the admitted table; in
-// rounds with departures every pending job is tried in queue order (no
-// type blocking); then each arrival is pre-filtered and fitted.
+// rounds with departures the pending jobs are tried in queue order (at
+// Head every one; in StoredRun a failure blocks the job's requested type
+// for the rest of the pass); then each arrival is pre-filtered and fitted.
 func (s *Sia) Schedule(v *sim.View) ([]sim.Action, error) {
 	for _, j := range v.Ended {
 		s.rows.Remove(j.Spec.ID)
@@ -107,9 +146,17 @@ func (s *Sia) Schedule(v *sim.View) ([]sim.Action, error) {
 	}
 	plan := gavel.NewPlan(v)
 	if len(v.Ended) > 0 {
+		blocked := map[string]bool{}
 		for _, j := range v.Pending {
-			if _, err := s.fit(v, plan, j, s.dp); err != nil {
+			if blocked[j.Spec.GPU] {
+				continue
+			}
+			ok, err := s.fit(v, plan, j, s.dp)
+			if err != nil {
 				return nil, err
+			}
+			if !ok && s.version == StoredRun {
+				blocked[j.Spec.GPU] = true
 			}
 		}
 	}

@@ -102,3 +102,65 @@ func TestArtifactCountQuirk(t *testing.T) {
 		}
 	}
 }
+
+// memTable answers the DP view with the memory filter (ViewDataParallel)
+// from filtered and every other view from all.
+type memTable struct{ filtered, all table }
+
+func (m memTable) Name() string { return "memTable" }
+func (m memTable) View(v estimator.View) estimator.Estimator {
+	if v == estimator.ViewDataParallel {
+		return m.filtered
+	}
+	return m.all
+}
+
+// TestRestartBlockingByVersion: one A40 node of 2 GPUs. Job 0 takes both
+// GPUs and ends after a few rounds. Job 1 can run but the DP memory filter rejects it
+// everywhere, so every program leaves it out and it pends; job 2 pends
+// because job 0 holds the type's whole capacity. When job 0 ends, the
+// restart pass tries job 1 first and fails. At Head it goes on and starts
+// job 2; in StoredRun the failure blocks a40 for the rest of the pass, so
+// job 2 stays pending (the stored run's signature: pending jobs almost
+// never restart).
+func TestRestartBlockingByVersion(t *testing.T) {
+	c, err := sim.NewCluster(sim.ClusterSpec{Name: "hand", Pools: []sim.Pool{{GPU: "a40", Nodes: 1, GPUsPerNode: 2}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fits := table{
+		"gpt-1.3b": {"a40": {1: 10, 2: 20}},
+		"gpt-2.6b": {"a40": {1: 10, 2: 20}},
+	}
+	all := table{"gpt-6.7b": {"a40": {2: 5}}}
+	for k, v := range fits {
+		all[k] = v
+	}
+	est := memTable{filtered: fits, all: all}
+	job := func(id int, model string, iters int64, submit sim.Time) sim.JobSpec {
+		m, err := estimator.ParseModel(model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sim.JobSpec{ID: sim.JobID(id), Name: model, Submit: submit, Workload: estimator.Workload{Model: m, Batch: 128},
+			Iterations: iters, GPU: "a40", GPUs: 2}
+	}
+	specs := []sim.JobSpec{job(0, "gpt-1.3b", 1_000, 0), job(1, "gpt-6.7b", 5_000_000, 400), job(2, "gpt-2.6b", 5_000_000, 400)}
+	for _, tc := range []struct {
+		v                          Version
+		finished, running, pending int
+	}{{Head, 1, 1, 1}, {StoredRun, 1, 0, 2}} {
+		s := NewVersion(c, est, tc.v, true)
+		cfg := sim.DefaultConfig(c, est.all)
+		cfg.Timing, cfg.Rounds, cfg.Overhead, cfg.Check = sim.Artifact, 12, sim.Overhead{PerGPU: 150, Cap: 600}, true
+		res, err := sim.Run(context.Background(), cfg, s, specs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := res.Summarize("hand", len(specs), "memTable")
+		if sum.Finished != tc.finished || sum.Running != tc.running || sum.Pending != tc.pending {
+			t.Errorf("%v: %d finished, %d running, %d pending; want %d, %d, %d (%v)", tc.v, sum.Finished, sum.Running, sum.Pending,
+				tc.finished, tc.running, tc.pending, s.Stats())
+		}
+	}
+}
