@@ -25,7 +25,7 @@ func ilpEntries() []Entry {
 			Name: "gavel-head", Doc: "gavel as the artifact's ae-eurosys head (placements checked with the DP memory filter), in every timing",
 			Overhead: FullSearchOverhead,
 			New: func(o Options) (sim.Policy, error) {
-				return gavel.NewVersion(o.Cluster, o.Source, gavel.Head), nil
+				return gavel.NewVersion(o.Cluster, o.Source, gavel.Head).Named("gavel-head"), nil
 			},
 		},
 		{
@@ -43,7 +43,7 @@ func ilpEntries() []Entry {
 			Name: "sia-head", Doc: "sia as the artifact's ae-eurosys head (restart pass without type blocking), in every timing",
 			Overhead: FullSearchOverhead,
 			New: func(o Options) (sim.Policy, error) {
-				return sia.NewVersion(o.Cluster, o.Source, sia.Head, o.Timing == sim.Artifact), nil
+				return sia.NewVersion(o.Cluster, o.Source, sia.Head, o.Timing == sim.Artifact).Named("sia-head"), nil
 			},
 		},
 	}

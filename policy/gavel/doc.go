@@ -23,7 +23,7 @@
 // After acceptance prev_alloc becomes the solution; the jobs whose type
 // changed (admitted order) and then the new job are cleared from a copy of
 // the slot table and placed on their new types at best locality, else at
-// relaxed locality (Place; DP feasibility). Any failure discards the copy
+// relaxed locality (Place). Any failure discards the copy
 // and removes the new job's row, but — the artifact's quirk — the other
 // rows keep the program's new types although those jobs did not move.
 // Departures delete their rows.
@@ -33,6 +33,14 @@
 // for the rest of the pass; then the arrivals in trace order, each dropped
 // unless it is feasible on some type at best locality without the memory
 // check (estimator.ViewDataParallelNoMemCheck). Gavel never preempts.
+//
+// Versions. The placement's feasibility check is where the two versions of
+// the authors' code differ (Version): at their ae-eurosys head (Head, the
+// "gavel-head" policy, and "gavel" in exact timing) it applies the DP
+// memory filter; in the version behind their stored Philly results
+// (StoredRun, "gavel" in artifact timing) it does not (force_opt), so a
+// job the filter rejects on every type, admitted with an all −1e9 row,
+// runs wherever it fits. docs/ilp-baselines.md gives the evidence.
 //
 // Ties. When several assignments are optimal, CPLEX's choice cannot be
 // reproduced; the solver keeps the previous types when they are optimal,

@@ -54,6 +54,7 @@ func (v Version) String() string {
 type Gavel struct {
 	cluster *sim.Cluster
 	version Version
+	name    string
 	// decide is the DP view with the memory check (the program's
 	// throughputs); anyFeasible is the force_opt view (no memory check) of
 	// the arrival pre-filter; deployable is the placements' feasibility
@@ -131,8 +132,20 @@ func NewVersion(c *sim.Cluster, src estimator.Source, v Version) *Gavel {
 	return g
 }
 
-// Name implements sim.Policy.
-func (*Gavel) Name() string { return "gavel" }
+// Name implements sim.Policy: "gavel", or the name given by Named.
+func (g *Gavel) Name() string {
+	if g.name != "" {
+		return g.name
+	}
+	return "gavel"
+}
+
+// Named sets the name g reports (a registry entry other than "gavel", so
+// results of two versions in one run do not share a name); it returns g.
+func (g *Gavel) Named(name string) *Gavel {
+	g.name = name
+	return g
+}
 
 // Version reports which version of the authors' code g reproduces.
 func (g *Gavel) Version() Version { return g.version }

@@ -35,7 +35,14 @@
 //     registry enables it in artifact timing). The default, used in exact
 //     timing, is the corrected behaviour: a job whose configuration changed
 //     in any way is re-placed with the program's type and count.
-//   - Passes per round: in rounds with departures every pending job is tried
-//     in queue order (no type blocking); then the arrivals, pre-filtered as
-//     in Gavel. Sia never preempts.
+//   - Passes per round: in rounds with departures the pending jobs are tried
+//     in queue order; then the arrivals, pre-filtered as in Gavel. Sia never
+//     preempts.
+//   - Versions (Version). At the authors' ae-eurosys head (Head, the
+//     "sia-head" policy, and "sia" in exact timing) the restart pass tries
+//     every pending job. In the version behind their stored Philly results
+//     (StoredRun, "sia" in artifact timing) a failure blocks the job's
+//     requested type for the rest of the pass, as in Gavel; pending jobs
+//     then almost never restart, as in the stored run
+//     (docs/ilp-baselines.md).
 package sia

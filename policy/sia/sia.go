@@ -68,6 +68,7 @@ func (v Version) String() string {
 type Sia struct {
 	cluster *sim.Cluster
 	version Version
+	name    string
 	// dp: the throughput model and the restart pass's placement check (DP
 	// memory filter on); noMem: the arrival pre-filter and the new-job
 	// pass's placement check (force_opt).
@@ -121,8 +122,20 @@ func NewVersion(c *sim.Cluster, src estimator.Source, v Version, artifactCounts 
 	return s
 }
 
-// Name implements sim.Policy.
-func (*Sia) Name() string { return "sia" }
+// Name implements sim.Policy: "sia", or the name given by Named.
+func (s *Sia) Name() string {
+	if s.name != "" {
+		return s.name
+	}
+	return "sia"
+}
+
+// Named sets the name s reports (a registry entry other than "sia", so
+// results of two versions in one run do not share a name); it returns s.
+func (s *Sia) Named(name string) *Sia {
+	s.name = name
+	return s
+}
 
 // Version reports which version of the authors' code s reproduces.
 func (s *Sia) Version() Version { return s.version }
