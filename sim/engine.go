@@ -517,7 +517,7 @@ func (e *engine) setAlloc(j *Job, gpus []int) {
 	cfg, _ := e.cfg.Cluster.ShapeOf(gpus)
 	if e.cfg.Timing == Exact {
 		e.advance(j, e.now)
-		if !sameSlots(j.GPUs, gpus) {
+		if !SameGPUs(j.GPUs, gpus) {
 			j.Reconfigs++
 			j.readyAt = e.now.Add(e.cfg.Overhead.For(len(gpus)))
 			if j.Reconfigs == 1 && e.cfg.ProfilingDelay != nil {
@@ -535,16 +535,19 @@ func (e *engine) setAlloc(j *Job, gpus []int) {
 	}
 }
 
-func sameSlots(a, b []int) bool {
+// SameGPUs reports whether a and b hold the same GPU slots, in any order
+// (each slot at most once, as in a valid allocation). Policies use it to
+// tell a real reallocation from an unchanged one.
+func SameGPUs(a, b []int) bool {
 	if len(a) != len(b) {
 		return false
 	}
-	seen := map[int]bool{}
+	in := make(map[int]bool, len(a))
 	for _, s := range a {
-		seen[s] = true
+		in[s] = true
 	}
 	for _, s := range b {
-		if !seen[s] {
+		if !in[s] {
 			return false
 		}
 	}

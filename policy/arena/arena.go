@@ -2,6 +2,7 @@ package arena
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/sim"
@@ -268,23 +269,11 @@ func (r *round) actions() []sim.Action {
 		if r.started[id] {
 			continue
 		}
-		if !sameInts(orig[id], slots[id]) {
+		if !slices.Equal(orig[id], slots[id]) {
 			out = append(out, sim.Action{Kind: sim.Reallocate, Job: id, GPUs: slots[id]})
 		}
 	}
 	return out
-}
-
-func sameInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func (r *round) startJob(id sim.JobID) {

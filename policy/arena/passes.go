@@ -1,6 +1,8 @@
 package arena
 
 import (
+	"slices"
+
 	"github.com/arena-sim/arena/sim"
 )
 
@@ -462,7 +464,7 @@ func (r *round) nodeSwapFixup(prev *table) error {
 			continue
 		}
 		nn, nc := nodesAndFirstCount(tb, id)
-		if sameInts(pn, nn) {
+		if slices.Equal(pn, nn) {
 			continue
 		}
 		q := r.js(id).quota

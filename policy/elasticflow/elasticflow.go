@@ -359,7 +359,7 @@ func (p *plan) replace(gpu string, list []*sim.Job, share []int) ([][]int, bool)
 func (p *plan) actions() []sim.Action {
 	var out []sim.Action
 	for _, j := range p.v.Running {
-		if now := p.slots[j.Spec.ID]; !sameSet(j.GPUs, now) {
+		if now := p.slots[j.Spec.ID]; !sim.SameGPUs(j.GPUs, now) {
 			out = append(out, sim.Action{Kind: sim.Reallocate, Job: j.Spec.ID, GPUs: now})
 		}
 	}
@@ -367,20 +367,4 @@ func (p *plan) actions() []sim.Action {
 		out = append(out, sim.Action{Kind: sim.Start, Job: j.Spec.ID, GPUs: p.slots[j.Spec.ID]})
 	}
 	return out
-}
-
-func sameSet(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	in := make(map[int]bool, len(a))
-	for _, s := range a {
-		in[s] = true
-	}
-	for _, s := range b {
-		if !in[s] {
-			return false
-		}
-	}
-	return true
 }

@@ -79,7 +79,7 @@ func TestTypeChangeForBetterThroughput(t *testing.T) {
 			t.Fatalf("round %d: actions %+v, want %+v", r, got, acts)
 		}
 		for i := range acts {
-			if got[i].Kind != acts[i].Kind || got[i].Job != acts[i].Job || !sameSet(got[i].GPUs, acts[i].GPUs) {
+			if got[i].Kind != acts[i].Kind || got[i].Job != acts[i].Job || !sim.SameGPUs(got[i].GPUs, acts[i].GPUs) {
 				t.Errorf("round %d action %d: %+v, want %+v", r, i, got[i], acts[i])
 			}
 		}

@@ -87,27 +87,11 @@ func (p *Plan) Actions() []sim.Action {
 			continue
 		}
 		slots := p.Table.SlotsOf(id)
-		if !sameSet(slots, p.view.Job(id).GPUs) {
+		if !sim.SameGPUs(slots, p.view.Job(id).GPUs) {
 			out = append(out, sim.Action{Kind: sim.Reallocate, Job: id, GPUs: slots})
 		}
 	}
 	return out
-}
-
-func sameSet(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	in := make(map[int]bool, len(a))
-	for _, s := range a {
-		in[s] = true
-	}
-	for _, s := range b {
-		if !in[s] {
-			return false
-		}
-	}
-	return true
 }
 
 // Rows is the artifact's ordered "admitted" table with its previous
