@@ -14,6 +14,8 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/experiments"
@@ -262,7 +264,7 @@ func printSummaries(w io.Writer, outcomes []*experiments.Outcome, withReference 
 		{"jobs running at end", func(s *sim.Summary) string { return fmt.Sprint(s.Running) }, nil},
 		{"jobs pending at end", func(s *sim.Summary) string { return fmt.Sprint(s.Pending) }, nil},
 		{"jobs dropped", func(s *sim.Summary) string { return fmt.Sprint(s.Dropped) }, nil},
-		{"mean JCT (s)", func(s *sim.Summary) string { return f0(s.MeanJCT) }, func(r experiments.ReferenceRun) string { return f0(meanOf(r.JCT)) }},
+		{"mean JCT (s)", func(s *sim.Summary) string { return f0(s.MeanJCT) }, func(r experiments.ReferenceRun) string { return f0(stat.Mean(r.JCT, nil)) }},
 		{"padded mean JCT (s)", func(s *sim.Summary) string { return f0(s.PaddedMeanJCT) }, nil},
 		{"median JCT (s)", func(s *sim.Summary) string { return f0(s.MedianJCT) }, nil},
 		{"p95 JCT (s)", func(s *sim.Summary) string { return f0(s.P95JCT) }, nil},
@@ -272,16 +274,16 @@ func printSummaries(w io.Writer, outcomes []*experiments.Outcome, withReference 
 			if len(r.Queueing) == len(r.JCT) {
 				return ""
 			}
-			return f0(meanOf(r.Queueing))
+			return f0(stat.Mean(r.Queueing, nil))
 		}},
 		{"mean queueing, finished (s)", func(s *sim.Summary) string { return f0(s.MeanQueueingFinished) }, func(r experiments.ReferenceRun) string {
 			if len(r.Queueing) != len(r.JCT) {
 				return ""
 			}
-			return f0(meanOf(r.Queueing))
+			return f0(stat.Mean(r.Queueing, nil))
 		}},
-		{"mean throughput (samples/s)", func(s *sim.Summary) string { return f1(s.MeanThroughput) }, func(r experiments.ReferenceRun) string { return f1(meanOf(r.Thr)) }},
-		{"peak throughput (samples/s)", func(s *sim.Summary) string { return f1(s.PeakThroughput) }, func(r experiments.ReferenceRun) string { return f1(maxOf(r.Thr)) }},
+		{"mean throughput (samples/s)", func(s *sim.Summary) string { return f1(s.MeanThroughput) }, func(r experiments.ReferenceRun) string { return f1(stat.Mean(r.Thr, nil)) }},
+		{"peak throughput (samples/s)", func(s *sim.Summary) string { return f1(s.PeakThroughput) }, func(r experiments.ReferenceRun) string { return f1(floats.Max(r.Thr)) }},
 		{"reconfigurations", func(s *sim.Summary) string { return fmt.Sprint(s.Reconfigurations) }, nil},
 		{"wall time (s)", func(s *sim.Summary) string { return fmt.Sprintf("%.2f", s.Wallclock.RunS) }, nil},
 		{"decision p99 (ms)", func(s *sim.Summary) string { return fmt.Sprintf("%.2f", s.Wallclock.DecisionP99*1e3) }, nil},
@@ -337,23 +339,4 @@ func printArenaRatios(w io.Writer, outcomes []*experiments.Outcome) {
 		fmt.Fprintf(w, "arena vs %s: padded mean JCT %.1f%% lower, mean throughput %.2fx, peak %.2fx\n", s.Policy,
 			100*(s.PaddedMeanJCT-arena.PaddedMeanJCT)/s.PaddedMeanJCT, arena.MeanThroughput/s.MeanThroughput, arena.PeakThroughput/s.PeakThroughput)
 	}
-}
-
-func meanOf(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := 0.0
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
-}
-
-func maxOf(xs []float64) float64 {
-	m := 0.0
-	for _, x := range xs {
-		m = max(m, x)
-	}
-	return m
 }
