@@ -19,7 +19,12 @@
 //     configuration each, the new job at most one; per type Σ n·x ≤ its total
 //     GPUs; at most 3 config changes (2 if the new job is left out). The
 //     artifact used GLPK with a 30 s limit; here policy/ilp, with the same
-//     time limit and a node limit.
+//     time limit and a node limit. policy/ilp returns exact optima; GLPK
+//     did not on these programs (the −1e9 entries swamp its simplex's
+//     tolerances), which is why the stored run departs from ours in round
+//     14. Sia.WithSolver swaps the solver; glpk_test.go runs Sia with GLPK
+//     itself and follows the stored run through round 103
+//     (docs/ilp-baselines.md).
 //   - Rejection: no solution, the new job not allocated, or a goodput sum of
 //     exactly 0.
 //   - After acceptance the jobs to move are re-placed, then the new job gets

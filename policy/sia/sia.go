@@ -83,6 +83,9 @@ type Sia struct {
 	// count-only change never moves them.
 	artifactCounts bool
 
+	// solve solves each program; nil means ilp.SolveReassignment (exact).
+	solve Solver
+
 	rows    gavel.Rows
 	goodput map[estimator.Workload][]float64
 	// weights caches a job's weight row for one round (exec time and
@@ -134,6 +137,22 @@ func (s *Sia) Name() string {
 // results of two versions in one run do not share a name); it returns s.
 func (s *Sia) Named(name string) *Sia {
 	s.name = name
+	return s
+}
+
+// Solver solves one of Sia's programs: the columns of the admitted rows and
+// of the new row (−1: left out), and false if the program was not solved to
+// an optimum (the artifact's rejection on a status other than optimal).
+// Its Assignment must set Columns and NewColumn; Sia recomputes the rest.
+type Solver func(*ilp.Reassignment, ilp.Options) (ilp.Assignment, bool, error)
+
+// WithSolver replaces the exact solver (ilp.SolveReassignment) by f, e.g. an
+// external MIP solver, to compare decisions with another solver's; it
+// returns s. The artifact's GLPK does not return exact optima on these
+// programs (docs/ilp-baselines.md, "What remains"); glpk_test.go uses this
+// to run Sia with GLPK itself.
+func (s *Sia) WithSolver(f Solver) *Sia {
+	s.solve = f
 	return s
 }
 
@@ -288,9 +307,16 @@ func (s *Sia) fit(v *sim.View, plan *gavel.Plan, job *sim.Job, place estimator.E
 		newValue[c] = x + NewJobBonus
 	}
 	prob.New = ilp.AssignRow{Value: newValue, Resource: s.colType, Use: use}
-	sol, ok, err := ilp.SolveReassignment(prob, ilp.Options{NodeLimit: NodeLimit, TimeLimit: TimeLimit})
+	solve := ilp.SolveReassignment
+	if s.solve != nil {
+		solve = s.solve
+	}
+	sol, ok, err := solve(prob, ilp.Options{NodeLimit: NodeLimit, TimeLimit: TimeLimit})
 	if err != nil {
 		return false, fmt.Errorf("sia: job %s: %w", job.Spec.Alias(), err)
+	}
+	if ok && s.solve != nil {
+		sol = recount(prob, sol)
 	}
 	s.stats.Record(sol)
 	// Rejection: no solution, the new job left out, or a goodput sum of
@@ -342,4 +368,20 @@ func (s *Sia) fit(v *sim.View, plan *gavel.Plan, job *sim.Job, place estimator.E
 	}
 	plan.Commit(t, job.Spec.ID, moved)
 	return true, nil
+}
+
+// recount fills an external solver's Assignment in from its columns: the
+// objective Σ v·x (new job's bonus included) and the number of changes.
+func recount(p *ilp.Reassignment, sol ilp.Assignment) ilp.Assignment {
+	sol.Objective, sol.Changes = 0, 0
+	for i, r := range p.Rows {
+		sol.Objective += r.Value[sol.Columns[i]]
+		if sol.Columns[i] != r.Prev {
+			sol.Changes++
+		}
+	}
+	if sol.NewColumn >= 0 {
+		sol.Objective += p.New.Value[sol.NewColumn]
+	}
+	return sol
 }
