@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 
@@ -128,6 +129,11 @@ func Execute(ctx context.Context, reg Policies, r Run) (*Outcome, error) {
 		}
 	}
 	res, err := sim.Run(ctx, cfg, p, jobs)
+	if c, ok := p.(io.Closer); ok { // a policy holding an external solver
+		if cerr := c.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("policy %s: %w", entry.Name, cerr)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,21 @@ func ilpEntries() []Entry {
 			},
 		},
 		{
+			Name: "sia-glpk", Doc: "sia (artifact timing: the stored run's version) solving its programs with GLPK, the artifact's solver; needs python3-cvxopt",
+			Overhead: FullSearchOverhead,
+			New: func(o Options) (sim.Policy, error) {
+				g, err := sia.StartGLPK()
+				if err != nil {
+					return nil, err
+				}
+				v := sia.Head
+				if o.Timing == sim.Artifact {
+					v = sia.StoredRun
+				}
+				return sia.NewVersion(o.Cluster, o.Source, v, o.Timing == sim.Artifact).Named("sia-glpk").WithGLPK(g), nil
+			},
+		},
+		{
 			Name: "gavel-head", Doc: "gavel as the artifact's ae-eurosys head (placements checked with the DP memory filter), in every timing",
 			Overhead: FullSearchOverhead,
 			New: func(o Options) (sim.Policy, error) {

@@ -2,6 +2,7 @@ package sia
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"time"
 
@@ -69,6 +70,7 @@ type Sia struct {
 	cluster *sim.Cluster
 	version Version
 	name    string
+	closer  io.Closer // external solver to release, if any
 	// dp: the throughput model and the restart pass's placement check (DP
 	// memory filter on); noMem: the arrival pre-filter and the new-job
 	// pass's placement check (force_opt).
@@ -154,6 +156,24 @@ type Solver func(*ilp.Reassignment, ilp.Options) (ilp.Assignment, bool, error)
 func (s *Sia) WithSolver(f Solver) *Sia {
 	s.solve = f
 	return s
+}
+
+// WithGLPK makes s solve its programs with GLPK, as the artifact did, and
+// makes Close end the GLPK helper; it returns s.
+func (s *Sia) WithGLPK(g *GLPK) *Sia {
+	s.solve = g.Solve
+	s.closer = g
+	return s
+}
+
+// Close releases an external solver (WithGLPK); the exact solver needs none.
+func (s *Sia) Close() error {
+	if s.closer == nil {
+		return nil
+	}
+	err := s.closer.Close()
+	s.closer = nil
+	return err
 }
 
 // Version reports which version of the authors' code s reproduces.
