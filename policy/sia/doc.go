@@ -22,9 +22,9 @@
 //     time limit and a node limit. policy/ilp returns exact optima; GLPK
 //     did not on these programs (the −1e9 entries swamp its simplex's
 //     tolerances), which is why the stored run departs from ours in round
-//     14. Sia.WithSolver swaps the solver; glpk_test.go runs Sia with GLPK
-//     itself and follows the stored run through round 103
-//     (docs/ilp-baselines.md).
+//     14. Sia.WithGLPK (registered as sia-glpk) solves with GLPK itself,
+//     through Python's cvxopt, and follows the stored run through round 103
+//     (docs/ilp-baselines.md); Sia.WithSolver takes any other solver.
 //   - Rejection: no solution, the new job not allocated, or a goodput sum of
 //     exactly 0.
 //   - After acceptance the jobs to move are re-placed, then the new job gets
