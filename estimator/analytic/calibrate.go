@@ -116,25 +116,19 @@ func (pl Planner) topPlans(j Job, c estimator.Config, k int) []candidate {
 	var all []scored
 	for _, g := range Grids(j, c) {
 		hw := newHardware(gpu, g.Nodes, g.PerNode, j.Arch.Family, pl.Params)
-		per := g.GPUs() / g.Stages
-		partitions(len(j.Arch.Units), g.Stages, func(cuts []int) {
-			st := stagesOf(j.Arch, cuts)
-			for _, sh := range shapes(per) {
-				for _, m := range microBatches(j.Batch, sh.DP) {
-					r := planCost(j.Arch, st, sh, m, j.Batch, &hw)
-					if !r.Fits {
-						continue
-					}
-					if len(all) >= 4*k {
-						sort.Slice(all, func(a, b int) bool { return all[a].t < all[b].t })
-						all = all[:k]
-					}
-					if len(all) >= k && r.IterTime >= all[k-1].t && len(all) == k {
-						continue
-					}
-					all = append(all, scored{r.IterTime, candidate{arch: j.Arch, st: st, shape: sh, micro: m, batch: j.Batch, gpu: gpu, nodes: g.Nodes, perN: g.PerNode, family: j.Arch.Family}})
-				}
+		eachPlan(j, g, func(_ []int, st []stageAgg, sh Shape, m int) {
+			r := planCost(j.Arch, st, sh, m, j.Batch, &hw)
+			if !r.Fits {
+				return
 			}
+			if len(all) >= 4*k {
+				sort.Slice(all, func(a, b int) bool { return all[a].t < all[b].t })
+				all = all[:k]
+			}
+			if len(all) >= k && r.IterTime >= all[k-1].t && len(all) == k {
+				return
+			}
+			all = append(all, scored{r.IterTime, candidate{arch: j.Arch, st: st, shape: sh, micro: m, batch: j.Batch, gpu: gpu, nodes: g.Nodes, perN: g.PerNode, family: j.Arch.Family}})
 		})
 	}
 	sort.Slice(all, func(a, b int) bool { return all[a].t < all[b].t })

@@ -176,21 +176,31 @@ func (pl Planner) Exhaustive(j Job, g Grid) Choice {
 	if err != nil {
 		return best
 	}
+	eachPlan(j, g, func(cuts []int, st []stageAgg, sh Shape, m int) {
+		r := planCost(j.Arch, st, sh, m, j.Batch, &hw)
+		best.Evaluated++
+		if r.IterTime < best.Result.IterTime {
+			best.Plan = Plan{Stages: g.Stages, Cuts: append([]int(nil), cuts...), Shape: sh, Micro: m}
+			best.Result = r
+		}
+	})
+	return best
+}
+
+// eachPlan calls fn for every plan of a grid: every contiguous partition of
+// the layer groups into the grid's stages (cuts is reused between calls;
+// copy it to keep it), every (dp, tp) shape of a stage's GPUs and every
+// micro-batch count the shape allows.
+func eachPlan(j Job, g Grid, fn func(cuts []int, st []stageAgg, sh Shape, micro int)) {
 	per := g.GPUs() / g.Stages
 	partitions(len(j.Arch.Units), g.Stages, func(cuts []int) {
 		st := stagesOf(j.Arch, cuts)
 		for _, sh := range shapes(per) {
 			for _, m := range microBatches(j.Batch, sh.DP) {
-				r := planCost(j.Arch, st, sh, m, j.Batch, &hw)
-				best.Evaluated++
-				if r.IterTime < best.Result.IterTime {
-					best.Plan = Plan{Stages: g.Stages, Cuts: append([]int(nil), cuts...), Shape: sh, Micro: m}
-					best.Result = r
-				}
+				fn(cuts, st, sh, m)
 			}
 		}
 	})
-	return best
 }
 
 // PlanCount is the number of (plan, micro-batch) points in a grid.
