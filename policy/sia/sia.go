@@ -37,33 +37,25 @@ const (
 // Counts are the GPU counts of the configuration columns.
 var Counts = []int{1, 2, 4, 8, 16}
 
-// Version selects which version of the authors' Sia is reproduced. The
-// two differ in the restart pass (docs/ilp-baselines.md, "Which version").
-type Version int
+// Version selects which version of the authors' Sia is reproduced; it is
+// the same notion as gavel.Version (the ae-eurosys head, or the earlier code
+// behind the authors' stored Philly results). For Sia the two differ in the
+// restart pass (docs/ilp-baselines.md, "Which version"):
+//   - Head: the restart pass tries every pending job in queue order
+//     (ARENA.md §7).
+//   - StoredRun: the restart pass blocks a job's requested type for the rest
+//     of the pass once the job fails, as Gavel, FCFS and ElasticFlow do (the
+//     line survives, commented out, in later versions of sia_sched.py).
+//     Pending jobs that no configuration can run under the DP memory filter
+//     then keep their types blocked, and pending jobs almost never restart,
+//     as in the stored run.
+type Version = gavel.Version
 
+// The versions, as in package gavel.
 const (
-	// Head is the artifact's ae-eurosys head (ARENA.md §7): the restart
-	// pass tries every pending job in queue order.
-	Head Version = iota
-	// StoredRun is the version behind the authors' stored Philly results:
-	// the restart pass blocks a job's requested type for the rest of the
-	// pass once the job fails, as Gavel, FCFS and ElasticFlow do (the line
-	// survives, commented out, in later versions of sia_sched.py). Pending
-	// jobs that no configuration can run under the DP memory filter then
-	// keep their types blocked, and pending jobs almost never restart, as
-	// in the stored run.
-	StoredRun
+	Head      = gavel.Head
+	StoredRun = gavel.StoredRun
 )
-
-func (v Version) String() string {
-	switch v {
-	case Head:
-		return "head"
-	case StoredRun:
-		return "stored-run"
-	}
-	return fmt.Sprintf("Version(%d)", int(v))
-}
 
 // Sia is the policy. Create it with New or NewVersion.
 type Sia struct {
