@@ -20,7 +20,8 @@ const NodeLimit = 200000
 
 // Version selects which version of the authors' Gavel is reproduced. The
 // two differ in one call: the feasibility check of the placement after an
-// accepted decision (docs/ilp-baselines.md, "Which version").
+// accepted decision (docs/ilp-baselines.md, "Which version"). Package sia
+// uses the same type for its own two versions.
 type Version int
 
 const (
