@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -24,7 +24,7 @@ type sweepFlags struct {
 
 func init() { commands = append(commands, newSweepCmd) }
 
-func newSweepCmd() *cobra.Command {
+func newSweepCmd(reg *policy.Registry) *cobra.Command {
 	var f sweepFlags
 	cmd := &cobra.Command{
 		Use:   "sweep SPEC.yaml",
@@ -47,7 +47,7 @@ manifest for the spec instead of running it.`,
   arena sweep my.yaml --out results/my --merge             # join the slices
   arena sweep my.yaml --out results/my --emit slurm --shards 16 > my.sbatch`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runSweep(cmd, args[0], f) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runSweep(cmd, reg, args[0], f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.out, "out", "", "results directory (default: results/<spec name>)")
@@ -66,12 +66,11 @@ manifest for the spec instead of running it.`,
 	return cmd
 }
 
-func runSweep(cmd *cobra.Command, specPath string, f sweepFlags) error {
+func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweepFlags) error {
 	spec, err := experiments.LoadSpec(specPath)
 	if err != nil {
 		return err
 	}
-	reg := policy.NewRegistry()
 	plan, err := spec.Expand(reg)
 	if err != nil {
 		return err

@@ -1,7 +1,8 @@
-package main
+package cli
 
 import (
 	"fmt"
+	"github.com/arena-sim/arena/policy"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -15,7 +16,7 @@ type plotFlags struct {
 
 func init() { commands = append(commands, newPlotCmd) }
 
-func newPlotCmd() *cobra.Command {
+func newPlotCmd(reg *policy.Registry) *cobra.Command {
 	var f plotFlags
 	cmd := &cobra.Command{
 		Use:   "plot RESULTS...",

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -23,7 +23,7 @@ type regressFlags struct {
 
 func init() { commands = append(commands, newRegressCmd) }
 
-func newRegressCmd() *cobra.Command {
+func newRegressCmd(reg *policy.Registry) *cobra.Command {
 	var f regressFlags
 	cmd := &cobra.Command{
 		Use:   "regress --golden FILE",
@@ -41,7 +41,7 @@ the golden files with the current results (after an intended change).`,
   arena regress --golden experiments/testdata/golden/fcfs-pai.json --tolerance 0.5%
   arena regress --golden experiments/testdata/golden --update`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runRegress(cmd, f) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runRegress(cmd, reg, f) },
 	}
 	fl := cmd.Flags()
 	fl.StringSliceVar(&f.golden, "golden", nil, "golden summary file(s) or directories of them (required)")
@@ -74,7 +74,7 @@ func goldenFiles(args []string) ([]string, error) {
 	return files, nil
 }
 
-func runRegress(cmd *cobra.Command, f regressFlags) error {
+func runRegress(cmd *cobra.Command, reg *policy.Registry, f regressFlags) error {
 	var override *experiments.Tolerance
 	if cmd.Flags().Changed("tolerance") {
 		tol, err := experiments.ParseTolerance(f.tolerance)
@@ -87,7 +87,6 @@ func runRegress(cmd *cobra.Command, f regressFlags) error {
 	if err != nil {
 		return err
 	}
-	reg := policy.NewRegistry()
 	out := cmd.OutOrStdout()
 	failed := 0
 	for _, file := range files {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -22,7 +22,7 @@ type reproduceFlags struct {
 
 func init() { commands = append(commands, newReproduceCmd) }
 
-func newReproduceCmd() *cobra.Command {
+func newReproduceCmd(reg *policy.Registry) *cobra.Command {
 	var f reproduceFlags
 	cmd := &cobra.Command{
 		Use:   "reproduce [all|" + strings.Join(slices.Concat(experiments.Sections, experiments.ExtraSections), "|") + "]...",
@@ -41,7 +41,7 @@ for 'arena sweep'.`,
 		Example: `  arena reproduce
   arena reproduce philly ablations --out results/paper --resume
   arena reproduce --print-spec load > load.yaml`,
-		RunE: func(cmd *cobra.Command, args []string) error { return runReproduce(cmd, args, f) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runReproduce(cmd, reg, args, f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.out, "out", "reproduce", "directory for runs, summary.parquet, REPORT.md and figures/")
@@ -54,7 +54,7 @@ for 'arena sweep'.`,
 	return cmd
 }
 
-func runReproduce(cmd *cobra.Command, args []string, f reproduceFlags) error {
+func runReproduce(cmd *cobra.Command, reg *policy.Registry, args []string, f reproduceFlags) error {
 	var sections []string
 	for _, a := range args {
 		if a == "all" {
@@ -84,7 +84,7 @@ func runReproduce(cmd *cobra.Command, args []string, f reproduceFlags) error {
 	}
 	stderr := cmd.ErrOrStderr()
 	bar := newRunBar(stderr, !f.quiet && isTerminal(stderr), "reproduce")
-	res, err := experiments.Reproduce(cmd.Context(), policy.NewRegistry(), experiments.ReproduceOptions{
+	res, err := experiments.Reproduce(cmd.Context(), reg, experiments.ReproduceOptions{
 		Out: f.out, Sections: sections, Parallel: f.parallel, Resume: f.resume, RunTimeout: f.runTimeout, Format: f.format, Progress: bar.update,
 	})
 	bar.finish()

@@ -1,7 +1,8 @@
-package main
+package cli
 
 import (
 	"fmt"
+	"github.com/arena-sim/arena/policy"
 	"io"
 	"os"
 	"strings"
@@ -21,7 +22,7 @@ type estimateFlags struct {
 	validate           bool
 }
 
-func newEstimateCmd() *cobra.Command {
+func newEstimateCmd(reg *policy.Registry) *cobra.Command {
 	var f estimateFlags
 	cmd := &cobra.Command{
 		Use:   "estimate",

@@ -1,7 +1,8 @@
-package main
+package cli
 
 import (
 	"fmt"
+	"github.com/arena-sim/arena/policy"
 	"io"
 	"sort"
 	"strings"
@@ -14,7 +15,7 @@ import (
 
 func init() { commands = append(commands, newTraceCmd) }
 
-func newTraceCmd() *cobra.Command {
+func newTraceCmd(reg *policy.Registry) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "trace",
 		Short: "Inspect job traces",

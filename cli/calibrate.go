@@ -1,7 +1,8 @@
-package main
+package cli
 
 import (
 	"fmt"
+	"github.com/arena-sim/arena/policy"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -11,7 +12,7 @@ import (
 
 func init() { commands = append(commands, newCalibrateCmd) }
 
-func newCalibrateCmd() *cobra.Command {
+func newCalibrateCmd(reg *policy.Registry) *cobra.Command {
 	var out string
 	cmd := &cobra.Command{
 		Use:   "calibrate",

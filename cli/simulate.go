@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -32,7 +32,7 @@ type simulateFlags struct {
 
 func init() { commands = append(commands, newSimulateCmd) }
 
-func newSimulateCmd() *cobra.Command {
+func newSimulateCmd(reg *policy.Registry) *cobra.Command {
 	var f simulateFlags
 	cmd := &cobra.Command{
 		Use:   "simulate",
@@ -50,7 +50,7 @@ Philly trace in artifact timing the authors' stored results are printed alongsid
   arena simulate --trace my_trace.csv --cluster my_cluster.yaml --policy fcfs --horizon 7d --out results
   arena simulate --cluster h100-l20 --estimator analytic --gpu-map a100=h100,v100=h100,a40=l20,a10=l20`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runSimulate(cmd, f) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runSimulate(cmd, reg, f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.trace, "trace", "philly", "built-in trace (philly, helios, pai, testbed) or a CSV file in the artifact format")
@@ -71,8 +71,7 @@ Philly trace in artifact timing the authors' stored results are printed alongsid
 	return cmd
 }
 
-func runSimulate(cmd *cobra.Command, f simulateFlags) error {
-	reg := policy.NewRegistry()
+func runSimulate(cmd *cobra.Command, reg *policy.Registry, f simulateFlags) error {
 	timing, err := sim.ParseTiming(f.timing)
 	if err != nil {
 		return fmt.Errorf("--timing: %w", err)

@@ -1,9 +1,10 @@
-package main
+package cli
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/arena-sim/arena/policy"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +15,7 @@ import (
 
 func runCLI(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	root := newRootCmd()
+	root := New(policy.NewRegistry())
 	var out bytes.Buffer
 	root.SetOut(&out)
 	root.SetErr(&out)
