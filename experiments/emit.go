@@ -1,9 +1,12 @@
 package experiments
 
 import (
+	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"text/template"
+	"unicode"
 )
 
 // EmitOptions parameterise the cluster job files EmitSlurm and EmitK8s
@@ -42,11 +45,35 @@ func (o *EmitOptions) defaults() {
 	}
 }
 
-var slurmTemplate = template.Must(template.New("slurm").Parse(`#!/bin/bash
-# Slurm job array for the sweep {{.Spec}} ({{.Runs}} runs in {{.Shards}} shards).
+// templateFuncs quote values for where the templates put them: sh for a
+// POSIX shell word, yq for a YAML scalar (a JSON string is a valid YAML
+// double-quoted scalar). A value is never pasted into a script unquoted:
+// a path like "res; touch X #" must stay one argument.
+var templateFuncs = template.FuncMap{"sh": ShellQuote, "yq": yamlQuote}
+
+// shellSafeRE matches words the shell takes literally.
+var shellSafeRE = regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,-]+$`)
+
+// ShellQuote renders s as one POSIX shell word: unchanged when it holds
+// only characters the shell takes literally, otherwise in single quotes
+// (a single quote inside becomes '\”).
+func ShellQuote(s string) string {
+	if shellSafeRE.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func yamlQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+var slurmTemplate = template.Must(template.New("slurm").Funcs(templateFuncs).Parse(`#!/bin/bash
+# Slurm job array for the sweep {{sh .Spec}} ({{.Runs}} runs in {{.Shards}} shards).
 # Submit:   sbatch {{.Name}}.sbatch
-# Then merge the shards' results into {{.Out}}/summary.parquet:
-#           {{.Binary}} sweep {{.Spec}} --merge --out {{.Out}}
+# Then merge the shards' results into {{sh .Out}}/summary.parquet:
+#           {{sh .Binary}} sweep {{sh .Spec}} --merge --out {{sh .Out}}
 #SBATCH --job-name={{.Name}}
 #SBATCH --array=0-{{.LastShard}}
 #SBATCH --cpus-per-task={{.CPUs}}
@@ -55,15 +82,15 @@ var slurmTemplate = template.Must(template.New("slurm").Parse(`#!/bin/bash
 #SBATCH --output={{.Name}}-%A_%a.log
 set -euo pipefail
 # --resume makes a requeued or restarted task skip the runs it finished.
-srun {{.Binary}} sweep {{.Spec}} --out {{.Out}} --parallel "${SLURM_CPUS_PER_TASK}" \
+srun {{sh .Binary}} sweep {{sh .Spec}} --out {{sh .Out}} --parallel "${SLURM_CPUS_PER_TASK}" \
   --shard "${SLURM_ARRAY_TASK_ID}/${SLURM_ARRAY_TASK_COUNT}" --resume
 `))
 
-var k8sTemplate = template.Must(template.New("k8s").Parse(`# Kubernetes Indexed Job for the sweep {{.Spec}} ({{.Runs}} runs in {{.Shards}} shards).
+var k8sTemplate = template.Must(template.New("k8s").Funcs(templateFuncs).Parse(`# Kubernetes Indexed Job for the sweep {{sh .Spec}} ({{.Runs}} runs in {{.Shards}} shards).
 # The spec must be readable in the image (or mount it); results go to the
-# PersistentVolumeClaim {{.Claim}} at /results.
+# PersistentVolumeClaim {{sh .Claim}} at /results.
 # Apply:  kubectl apply -f {{.Name}}-job.yaml
-# Merge:  {{.Binary}} sweep {{.Spec}} --merge --out <the claim's contents>/{{.Out}}
+# Merge:  {{sh .Binary}} sweep {{sh .Spec}} --merge --out <the claim's contents>/{{sh .Out}}
 apiVersion: batch/v1
 kind: Job
 metadata:
@@ -79,12 +106,10 @@ spec:
       restartPolicy: Never
       containers:
         - name: sweep
-          image: {{.Image}}
+          image: {{yq .Image}}
           command: ["/bin/sh", "-c"]
           args:
-            - >-
-              arena sweep {{.Spec}} --out /results/{{.Out}} --parallel {{.CPUs}}
-              --shard "${JOB_COMPLETION_INDEX}/{{.Shards}}" --resume
+            - {{yq .Command}}
           resources:
             requests: {cpu: "{{.CPUs}}", memory: "{{.CPUs}}Gi"}
             limits: {cpu: "{{.CPUs}}", memory: "{{.CPUs}}Gi"}
@@ -92,13 +117,20 @@ spec:
             - {name: results, mountPath: /results}
       volumes:
         - name: results
-          persistentVolumeClaim: {claimName: {{.Claim}}}
+          persistentVolumeClaim: {claimName: {{yq .Claim}}}
 `))
 
 // Emit renders the Slurm sbatch script ("slurm") or the Kubernetes Indexed
 // Job manifest ("k8s") that runs a sweep as opt.Shards shards.
 func Emit(kind string, opt EmitOptions) (string, error) {
 	opt.defaults()
+	// Comments in the script and manifest show the values too: a line
+	// break would end the comment and start a command.
+	for _, v := range []struct{ flag, val string }{{"spec path", opt.Spec}, {"--out", opt.Out}, {"binary", opt.Binary}, {"--image", opt.Image}, {"--claim", opt.Claim}} {
+		if i := strings.IndexFunc(v.val, unicode.IsControl); i >= 0 {
+			return "", fmt.Errorf("--emit: %s %q contains a control character (byte %d); a job script cannot carry it safely", v.flag, v.val, i)
+		}
+	}
 	t := slurmTemplate
 	switch kind {
 	case "slurm":
@@ -111,7 +143,9 @@ func Emit(kind string, opt EmitOptions) (string, error) {
 	data := struct {
 		EmitOptions
 		LastShard int
-	}{opt, opt.Shards - 1}
+		Command   string // the container's shell command (k8s)
+	}{opt, opt.Shards - 1, fmt.Sprintf(`arena sweep %s --out %s --parallel %d --shard "${JOB_COMPLETION_INDEX}/%d" --resume`,
+		ShellQuote(opt.Spec), ShellQuote("/results/"+opt.Out), opt.CPUs, opt.Shards)}
 	if err := t.Execute(&b, data); err != nil {
 		return "", err
 	}

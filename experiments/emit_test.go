@@ -1,0 +1,95 @@
+package experiments
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// hostileValues are paths and names a careless or hostile user might pass.
+var hostileValues = []string{"res; touch X #", "a b", "it's", `$(touch X)`, "`touch X`", `"q"`, "*", "~/x", "-x", "a\\b", "ünï"}
+
+// TestEmitQuotesForTheShell runs the generated sbatch script's command
+// line with bash (the oracle), with srun replaced by a function that prints
+// its arguments: each hostile --out and spec path must arrive as exactly
+// one argument, unchanged, and nothing else may run.
+func TestEmitQuotesForTheShell(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	for _, v := range hostileValues {
+		text, err := Emit("slurm", EmitOptions{Spec: v + ".yaml", Out: v, Shards: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Keep the script from its srun line on; define the environment it expects.
+		i := strings.Index(text, "srun ")
+		script := `srun() { printf '%s\0' "$@"; }; SLURM_CPUS_PER_TASK=2 SLURM_ARRAY_TASK_ID=0 SLURM_ARRAY_TASK_COUNT=2; cd "$1"; ` + text[i:]
+		dir := t.TempDir()
+		out, err := exec.Command(bash, "-c", script, "bash", dir).Output()
+		if err != nil {
+			t.Fatalf("%q: %v\n%s", v, err, text)
+		}
+		args := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+		want := []string{"arena", "sweep", v + ".yaml", "--out", v, "--parallel", "2", "--shard", "0/2", "--resume"}
+		if strings.Join(args, "\x00") != strings.Join(want, "\x00") {
+			t.Errorf("%q: srun got %q, want %q", v, args, want)
+		}
+		if ls, _ := exec.Command("ls", dir).Output(); len(ls) != 0 {
+			t.Errorf("%q: the script created %s", v, ls)
+		}
+	}
+	if _, err := Emit("slurm", EmitOptions{Spec: "s.yaml", Out: "a\nrm -rf ~"}); err == nil {
+		t.Error("a line break in --out accepted (it would end the script's comment line)")
+	}
+}
+
+// TestEmitQuotesForYAML decodes the manifest with a YAML parser (the
+// oracle) and checks the hostile image, claim and container command come
+// back unchanged; the command is then run by sh with a stub arena.
+func TestEmitQuotesForYAML(t *testing.T) {
+	for _, v := range append(hostileValues, "img: {x}", "- [a]", "#x", "a: b\nc: d"[:4]) {
+		text, err := Emit("k8s", EmitOptions{Spec: "s.yaml", Out: v, Image: v, Claim: v, Shards: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct {
+			Spec struct {
+				Template struct {
+					Spec struct {
+						Containers []struct {
+							Image string   `yaml:"image"`
+							Args  []string `yaml:"args"`
+						} `yaml:"containers"`
+						Volumes []struct {
+							PVC struct {
+								Claim string `yaml:"claimName"`
+							} `yaml:"persistentVolumeClaim"`
+						} `yaml:"volumes"`
+					} `yaml:"spec"`
+				} `yaml:"template"`
+			} `yaml:"spec"`
+		}
+		if err := yaml.Unmarshal([]byte(text), &m); err != nil {
+			t.Fatalf("%q: not YAML: %v\n%s", v, err, text)
+		}
+		ps := m.Spec.Template.Spec
+		if len(ps.Containers) != 1 || ps.Containers[0].Image != v || len(ps.Volumes) != 1 || ps.Volumes[0].PVC.Claim != v || len(ps.Containers[0].Args) != 1 {
+			t.Fatalf("%q: decoded %+v", v, ps)
+		}
+		script := `arena() { printf '%s\0' "$@"; }; JOB_COMPLETION_INDEX=1; cd "$1"; ` + ps.Containers[0].Args[0]
+		dir := t.TempDir()
+		out, err := exec.Command("sh", "-c", script, "sh", dir).Output()
+		if err != nil {
+			t.Fatalf("%q: %v", v, err)
+		}
+		args := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+		want := []string{"sweep", "s.yaml", "--out", "/results/" + v, "--parallel", "2", "--shard", "1/3", "--resume"}
+		if strings.Join(args, "\x00") != strings.Join(want, "\x00") {
+			t.Errorf("%q: arena got %q, want %q", v, args, want)
+		}
+	}
+}
