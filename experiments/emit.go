@@ -1,9 +1,7 @@
 package experiments
 
 import (
-	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"text/template"
 	"unicode"
@@ -49,25 +47,7 @@ func (o *EmitOptions) defaults() {
 // POSIX shell word, yq for a YAML scalar (a JSON string is a valid YAML
 // double-quoted scalar). A value is never pasted into a script unquoted:
 // a path like "res; touch X #" must stay one argument.
-var templateFuncs = template.FuncMap{"sh": ShellQuote, "yq": yamlQuote}
-
-// shellSafeRE matches words the shell takes literally.
-var shellSafeRE = regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,-]+$`)
-
-// ShellQuote renders s as one POSIX shell word: unchanged when it holds
-// only characters the shell takes literally, otherwise in single quotes
-// (a single quote inside becomes '\”).
-func ShellQuote(s string) string {
-	if shellSafeRE.MatchString(s) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-func yamlQuote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
+var templateFuncs = template.FuncMap{"sh": ShellQuote, "yq": YAMLQuote}
 
 var slurmTemplate = template.Must(template.New("slurm").Funcs(templateFuncs).Parse(`#!/bin/bash
 # Slurm job array for the sweep {{sh .Spec}} ({{.Runs}} runs in {{.Shards}} shards).
