@@ -11,7 +11,7 @@ var shellSafeRE = regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,-]+$`)
 
 // ShellQuote renders s as one POSIX shell word: unchanged when it holds
 // only characters the shell takes literally, otherwise in single quotes
-// (a single quote inside becomes '\”).
+// (each single quote inside is closed, escaped and reopened: quote, backslash, quote, quote).
 func ShellQuote(s string) string {
 	if shellSafeRE.MatchString(s) {
 		return s
