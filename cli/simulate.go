@@ -167,6 +167,17 @@ func runSimulate(cmd *cobra.Command, reg *policy.Registry, f simulateFlags) erro
 	}
 	warnMissingTypes(stderr, outcomes[0])
 	printSummaries(cmd.OutOrStdout(), outcomes, timing == sim.Artifact && f.trace == "philly" && !f.noReference && outcomes[0].Summary.Rounds == 2000 && f.cluster == "paper-1280")
+	if timing == sim.Artifact && f.trace == "pai" && !f.noReference && outcomes[0].Summary.Rounds == 500 && f.cluster == "paper-1280" {
+		// The authors' PAI runs are stored as per-round digests only.
+		for _, o := range outcomes {
+			if ref, err := experiments.ReferenceDigest("pai", o.Summary.Policy); err == nil {
+				if d, err := sim.CompareDigests(ref, o.Result.DigestCSV()); err == nil {
+					fmt.Fprintf(cmd.OutOrStdout(), "\n%s per-round digest vs the authors' run: %s", o.Summary.Policy, d)
+				}
+			}
+		}
+		fmt.Fprintln(cmd.OutOrStdout())
+	}
 	if f.out != "" {
 		fmt.Fprintf(cmd.OutOrStdout(), "\nresults written to %s/<policy>/ (jobs.parquet, timeline.parquet, rounds.csv, summary.json)\n", f.out)
 	}
@@ -306,7 +317,7 @@ func printSummaries(w io.Writer, outcomes []*experiments.Outcome, withReference 
 	printArenaRatios(w, outcomes)
 	if withReference {
 		for _, o := range outcomes {
-			if ref, err := experiments.ReferenceDigest(o.Summary.Policy); err == nil {
+			if ref, err := experiments.ReferenceDigest(o.Summary.Trace, o.Summary.Policy); err == nil {
 				if d, err := sim.CompareDigests(ref, o.Result.DigestCSV()); err == nil {
 					fmt.Fprintf(w, "\n%s per-round digest vs the authors' run: %s", o.Summary.Policy, d)
 				}

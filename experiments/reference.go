@@ -58,13 +58,14 @@ func Reference(policyName string) (ReferenceRun, bool) {
 	return r, ok
 }
 
-// ReferenceDigest returns the authors' per-round digest CSV of a Philly run
-// (fcfs, arena, arena-ns, arena-ddl, elasticflow-ls), as produced by their
-// simulator at the ae-eurosys head.
-func ReferenceDigest(policyName string) ([]byte, error) {
-	b, err := referenceDigests.ReadFile("data/reference/philly_" + policyName + "_rounds.csv")
+// ReferenceDigest returns the authors' per-round digest CSV of a run on a
+// built-in trace, as produced by their simulator at the ae-eurosys head:
+// Philly (fcfs, arena, arena-ns, arena-ddl, elasticflow-ls; 2000 rounds)
+// and PAI (fcfs, arena, elasticflow-ls; 500 rounds), both on paper-1280.
+func ReferenceDigest(trace, policyName string) ([]byte, error) {
+	b, err := referenceDigests.ReadFile("data/reference/" + trace + "_" + policyName + "_rounds.csv")
 	if err != nil {
-		return nil, fmt.Errorf("no reference digest for policy %q", policyName)
+		return nil, fmt.Errorf("no reference digest for policy %q on trace %q", policyName, trace)
 	}
 	return b, nil
 }

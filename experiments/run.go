@@ -58,13 +58,16 @@ var builtinRounds = map[string]int{"philly": 2000, "helios": 500, "pai": 500}
 
 // DefaultRounds is the artifact's default run length for a trace: the
 // paper's value for its traces, otherwise (first digit of the chunk count
-// + 1)·10^(digits − 1) as the artifact computes it.
+// + 1)·10^(digits − 1) as the artifact computes it. The chunk count spans
+// the earliest to the latest submission, whatever the row order (the
+// artifact takes the first row as the start; on a sorted trace they agree).
 func DefaultRounds(t *traces.Trace) int {
 	if r, ok := builtinRounds[t.Name]; ok {
 		return r
 	}
 	t0, last := float64(t.Jobs[0].Submit), float64(t.Jobs[0].Submit)
 	for _, j := range t.Jobs {
+		t0 = math.Min(t0, float64(j.Submit))
 		last = math.Max(last, float64(j.Submit))
 	}
 	chunks := int(math.Max(0, math.Ceil((last-t0)/300)-1)) + 1

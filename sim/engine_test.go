@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -267,4 +268,105 @@ func TestExactNoProgressWhileSuspended(t *testing.T) {
 	if got, want := res.Jobs[0].Finish, 1000+600+2956.0; !near(got, want) {
 		t.Errorf("finish %v, want %v", got, want)
 	}
+}
+
+// TestExactLateArrivalsArePending: a job submitted after the last decision
+// but before the horizon is pending at the end (in the queue, with its
+// queueing time counted up to the horizon), and the end-of-run check holds.
+// Hand-worked: 2 rounds of 300 s from T0 = 1000, so the horizon is 1600; the
+// job submitted at 1450 waits 150 s.
+func TestExactLateArrivalsArePending(t *testing.T) {
+	cfg := baseConfig(t, Exact, 2)
+	specs := []JobSpec{
+		{ID: 0, Name: "j0", Submit: 1000, Workload: gpt13b(t), Iterations: 500, GPU: "a100", GPUs: 2},
+		{ID: 1, Name: "j1", Submit: 1450, Workload: gpt13b(t), Iterations: 500, GPU: "a100", GPUs: 2},
+	}
+	res, err := Run(context.Background(), cfg, &scripted{}, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Jobs[1]; got.State != "pending" || got.Queueing != 150 {
+		t.Errorf("late arrival: state %s, queueing %v s; want pending, 150", got.State, got.Queueing)
+	}
+	if got := res.Jobs[0].Queueing; got != 600 {
+		t.Errorf("first job queueing %v s, want 600", got)
+	}
+}
+
+// TestOutOfOrderSubmissions: exact timing starts at the earliest submission
+// whatever the row order, and hands arrivals to the policy in submission
+// order; artifact timing keeps the artifact's walk (T0 = first row, a row
+// never goes to a chunk before the previous row's; ARENA.md §6).
+func TestOutOfOrderSubmissions(t *testing.T) {
+	w := gpt13b(t)
+	specs := []JobSpec{
+		{ID: 0, Name: "late", Submit: 1700, Workload: w, Iterations: 500, GPU: "a100", GPUs: 2},
+		{ID: 1, Name: "early", Submit: 1000, Workload: w, Iterations: 500, GPU: "a100", GPUs: 2},
+		{ID: 2, Name: "next", Submit: 1100, Workload: w, Iterations: 500, GPU: "a100", GPUs: 2},
+	}
+	t.Run("exact", func(t *testing.T) {
+		var seen [][]JobID
+		p := &scripted{hook: func(v *View) {
+			var ids []JobID
+			for _, j := range v.Arrivals {
+				ids = append(ids, j.Spec.ID)
+			}
+			seen = append(seen, ids)
+		}}
+		res, err := Run(context.Background(), baseConfig(t, Exact, 4), p, specs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Start != 1000 {
+			t.Errorf("T0 = %v, want the earliest submission 1000", res.Start)
+		}
+		// Rounds at 1000, 1300, 1600, 1900: arrivals [1], [2], [], [0].
+		want := [][]JobID{{1}, {2}, nil, {0}}
+		if len(seen) != 4 || !slices.Equal(seen[0], want[0]) || !slices.Equal(seen[1], want[1]) || len(seen[2]) != 0 || !slices.Equal(seen[3], want[3]) {
+			t.Errorf("arrivals per round %v, want %v", seen, want)
+		}
+	})
+	t.Run("artifact", func(t *testing.T) {
+		var seen [][]JobID
+		p := &scripted{hook: func(v *View) {
+			var ids []JobID
+			for _, j := range v.Arrivals {
+				ids = append(ids, j.Spec.ID)
+			}
+			seen = append(seen, ids)
+		}}
+		res, err := Run(context.Background(), baseConfig(t, Artifact, 4), p, specs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Start != 1700 {
+			t.Errorf("T0 = %v, want the first row's 1700", res.Start)
+		}
+		// All three in chunk 0: the first row defines T0, the others are earlier.
+		if len(seen) == 0 || !slices.Equal(seen[0], []JobID{0, 1, 2}) {
+			t.Errorf("arrivals per round %v, want all three in round 0", seen)
+		}
+	})
+	t.Run("artifact chunk walk", func(t *testing.T) {
+		walk := []JobSpec{
+			{ID: 0, Name: "a", Submit: 1000, Workload: w, Iterations: 500, GPU: "a100", GPUs: 2},
+			{ID: 1, Name: "b", Submit: 1650, Workload: w, Iterations: 500, GPU: "a100", GPUs: 2}, // chunk 2
+			{ID: 2, Name: "c", Submit: 1350, Workload: w, Iterations: 500, GPU: "a100", GPUs: 2}, // formula: chunk 1; walk: 2
+			{ID: 3, Name: "d", Submit: 1950, Workload: w, Iterations: 500, GPU: "a100", GPUs: 2}, // chunk 3
+		}
+		var seen [][]JobID
+		p := &scripted{hook: func(v *View) {
+			var ids []JobID
+			for _, j := range v.Arrivals {
+				ids = append(ids, j.Spec.ID)
+			}
+			seen = append(seen, ids)
+		}}
+		if _, err := Run(context.Background(), baseConfig(t, Artifact, 4), p, walk); err != nil {
+			t.Fatal(err)
+		}
+		if len(seen) != 4 || !slices.Equal(seen[0], []JobID{0}) || len(seen[1]) != 0 || !slices.Equal(seen[2], []JobID{1, 2}) || !slices.Equal(seen[3], []JobID{3}) {
+			t.Errorf("arrivals per round %v, want [[0] [] [1 2] [3]]", seen)
+		}
+	})
 }

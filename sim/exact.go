@@ -126,6 +126,14 @@ func (e *engine) runExact(ctx context.Context) error {
 				e.closeWindow(r-1, busy)
 			}
 			if ev.kind == evHorizon {
+				// Jobs that arrived after the last decision join the
+				// pending queue's end, as they would have at the next one.
+				for _, j := range e.arrived {
+					if j.Status == Pending && !containsJob(e.pending, j) {
+						e.pending = append(e.pending, j)
+					}
+				}
+				e.arrived = nil
 				return nil
 			}
 			e.round = r

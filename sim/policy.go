@@ -77,7 +77,8 @@ type View struct {
 	Running []*Job
 	// Pending lists waiting jobs in pending-queue order. Arrivals are not in it.
 	Pending []*Job
-	// Arrivals are the jobs submitted since the last decision, in trace order.
+	// Arrivals are the jobs submitted since the last decision: in submission
+	// order, ties in trace order (exact); in trace order (artifact).
 	// Those the policy neither starts nor drops join the pending queue's end.
 	Arrivals []*Job
 	// Ended are the jobs that finished since the last decision.

@@ -59,7 +59,7 @@ type Result struct {
 	Rounds          int
 	RoundLength     Duration
 	Types           []string
-	Start           Time // T0, the first job's submission time
+	Start           Time // T0: the earliest submission (exact), the first row's (artifact)
 	Submitted       int  // jobs that arrived within the horizon
 
 	Jobs     []JobRecord

@@ -117,7 +117,7 @@ func TestPhillyParity(t *testing.T) {
 			if !c.digest {
 				return
 			}
-			refDigest, err := experiments.ReferenceDigest(c.policy)
+			refDigest, err := experiments.ReferenceDigest("philly", c.policy)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -63,7 +63,7 @@ func TestPhillyParity(t *testing.T) {
 	if !within(s.MeanJCT, wantMeanJCT, 1e-6) {
 		t.Errorf("mean JCT = %.4f, the authors' head gives %.2f", s.MeanJCT, wantMeanJCT)
 	}
-	ref, err := experiments.ReferenceDigest("elasticflow-ls")
+	ref, err := experiments.ReferenceDigest("philly", "elasticflow-ls")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ func TestPhillyArtifactParity(t *testing.T) {
 	if thrSame != len(ref.Thr) {
 		t.Errorf("%d of %d per-round throughputs equal the stored ones", thrSame, len(ref.Thr))
 	}
-	digest, err := experiments.ReferenceDigest("fcfs")
+	digest, err := experiments.ReferenceDigest("philly", "fcfs")
 	if err != nil {
 		t.Fatal(err)
 	}
