@@ -28,6 +28,7 @@ fuzz:
 	$(GO) test ./traces -run '^$$' -fuzz FuzzReadArenaCSV -fuzztime 30s
 	$(GO) test ./experiments -run '^$$' -fuzz FuzzParseSpec -fuzztime 30s
 	$(GO) test ./sim -run '^$$' -fuzz FuzzParseClusterSpec -fuzztime 30s
+	$(GO) test ./policy -run '^$$' -fuzz FuzzParse -fuzztime 30s
 
 clean:
 	rm -rf bin results

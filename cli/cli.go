@@ -17,7 +17,7 @@ import (
 // from its main function:
 //
 //	reg := policy.NewRegistry()
-//	reg.Add(policy.Entry{Name: "mine", ...})
+//	if err := reg.Register(policy.Entry{Name: "mine", ...}); err != nil { ... }
 //	cli.Main(reg)
 func Main(reg *policy.Registry) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -39,7 +40,13 @@ func newSimulateCmd(reg *policy.Registry) *cobra.Command {
 		Short: "Run one trace on one cluster under one or more policies and compare them",
 		Long: `simulate replays a trace against each policy given and prints a side-by-side
 summary. With --out DIR each policy's results go to DIR/<policy>/: jobs.parquet,
-timeline.parquet, rounds.csv (per-round digest) and summary.json.
+timeline.parquet, rounds.csv (per-round digest) and summary.json (<policy> is the
+policy string with characters other than letters, digits, '_', '+', '-' and '='
+replaced by '_'; summary.json keeps the string itself).
+
+A policy is a registered name ('arena policies'), a name with options such as
+'tiresias(queues=3,threshold=16h)', or 'exec:COMMAND', a policy in any language
+that speaks the JSON-lines protocol of docs/writing-a-policy.md.
 
 Timing modes: "exact" integrates progress between events (a job finishes at its
 exact completion time); "artifact" reproduces the Arena artifact's round-based
@@ -48,13 +55,15 @@ Philly trace in artifact timing the authors' stored results are printed alongsid
 		Example: `  arena simulate
   arena simulate --trace philly --policy fcfs --timing artifact --rounds 2000
   arena simulate --trace my_trace.csv --cluster my_cluster.yaml --policy fcfs --horizon 7d --out results
-  arena simulate --cluster h100-l20 --estimator analytic --gpu-map a100=h100,v100=h100,a40=l20,a10=l20`,
+  arena simulate --cluster h100-l20 --estimator analytic --gpu-map a100=h100,v100=h100,a40=l20,a10=l20
+  arena simulate --policy 'tiresias,tiresias(queues=3,threshold=4h)' --rounds 500
+  arena simulate --policy 'fcfs,exec:python3 examples/python/fifo.py' --rounds 500`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSimulate(cmd, reg, f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.trace, "trace", "philly", "built-in trace (philly, helios, pai, testbed) or a CSV file in the artifact format")
-	fl.StringVar(&f.policies, "policy", "", "comma-separated policies (default: arena and fcfs, those registered); see 'arena policies'")
+	fl.StringVar(&f.policies, "policy", "", "comma-separated policies, each name, name(key=value,…) or exec:COMMAND (default: arena and fcfs, those registered); see 'arena policies'")
 	fl.StringVar(&f.cluster, "cluster", "paper-1280", "built-in cluster ("+strings.Join(sim.BuiltinClusterNames(), ", ")+") or a YAML/JSON spec file")
 	fl.StringVar(&f.timing, "timing", "exact", "timing mode: exact or artifact")
 	fl.IntVar(&f.rounds, "rounds", 0, "scheduling rounds of 300 s to simulate (default: the trace's, 2000 for philly, 500 for helios and pai)")
@@ -100,12 +109,20 @@ func runSimulate(cmd *cobra.Command, reg *policy.Registry, f simulateFlags) erro
 			}
 		}
 	} else {
-		for _, n := range strings.Split(f.policies, ",") {
-			e, err := reg.Lookup(n)
+		items, err := policy.SplitList(f.policies)
+		if err != nil {
+			return fmt.Errorf("--policy: %w", err)
+		}
+		for _, it := range items {
+			ps, err := reg.Parse(it)
 			if err != nil {
 				return fmt.Errorf("--policy: %w", err)
 			}
-			names = append(names, e.Name)
+			if n := ps.String(); slices.Contains(names, n) {
+				return fmt.Errorf("--policy: %s given twice", n)
+			} else {
+				names = append(names, n)
+			}
 		}
 	}
 	stderr := cmd.ErrOrStderr()
@@ -159,7 +176,7 @@ func runSimulate(cmd *cobra.Command, reg *policy.Registry, f simulateFlags) erro
 	sim.PadMeans(sums, jcts)
 	if f.out != "" {
 		for _, o := range outcomes {
-			dir := filepath.Join(f.out, o.Summary.Policy)
+			dir := filepath.Join(f.out, experiments.PolicyDir(o.Summary.Policy))
 			if err := sim.WriteDir(dir, o.Result, o.Summary); err != nil {
 				return err
 			}

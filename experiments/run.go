@@ -17,7 +17,9 @@ import (
 type Run struct {
 	Trace   string // built-in name or CSV path
 	Cluster string // built-in name or spec path
-	Policy  string
+	// Policy is a policy string: "name", "name(key=value,…)" or
+	// "exec:COMMAND" (policy.Registry.Parse).
+	Policy string
 	Timing  sim.Timing
 	// Rounds of 300 s; 0 means the trace's default (DefaultRounds).
 	Rounds int
@@ -104,17 +106,18 @@ func Execute(ctx context.Context, reg Policies, r Run) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	entry, err := reg.Lookup(r.Policy)
+	ps, err := policy.ParseWith(reg.Lookup, r.Policy)
 	if err != nil {
 		return nil, err
 	}
+	entry := ps.Entry
 	src, err := SourceFor(r.Estimator)
 	if err != nil {
 		return nil, err
 	}
-	p, err := entry.New(policy.Options{Cluster: cluster, Source: src, Timing: r.Timing})
+	p, err := entry.New(policy.Options{Cluster: cluster, Source: src, Timing: r.Timing, Values: ps.Values})
 	if err != nil {
-		return nil, fmt.Errorf("policy %s: %w", entry.Name, err)
+		return nil, fmt.Errorf("policy %s: %w", ps, err)
 	}
 	if r.Rounds <= 0 {
 		r.Rounds = DefaultRounds(tr)
@@ -140,6 +143,9 @@ func Execute(ctx context.Context, reg Policies, r Run) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Results record the whole policy string (options included), so two
+	// runs of one policy with different options stay apart.
+	res.Policy = ps.String()
 	if r.Estimator == "" {
 		r.Estimator = "profiledb"
 	}

@@ -16,6 +16,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/traces"
 )
@@ -27,7 +28,8 @@ import (
 //	name: philly                 # used in messages and reports
 //	traces: [philly]             # built-in names or CSV paths (relative to the spec)
 //	clusters: [paper-1280]       # built-in names or YAML/JSON paths
-//	policies: [arena, "*", "!arena-*"]  # names, globs, "!glob" excludes
+//	policies: [arena, "*", "!arena-*"]  # names, globs, "!glob" excludes,
+//	                             # "tiresias(queues=3)", "exec:python3 p.py"
 //	skip_missing: true           # skip named policies not registered (else an error)
 //	timing: [artifact, exact]
 //	rounds: 2000                 # or horizon: 7d (default: the trace's own)
@@ -365,7 +367,7 @@ func (s *Spec) Expand(reg Policies) (*Plan, error) {
 						for _, est := range s.Estimators {
 							group := groupKey(traceNames[ti], clusterNames[ci], timing, s.Rounds, density, seed, est)
 							for _, p := range policies {
-								key := sanitizeKey(p) + "." + group
+								key := PolicyDir(p) + "." + group
 								if seen[key] {
 									return nil, fail("traces", fmt.Errorf("two runs would share the name %q (two traces or clusters with the same file name?)", key))
 								}
@@ -411,8 +413,19 @@ var unsafeKeyRE = regexp.MustCompile(`[^A-Za-z0-9_+-]+`)
 
 func sanitizeKey(s string) string { return unsafeKeyRE.ReplaceAllString(s, "_") }
 
-// ResolvePolicies turns a policy list into registered names in order.
-// Entries are names or aliases, globs ("arena-*", "*") over the
+// PolicyDir is a policy string made safe as a directory name: every run of
+// characters other than letters, digits, '_', '+', '-' and '=' becomes '_'
+// ("tiresias(queues=3)" → "tiresias_queues=3", "exec:python3 p.py" →
+// "exec_python3_p_py"). A plain registered name is unchanged.
+func PolicyDir(p string) string {
+	return strings.Trim(policyDirRE.ReplaceAllString(p, "_"), "_")
+}
+
+var policyDirRE = regexp.MustCompile(`[^A-Za-z0-9_+=-]+`)
+
+// ResolvePolicies turns a policy list into canonical policy strings in
+// order. Entries are names or aliases, policy strings with options
+// ("tiresias(queues=3,threshold=16h)", "exec:python3 my_policy.py"), globs ("arena-*", "*") over the
 // registered names, or "!glob" to remove names matched so far. A named
 // policy that is not registered is an error, or, with skipMissing, a note
 // (so a spec can list policies that have not landed yet).
@@ -426,7 +439,7 @@ func ResolvePolicies(reg Policies, patterns []string, skipMissing bool) (names, 
 			names = slices.DeleteFunc(names, func(n string) bool { m, _ := path.Match(ex, n); return m })
 			continue
 		}
-		if strings.ContainsAny(pat, "*?[") {
+		if strings.ContainsAny(pat, "*?[") && !strings.ContainsAny(pat, "(:") {
 			if _, err := path.Match(pat, ""); err != nil {
 				return nil, nil, fmt.Errorf("%q: bad pattern: %w", pat, err)
 			}
@@ -444,16 +457,17 @@ func ResolvePolicies(reg Policies, patterns []string, skipMissing bool) (names, 
 			}
 			continue
 		}
-		e, lerr := reg.Lookup(pat)
-		if lerr != nil {
-			if skipMissing {
+		ps, perr := policy.ParseWith(reg.Lookup, pat)
+		if perr != nil {
+			var oe *policy.OptionError
+			if skipMissing && !errors.As(perr, &oe) {
 				notes = append(notes, fmt.Sprintf("policy %q is not registered yet; its runs are skipped", pat))
 				continue
 			}
-			return nil, nil, lerr
+			return nil, nil, perr
 		}
-		if !slices.Contains(names, e.Name) {
-			names = append(names, e.Name)
+		if n := ps.String(); !slices.Contains(names, n) {
+			names = append(names, n)
 		}
 	}
 	if len(names) == 0 && !skipMissing {

@@ -239,3 +239,31 @@ func TestSpecPathsAreRelativeToTheSpecFile(t *testing.T) {
 		t.Errorf("summary %s/%d rounds, timeline %d rows, types %v", r.Summary.Cluster, r.Summary.Rounds, len(r.Timeline), r.Types)
 	}
 }
+
+// Policy strings with options in a spec: each list item is one policy; its
+// canonical form names the runs; a bad option is an error naming the spec
+// line, the policy and the key, even with skip_missing.
+func TestSpecPolicyOptions(t *testing.T) {
+	src := "policies: [tiresias, 'tiresias(queues=3, threshold=4h)', 'TIRESIAS(queues=2)']\ntraces: testbed\nclusters: testbed-64\ntiming: exact\nrounds: 5\n"
+	s, err := ParseSpec("s.yaml", "", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := s.Expand(policy.NewRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range plan.Runs {
+		got = append(got, r.Run.Policy+" → "+r.Key)
+	}
+	want := []string{"tiresias → tiresias.testbed.testbed-64.exact.r5.d1.s0", "tiresias(queues=3,threshold=4h) → tiresias_queues=3_threshold=4h.testbed.testbed-64.exact.r5.d1.s0"}
+	if !slices.Equal(got, want) {
+		t.Errorf("runs %q, want %q (the default-valued duplicate folds into tiresias)", got, want)
+	}
+	bad, _ := ParseSpec("s.yaml", "", []byte("skip_missing: true\npolicies: ['tiresias(queus=3)']\ntraces: testbed\nclusters: testbed-64\ntiming: exact\n"))
+	_, err = bad.Expand(policy.NewRegistry())
+	if err == nil || !strings.Contains(err.Error(), "s.yaml:2") || !strings.Contains(err.Error(), "policy tiresias: option queus") {
+		t.Errorf("bad option: %v", err)
+	}
+}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
 )
 
@@ -112,7 +113,7 @@ func RunSweep(ctx context.Context, reg Policies, plan *Plan, opt SweepOptions) (
 	}
 	// Longest runs first: the sweep's wall time is then close to its
 	// total work divided by the workers, not one long run started last.
-	slices.SortStableFunc(todo, func(a, b PlannedRun) int { return cmp.Compare(EstimatedCost(b.Run), EstimatedCost(a.Run)) })
+	slices.SortStableFunc(todo, func(a, b PlannedRun) int { return cmp.Compare(EstimatedCost(reg, b.Run), EstimatedCost(reg, a.Run)) })
 	workers := opt.Parallel
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -394,9 +395,10 @@ func copyRunDir(src, dst string) error {
 var ErrNoRuns = errors.New("no runs: every policy of the spec is unregistered")
 
 // EstimatedCost ranks runs by expected run time, for scheduling only:
-// rounds × load density × a policy factor (Arena and the ILP baselines
-// search far more per round than the queue-based policies).
-func EstimatedCost(r Run) float64 {
+// rounds × load density × the policy entry's relative decision cost
+// (Entry.Cost: Arena and the ILP baselines search far more per round than
+// the queue-based policies). An unknown policy counts as cost 1.
+func EstimatedCost(reg Policies, r Run) float64 {
 	rounds := float64(r.Rounds)
 	if rounds <= 0 {
 		rounds = 500
@@ -405,11 +407,8 @@ func EstimatedCost(r Run) float64 {
 		}
 	}
 	factor := 1.0
-	switch {
-	case strings.HasPrefix(r.Policy, "arena"), r.Policy == "gavel", r.Policy == "sia":
-		factor = 30
-	case strings.HasPrefix(r.Policy, "elasticflow"):
-		factor = 3
+	if ps, err := policy.ParseWith(reg.Lookup, r.Policy); err == nil && ps.Entry.Cost > 0 {
+		factor = ps.Entry.Cost
 	}
 	return rounds * max(density(r.Density), 0.25) * factor
 }

@@ -26,15 +26,29 @@ type Options struct {
 	// Source provides the estimator views a policy decides with.
 	Source estimator.Source
 	Timing sim.Timing
+	// Values are the policy's option values (Entry.Options), typed, with
+	// the defaults filled in.
+	Values Values
 }
 
 // Entry describes one registered policy.
 type Entry struct {
-	Name     string
-	Aliases  []string
-	Doc      string
+	// Name is the canonical name: lower case, no spaces, commas,
+	// parentheses or colons. Aliases are other accepted names.
+	Name    string
+	Aliases []string
+	// Doc is a one-line description for 'arena policies'.
+	Doc string
+	// Options the policy accepts, as name(key=value,…).
+	Options []Option
+	// Overhead is the reconfiguration cost the engine charges the policy.
 	Overhead sim.Overhead
-	New      func(Options) (sim.Policy, error)
+	// Cost is the relative wall-clock cost of one of its decisions (1 = a
+	// queue-based policy such as fcfs; 0 means 1). Sweeps start the most
+	// expensive runs first; it never affects a result.
+	Cost float64
+	// New builds a policy for one run.
+	New func(Options) (sim.Policy, error)
 }
 
 // Registry maps names and aliases to entries.
@@ -46,7 +60,7 @@ type Registry struct {
 // NewRegistry returns the registry of every built-in policy.
 func NewRegistry() *Registry {
 	r := &Registry{byName: map[string]int{}}
-	r.Add(Entry{
+	r.mustRegister(Entry{
 		Name: "fcfs", Doc: "first-come-first-served on the requested GPUs, head-of-line blocking per type, no preemption",
 		Overhead: FullSearchOverhead,
 		New: func(o Options) (sim.Policy, error) {
@@ -56,28 +70,68 @@ func NewRegistry() *Registry {
 	// Each family of policies registers itself from its own file.
 	for _, add := range [][]Entry{arenaEntries(), baselineEntries(), ilpEntries()} {
 		for _, e := range add {
-			r.Add(e)
+			r.mustRegister(e)
 		}
 	}
 	return r
 }
 
-// Add registers e; it panics on a duplicate name (a programming error).
-func (r *Registry) Add(e Entry) {
-	for _, n := range append([]string{e.Name}, e.Aliases...) {
-		if _, dup := r.byName[n]; dup {
-			panic("policy: duplicate name " + n)
+// Register adds e to the registry, so that every command of a CLI built on
+// it (cli.New) accepts e.Name. It fails on a name or alias already taken, a
+// name that a policy string could not carry, an option declared twice or
+// with a bad default, and a missing constructor; r is then unchanged.
+func (r *Registry) Register(e Entry) error {
+	if e.New == nil {
+		return fmt.Errorf("policy %q: Entry.New is nil", e.Name)
+	}
+	names := append([]string{e.Name}, e.Aliases...)
+	for _, n := range names {
+		if n == "" || n != strings.ToLower(n) || strings.ContainsAny(n, " \t,()=:'\"*?[]!") {
+			return fmt.Errorf("policy %q: name %q: want lower case without spaces, commas, parentheses, colons, quotes or glob characters", e.Name, n)
 		}
+		if _, dup := r.byName[n]; dup {
+			return fmt.Errorf("policy %q: name %q is already registered", e.Name, n)
+		}
+	}
+	seen := map[string]bool{}
+	for _, o := range e.Options {
+		if o.Name == "" || o.Name != strings.ToLower(o.Name) || strings.ContainsAny(o.Name, " \t,()=:'\"") {
+			return fmt.Errorf("policy %q: option name %q: want lower case without spaces or punctuation", e.Name, o.Name)
+		}
+		if seen[o.Name] {
+			return fmt.Errorf("policy %q: option %q declared twice", e.Name, o.Name)
+		}
+		seen[o.Name] = true
+		if o.Type == Enum && len(o.Values) == 0 {
+			return fmt.Errorf("policy %q: option %q: an enum needs Values", e.Name, o.Name)
+		}
+		if _, err := parseValue(o, o.Default); err != nil {
+			return fmt.Errorf("policy %q: option %q: bad default: %w", e.Name, o.Name, err)
+		}
+	}
+	for _, n := range names {
 		r.byName[n] = len(r.entries)
 	}
 	r.entries = append(r.entries, e)
+	return nil
+}
+
+// mustRegister registers a built-in entry; an error is a bug in the program.
+func (r *Registry) mustRegister(e Entry) {
+	if err := r.Register(e); err != nil {
+		panic(err)
+	}
 }
 
 // Lookup finds a policy by name or alias.
 func (r *Registry) Lookup(name string) (Entry, error) {
 	i, ok := r.byName[strings.ToLower(strings.TrimSpace(name))]
 	if !ok {
-		return Entry{}, fmt.Errorf("policy %q: unknown (known: %s)", name, strings.Join(r.Names(), ", "))
+		hint := ""
+		if strings.ContainsAny(name, "(:") {
+			hint = "; a policy with options is written name(key=value,…), an external one exec:COMMAND"
+		}
+		return Entry{}, fmt.Errorf("policy %q: unknown (known: %s)%s", name, strings.Join(r.Names(), ", "), hint)
 	}
 	return r.entries[i], nil
 }

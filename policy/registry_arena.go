@@ -32,7 +32,7 @@ func arenaEntries() []Entry {
 	var out []Entry
 	for _, v := range variants {
 		out = append(out, Entry{
-			Name: v.name, Aliases: v.aliases, Doc: v.doc, Overhead: v.overhead,
+			Name: v.name, Aliases: v.aliases, Doc: v.doc, Overhead: v.overhead, Cost: 30,
 			New: func(o Options) (sim.Policy, error) {
 				return arena.New(arena.Variants[v.name], o.Cluster, o.Source.View(v.view), o.Source.View(estimator.ViewOptimal)), nil
 			},

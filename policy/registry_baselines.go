@@ -1,6 +1,9 @@
 package policy
 
 import (
+	"fmt"
+	"math"
+
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/policy/elasticflow"
 	"github.com/arena-sim/arena/policy/srtf"
@@ -17,7 +20,7 @@ func baselineEntries() []Entry {
 		{
 			Name: "elasticflow-ls", Aliases: []string{"elasticflow-l"},
 			Doc:      "ElasticFlow with deadlines relaxed by 1e9 s (the paper's ElasticFlow-LS): per-type admission by minimum DP share, greedy doubling, full re-placement",
-			Overhead: FullSearchOverhead,
+			Overhead: FullSearchOverhead, Cost: 3,
 			New: func(o Options) (sim.Policy, error) {
 				return elasticflow.New(o.Cluster, o.Source, elasticflow.LongSlack, FullSearchOverhead), nil
 			},
@@ -25,7 +28,7 @@ func baselineEntries() []Entry {
 		{
 			Name:     "elasticflow",
 			Doc:      "ElasticFlow with the jobs' own deadlines (submit + 5·budget); pending jobs past their deadline are never restarted",
-			Overhead: FullSearchOverhead,
+			Overhead: FullSearchOverhead, Cost: 3,
 			New: func(o Options) (sim.Policy, error) {
 				return elasticflow.New(o.Cluster, o.Source, elasticflow.Deadlines, FullSearchOverhead), nil
 			},
@@ -34,8 +37,18 @@ func baselineEntries() []Entry {
 			Name:     "tiresias",
 			Doc:      "Tiresias 2D-LAS: discretised queues by attained GPU-seconds (2 queues at 16 GPU-h), FIFO within a queue, preemptive; requested type and count",
 			Overhead: FullSearchOverhead,
+			Options: []Option{
+				{Name: "queues", Type: Int, Default: "2", Help: "number of priority queues (1 = plain FIFO by arrival)"},
+				{Name: "threshold", Type: Duration, Default: "16h", Help: "attained service (GPU-time: 16h = 16 GPU-hours) at which a job leaves queue 0"},
+				{Name: "growth", Type: Float, Default: "2", Help: "each further queue's limit is growth × the previous one"},
+				{Name: "promote", Type: Float, Default: "0", Help: "STARVELIMIT: promote a job to queue 0 once its wait reaches promote × its executed time (0 = never)"},
+			},
 			New: func(o Options) (sim.Policy, error) {
-				return tiresias.New(o.Source.View(estimator.ViewOptimal), tiresias.DefaultConfig()), nil
+				cfg, err := tiresiasConfig(o.Values)
+				if err != nil {
+					return nil, err
+				}
+				return tiresias.New(o.Source.View(estimator.ViewOptimal), cfg), nil
 			},
 		},
 		{
@@ -47,4 +60,25 @@ func baselineEntries() []Entry {
 			},
 		},
 	}
+}
+
+// tiresiasConfig turns the tiresias entry's options into its Config; the
+// defaults give tiresias.DefaultConfig.
+func tiresiasConfig(v Values) (tiresias.Config, error) {
+	k, first, growth := v.Int("queues"), float64(v.Duration("threshold")), v.Float("growth")
+	switch {
+	case k < 1:
+		return tiresias.Config{}, &OptionError{Policy: "tiresias", Key: "queues", Err: fmt.Errorf("%d: want at least 1", k)}
+	case k > 1 && !(first > 0):
+		return tiresias.Config{}, &OptionError{Policy: "tiresias", Key: "threshold", Err: fmt.Errorf("%v: want a positive duration", first)}
+	case k > 2 && !(growth > 1):
+		return tiresias.Config{}, &OptionError{Policy: "tiresias", Key: "growth", Err: fmt.Errorf("%v: want more than 1 so that the limits increase", growth)}
+	case v.Float("promote") < 0:
+		return tiresias.Config{}, &OptionError{Policy: "tiresias", Key: "promote", Err: fmt.Errorf("%v: want 0 or more", v.Float("promote"))}
+	}
+	cfg := tiresias.Config{PromoteKnob: v.Float("promote")}
+	for i := 0; i < k-1; i++ {
+		cfg.Thresholds = append(cfg.Thresholds, first*math.Pow(growth, float64(i)))
+	}
+	return cfg, nil
 }

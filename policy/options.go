@@ -1,0 +1,402 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/arena-sim/arena/sim"
+)
+
+// OptionType is the type of a policy option's value.
+type OptionType int
+
+const (
+	// Int is a whole number ("3", "-1").
+	Int OptionType = iota
+	// Float is a decimal number ("0.5", "1e3").
+	Float
+	// Duration is a span of simulated time: a Go duration ("90m", "16h",
+	// "1h30m"), a number of days ("7d") or a bare number of seconds ("600").
+	Duration
+	// String is free text; quote it ('…' or "…") if it holds a comma, a
+	// parenthesis, a quote or an equals sign.
+	String
+	// Enum is one of Option.Values.
+	Enum
+	// Bool is true or false (also 1/0, yes/no, on/off).
+	Bool
+)
+
+func (t OptionType) String() string {
+	return [...]string{"int", "float", "duration", "string", "enum", "bool"}[t]
+}
+
+// Option declares one option of a policy: `arena policies` lists it, the
+// policy string `name(key=value,…)` sets it, and the constructor reads its
+// typed value from Options.Values.
+type Option struct {
+	Name string
+	Type OptionType
+	// Default is the value when the option is not given, written as a user
+	// would write it (it is parsed with the same rules).
+	Default string
+	// Values are the allowed values of an Enum.
+	Values []string
+	Help   string
+}
+
+// Values holds a policy's option values, typed, defaults filled in. The
+// accessors panic when asked for an option the entry does not declare, or
+// with the wrong type: that is a bug in the constructor, not a user error.
+type Values struct {
+	policy string
+	decl   []Option
+	vals   map[string]any
+	given  map[string]bool
+}
+
+func (v Values) get(name string, t OptionType) any {
+	i := slices.IndexFunc(v.decl, func(o Option) bool { return o.Name == name })
+	if i < 0 {
+		panic(fmt.Sprintf("policy %s: option %q is not declared", v.policy, name))
+	}
+	if got := v.decl[i].Type; got != t && !(got == Enum && t == String) {
+		panic(fmt.Sprintf("policy %s: option %q is a %s, read as a %s", v.policy, name, got, t))
+	}
+	return v.vals[name]
+}
+
+// Int returns an Int option's value.
+func (v Values) Int(name string) int { return v.get(name, Int).(int) }
+
+// Float returns a Float option's value.
+func (v Values) Float(name string) float64 { return v.get(name, Float).(float64) }
+
+// Duration returns a Duration option's value in simulated seconds.
+func (v Values) Duration(name string) sim.Duration { return v.get(name, Duration).(sim.Duration) }
+
+// String returns a String or Enum option's value.
+func (v Values) String(name string) string { return v.get(name, String).(string) }
+
+// Bool returns a Bool option's value.
+func (v Values) Bool(name string) bool { return v.get(name, Bool).(bool) }
+
+// Given reports whether the user set the option (to any value).
+func (v Values) Given(name string) bool { return v.given[name] }
+
+// Spec is a parsed policy string: the entry and its option values.
+type Spec struct {
+	Entry  Entry
+	Values Values
+}
+
+// String renders the canonical policy string: the entry's canonical name,
+// then, in parentheses and in declaration order, every option whose value
+// differs from its default. It parses back to the same Spec, and it is
+// what results record as the run's policy. An exec policy with only its
+// command set renders as "exec:COMMAND".
+func (s Spec) String() string {
+	var parts []string
+	for _, o := range s.Entry.Options {
+		def, _ := parseValue(o, o.Default)
+		val := s.Values.vals[o.Name]
+		if val == def {
+			continue
+		}
+		parts = append(parts, o.Name+"="+quoteValue(formatValue(o, val)))
+	}
+	if s.Entry.Name == ExecName && len(parts) == 1 && strings.HasPrefix(parts[0], "cmd=") {
+		return ExecPrefix + s.Values.String("cmd")
+	}
+	if len(parts) == 0 {
+		return s.Entry.Name
+	}
+	return s.Entry.Name + "(" + strings.Join(parts, ",") + ")"
+}
+
+// ExecName and ExecPrefix: "exec:COMMAND" is shorthand for
+// exec(cmd='COMMAND') (policy/exec).
+const (
+	ExecName   = "exec"
+	ExecPrefix = "exec:"
+)
+
+// OptionError is a bad policy string: it names the policy and, when the
+// problem is one option, its key.
+type OptionError struct {
+	Policy string // the policy's name as written
+	Key    string // "" when the problem is not one option
+	Err    error
+}
+
+func (e *OptionError) Error() string {
+	if e.Key != "" {
+		return fmt.Sprintf("policy %s: option %s: %v", e.Policy, e.Key, e.Err)
+	}
+	return fmt.Sprintf("policy %s: %v", e.Policy, e.Err)
+}
+
+func (e *OptionError) Unwrap() error { return e.Err }
+
+// Parse reads a policy string, "name", "name(key=value,…)" or
+// "exec:COMMAND", resolving the name in r.
+func (r *Registry) Parse(s string) (Spec, error) { return ParseWith(r.Lookup, s) }
+
+// ParseWith is Parse with any lookup function (a wrapped registry).
+func ParseWith(lookup func(string) (Entry, error), s string) (Spec, error) {
+	s = strings.TrimSpace(s)
+	name, args := s, ""
+	var pairs [][2]string
+	if cmd, ok := strings.CutPrefix(s, ExecPrefix); ok {
+		name = ExecName
+		pairs = [][2]string{{"cmd", strings.TrimSpace(cmd)}}
+	} else if i := strings.IndexByte(s, '('); i >= 0 {
+		if !strings.HasSuffix(s, ")") {
+			return Spec{}, &OptionError{Policy: strings.TrimSpace(s[:i]), Err: fmt.Errorf("%q: options must end with ')', e.g. tiresias(queues=3,threshold=16h)", s)}
+		}
+		name, args = strings.TrimSpace(s[:i]), s[i+1:len(s)-1]
+		items, err := splitTop(args)
+		if err != nil {
+			return Spec{}, &OptionError{Policy: name, Err: err}
+		}
+		for _, it := range items {
+			if strings.TrimSpace(it) == "" {
+				if len(items) == 1 {
+					break // "name()"
+				}
+				return Spec{}, &OptionError{Policy: name, Err: fmt.Errorf("%q: empty option", s)}
+			}
+			k, v, ok := strings.Cut(it, "=")
+			k = strings.TrimSpace(k)
+			if !ok {
+				return Spec{}, &OptionError{Policy: name, Key: k, Err: errors.New("want key=value")}
+			}
+			val, err := unquote(strings.TrimSpace(v))
+			if err != nil {
+				return Spec{}, &OptionError{Policy: name, Key: k, Err: err}
+			}
+			pairs = append(pairs, [2]string{k, val})
+		}
+	}
+	e, err := lookup(name)
+	if err != nil {
+		return Spec{}, err
+	}
+	vals, err := e.values(name, pairs)
+	if err != nil {
+		return Spec{}, err
+	}
+	return Spec{Entry: e, Values: vals}, nil
+}
+
+// DefaultValues are e's option values with every default.
+func (e Entry) DefaultValues() Values {
+	v, err := e.values(e.Name, nil)
+	if err != nil {
+		panic(err) // a bad default: checked by Register
+	}
+	return v
+}
+
+func (e Entry) values(written string, pairs [][2]string) (Values, error) {
+	v := Values{policy: e.Name, decl: e.Options, vals: map[string]any{}, given: map[string]bool{}}
+	for _, o := range e.Options {
+		d, err := parseValue(o, o.Default)
+		if err != nil {
+			return Values{}, &OptionError{Policy: written, Key: o.Name, Err: fmt.Errorf("bad default: %w", err)}
+		}
+		v.vals[o.Name] = d
+	}
+	for _, p := range pairs {
+		k, raw := strings.ToLower(p[0]), p[1]
+		i := slices.IndexFunc(e.Options, func(o Option) bool { return o.Name == k })
+		if i < 0 {
+			known := "it takes none"
+			if len(e.Options) > 0 {
+				var names []string
+				for _, o := range e.Options {
+					names = append(names, o.Name)
+				}
+				known = "known: " + strings.Join(names, ", ")
+			}
+			return Values{}, &OptionError{Policy: written, Key: p[0], Err: fmt.Errorf("unknown option (%s; see 'arena policies')", known)}
+		}
+		if v.given[k] {
+			return Values{}, &OptionError{Policy: written, Key: k, Err: errors.New("given twice")}
+		}
+		val, err := parseValue(e.Options[i], raw)
+		if err != nil {
+			return Values{}, &OptionError{Policy: written, Key: k, Err: err}
+		}
+		v.vals[k], v.given[k] = val, true
+	}
+	return v, nil
+}
+
+func parseValue(o Option, s string) (any, error) {
+	switch o.Type {
+	case Int:
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return nil, fmt.Errorf("%q: want a whole number", s)
+		}
+		return n, nil
+	case Float:
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("%q: want a number", s)
+		}
+		return f, nil
+	case Duration:
+		d, err := ParseDuration(s)
+		if err != nil {
+			return nil, err
+		}
+		return d, nil
+	case String:
+		return s, nil
+	case Enum:
+		if !slices.Contains(o.Values, s) {
+			return nil, fmt.Errorf("%q: want one of %s", s, strings.Join(o.Values, ", "))
+		}
+		return s, nil
+	case Bool:
+		switch strings.ToLower(s) {
+		case "true", "1", "yes", "on":
+			return true, nil
+		case "false", "0", "no", "off":
+			return false, nil
+		}
+		return nil, fmt.Errorf("%q: want true or false", s)
+	}
+	return nil, fmt.Errorf("option type %d unknown", o.Type)
+}
+
+// ParseDuration reads a span of simulated time: a Go duration ("16h",
+// "1h30m"), days ("7d", "1.5d") or bare seconds ("600").
+func ParseDuration(s string) (sim.Duration, error) {
+	bad := fmt.Errorf("%q: want a duration such as 16h, 90m, 7d or 600 (seconds)", s)
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return 0, bad
+		}
+		return sim.Duration(f), nil
+	}
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		f, err := strconv.ParseFloat(days, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return 0, bad
+		}
+		return sim.Duration(f * 86400), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, bad
+	}
+	return sim.Duration(d.Seconds()), nil
+}
+
+func formatValue(o Option, v any) string {
+	switch o.Type {
+	case Int:
+		return strconv.Itoa(v.(int))
+	case Float:
+		return strconv.FormatFloat(v.(float64), 'g', -1, 64)
+	case Duration:
+		d := v.(sim.Duration)
+		if d == sim.Duration(math.Round(float64(d))) {
+			return d.String()
+		}
+		return strconv.FormatFloat(float64(d), 'g', -1, 64)
+	case Bool:
+		return strconv.FormatBool(v.(bool))
+	}
+	return v.(string)
+}
+
+// quoteValue quotes a value that would not survive splitting otherwise.
+func quoteValue(s string) string {
+	if s != "" && !strings.ContainsAny(s, ",()'\"= \t") {
+		return s
+	}
+	if !strings.Contains(s, "'") {
+		return "'" + s + "'"
+	}
+	return strconv.Quote(s)
+}
+
+func unquote(s string) (string, error) {
+	if len(s) >= 2 && s[0] == '\'' && s[len(s)-1] == '\'' {
+		return s[1 : len(s)-1], nil
+	}
+	if len(s) >= 1 && s[0] == '"' {
+		u, err := strconv.Unquote(s)
+		if err != nil {
+			return "", fmt.Errorf("%s: bad double-quoted value: %w", s, err)
+		}
+		return u, nil
+	}
+	if strings.ContainsAny(s, "'\"") {
+		return "", fmt.Errorf("%s: a quote inside a value; quote the whole value", s)
+	}
+	return s, nil
+}
+
+// SplitList splits a comma-separated list of policy strings, such as the
+// --policy flag's "arena,tiresias(queues=3,threshold=16h),exec:python3 p.py":
+// commas inside parentheses or quotes do not split.
+func SplitList(s string) ([]string, error) {
+	items, err := splitTop(s)
+	if err != nil {
+		return nil, err
+	}
+	for i, it := range items {
+		items[i] = strings.TrimSpace(it)
+		if items[i] == "" {
+			return nil, fmt.Errorf("%q: empty policy in the list", s)
+		}
+	}
+	return items, nil
+}
+
+// splitTop splits s at commas outside parentheses and quotes.
+func splitTop(s string) ([]string, error) {
+	var out []string
+	depth, start := 0, 0
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == '\\' && quote == '"' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+			if depth < 0 {
+				return nil, fmt.Errorf("%q: unbalanced ')'", s)
+			}
+		case c == ',' && depth == 0:
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("%q: unterminated %c quote", s, quote)
+	}
+	if depth != 0 {
+		return nil, fmt.Errorf("%q: unbalanced '('", s)
+	}
+	return append(out, s[start:]), nil
+}
