@@ -20,7 +20,7 @@ type Run struct {
 	// Policy is a policy string: "name", "name(key=value,…)" or
 	// "exec:COMMAND" (policy.Registry.Parse).
 	Policy string
-	Timing  sim.Timing
+	Timing sim.Timing
 	// Rounds of 300 s; 0 means the trace's default (DefaultRounds).
 	Rounds int
 	Check  bool
