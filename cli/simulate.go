@@ -22,6 +22,7 @@ import (
 	"github.com/arena-sim/arena/experiments"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/outdir"
 )
 
 type simulateFlags struct {
@@ -123,6 +124,18 @@ func runSimulate(cmd *cobra.Command, reg *policy.Registry, f simulateFlags) erro
 			} else {
 				names = append(names, n)
 			}
+		}
+	}
+	if f.out != "" {
+		// Before simulating: an --out that cannot be written, or that
+		// another run is writing, should fail now, not after the run.
+		lock, err := outdir.LockDir(f.out)
+		if err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+		defer lock.Unlock()
+		if err := outdir.Clean(f.out); err != nil {
+			return fmt.Errorf("--out: %w", err)
 		}
 	}
 	stderr := cmd.ErrOrStderr()

@@ -39,20 +39,13 @@ type RunRecord struct {
 	JCTs []float64 `json:"jcts_finish_order"`
 }
 
-// ExecuteTo runs pr and stores its results in dir. summary.json is written
-// last (sim.WriteDir), after run.json, so its presence marks the directory
-// complete; an older summary.json is removed first, so a run killed while
-// rewriting a directory is never taken for complete.
+// ExecuteTo runs pr and stores its results as the directory dir: run.json
+// and the files of sim.WriteDir, swapped in whole, so dir holds either this
+// run's complete results or what it held before.
 func ExecuteTo(ctx context.Context, reg Policies, pr PlannedRun, dir string) (*Outcome, error) {
 	out, err := Execute(ctx, reg, pr.Run)
 	if err != nil {
 		return nil, err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("results: %w", err)
-	}
-	if err := os.Remove(filepath.Join(dir, sim.SummaryFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("results: %w", err)
 	}
 	rec := RunRecord{
 		Key: pr.Key, Group: pr.Group, Trace: out.Summary.Trace, Cluster: out.Summary.Cluster, Policy: out.Summary.Policy,
@@ -66,10 +59,7 @@ func ExecuteTo(ctx context.Context, reg Policies, pr PlannedRun, dir string) (*O
 	if err != nil {
 		return nil, fmt.Errorf("results: run.json: %w", err)
 	}
-	if err := sim.WriteFileAtomic(filepath.Join(dir, RunFile), append(data, '\n')); err != nil {
-		return nil, err
-	}
-	if err := sim.WriteDir(dir, out.Result, out.Summary); err != nil {
+	if err := sim.WriteDir(dir, out.Result, out.Summary, sim.File{Name: RunFile, Data: append(data, '\n')}); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -19,6 +19,7 @@ import (
 
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/outdir"
 )
 
 // Layout of a sweep's output directory.
@@ -98,17 +99,26 @@ func RunDir(out, key string) string { return filepath.Join(out, RunsDir, key) }
 func RunSweep(ctx context.Context, reg Policies, plan *Plan, opt SweepOptions) (SweepReport, error) {
 	runs := opt.Shard.Select(plan.Runs)
 	rep := SweepReport{Total: len(runs), Failed: map[string]error{}}
-	if err := os.MkdirAll(filepath.Join(opt.Out, RunsDir), 0o755); err != nil {
+	lock, err := lockOut(opt.Out, opt.Shard)
+	if err != nil {
+		return rep, err
+	}
+	defer lock.Unlock()
+	runsDir := filepath.Join(opt.Out, RunsDir)
+	if err := os.MkdirAll(runsDir, 0o777); err != nil {
 		return rep, fmt.Errorf("sweep: %w", err)
 	}
 	var todo []PlannedRun
 	for _, r := range runs {
-		dir := RunDir(opt.Out, r.Key)
-		if opt.Resume && Complete(dir, r.Key) {
+		// This process owns r's directory (the lock): temporaries of it
+		// are an interrupted earlier attempt's.
+		if err := outdir.CleanFor(runsDir, r.Key); err != nil {
+			return rep, fmt.Errorf("sweep: %w", err)
+		}
+		if opt.Resume && Complete(RunDir(opt.Out, r.Key), r.Key) {
 			rep.Skipped++
 			continue
 		}
-		removeTemporaries(dir)
 		todo = append(todo, r)
 	}
 	// Longest runs first: the sweep's wall time is then close to its
@@ -173,12 +183,20 @@ feed:
 	return rep, nil
 }
 
-// removeTemporaries deletes the temporary files of an interrupted write.
-func removeTemporaries(dir string) {
-	tmps, _ := filepath.Glob(filepath.Join(dir, ".*.tmp-*"))
-	for _, t := range tmps {
-		os.Remove(t)
+// lockOut takes OUT's lock for a sweep: exclusive for a whole sweep,
+// shared plus the shard's own for a shard (outdir.LockShard).
+func lockOut(out string, shard Shard) (*outdir.Lock, error) {
+	var lock *outdir.Lock
+	var err error
+	if shard.Count > 1 {
+		lock, err = outdir.LockShard(out, shard.String())
+	} else {
+		lock, err = outdir.LockDir(out)
 	}
+	if err != nil {
+		return nil, fmt.Errorf("sweep: %w", err)
+	}
+	return lock, nil
 }
 
 // SummaryRow is one row of summary.parquet: a run's parameters, its
@@ -238,6 +256,16 @@ type MergeOptions struct {
 // Out/summary.parquet with one row per run in plan order. The result is
 // the same whichever shards ran which runs.
 func MergeSweep(plan *Plan, opt MergeOptions) ([]SummaryRow, error) {
+	lock, err := lockOut(opt.Out, Shard{})
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+	// Alone in OUT: any temporary there is an interrupted writer's
+	// (a killed merge's .summary.parquet.tmp-*, a killed run's directory).
+	if err := errors.Join(outdir.Clean(opt.Out), outdir.Clean(filepath.Join(opt.Out, RunsDir))); err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
 	var missing []string
 	var loaded []*Results
 	for _, pr := range plan.Runs {
@@ -363,30 +391,33 @@ func WithoutWallclock(rows []SummaryRow) []SummaryRow {
 	return out
 }
 
-// copyRunDir copies a complete run directory, summary.json last.
+// copyRunDir copies a complete run directory (its regular, visible
+// files) into dst, replacing dst whole.
 func copyRunDir(src, dst string) error {
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		return fmt.Errorf("merge: %w", err)
-	}
-	os.Remove(filepath.Join(dst, sim.SummaryFile))
 	entries, err := os.ReadDir(src)
 	if err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
-	var names []string
+	var files []sim.File
 	for _, e := range entries {
-		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") && e.Name() != sim.SummaryFile {
-			names = append(names, e.Name())
+		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") {
+			data, err := os.ReadFile(filepath.Join(src, e.Name()))
+			if err != nil {
+				return fmt.Errorf("merge: %w", err)
+			}
+			files = append(files, sim.File{Name: e.Name(), Data: data})
 		}
 	}
-	for _, n := range append(names, sim.SummaryFile) {
-		data, err := os.ReadFile(filepath.Join(src, n))
-		if err != nil {
-			return fmt.Errorf("merge: %w", err)
+	err = outdir.ReplaceDir(dst, append(slices.Clone(sim.ResultNames), RunFile), func(tmp string) error {
+		for _, f := range files {
+			if err := os.WriteFile(filepath.Join(tmp, f.Name), f.Data, 0o666); err != nil {
+				return err
+			}
 		}
-		if err := sim.WriteFileAtomic(filepath.Join(dst, n), data); err != nil {
-			return err
-		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("merge: %w", err)
 	}
 	return nil
 }

@@ -8,10 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/arena-sim/arena/sim/outdir"
 )
 
 // Files written into a results directory.
@@ -22,15 +25,24 @@ const (
 	DigestFile   = "rounds.csv"
 )
 
-// WriteDir writes a run's results into dir (created if needed): jobs.parquet,
-// timeline.parquet, summary.json and rounds.csv (the per-round digest in the
-// artifact's form). Each file is written to a temporary name and renamed,
-// so an interrupted run never leaves a half-written file; summary.json is
-// written last and marks the directory complete.
-func WriteDir(dir string, r *Result, s Summary) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("results: %w", err)
-	}
+// ResultNames are the files of a results directory written by WriteDir.
+var ResultNames = []string{JobsFile, TimelineFile, DigestFile, SummaryFile}
+
+// File is a named file of a results directory.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// WriteDir writes a run's results as the directory dir: jobs.parquet,
+// timeline.parquet, rounds.csv (the per-round digest in the artifact's
+// form) and summary.json, plus the extra files given. The directory is
+// built under a temporary sibling name and swapped in whole
+// (outdir.ReplaceDir): afterwards dir holds the new run's files only, and
+// if anything fails (a full disk, a kill) it holds the old run's, never a
+// mix. An existing non-empty dir that is not a results directory is
+// refused, not replaced.
+func WriteDir(dir string, r *Result, s Summary, extra ...File) error {
 	jobs, err := r.JobsParquet()
 	if err != nil {
 		return err
@@ -43,44 +55,32 @@ func WriteDir(dir string, r *Result, s Summary) error {
 	if err != nil {
 		return fmt.Errorf("results: summary: %w", err)
 	}
-	for _, f := range []struct {
-		name string
-		data []byte
-	}{
-		{JobsFile, jobs}, {TimelineFile, timeline}, {DigestFile, r.DigestCSV()}, {SummaryFile, append(summary, '\n')},
-	} {
-		if err := WriteFileAtomic(filepath.Join(dir, f.name), f.data); err != nil {
-			return err
+	files := slices.Concat(extra, []File{{JobsFile, jobs}, {TimelineFile, timeline}, {DigestFile, r.DigestCSV()}, {SummaryFile, append(summary, '\n')}})
+	known := slices.Clone(ResultNames)
+	for _, f := range extra {
+		known = append(known, f.Name)
+	}
+	err = outdir.ReplaceDir(dir, known, func(tmp string) error {
+		for _, f := range files {
+			if err := os.WriteFile(filepath.Join(tmp, f.Name), f.Data, 0o666); err != nil {
+				return err
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("results: %w", err)
 	}
 	return nil
 }
 
 // WriteFileAtomic writes data to a temporary file next to path and renames
-// it into place.
+// it into place (outdir.WriteFile); the file's mode follows the umask.
 func WriteFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("results: %w", err)
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("results: writing %s: %w", path, errorsJoin(werr, cerr))
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
+	if err := outdir.WriteFile(path, data); err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
 	return nil
-}
-
-func errorsJoin(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // JobsParquet encodes the per-job table.

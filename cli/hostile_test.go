@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/outdir"
+)
+
+// TestSimulateOutCheckedFirst: an --out that cannot be written, or that
+// another run holds, fails before any simulation (the summary table is
+// never printed).
+func TestSimulateOutCheckedFirst(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "a-file")
+	os.WriteFile(file, nil, 0o644)
+	held := filepath.Join(t.TempDir(), "held")
+	lock, err := outdir.LockDir(held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Unlock()
+	for _, c := range []struct{ out, want string }{
+		{filepath.Join(file, "sub"), "--out"},
+		{held, "is in use by pid"},
+	} {
+		out, err := runCLI(t, "simulate", "--trace", "pai", "--policy", "fcfs", "--rounds", "50", "--out", c.out)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("--out %s: err = %v, want %q", c.out, err, c.want)
+		}
+		if strings.Contains(out, "jobs finished") {
+			t.Errorf("--out %s: simulated before failing:\n%s", c.out, out)
+		}
+	}
+}
+
+// TestSimulateENOSPCKeepsOldResults fills a tiny tmpfs so that rewriting a
+// results directory runs out of space mid-write: the directory must still
+// hold the old run's files byte for byte (before: new parquet files next
+// to the old summary.json and rounds.csv), with no temporaries left.
+// Needs root for mount(2); skipped with the reason otherwise.
+func TestSimulateENOSPCKeepsOldResults(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("ENOSPC test needs root to mount a tmpfs; skipped")
+	}
+	mnt := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", mnt).CombinedOutput(); err != nil {
+		t.Skipf("ENOSPC test: cannot mount a tmpfs (%v: %s); skipped", err, bytes.TrimSpace(out))
+	}
+	defer exec.Command("umount", "-l", mnt).Run()
+	res := filepath.Join(mnt, "res")
+	if out, err := runCLI(t, "simulate", "--trace", "testbed", "--cluster", "testbed-64", "--policy", "fcfs", "--rounds", "20", "--out", res); err != nil {
+		t.Fatalf("first run: %v\n%s", err, out)
+	}
+	dir := filepath.Join(res, "fcfs")
+	before := readAll(t, dir)
+	// Leave less free space than the second run's results need (a
+	// longer run on a larger trace: about 100 KB of files).
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(mnt, &st); err != nil {
+		t.Fatal(err)
+	}
+	free := int64(st.Bavail) * st.Bsize
+	if err := os.WriteFile(filepath.Join(mnt, "filler"), make([]byte, free-24*1024), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCLI(t, "simulate", "--trace", "philly", "--policy", "fcfs", "--timing", "artifact", "--rounds", "300", "--out", res)
+	if err == nil || !strings.Contains(err.Error(), "no space left on device") {
+		t.Fatalf("second run on a full disk: err = %v\n%s", err, out)
+	}
+	after := readAll(t, dir)
+	if len(after) != len(before) {
+		t.Fatalf("files after the failed run: %d, before: %d", len(after), len(before))
+	}
+	for name, data := range before {
+		if !bytes.Equal(after[name], data) {
+			t.Errorf("%s changed by the failed run", name)
+		}
+	}
+	entries, _ := os.ReadDir(res)
+	for _, e := range entries {
+		if outdir.IsTemporary(e.Name()) {
+			t.Errorf("temporary left: %s", e.Name())
+		}
+	}
+}
+
+func readAll(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	m := map[string][]byte{}
+	for _, n := range sim.ResultNames {
+		b, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[n] = b
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != len(m) {
+		t.Fatalf("%s holds %d entries, want %d", dir, len(entries), len(m))
+	}
+	return m
+}

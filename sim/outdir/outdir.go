@@ -1,0 +1,202 @@
+package outdir
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Temporary names: ".<base>.tmp-<random>" for what is being written and
+// ".<base>.old-<random>" for what is being replaced. Clean removes both.
+const (
+	tmpInfix = ".tmp-"
+	oldInfix = ".old-"
+)
+
+// IsTemporary reports whether a directory entry name is one of outdir's
+// temporaries.
+func IsTemporary(name string) bool {
+	return strings.HasPrefix(name, ".") && (strings.Contains(name, tmpInfix) || strings.Contains(name, oldInfix))
+}
+
+// create makes a new file or directory named .<base><infix><random> in
+// dir, with mode perm filtered by the umask (os.CreateTemp and
+// os.MkdirTemp would force 0600 / 0700).
+func create(dir, base, infix string, isDir bool) (string, *os.File, error) {
+	for range 100 {
+		name := filepath.Join(dir, "."+base+infix+strconv.FormatUint(rand.Uint64(), 36))
+		var err error
+		var f *os.File
+		if isDir {
+			err = os.Mkdir(name, 0o777)
+		} else {
+			f, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		}
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return name, f, err
+	}
+	return "", nil, fmt.Errorf("%s: cannot find a free temporary name", dir)
+}
+
+// WriteFile writes data to a temporary file next to path and renames it
+// into place. On any error the temporary is removed and path is untouched.
+func WriteFile(path string, data []byte) error {
+	tmp, f, err := create(filepath.Dir(path), filepath.Base(path), tmpInfix, false)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// ReplaceDir fills a new temporary sibling of dir with write and then puts
+// it in dir's place: afterwards dir holds exactly what write wrote. If
+// write or the swap fails, the temporary is removed and dir is as it was.
+//
+// An existing non-empty dir is replaced only if it holds at least one of
+// the names in known (it is a results directory): a directory of the
+// user's that happens to sit at the path is never deleted.
+func ReplaceDir(dir string, known []string, write func(tmp string) error) error {
+	dir = filepath.Clean(dir)
+	parent, base := filepath.Split(dir)
+	if parent == "" {
+		parent = "."
+	}
+	if err := os.MkdirAll(parent, 0o777); err != nil {
+		return err
+	}
+	if err := checkReplaceable(dir, known); err != nil {
+		return err
+	}
+	tmp, _, err := create(parent, base, tmpInfix, true)
+	if err != nil {
+		return err
+	}
+	if err := write(tmp); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	if err := swapIn(tmp, dir); err != nil {
+		os.RemoveAll(tmp)
+		return fmt.Errorf("replacing %s: %w", dir, err)
+	}
+	return nil
+}
+
+func checkReplaceable(dir string, known []string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	for _, e := range entries {
+		if slices.Contains(known, e.Name()) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s exists and holds no results (none of %s); not replacing it — choose another --out or remove it", dir, strings.Join(known, ", "))
+}
+
+// swapIn moves the directory tmp to dir, replacing dir's old content.
+func swapIn(tmp, dir string) error {
+	err := os.Rename(tmp, dir)
+	if err == nil {
+		return nil
+	}
+	if _, serr := os.Lstat(dir); serr != nil {
+		return err // dir does not exist: the rename failed for another reason
+	}
+	// dir exists (rename(2) will not replace a non-empty directory).
+	// Exchange atomically where the system can; the old content ends up
+	// under tmp's name and is removed.
+	if exchangeFn(tmp, dir) == nil {
+		os.RemoveAll(tmp)
+		return nil
+	}
+	// Two renames: dir is missing for an instant, never half-written.
+	parent, base := filepath.Split(dir)
+	if parent == "" {
+		parent = "."
+	}
+	old, _, err := create(parent, base, oldInfix, true)
+	if err != nil {
+		return err
+	}
+	os.Remove(old)
+	if err := os.Rename(dir, old); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		os.Rename(old, dir)
+		return err
+	}
+	os.RemoveAll(old)
+	return nil
+}
+
+// CleanFor removes the temporaries left in dir by interrupted writes of
+// dir/base (WriteFile or ReplaceDir). Its caller must own base: hold dir's
+// lock, or the lock of a shard that alone writes base.
+func CleanFor(dir, base string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, e := range entries {
+		for _, infix := range []string{tmpInfix, oldInfix} {
+			if r, ok := strings.CutPrefix(e.Name(), "."+base+infix); ok && r != "" && strings.Trim(r, "0123456789abcdefghijklmnopqrstuvwxyz") == "" {
+				errs = append(errs, os.RemoveAll(filepath.Join(dir, e.Name())))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Clean removes the temporaries of interrupted writes directly in dir (not
+// below). Only a holder of dir's lock may call it: another writer's
+// temporaries look the same.
+func Clean(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, e := range entries {
+		if IsTemporary(e.Name()) {
+			errs = append(errs, os.RemoveAll(filepath.Join(dir, e.Name())))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// exchangeFn is exchange, replaceable in tests to exercise the fallback.
+var exchangeFn = exchange

@@ -1,0 +1,236 @@
+package outdir
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func listDir(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+		out[e.Name()] = string(b)
+	}
+	return out
+}
+
+func names(m map[string]string) string {
+	var ns []string
+	for k := range m {
+		ns = append(ns, k)
+	}
+	sort.Strings(ns)
+	return strings.Join(ns, ",")
+}
+
+// TestModesFollowUmask: files 0666 and directories 0777 minus the umask
+// (the issue: results were 0600 whatever the umask).
+func TestModesFollowUmask(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no umask")
+	}
+	for _, mask := range []int{0o022, 0o027, 0o002} {
+		old := syscall.Umask(mask)
+		dir := t.TempDir()
+		if err := WriteFile(filepath.Join(dir, "f"), []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		if err := ReplaceDir(filepath.Join(dir, "d"), nil, func(tmp string) error {
+			return os.WriteFile(filepath.Join(tmp, "g"), []byte("y"), 0o666)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		syscall.Umask(old)
+		for path, want := range map[string]os.FileMode{"f": os.FileMode(0o666 &^ mask), "d": os.FileMode(0o777&^mask) | os.ModeDir, "d/g": os.FileMode(0o666 &^ mask)} {
+			fi, err := os.Stat(filepath.Join(dir, path))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fi.Mode() != want {
+				t.Errorf("umask %03o: %s has mode %v, want %v", mask, path, fi.Mode(), want)
+			}
+		}
+	}
+}
+
+// TestReplaceDirAllOrNothing: a failing writer leaves the old directory
+// exactly as it was and no temporary; a succeeding one leaves only its files.
+func TestReplaceDirAllOrNothing(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "run")
+	write := func(files map[string]string, failAfter int) error {
+		return ReplaceDir(dir, []string{"summary.json"}, func(tmp string) error {
+			i := 0
+			for _, n := range []string{"a.parquet", "rounds.csv", "summary.json"} {
+				if c, ok := files[n]; ok {
+					if i == failAfter {
+						return errors.New("no space left on device (simulated)")
+					}
+					if err := os.WriteFile(filepath.Join(tmp, n), []byte(c), 0o666); err != nil {
+						return err
+					}
+					i++
+				}
+			}
+			return nil
+		})
+	}
+	old := map[string]string{"a.parquet": "old-a", "rounds.csv": "old-r", "summary.json": "old-s"}
+	if err := write(old, -1); err != nil {
+		t.Fatal(err)
+	}
+	for fail := 0; fail < 2; fail++ {
+		if err := write(map[string]string{"a.parquet": "new-a", "rounds.csv": "new-r", "summary.json": "new-s"}, fail); err == nil {
+			t.Fatal("failure not reported")
+		}
+		if got := listDir(t, dir); fmt.Sprint(got) != fmt.Sprint(old) {
+			t.Errorf("after a failure at file %d: %v, want the old %v", fail, got, old)
+		}
+		if got := listDir(t, parent); names(got) != "run" {
+			t.Errorf("temporaries left: %s", names(got))
+		}
+	}
+	// Success: the new set only (no stale rounds.csv from the old run).
+	if err := write(map[string]string{"a.parquet": "new-a", "summary.json": "new-s"}, -1); err != nil {
+		t.Fatal(err)
+	}
+	if got := listDir(t, dir); names(got) != "a.parquet,summary.json" || got["summary.json"] != "new-s" {
+		t.Errorf("after success: %v", got)
+	}
+	if got := listDir(t, parent); names(got) != "run" {
+		t.Errorf("temporaries left: %s", names(got))
+	}
+}
+
+// TestReplaceDirRefusesForeignDirectory: a user's directory at the path is
+// not deleted.
+func TestReplaceDirRefusesForeignDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "fcfs")
+	os.Mkdir(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "thesis.tex"), []byte("precious"), 0o644)
+	err := ReplaceDir(dir, []string{"summary.json"}, func(string) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "holds no results") {
+		t.Fatalf("err = %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "thesis.tex")); string(b) != "precious" {
+		t.Error("foreign file lost")
+	}
+}
+
+// TestSwapFallback exercises the two-rename path used where
+// RENAME_EXCHANGE is missing.
+func TestSwapFallback(t *testing.T) {
+	parent := t.TempDir()
+	dir, tmp := filepath.Join(parent, "d"), filepath.Join(parent, ".d.tmp-x")
+	os.Mkdir(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "old"), nil, 0o644)
+	os.Mkdir(tmp, 0o755)
+	os.WriteFile(filepath.Join(tmp, "new"), nil, 0o644)
+	saved := exchangeFn
+	exchangeFn = func(a, b string) error { return errors.ErrUnsupported }
+	defer func() { exchangeFn = saved }()
+	if err := swapIn(tmp, dir); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(listDir(t, dir)); got != "new" {
+		t.Errorf("dir holds %s", got)
+	}
+	if got := names(listDir(t, parent)); got != "d" {
+		t.Errorf("parent holds %s", got)
+	}
+}
+
+func TestClean(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{".summary.parquet.tmp-abc", ".run1.tmp-x9", ".run1.old-zz", ".run1.x.tmp-q", "run1", ".arena.lock", "keep.tmp-1"} {
+		os.WriteFile(filepath.Join(dir, n), nil, 0o644)
+	}
+	if err := CleanFor(dir, "run1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(listDir(t, dir)); got != ".arena.lock,.run1.x.tmp-q,.summary.parquet.tmp-abc,keep.tmp-1,run1" {
+		t.Errorf("after CleanFor(run1): %s", got)
+	}
+	if err := Clean(dir); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(listDir(t, dir)); got != ".arena.lock,keep.tmp-1,run1" {
+		t.Errorf("after Clean: %s", got)
+	}
+}
+
+// TestLock: flock semantics between two holders (flock locks are per open
+// file, so one process can play both): exclusive excludes all, shards of
+// one OUT coexist, the same shard twice does not, and the error names the
+// holder's pid.
+func TestLock(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no flock")
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	l, err := LockDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = LockDir(out)
+	want := fmt.Sprintf("%s is in use by pid %d", out, os.Getpid())
+	if err == nil || !errors.Is(err, ErrInUse) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("second exclusive lock: %v, want %q", err, want)
+	}
+	if _, err := LockShard(out, "0/2"); !errors.Is(err, ErrInUse) {
+		t.Errorf("shard lock while OUT is held whole: %v", err)
+	}
+	l.Unlock()
+	s0, err := LockShard(out, "0/2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s1, err := LockShard(out, "1/2")
+	if err != nil {
+		t.Fatalf("two shards of one sweep: %v", err)
+	}
+	if _, err := LockShard(out, "1/2"); !errors.Is(err, ErrInUse) || !strings.Contains(err.Error(), "shard 1/2") {
+		t.Errorf("the same shard twice: %v", err)
+	}
+	if _, err := LockDir(out); !errors.Is(err, ErrInUse) {
+		t.Errorf("merge while shards run: %v", err)
+	}
+	s0.Unlock()
+	s1.Unlock()
+	l, err = LockDir(out)
+	if err != nil {
+		t.Fatalf("after every holder let go: %v", err)
+	}
+	l.Unlock()
+	// An unwritable OUT is reported at once.
+	if os.Geteuid() != 0 {
+		ro := filepath.Join(t.TempDir(), "ro")
+		os.Mkdir(ro, 0o555)
+		if _, err := LockDir(ro); err == nil || !strings.Contains(err.Error(), "cannot write there") {
+			t.Errorf("read-only OUT: %v", err)
+		}
+	}
+}
+
+// TestHolderNotEchoed: the lock file's content is shown only when it is
+// arena's own record.
+func TestHolderNotEchoed(t *testing.T) {
+	if got := describeHolder([]byte("root:x:0:0:secret\n")); got != "another process" {
+		t.Errorf("describeHolder echoed %q", got)
+	}
+	if got := describeHolder([]byte("pid 42 on node7\n")); got != "pid 42 on node7" {
+		t.Errorf("describeHolder = %q", got)
+	}
+}
