@@ -239,6 +239,53 @@ type SummaryRow struct {
 	WallDecisions   int32   `parquet:"wall_decisions"`
 	WallDecisionSum float64 `parquet:"wall_decision_total_s"`
 	WallDecisionP99 float64 `parquet:"wall_decision_p99_s"`
+	// Across seeds (seedstats.go): Seeds is the number of seeds of the
+	// row's cell (every parameter but the seed); <metric>_mean/_ci_lo/_ci_hi
+	// are each headline metric's mean and 95 % bootstrap interval over them
+	// (package ci; null bounds with fewer than two seeds); jct_reduction and
+	// throughput_ratio (with bounds) compare the reference policy (arena)
+	// with this row's, paired by seed (null on arena's own rows).
+	Seeds              int32    `parquet:"seeds"`
+	FinishedMean       float64  `parquet:"jobs_finished_mean"`
+	FinishedCILo       *float64 `parquet:"jobs_finished_ci_lo,optional"`
+	FinishedCIHi       *float64 `parquet:"jobs_finished_ci_hi,optional"`
+	MeanJCTMean        float64  `parquet:"mean_jct_s_mean"`
+	MeanJCTCILo        *float64 `parquet:"mean_jct_s_ci_lo,optional"`
+	MeanJCTCIHi        *float64 `parquet:"mean_jct_s_ci_hi,optional"`
+	MedianJCTMean      float64  `parquet:"median_jct_s_mean"`
+	MedianJCTCILo      *float64 `parquet:"median_jct_s_ci_lo,optional"`
+	MedianJCTCIHi      *float64 `parquet:"median_jct_s_ci_hi,optional"`
+	P95JCTMean         float64  `parquet:"p95_jct_s_mean"`
+	P95JCTCILo         *float64 `parquet:"p95_jct_s_ci_lo,optional"`
+	P95JCTCIHi         *float64 `parquet:"p95_jct_s_ci_hi,optional"`
+	P99JCTMean         float64  `parquet:"p99_jct_s_mean"`
+	P99JCTCILo         *float64 `parquet:"p99_jct_s_ci_lo,optional"`
+	P99JCTCIHi         *float64 `parquet:"p99_jct_s_ci_hi,optional"`
+	PaddedMeanJCTMean  float64  `parquet:"padded_mean_jct_s_mean"`
+	PaddedMeanJCTCILo  *float64 `parquet:"padded_mean_jct_s_ci_lo,optional"`
+	PaddedMeanJCTCIHi  *float64 `parquet:"padded_mean_jct_s_ci_hi,optional"`
+	MakespanMean       float64  `parquet:"makespan_s_mean"`
+	MakespanCILo       *float64 `parquet:"makespan_s_ci_lo,optional"`
+	MakespanCIHi       *float64 `parquet:"makespan_s_ci_hi,optional"`
+	MeanQueueingMean   float64  `parquet:"mean_queueing_s_mean"`
+	MeanQueueingCILo   *float64 `parquet:"mean_queueing_s_ci_lo,optional"`
+	MeanQueueingCIHi   *float64 `parquet:"mean_queueing_s_ci_hi,optional"`
+	MeanThroughputMean float64  `parquet:"mean_throughput_mean"`
+	MeanThroughputCILo *float64 `parquet:"mean_throughput_ci_lo,optional"`
+	MeanThroughputCIHi *float64 `parquet:"mean_throughput_ci_hi,optional"`
+	PeakThroughputMean float64  `parquet:"peak_throughput_mean"`
+	PeakThroughputCILo *float64 `parquet:"peak_throughput_ci_lo,optional"`
+	PeakThroughputCIHi *float64 `parquet:"peak_throughput_ci_hi,optional"`
+	RefPolicy          string   `parquet:"ref_policy"`
+	// JCTReduction is 1 − ref padded mean JCT / this policy's, per seed
+	// (padded within the seed's comparison group), averaged over seeds.
+	JCTReduction     *float64 `parquet:"jct_reduction,optional"`
+	JCTReductionCILo *float64 `parquet:"jct_reduction_ci_lo,optional"`
+	JCTReductionCIHi *float64 `parquet:"jct_reduction_ci_hi,optional"`
+	// ThroughputRatio is ref mean throughput / this policy's, per seed.
+	ThroughputRatio     *float64 `parquet:"throughput_ratio,optional"`
+	ThroughputRatioCILo *float64 `parquet:"throughput_ratio_ci_lo,optional"`
+	ThroughputRatioCIHi *float64 `parquet:"throughput_ratio_ci_hi,optional"`
 }
 
 // MergeOptions control MergeSweep.
@@ -356,6 +403,7 @@ func SummaryRows(rs []*Results) []SummaryRow {
 			WallDecisionSum: s.Wallclock.DecisionSum, WallDecisionP99: s.Wallclock.DecisionP99,
 		}
 	}
+	addSeedStats(rows)
 	return rows
 }
 
