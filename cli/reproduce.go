@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/plots"
 	"github.com/arena-sim/arena/policy"
 )
 
@@ -48,7 +49,7 @@ for 'arena sweep'.`,
 	fl.IntVar(&f.parallel, "parallel", 0, "concurrent runs (default: all cores)")
 	fl.BoolVar(&f.resume, "resume", false, "reuse runs already complete in --out")
 	fl.DurationVar(&f.runTimeout, "run-timeout", 0, "abandon any run taking longer than this (e.g. 2m); noted in the report (0 = no limit)")
-	fl.StringVar(&f.format, "format", "png", "figure format: png or svg")
+	fl.StringVar(&f.format, "format", "png", "figure format: pdf, svg or png")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar")
 	fl.BoolVar(&f.printSpec, "print-spec", false, "print the built-in spec of each section named and exit")
 	return cmd
@@ -79,8 +80,8 @@ func runReproduce(cmd *cobra.Command, reg *policy.Registry, args []string, f rep
 		}
 		return nil
 	}
-	if f.format != "png" && f.format != "svg" {
-		return fmt.Errorf("--format %q: want png or svg", f.format)
+	if !slices.Contains(plots.Formats, f.format) {
+		return fmt.Errorf("--format %q: want %s", f.format, strings.Join(plots.Formats, ", "))
 	}
 	stderr := cmd.ErrOrStderr()
 	bar := newRunBar(stderr, !f.quiet && isTerminal(stderr), "reproduce")

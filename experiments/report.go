@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/arena-sim/arena/plots"
 	"github.com/arena-sim/arena/sim"
 )
 
@@ -19,6 +20,12 @@ type reportWriter struct {
 	parallel    int
 	b           strings.Builder
 	figs        []FigureFile
+}
+
+// figOpts: report figures are full width (a Markdown page), untitled (the
+// report's headings say what they show).
+func (w *reportWriter) figOpts() FigureOptions {
+	return FigureOptions{Format: w.format, Size: plots.Full}
 }
 
 func (w *reportWriter) p(format string, args ...any) { fmt.Fprintf(&w.b, format, args...) }
@@ -115,7 +122,7 @@ func (w *reportWriter) mainSection(s section) error {
 		}
 		w.p("\n")
 		prefix := s.name + "." + timing.String() + "."
-		figs, err := WriteFigures(filepath.Join(w.out, "figures"), prefix, fmt.Sprintf("%s, %s timing", trace, timing), rs, []string{"jct-cdf", "jct-bars", "throughput", "queue", "utilization"}, w.format)
+		figs, err := WriteFigures(filepath.Join(w.out, "figures"), prefix, rs, []string{"jct-cdf", "jct-bars", "throughput", "queue", "utilization"}, w.figOpts())
 		if err != nil {
 			return err
 		}
@@ -240,7 +247,7 @@ func (w *reportWriter) ablationSection(s section) error {
 			w.p("Further variants (not in the paper's table):\n\n")
 			w.ablationTable(padded(extras), timing)
 		}
-		figs, err := WriteFigures(filepath.Join(w.out, "figures"), "ablations."+timing.String()+".", fmt.Sprintf("Arena ablations, philly, %s timing", timing), padded(all), []string{"jct-cdf", "jct-bars"}, w.format)
+		figs, err := WriteFigures(filepath.Join(w.out, "figures"), "ablations."+timing.String()+".", padded(all), []string{"jct-cdf", "jct-bars"}, w.figOpts())
 		if err != nil {
 			return err
 		}
@@ -317,7 +324,7 @@ func (w *reportWriter) loadSection(s section) error {
 			continue
 		}
 		w.p("\n")
-		figs, err := WriteLoadFigures(filepath.Join(w.out, "figures"), "load."+timing.String()+".", fmt.Sprintf("philly, %s timing", timing), all, w.format)
+		figs, err := WriteLoadFigures(filepath.Join(w.out, "figures"), "load."+timing.String()+".", all, w.figOpts())
 		if err != nil {
 			return err
 		}

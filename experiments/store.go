@@ -115,6 +115,8 @@ type Results struct {
 	// Jobs and Timeline are read by LoadResults when asked.
 	Jobs     []sim.JobRecord
 	Timeline []sim.RoundRecord
+	// Allocations (allocations.parquet; nil for results written before it).
+	Allocations []sim.AllocRecord
 	// Types names the Busy columns of Timeline.
 	Types []string
 }
@@ -158,6 +160,11 @@ func LoadResults(dir string, withTables bool) (*Results, error) {
 				r.Record.JCTs = append(r.Record.JCTs, j.JCT)
 			}
 		}
+	}
+	if a, err := parquet.ReadFile[sim.AllocRecord](filepath.Join(dir, sim.AllocationsFile)); err == nil {
+		r.Allocations = a
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("results %s: %s: %w", dir, sim.AllocationsFile, err)
 	}
 	if err := r.readTimeline(); err != nil {
 		return nil, fmt.Errorf("results %s: %s: %w", dir, sim.TimelineFile, err)

@@ -1,14 +1,12 @@
 package plots
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -26,8 +24,14 @@ type Run struct {
 	Label string
 	// JCTs of the jobs finished in the window, seconds.
 	JCTs []float64
+	// Jobs are every submitted job's outcome (the CDF's denominator and
+	// its censored tail; the common set of jobs is found by ID).
+	Jobs []Job
 	// MeanJCT and PaddedMeanJCT, seconds (PaddedMeanJCT 0 = not computed).
 	MeanJCT, PaddedMeanJCT float64
+	// MeanJCTCI and PaddedMeanJCTCI are confidence intervals (low, high)
+	// over seeds, seconds; zero = none (no error bar drawn).
+	MeanJCTCI, PaddedMeanJCTCI [2]float64
 	// Timeline is the per-round table; Types names its Busy columns.
 	Timeline []sim.RoundRecord
 	Types    []string
@@ -35,225 +39,504 @@ type Run struct {
 	Start float64
 	// Utilization is the mean busy share per GPU type.
 	Utilization map[string]float64
+	// Allocations are the run's GPU holdings over time (the occupancy
+	// figure); GPUs is the cluster's GPU count per type in slot order.
+	Allocations []sim.AllocRecord
+	GPUs        []TypeCount
+}
+
+// TypeCount is a GPU type and how many GPUs of it the cluster has.
+type TypeCount struct {
+	Type string
+	N    int
+}
+
+// Job is one submitted job's outcome.
+type Job struct {
+	ID int32
+	// Time is the JCT of a finished job; for an unfinished one, the time
+	// from its submission to the horizon (a lower bound of its JCT).
+	Time     float64
+	Finished bool
+}
+
+// Options shape the figures of Draw.
+type Options struct {
+	// Title drawn above the figure ("" = none, the default).
+	Title string
+	// CDF is the JCT CDF's population: "all" (default; every submitted
+	// job, unfinished ones censored at the horizon) or "common" (the jobs
+	// every run finished).
+	CDF string
+	// Window is the rolling mean of time series, seconds (0: chosen from
+	// the span, stated in the axis label; negative: raw per-round values).
+	Window float64
 }
 
 // Kinds are the per-run figure kinds, in the order Draw makes them.
-var Kinds = []string{"jct-cdf", "jct-bars", "throughput", "queue", "utilization"}
+var Kinds = []string{"jct-cdf", "jct-bars", "throughput", "queue", "utilization", "occupancy"}
 
-// Size of every figure: readable in a report at full width.
-const (
-	Width  = 16 * vg.Centimeter
-	Height = 10 * vg.Centimeter
-)
+// DefaultKinds are what "all" draws: every kind but the one-run occupancy
+// figure.
+var DefaultKinds = []string{"jct-cdf", "jct-bars", "throughput", "queue", "utilization"}
 
 // Draw makes the figure of one kind for runs.
-func Draw(kind, title string, runs []Run) (*plot.Plot, error) {
+func Draw(kind string, runs []Run, o Options) (*Figure, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("plots: %s: no runs", kind)
 	}
+	var f *Figure
+	var err error
 	switch kind {
 	case "jct-cdf":
-		return JCTCDF(title, runs)
+		f, err = JCTCDF(runs, o.CDF)
 	case "jct-bars":
-		return MeanJCTBars(title, runs)
+		f, err = MeanJCTBars(runs)
 	case "throughput":
-		return Throughput(title, runs)
+		f, err = Throughput(runs, o.Window)
 	case "queue":
-		return QueueLength(title, runs)
+		f, err = QueueLength(runs, o.Window)
 	case "utilization":
-		return Utilization(title, runs)
+		f, err = Utilization(runs)
+	case "occupancy":
+		f, err = Occupancy(runs[0])
+	default:
+		return nil, fmt.Errorf("plots: unknown kind %q (known: %s)", kind, strings.Join(Kinds, ", "))
 	}
-	return nil, fmt.Errorf("plots: unknown kind %q (known: %s)", kind, strings.Join(Kinds, ", "))
+	if err != nil {
+		return nil, err
+	}
+	f.Title = o.Title
+	return f, nil
 }
 
-func newPlot(title, xLabel, yLabel string) *plot.Plot {
+func newPlot(xLabel, yLabel string) *plot.Plot {
 	p := plot.New()
-	p.Title.Text = title
+	p.X.Tick.Marker = niceTicks{}
+	p.Y.Tick.Marker = niceTicks{}
 	p.X.Label.Text = xLabel
 	p.Y.Label.Text = yLabel
-	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
-	p.Legend.Left = true
+	g := plotter.NewGrid()
+	g.Vertical.Color = color.Gray{0xe0}
+	g.Horizontal.Color = color.Gray{0xe0}
+	p.Add(g)
 	return p
 }
 
-// palette is Tableau 10: ten hues that stay distinct side by side, for
-// colour-blind readers too, and in greyscale by lightness.
+// palette is Okabe & Ito's colour-blind-safe set, in an order that keeps
+// neighbours apart in lightness; grey replaces yellow (too faint on white).
 var palette = []color.RGBA{
-	{0x4e, 0x79, 0xa7, 0xff}, {0xf2, 0x8e, 0x2b, 0xff}, {0xe1, 0x57, 0x59, 0xff}, {0x76, 0xb7, 0xb2, 0xff},
-	{0x59, 0xa1, 0x4f, 0xff}, {0xed, 0xc9, 0x48, 0xff}, {0xb0, 0x7a, 0xa1, 0xff}, {0xff, 0x9d, 0xa7, 0xff},
-	{0x9c, 0x75, 0x5f, 0xff}, {0xba, 0xb0, 0xac, 0xff},
+	{0x00, 0x72, 0xb2, 0xff}, // blue
+	{0xd5, 0x5e, 0x00, 0xff}, // vermillion
+	{0x00, 0x9e, 0x73, 0xff}, // bluish green
+	{0xe6, 0x9f, 0x00, 0xff}, // orange
+	{0xcc, 0x79, 0xa7, 0xff}, // reddish purple
+	{0x56, 0xb4, 0xe9, 0xff}, // sky blue
+	{0x00, 0x00, 0x00, 0xff}, // black
+	{0x99, 0x99, 0x99, 0xff}, // grey (for Okabe–Ito's yellow, too faint on white)
 }
 
-// Color is the colour of series i (cycling past ten).
+// Color is the colour of series i (cycling past eight).
 func Color(i int) color.Color { return palette[i%len(palette)] }
 
-// style gives run i a colour and, past the palette, a dash pattern, so
-// many policies stay distinguishable in print.
-func style(i int) draw.LineStyle {
-	return draw.LineStyle{Color: Color(i), Width: vg.Points(1.5), Dashes: plotutil.Dashes(i / len(palette))}
+// dashes gives series i its own dash pattern (solid first), so lines stay
+// apart in black-and-white print.
+var dashes = [][]vg.Length{
+	nil, {vg.Points(4), vg.Points(1.5)}, {vg.Points(1), vg.Points(1.2)}, {vg.Points(5), vg.Points(1.5), vg.Points(1), vg.Points(1.5)},
+	{vg.Points(2.5), vg.Points(1.5)}, {vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(1), vg.Points(1), vg.Points(2)},
+	{vg.Points(1), vg.Points(2.5)}, {vg.Points(8), vg.Points(2)},
 }
 
-// JCTCDF plots, per run, the share of finished jobs whose JCT is at most x
-// hours (log axis: JCTs span minutes to days).
-func JCTCDF(title string, runs []Run) (*plot.Plot, error) {
-	p := newPlot(title, "job completion time (hours, log scale)", "cumulative share of finished jobs (0–1)")
+func style(i int) draw.LineStyle {
+	return draw.LineStyle{Color: Color(i), Width: vg.Points(1.1), Dashes: dashes[i%len(dashes)]}
+}
+
+// marker gives series i its own glyph shape (plotutil's sequence).
+func marker(i int) draw.GlyphStyle {
+	return draw.GlyphStyle{Color: Color(i), Radius: vg.Points(2.2), Shape: plotutil.Shape(i)}
+}
+
+// line returns series i's line through pts with markers at about n
+// evenly spaced points (staggered by i so markers of close lines do not
+// sit on each other), and its legend thumbnails.
+func line(pts plotter.XYs, i, n int) (*plotter.Line, *plotter.Scatter, error) {
+	l, err := plotter.NewLine(pts)
+	if err != nil {
+		return nil, nil, err
+	}
+	l.LineStyle = style(i)
+	var marks plotter.XYs
+	if n > 0 && len(pts) > 0 {
+		step := max(1, len(pts)/n)
+		for k := (i * step / 3) % step; k < len(pts); k += step {
+			marks = append(marks, pts[k])
+		}
+	} else {
+		marks = pts
+	}
+	if len(marks) == 0 {
+		marks = plotter.XYs{pts[len(pts)-1]}
+	}
+	s, err := plotter.NewScatter(marks)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.GlyphStyle = marker(i)
+	return l, s, nil
+}
+
+// JCTCDF plots, per run, the share of jobs whose JCT is at most x hours
+// (log axis: JCTs span minutes to days). population "all" counts every
+// submitted job, so a run that finished fewer jobs ends lower; its curve
+// continues dotted to the horizon, where a marker stands for the
+// unfinished jobs (censored: their JCT exceeds the horizon). "common"
+// counts only the jobs every run finished.
+func JCTCDF(runs []Run, population string) (*Figure, error) {
+	f := &Figure{}
+	var p *plot.Plot
+	switch population {
+	case "", "all":
+		p = newPlot("JCT (h, log scale)", "share of all submitted jobs")
+	case "common":
+		p = newPlot("JCT (h, log scale)", "")
+	default:
+		return nil, fmt.Errorf("plots: jct-cdf: population %q: want all or common", population)
+	}
+	f.Panels = []*plot.Plot{p}
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	p.Y.Min, p.Y.Max = 0, 1
+	const floor = 1.0 / 60 // 1 minute: a log axis needs a positive start
+	var common map[int32]int
+	if population == "common" {
+		common = map[int32]int{}
+		for _, r := range runs {
+			if len(r.Jobs) == 0 {
+				return nil, fmt.Errorf("plots: jct-cdf common: run %s has no per-job table", r.Label)
+			}
+			for _, j := range r.Jobs {
+				if j.Finished {
+					common[j.ID]++
+				}
+			}
+		}
+		n := 0
+		for id, c := range common {
+			if c == len(runs) {
+				n++
+			} else {
+				delete(common, id)
+			}
+		}
+		p.Y.Label.Text = fmt.Sprintf("share of the %d jobs every policy finished", n)
+	}
+	xmax, censored := 0.0, false
+	for _, r := range runs {
+		for _, j := range r.Jobs {
+			xmax = math.Max(xmax, j.Time/3600)
+		}
+		for _, v := range r.JCTs {
+			xmax = math.Max(xmax, v/3600)
+		}
+	}
 	for i, r := range runs {
-		if len(r.JCTs) == 0 {
+		var fin []float64
+		total := 0
+		switch {
+		case common != nil:
+			for _, j := range r.Jobs {
+				if _, ok := common[j.ID]; ok {
+					fin = append(fin, j.Time)
+				}
+			}
+			total = len(fin)
+		case len(r.Jobs) > 0:
+			for _, j := range r.Jobs {
+				if j.Finished {
+					fin = append(fin, j.Time)
+				}
+			}
+			total = len(r.Jobs)
+		default: // no job table: finished jobs only
+			fin, total = append(fin, r.JCTs...), len(r.JCTs)
+		}
+		if total == 0 {
 			continue
 		}
-		sorted := append([]float64(nil), r.JCTs...)
-		sort.Float64s(sorted)
-		pts := make(plotter.XYs, 0, len(sorted))
-		for k, v := range sorted {
-			pts = append(pts, plotter.XY{X: math.Max(v/3600, 1e-3), Y: float64(k+1) / float64(len(sorted))})
+		sort.Float64s(fin)
+		pts := plotter.XYs{{X: math.Max(floor, fin0(fin)/3600), Y: 0}}
+		for k, v := range fin {
+			x := math.Max(floor, v/3600)
+			pts = append(pts, plotter.XY{X: x, Y: float64(k) / float64(total)}, plotter.XY{X: x, Y: float64(k+1) / float64(total)})
 		}
-		l, err := plotter.NewLine(pts)
+		l, s, err := line(pts, i, 5)
 		if err != nil {
 			return nil, fmt.Errorf("plots: jct-cdf %s: %w", r.Label, err)
 		}
-		l.LineStyle = style(i)
-		p.Add(l)
-		p.Legend.Add(fmt.Sprintf("%s (%d jobs)", r.Label, len(r.JCTs)), l)
+		p.Add(l, s)
+		label := r.Label
+		if common == nil && len(r.Jobs) > 0 {
+			label = fmt.Sprintf("%s (%d/%d)", r.Label, len(fin), total)
+			if unfinished := total - len(fin); unfinished > 0 && xmax > 0 {
+				end := pts[len(pts)-1]
+				tail, err := plotter.NewLine(plotter.XYs{end, {X: xmax, Y: end.Y}})
+				if err != nil {
+					return nil, err
+				}
+				tail.LineStyle = style(i)
+				tail.LineStyle.Dashes = []vg.Length{vg.Points(0.8), vg.Points(1.6)}
+				cens, err := plotter.NewScatter(plotter.XYs{{X: xmax, Y: end.Y}})
+				if err != nil {
+					return nil, err
+				}
+				cens.GlyphStyle = draw.GlyphStyle{Color: Color(i), Radius: vg.Points(3), Shape: draw.CrossGlyph{}}
+				p.Add(tail, cens)
+				censored = true
+			}
+		}
+		f.addLegend(label, l, s)
 	}
-	p.Legend.Left = false
-	p.Legend.Top = false
-	p.Legend.XOffs = -vg.Millimeter * 2
-	p.Legend.YOffs = vg.Millimeter * 2
-	return p, nil
-}
-
-// MeanJCTBars plots each run's mean JCT and, when computed, its padded mean
-// (the artifact's metric: unfinished jobs count with the largest JCT).
-func MeanJCTBars(title string, runs []Run) (*plot.Plot, error) {
-	p := newPlot(title, "", "mean JCT (hours)")
-	p.Legend.Left = false
-	labels := make([]string, len(runs))
-	raw := make(plotter.Values, len(runs))
-	padded := make(plotter.Values, len(runs))
-	anyPadded := false
-	for i, r := range runs {
-		labels[i] = r.Label
-		raw[i] = r.MeanJCT / 3600
-		padded[i] = r.PaddedMeanJCT / 3600
-		anyPadded = anyPadded || r.PaddedMeanJCT > 0
+	if common == nil && censored {
+		mark, err := plotter.NewScatter(plotter.XYs{{}})
+		if err != nil {
+			return nil, err
+		}
+		mark.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(3), Shape: draw.CrossGlyph{}}
+		f.addLegend("unfinished at the horizon", mark)
 	}
-	// About 400 pt of axis are shared by len(runs) groups of bars.
-	w := vg.Points(min(28, 320/float64(len(runs)*2)))
-	series := []struct {
-		name string
-		vals plotter.Values
-	}{{"mean over finished jobs", raw}}
-	if anyPadded {
-		series = append(series, struct {
-			name string
-			vals plotter.Values
-		}{"padded mean (unfinished = max JCT)", padded})
-	}
-	for k, s := range series {
-		if err := addBars(p, k, len(series), s.name, s.vals, w); err != nil {
-			return nil, fmt.Errorf("plots: jct-bars: %w", err)
+	if common == nil {
+		p.Y.Label.Text = "share of submitted jobs"
+		if len(runs[0].Jobs) == 0 {
+			p.Y.Label.Text = "share of finished jobs"
 		}
 	}
-	p.NominalX(labels...)
-	p.X.Min, p.X.Max = -0.5, float64(len(runs))-0.5
-	p.Y.Min = 0
-	p.Y.Max = headroom(len(series), slices.Max(raw), slices.Max(padded))
-	return p, nil
+	return f, nil
 }
 
-// Throughput plots the cluster throughput per round over simulated time.
-func Throughput(title string, runs []Run) (*plot.Plot, error) {
-	return timeSeries(title, "cluster throughput (samples/s)", runs, func(r sim.RoundRecord) float64 { return r.Throughput })
+func fin0(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	return xs[0]
 }
 
-// QueueLength plots the pending jobs per round over simulated time.
-func QueueLength(title string, runs []Run) (*plot.Plot, error) {
-	return timeSeries(title, "pending jobs (queue length)", runs, func(r sim.RoundRecord) float64 { return float64(r.Pending) })
+// MeanJCTBars plots each run's mean JCT over finished jobs and, when
+// computed, its padded mean (the artifact's metric: unfinished jobs count
+// with the largest JCT) as horizontal bars, one row per run, so long
+// policy names never collide. Error bars show confidence intervals when
+// the runs carry them.
+func MeanJCTBars(runs []Run) (*Figure, error) {
+	f := &Figure{}
+	p := newPlot("mean JCT (h)", "")
+	f.Panels = []*plot.Plot{p}
+	n := len(runs)
+	labels := make([]string, n)
+	raw := make(plotter.Values, n)
+	padded := make(plotter.Values, n)
+	anyPadded := false
+	// Rows run top to bottom in run order.
+	for i, r := range runs {
+		k := n - 1 - i
+		labels[k] = r.Label
+		raw[k] = r.MeanJCT / 3600
+		padded[k] = r.PaddedMeanJCT / 3600
+		anyPadded = anyPadded || r.PaddedMeanJCT > 0
+	}
+	type series struct {
+		name string
+		vals plotter.Values
+		ci   func(Run) [2]float64
+	}
+	ss := []series{{"mean over finished jobs", raw, func(r Run) [2]float64 { return r.MeanJCTCI }}}
+	if anyPadded {
+		ss = append(ss, series{"padded mean (unfinished = largest JCT)", padded, func(r Run) [2]float64 { return r.PaddedMeanJCTCI }})
+	}
+	w := vg.Points(min(9, 150/float64(n*len(ss))))
+	for k, s := range ss {
+		b, err := plotter.NewBarChart(s.vals, w)
+		if err != nil {
+			return nil, fmt.Errorf("plots: jct-bars: %w", err)
+		}
+		b.Horizontal = true
+		b.Color = Color(k)
+		b.LineStyle.Width = 0
+		b.Offset = -w * vg.Length(float64(k)-float64(len(ss)-1)/2)
+		p.Add(b)
+		f.addLegend(s.name, b)
+		var errs []errBar
+		for i, r := range runs {
+			if ci := s.ci(r); ci != [2]float64{} {
+				errs = append(errs, errBar{pos: float64(n - 1 - i), lo: ci[0] / 3600, hi: ci[1] / 3600, off: b.Offset})
+			}
+		}
+		if len(errs) > 0 {
+			p.Add(errBarsPlotter{bars: errs, horizontal: true})
+		}
+	}
+	p.NominalY(labels...)
+	p.Y.Min, p.Y.Max = -0.5, float64(n)-0.5
+	p.X.Min = 0
+	top := slices.Max(raw)
+	if anyPadded {
+		top = math.Max(top, slices.Max(padded))
+	}
+	for _, r := range runs {
+		top = math.Max(top, math.Max(r.MeanJCTCI[1], r.PaddedMeanJCTCI[1])/3600)
+	}
+	p.X.Max = top * 1.05
+	return f, nil
 }
 
-func timeSeries(title, yLabel string, runs []Run, value func(sim.RoundRecord) float64) (*plot.Plot, error) {
+// errBar is one confidence interval drawn across a bar.
+type errBar struct {
+	pos, lo, hi float64
+	off         vg.Length
+}
+
+// errBarsPlotter draws interval whiskers on bars (plotter.XErrorBars
+// cannot follow a bar chart's offset within a group).
+type errBarsPlotter struct {
+	bars       []errBar
+	horizontal bool
+}
+
+func (e errBarsPlotter) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	ls := draw.LineStyle{Color: color.Black, Width: vg.Points(0.7)}
+	cap := vg.Points(2)
+	for _, b := range e.bars {
+		if e.horizontal {
+			y := trY(b.pos) + b.off
+			x0, x1 := trX(b.lo), trX(b.hi)
+			c.StrokeLine2(ls, x0, y, x1, y)
+			c.StrokeLine2(ls, x0, y-cap, x0, y+cap)
+			c.StrokeLine2(ls, x1, y-cap, x1, y+cap)
+		} else {
+			x := trX(b.pos) + b.off
+			y0, y1 := trY(b.lo), trY(b.hi)
+			c.StrokeLine2(ls, x, y0, x, y1)
+			c.StrokeLine2(ls, x-cap, y0, x+cap, y0)
+			c.StrokeLine2(ls, x-cap, y1, x+cap, y1)
+		}
+	}
+}
+
+// Throughput plots the cluster throughput over simulated time, as a
+// rolling mean (stated in the axis label) so policies stay apart.
+func Throughput(runs []Run, window float64) (*Figure, error) {
+	return timeSeries("throughput (samples/s)", runs, window, func(r sim.RoundRecord) float64 { return r.Throughput })
+}
+
+// QueueLength plots the pending jobs over simulated time.
+func QueueLength(runs []Run, window float64) (*Figure, error) {
+	return timeSeries("pending jobs (count)", runs, window, func(r sim.RoundRecord) float64 { return float64(r.Pending) })
+}
+
+// defaultWindow picks a rolling-mean window: about 1/40 of the span,
+// rounded to 1, 2, 3, 6, 12 or 24 hours.
+func defaultWindow(span float64) float64 {
+	for _, h := range []float64{1, 2, 3, 6, 12} {
+		if span/40 <= h*3600 {
+			return h * 3600
+		}
+	}
+	return 24 * 3600
+}
+
+func timeSeries(yLabel string, runs []Run, window float64, value func(sim.RoundRecord) float64) (*Figure, error) {
 	span := 0.0
 	for _, r := range runs {
 		if n := len(r.Timeline); n > 0 {
 			span = math.Max(span, r.Timeline[n-1].Time-r.Start)
 		}
 	}
-	unit, div := "hours", 3600.0
+	unit, div := "h", 3600.0
 	if span > 3*86400 {
 		unit, div = "days", 86400
 	}
-	p := newPlot(title, "simulated time since the first submission ("+unit+")", yLabel)
-	p.Legend.Left = false
+	if window == 0 {
+		window = defaultWindow(span)
+	}
+	// The smoothing is stated on the x axis, which has the room.
+	xLabel := "simulated time (" + unit + "); per round"
+	if window > 0 {
+		xLabel = fmt.Sprintf("simulated time (%s); %s rolling mean", unit, hours(window))
+	}
+	f := &Figure{}
+	p := newPlot(xLabel, yLabel)
+	f.Panels = []*plot.Plot{p}
 	top := 0.0
 	for i, r := range runs {
 		if len(r.Timeline) == 0 {
 			continue
 		}
-		pts := make(plotter.XYs, len(r.Timeline))
-		for k, row := range r.Timeline {
-			pts[k] = plotter.XY{X: (row.Time - r.Start) / div, Y: value(row)}
-			top = math.Max(top, pts[k].Y)
+		pts := rolling(r.Timeline, r.Start, div, window, value)
+		for _, pt := range pts {
+			top = math.Max(top, pt.Y)
 		}
-		l, err := plotter.NewLine(pts)
+		l, s, err := line(pts, i, 6)
 		if err != nil {
 			return nil, fmt.Errorf("plots: %s: %w", r.Label, err)
 		}
-		l.LineStyle = style(i)
-		l.LineStyle.Width = vg.Points(1)
-		p.Add(l)
-		p.Legend.Add(r.Label, l)
+		p.Add(l, s)
+		f.addLegend(r.Label, l, s)
 	}
-	p.Y.Min, p.Y.Max = 0, headroom(len(runs), top)
-	return p, nil
+	p.X.Min = 0
+	p.Y.Min, p.Y.Max = 0, math.Max(top*1.05, 1)
+	return f, nil
 }
 
-// addBars adds series k of n side by side at each nominal x position:
-// bars of width w, centred as a group, in series k's colour.
-func addBars(p *plot.Plot, k, n int, label string, vals plotter.Values, w vg.Length) error {
-	b, err := plotter.NewBarChart(vals, w)
-	if err != nil {
-		return err
+func hours(s float64) string {
+	if s < 3600 {
+		return fmt.Sprintf("%g-min", s/60)
 	}
-	b.Color = Color(k)
-	b.LineStyle.Width = 0
-	b.Offset = w * vg.Length(float64(k)-float64(n-1)/2)
-	p.Add(b)
-	p.Legend.Add(label, b)
-	return nil
+	return fmt.Sprintf("%g-h", s/3600)
 }
 
-// headroom returns an axis maximum that leaves room above the data for a
-// legend of n entries.
-func headroom(n int, vals ...float64) float64 {
-	m := 0.0
-	for _, v := range vals {
-		m = math.Max(m, v)
+func sepIf(open bool) string {
+	if open {
+		return ""
 	}
-	if m <= 0 {
-		return 1
+	return ", "
+}
+
+// rolling returns the trailing mean of value over window seconds at each
+// round (the raw values when window ≤ 0); x in units of div since start.
+func rolling(rows []sim.RoundRecord, start, div, window float64, value func(sim.RoundRecord) float64) plotter.XYs {
+	pts := make(plotter.XYs, len(rows))
+	sum, lo := 0.0, 0
+	for k, row := range rows {
+		v := value(row)
+		if window <= 0 {
+			pts[k] = plotter.XY{X: (row.Time - start) / div, Y: v}
+			continue
+		}
+		sum += v
+		for rows[lo].Time <= row.Time-window {
+			sum -= value(rows[lo])
+			lo++
+		}
+		pts[k] = plotter.XY{X: (row.Time - start) / div, Y: sum / float64(k-lo+1)}
 	}
-	return m * max(1.3, 1+0.09*float64(n))
+	return pts
 }
 
 // Utilization plots each run's mean busy share per GPU type as grouped
 // bars (one group per type, one bar per run).
-func Utilization(title string, runs []Run) (*plot.Plot, error) {
-	p := newPlot(title, "GPU type", "mean GPUs busy (%)")
-	p.Legend.Left = false
+func Utilization(runs []Run) (*Figure, error) {
+	f := &Figure{}
+	p := newPlot("GPU type", "mean GPUs busy (%)")
+	f.Panels = []*plot.Plot{p}
 	var types []string
 	for _, r := range runs {
 		for _, t := range r.Types {
-			if !contains(types, t) {
+			if !slices.Contains(types, t) {
 				types = append(types, t)
 			}
 		}
 		if len(r.Types) == 0 {
-			for t := range r.Utilization {
-				if !contains(types, t) {
+			for _, t := range sortedTypes(r.Utilization) {
+				if !slices.Contains(types, t) {
 					types = append(types, t)
 				}
 			}
@@ -262,95 +545,134 @@ func Utilization(title string, runs []Run) (*plot.Plot, error) {
 	if len(types) == 0 {
 		return nil, fmt.Errorf("plots: utilization: no GPU types in the runs")
 	}
-	w := vg.Points(min(20, 320/float64(len(types)*len(runs))))
-	top := 0.0
+	w := vg.Points(min(12, 170/float64(len(types)*len(runs))))
 	for i, r := range runs {
 		vals := make(plotter.Values, len(types))
 		for k, t := range types {
 			vals[k] = 100 * r.Utilization[t]
-			top = math.Max(top, vals[k])
 		}
-		if err := addBars(p, i, len(runs), r.Label, vals, w); err != nil {
+		b, err := plotter.NewBarChart(vals, w)
+		if err != nil {
 			return nil, fmt.Errorf("plots: utilization: %w", err)
 		}
+		b.Color = Color(i)
+		b.LineStyle = draw.LineStyle{Color: color.White, Width: vg.Points(0.3)}
+		b.Offset = w * vg.Length(float64(i)-float64(len(runs)-1)/2)
+		p.Add(b)
+		f.addLegend(r.Label, b)
 	}
 	p.NominalX(types...)
 	p.X.Min, p.X.Max = -0.5, float64(len(types))-0.5
-	p.Y.Min, p.Y.Max = 0, headroom(len(runs), top)
-	return p, nil
+	p.Y.Min, p.Y.Max = 0, 100
+	return f, nil
 }
 
-// Curve is one line of a load-sweep figure: a value per density.
+func sortedTypes(m map[string]float64) []string {
+	out := make([]string, 0, len(m))
+	for t := range m {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Curve is one line of a load-sweep figure: a value per density, with an
+// optional confidence interval per point (Lo, Hi; nil = none).
 type Curve struct {
-	Label string
-	X, Y  []float64
+	Label  string
+	X, Y   []float64
+	Lo, Hi []float64
 }
 
-// LoadCurves plots a metric against the load density, one line (with
-// point markers) per policy.
-func LoadCurves(title, yLabel string, curves []Curve) (*plot.Plot, error) {
-	p := newPlot(title, "load density (iterations × density)", yLabel)
-	top := 0.0
-	for i, c := range curves {
-		pts := make(plotter.XYs, len(c.X))
-		for k := range c.X {
-			pts[k] = plotter.XY{X: c.X[k], Y: c.Y[k]}
-		}
-		l, s, err := plotter.NewLinePoints(pts)
-		if err != nil {
-			return nil, fmt.Errorf("plots: load %s: %w", c.Label, err)
-		}
-		l.LineStyle = style(i)
-		s.Color = Color(i)
-		s.Shape = plotutil.Shape(i)
-		p.Add(l, s)
-		p.Legend.Add(c.Label, l, s)
-		for _, y := range c.Y {
-			top = math.Max(top, y)
-		}
-	}
-	p.X.Min = 0
-	p.Y.Min, p.Y.Max = 0, headroom(len(curves), top)
-	return p, nil
+// Panel is one facet of a load figure: its title (e.g. the trace) and
+// curves.
+type Panel struct {
+	Title  string
+	Curves []Curve
 }
 
-// Formats are the file formats Save writes.
-var Formats = []string{"png", "svg"}
-
-// Encode renders p in format (png or svg) at the standard size.
-func Encode(p *plot.Plot, format string) ([]byte, error) {
-	if !contains(Formats, format) {
-		return nil, fmt.Errorf("plots: format %q: want png or svg", format)
+// LoadCurves plots a metric against the load density, one panel per
+// facet (trace), one line with markers per policy; the legend is shared,
+// so a policy has the same colour, dashes and marker in every panel.
+func LoadCurves(yLabel string, panels []Panel) (*Figure, error) {
+	if len(panels) == 0 {
+		return nil, fmt.Errorf("plots: load: no panels")
 	}
-	wt, err := p.WriterTo(Width, Height, format)
-	if err != nil {
-		return nil, fmt.Errorf("plots: %w", err)
+	f := &Figure{}
+	index := map[string]int{}
+	for _, pn := range panels {
+		p := newPlot("load density (× iterations)", yLabel)
+		p.Title.Text = pn.Title
+		top := 0.0
+		for _, c := range pn.Curves {
+			i, ok := index[c.Label]
+			if !ok {
+				i = len(index)
+				index[c.Label] = i
+			}
+			pts := make(plotter.XYs, len(c.X))
+			for k := range c.X {
+				pts[k] = plotter.XY{X: c.X[k], Y: c.Y[k]}
+				top = math.Max(top, c.Y[k])
+				if k < len(c.Hi) {
+					top = math.Max(top, c.Hi[k])
+				}
+			}
+			l, s, err := line(pts, i, 0)
+			if err != nil {
+				return nil, fmt.Errorf("plots: load %s: %w", c.Label, err)
+			}
+			p.Add(l, s)
+			if len(c.Lo) == len(c.X) && len(c.Hi) == len(c.X) {
+				var eb []errBar
+				for k := range c.X {
+					eb = append(eb, errBar{pos: c.X[k], lo: c.Lo[k], hi: c.Hi[k]})
+				}
+				p.Add(errBarsPlotter{bars: eb})
+			}
+			if !ok {
+				f.addLegend(c.Label, l, s)
+			}
+		}
+		p.X.Min = 0
+		p.Y.Min, p.Y.Max = 0, math.Max(top*1.05, 1)
+		f.Panels = append(f.Panels, p)
 	}
-	var buf bytes.Buffer
-	if _, err := wt.WriteTo(&buf); err != nil {
-		return nil, fmt.Errorf("plots: %w", err)
-	}
-	return buf.Bytes(), nil
+	return f, nil
 }
 
-// Save writes p to path, the format taken from its extension, through a
-// temporary file so a reader never sees half a figure.
-func Save(p *plot.Plot, path string) error {
-	data, err := Encode(p, strings.TrimPrefix(filepath.Ext(path), "."))
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return sim.WriteFileAtomic(path, data)
-}
+// niceTicks puts about five major ticks at 1, 2 or 5 × 10^k steps and
+// labels them without trailing zeros (gonum's default prints "2.50").
+type niceTicks struct{}
 
-func contains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
+func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) {
+		return []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'g', 4, 64)}}
+	}
+	raw := (hi - lo) / 6
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := mag
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if m*mag >= raw {
+			step = m * mag
+			break
 		}
 	}
-	return false
+	e := int(math.Floor(math.Log10(step) + 1e-9))
+	prec := max(0, -e)
+	if m := step / math.Pow(10, float64(e)); math.Abs(m-2.5) < 1e-9 && e <= 0 {
+		prec = 1 - e
+	}
+	var ticks []plot.Tick
+	for v := math.Ceil(lo/step) * step; v <= hi+step*1e-9; v += step {
+		x := math.Round(v/step) * step
+		if math.Abs(x) < step*1e-9 {
+			x = 0
+		}
+		ticks = append(ticks, plot.Tick{Value: x, Label: strconv.FormatFloat(x, 'f', prec, 64)})
+		if minor := x + step/2; minor < hi {
+			ticks = append(ticks, plot.Tick{Value: minor})
+		}
+	}
+	return ticks
 }

@@ -360,6 +360,7 @@ func (e *engine) finishJob(j *Job, t Time) {
 }
 
 func (e *engine) release(j *Job) {
+	e.res.recordHold(e, j, nil)
 	for _, s := range j.GPUs {
 		if e.occupant[s] == j.Spec.ID {
 			e.occupant[s] = NoJob
@@ -513,6 +514,7 @@ func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
 			j.pendingSince = e.now
 			j.IterNum = j.Remaining // artifact: iter_num ← remaining, exec_time kept
 			j.LastConfig = j.Config
+			e.res.recordHold(e, j, nil)
 			j.GPUs = nil
 			e.cancelCompletion(j)
 			changed = true
@@ -546,6 +548,7 @@ func (e *engine) setAlloc(j *Job, gpus []int) {
 		j.iterTime = e.cfg.Exec.Estimate(j.Spec.Workload, cfg).IterTime
 		j.lastUpdate = e.now
 	}
+	e.res.recordHold(e, j, gpus)
 	j.GPUs = append([]int(nil), gpus...)
 	j.Config = cfg
 	j.LastConfig = cfg

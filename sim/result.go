@@ -42,6 +42,18 @@ type RoundRecord struct {
 	Busy []int32 `parquet:"-"`
 }
 
+// AllocRecord is one row of allocations.parquet: a job holding a run of
+// consecutive GPU slots (one GPU type) over a span of simulated time. A
+// holding still open at the end of the run ends at the horizon.
+type AllocRecord struct {
+	Job       int32   `parquet:"job_id"`
+	GPU       string  `parquet:"gpu_type"`
+	FirstSlot int32   `parquet:"first_slot"`
+	Slots     int32   `parquet:"slots"`
+	Start     float64 `parquet:"start_s"`
+	End       float64 `parquet:"end_s"`
+}
+
 // DigestRow is the per-round state at the start of a round, before the
 // progress update, in the form of the artifact's per-round digest.
 type DigestRow struct {
@@ -64,7 +76,9 @@ type Result struct {
 
 	Jobs     []JobRecord
 	Timeline []RoundRecord
-	Digest   []DigestRow
+	// Allocations are the GPU holdings over time, in the order they ended.
+	Allocations []AllocRecord
+	Digest      []DigestRow
 	// JCTs of finished jobs in the order they finished (the artifact's order).
 	JCTs []float64
 	// Queueing is the artifact's queueing list: finished jobs as they end,
@@ -79,6 +93,13 @@ type Result struct {
 	DecisionNs []int64
 
 	finishedIDs []JobID
+	holding     map[JobID]hold
+}
+
+// hold is a job's current GPU holding: since when, which slots.
+type hold struct {
+	since Time
+	gpus  []int
 }
 
 func newResult(e *engine) *Result {
@@ -118,6 +139,46 @@ func (r *Result) recordFinish(j *Job) {
 
 func (r *Result) recordDrop(*Job) {}
 
+// recordHold notes that j's GPUs become gpus (nil: none) at the engine's
+// current time, closing its previous holding when the slots change.
+func (r *Result) recordHold(e *engine, j *Job, gpus []int) {
+	id := j.Spec.ID
+	h, open := r.holding[id]
+	if open && SameGPUs(h.gpus, gpus) {
+		return
+	}
+	if open {
+		r.closeHold(e, id, h, e.now)
+		delete(r.holding, id)
+	}
+	if len(gpus) > 0 {
+		if r.holding == nil {
+			r.holding = map[JobID]hold{}
+		}
+		r.holding[id] = hold{since: e.now, gpus: append([]int(nil), gpus...)}
+	}
+}
+
+// closeHold appends h's slots, as runs of consecutive slots, ending at t.
+func (r *Result) closeHold(e *engine, id JobID, h hold, t Time) {
+	if t <= h.since {
+		return
+	}
+	slots := append([]int(nil), h.gpus...)
+	sort.Ints(slots)
+	for i := 0; i < len(slots); {
+		k := i + 1
+		for k < len(slots) && slots[k] == slots[k-1]+1 {
+			k++
+		}
+		r.Allocations = append(r.Allocations, AllocRecord{
+			Job: int32(id), GPU: e.cfg.Cluster.Nodes[e.cfg.Cluster.NodeOf(slots[i])].GPU,
+			FirstSlot: int32(slots[i]), Slots: int32(k - i), Start: float64(h.since), End: float64(t),
+		})
+		i = k
+	}
+}
+
 func (r *Result) recordRound(e *engine, round int, thr float64, busy map[string]int) {
 	b := make([]int32, len(r.Types))
 	for i, t := range r.Types {
@@ -149,6 +210,16 @@ func (r *Result) finish(e *engine, wall time.Duration) {
 			j.QueueTime += float64(horizon - j.pendingSince)
 		}
 	}
+	end := e.t0.Add(Duration(e.cfg.Rounds) * e.cfg.RoundLength)
+	ids := make([]JobID, 0, len(r.holding))
+	for id := range r.holding {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(a, b int) bool { return ids[a] < ids[b] })
+	for _, id := range ids {
+		r.closeHold(e, id, r.holding[id], end)
+	}
+	r.holding = nil
 	for _, j := range e.running {
 		r.Queueing = append(r.Queueing, j.QueueTime)
 	}

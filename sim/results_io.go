@@ -23,10 +23,12 @@ const (
 	TimelineFile = "timeline.parquet"
 	SummaryFile  = "summary.json"
 	DigestFile   = "rounds.csv"
+	// AllocationsFile holds every GPU holding over time (AllocRecord).
+	AllocationsFile = "allocations.parquet"
 )
 
 // ResultNames are the files of a results directory written by WriteDir.
-var ResultNames = []string{JobsFile, TimelineFile, DigestFile, SummaryFile}
+var ResultNames = []string{JobsFile, TimelineFile, AllocationsFile, DigestFile, SummaryFile}
 
 // File is a named file of a results directory.
 type File struct {
@@ -51,11 +53,15 @@ func WriteDir(dir string, r *Result, s Summary, extra ...File) error {
 	if err != nil {
 		return err
 	}
+	allocs, err := r.AllocationsParquet()
+	if err != nil {
+		return err
+	}
 	summary, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return fmt.Errorf("results: summary: %w", err)
 	}
-	files := slices.Concat(extra, []File{{JobsFile, jobs}, {TimelineFile, timeline}, {DigestFile, r.DigestCSV()}, {SummaryFile, append(summary, '\n')}})
+	files := slices.Concat(extra, []File{{JobsFile, jobs}, {TimelineFile, timeline}, {AllocationsFile, allocs}, {DigestFile, r.DigestCSV()}, {SummaryFile, append(summary, '\n')}})
 	known := slices.Clone(ResultNames)
 	for _, f := range extra {
 		known = append(known, f.Name)
@@ -92,6 +98,19 @@ func (r *Result) JobsParquet() ([]byte, error) {
 	}
 	if err := w.Close(); err != nil {
 		return nil, fmt.Errorf("results: jobs.parquet: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// AllocationsParquet encodes the GPU holdings.
+func (r *Result) AllocationsParquet() ([]byte, error) {
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[AllocRecord](&buf)
+	if _, err := w.Write(r.Allocations); err != nil {
+		return nil, fmt.Errorf("results: %s: %w", AllocationsFile, err)
+	}
+	if err := w.Close(); err != nil {
+		return nil, fmt.Errorf("results: %s: %w", AllocationsFile, err)
 	}
 	return buf.Bytes(), nil
 }

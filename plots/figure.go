@@ -1,0 +1,233 @@
+package plots
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/arena-sim/arena/sim"
+)
+
+// Figure is one figure: one or more panels (facets, side by side) and one
+// legend shared by them, drawn above the panels so it never covers data.
+// The title is empty by default: in a paper the caption says what a figure
+// shows.
+type Figure struct {
+	Title  string
+	Panels []*plot.Plot
+	// Cols is the number of panel columns (0: all panels in one row).
+	Cols   int
+	Legend []LegendEntry
+}
+
+// LegendEntry names a series and shows its line, marker or bar style.
+type LegendEntry struct {
+	Label  string
+	Thumbs []plot.Thumbnailer
+}
+
+func (f *Figure) addLegend(label string, thumbs ...plot.Thumbnailer) {
+	f.Legend = append(f.Legend, LegendEntry{label, thumbs})
+}
+
+// Size is a figure's size on paper.
+type Size struct {
+	Name string
+	W, H vg.Length
+}
+
+// The standard sizes: a column of a two-column paper and a full text
+// width. Fonts are set in points (FontSize), so text stays readable when
+// the figure is placed at its natural size.
+var (
+	Column = Size{"column", 3.3 * vg.Inch, 2.4 * vg.Inch}
+	Full   = Size{"full", 7 * vg.Inch, 3 * vg.Inch}
+)
+
+// ParseSize reads "column", "full" or "WxH" in inches (e.g. "3.3x2.5").
+func ParseSize(s string) (Size, error) {
+	switch s {
+	case "", "column":
+		return Column, nil
+	case "full":
+		return Full, nil
+	}
+	w, h, ok := strings.Cut(s, "x")
+	wf, err1 := strconv.ParseFloat(strings.TrimSuffix(w, "in"), 64)
+	hf, err2 := strconv.ParseFloat(strings.TrimSuffix(h, "in"), 64)
+	if !ok || err1 != nil || err2 != nil || wf < 1 || hf < 1 || wf > 40 || hf > 40 {
+		return Size{}, fmt.Errorf("size %q: want column (3.3×2.4 in), full (7×3 in) or WxH in inches between 1 and 40, e.g. 3.3x2.5", s)
+	}
+	return Size{s, vg.Length(wf) * vg.Inch, vg.Length(hf) * vg.Inch}, nil
+}
+
+// Render options.
+type Render struct {
+	Format string // pdf, svg or png
+	Size   Size
+	// FontSize of ticks, labels and legend in points (0: 8 pt, readable
+	// at a column's width; titles are 1 pt larger).
+	FontSize vg.Length
+	// DPI of PNG output (0: 200).
+	DPI int
+}
+
+// Formats are the file formats Encode writes.
+var Formats = []string{"pdf", "svg", "png"}
+
+var textFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
+
+func (f *Figure) applyFonts(size vg.Length) {
+	set := func(s *text.Style, sz vg.Length) { s.Font = font.From(textFont, sz) }
+	for _, p := range f.Panels {
+		set(&p.Title.TextStyle, size+1)
+		for _, ax := range []*plot.Axis{&p.X, &p.Y} {
+			set(&ax.Label.TextStyle, size)
+			set(&ax.Tick.Label, size-0.5)
+			ax.Tick.Length = vg.Points(3)
+			ax.Padding = vg.Points(2)
+		}
+		p.Title.Padding = vg.Points(3)
+	}
+}
+
+// Encode renders the figure.
+func (f *Figure) Encode(o Render) ([]byte, error) {
+	if o.Size.W == 0 {
+		o.Size = Column
+	}
+	if o.FontSize == 0 {
+		o.FontSize = 8
+	}
+	if o.DPI == 0 {
+		o.DPI = 200
+	}
+	var c vg.CanvasWriterTo
+	switch o.Format {
+	case "png":
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(o.Size.W, o.Size.H), vgimg.UseDPI(o.DPI), vgimg.UseBackgroundColor(color.White))}
+	case "svg":
+		c = vgsvg.New(o.Size.W, o.Size.H)
+	case "pdf":
+		c = vgpdf.New(o.Size.W, o.Size.H) // fonts embedded (vgpdf's default)
+	default:
+		return nil, fmt.Errorf("plots: format %q: want %s", o.Format, strings.Join(Formats, ", "))
+	}
+	f.draw(draw.New(c), o.FontSize)
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return nil, fmt.Errorf("plots: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Save writes the figure to path, the format taken from its extension,
+// through a temporary file so a reader never sees half a figure.
+func (f *Figure) Save(path string, o Render) error {
+	o.Format = strings.TrimPrefix(filepath.Ext(path), ".")
+	data, err := f.Encode(o)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return sim.WriteFileAtomic(path, data)
+}
+
+func (f *Figure) draw(dc draw.Canvas, size vg.Length) {
+	f.applyFonts(size)
+	pad := vg.Points(3)
+	dc = draw.Crop(dc, pad, -pad, pad, -pad)
+	if f.Title != "" {
+		st := text.Style{Font: font.From(textFont, size+1), Color: color.Black, XAlign: draw.XCenter, YAlign: draw.YTop, Handler: plot.DefaultTextHandler}
+		dc.FillText(st, vg.Point{X: dc.Center().X, Y: dc.Max.Y}, f.Title)
+		dc = draw.Crop(dc, 0, 0, 0, -st.Height(f.Title)-pad)
+	}
+	if len(f.Legend) > 0 {
+		h := f.drawLegend(dc, size)
+		dc = draw.Crop(dc, 0, 0, 0, -h-pad)
+	}
+	cols := f.Cols
+	if cols <= 0 {
+		cols = len(f.Panels)
+	}
+	rows := (len(f.Panels) + cols - 1) / cols
+	grid := make([][]*plot.Plot, rows)
+	for i := range grid {
+		grid[i] = make([]*plot.Plot, cols)
+	}
+	for i, p := range f.Panels {
+		grid[i/cols][i%cols] = p
+	}
+	canvases := plot.Align(grid, draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(6), PadY: vg.Points(6)}, dc)
+	for i, p := range f.Panels {
+		p.Draw(canvases[i/cols][i%cols])
+	}
+}
+
+// drawLegend lays the entries out in rows across the top of c, wrapping
+// when a row is full, and returns the height used.
+func (f *Figure) drawLegend(c draw.Canvas, size vg.Length) vg.Length {
+	st := text.Style{Font: font.From(textFont, size), Color: color.Black, XAlign: draw.XLeft, YAlign: draw.YCenter, Handler: plot.DefaultTextHandler}
+	thumbW, gap, rowH := 2.2*size, size*0.4, size*1.35
+	width := c.Max.X - c.Min.X
+	type placed struct {
+		e    LegendEntry
+		x, y vg.Length
+	}
+	var items []placed
+	x, row := vg.Length(0), 0
+	for _, e := range f.Legend {
+		w := thumbW + gap + st.Width(e.Label) + 2*gap
+		if x > 0 && x+w > width {
+			x, row = 0, row+1
+		}
+		items = append(items, placed{e, x, vg.Length(row)})
+		x += w
+	}
+	rows := row + 1
+	// Centre each row.
+	for r := 0; r < rows; r++ {
+		var last *placed
+		for i := range items {
+			if int(items[i].y) == r {
+				last = &items[i]
+			}
+		}
+		if last == nil {
+			continue
+		}
+		used := last.x + thumbW + gap + st.Width(last.e.Label)
+		shift := (width - used) / 2
+		for i := range items {
+			if int(items[i].y) == r {
+				items[i].x += shift
+			}
+		}
+	}
+	for _, it := range items {
+		yc := c.Max.Y - rowH*(it.y+0.5)
+		x0 := c.Min.X + it.x
+		icon := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
+			Min: vg.Point{X: x0, Y: yc - size*0.45}, Max: vg.Point{X: x0 + thumbW, Y: yc + size*0.45}}}
+		for _, t := range it.e.Thumbs {
+			t.Thumbnail(&icon)
+		}
+		c.FillText(st, vg.Point{X: x0 + thumbW + gap, Y: yc}, it.e.Label)
+	}
+	return rowH * vg.Length(rows)
+}

@@ -1,0 +1,39 @@
+package sim
+
+import (
+	"context"
+	"reflect"
+	"testing"
+)
+
+// Hand-worked holdings of one job under a scripted policy on testCluster
+// (a100 slots 0–7, a40 slots 8–11), rounds of 300 s from t = 1000 to the
+// horizon at 4000: a100 {0,1} for round 0, a40 {8,9} for round 1,
+// suspended in round 2, then a100 {0,1,4,5} (two nodes: two runs of
+// consecutive slots) to the horizon. Both timing modes decide at round
+// starts, so both give the same rows.
+func TestAllocationsRecordEveryHolding(t *testing.T) {
+	want := []AllocRecord{
+		{Job: 0, GPU: "a100", FirstSlot: 0, Slots: 2, Start: 1000, End: 1300},
+		{Job: 0, GPU: "a40", FirstSlot: 8, Slots: 2, Start: 1300, End: 1600},
+		{Job: 0, GPU: "a100", FirstSlot: 0, Slots: 2, Start: 1900, End: 4000},
+		{Job: 0, GPU: "a100", FirstSlot: 4, Slots: 2, Start: 1900, End: 4000},
+	}
+	for _, timing := range []Timing{Exact, Artifact} {
+		cfg := baseConfig(t, timing, 10)
+		p := &scripted{byRound: map[int][]Action{
+			0: {{Kind: Start, Job: 0, GPUs: []int{0, 1}}},
+			1: {{Kind: Reallocate, Job: 0, GPUs: []int{8, 9}}},
+			2: {{Kind: Suspend, Job: 0}},
+			3: {{Kind: Start, Job: 0, GPUs: []int{5, 4, 1, 0}}},
+			4: {{Kind: Reallocate, Job: 0, GPUs: []int{0, 1, 4, 5}}}, // same GPUs: no new holding
+		}}
+		res, err := Run(context.Background(), cfg, p, oneJob(t, 1e9))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(res.Allocations, want) {
+			t.Errorf("%s: allocations\n got %+v\nwant %+v", timing, res.Allocations, want)
+		}
+	}
+}
