@@ -78,6 +78,7 @@ Philly trace in artifact timing the authors' stored results are printed alongsid
 	fl.BoolVar(&f.check, "check", false, "run the invariant checker after every event (slower)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar")
 	fl.BoolVar(&f.noReference, "no-reference", false, "do not print the artifact's stored results next to ours")
+	addProfileFlags(cmd)
 	return cmd
 }
 

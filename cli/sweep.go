@@ -63,6 +63,7 @@ manifest for the spec instead of running it.`,
 	fl.StringVar(&f.image, "image", "", "with --emit k8s: container image with the arena binary")
 	fl.StringVar(&f.claim, "claim", "", "with --emit k8s: PersistentVolumeClaim for the results")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar")
+	addProfileFlags(cmd)
 	return cmd
 }
 

@@ -17,15 +17,58 @@ type FCFS struct {
 	// est is the view FCFS decides with: the artifact passes force_opt,
 	// so feasibility is the adaptive-parallelism one (no DP memory filter).
 	est estimator.Estimator
+
+	// queue mirrors the engine's pending queue (job and GPU-type index, in
+	// queue order) from one decision to the next, with count its jobs per
+	// type, so that a decision costs O(queue) on a compact array plus the
+	// jobs it actually visits rather than a walk over every pending job's
+	// record. FCFS never preempts, so the queue changes only by its own
+	// starts and by the arrivals it leaves pending. A View whose queue
+	// disagrees with the mirror (length or last job; another caller, a
+	// repeated round) makes Schedule rebuild it.
+	queue   []queued
+	count   []int
+	typeIdx map[string]int
+	round   int
+}
+
+type queued struct {
+	id  sim.JobID
+	typ int
 }
 
 var _ sim.Policy = (*FCFS)(nil)
 
 // New returns FCFS deciding with est.
-func New(est estimator.Estimator) *FCFS { return &FCFS{est: est} }
+func New(est estimator.Estimator) *FCFS { return &FCFS{est: est, typeIdx: map[string]int{}} }
 
 // Name implements sim.Policy.
 func (*FCFS) Name() string { return "fcfs" }
+
+func (f *FCFS) typeOf(gpu string) int {
+	i, ok := f.typeIdx[gpu]
+	if !ok {
+		i = len(f.typeIdx)
+		f.typeIdx[gpu] = i
+		f.count = append(f.count, 0)
+	}
+	return i
+}
+
+// sync makes the mirror describe v.Pending.
+func (f *FCFS) sync(v *sim.View) {
+	n := len(v.Pending)
+	if len(f.queue) == n && v.Round >= f.round && (n == 0 || f.queue[n-1].id == v.Pending[n-1].Spec.ID) {
+		return
+	}
+	f.queue = f.queue[:0]
+	clear(f.count)
+	for _, j := range v.Pending {
+		t := f.typeOf(j.Spec.GPU)
+		f.queue = append(f.queue, queued{j.Spec.ID, t})
+		f.count[t]++
+	}
+}
 
 // Schedule implements sim.Policy: a restart pass over the pending queue in
 // rounds where jobs ended, then the new jobs in arrival order.
@@ -33,29 +76,57 @@ func (f *FCFS) Schedule(v *sim.View) ([]sim.Action, error) {
 	if len(v.Ended) == 0 && len(v.Arrivals) == 0 {
 		return nil, nil
 	}
+	f.sync(v)
+	f.round = v.Round
 	table := placement.NewTable(v.Cluster, v.Occupant)
 	var actions []sim.Action
-	// pendingTypes counts the pending queue's jobs per GPU type as it
-	// stands during the pass (restarted jobs leave, pended arrivals join).
-	pendingTypes := map[string]int{}
-	for _, j := range v.Pending {
-		pendingTypes[j.Spec.GPU]++
-	}
+	// f.count holds the pending queue's jobs per GPU type as it stands
+	// during the pass (restarted jobs leave, pended arrivals join).
 
 	if len(v.Ended) > 0 {
-		blocked := map[string]bool{}
-		for _, j := range v.Pending {
-			gpu := j.Spec.GPU
-			if blocked[gpu] {
+		// unseen counts, per type, the queued jobs the pass has not reached;
+		// open is the number of types neither blocked nor exhausted. Once
+		// it is 0 no later job can start, so the pass stops there.
+		blocked := make([]bool, len(f.count))
+		unseen := append([]int(nil), f.count...)
+		open := 0
+		for _, n := range unseen {
+			if n > 0 {
+				open++
+			}
+		}
+		started := 0
+		for i, q := range f.queue {
+			if open == 0 {
+				break
+			}
+			if blocked[q.typ] {
 				continue
 			}
+			unseen[q.typ]--
+			j := v.Pending[i]
 			slots, ok := f.place(table, j)
 			if !ok {
-				blocked[gpu] = true
+				blocked[q.typ] = true
+				open--
 				continue
 			}
+			if unseen[q.typ] == 0 {
+				open--
+			}
 			actions = append(actions, sim.Action{Kind: sim.Start, Job: j.Spec.ID, GPUs: slots})
-			pendingTypes[gpu]--
+			f.count[q.typ]--
+			f.queue[i].id = sim.NoJob // leaves the queue
+			started++
+		}
+		if started > 0 {
+			kept := f.queue[:0]
+			for _, q := range f.queue {
+				if q.id != sim.NoJob {
+					kept = append(kept, q)
+				}
+			}
+			f.queue = kept
 		}
 	}
 
@@ -65,13 +136,15 @@ func (f *FCFS) Schedule(v *sim.View) ([]sim.Action, error) {
 			actions = append(actions, sim.Action{Kind: sim.Drop, Job: j.Spec.ID, Reason: "infeasible at best locality"})
 			continue
 		}
-		if pendingTypes[j.Spec.GPU] == 0 {
+		t := f.typeOf(j.Spec.GPU)
+		if f.count[t] == 0 {
 			if slots, ok := f.place(table, j); ok {
 				actions = append(actions, sim.Action{Kind: sim.Start, Job: j.Spec.ID, GPUs: slots})
 				continue
 			}
 		}
-		pendingTypes[j.Spec.GPU]++ // it pends
+		f.count[t]++ // it pends
+		f.queue = append(f.queue, queued{j.Spec.ID, t})
 	}
 	return actions, nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/arena-sim/arena/estimator"
@@ -12,6 +13,7 @@ import (
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/policy/fcfs"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/traces"
 )
 
 func within(got, want, tol float64) bool { return math.Abs(got-want) <= tol*math.Abs(want) }
@@ -156,5 +158,70 @@ func TestHeadOfLineBlockingPerType(t *testing.T) {
 	}
 	if byID[2].FirstStart <= byID[1].FirstStart {
 		t.Errorf("job 2 started at %v, before or with job 1 (%v): head-of-line blocking violated", byID[2].FirstStart, byID[1].FirstStart)
+	}
+}
+
+// oracle runs FCFS as the policy and, at every decision, a fresh FCFS
+// instance on the same View: the fresh one recounts the pending queue from
+// scratch (the code before the carried counts), so any divergence of the
+// carried per-type counts shows as different actions.
+type oracle struct {
+	t    *testing.T
+	est  estimator.Estimator
+	live *fcfs.FCFS
+	n    int
+}
+
+func (o *oracle) Name() string { return "fcfs" }
+func (o *oracle) Schedule(v *sim.View) ([]sim.Action, error) {
+	got, err := o.live.Schedule(v)
+	if err != nil {
+		return nil, err
+	}
+	want, _ := fcfs.New(o.est).Schedule(v)
+	if !reflect.DeepEqual(got, want) {
+		o.t.Fatalf("round %d: carried mirror gives %v, a fresh FCFS %v", v.Round, got, want)
+	}
+	o.n++
+	return got, nil
+}
+
+// TestCarriedQueueMatchesFreshInstance: on a tiled Philly trace that keeps a
+// long pending queue on a quarter of the paper cluster, in both timing modes
+// and with event-driven decisions, FCFS with its carried queue mirror
+// decides exactly as a fresh instance that counts the queue at each call.
+func TestCarriedQueueMatchesFreshInstance(t *testing.T) {
+	db, _ := estimator.DefaultProfileDB()
+	est := db.View(estimator.ViewOptimal)
+	tr, err := traces.Load("philly")
+	if err != nil {
+		t.Fatal(err)
+	}
+	big, err := traces.Tile(tr, traces.TileOptions{Copies: 2, Overlap: 2, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := sim.NewCluster(sim.ClusterSpec{Name: "quarter", Pools: []sim.Pool{
+		{GPU: "a100", Nodes: 20, GPUsPerNode: 4}, {GPU: "v100", Nodes: 5, GPUsPerNode: 16},
+		{GPU: "a40", Nodes: 40, GPUsPerNode: 2}, {GPU: "a10", Nodes: 40, GPUsPerNode: 2}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []struct {
+		timing   sim.Timing
+		onEvents bool
+	}{{sim.Artifact, false}, {sim.Exact, false}, {sim.Exact, true}} {
+		cfg := sim.DefaultConfig(c, est)
+		cfg.Timing, cfg.Rounds, cfg.Overhead, cfg.ScheduleOnEvents = mode.timing, 1500, policy.FullSearchOverhead, mode.onEvents
+		o := &oracle{t: t, est: est, live: fcfs.New(est)}
+		res, err := sim.Run(context.Background(), cfg, o, big.Jobs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := res.Summarize("x2", len(big.Jobs), "profiledb")
+		if s.Pending < 100 {
+			t.Errorf("%s: only %d jobs pending at the end; the test wants a long queue", mode.timing, s.Pending)
+		}
+		t.Logf("%s on-events=%v: %d decisions compared, %d pending at the end", mode.timing, mode.onEvents, o.n, s.Pending)
 	}
 }
