@@ -2,6 +2,9 @@ package sim
 
 import (
 	"fmt"
+	"slices"
+
+	"github.com/arena-sim/arena/estimator"
 )
 
 // invariantf reports an invariant violation, wrapping ErrInvariant.
@@ -72,23 +75,91 @@ func (e *engine) checkState() error {
 			}
 			continue
 		}
-		if j.Remaining > e.lastRemain[id] && j.Config == j.LastConfig && e.cfg.Timing == Exact {
+		// Remaining work never grows: in exact timing at all, in artifact
+		// timing only in a progress update that ran on another
+		// configuration than the job's previous one (the cumulative
+		// exec_time re-valued at the new speed, ARENA.md §6).
+		if j.Remaining > e.lastRemain[id] && (e.cfg.Timing == Exact || !e.revalued[id]) {
 			return e.invariantf("job %s: remaining iterations grew from %d to %d", j.Spec.Alias(), e.lastRemain[id], j.Remaining)
 		}
-		if e.cfg.Timing == Artifact && j.Remaining > j.IterNum {
-			return e.invariantf("job %s: remaining %d exceeds its iteration count %d", j.Spec.Alias(), j.Remaining, j.IterNum)
+		if j.Remaining > j.IterNum || j.IterNum > j.Iterations {
+			return e.invariantf("job %s: remaining %d, iter_num %d, iterations %d: want remaining ≤ iter_num ≤ iterations",
+				j.Spec.Alias(), j.Remaining, j.IterNum, j.Iterations)
 		}
 		e.lastRemain[id] = j.Remaining
+		e.revalued[id] = false
 	}
 	return nil
 }
 
-// checkAccounted asserts, at the end of a run, that every submitted job is
-// in exactly one final state and every queue member is accounted for.
+// checkClock asserts that time never goes back: an event is never earlier
+// than the clock.
+func (e *engine) checkClock(at Time) error {
+	if at < e.now {
+		return e.invariantf("event at %v is earlier than the clock %v", at, e.now)
+	}
+	return nil
+}
+
+// jobSnapshot is what a policy saw of a job (Check mode), to catch a
+// policy that changes a Job through the pointers of its View.
+type jobSnapshot struct {
+	j    *Job
+	spec JobSpec
+	pub  jobPublic
+	gpus []int
+}
+
+// jobPublic is the part of Job a policy can reach.
+type jobPublic struct {
+	Status                                Status
+	Config, LastConfig                    estimator.Config
+	SubmitTime, Deadline, FirstStart, End Time
+	Iterations, IterNum, Remaining        int64
+	ExecTime, QueueTime                   float64
+	Reconfigs, Rescheds                   int
+	TimeDebt                              Duration
+}
+
+func publicOf(j *Job) jobPublic {
+	return jobPublic{j.Status, j.Config, j.LastConfig, j.SubmitTime, j.Deadline, j.FirstStart, j.Finish,
+		j.Iterations, j.IterNum, j.Remaining, j.ExecTime, j.QueueTime, j.Reconfigs, j.Rescheds, j.TimeDebt}
+}
+
+// snapshotJobs records every job a View reaches (Check mode).
+func (e *engine) snapshotJobs(v *View) {
+	e.seen = e.seen[:0]
+	for _, q := range [][]*Job{v.Running, v.Pending, v.Arrivals, v.Ended} {
+		for _, j := range q {
+			e.seen = append(e.seen, jobSnapshot{j: j, spec: *j.Spec, pub: publicOf(j), gpus: append([]int(nil), j.GPUs...)})
+		}
+	}
+}
+
+// checkUnchanged asserts that the policy changed none of the jobs it saw
+// (their slices are the engine's; the View's queues are copies).
+func (e *engine) checkUnchanged() error {
+	for _, s := range e.seen {
+		j := s.j
+		if *j.Spec != s.spec || publicOf(j) != s.pub || !slices.Equal(j.GPUs, s.gpus) {
+			return e.invariantf("policy %s modified job %s during its decision (a View is read-only)", e.policy.Name(), j.Spec.Alias())
+		}
+	}
+	return nil
+}
+
+// checkAccounted asserts, at the end of a run, that exactly the jobs
+// submitted inside the window arrived (recomputed from the specs), that
+// queues and statuses agree, and that every finished job has its JCT.
 func (e *engine) checkAccounted() error {
+	arrives := e.arrivesInWindow()
 	counts := map[Status]int{}
-	for _, j := range e.jobs {
+	for i, j := range e.jobs {
 		counts[j.Status]++
+		if (j.Status != NotArrived) != arrives[i] {
+			return e.invariantf("end of run: job %s is %s but was submitted %s the window",
+				j.Spec.Alias(), j.Status, map[bool]string{true: "inside", false: "outside"}[arrives[i]])
+		}
 	}
 	if counts[Running] != len(e.running) || counts[Pending] != len(e.pending) {
 		return e.invariantf("end of run: %d running / %d pending jobs by status, queues hold %d / %d",
@@ -97,12 +168,24 @@ func (e *engine) checkAccounted() error {
 	if counts[Finished] != len(e.res.JCTs) {
 		return e.invariantf("end of run: %d finished jobs, %d JCTs recorded", counts[Finished], len(e.res.JCTs))
 	}
-	total := 0
-	for _, c := range counts {
-		total += c
-	}
-	if total != len(e.jobs) {
-		return e.invariantf("end of run: %d jobs accounted for, %d submitted", total, len(e.jobs))
-	}
 	return nil
+}
+
+// arrivesInWindow says, from the specs alone, which jobs a run of
+// cfg.Rounds rounds admits: exact timing those submitted before the
+// horizon; artifact timing those whose chunk (the file-order walk) is
+// below the round count.
+func (e *engine) arrivesInWindow() []bool {
+	in := make([]bool, len(e.specs))
+	horizon := e.t0.Add(Duration(e.cfg.Rounds) * e.cfg.RoundLength)
+	k := 0
+	for i := range e.specs {
+		if e.cfg.Timing == Exact {
+			in[i] = e.specs[i].Submit < horizon
+			continue
+		}
+		k = max(k, e.chunkOf(e.specs[i].Submit))
+		in[i] = k < e.cfg.Rounds
+	}
+	return in
 }

@@ -111,12 +111,39 @@ type engine struct {
 
 	res        *Result
 	decisionNs []int64
+
+	// vb are the copies of the engine's slices a View hands out, reused
+	// from call to call so a policy never holds the engine's own.
+	vb struct {
+		occupant, before                  []JobID
+		running, pending, arrivals, ended []*Job
+	}
+	// decided is the slot table right after the last decision (exact
+	// timing): the BeforeRelease of the next one.
+	decided []JobID
+	// Check mode: what the policy saw, to catch it changing a Job.
+	seen []jobSnapshot
+	// revalued[id]: the artifact's last progress update of the job ran on
+	// another configuration than its previous update (ARENA.md §6: the
+	// cumulative exec_time is re-valued at the new speed, remaining may
+	// grow). The only way remaining may grow.
+	revalued []bool
+	updCfg   []estimator.Config
 }
 
 // Run simulates specs (in trace order; specs[i].ID must equal i) under
 // policy p and returns the results. The context cancels a long run; what
 // finished so far is then returned with the context's error.
 func Run(ctx context.Context, cfg Config, p Policy, specs []JobSpec) (*Result, error) {
+	e, err := newEngine(cfg, p, specs)
+	if err != nil {
+		return nil, err
+	}
+	return e.run(ctx)
+}
+
+// newEngine validates a run's inputs and sets up its state.
+func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 	if cfg.Cluster == nil || cfg.Exec == nil {
 		return nil, errors.New("sim: Config needs a Cluster and an Exec estimator")
 	}
@@ -145,6 +172,9 @@ func Run(ctx context.Context, cfg Config, p Policy, specs []JobSpec) (*Result, e
 	}
 	e.jobs = make([]*Job, len(specs))
 	e.lastRemain = make([]int64, len(specs))
+	e.revalued = make([]bool, len(specs))
+	e.updCfg = make([]estimator.Config, len(specs))
+	e.decided = append([]JobID(nil), e.occupant...)
 	for i := range specs {
 		if specs[i].ID != JobID(i) {
 			return nil, fmt.Errorf("sim: job %d has ID %d; IDs must equal trace positions", i, specs[i].ID)
@@ -153,15 +183,20 @@ func Run(ctx context.Context, cfg Config, p Policy, specs []JobSpec) (*Result, e
 	}
 	e.t0 = startOf(cfg.Timing, specs)
 	e.res = newResult(e)
+	return e, nil
+}
+
+// run simulates to the horizon and builds the result.
+func (e *engine) run(ctx context.Context) (*Result, error) {
 	start := time.Now()
 	var err error
-	if cfg.Timing == Artifact {
+	if e.cfg.Timing == Artifact {
 		err = e.runArtifact(ctx)
 	} else {
 		err = e.runExact(ctx)
 	}
 	e.res.finish(e, time.Since(start))
-	if err == nil && cfg.Check {
+	if err == nil && e.cfg.Check {
 		err = e.checkAccounted()
 	}
 	return e.res, err
@@ -221,6 +256,9 @@ func (e *engine) runArtifact(ctx context.Context) error {
 			if _, inDebt := e.debt[j.Spec.ID]; !inDebt {
 				j.ExecTime += float64(L)
 				it := e.exec(j).IterTime
+				id := j.Spec.ID
+				e.revalued[id] = e.updCfg[id] != (estimator.Config{}) && e.updCfg[id] != j.Config
+				e.updCfg[id] = j.Config
 				j.Remaining = j.IterNum - int64(math.Floor(j.ExecTime/it))
 				if j.Remaining == j.IterNum {
 					j.Deadline = 0 // the artifact's quirk
@@ -272,8 +310,7 @@ func (e *engine) runArtifact(ctx context.Context) error {
 		var after *View
 		if reporter != nil {
 			// The artifact's check sees the round's own timer, t_r.
-			after = &View{Now: e.now - Time(L), Round: r, RoundLength: L, Cluster: e.cfg.Cluster, Occupant: e.occupant,
-				Running: e.running, Pending: e.pending, Timing: e.cfg.Timing, jobs: e.jobs}
+			after = e.view(e.now-Time(L), nil, nil, nil)
 		}
 		for _, j := range e.running {
 			thr := e.exec(j).Throughput
@@ -341,6 +378,7 @@ func (e *engine) arrive(j *Job, t Time) {
 		j.SubmitTime = s.Submit
 	}
 	j.IterNum = s.Iterations / e.cfg.IterationDivisor
+	j.Iterations = j.IterNum
 	j.Remaining = j.IterNum
 	j.remainingF = float64(j.IterNum)
 	e.lastRemain[s.ID] = j.IterNum
@@ -373,11 +411,9 @@ func (e *engine) release(j *Job) {
 // decide calls the policy and applies its actions. It reports whether any
 // allocation changed.
 func (e *engine) decide(arrivals, ended []*Job, before []JobID) (bool, error) {
-	v := &View{
-		Now: e.now, Round: e.round, RoundLength: e.cfg.RoundLength, Cluster: e.cfg.Cluster,
-		Occupant: e.occupant, BeforeRelease: before,
-		Running: e.running, Pending: e.pending, Arrivals: arrivals, Ended: ended,
-		Timing: e.cfg.Timing, jobs: e.jobs,
+	v := e.view(e.now, arrivals, ended, before)
+	if e.cfg.Check {
+		e.snapshotJobs(v)
 	}
 	t0 := time.Now()
 	actions, err := e.policy.Schedule(v)
@@ -385,7 +421,36 @@ func (e *engine) decide(arrivals, ended []*Job, before []JobID) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("sim: policy %s at round %d: %w", e.policy.Name(), e.round, err)
 	}
-	return e.apply(actions, arrivals)
+	if e.cfg.Check {
+		if err := e.checkUnchanged(); err != nil {
+			return false, err
+		}
+	}
+	changed, err := e.apply(actions, arrivals)
+	copy(e.decided, e.occupant)
+	return changed, err
+}
+
+// view builds what the policy sees: copies of the engine's slot table and
+// queues (in buffers reused between calls, valid during the call), so a
+// policy that sorts or edits them changes nothing of the engine's.
+func (e *engine) view(now Time, arrivals, ended []*Job, before []JobID) *View {
+	b := &e.vb
+	b.occupant = append(b.occupant[:0], e.occupant...)
+	b.running = append(b.running[:0], e.running...)
+	b.pending = append(b.pending[:0], e.pending...)
+	b.arrivals = append(b.arrivals[:0], arrivals...)
+	b.ended = append(b.ended[:0], ended...)
+	v := &View{
+		Now: now, Round: e.round, RoundLength: e.cfg.RoundLength, Cluster: e.cfg.Cluster,
+		Occupant: b.occupant, Running: b.running, Pending: b.pending, Arrivals: b.arrivals, Ended: b.ended,
+		Timing: e.cfg.Timing, jobs: e.jobs,
+	}
+	if before != nil {
+		b.before = append(b.before[:0], before...)
+		v.BeforeRelease = b.before
+	}
+	return v
 }
 
 // apply validates a batch of actions against the state as a whole and

@@ -87,8 +87,8 @@ func (e *engine) runExact(ctx context.Context) error {
 	var busy map[string]int
 	for e.events.Len() > 0 {
 		ev := heap.Pop(&e.events).(*event)
-		if ev.at < e.now {
-			return e.invariantf("event at %v is earlier than the clock %v", ev.at, e.now)
+		if err := e.checkClock(ev.at); err != nil {
+			return err
 		}
 		e.now = ev.at
 		e.res.Events++
@@ -109,7 +109,7 @@ func (e *engine) runExact(ctx context.Context) error {
 		if (ev.kind == evCompletion || ev.kind == evArrival) && e.cfg.ScheduleOnEvents && !e.moreAt(e.now) {
 			arrivals, ended := e.arrived, e.ended
 			e.arrived, e.ended = nil, nil
-			if _, err := e.decide(arrivals, ended, append([]JobID(nil), e.occupant...)); err != nil {
+			if _, err := e.decide(arrivals, ended, e.decided); err != nil {
 				return err
 			}
 		}
@@ -140,7 +140,7 @@ func (e *engine) runExact(ctx context.Context) error {
 			e.res.recordDigest(e)
 			arrivals, ended := e.arrived, e.ended
 			e.arrived, e.ended = nil, nil
-			if _, err := e.decide(arrivals, ended, append([]JobID(nil), e.occupant...)); err != nil {
+			if _, err := e.decide(arrivals, ended, e.decided); err != nil {
 				return err
 			}
 			busy = map[string]int{}

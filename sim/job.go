@@ -49,6 +49,9 @@ const (
 )
 
 func (s Status) String() string {
+	if s < NotArrived || s > Dropped {
+		return fmt.Sprintf("Status(%d)", int(s))
+	}
 	return [...]string{"not-arrived", "pending", "running", "finished", "dropped"}[s]
 }
 
@@ -67,8 +70,13 @@ type Job struct {
 	// SubmitTime is when the job entered the system: the round timer in
 	// artifact mode (as the artifact does), the trace time in exact mode.
 	SubmitTime Time
-	// IterNum is the iteration count the job must still run: the trace's
-	// count ÷ IterationDivisor, reset to Remaining on suspension.
+	// Iterations is the job's whole work: the trace's count ÷
+	// IterationDivisor, set on arrival and never changed (jobs.parquet's
+	// `iterations`, the denominator of Progress).
+	Iterations int64
+	// IterNum is the artifact's iter_num: Iterations at arrival, reset to
+	// Remaining on suspension (the artifact's progress accounting,
+	// ARENA.md §6; not the job's total).
 	IterNum int64
 	// Remaining is the iterations left at the last progress update.
 	Remaining int64
@@ -102,9 +110,10 @@ type Job struct {
 	gpuSeconds   map[string]float64
 }
 
-// Progress is the fraction of iterations done, in [0, 1].
+// Progress is the fraction of the job's iterations done, in [0, 1]:
+// 1 − Remaining/Iterations.
 func (j *Job) Progress() float64 {
-	total := j.IterNum
+	total := j.Iterations
 	if total <= 0 {
 		return 1
 	}

@@ -45,6 +45,9 @@ const (
 )
 
 func (k ActionKind) String() string {
+	if k < Start || k > Drop {
+		return fmt.Sprintf("ActionKind(%d)", int(k))
+	}
 	return [...]string{"start", "reallocate", "suspend", "drop"}[k]
 }
 
@@ -58,8 +61,11 @@ type Action struct {
 	Reason string
 }
 
-// View is what a policy sees at a scheduling point. Every slice and every
-// Job it points to belongs to the engine and is read-only for the policy.
+// View is what a policy sees at a scheduling point. Its slices (Occupant,
+// BeforeRelease and the queues) are copies the engine reuses from call to
+// call: a policy may sort or edit them, but must not keep them past the
+// call. The Jobs they point to are the engine's and read-only; with
+// Config.Check a policy that changes one fails the run.
 type View struct {
 	// Now is the simulated time of the decision; Round its round number.
 	Now   Time
@@ -70,8 +76,9 @@ type View struct {
 	// Occupant holds, per GPU slot, the job using it or NoJob. GPUs of jobs
 	// in Ended are already released.
 	Occupant []JobID
-	// BeforeRelease is Occupant as it was before the GPUs of Ended jobs were
-	// released (Arena's node-swap fix-up compares against it).
+	// BeforeRelease is the slot table as the previous decision left it:
+	// Occupant before the GPUs of Ended jobs were released (Arena's
+	// node-swap fix-up compares against it). In both timing modes.
 	BeforeRelease []JobID
 	// Running lists running jobs in running-queue order (start order).
 	Running []*Job

@@ -85,6 +85,10 @@ type Result struct {
 	// then running, then pending jobs at the end of the run.
 	Queueing []float64
 
+	// BusyGPUSeconds per GPU type: the GPU-seconds jobs held over the
+	// window (the sum of jobs.parquet's gpu_seconds_by_type).
+	BusyGPUSeconds map[string]float64
+
 	// Events counts what the engine processed: arrivals, completions and
 	// scheduling rounds (the unit of the events-per-second benchmark).
 	Events int
@@ -193,6 +197,7 @@ func (r *Result) recordRound(e *engine, round int, thr float64, busy map[string]
 // finish builds the per-job table once the run is over.
 func (r *Result) finish(e *engine, wall time.Duration) {
 	r.Wall = wall
+	r.BusyGPUSeconds = map[string]float64{}
 	r.DecisionNs = e.decisionNs
 	if e.cfg.Timing == Exact {
 		// Ended names per digest row: exact mode finishes between rounds;
@@ -234,7 +239,7 @@ func (r *Result) finish(e *engine, wall time.Duration) {
 		s := j.Spec
 		rec := JobRecord{
 			ID: int32(s.ID), Name: s.Name, Alias: s.Alias(), Model: s.Workload.Model.Name(),
-			Batch: int32(s.Workload.Batch), Iterations: j.IterNum, RequestedGPU: s.GPU, RequestedN: int32(s.GPUs),
+			Batch: int32(s.Workload.Batch), Iterations: j.Iterations, RequestedGPU: s.GPU, RequestedN: int32(s.GPUs),
 			Submit: float64(j.SubmitTime), FirstStart: float64(j.FirstStart), Finish: float64(j.Finish), JCT: -1,
 			Queueing: j.QueueTime, Reconfigs: int32(j.Reconfigs), State: j.Status.String(),
 		}
@@ -255,6 +260,7 @@ func (r *Result) finish(e *engine, wall time.Duration) {
 		}
 		sort.Strings(types)
 		for _, t := range types {
+			r.BusyGPUSeconds[t] += j.gpuSeconds[t]
 			rec.GPUSeconds += j.gpuSeconds[t]
 			parts = append(parts, t+"="+trimFloat(j.gpuSeconds[t]))
 		}

@@ -111,17 +111,22 @@ func (r *Result) Summarize(trace string, jobsInTrace int, estimatorName string) 
 	return s
 }
 
-// SetUtilization fills Utilization from the cluster's per-type totals.
+// SetUtilization fills Utilization: per GPU type, the GPU-seconds jobs held
+// GPUs of that type (running or reconfiguring) over the window, divided by
+// the type's GPUs × the window's length. Exact timing integrates holdings
+// between events (a job that ends mid-round stops counting then); artifact
+// timing counts a job running after a round's decision for the whole round,
+// as the artifact does. (timeline.parquet's busy_<type> columns are the
+// GPUs held right after each round's decision, a sample.)
 func (r *Result) SetUtilization(s *Summary, c *Cluster) {
-	if len(r.Timeline) == 0 {
+	window := float64(r.Rounds) * float64(r.RoundLength)
+	if window <= 0 {
 		return
 	}
-	for i, t := range r.Types {
-		sum := 0.0
-		for _, row := range r.Timeline {
-			sum += float64(row.Busy[i])
+	for _, t := range r.Types {
+		if n := c.TotalGPUs(t); n > 0 {
+			s.Utilization[t] = r.BusyGPUSeconds[t] / (float64(n) * window)
 		}
-		s.Utilization[t] = sum / float64(len(r.Timeline)) / float64(c.TotalGPUs(t))
 	}
 }
 
