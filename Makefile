@@ -13,6 +13,7 @@ run: build
 	./$(BIN) simulate --out results
 
 test:
+	@command -v python3 >/dev/null || echo "WARNING: python3 not found: the Python example policies (examples/python, policy/exec tests) are SKIPPED"
 	$(GO) vet ./...
 	$(GO) test ./...
 

@@ -36,11 +36,14 @@ policy too: exec:COMMAND (e.g. exec:python3 examples/python/fifo.py).`,
 					if o.Type == policy.Enum {
 						typ = strings.Join(o.Values, "|")
 					}
-					def := o.Default
-					if def == "" {
-						def = "''"
+					def := "=" + o.Default
+					switch {
+					case o.Required:
+						def, typ = "", typ+", required"
+					case o.Default == "":
+						def = "=''"
 					}
-					fmt.Fprintf(tw, "\t\t\t  option %s=%s (%s): %s\n", o.Name, def, typ, o.Help)
+					fmt.Fprintf(tw, "\t\t\t  option %s%s (%s): %s\n", o.Name, def, typ, o.Help)
 				}
 			}
 			return tw.Flush()

@@ -115,10 +115,6 @@ func Execute(ctx context.Context, reg Policies, r Run) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := entry.New(policy.Options{Cluster: cluster, Source: src, Timing: r.Timing, Values: ps.Values})
-	if err != nil {
-		return nil, fmt.Errorf("policy %s: %w", ps, err)
-	}
 	if r.Rounds <= 0 {
 		r.Rounds = DefaultRounds(tr)
 	}
@@ -134,10 +130,16 @@ func Execute(ctx context.Context, reg Policies, r Run) (*Outcome, error) {
 			return nil, err
 		}
 	}
+	// Built last, so that nothing can fail between its start and its
+	// Close (an exec policy holds a process, an ILP one a solver).
+	p, err := entry.New(policy.Options{Cluster: cluster, Source: src, Timing: r.Timing, Values: ps.Values})
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: %w", ps, err)
+	}
 	res, err := sim.Run(ctx, cfg, p, jobs)
-	if c, ok := p.(io.Closer); ok { // a policy holding an external solver
+	if c, ok := p.(io.Closer); ok { // a policy holding a process or an external solver
 		if cerr := c.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("policy %s: %w", entry.Name, cerr)
+			err = fmt.Errorf("policy %s: %w", ps, cerr)
 		}
 	}
 	if err != nil {

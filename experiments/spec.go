@@ -445,6 +445,9 @@ func ResolvePolicies(reg Policies, patterns []string, skipMissing bool) (names, 
 			}
 			matched := 0
 			for _, n := range registered {
+				if e, err := reg.Lookup(n); err == nil && e.NeedsOptions() {
+					continue // exec needs its command: a glob cannot run it
+				}
 				if m, _ := path.Match(pat, n); m {
 					matched++
 					if !slices.Contains(names, n) {

@@ -104,7 +104,7 @@ rounds: 10
 
 func TestResolvePoliciesGlobsAndExclusions(t *testing.T) {
 	reg := policy.NewRegistry()
-	all := reg.Names()
+	all := slices.DeleteFunc(reg.Names(), func(n string) bool { return n == "exec" }) // needs its command
 	got, _, err := ResolvePolicies(reg, []string{"*"}, false)
 	if err != nil || !slices.Equal(got, all) {
 		t.Fatalf("* = %v (%v), want every registered policy %v", got, err, all)

@@ -48,6 +48,15 @@ type Option struct {
 	// Values are the allowed values of an Enum.
 	Values []string
 	Help   string
+	// Required options have no default: the policy string must set them,
+	// and globs in specs ("*") skip the policy.
+	Required bool
+}
+
+// NeedsOptions reports whether e has a required option, so that its bare
+// name is not a runnable policy.
+func (e Entry) NeedsOptions() bool {
+	return slices.ContainsFunc(e.Options, func(o Option) bool { return o.Required })
 }
 
 // Values holds a policy's option values, typed, defaults filled in. The
@@ -105,7 +114,7 @@ func (s Spec) String() string {
 	for _, o := range s.Entry.Options {
 		def, _ := parseValue(o, o.Default)
 		val := s.Values.vals[o.Name]
-		if val == def {
+		if val == def && !o.Required {
 			continue
 		}
 		parts = append(parts, o.Name+"="+quoteValue(formatValue(o, val)))
@@ -194,7 +203,8 @@ func ParseWith(lookup func(string) (Entry, error), s string) (Spec, error) {
 	return Spec{Entry: e, Values: vals}, nil
 }
 
-// DefaultValues are e's option values with every default.
+// DefaultValues are e's option values with every default (it panics if e
+// has a required option).
 func (e Entry) DefaultValues() Values {
 	v, err := e.values(e.Name, nil)
 	if err != nil {
@@ -206,6 +216,9 @@ func (e Entry) DefaultValues() Values {
 func (e Entry) values(written string, pairs [][2]string) (Values, error) {
 	v := Values{policy: e.Name, decl: e.Options, vals: map[string]any{}, given: map[string]bool{}}
 	for _, o := range e.Options {
+		if o.Required {
+			continue
+		}
 		d, err := parseValue(o, o.Default)
 		if err != nil {
 			return Values{}, &OptionError{Policy: written, Key: o.Name, Err: fmt.Errorf("bad default: %w", err)}
@@ -234,6 +247,15 @@ func (e Entry) values(written string, pairs [][2]string) (Values, error) {
 			return Values{}, &OptionError{Policy: written, Key: k, Err: err}
 		}
 		v.vals[k], v.given[k] = val, true
+	}
+	for _, o := range e.Options {
+		if o.Required && !v.given[o.Name] {
+			hint := ""
+			if e.Name == ExecName {
+				hint = "; write exec:COMMAND, e.g. exec:python3 my_policy.py"
+			}
+			return Values{}, &OptionError{Policy: written, Key: o.Name, Err: fmt.Errorf("required, not given%s", hint)}
+		}
 	}
 	return v, nil
 }

@@ -68,7 +68,7 @@ func NewRegistry() *Registry {
 		},
 	})
 	// Each family of policies registers itself from its own file.
-	for _, add := range [][]Entry{arenaEntries(), baselineEntries(), ilpEntries()} {
+	for _, add := range [][]Entry{arenaEntries(), baselineEntries(), ilpEntries(), {execEntry()}} {
 		for _, e := range add {
 			r.mustRegister(e)
 		}
@@ -105,7 +105,7 @@ func (r *Registry) Register(e Entry) error {
 		if o.Type == Enum && len(o.Values) == 0 {
 			return fmt.Errorf("policy %q: option %q: an enum needs Values", e.Name, o.Name)
 		}
-		if _, err := parseValue(o, o.Default); err != nil {
+		if _, err := parseValue(o, o.Default); err != nil && !o.Required {
 			return fmt.Errorf("policy %q: option %q: bad default: %w", e.Name, o.Name, err)
 		}
 	}

@@ -485,7 +485,7 @@ func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
 		if a.Job >= 0 && int(a.Job) < len(e.jobs) {
 			name = e.jobs[a.Job].Spec.Alias() + " (" + e.jobs[a.Job].Spec.Name + ")"
 		}
-		return &ActionError{Policy: e.policy.Name(), Action: a, Job: name, Msg: fmt.Sprintf(format, args...)}
+		return &ActionError{Policy: e.policy.Name(), Round: e.round, Action: a, Job: name, Msg: fmt.Sprintf(format, args...)}
 	}
 	for _, a := range actions {
 		if a.Job < 0 || int(a.Job) >= len(e.jobs) {

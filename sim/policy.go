@@ -114,6 +114,7 @@ func (v *View) FreeGPUs(n int) int {
 // ActionError is the engine's rejection of a policy's action.
 type ActionError struct {
 	Policy string
+	Round  int // the decision's round
 	Action Action
 	Job    string // alias and name of the job
 	Msg    string
@@ -128,7 +129,7 @@ func (e *ActionError) Error() string {
 		}
 		gpus = " GPUs [" + strings.Join(parts, " ") + "]"
 	}
-	return fmt.Sprintf("sim: policy %s: invalid %s of job %s%s: %s", e.Policy, e.Action.Kind, e.Job, gpus, e.Msg)
+	return fmt.Sprintf("sim: policy %s, round %d: invalid %s of job %s%s: %s", e.Policy, e.Round, e.Action.Kind, e.Job, gpus, e.Msg)
 }
 
 // Overhead is a policy's reconfiguration cost: every start or reallocation

@@ -1,0 +1,572 @@
+package exec
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	osexec "os/exec"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/sim"
+)
+
+// Protocol is the protocol version this adapter speaks.
+const Protocol = 1
+
+// Config says how to run the child process.
+type Config struct {
+	// Command is the program and its arguments (SplitCommand).
+	Command []string
+	// Dir is the process's working directory ("" = arena's).
+	Dir string
+	// Timeout bounds the wall-clock wait for each reply (hello and every
+	// decision): a safety net that ends the run with an error, never a
+	// decision input. 0 means DefaultTimeout.
+	Timeout time.Duration
+	// View is the estimator view whose answers are sent with each arrival.
+	View estimator.View
+	// Stderr receives the process's stderr (nil = os.Stderr).
+	Stderr io.Writer
+}
+
+// DefaultTimeout is the default wait for one reply.
+const DefaultTimeout = 10 * time.Minute
+
+// graceAtClose is how long Close waits for the process to exit after bye.
+const graceAtClose = 5 * time.Second
+
+// Policy is the adapter. Create it with Start; Close it after the run.
+type Policy struct {
+	cfg     Config
+	cluster *sim.Cluster
+	est     estimator.Estimator
+	name    string // the client's name from its hello
+	cmd     *osexec.Cmd
+	stdin   io.WriteCloser
+	out     *bufio.Writer
+	lines   chan line
+	exited  chan struct{} // closed when the process has exited
+	waitErr error         // set before exited is closed
+	closed  bool
+	buf     bytes.Buffer
+}
+
+type line struct {
+	data []byte
+	err  error
+}
+
+var (
+	_ sim.Policy = (*Policy)(nil)
+	_ io.Closer  = (*Policy)(nil)
+)
+
+// Error is a failure of the child process or of the protocol. Round is −1
+// before the first decision; Job is −1 when no job is concerned.
+type Error struct {
+	Command string
+	Round   int
+	Job     sim.JobID
+	Msg     string
+}
+
+func (e *Error) Error() string {
+	where := "hello"
+	if e.Round >= 0 {
+		where = fmt.Sprintf("round %d", e.Round)
+	}
+	if e.Job >= 0 {
+		where += fmt.Sprintf(", job %d", e.Job)
+	}
+	return fmt.Sprintf("exec %q: %s: %s", e.Command, where, e.Msg)
+}
+
+// Start launches the process and exchanges hellos. c and timing go into
+// the hello; src provides the estimator view of cfg.View.
+func Start(c *sim.Cluster, src estimator.Source, timing sim.Timing, cfg Config) (*Policy, error) {
+	if len(cfg.Command) == 0 {
+		return nil, errors.New("exec: empty command (want e.g. exec:python3 my_policy.py)")
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.Stderr == nil {
+		cfg.Stderr = os.Stderr
+	}
+	p := &Policy{cfg: cfg, cluster: c, est: src.View(cfg.View), lines: make(chan line, 1), exited: make(chan struct{})}
+	cmd := osexec.Command(cfg.Command[0], cfg.Command[1:]...)
+	cmd.Dir = cfg.Dir
+	cmd.Stderr = cfg.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, p.fail(-1, -1, "%v", err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, p.fail(-1, -1, "%v", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, p.fail(-1, -1, "cannot start: %v", err)
+	}
+	p.cmd, p.stdin, p.out = cmd, stdin, bufio.NewWriterSize(stdin, 1<<16)
+	go p.read(stdout)
+	go func() {
+		// Wait closes stdout after the process exits, which ends read.
+		p.waitErr = cmd.Wait()
+		close(p.exited)
+	}()
+	if err := p.hello(timing); err != nil {
+		p.kill()
+		return nil, err
+	}
+	return p, nil
+}
+
+// read forwards stdout line by line; it ends at EOF or a read error.
+func (p *Policy) read(r io.Reader) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	for {
+		b, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(b)) > 0 {
+			p.lines <- line{data: b}
+		}
+		if err != nil {
+			p.lines <- line{err: err}
+			close(p.lines)
+			return
+		}
+	}
+}
+
+func (p *Policy) fail(round int, job sim.JobID, format string, args ...any) error {
+	return &Error{Command: strings.Join(p.cfg.Command, " "), Round: round, Job: job, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Name implements sim.Policy: "exec:" and the client's name.
+func (p *Policy) Name() string { return "exec:" + p.name }
+
+// send writes one message.
+func (p *Policy) send(round int, msg any) error {
+	p.buf.Reset()
+	enc := json.NewEncoder(&p.buf)
+	if err := enc.Encode(msg); err != nil {
+		return p.fail(round, -1, "encoding the message: %v", err)
+	}
+	if _, err := p.out.Write(p.buf.Bytes()); err != nil {
+		return p.exitError(round, err)
+	}
+	if err := p.out.Flush(); err != nil {
+		return p.exitError(round, err)
+	}
+	return nil
+}
+
+// receive reads one message within the timeout into v.
+func (p *Policy) receive(round int, v any) error {
+	timer := time.NewTimer(p.cfg.Timeout)
+	defer timer.Stop()
+	select {
+	case l, ok := <-p.lines:
+		if !ok || l.err != nil {
+			return p.exitError(round, nil)
+		}
+		dec := json.NewDecoder(bytes.NewReader(l.data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(v); err != nil {
+			var probe struct {
+				Type    string `json:"type"`
+				Message string `json:"message"`
+			}
+			if json.Unmarshal(l.data, &probe) == nil && probe.Type == "error" {
+				return p.fail(round, -1, "the policy reported an error: %s", probe.Message)
+			}
+			return p.fail(round, -1, "reply is not a valid message: %v: %s", err, abbreviate(l.data))
+		}
+		return nil
+	case <-timer.C:
+		p.kill()
+		return p.fail(round, -1, "no reply within %s (wall clock; raise it with exec(cmd=…,timeout=30m)); the process was killed", p.cfg.Timeout)
+	}
+}
+
+// exitError explains a broken pipe or EOF by the process's exit status.
+func (p *Policy) exitError(round int, cause error) error {
+	select {
+	case <-p.exited:
+	case <-time.After(graceAtClose):
+		p.kill()
+		<-p.exited
+	}
+	status := "exited"
+	if p.waitErr != nil {
+		status = p.waitErr.Error()
+	}
+	msg := "the process closed its stdout (" + status + "; its stderr is above)"
+	if cause != nil {
+		msg = fmt.Sprintf("writing to the process: %v (%s; its stderr is above)", cause, status)
+	}
+	return p.fail(round, -1, "%s", msg)
+}
+
+func abbreviate(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+func (p *Policy) kill() {
+	if p.cmd != nil && p.cmd.Process != nil {
+		_ = p.cmd.Process.Kill()
+	}
+}
+
+// Close ends the session: bye, stdin closed, the process given a grace
+// period to exit and then killed. A non-zero exit after bye is an error.
+func (p *Policy) Close() error {
+	if p.closed || p.cmd == nil {
+		return nil
+	}
+	p.closed = true
+	go func() { // let the reader finish
+		for range p.lines {
+		}
+	}()
+	_ = p.send(-1, map[string]string{"type": "bye"})
+	_ = p.stdin.Close()
+	select {
+	case <-p.exited:
+	case <-time.After(graceAtClose):
+		p.kill()
+		<-p.exited
+		return p.fail(-1, -1, "did not exit within %s of bye; killed", graceAtClose)
+	}
+	if p.waitErr != nil {
+		return p.fail(-1, -1, "after bye: %v", p.waitErr)
+	}
+	return nil
+}
+
+// Messages of the protocol (doc.go).
+
+type helloOut struct {
+	Type     string     `json:"type"`
+	Protocol int        `json:"protocol"`
+	Timing   string     `json:"timing"`
+	View     string     `json:"view"`
+	Cluster  clusterOut `json:"cluster"`
+}
+
+type clusterOut struct {
+	Name  string    `json:"name"`
+	Types []string  `json:"types"`
+	Slots int       `json:"slots"`
+	Nodes []nodeOut `json:"nodes"`
+}
+
+type nodeOut struct {
+	GPU       string `json:"gpu"`
+	Capacity  int    `json:"capacity"`
+	FirstSlot int    `json:"first_slot"`
+}
+
+type helloIn struct {
+	Type     string `json:"type"`
+	Protocol int    `json:"protocol"`
+	Name     string `json:"name"`
+}
+
+// Grid is a uniform shape as the protocol writes it.
+type Grid struct {
+	GPU     string `json:"gpu"`
+	Nodes   int    `json:"nodes"`
+	PerNode int    `json:"per_node"`
+}
+
+type estimateOut struct {
+	Grid
+	Throughput float64 `json:"throughput"`
+	IterTime   float64 `json:"iter_time"`
+}
+
+// stateOut is the dynamic part of a job.
+type stateOut struct {
+	ID         sim.JobID `json:"id"`
+	Status     string    `json:"status"`
+	GPUs       []int     `json:"gpus"`
+	Grid       *Grid     `json:"grid"`
+	Progress   float64   `json:"progress"`
+	Remaining  int64     `json:"remaining"`
+	Total      int64     `json:"total"`
+	FirstStart float64   `json:"first_start"`
+	Reconfigs  int       `json:"reconfigs"`
+	QueueTime  float64   `json:"queue_time"`
+}
+
+// jobOut is an arrival: static and dynamic parts.
+type jobOut struct {
+	stateOut
+	Name       string        `json:"name"`
+	Alias      string        `json:"alias"`
+	Model      string        `json:"model"`
+	Batch      int           `json:"batch"`
+	Iterations int64         `json:"iterations"`
+	GPU        string        `json:"gpu"`
+	NumGPUs    int           `json:"num_gpus"`
+	Submit     float64       `json:"submit"`
+	Deadline   float64       `json:"deadline"`
+	User       string        `json:"user"`
+	VC         string        `json:"vc"`
+	Best       Grid          `json:"best"`
+	Estimates  []estimateOut `json:"estimates"`
+}
+
+type decideOut struct {
+	Type        string      `json:"type"`
+	Round       int         `json:"round"`
+	Now         float64     `json:"now"`
+	RoundLength float64     `json:"round_length"`
+	Occupant    []sim.JobID `json:"occupant"`
+	Running     []stateOut  `json:"running"`
+	Pending     []stateOut  `json:"pending"`
+	Arrivals    []jobOut    `json:"arrivals"`
+	Ended       []stateOut  `json:"ended"`
+}
+
+type actionIn struct {
+	Kind   string    `json:"kind"`
+	Job    sim.JobID `json:"job"`
+	GPUs   []int     `json:"gpus"`
+	Reason string    `json:"reason"`
+}
+
+type actionsIn struct {
+	Type    string     `json:"type"`
+	Round   int        `json:"round"`
+	Actions []actionIn `json:"actions"`
+	Message string     `json:"message"`
+}
+
+func (p *Policy) hello(timing sim.Timing) error {
+	c := p.cluster
+	h := helloOut{Type: "hello", Protocol: Protocol, Timing: timing.String(), View: p.cfg.View.String(),
+		Cluster: clusterOut{Name: c.Name, Types: c.Types, Slots: c.NumSlots(), Nodes: make([]nodeOut, len(c.Nodes))}}
+	for i, n := range c.Nodes {
+		h.Cluster.Nodes[i] = nodeOut{GPU: n.GPU, Capacity: n.Capacity, FirstSlot: n.FirstSlot}
+	}
+	if err := p.send(-1, h); err != nil {
+		return err
+	}
+	var in helloIn
+	if err := p.receive(-1, &in); err != nil {
+		return err
+	}
+	if in.Type != "hello" {
+		return p.fail(-1, -1, "want a hello reply, got type %q", in.Type)
+	}
+	if in.Protocol != Protocol {
+		return p.fail(-1, -1, "the policy speaks protocol %d, arena speaks %d", in.Protocol, Protocol)
+	}
+	p.name = in.Name
+	if p.name == "" {
+		p.name = strings.Join(p.cfg.Command, " ")
+	}
+	return nil
+}
+
+func state(v *sim.View, j *sim.Job) stateOut {
+	s := stateOut{ID: j.Spec.ID, Status: j.Status.String(), GPUs: j.GPUs, Progress: j.Progress(),
+		Remaining: j.Remaining, Total: j.IterNum, FirstStart: float64(j.FirstStart), Reconfigs: j.Reconfigs, QueueTime: j.QueueTime}
+	if s.GPUs == nil {
+		s.GPUs = []int{}
+	}
+	if j.Status == sim.Running {
+		s.Grid = &Grid{GPU: j.Config.GPU, Nodes: j.Config.Nodes, PerNode: j.Config.PerNode}
+	}
+	return s
+}
+
+func states(v *sim.View, jobs []*sim.Job) []stateOut {
+	out := make([]stateOut, len(jobs))
+	for i, j := range jobs {
+		out[i] = state(v, j)
+	}
+	return out
+}
+
+// Schedule implements sim.Policy: one decide message, one actions reply.
+func (p *Policy) Schedule(v *sim.View) ([]sim.Action, error) {
+	msg := decideOut{Type: "decide", Round: v.Round, Now: float64(v.Now), RoundLength: float64(v.RoundLength), Occupant: v.Occupant,
+		Running: states(v, v.Running), Pending: states(v, v.Pending), Ended: states(v, v.Ended), Arrivals: make([]jobOut, len(v.Arrivals))}
+	for i, j := range v.Arrivals {
+		msg.Arrivals[i] = p.arrival(v, j)
+	}
+	if err := p.send(v.Round, msg); err != nil {
+		return nil, err
+	}
+	var in actionsIn
+	if err := p.receive(v.Round, &in); err != nil {
+		return nil, err
+	}
+	switch {
+	case in.Type == "error":
+		return nil, p.fail(v.Round, -1, "the policy reported an error: %s", in.Message)
+	case in.Type != "actions":
+		return nil, p.fail(v.Round, -1, "want an actions reply, got type %q", in.Type)
+	case in.Round != v.Round:
+		return nil, p.fail(v.Round, -1, "reply is for round %d", in.Round)
+	}
+	inView := map[sim.JobID]bool{}
+	for _, list := range [][]*sim.Job{v.Running, v.Pending, v.Arrivals} {
+		for _, j := range list {
+			inView[j.Spec.ID] = true
+		}
+	}
+	actions := make([]sim.Action, 0, len(in.Actions))
+	for i, a := range in.Actions {
+		kind, ok := kinds[a.Kind]
+		if !ok {
+			return nil, p.fail(v.Round, a.Job, "action %d: kind %q: want start, reallocate, suspend or drop", i, a.Kind)
+		}
+		if !inView[a.Job] {
+			return nil, p.fail(v.Round, a.Job, "action %d (%s): the job is not running, pending or arriving in this decision", i, a.Kind)
+		}
+		if (kind == sim.Start || kind == sim.Reallocate) && len(a.GPUs) == 0 {
+			return nil, p.fail(v.Round, a.Job, "action %d (%s): no gpus given", i, a.Kind)
+		}
+		if (kind == sim.Suspend || kind == sim.Drop) && len(a.GPUs) > 0 {
+			return nil, p.fail(v.Round, a.Job, "action %d (%s): gpus given to a %s", i, a.Kind, a.Kind)
+		}
+		for _, g := range a.GPUs {
+			if g < 0 || g >= p.cluster.NumSlots() {
+				return nil, p.fail(v.Round, a.Job, "action %d (%s): GPU slot %d out of range 0..%d", i, a.Kind, g, p.cluster.NumSlots()-1)
+			}
+		}
+		actions = append(actions, sim.Action{Kind: kind, Job: a.Job, GPUs: a.GPUs, Reason: a.Reason})
+	}
+	return actions, nil
+}
+
+var kinds = map[string]sim.ActionKind{"start": sim.Start, "reallocate": sim.Reallocate, "suspend": sim.Suspend, "drop": sim.Drop}
+
+// arrival renders a newly submitted job with the estimator's answers.
+func (p *Policy) arrival(v *sim.View, j *sim.Job) jobOut {
+	s := j.Spec
+	best := estimator.BestLocality(s.GPU, s.GPUs, p.cluster.NodeCapacity(s.GPU))
+	out := jobOut{stateOut: state(v, j), Name: s.Name, Alias: s.Alias(), Model: s.Workload.Model.Name(), Batch: s.Workload.Batch,
+		Iterations: s.Iterations, GPU: s.GPU, NumGPUs: s.GPUs, Submit: float64(s.Submit), Deadline: float64(s.Deadline),
+		User: s.User, VC: s.VirtualCluster, Best: Grid{GPU: best.GPU, Nodes: best.Nodes, PerNode: best.PerNode}, Estimates: []estimateOut{}}
+	for _, c := range Candidates(p.cluster, s.GPUs, best) {
+		e := p.est.Estimate(s.Workload, c)
+		if !e.Feasible() {
+			continue
+		}
+		out.Estimates = append(out.Estimates, estimateOut{Grid: Grid{GPU: c.GPU, Nodes: c.Nodes, PerNode: c.PerNode}, Throughput: e.Throughput, IterTime: e.IterTime})
+	}
+	return out
+}
+
+// Candidates lists the grids whose estimates are sent with a job that
+// requested n GPUs: per GPU type of the cluster (in its type order), every
+// count that is a power of two or n, up to the type's total, on every
+// uniform shape (nodes × per-node) that fits the type's nodes; plus best.
+// The order is deterministic: type, count, then GPUs per node descending.
+func Candidates(c *sim.Cluster, n int, best estimator.Config) []estimator.Config {
+	var out []estimator.Config
+	seen := map[estimator.Config]bool{}
+	add := func(cfg estimator.Config) {
+		if cfg.Nodes > 0 && cfg.PerNode > 0 && !seen[cfg] {
+			seen[cfg] = true
+			out = append(out, cfg)
+		}
+	}
+	for _, gpu := range c.Types {
+		nodes := c.NodesOfType(gpu)
+		var counts []int
+		for k := 1; k <= c.TotalGPUs(gpu); k *= 2 {
+			counts = append(counts, k)
+		}
+		if n > 0 && n <= c.TotalGPUs(gpu) && n&(n-1) != 0 {
+			counts = append(counts, n)
+		}
+		slices.Sort(counts)
+		for _, k := range counts {
+			for q := min(k, c.NodeCapacity(gpu)); q >= 1; q-- {
+				if k%q != 0 {
+					continue
+				}
+				fit := 0 // nodes of the type with at least q GPUs
+				for _, i := range nodes {
+					if c.Nodes[i].Capacity >= q {
+						fit++
+					}
+				}
+				if k/q <= fit {
+					add(estimator.Config{GPU: gpu, Nodes: k / q, PerNode: q})
+				}
+			}
+		}
+	}
+	add(best)
+	return out
+}
+
+// SplitCommand splits a command line into words the way a POSIX shell
+// would for plain words and quotes ('…' literal, "…" with \" and \\
+// escapes, \ outside quotes escapes the next character), without running
+// a shell: no variables, globs or redirections.
+func SplitCommand(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, fmt.Errorf("command %q: unterminated ' quote", s)
+			}
+			cur.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case c == '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\\') {
+					i++
+				}
+				cur.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return nil, fmt.Errorf("command %q: unterminated \" quote", s)
+			}
+			inWord = true
+		case c == '\\' && i+1 < len(s):
+			i++
+			cur.WriteByte(s[i])
+			inWord = true
+		case c == ' ' || c == '\t' || c == '\n':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}

@@ -1,0 +1,178 @@
+package exec_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os/exec"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/policy"
+	pexec "github.com/arena-sim/arena/policy/exec"
+	"github.com/arena-sim/arena/sim"
+)
+
+// python3 returns the interpreter, or skips loudly: the Python examples are
+// part of the suite wherever python3 exists (CI has it).
+func python3(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("SKIPPED: python3 not found on PATH; the Python example policies are not tested")
+	}
+	return p
+}
+
+// The oracle is the Go fcfs policy: examples/python/fifo.py reimplements
+// its rules through the protocol, so every job record and every per-round
+// digest row must be identical. Philly in artifact timing is the regime
+// with head-of-line blocking and queueing (590 jobs finish); the testbed
+// trace in exact timing exercises completions between rounds.
+func TestPythonFIFOMatchesGoFCFS(t *testing.T) {
+	python3(t)
+	reg := policy.NewRegistry()
+	for _, c := range []struct {
+		trace, cluster string
+		timing         sim.Timing
+		rounds         int
+	}{
+		{"philly", "paper-1280", sim.Artifact, 2000},
+		{"testbed", "testbed-64", sim.Exact, 0},
+	} {
+		t.Run(c.trace, func(t *testing.T) {
+			run := func(p string) *experiments.Outcome {
+				o, err := experiments.Execute(context.Background(), reg, experiments.Run{
+					Trace: c.trace, Cluster: c.cluster, Policy: p, Timing: c.timing, Rounds: c.rounds, Check: true,
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return o
+			}
+			goRun, pyRun := run("fcfs"), run("exec:python3 ../../examples/python/fifo.py")
+			if pyRun.Summary.Policy != "exec:python3 ../../examples/python/fifo.py" {
+				t.Errorf("summary policy %q: want the policy string", pyRun.Summary.Policy)
+			}
+			if goRun.Summary.Finished == 0 {
+				t.Fatal("no job finished: the comparison would be empty")
+			}
+			if !reflect.DeepEqual(goRun.Result.Jobs, pyRun.Result.Jobs) {
+				for i := range goRun.Result.Jobs {
+					if goRun.Result.Jobs[i] != pyRun.Result.Jobs[i] {
+						t.Fatalf("job %d differs:\n go %+v\n py %+v", i, goRun.Result.Jobs[i], pyRun.Result.Jobs[i])
+					}
+				}
+			}
+			if !reflect.DeepEqual(goRun.Result.Digest, pyRun.Result.Digest) {
+				t.Error("per-round digests differ")
+			}
+		})
+	}
+}
+
+// The SJF example runs clean under the checker and finishes jobs.
+func TestPythonSJFRuns(t *testing.T) {
+	python3(t)
+	o, err := experiments.Execute(context.Background(), policy.NewRegistry(), experiments.Run{
+		Trace: "testbed", Cluster: "testbed-64", Policy: "exec:python3 ../../examples/python/sjf.py", Timing: sim.Exact, Check: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Summary.Finished == 0 {
+		t.Error("SJF finished no job")
+	}
+}
+
+// script is a fake policy in sh: it answers the hello, then runs body for
+// the first decision. Using sh keeps these tests independent of python3.
+func script(body string) string {
+	return `exec:sh -c 'read l; echo "{\"type\":\"hello\",\"protocol\":1,\"name\":\"t\"}"; read l; ` + body + `'`
+}
+
+// Each failure of the process or the protocol ends the run with an error
+// naming the round (and the job, where one is concerned).
+func TestProtocolErrors(t *testing.T) {
+	reg := policy.NewRegistry()
+	for _, c := range []struct {
+		name, policy string
+		want         []string
+	}{
+		{"bad JSON", script(`echo "not json"`), []string{"round 0", "not a valid message", `"not json"`}},
+		{"wrong type", script(`echo "{\"type\":\"hello\"}"`), []string{"round 0", `want an actions reply, got type "hello"`}},
+		{"wrong round", script(`echo "{\"type\":\"actions\",\"round\":7,\"actions\":[]}"`), []string{"round 0", "reply is for round 7"}},
+		{"unknown field", script(`echo "{\"type\":\"actions\",\"round\":0,\"actions\":[{\"kind\":\"start\",\"job\":0,\"slots\":[0]}]}"`), []string{"round 0", `unknown field "slots"`}},
+		{"unknown kind", script(`echo "{\"type\":\"actions\",\"round\":0,\"actions\":[{\"kind\":\"run\",\"job\":0,\"gpus\":[0]}]}"`), []string{"round 0, job 0", `kind "run"`}},
+		{"job not in view", script(`echo "{\"type\":\"actions\",\"round\":0,\"actions\":[{\"kind\":\"drop\",\"job\":200}]}"`), []string{"round 0, job 200", "not running, pending or arriving"}},
+		{"slot out of range", script(`echo "{\"type\":\"actions\",\"round\":0,\"actions\":[{\"kind\":\"start\",\"job\":0,\"gpus\":[64]}]}"`), []string{"round 0, job 0", "GPU slot 64 out of range 0..63"}},
+		{"engine rejects", script(`echo "{\"type\":\"actions\",\"round\":0,\"actions\":[{\"kind\":\"start\",\"job\":0,\"gpus\":[0,33]}]}"`), []string{"round 0", "invalid start of job job_0001", "uniform grid"}},
+		{"policy error", script(`echo "{\"type\":\"error\",\"message\":\"boom\"}"`), []string{"round 0", "the policy reported an error: boom"}},
+		{"crash", script(`echo oops >&2; exit 3`), []string{"round 0", "exit status 3"}},
+		{"crash at hello", `exec:sh -c 'exit 4'`, []string{"hello", "exit status 4"}},
+		{"protocol mismatch", `exec:sh -c 'read l; echo "{\"type\":\"hello\",\"protocol\":2}"'`, []string{"hello", "speaks protocol 2, arena speaks 1"}},
+		{"no such program", "exec:/nonexistent/policy", []string{"cannot start", "/nonexistent/policy"}},
+		{"timeout", `exec(cmd='sh -c "read l; sleep 30"',timeout=1s)`, []string{"hello", "no reply within 1s", "killed"}},
+		{"missing command", "exec:", []string{"policy exec: option cmd"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := experiments.Execute(context.Background(), reg, experiments.Run{
+				Trace: "testbed", Cluster: "testbed-64", Policy: c.policy, Timing: sim.Exact, Rounds: 3,
+			})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// The process's stderr reaches the configured writer, and Close ends it.
+func TestStderrPassedThrough(t *testing.T) {
+	spec, _ := sim.LoadClusterSpec("testbed-64")
+	c, _ := sim.NewCluster(spec)
+	src, err := experiments.SourceFor("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	argv, _ := pexec.SplitCommand(`sh -c 'read l; echo "hello from the policy" >&2; echo "{\"type\":\"hello\",\"protocol\":1}"; read l'`)
+	p, err := pexec.Start(c, src, sim.Exact, pexec.Config{Command: argv, Stderr: &stderr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr.String(), "hello from the policy") {
+		t.Errorf("stderr %q", stderr.String())
+	}
+	var pe *pexec.Error
+	if _, err := pexec.Start(c, src, sim.Exact, pexec.Config{Command: []string{"sh", "-c", "exit 5"}, Stderr: &stderr}); !errors.As(err, &pe) || pe.Round != -1 {
+		t.Errorf("err %v: want an *exec.Error at hello", err)
+	}
+}
+
+func TestSplitCommand(t *testing.T) {
+	for in, want := range map[string][]string{
+		"python3 p.py":              {"python3", "p.py"},
+		`  a  'b c'  "d \"e\"" f\ g`: {"a", "b c", `d "e"`, "f g"},
+		`x ''`:                      {"x", ""},
+	} {
+		got, err := pexec.SplitCommand(in)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("SplitCommand(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{`a 'b`, `a "b`} {
+		if _, err := pexec.SplitCommand(bad); err == nil {
+			t.Errorf("SplitCommand(%q): no error", bad)
+		}
+	}
+}
