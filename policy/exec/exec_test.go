@@ -161,9 +161,9 @@ func TestStderrPassedThrough(t *testing.T) {
 
 func TestSplitCommand(t *testing.T) {
 	for in, want := range map[string][]string{
-		"python3 p.py":              {"python3", "p.py"},
+		"python3 p.py":               {"python3", "p.py"},
 		`  a  'b c'  "d \"e\"" f\ g`: {"a", "b c", `d "e"`, "f g"},
-		`x ''`:                      {"x", ""},
+		`x ''`:                       {"x", ""},
 	} {
 		got, err := pexec.SplitCommand(in)
 		if err != nil || !reflect.DeepEqual(got, want) {
