@@ -1,0 +1,244 @@
+package importers
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/arena-sim/arena/traces/table"
+)
+
+func importFile(t *testing.T, format, name string, opt Options) ([]table.Job, []string) {
+	t.Helper()
+	f, err := Lookup(format)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	var skipped []string
+	opt.Skipped = func(r string) { skipped = append(skipped, r) }
+	jobs, err := ReadAll(f, name, in, opt)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return jobs, skipped
+}
+
+// The fixtures are written by hand from TRACES.md §1–§6; expected values
+// are worked out by hand (Unix times with Python's zoneinfo).
+func TestPhillyFixture(t *testing.T) {
+	jobs, skipped := importFile(t, "philly", "cluster_job_log.json", Options{})
+	if len(jobs) != 3 || len(skipped) != 1 {
+		t.Fatalf("%d jobs, %d skipped; want 3 jobs (the zero-attempt job skipped)", len(jobs), len(skipped))
+	}
+	a := jobs[0]
+	// 2017-10-03 08:59:00 PDT; attempts 600 s + 3600 s; last attempt on 4+4 GPUs.
+	if a.ID != "application_1506638472019_10238" || a.Submit != 1507046340 || a.Duration != 4200 || a.GPUs != 8 ||
+		a.VC != "ee9e8c" || a.User != "a1b2c3" || a.Status != "Pass" || a.Censored || a.Zone != ZonePhilly {
+		t.Errorf("job 0 = %+v", a)
+	}
+	// "None" first attempt dropped; the last attempt has no end: still
+	// running at the snapshot (censored), on 1 GPU, no complete run time.
+	c := jobs[1]
+	if c.Submit != 1513954799 || !c.Censored || c.GPUs != 1 || c.Duration != 0 {
+		t.Errorf("censored job = %+v", c)
+	}
+	// 01:29 on 2017-11-05 happens twice (PDT then PST); Go and Python both
+	// take the first, PDT.
+	if jobs[2].Submit != 1509870540 {
+		t.Errorf("DST-ambiguous submit = %v, want 1509870540", jobs[2].Submit)
+	}
+	att, _ := importFile(t, "philly", "cluster_job_log.json", Options{Attempts: "attempt"})
+	if len(att) != 4 {
+		t.Fatalf("per attempt: %d rows, want 4 (2 + 1 + 1)", len(att))
+	}
+	// The second attempt arrives when the first ended (Blox's rule).
+	if att[1].Submit != 1507047005 || att[1].Duration != 3600 || att[1].Attempt != 2 || att[1].ID != "application_1506638472019_10238#2" {
+		t.Errorf("attempt 2 = %+v", att[1])
+	}
+	if !att[2].Censored || att[2].Duration != -1 {
+		t.Errorf("running attempt = %+v, want censored with unknown duration", att[2])
+	}
+}
+
+func TestPolluxFixture(t *testing.T) {
+	jobs, _ := importFile(t, "pollux", "philly.csv", Options{})
+	if len(jobs) != 3 {
+		t.Fatalf("%d jobs, want 3 (the trailing empty line is not a job)", len(jobs))
+	}
+	if j := jobs[0]; j.ID != "0" || j.Submit != 1507557715 || j.Duration != 66 || j.GPUs != 1 || j.VC != "11cb48" {
+		t.Errorf("row 0 = %+v", j)
+	}
+	if jobs[2].GPUs != 4 || jobs[2].Duration != 860662 {
+		t.Errorf("row 2 = %+v", jobs[2])
+	}
+}
+
+func TestHeliosFixture(t *testing.T) {
+	jobs, skipped := importFile(t, "helios", "cluster_log.csv", Options{})
+	if len(jobs) != 2 || len(skipped) != 1 {
+		t.Fatalf("%d jobs, %d skipped; want 2 and the CPU job skipped", len(jobs), len(skipped))
+	}
+	if j := jobs[0]; j.ID != "5" || j.Submit != 1585670410 || j.Duration != 3600 || j.GPUs != 8 || j.VC != "vcEwI" || j.Status != "COMPLETED" {
+		t.Errorf("job 5 = %+v", j)
+	}
+	all, _ := importFile(t, "helios", "cluster_log.csv", Options{KeepCPU: true})
+	if len(all) != 3 {
+		t.Errorf("with CPU jobs: %d, want 3", len(all))
+	}
+	in, _ := os.Open("testdata/cluster_gpu_number.csv")
+	defer in.Close()
+	total, per, err := ReadHeliosCapacity("cluster_gpu_number.csv", in)
+	if err != nil || total != 136 || per["vcEwI"] != 80 || per["vcWoR"] != 64 {
+		t.Errorf("capacity %d %v %v; want 136, vcEwI 80, vcWoR 64", total, per, err)
+	}
+}
+
+func TestPAIFixture(t *testing.T) {
+	tasks, _ := os.Open("testdata/pai_task_table.csv")
+	defer tasks.Close()
+	jobs, skipped := importFile(t, "pai", "pai_job_table.csv", Options{Tasks: tasks, TasksName: "pai_task_table.csv"})
+	if len(jobs) != 2 || len(skipped) != 2 {
+		t.Fatalf("%d jobs, %d skipped; want 2 (a CPU-only job and a job without tasks skipped)", len(jobs), len(skipped))
+	}
+	// plan_gpu 50 % on 1 instance: half a GPU; run 1000010 → 1000590.
+	if j := jobs[0]; j.Submit != 1000000 || j.GPUs != 0.5 || j.Duration != 580 || j.GPUType != "MISC" || j.Censored || j.Status != "Terminated" {
+		t.Errorf("job 0 = %+v", j)
+	}
+	// 4 instances × 100 % + a ps task without GPUs; a worker still running.
+	if j := jobs[1]; j.GPUs != 4 || !j.Censored || j.GPUType != "V100" || j.Duration != 760 {
+		t.Errorf("job 1 = %+v", j)
+	}
+	in, _ := os.Open("testdata/pai_machine_spec.csv")
+	defer in.Close()
+	c, err := ReadPAIMachines("pai_machine_spec.csv", in)
+	if err != nil || c.GPUs() != 18 || c.Machines["V100"][8] != 2 || c.Machines["T4"][2] != 1 {
+		t.Errorf("machines %v %v", c, err)
+	}
+}
+
+// The real machine table shipped in ../shared/traces (checksum-verified
+// there): 1,897 machines. Skipped when the file is not on this machine.
+func TestPAIMachineSpecReal(t *testing.T) {
+	in, err := os.Open("../../../../shared/traces/alibaba-pai-v2020/pai_machine_spec.csv")
+	if err != nil {
+		t.Skip("shared PAI sample not present")
+	}
+	defer in.Close()
+	c, err := ReadPAIMachines("pai_machine_spec.csv", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.GPUs() < 6000 {
+		t.Errorf("%d GPUs; the trace's paper says over 6,500", c.GPUs())
+	}
+}
+
+func TestAlibaba2023Fixture(t *testing.T) {
+	jobs, skipped := importFile(t, "alibaba2023", "openb_pod_list_default.csv", Options{})
+	if len(jobs) != 3 || len(skipped) != 1 {
+		t.Fatalf("%d pods, %d skipped", len(jobs), len(skipped))
+	}
+	if j := jobs[0]; !j.Censored || j.GPUs != 8 || j.Duration != 12902960 {
+		t.Errorf("pod 17 = %+v", j)
+	}
+	if j := jobs[1]; j.GPUs != 0.46 || j.Duration != 1950 || j.Censored || j.GPUType != "V100M16|V100M32" {
+		t.Errorf("pod 22 = %+v", j)
+	}
+	if j := jobs[2]; j.Duration != -1 || j.Status != "Pending" {
+		t.Errorf("pending pod = %+v, want unknown duration", j)
+	}
+}
+
+func TestGavelFixtures(t *testing.T) {
+	jobs, _ := importFile(t, "gavel", "gavel_7.trace", Options{})
+	if len(jobs) != 2 || jobs[1].Submit != 341.58 || jobs[1].GPUs != 4 || jobs[1].Iterations != 8420 || jobs[1].Model != "LM (batch size 20)" {
+		t.Errorf("7-field form: %+v", jobs)
+	}
+	jobs, _ = importFile(t, "gavel", "gavel_10.trace", Options{})
+	if len(jobs) != 1 || jobs[0].Submit != 17.5 || jobs[0].GPUs != 2 || jobs[0].Iterations != 1000 {
+		t.Errorf("10-field form: %+v", jobs)
+	}
+}
+
+func TestArenaFixture(t *testing.T) {
+	jobs, _ := importFile(t, "arena", "arena.csv", Options{})
+	if len(jobs) != 3 || jobs[0].Model != "gpt-2.6b" || jobs[0].Iterations != 119965 || jobs[0].IterationScale != 5 ||
+		jobs[0].GPUType != "a40" || jobs[0].GPUs != 4 || jobs[0].Batch != 256 || jobs[0].Deadline != 1956739 {
+		t.Errorf("arena rows: %+v", jobs)
+	}
+}
+
+func TestPhillyMachines(t *testing.T) {
+	in, _ := os.Open("testdata/cluster_machine_list")
+	defer in.Close()
+	c, err := ReadPhillyMachines("cluster_machine_list", in)
+	if err != nil || c.GPUs() != 26 || c.Machines["24GB"][8] != 3 || c.Machines["12GB"][2] != 1 {
+		t.Errorf("machines %v %v; want 3×8 24GB + 1×2 12GB", c, err)
+	}
+}
+
+// Every error names the file, the line and the field.
+func TestImportErrors(t *testing.T) {
+	cases := []struct {
+		format, body string
+		opt          Options
+		line         int
+		field        string
+	}{
+		{"pollux", "timestamp,duration,num_gpus,gpu_time,cluster\n2017-10-09 07:01:55,66.0,1,66.0,a\n2017-13-09 07:01:55,1,1,1,a\n", Options{}, 3, "timestamp"},
+		{"pollux", "timestamp,duration,num_gpus,gpu_time,cluster\n2017-10-09 07:01:55,-5,1,66.0,a\n", Options{}, 2, "duration"},
+		{"pollux", "timestamp,duration,num_gpus\n", Options{}, 1, "gpu_time"},
+		{"pollux", "timestamp,duration,num_gpus,gpu_time,cluster\n2017-10-09 07:01:55,5,0,66.0,a\n", Options{}, 2, "num_gpus"},
+		{"helios", "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue\n1,u,v,x,1,1,COMPLETED,2020-04-01 00:00:10,,,5,0\n", Options{}, 2, "gpu_num"},
+		{"philly", "[\n {\"jobid\": \"j1\", \"submitted_time\": \"yesterday\", \"attempts\": []}\n]", Options{}, 2, "submitted_time"},
+		{"philly", "[\n {\"jobid\": \"j1\",\n  \"submitted_time\": \"2017-10-03 08:59:00\",\n  \"attempts\": 5}\n]", Options{}, 4, "attempts"},
+		{"philly", "[\n {\"jobid\": \"j1\", \"submitted_time\": \"2017-10-03 08:59:00\", \"attempts\": []},\n {\"jobid\": ", Options{}, 3, ""},
+		{"alibaba2023", "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\np,1,1,1,1000,,BE,Running,10,5,8\n", Options{}, 2, "deletion_time"},
+		{"gavel", "a\tb\tc\n", Options{}, 1, ""},
+		{"gavel", "x\tc\t--n\t1\t100\t0\t1\nx\tc\t--n\t1\tmany\t0\t1\n", Options{}, 2, "total_steps"},
+		{"arena", "job_id,submission_time,num_iteration,model_name,deadline,batch_size,num_gpu,gpu_type\na,1,5,llama__7B,0,128,2,a100\n", Options{}, 2, "model_name"},
+		{"pai", "j,i,u,Terminated,100,200\n", Options{Tasks: strings.NewReader("j,t,1,Terminated,x,200,1,1,100,V100\n"), TasksName: "tasks.csv"}, 1, "start_time"},
+	}
+	for _, c := range cases {
+		f, _ := Lookup(c.format)
+		_, err := ReadAll(f, "in.x", strings.NewReader(c.body), c.opt)
+		var fe *table.FieldError
+		if !errors.As(err, &fe) {
+			t.Errorf("%s %q: error %v, want a *table.FieldError", c.format, c.body, err)
+			continue
+		}
+		if fe.Line != c.line || fe.Field != c.field {
+			t.Errorf("%s: error %q at line %d field %q, want line %d field %q", c.format, err, fe.Line, fe.Field, c.line, c.field)
+		}
+	}
+}
+
+// The full Pollux/Sia Philly CSV shipped in ../shared/traces: 82,247 jobs
+// (TRACES.md §0), 15 VCs, at most 128 GPUs. Skipped when absent.
+func TestPolluxFullTrace(t *testing.T) {
+	in, err := os.Open("../../../../shared/traces/philly-pollux/philly.csv")
+	if err != nil {
+		t.Skip("shared Philly sample not present")
+	}
+	defer in.Close()
+	jobs, err := ReadAll(formats[1], "philly.csv", in, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vcs := map[string]bool{}
+	maxG := 0.0
+	for _, j := range jobs {
+		vcs[j.VC] = true
+		maxG = max(maxG, j.GPUs)
+	}
+	if len(jobs) != 82247 || len(vcs) != 15 || maxG != 128 {
+		t.Errorf("%d jobs, %d VCs, max %v GPUs; want 82247, 15, 128", len(jobs), len(vcs), maxG)
+	}
+}

@@ -1,0 +1,363 @@
+package synth
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/traces/table"
+)
+
+// Options describe a synthesis. The zero value replays the input as is
+// (shifted so the first job arrives at 0).
+type Options struct {
+	// Seed drives every random choice.
+	Seed uint64
+
+	// Filters, applied first. Zero means no bound.
+	MinDuration, MaxDuration float64  // seconds; jobs without a duration pass only unbounded filters
+	MaxGPUs                  float64  // jobs asking for more are dropped (Sia: 16; Blox: 16)
+	MaxGPUTime               float64  // GPU-seconds; Pollux keeps gpu_time < 1000 GPU-h
+	Since, Until             float64  // seconds after the first submission; Until 0 = no end
+	VCs                      []string // keep only these virtual clusters
+	Status                   []string // keep only these final states
+
+	// Window keeps jobs whose submission falls in [WindowStart,
+	// WindowStart+WindowHours) hours: of the time of day in the trace's zone
+	// ("tod", Pollux: every day pooled, arrival = time since the window's
+	// start) or after the first submission ("relative", Sia).
+	WindowMode               string
+	WindowStart, WindowHours float64
+	// Sample draws this many jobs without replacement (0 = all).
+	Sample int
+
+	// Rate > 0 replaces arrivals by a Poisson process of Rate jobs/hour
+	// (jobs keep their order); Jobs > 0 then emits that many jobs, cycling
+	// through the input (Blox) — or, with no input, synthesises them.
+	Rate float64
+	Jobs int
+	// RateScale > 0 compresses inter-arrival times by this factor (2 =
+	// twice the arrival rate, same jobs).
+	RateScale float64
+
+	// Durations "gavel" redraws run times from Gavel's law; "" keeps them.
+	Durations string
+	// GPUMix redraws GPU demand: "gavel" (1:0.7,2:0.1,4:0.15,8:0.05) or an
+	// explicit "count:weight,…"; "" keeps the trace's.
+	GPUMix string
+
+	// Recipe re-labels jobs: "arena", "pollux", "sia" or "" (none).
+	Recipe string
+	// KeepGPUs (arena recipe): keep the trace's GPU count (rounded up to a
+	// power of two, at most 16) instead of drawing it.
+	KeepGPUs bool
+	// IterRange (arena recipe) bounds iterations = duration / iteration
+	// time; outside it they are redrawn uniformly in it. Default
+	// [2000, 10000] (the artifact's Helios range).
+	IterMin, IterMax float64
+	// IterationScale (arena recipe) is the scale written with the trace:
+	// the engine runs iterations ÷ scale. Default 5, the artifact's.
+	IterationScale int64
+	// DeadlineFactor (arena recipe): deadline = submit + factor·duration
+	// (the artifact: 1.5); 0 = no deadlines.
+	DeadlineFactor float64
+	// ProfileDB checks the arena recipe's plans (default: the embedded DB).
+	ProfileDB *estimator.ProfileDB
+}
+
+// Stage stream ids: one PCG stream per stage.
+const (
+	streamSample uint64 = iota + 0x9e3779b97f4a7c15
+	streamArrival
+	streamDuration
+	streamGPUs
+	streamLabel
+)
+
+func (o *Options) rng(stream uint64) *rand.Rand { return rand.New(rand.NewPCG(o.Seed, stream)) }
+
+// Deterministic reports whether the options draw nothing at random: the
+// result is then the same for every seed.
+func (o *Options) Deterministic() bool {
+	return o.Sample == 0 && o.Rate == 0 && o.Durations == "" && o.GPUMix == "" && o.Recipe == ""
+}
+
+// Run applies the options to jobs (not modified) and returns the workload
+// sorted by submission, the first at time 0.
+func Run(jobs []table.Job, o Options) ([]table.Job, error) {
+	if err := o.check(len(jobs)); err != nil {
+		return nil, err
+	}
+	out := filter(jobs, o)
+	var err error
+	if o.WindowMode != "" {
+		if out, err = window(out, o); err != nil {
+			return nil, err
+		}
+	}
+	sortBySubmit(out)
+	if o.Sample > 0 {
+		if o.Sample > len(out) {
+			return nil, fmt.Errorf("synth: sample %d jobs: only %d pass the filters and window", o.Sample, len(out))
+		}
+		r := o.rng(streamSample)
+		idx := r.Perm(len(out))[:o.Sample]
+		sort.Ints(idx)
+		picked := make([]table.Job, len(idx))
+		for i, k := range idx {
+			picked[i] = out[k]
+		}
+		out = picked
+	}
+	if o.Rate > 0 {
+		out = poisson(out, o)
+	} else if o.Jobs > 0 {
+		return nil, errors.New("synth: jobs needs a rate (jobs/hour) to place their arrivals")
+	}
+	if len(out) == 0 {
+		return nil, errors.New("synth: no job left after the filters and window")
+	}
+	if o.RateScale > 0 && o.RateScale != 1 {
+		t0 := out[0].Submit
+		for i := range out {
+			out[i].Submit = t0 + (out[i].Submit-t0)/o.RateScale
+		}
+	}
+	if o.Durations == "gavel" {
+		r := o.rng(streamDuration)
+		for i := range out {
+			out[i].Duration, out[i].Censored = GavelDuration(r), false
+		}
+	}
+	if o.GPUMix != "" {
+		mix, err := ParseGPUMix(o.GPUMix)
+		if err != nil {
+			return nil, err
+		}
+		r := o.rng(streamGPUs)
+		for i := range out {
+			out[i].GPUs = float64(mix.draw(r))
+		}
+	}
+	switch o.Recipe {
+	case "":
+	case "arena":
+		if err := arenaRecipe(out, o); err != nil {
+			return nil, err
+		}
+	case "pollux", "sia":
+		if err := bucketRecipe(out, o); err != nil {
+			return nil, err
+		}
+	}
+	t0 := out[0].Submit
+	for i := range out {
+		out[i].Submit -= t0
+		if out[i].Deadline > 0 {
+			out[i].Deadline -= t0
+		}
+		out[i].Zone = "" // submit_s is now relative
+	}
+	return out, nil
+}
+
+func (o *Options) check(n int) error {
+	bad := func(format string, args ...any) error { return fmt.Errorf("synth: "+format, args...) }
+	for _, v := range []struct {
+		name string
+		v    float64
+	}{{"min-duration", o.MinDuration}, {"max-duration", o.MaxDuration}, {"max-gpus", o.MaxGPUs}, {"max-gpu-time", o.MaxGPUTime},
+		{"since", o.Since}, {"until", o.Until}, {"window start", o.WindowStart}, {"window hours", o.WindowHours},
+		{"rate", o.Rate}, {"rate-scale", o.RateScale}, {"iter-min", o.IterMin}, {"iter-max", o.IterMax}, {"deadline-factor", o.DeadlineFactor}} {
+		if !(v.v >= 0) || math.IsInf(v.v, 0) {
+			return bad("%s %v: want a finite number ≥ 0", v.name, v.v)
+		}
+	}
+	switch {
+	case o.MaxDuration > 0 && o.MaxDuration < o.MinDuration:
+		return bad("max-duration %v is below min-duration %v", o.MaxDuration, o.MinDuration)
+	case o.Until > 0 && o.Until <= o.Since:
+		return bad("until %v is not after since %v", o.Until, o.Since)
+	case o.Sample < 0 || o.Jobs < 0:
+		return bad("sample and jobs want counts ≥ 0")
+	case o.WindowMode != "" && o.WindowMode != "tod" && o.WindowMode != "relative":
+		return bad("window mode %q: want tod or relative", o.WindowMode)
+	case o.WindowMode == "tod" && (o.WindowStart >= 24 || o.WindowHours <= 0 || o.WindowHours > 24):
+		return bad("time-of-day window %v+%vh: want a start in [0, 24) and 0 < hours ≤ 24", o.WindowStart, o.WindowHours)
+	case o.WindowMode == "relative" && o.WindowHours <= 0:
+		return bad("window of %v hours: want > 0", o.WindowHours)
+	case o.Durations != "" && o.Durations != "gavel":
+		return bad("durations %q: want gavel (or nothing to keep the trace's)", o.Durations)
+	case o.Recipe != "" && o.Recipe != "arena" && o.Recipe != "pollux" && o.Recipe != "sia":
+		return bad("recipe %q: want arena, pollux or sia", o.Recipe)
+	case o.IterMax > 0 && o.IterMax < o.IterMin:
+		return bad("iter range [%v, %v] is empty", o.IterMin, o.IterMax)
+	case o.IterationScale < 0:
+		return bad("iteration scale %d: want ≥ 1", o.IterationScale)
+	case n == 0 && (o.Jobs == 0 || o.Rate == 0):
+		return bad("no input trace: give jobs and a rate to synthesise a workload from scratch")
+	case n == 0 && o.Durations == "":
+		return bad("no input trace: give durations (gavel) to synthesise run times")
+	case n == 0 && o.GPUMix == "":
+		return bad("no input trace: give a GPU mix (gavel or count:weight,…)")
+	}
+	return nil
+}
+
+func filter(jobs []table.Job, o Options) []table.Job {
+	var t0 float64 = math.Inf(1)
+	for i := range jobs {
+		t0 = math.Min(t0, jobs[i].Submit)
+	}
+	out := make([]table.Job, 0, len(jobs))
+	for _, j := range jobs {
+		switch {
+		case o.MinDuration > 0 && (!j.HasDuration() || j.Duration < o.MinDuration):
+		case o.MaxDuration > 0 && (!j.HasDuration() || j.Duration > o.MaxDuration):
+		case o.MaxGPUs > 0 && j.GPUs > o.MaxGPUs:
+		case o.MaxGPUTime > 0 && (!j.HasDuration() || j.Duration*j.GPUs >= o.MaxGPUTime):
+		case j.Submit-t0 < o.Since:
+		case o.Until > 0 && j.Submit-t0 >= o.Until:
+		case len(o.VCs) > 0 && !slices.Contains(o.VCs, j.VC):
+		case len(o.Status) > 0 && !slices.Contains(o.Status, j.Status):
+		default:
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// window keeps the jobs inside the window and re-times them from its start.
+func window(jobs []table.Job, o Options) ([]table.Job, error) {
+	out := jobs[:0:0]
+	if o.WindowMode == "relative" {
+		t0 := math.Inf(1)
+		for i := range jobs {
+			t0 = math.Min(t0, jobs[i].Submit)
+		}
+		lo, hi := t0+o.WindowStart*3600, t0+(o.WindowStart+o.WindowHours)*3600
+		for _, j := range jobs {
+			if j.Submit >= lo && j.Submit < hi {
+				out = append(out, j)
+			}
+		}
+		return out, nil
+	}
+	for _, j := range jobs {
+		loc := time.UTC
+		if j.Zone != "" {
+			l, err := time.LoadLocation(j.Zone)
+			if err != nil {
+				return nil, fmt.Errorf("synth: job %s: zone %q: %w", j.ID, j.Zone, err)
+			}
+			loc = l
+		}
+		sec, frac := math.Modf(j.Submit)
+		t := time.Unix(int64(sec), int64(frac*1e9)).In(loc)
+		tod := float64(t.Hour()*3600+t.Minute()*60+t.Second()) + frac
+		rel := tod - o.WindowStart*3600
+		if rel < 0 {
+			rel += 86400 // a window that wraps past midnight
+		}
+		if rel < o.WindowHours*3600 {
+			j.Submit = rel
+			if j.Deadline > 0 {
+				j.Deadline = 0
+			}
+			out = append(out, j)
+		}
+	}
+	return out, nil
+}
+
+func sortBySubmit(jobs []table.Job) {
+	sort.SliceStable(jobs, func(a, b int) bool { return jobs[a].Submit < jobs[b].Submit })
+}
+
+// poisson re-times jobs as a Poisson process at o.Rate jobs/hour starting
+// at 0; with o.Jobs > 0 it emits that many, cycling through jobs (or
+// synthesising blank ones when there is no input).
+func poisson(jobs []table.Job, o Options) []table.Job {
+	n := len(jobs)
+	if o.Jobs > 0 {
+		n = o.Jobs
+	}
+	r := o.rng(streamArrival)
+	mean := 3600 / o.Rate
+	out := make([]table.Job, n)
+	t := 0.0
+	for i := range out {
+		if len(jobs) > 0 {
+			out[i] = jobs[i%len(jobs)]
+			if o.Jobs > len(jobs) {
+				out[i].ID += "~" + strconv.Itoa(i/len(jobs))
+			}
+		} else {
+			out[i] = table.Job{ID: strconv.Itoa(i), Duration: -1, IterationScale: 1, Source: "synth"}
+		}
+		if i > 0 {
+			t += r.ExpFloat64() * mean
+		}
+		out[i].Submit, out[i].Deadline = t, 0
+	}
+	return out
+}
+
+// GavelDuration draws Gavel's run-time law: 60·10^U(1.5,3) s with
+// probability 0.8, else 60·10^U(3,4) s.
+func GavelDuration(r *rand.Rand) float64 {
+	if r.Float64() < 0.8 {
+		return 60 * math.Pow(10, 1.5+1.5*r.Float64())
+	}
+	return 60 * math.Pow(10, 3+r.Float64())
+}
+
+// GPUMix is a discrete distribution of GPU counts.
+type GPUMix struct {
+	Counts  []int
+	Weights []float64 // normalised, cumulative
+}
+
+// ParseGPUMix reads "gavel" or "count:weight,…" (weights need not sum to 1).
+func ParseGPUMix(s string) (GPUMix, error) {
+	if s == "gavel" {
+		s = "1:0.7,2:0.1,4:0.15,8:0.05"
+	}
+	var m GPUMix
+	sum := 0.0
+	for _, part := range strings.Split(s, ",") {
+		c, w, ok := strings.Cut(strings.TrimSpace(part), ":")
+		n, err1 := strconv.Atoi(c)
+		f, err2 := strconv.ParseFloat(w, 64)
+		if !ok || err1 != nil || err2 != nil || n <= 0 || !(f >= 0) || math.IsInf(f, 0) {
+			return m, fmt.Errorf("synth: GPU mix %q: entry %q: want count:weight, e.g. 1:0.7,2:0.1,4:0.15,8:0.05", s, part)
+		}
+		sum += f
+		m.Counts = append(m.Counts, n)
+		m.Weights = append(m.Weights, sum)
+	}
+	if !(sum > 0) {
+		return m, fmt.Errorf("synth: GPU mix %q: weights sum to 0", s)
+	}
+	for i := range m.Weights {
+		m.Weights[i] /= sum
+	}
+	return m, nil
+}
+
+func (m GPUMix) draw(r *rand.Rand) int {
+	u := r.Float64()
+	for i, w := range m.Weights {
+		if u < w {
+			return m.Counts[i]
+		}
+	}
+	return m.Counts[len(m.Counts)-1]
+}

@@ -1,0 +1,357 @@
+package table
+
+import (
+	"bufio"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// Job is one row of the canonical table.
+type Job struct {
+	ID             string  `parquet:"id"`
+	Submit         float64 `parquet:"submit_s"`
+	Duration       float64 `parquet:"duration_s"`
+	Censored       bool    `parquet:"censored"`
+	Iterations     int64   `parquet:"iterations"`
+	IterationScale int64   `parquet:"iteration_scale"`
+	GPUs           float64 `parquet:"gpus"`
+	GPUType        string  `parquet:"gpu_type"`
+	Model          string  `parquet:"model"`
+	Batch          int64   `parquet:"batch"`
+	Deadline       float64 `parquet:"deadline_s"`
+	User           string  `parquet:"user"`
+	VC             string  `parquet:"vc"`
+	Status         string  `parquet:"status"`
+	Attempt        int32   `parquet:"attempt"`
+	Zone           string  `parquet:"zone"`
+	Source         string  `parquet:"source"`
+}
+
+// Columns is the CSV header, in order.
+var Columns = []string{"id", "submit_s", "duration_s", "censored", "iterations", "iteration_scale", "gpus", "gpu_type",
+	"model", "batch", "deadline_s", "user", "vc", "status", "attempt", "zone", "source"}
+
+// HasDuration reports whether the trace gave a run time.
+func (j *Job) HasDuration() bool { return j.Duration >= 0 }
+
+// Record renders j as a CSV record in Columns order.
+func (j *Job) Record() []string {
+	return []string{j.ID, ftoa(j.Submit), ftoa(j.Duration), strconv.FormatBool(j.Censored), strconv.FormatInt(j.Iterations, 10),
+		strconv.FormatInt(j.IterationScale, 10), ftoa(j.GPUs), j.GPUType, j.Model, strconv.FormatInt(j.Batch, 10), ftoa(j.Deadline),
+		j.User, j.VC, j.Status, strconv.Itoa(int(j.Attempt)), j.Zone, j.Source}
+}
+
+func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// Writer streams jobs to a CSV or Parquet file.
+type Writer interface {
+	Write(Job) error
+	// Close flushes; the file is complete only after a nil Close.
+	Close() error
+}
+
+// CSVWriter writes the CSV form.
+type CSVWriter struct {
+	w      *csv.Writer
+	header bool
+}
+
+// NewCSVWriter returns a writer of the CSV form to w.
+func NewCSVWriter(w io.Writer) *CSVWriter { return &CSVWriter{w: csv.NewWriter(w)} }
+
+func (c *CSVWriter) Write(j Job) error {
+	if !c.header {
+		c.header = true
+		if err := c.w.Write(Columns); err != nil {
+			return err
+		}
+	}
+	return c.w.Write(j.Record())
+}
+
+func (c *CSVWriter) Close() error {
+	if !c.header {
+		c.header = true
+		if err := c.w.Write(Columns); err != nil {
+			return err
+		}
+	}
+	c.w.Flush()
+	return c.w.Error()
+}
+
+// ParquetWriter writes the Parquet form.
+type ParquetWriter struct{ w *parquet.GenericWriter[Job] }
+
+// NewParquetWriter returns a writer of the Parquet form to w.
+func NewParquetWriter(w io.Writer) *ParquetWriter {
+	return &ParquetWriter{w: parquet.NewGenericWriter[Job](w)}
+}
+
+func (p *ParquetWriter) Write(j Job) error { _, err := p.w.Write([]Job{j}); return err }
+func (p *ParquetWriter) Close() error      { return p.w.Close() }
+
+// IsParquet reports whether path names the Parquet form (by extension).
+func IsParquet(path string) bool { return strings.EqualFold(filepath.Ext(path), ".parquet") }
+
+// File is a table being written to path through a temporary file: Commit
+// renames it into place, Abort removes it, so a failed import never
+// leaves a half-written table.
+type File struct {
+	Writer
+	path string
+	tmp  *os.File
+	buf  *bufio.Writer
+}
+
+// Create starts writing path (CSV, or Parquet for a .parquet name).
+func Create(path string) (*File, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("table: %w", err)
+	}
+	f := &File{path: path, tmp: tmp, buf: bufio.NewWriterSize(tmp, 1<<20)}
+	if IsParquet(path) {
+		f.Writer = NewParquetWriter(f.buf)
+	} else {
+		f.Writer = NewCSVWriter(f.buf)
+	}
+	return f, nil
+}
+
+// Commit completes the file and renames it into place.
+func (f *File) Commit() error {
+	err := f.Writer.Close()
+	if err == nil {
+		err = f.buf.Flush()
+	}
+	if cerr := f.tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.tmp.Name(), f.path)
+	}
+	if err != nil {
+		os.Remove(f.tmp.Name())
+		return fmt.Errorf("table: writing %s: %w", f.path, err)
+	}
+	return nil
+}
+
+// Abort discards the file.
+func (f *File) Abort() {
+	f.tmp.Close()
+	os.Remove(f.tmp.Name())
+}
+
+// WriteFile writes jobs to path atomically.
+func WriteFile(path string, jobs []Job) error {
+	f, err := Create(path)
+	if err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		if err := f.Write(j); err != nil {
+			f.Abort()
+			return fmt.Errorf("table: writing %s: %w", path, err)
+		}
+	}
+	return f.Commit()
+}
+
+// ErrFormat is what a *FieldError about the table itself unwraps to.
+var ErrFormat = errors.New("not a canonical job table")
+
+// FieldError locates a bad value: file, line (1-based; 0 for Parquet rows
+// where Line is the row number), field and what was expected.
+type FieldError struct {
+	File  string
+	Line  int
+	Field string
+	Err   error
+}
+
+func (e *FieldError) Error() string {
+	loc := e.File
+	if e.Line > 0 {
+		loc += ":" + strconv.Itoa(e.Line)
+	}
+	if e.Field != "" {
+		loc += ": " + e.Field
+	}
+	return loc + ": " + e.Err.Error()
+}
+
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// LooksLikeTable reports whether a CSV header is the canonical table's.
+func LooksLikeTable(header []string) bool {
+	return slices.Contains(header, "submit_s") && slices.Contains(header, "duration_s") && slices.Contains(header, "gpus")
+}
+
+// ReadFile reads a table (CSV or, by extension, Parquet).
+func ReadFile(path string) ([]Job, error) {
+	if IsParquet(path) {
+		jobs, err := parquet.ReadFile[Job](path)
+		if err != nil {
+			return nil, &FieldError{File: path, Err: fmt.Errorf("%w: %v", ErrFormat, err)}
+		}
+		for i := range jobs {
+			if err := jobs[i].check(); err != nil {
+				err.File, err.Line = path, i+1
+				return nil, err
+			}
+		}
+		return jobs, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("table: %w", err)
+	}
+	defer f.Close()
+	return ReadCSV(path, f)
+}
+
+// ReadCSV reads the CSV form; file names the input in errors.
+func ReadCSV(file string, r io.Reader) ([]Job, error) {
+	var jobs []Job
+	err := ScanCSV(file, r, func(j Job) error { jobs = append(jobs, j); return nil })
+	return jobs, err
+}
+
+// ScanCSV streams the CSV form to emit.
+func ScanCSV(file string, r io.Reader, emit func(Job) error) error {
+	cr := csv.NewReader(r)
+	cr.ReuseRecord = true
+	cr.FieldsPerRecord = -1
+	head, err := cr.Read()
+	if err != nil {
+		if err == io.EOF {
+			return &FieldError{File: file, Line: 1, Err: fmt.Errorf("%w: empty file; want the header %s", ErrFormat, strings.Join(Columns, ","))}
+		}
+		return &FieldError{File: file, Line: 1, Err: fmt.Errorf("%w: %v", ErrFormat, err)}
+	}
+	col := map[string]int{}
+	for i, h := range head {
+		col[strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))] = i
+	}
+	for _, c := range Columns {
+		if _, ok := col[c]; !ok {
+			return &FieldError{File: file, Line: 1, Field: c, Err: fmt.Errorf("%w: missing column; want the header %s", ErrFormat, strings.Join(Columns, ","))}
+		}
+	}
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				return &FieldError{File: file, Line: pe.Line, Err: pe.Err}
+			}
+			return fmt.Errorf("%s: %w", file, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) == 1 && rec[0] == "" {
+			continue
+		}
+		if len(rec) != len(head) {
+			return &FieldError{File: file, Line: line, Err: fmt.Errorf("%d fields, the header has %d", len(rec), len(head))}
+		}
+		j, ferr := parseRecord(rec, col)
+		if ferr == nil {
+			ferr = j.check()
+		}
+		if ferr != nil {
+			ferr.File, ferr.Line = file, line
+			return ferr
+		}
+		if err := emit(j); err != nil {
+			return err
+		}
+	}
+}
+
+func parseRecord(rec []string, col map[string]int) (Job, *FieldError) {
+	get := func(c string) string { return strings.TrimSpace(rec[col[c]]) }
+	var j Job
+	var ferr *FieldError
+	num := func(c string) float64 {
+		if ferr != nil {
+			return 0
+		}
+		v, err := strconv.ParseFloat(get(c), 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			ferr = &FieldError{Field: c, Err: fmt.Errorf("%q: want a finite number", get(c))}
+		}
+		return v
+	}
+	integer := func(c string) int64 {
+		if ferr != nil {
+			return 0
+		}
+		v, err := strconv.ParseInt(get(c), 10, 64)
+		if err != nil {
+			ferr = &FieldError{Field: c, Err: fmt.Errorf("%q: want an integer", get(c))}
+		}
+		return v
+	}
+	j.ID = get("id")
+	j.Submit = num("submit_s")
+	j.Duration = num("duration_s")
+	if ferr == nil {
+		b, err := strconv.ParseBool(get("censored"))
+		if err != nil {
+			ferr = &FieldError{Field: "censored", Err: fmt.Errorf("%q: want true or false", get("censored"))}
+		}
+		j.Censored = b
+	}
+	j.Iterations = integer("iterations")
+	j.IterationScale = integer("iteration_scale")
+	j.GPUs = num("gpus")
+	j.GPUType = get("gpu_type")
+	j.Model = get("model")
+	j.Batch = integer("batch")
+	j.Deadline = num("deadline_s")
+	j.User, j.VC, j.Status = get("user"), get("vc"), get("status")
+	j.Attempt = int32(integer("attempt"))
+	j.Zone, j.Source = get("zone"), get("source")
+	return j, ferr
+}
+
+// check validates the ranges every consumer relies on.
+func (j *Job) check() *FieldError {
+	bad := func(field, format string, args ...any) *FieldError {
+		return &FieldError{Field: field, Err: fmt.Errorf(format, args...)}
+	}
+	switch {
+	case j.ID == "":
+		return bad("id", "empty; want the trace's job id")
+	case !(j.Submit >= 0) || math.IsInf(j.Submit, 0):
+		return bad("submit_s", "%v: want seconds ≥ 0", j.Submit)
+	case math.IsNaN(j.Duration) || math.IsInf(j.Duration, 0) || (j.Duration < 0 && j.Duration != -1):
+		return bad("duration_s", "%v: want seconds ≥ 0, or −1 for unknown", j.Duration)
+	case j.Iterations < 0:
+		return bad("iterations", "%d: want ≥ 0 (0 = unknown)", j.Iterations)
+	case j.IterationScale < 1:
+		return bad("iteration_scale", "%d: want ≥ 1", j.IterationScale)
+	case !(j.GPUs >= 0) || math.IsInf(j.GPUs, 0):
+		return bad("gpus", "%v: want a GPU count ≥ 0", j.GPUs)
+	case j.Batch < 0:
+		return bad("batch", "%d: want ≥ 0 (0 = unknown)", j.Batch)
+	case !(j.Deadline >= 0) || math.IsInf(j.Deadline, 0):
+		return bad("deadline_s", "%v: want seconds ≥ 0 (0 = none)", j.Deadline)
+	}
+	return nil
+}

@@ -1,0 +1,112 @@
+package table
+
+import (
+	"bytes"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var sample = []Job{
+	{ID: "application_1_1", Submit: 1507046340, Duration: 4200, IterationScale: 1, GPUs: 8, User: "a1b2c3", VC: "ee9e8c", Status: "Pass", Zone: "America/Los_Angeles", Source: "philly"},
+	{ID: "pod, \"quoted\"", Submit: 0.5, Duration: -1, Censored: true, Iterations: 120, IterationScale: 5, GPUs: 0.46, GPUType: "a40",
+		Model: "gpt-2.6b", Batch: 256, Deadline: 99.25, Attempt: 2, Source: "arena"},
+}
+
+func TestRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"jobs.csv", "jobs.parquet"} {
+		path := filepath.Join(dir, name)
+		if err := WriteFile(path, sample); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, sample) {
+			t.Errorf("%s: read back %+v, wrote %+v", name, got, sample)
+		}
+	}
+}
+
+func TestCSVHeaderIsDocumented(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewCSVWriter(&buf)
+	w.Close()
+	if got := strings.TrimSpace(buf.String()); got != "id,submit_s,duration_s,censored,iterations,iteration_scale,gpus,gpu_type,model,batch,deadline_s,user,vc,status,attempt,zone,source" {
+		t.Errorf("header %q differs from the one doc.go and README document", got)
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	head := strings.Join(Columns, ",") + "\n"
+	row := func(mod func([]string)) string {
+		r := sample[1].Record()
+		r[0] = "pod-1"
+		mod(r)
+		return strings.Join(r, ",") + "\n"
+	}
+	cases := []struct {
+		body  string
+		line  int
+		field string
+	}{
+		{"", 1, ""},
+		{"id,submit_s\n", 1, "duration_s"},
+		{head + row(func(r []string) { r[1] = "-4" }), 2, "submit_s"},
+		{head + row(func(r []string) {}) + row(func(r []string) { r[2] = "-3" }), 3, "duration_s"},
+		{head + row(func(r []string) { r[5] = "0" }), 2, "iteration_scale"},
+		{head + row(func(r []string) { r[3] = "maybe" }), 2, "censored"},
+		{head + row(func(r []string) { r[6] = "NaN" }), 2, "gpus"},
+		{head + row(func(r []string) { r[0] = "" }), 2, "id"},
+	}
+	for _, c := range cases {
+		_, err := ReadCSV("t.csv", strings.NewReader(c.body))
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Line != c.line || fe.Field != c.field || fe.File != "t.csv" {
+			t.Errorf("%q: error %v, want t.csv line %d field %q", c.body, err, c.line, c.field)
+		}
+	}
+}
+
+func TestAbortLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	f, err := Create(filepath.Join(dir, "x.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(sample[0])
+	f.Abort()
+	if m, _ := filepath.Glob(filepath.Join(dir, "*")); len(m) != 0 {
+		t.Errorf("abort left %v", m)
+	}
+}
+
+func FuzzReadCSV(f *testing.F) {
+	var buf bytes.Buffer
+	w := NewCSVWriter(&buf)
+	for _, j := range sample {
+		w.Write(j)
+	}
+	w.Close()
+	f.Add(buf.Bytes())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		jobs, err := ReadCSV("f", bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		var out bytes.Buffer
+		w := NewCSVWriter(&out)
+		for _, j := range jobs {
+			w.Write(j)
+		}
+		w.Close()
+		back, err := ReadCSV("back", &out)
+		if err != nil || len(back) != len(jobs) {
+			t.Fatalf("accepted rows do not survive a write and read: %v", err)
+		}
+	})
+}
