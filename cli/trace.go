@@ -48,6 +48,7 @@ func newTraceCmd(reg *policy.Registry) *cobra.Command {
 	inspect.Flags().IntVar(&rounds, "rounds", 0, "window in 300-s rounds for the 'submitted in window' count (default: the trace's)")
 	cmd.AddCommand(inspect)
 	cmd.AddCommand(newTraceTileCmd())
+	cmd.AddCommand(newTraceImportCmd(), newTraceSynthCmd())
 	return cmd
 }
 

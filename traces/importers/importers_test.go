@@ -1,7 +1,11 @@
 package importers
 
 import (
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -240,5 +244,27 @@ func TestPolluxFullTrace(t *testing.T) {
 	}
 	if len(jobs) != 82247 || len(vcs) != 15 || maxG != 128 {
 		t.Errorf("%d jobs, %d VCs, max %v GPUs; want 82247, 15, 128", len(jobs), len(vcs), maxG)
+	}
+}
+
+// The embedded copy is the shared file, byte for byte (its published
+// sha256), and imports to 82,247 jobs.
+func TestBuiltinSourcePhillyPollux(t *testing.T) {
+	f, _ := builtinData.Open("data/philly-pollux.csv.gz")
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, zr); err != nil {
+		t.Fatal(err)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != "ebffb3dd1589bdf4e7bcd74496201c5ded1d557d498ee14f560463f37ec353da" {
+		t.Errorf("embedded philly.csv sha256 %s differs from the published one", got)
+	}
+	jobs, err := Open("philly-pollux", "", Options{})
+	if err != nil || len(jobs) != 82247 {
+		t.Errorf("philly-pollux: %d jobs, %v; want 82247", len(jobs), err)
 	}
 }

@@ -106,6 +106,10 @@ func arenaRecipe(jobs []table.Job, o Options) error {
 	if scale == 0 {
 		scale = 5
 	}
+	factor := o.DeadlineFactor
+	if !o.DeadlineSet {
+		factor = 1.5
+	}
 	r := o.rng(streamLabel)
 	for i := range jobs {
 		j := &jobs[i]
@@ -128,8 +132,8 @@ func arenaRecipe(jobs []table.Job, o Options) error {
 			}
 			j.Iterations = max(1, int64(it))
 			j.IterationScale = scale
-			if o.DeadlineFactor > 0 {
-				j.Deadline = j.Submit + o.DeadlineFactor*j.Duration
+			if factor > 0 {
+				j.Deadline = j.Submit + factor*j.Duration
 			}
 		case j.Iterations > 0:
 			// iterations of another model (Gavel): keep the count

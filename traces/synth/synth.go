@@ -65,9 +65,10 @@ type Options struct {
 	// IterationScale (arena recipe) is the scale written with the trace:
 	// the engine runs iterations ÷ scale. Default 5, the artifact's.
 	IterationScale int64
-	// DeadlineFactor (arena recipe): deadline = submit + factor·duration
-	// (the artifact: 1.5); 0 = no deadlines.
+	// DeadlineFactor (arena recipe): deadline = submit + factor·duration;
+	// unless DeadlineSet, the artifact's 1.5. 0 with DeadlineSet: none.
 	DeadlineFactor float64
+	DeadlineSet    bool
 	// ProfileDB checks the arena recipe's plans (default: the embedded DB).
 	ProfileDB *estimator.ProfileDB
 }

@@ -64,7 +64,7 @@ func TestArenaRecipeFeasibleAndCapped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := Run(blank(2000, 7200), Options{Seed: 1, Recipe: "arena", DeadlineFactor: 1.5})
+	out, err := Run(blank(2000, 7200), Options{Seed: 1, Recipe: "arena"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,224 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/arena-sim/arena/traces/importers"
+	"github.com/arena-sim/arena/traces/synth"
+	"github.com/arena-sim/arena/traces/table"
+)
+
+// capacityFormats are the machine/capacity files `trace import` reads.
+var capacityFormats = []string{"philly-machines", "pai-machines", "helios-capacity"}
+
+func formatHelp() string {
+	var b strings.Builder
+	for _, f := range importers.Formats() {
+		fmt.Fprintf(&b, "  %-16s %s\n", f.Name, f.Description)
+	}
+	b.WriteString("  philly-machines  Philly cluster_machine_list (prints the inventory)\n")
+	b.WriteString("  pai-machines     PAI 2020 pai_machine_spec.csv (prints the inventory)\n")
+	b.WriteString("  helios-capacity  Helios cluster_gpu_number.csv (prints the peak GPUs per VC)\n")
+	return b.String()
+}
+
+func newTraceImportCmd() *cobra.Command {
+	var format, out, attempts, tasks string
+	var keepCPU bool
+	cmd := &cobra.Command{
+		Use:   "import --format F IN -o OUT",
+		Short: "Convert a public trace (Philly, Pollux, Helios, PAI, Alibaba 2023, Gavel, Arena) into the canonical job table",
+		Long: `import reads a public GPU-cluster trace, streaming, and writes the canonical job
+table (README "Canonical job table"): CSV, or Parquet when OUT ends in .parquet.
+IN may be gzip-compressed (.gz) or - for standard input. A bad value stops the
+import with the file, line and field, and OUT is not written. Rows the format
+says to leave out (jobs that never ran, CPU-only jobs) are counted by reason.
+
+Formats:
+` + formatHelp(),
+		Example: `  arena trace import --format pollux philly.csv -o philly.parquet
+  arena trace import --format philly cluster_job_log -o philly-raw.csv --attempts attempt
+  arena trace import --format pai pai_job_table.csv --tasks pai_task_table.csv -o pai.parquet
+  arena trace import --format pai-machines pai_machine_spec.csv`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in, name := args[0], args[0]
+			var r io.Reader = os.Stdin
+			if in != "-" {
+				f, err := os.Open(in)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				r = f
+			} else {
+				name = "stdin"
+			}
+			r, err := importers.Decompress(name, r)
+			if err != nil {
+				return err
+			}
+			stdout := cmd.OutOrStdout()
+			switch format {
+			case "philly-machines", "pai-machines":
+				read := importers.ReadPhillyMachines
+				if format == "pai-machines" {
+					read = importers.ReadPAIMachines
+				}
+				c, err := read(name, r)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(stdout, "%s: %d GPUs — %s\n", name, c.GPUs(), c)
+				return nil
+			case "helios-capacity":
+				total, per, err := importers.ReadHeliosCapacity(name, r)
+				if err != nil {
+					return err
+				}
+				vcs := make([]string, 0, len(per))
+				for v := range per {
+					vcs = append(vcs, v)
+				}
+				sort.Strings(vcs)
+				parts := make([]string, len(vcs))
+				for i, v := range vcs {
+					parts[i] = fmt.Sprintf("%s %d", v, per[v])
+				}
+				fmt.Fprintf(stdout, "%s: at most %d GPUs in a day; per VC (daily peak): %s\n", name, total, strings.Join(parts, ", "))
+				return nil
+			}
+			imp, err := importers.Lookup(format)
+			if err != nil {
+				return fmt.Errorf("--format: %w", err)
+			}
+			if out == "" {
+				return fmt.Errorf("import: -o OUT (.csv or .parquet) is required")
+			}
+			opt := importers.Options{Attempts: attempts, KeepCPU: keepCPU}
+			if tasks != "" {
+				tf, err := os.Open(tasks)
+				if err != nil {
+					return err
+				}
+				defer tf.Close()
+				if opt.Tasks, err = importers.Decompress(tasks, tf); err != nil {
+					return err
+				}
+				opt.TasksName = tasks
+			}
+			skipped := map[string]int{}
+			opt.Skipped = func(reason string) { skipped[reason]++ }
+			w, err := table.Create(out)
+			if err != nil {
+				return err
+			}
+			n := 0
+			if err := imp.Read(name, r, opt, func(j table.Job) error { n++; return w.Write(j) }); err != nil {
+				w.Abort()
+				return err
+			}
+			if err := w.Commit(); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "%s: %d jobs from %s (%s)\n", out, n, name, format)
+			reasons := make([]string, 0, len(skipped))
+			for k := range skipped {
+				reasons = append(reasons, k)
+			}
+			sort.Strings(reasons)
+			for _, k := range reasons {
+				fmt.Fprintf(stdout, "  skipped %d: %s\n", skipped[k], k)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "", "input format (see above; required)")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "output table: .csv or .parquet")
+	cmd.Flags().StringVar(&attempts, "attempts", "job", "philly: one row per job, or per attempt (attempt)")
+	cmd.Flags().StringVar(&tasks, "tasks", "", "pai: the pai_task_table.csv to join")
+	cmd.Flags().BoolVar(&keepCPU, "keep-cpu", false, "keep jobs that use no GPU (helios, pai, alibaba2023)")
+	cmd.MarkFlagRequired("format")
+	return cmd
+}
+
+func synthKeyHelp() string {
+	var b strings.Builder
+	for _, k := range synth.Keys() {
+		fmt.Fprintf(&b, "  --%-16s %s\n", k.Name, k.Help)
+	}
+	return b.String()
+}
+
+func newTraceSynthCmd() *cobra.Command {
+	var from, format, out string
+	vals := map[string]*string{}
+	cmd := &cobra.Command{
+		Use:   "synth [--from SRC] -o OUT [options]",
+		Short: "Build a seeded workload: filters, windows, Poisson arrivals, Gavel laws, re-labelling recipes",
+		Long: `synth builds a workload from a trace (--from: a built-in public trace, ` + strings.Join(importers.SourceNames(), ", ") + `;
+a canonical table made by 'arena trace import'; or a raw trace file with --format) or,
+without --from, from scratch (--jobs, --rate, --durations, --gpu-mix). Stages run in
+this order: filters, window, sample, arrivals (rate), rate-scale, durations, gpu-mix,
+recipe. Every random choice comes from --seed (one PCG stream per stage, so changing the
+rate leaves the labels alone). OUT is a canonical job table (.csv or .parquet) that
+'arena simulate --trace OUT' and experiment specs accept once it has models (a recipe).
+The same keys are accepted in an experiment spec's synth mapping.
+
+Options:
+` + synthKeyHelp(),
+		Example: `  arena trace synth --recipe arena --from philly-pollux --seed 1 -o philly-arena.csv
+  arena trace synth --from philly-pollux --window 2+8 --sample 160 --min-duration 60s --max-gpu-time 1000h --recipe pollux --seed 3 -o pollux-w3.csv
+  arena trace synth --jobs 1000 --rate 30 --durations gavel --gpu-mix gavel --recipe arena --iteration-scale 1 --seed 0 -o gavel-30.csv`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return fmt.Errorf("synth: -o OUT (.csv or .parquet) is required")
+			}
+			var o synth.Options
+			for _, k := range synth.Keys() {
+				if cmd.Flags().Changed(k.Name) {
+					if err := synth.Set(&o, k.Name, *vals[k.Name]); err != nil {
+						return fmt.Errorf("--%w", err)
+					}
+				}
+			}
+			var in []table.Job
+			if from != "" {
+				var err error
+				if in, err = importers.Open(from, format, importers.Options{}); err != nil {
+					return err
+				}
+			}
+			jobs, err := synth.Run(in, o)
+			if err != nil {
+				return err
+			}
+			if err := table.WriteFile(out, jobs); err != nil {
+				return err
+			}
+			span := jobs[len(jobs)-1].Submit - jobs[0].Submit
+			src := from
+			if src == "" {
+				src = "scratch"
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d jobs over %.1f h from %s (%d in), seed %d\n", out, len(jobs), span/3600, src, len(in), o.Seed)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&from, "from", "", "source: a built-in public trace, a canonical table, or a raw trace with --format")
+	cmd.Flags().StringVar(&format, "format", "", "format of --from when it is a raw trace (see 'arena trace import --help')")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "output table: .csv or .parquet")
+	for _, k := range synth.Keys() {
+		v := new(string)
+		vals[k.Name] = v
+		cmd.Flags().StringVar(v, k.Name, "", k.Help)
+	}
+	return cmd
+}
