@@ -2,10 +2,22 @@
 GO ?= go
 BIN := bin/arena
 
-.PHONY: build run test bench lint fuzz clean
+.PHONY: build install run test bench lint fuzz clean
+
+# The source revision goes into every results file (arena_version).
+REVISION := $(shell git describe --always --dirty 2>/dev/null)
+LDFLAGS := -X github.com/arena-sim/arena/sim.revision=$(REVISION)
+PREFIX ?= $(HOME)/.local
 
 build:
-	$(GO) build -o $(BIN) ./cmd/arena
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/arena
+
+# Installs arena into $(PREFIX)/bin (default ~/.local/bin; make install
+# PREFIX=/usr/local as root), so 'arena' works from any directory.
+install: build
+	install -d $(PREFIX)/bin
+	install -m 0755 $(BIN) $(PREFIX)/bin/arena
+	@echo "installed $(PREFIX)/bin/arena; make sure $(PREFIX)/bin is on your PATH"
 
 # The main job on embedded defaults: the Philly trace on the paper's 1,280-GPU
 # cluster, every default policy, results written to results/.

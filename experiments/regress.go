@@ -314,7 +314,11 @@ func summaryMap(s sim.Summary) (map[string]any, error) {
 	if err := dec.Decode(&m); err != nil {
 		return nil, err
 	}
+	// Not metrics: the run's identity changes with the build and the
+	// inputs' encoding, not with the scheduler's quality.
 	delete(m, "wallclock")
+	delete(m, "arena_version")
+	delete(m, "input_hash")
 	return m, nil
 }
 

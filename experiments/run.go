@@ -153,6 +153,9 @@ func Execute(ctx context.Context, reg Policies, r Run) (*Outcome, error) {
 	}
 	sum := res.Summarize(tr.Name, len(tr.Jobs), r.Estimator)
 	sum.Seed = r.Seed
+	sum.Density = density(r.Density)
+	sum.Version = sim.Version()
+	sum.InputHash = InputHash(r, ps.String(), spec, cfg, jobs)
 	res.SetUtilization(&sum, cluster)
 	res.SetWallclock(&sum)
 	return &Outcome{Run: r, Result: res, Summary: sum, Cluster: cluster}, nil

@@ -197,10 +197,16 @@ func (r *Results) readTimeline() error {
 	var busyCols []int
 	for i, fl := range pf.Schema().Fields() {
 		col[fl.Name()] = i
-		if t, ok := strings.CutPrefix(fl.Name(), "busy_"); ok {
+		if t, ok := strings.CutPrefix(fl.Name(), "busy_gpus_"); ok {
+			busyCols = append(busyCols, i)
+			r.Types = append(r.Types, r.typeName(t))
+		} else if t, ok := strings.CutPrefix(fl.Name(), "busy_"); ok { // results before 0.9
 			busyCols = append(busyCols, i)
 			r.Types = append(r.Types, r.typeName(t))
 		}
+	}
+	if _, ok := col["throughput_samples_per_s"]; ok {
+		col["throughput"] = col["throughput_samples_per_s"]
 	}
 	for _, need := range []string{"round", "time_s", "throughput", "running", "pending"} {
 		if _, ok := col[need]; !ok {

@@ -6,8 +6,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -109,6 +111,7 @@ func RunSweep(ctx context.Context, reg Policies, plan *Plan, opt SweepOptions) (
 		return rep, fmt.Errorf("sweep: %w", err)
 	}
 	var todo []PlannedRun
+	var mixed []string
 	for _, r := range runs {
 		// This process owns r's directory (the lock): temporaries of it
 		// are an interrupted earlier attempt's.
@@ -116,10 +119,20 @@ func RunSweep(ctx context.Context, reg Policies, plan *Plan, opt SweepOptions) (
 			return rep, fmt.Errorf("sweep: %w", err)
 		}
 		if opt.Resume && Complete(RunDir(opt.Out, r.Key), r.Key) {
+			if v := versionOf(RunDir(opt.Out, r.Key)); v != sim.Version() {
+				mixed = append(mixed, fmt.Sprintf("%s (arena %s)", RunDir(opt.Out, r.Key), cmp.Or(v, "before 0.9")))
+			}
 			rep.Skipped++
 			continue
 		}
 		todo = append(todo, r)
+	}
+	if len(mixed) > 0 {
+		if len(mixed) > 5 {
+			mixed = append(mixed[:5], fmt.Sprintf("… %d more", len(mixed)-5))
+		}
+		return rep, fmt.Errorf("sweep: --resume: %s holds runs of another arena version than this one (%s); results of different versions are not mixed — use a new --out, or remove those runs:\n  %s",
+			opt.Out, sim.Version(), strings.Join(mixed, "\n  "))
 	}
 	// Longest runs first: the sweep's wall time is then close to its
 	// total work divided by the workers, not one long run started last.
@@ -183,6 +196,16 @@ feed:
 	return rep, nil
 }
 
+// versionOf returns the arena version recorded in a run directory's
+// summary ("" for results written before versions were recorded).
+func versionOf(dir string) string {
+	s, err := readSummary(dir)
+	if err != nil {
+		return ""
+	}
+	return s.Version
+}
+
 // lockOut takes OUT's lock for a sweep: exclusive for a whole sweep,
 // shared plus the shard's own for a shard (outdir.LockShard).
 func lockOut(out string, shard Shard) (*outdir.Lock, error) {
@@ -230,11 +253,17 @@ type SummaryRow struct {
 	Makespan             float64 `parquet:"makespan_s"`
 	MeanQueueing         float64 `parquet:"mean_queueing_s"`
 	MeanQueueingFinished float64 `parquet:"mean_queueing_finished_s"`
-	MeanThroughput       float64 `parquet:"mean_throughput"`
-	PeakThroughput       float64 `parquet:"peak_throughput"`
+	MeanThroughput       float64 `parquet:"mean_throughput_samples_per_s"`
+	PeakThroughput       float64 `parquet:"peak_throughput_samples_per_s"`
 	Reconfigurations     int32   `parquet:"reconfigurations"`
-	// Utilization per GPU type, "a100=0.81;a10=0.5" (sorted by type).
-	Utilization     string  `parquet:"utilization"`
+	// Utilization is the mean busy share (0–1) per GPU type, written as
+	// one utilization_<type> column per type ("-" as "_"; NaN where the
+	// run's cluster lacks the type).
+	Utilization map[string]float64 `parquet:"-"`
+	// ArenaVersion and InputHash identify the code and the inputs (see
+	// sim.Identity).
+	ArenaVersion    string  `parquet:"arena_version"`
+	InputHash       string  `parquet:"input_hash"`
 	WallRunS        float64 `parquet:"wall_run_s"`
 	WallDecisions   int32   `parquet:"wall_decisions"`
 	WallDecisionSum float64 `parquet:"wall_decision_total_s"`
@@ -385,10 +414,6 @@ func SummaryRows(rs []*Results) []SummaryRow {
 	rows := make([]SummaryRow, len(rs))
 	for i, r := range rs {
 		s, rec := r.Summary, r.Record
-		var util []string
-		for _, t := range sortedKeys(s.Utilization) {
-			util = append(util, t+"="+strconv.FormatFloat(s.Utilization[t], 'g', -1, 64))
-		}
 		rows[i] = SummaryRow{
 			Key: rec.Key, Group: rec.Group, Trace: s.Trace, Cluster: s.Cluster, Policy: s.Policy, Timing: s.Timing,
 			Estimator: s.Estimator, Rounds: int32(s.Rounds), Density: density(rec.Density), Seed: rec.Seed,
@@ -398,8 +423,8 @@ func SummaryRows(rs []*Results) []SummaryRow {
 			PaddedMeanJCT: s.PaddedMeanJCT, PadTo: int32(s.PadTo), PadValue: s.PadValue, Makespan: s.Makespan,
 			MeanQueueing: s.MeanQueueing, MeanQueueingFinished: s.MeanQueueingFinished,
 			MeanThroughput: s.MeanThroughput, PeakThroughput: s.PeakThroughput, Reconfigurations: int32(s.Reconfigurations),
-			Utilization: strings.Join(util, ";"),
-			WallRunS:    s.Wallclock.RunS, WallDecisions: int32(s.Wallclock.Decisions),
+			Utilization: s.Utilization, ArenaVersion: s.Version, InputHash: s.InputHash,
+			WallRunS: s.Wallclock.RunS, WallDecisions: int32(s.Wallclock.Decisions),
 			WallDecisionSum: s.Wallclock.DecisionSum, WallDecisionP99: s.Wallclock.DecisionP99,
 		}
 	}
@@ -407,12 +432,42 @@ func SummaryRows(rs []*Results) []SummaryRow {
 	return rows
 }
 
-// EncodeSummaryParquet encodes summary rows.
+// utilizationColumn names a GPU type's utilisation column.
+func utilizationColumn(t string) string { return "utilization_" + strings.ReplaceAll(t, "-", "_") }
+
+// EncodeSummaryParquet encodes summary rows: SummaryRow's columns, then one
+// utilization_<type> column per GPU type of any row.
 func EncodeSummaryParquet(rows []SummaryRow) ([]byte, error) {
+	var types []string
+	for _, r := range rows {
+		for t := range r.Utilization {
+			if !slices.Contains(types, t) {
+				types = append(types, t)
+			}
+		}
+	}
+	slices.Sort(types)
+	fields := []reflect.StructField{{Name: "SummaryRow", Type: reflect.TypeFor[SummaryRow](), Anonymous: true}}
+	for i, t := range types {
+		fields = append(fields, reflect.StructField{Name: fmt.Sprintf("U%d", i), Type: reflect.TypeFor[float64](),
+			Tag: reflect.StructTag(`parquet:"` + utilizationColumn(t) + `"`)})
+	}
+	rowType := reflect.StructOf(fields)
 	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[SummaryRow](&buf)
-	if _, err := w.Write(rows); err != nil {
-		return nil, fmt.Errorf("summary.parquet: %w", err)
+	w := parquet.NewWriter(&buf, parquet.SchemaOf(reflect.New(rowType).Interface()))
+	for _, r := range rows {
+		v := reflect.New(rowType).Elem()
+		v.Field(0).Set(reflect.ValueOf(r))
+		for i, t := range types {
+			u, ok := r.Utilization[t]
+			if !ok {
+				u = math.NaN()
+			}
+			v.Field(1 + i).SetFloat(u)
+		}
+		if err := w.Write(v.Addr().Interface()); err != nil {
+			return nil, fmt.Errorf("summary.parquet: %w", err)
+		}
 	}
 	if err := w.Close(); err != nil {
 		return nil, fmt.Errorf("summary.parquet: %w", err)
@@ -420,11 +475,51 @@ func EncodeSummaryParquet(rows []SummaryRow) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// ReadSummaryParquet reads a summary table.
+// ReadSummaryParquet reads a summary table, utilisation columns included.
 func ReadSummaryParquet(file string) ([]SummaryRow, error) {
 	rows, err := parquet.ReadFile[SummaryRow](file)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	cols := map[int]string{}
+	for i, fl := range pf.Schema().Fields() {
+		if t, ok := strings.CutPrefix(fl.Name(), "utilization_"); ok {
+			cols[i] = t
+		}
+	}
+	if len(cols) == 0 {
+		return rows, nil
+	}
+	rd := parquet.NewReader(pf)
+	defer rd.Close()
+	buf := make([]parquet.Row, 64)
+	for k := 0; k < len(rows); {
+		n, err := rd.ReadRows(buf)
+		for _, row := range buf[:n] {
+			rows[k].Utilization = map[string]float64{}
+			for _, v := range row {
+				if t, ok := cols[v.Column()]; ok && !math.IsNaN(v.Double()) {
+					rows[k].Utilization[t] = v.Double()
+				}
+			}
+			k++
+		}
+		if err != nil || n == 0 {
+			break
+		}
 	}
 	return rows, nil
 }

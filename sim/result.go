@@ -9,11 +9,15 @@ import (
 
 // JobRecord is one row of jobs.parquet.
 type JobRecord struct {
-	ID           int32   `parquet:"id"`
-	Name         string  `parquet:"name"`
-	Alias        string  `parquet:"alias"`
-	Model        string  `parquet:"model"`
-	Batch        int32   `parquet:"batch"`
+	ID    int32  `parquet:"id"`
+	Name  string `parquet:"name"`
+	Alias string `parquet:"alias"`
+	Model string `parquet:"model"`
+	Batch int32  `parquet:"batch"`
+	// Iterations is the job's count after load density and the trace's
+	// iteration scale (the engine's divisor): the work simulated, not the
+	// trace's raw number. In artifact timing a job suspended and restarted
+	// shows the count left at its last suspension (the artifact's rule).
 	Iterations   int64   `parquet:"iterations"`
 	RequestedGPU string  `parquet:"requested_gpu"`
 	RequestedN   int32   `parquet:"requested_gpus"`
@@ -35,10 +39,10 @@ type JobRecord struct {
 type RoundRecord struct {
 	Round      int32   `parquet:"round"`
 	Time       float64 `parquet:"time_s"`
-	Throughput float64 `parquet:"throughput"` // samples/s
+	Throughput float64 `parquet:"throughput_samples_per_s"`
 	Running    int32   `parquet:"running"`
 	Pending    int32   `parquet:"pending"`
-	// Busy GPUs per type, in Cluster.Types order (columns busy_<type>).
+	// Busy GPUs per type, in Cluster.Types order (columns busy_gpus_<type>).
 	Busy []int32 `parquet:"-"`
 }
 

@@ -45,15 +45,16 @@ type File struct {
 // mix. An existing non-empty dir that is not a results directory is
 // refused, not replaced.
 func WriteDir(dir string, r *Result, s Summary, extra ...File) error {
-	jobs, err := r.JobsParquet()
+	id := s.Identity()
+	jobs, err := r.JobsParquet(id)
 	if err != nil {
 		return err
 	}
-	timeline, err := r.TimelineParquet()
+	timeline, err := r.TimelineParquet(id)
 	if err != nil {
 		return err
 	}
-	allocs, err := r.AllocationsParquet()
+	allocs, err := r.AllocationsParquet(id)
 	if err != nil {
 		return err
 	}
@@ -89,11 +90,27 @@ func WriteFileAtomic(path string, data []byte) error {
 	return nil
 }
 
-// JobsParquet encodes the per-job table.
-func (r *Result) JobsParquet() ([]byte, error) {
+// jobRow and allocRow are the rows written: the run's identity columns
+// first, then the record's.
+type jobRow struct {
+	Identity
+	JobRecord
+}
+
+type allocRow struct {
+	Identity
+	AllocRecord
+}
+
+// JobsParquet encodes the per-job table, each row with the run's identity.
+func (r *Result) JobsParquet(id Identity) ([]byte, error) {
+	rows := make([]jobRow, len(r.Jobs))
+	for i, j := range r.Jobs {
+		rows[i] = jobRow{id, j}
+	}
 	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[JobRecord](&buf)
-	if _, err := w.Write(r.Jobs); err != nil {
+	w := parquet.NewGenericWriter[jobRow](&buf)
+	if _, err := w.Write(rows); err != nil {
 		return nil, fmt.Errorf("results: jobs.parquet: %w", err)
 	}
 	if err := w.Close(); err != nil {
@@ -102,11 +119,16 @@ func (r *Result) JobsParquet() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// AllocationsParquet encodes the GPU holdings.
-func (r *Result) AllocationsParquet() ([]byte, error) {
+// AllocationsParquet encodes the GPU holdings, each row with the run's
+// identity.
+func (r *Result) AllocationsParquet(id Identity) ([]byte, error) {
+	rows := make([]allocRow, len(r.Allocations))
+	for i, a := range r.Allocations {
+		rows[i] = allocRow{id, a}
+	}
 	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[AllocRecord](&buf)
-	if _, err := w.Write(r.Allocations); err != nil {
+	w := parquet.NewGenericWriter[allocRow](&buf)
+	if _, err := w.Write(rows); err != nil {
 		return nil, fmt.Errorf("results: %s: %w", AllocationsFile, err)
 	}
 	if err := w.Close(); err != nil {
@@ -115,20 +137,21 @@ func (r *Result) AllocationsParquet() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// TimelineParquet encodes the per-round table, with one busy_<type> column
-// per GPU type of the cluster.
-func (r *Result) TimelineParquet() ([]byte, error) {
+// TimelineParquet encodes the per-round table, each row with the run's
+// identity, with one busy_gpus_<type> column per GPU type of the cluster.
+func (r *Result) TimelineParquet(id Identity) ([]byte, error) {
 	fields := []reflect.StructField{
+		{Name: "Identity", Type: reflect.TypeFor[Identity](), Anonymous: true},
 		{Name: "Round", Type: reflect.TypeFor[int32](), Tag: `parquet:"round"`},
 		{Name: "Time", Type: reflect.TypeFor[float64](), Tag: `parquet:"time_s"`},
-		{Name: "Throughput", Type: reflect.TypeFor[float64](), Tag: `parquet:"throughput"`},
+		{Name: "Throughput", Type: reflect.TypeFor[float64](), Tag: `parquet:"throughput_samples_per_s"`},
 		{Name: "Running", Type: reflect.TypeFor[int32](), Tag: `parquet:"running"`},
 		{Name: "Pending", Type: reflect.TypeFor[int32](), Tag: `parquet:"pending"`},
 	}
 	for i, t := range r.Types {
 		fields = append(fields, reflect.StructField{
 			Name: fmt.Sprintf("Busy%d", i), Type: reflect.TypeFor[int32](),
-			Tag: reflect.StructTag(`parquet:"busy_` + strings.ReplaceAll(t, "-", "_") + `"`),
+			Tag: reflect.StructTag(`parquet:"busy_gpus_` + strings.ReplaceAll(t, "-", "_") + `"`),
 		})
 	}
 	rowType := reflect.StructOf(fields)
@@ -136,13 +159,14 @@ func (r *Result) TimelineParquet() ([]byte, error) {
 	w := parquet.NewWriter(&buf, parquet.SchemaOf(reflect.New(rowType).Interface()))
 	for _, row := range r.Timeline {
 		v := reflect.New(rowType).Elem()
-		v.Field(0).SetInt(int64(row.Round))
-		v.Field(1).SetFloat(row.Time)
-		v.Field(2).SetFloat(row.Throughput)
-		v.Field(3).SetInt(int64(row.Running))
-		v.Field(4).SetInt(int64(row.Pending))
+		v.Field(0).Set(reflect.ValueOf(id))
+		v.Field(1).SetInt(int64(row.Round))
+		v.Field(2).SetFloat(row.Time)
+		v.Field(3).SetFloat(row.Throughput)
+		v.Field(4).SetInt(int64(row.Running))
+		v.Field(5).SetInt(int64(row.Pending))
 		for i, b := range row.Busy {
-			v.Field(5 + i).SetInt(int64(b))
+			v.Field(6 + i).SetInt(int64(b))
 		}
 		if err := w.Write(v.Addr().Interface()); err != nil {
 			return nil, fmt.Errorf("results: timeline.parquet: %w", err)

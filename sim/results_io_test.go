@@ -19,8 +19,21 @@ func TestResultsRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if err := WriteDir(dir, res, res.Summarize("t", 1, "profiledb")); err != nil {
+	sum := res.Summarize("t", 1, "profiledb")
+	sum.Seed, sum.Density, sum.Version, sum.InputHash = 7, 0.5, "v-test", "h-test"
+	if err := WriteDir(dir, res, sum); err != nil {
 		t.Fatal(err)
+	}
+	// Every table carries the run's identity in every row.
+	want := Identity{Policy: "scripted", Trace: "t", Cluster: "test", Timing: "artifact", Seed: 7, Density: 0.5, Version: "v-test", InputHash: "h-test"}
+	for _, file := range []string{JobsFile, TimelineFile, AllocationsFile} {
+		ids, err := parquet.ReadFile[Identity](filepath.Join(dir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ids) == 0 || ids[0] != want || ids[len(ids)-1] != want {
+			t.Errorf("%s: identity %+v, want %+v in every row", file, ids, want)
+		}
 	}
 	jobs, err := parquet.ReadFile[JobRecord](filepath.Join(dir, JobsFile))
 	if err != nil {
@@ -43,7 +56,7 @@ func TestResultsRoundTrip(t *testing.T) {
 	for _, c := range pf.Schema().Columns() {
 		cols = append(cols, strings.Join(c, "."))
 	}
-	if got := strings.Join(cols, ","); got != "round,time_s,throughput,running,pending,busy_a100,busy_a40" {
+	if got := strings.Join(cols, ","); got != "policy,trace,cluster,timing,seed,density,arena_version,input_hash,round,time_s,throughput_samples_per_s,running,pending,busy_gpus_a100,busy_gpus_a40" {
 		t.Errorf("timeline columns %s", got)
 	}
 	if pf.NumRows() != 10 {

@@ -10,13 +10,19 @@ import (
 // Summary is the headline of one run (summary.json). Times are seconds of
 // simulated time unless the field says wall-clock.
 type Summary struct {
-	Policy      string  `json:"policy"`
-	Trace       string  `json:"trace"`
-	Cluster     string  `json:"cluster"`
-	Timing      string  `json:"timing"`
-	Estimator   string  `json:"estimator"`
-	Rounds      int     `json:"rounds"`
-	Seed        int64   `json:"seed"`
+	Policy    string `json:"policy"`
+	Trace     string `json:"trace"`
+	Cluster   string `json:"cluster"`
+	Timing    string `json:"timing"`
+	Estimator string `json:"estimator"`
+	Rounds    int    `json:"rounds"`
+	Seed      int64  `json:"seed"`
+	// Density scales every job's iterations (1 = the trace as is).
+	Density float64 `json:"density"`
+	// Version is the arena version that produced the run (sim.Version);
+	// InputHash a digest of the run's inputs (Identity).
+	Version     string  `json:"arena_version"`
+	InputHash   string  `json:"input_hash"`
 	HorizonS    float64 `json:"horizon_s"`
 	JobsInTrace int     `json:"jobs_in_trace"`
 	Submitted   int     `json:"jobs_submitted"`

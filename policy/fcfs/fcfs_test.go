@@ -82,11 +82,11 @@ func TestDeterministic(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			jobs, err := o.Result.JobsParquet()
+			jobs, err := o.Result.JobsParquet(o.Summary.Identity())
 			if err != nil {
 				t.Fatal(err)
 			}
-			timeline, err := o.Result.TimelineParquet()
+			timeline, err := o.Result.TimelineParquet(o.Summary.Identity())
 			if err != nil {
 				t.Fatal(err)
 			}

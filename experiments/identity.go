@@ -1,0 +1,43 @@
+package experiments
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/arena-sim/arena/sim"
+)
+
+// InputHash is the digest recorded as input_hash in every results file:
+// SHA-256 over a canonical text of what the run read — the policy string
+// (options included), the cluster spec, the engine's parameters (timing,
+// rounds, round length, overhead, iteration divisor, deadline scale,
+// profiling delay on/off, scheduling on events), the estimator, seed,
+// density, GPU map, and every job as simulated (after load scaling and
+// GPU remapping). Runs with equal hashes had equal inputs; the hash does
+// not cover the code (that is arena_version).
+func InputHash(r Run, policy string, spec sim.ClusterSpec, cfg sim.Config, jobs []sim.JobSpec) string {
+	h := sha256.New()
+	cs, _ := json.Marshal(spec)
+	// JSON, not %v: a pointer inside the overhead model would print as an
+	// address and make the hash differ between identical runs.
+	ov, err := json.Marshal(cfg.Overhead)
+	if err != nil {
+		ov = []byte(fmt.Sprintf("%T", cfg.Overhead))
+	}
+	fmt.Fprintf(h, "arena inputs v1\npolicy %s\ncluster %s\ntiming %s rounds %d round %v overhead %s divisor %d deadline-scale %g profiling %t on-events %t\n",
+		policy, cs, cfg.Timing, cfg.Rounds, cfg.RoundLength, ov, cfg.IterationDivisor, cfg.DeadlineScale,
+		cfg.ProfilingDelay != nil, cfg.ScheduleOnEvents)
+	fmt.Fprintf(h, "estimator %s seed %d density %g gpu-map %q\n", r.Estimator, r.Seed, density(r.Density), r.GPUMap)
+	for _, j := range jobs {
+		writeJob(h, j)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func writeJob(w io.Writer, j sim.JobSpec) {
+	fmt.Fprintf(w, "%d %q %v %s %d %d %s %d %v %q %q\n", j.ID, j.Name, j.Submit, j.Workload.Model.Name(), j.Workload.Batch,
+		j.Iterations, j.GPU, j.GPUs, j.Deadline, j.User, j.VirtualCluster)
+}
