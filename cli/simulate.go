@@ -27,7 +27,9 @@ import (
 
 type simulateFlags struct {
 	trace, policies, cluster, timing, horizon, out, estimator, gpuMap string
+	overheads                                                         string
 	rounds                                                            int
+	iterationScale                                                    int64
 	seed                                                              int64
 	check, quiet, noReference, onEvents, profiling                    bool
 }
@@ -73,6 +75,8 @@ Philly trace in artifact timing the authors' stored results are printed alongsid
 	fl.Int64Var(&f.seed, "seed", 0, "random seed (recorded; the built-in policies and traces are deterministic)")
 	fl.StringVar(&f.out, "out", "", "write each policy's results to DIR/<policy>/")
 	fl.StringVar(&f.gpuMap, "gpu-map", "", "rewrite the trace's GPU types for another cluster, e.g. a100=h100,v100=h100,a40=l20,a10=l20")
+	fl.StringVar(&f.overheads, "overheads", sim.DefaultOverheads, "reconfiguration overhead profile: "+strings.Join(sim.BuiltinOverheadNames(), ", ")+" or a YAML file (docs/calibrating.md)")
+	fl.Int64Var(&f.iterationScale, "iteration-scale", 0, "divide the trace's iteration counts by N instead of the trace's own scale (built-in: 5 for philly/helios/pai, 1 for testbed)")
 	fl.BoolVar(&f.profiling, "profiling-delay", false, "prepend each job's disaggregated-profiling time (analytic model) to its first start")
 	fl.BoolVar(&f.onEvents, "schedule-on-events", false, "exact timing: also call the policy at each arrival and completion, not only every 300-s round")
 	fl.BoolVar(&f.check, "check", false, "run the invariant checker after every event (slower)")
@@ -92,6 +96,12 @@ func runSimulate(cmd *cobra.Command, reg *policy.Registry, f simulateFlags) erro
 	}
 	if f.rounds < 0 {
 		return fmt.Errorf("--rounds %d: want a positive number of rounds", f.rounds)
+	}
+	if f.iterationScale < 0 || (cmd.Flags().Changed("iteration-scale") && f.iterationScale == 0) {
+		return fmt.Errorf("--iteration-scale %d: want a positive integer (1: iterations as the trace gives them)", f.iterationScale)
+	}
+	if _, err := sim.LoadOverheads(f.overheads); err != nil {
+		return fmt.Errorf("--overheads: %w", err)
 	}
 	if f.horizon != "" {
 		if cmd.Flags().Changed("rounds") {
@@ -153,7 +163,7 @@ func runSimulate(cmd *cobra.Command, reg *policy.Registry, f simulateFlags) erro
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			run := experiments.Run{Trace: f.trace, Cluster: f.cluster, Policy: name, Timing: timing, Rounds: f.rounds, Check: f.check, Estimator: f.estimator, ScheduleOnEvents: f.onEvents, GPUMap: f.gpuMap, ProfilingDelay: f.profiling}
+			run := experiments.Run{Trace: f.trace, Cluster: f.cluster, Policy: name, Timing: timing, Rounds: f.rounds, Check: f.check, Estimator: f.estimator, ScheduleOnEvents: f.onEvents, GPUMap: f.gpuMap, ProfilingDelay: f.profiling, Overheads: f.overheads, IterationScale: f.iterationScale}
 			if showBar {
 				run.OnRound = func(d, t int) {
 					mu.Lock()

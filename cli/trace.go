@@ -40,7 +40,7 @@ func newTraceCmd(reg *policy.Registry) *cobra.Command {
 				if r == 0 {
 					r = defaultRoundsFor(t)
 				}
-				printStats(cmd.OutOrStdout(), t.Name, traces.Inspect(t, r))
+				printStats(cmd.OutOrStdout(), t, traces.Inspect(t, r))
 			}
 			return nil
 		},
@@ -58,16 +58,19 @@ func defaultRoundsFor(t *traces.Trace) int {
 		return 2000
 	case "helios", "pai":
 		return 500
+	case "testbed":
+		return 72
 	}
 	return 0
 }
 
-func printStats(w io.Writer, name string, s traces.Stats) {
-	fmt.Fprintf(w, "trace %s: %d jobs over %s (first submission %.0f s)\n", name, s.Jobs, sim.Duration(float64(s.Last-s.First)), float64(s.First))
+func printStats(w io.Writer, t *traces.Trace, s traces.Stats) {
+	fmt.Fprintf(w, "trace %s: %d jobs over %s (first submission %.0f s)\n", t.Name, s.Jobs, sim.Duration(float64(s.Last-s.First)), float64(s.First))
+	fmt.Fprintf(w, "  iteration scale: ÷%d (%s)\n", t.IterationScale, t.ScaleSource)
 	if s.Rounds > 0 {
 		fmt.Fprintf(w, "  submitted within %d rounds of 300 s: %d\n", s.Rounds, s.InWindow)
 	}
-	fmt.Fprintf(w, "  iterations (trace, before ÷5): min %d, median %d, max %d; with deadline: %d\n", s.MinIter, s.MedianIter, s.MaxIter, s.WithDeadline)
+	fmt.Fprintf(w, "  iterations (trace, before the scale): min %d, median %d, max %d; with deadline: %d\n", s.MinIter, s.MedianIter, s.MaxIter, s.WithDeadline)
 	fmt.Fprintf(w, "  GPUs requested: %s\n", countsInt(s.ByGPUs))
 	fmt.Fprintf(w, "  GPU types:      %s\n", counts(s.ByType))
 	fmt.Fprintf(w, "  families:       %s\n", counts(s.ByFamily))

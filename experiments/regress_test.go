@@ -62,14 +62,15 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// plantedRegistry serves FCFS with four times its reconfiguration
-// overhead: the kind of slip (a changed constant) the check must catch.
+// plantedRegistry serves FCFS with the no-prune ablation's overhead class
+// (twice its own reconfiguration constants): the kind of slip (a changed
+// constant) the check must catch.
 type plantedRegistry struct{ *policy.Registry }
 
 func (p plantedRegistry) Lookup(name string) (policy.Entry, error) {
 	e, err := p.Registry.Lookup(name)
 	if err == nil && e.Name == "fcfs" {
-		e.Overhead = sim.Overhead{PerGPU: 4 * e.Overhead.PerGPU, Cap: 4 * e.Overhead.Cap}
+		e.Overhead = sim.OverheadClass{"noprune"}
 	}
 	return e, err
 }

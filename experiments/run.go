@@ -43,6 +43,16 @@ type Run struct {
 	// ScheduleOnEvents (exact timing) also calls the policy at each arrival
 	// and completion, not only every 300-s round.
 	ScheduleOnEvents bool
+	// IterationScale overrides the trace's iteration scale (the divisor of
+	// its iteration counts, traces.Trace.IterationScale); 0 keeps the
+	// trace's.
+	IterationScale int64
+	// Overheads names the overhead profile (built-in name or YAML file;
+	// "" = sim.DefaultOverheads, the artifact's constants).
+	Overheads string
+	// OverheadScale multiplies every overhead of the profile (sensitivity
+	// runs); 0 means 1.
+	OverheadScale float64
 	// OnRound reports progress (optional).
 	OnRound func(done, total int)
 }
@@ -55,8 +65,9 @@ type Outcome struct {
 	Cluster *sim.Cluster
 }
 
-// builtinRounds are the artifact's run lengths for its traces.
-var builtinRounds = map[string]int{"philly": 2000, "helios": 500, "pai": 500}
+// builtinRounds are the artifact's run lengths for its traces (testbed: the
+// physical run's --max_sched_round 72).
+var builtinRounds = map[string]int{"philly": 2000, "helios": 500, "pai": 500, "testbed": 72}
 
 // DefaultRounds is the artifact's default run length for a trace: the
 // paper's value for its traces, otherwise (first digit of the chunk count
@@ -115,6 +126,27 @@ func Execute(ctx context.Context, reg Policies, r Run) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	prof, err := sim.LoadOverheads(r.Overheads)
+	if err != nil {
+		return nil, err
+	}
+	overhead, err := prof.Resolve(entry.Overhead)
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: %w", entry.Name, err)
+	}
+	if r.OverheadScale != 0 && r.OverheadScale != 1 {
+		if !(r.OverheadScale > 0) || math.IsInf(r.OverheadScale, 0) {
+			return nil, fmt.Errorf("overhead scale %v: want a positive number", r.OverheadScale)
+		}
+		overhead = overhead.Scale(r.OverheadScale)
+	}
+	scale := tr.IterationScale
+	if r.IterationScale != 0 {
+		if r.IterationScale < 0 {
+			return nil, fmt.Errorf("iteration scale %d: want a positive integer", r.IterationScale)
+		}
+		scale = r.IterationScale
+	}
 	if r.Rounds <= 0 {
 		r.Rounds = DefaultRounds(tr)
 	}
@@ -123,7 +155,8 @@ func Execute(ctx context.Context, reg Policies, r Run) (*Outcome, error) {
 		return nil, err
 	}
 	cfg := sim.DefaultConfig(cluster, src.View(estimator.ViewOptimal))
-	cfg.Timing, cfg.Rounds, cfg.Overhead, cfg.Check, cfg.OnRound = r.Timing, r.Rounds, entry.Overhead, r.Check, r.OnRound
+	cfg.Timing, cfg.Rounds, cfg.Overhead, cfg.Check, cfg.OnRound = r.Timing, r.Rounds, overhead, r.Check, r.OnRound
+	cfg.IterationScale = scale
 	cfg.ScheduleOnEvents = r.ScheduleOnEvents
 	if r.ProfilingDelay {
 		if cfg.ProfilingDelay, err = ProfilingDelay(); err != nil {
@@ -132,7 +165,7 @@ func Execute(ctx context.Context, reg Policies, r Run) (*Outcome, error) {
 	}
 	// Built last, so that nothing can fail between its start and its
 	// Close (an exec policy holds a process, an ILP one a solver).
-	p, err := entry.New(policy.Options{Cluster: cluster, Source: src, Timing: r.Timing, Values: ps.Values})
+	p, err := entry.New(policy.Options{Cluster: cluster, Source: src, Timing: r.Timing, Values: ps.Values, Overheads: prof, Overhead: overhead})
 	if err != nil {
 		return nil, fmt.Errorf("policy %s: %w", ps, err)
 	}

@@ -36,6 +36,8 @@ import (
 //	density: [0.5, 1.0, 2.0]     # iteration scaling (ARENA.md §8), default 1
 //	seeds: [0]
 //	estimators: [profiledb]
+//	overheads: testbed           # overhead profile: built-in name or YAML path (default artifact)
+//	iteration_scale: 1           # overrides every trace's iteration scale
 type Spec struct {
 	// File is where the spec came from (for messages); Dir resolves
 	// relative trace and cluster paths ("" = the working directory).
@@ -51,6 +53,11 @@ type Spec struct {
 	Densities   []float64
 	Seeds       []int64
 	Estimators  []string
+	// Overheads is the overhead profile (built-in name or resolved path;
+	// "" = the artifact's); IterationScale overrides the traces' scale
+	// (0 = each trace's own).
+	Overheads      string
+	IterationScale int64
 
 	// lines of each key, for errors found after parsing.
 	lines map[string]int
@@ -78,7 +85,7 @@ func (e *SpecError) Error() string {
 func (e *SpecError) Unwrap() error { return e.Err }
 
 // specKeys are the keys a spec may hold, in documentation order.
-var specKeys = []string{"name", "traces", "clusters", "policies", "skip_missing", "timing", "rounds", "horizon", "density", "seeds", "estimators"}
+var specKeys = []string{"name", "traces", "clusters", "policies", "skip_missing", "timing", "rounds", "horizon", "density", "seeds", "estimators", "overheads", "iteration_scale"}
 
 // keyAliases accept the singular or plural form of a list key.
 var keyAliases = map[string]string{
@@ -184,6 +191,17 @@ func ParseSpec(file, dir string, data []byte) (*Spec, error) {
 			s.Rounds = n
 		case "horizon":
 			horizon = v
+		case "overheads":
+			if v.Kind != yaml.ScalarNode || strings.TrimSpace(v.Value) == "" {
+				return nil, fail(v, key, "want a profile name (%s) or a YAML file", strings.Join(sim.BuiltinOverheadNames(), ", "))
+			}
+			s.Overheads = strings.TrimSpace(v.Value)
+		case "iteration_scale":
+			n, perr := strconv.ParseInt(v.Value, 10, 64)
+			if v.Kind != yaml.ScalarNode || perr != nil || n <= 0 {
+				return nil, fail(v, key, "want a positive integer (1: iterations as the trace gives them; 5: the artifact's simulation traces), got %q", v.Value)
+			}
+			s.IterationScale = n
 		case "density":
 			items, err := scalarList(v)
 			if err != nil {
@@ -358,6 +376,23 @@ func (s *Spec) Expand(reg Policies) (*Plan, error) {
 			return nil, fail("estimators", err)
 		}
 	}
+	overheads := ""
+	if s.Overheads != "" {
+		overheads = s.resolvePath(s.Overheads, slices.Contains(sim.BuiltinOverheadNames(), s.Overheads))
+		prof, err := sim.LoadOverheads(overheads)
+		if err != nil {
+			return nil, fail("overheads", err)
+		}
+		for _, p := range policies {
+			e, err := reg.Lookup(p)
+			if err == nil {
+				_, err = prof.Resolve(e.Overhead)
+			}
+			if err != nil {
+				return nil, fail("overheads", fmt.Errorf("policy %s: %w", p, err))
+			}
+		}
+	}
 	seen := map[string]bool{}
 	for ti := range s.Traces {
 		for ci := range s.Clusters {
@@ -366,6 +401,12 @@ func (s *Spec) Expand(reg Policies) (*Plan, error) {
 					for _, seed := range s.Seeds {
 						for _, est := range s.Estimators {
 							group := groupKey(traceNames[ti], clusterNames[ci], timing, s.Rounds, density, seed, est)
+							if s.Overheads != "" && s.Overheads != sim.DefaultOverheads {
+								group += ".o-" + sanitizeKey(strings.TrimSuffix(filepath.Base(s.Overheads), filepath.Ext(s.Overheads)))
+							}
+							if s.IterationScale > 0 {
+								group += ".i" + strconv.FormatInt(s.IterationScale, 10)
+							}
 							for _, p := range policies {
 								key := PolicyDir(p) + "." + group
 								if seen[key] {
@@ -375,6 +416,7 @@ func (s *Spec) Expand(reg Policies) (*Plan, error) {
 								plan.Runs = append(plan.Runs, PlannedRun{Key: key, Group: group, Run: Run{
 									Trace: traceRefs[ti], Cluster: clusterRefs[ci], Policy: p, Timing: timing,
 									Rounds: s.Rounds, Density: density, Seed: seed, Estimator: est,
+									Overheads: overheads, IterationScale: s.IterationScale,
 								}})
 							}
 						}

@@ -267,3 +267,45 @@ func TestSpecPolicyOptions(t *testing.T) {
 		t.Errorf("bad option: %v", err)
 	}
 }
+
+// TestSpecOverheadsAndIterationScale: the two keys reach every run, a
+// profile file is relative to the spec, the run keys say they are not the
+// defaults, and a profile that prices none of a policy's classes is an
+// error naming the key.
+func TestSpecOverheadsAndIterationScale(t *testing.T) {
+	dir := t.TempDir()
+	prof := "name: mine\nclasses:\n  full-search: {fixed: 60}\n"
+	if err := os.WriteFile(filepath.Join(dir, "mine.yaml"), []byte(prof), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := "traces: pai\nclusters: testbed-64\npolicies: fcfs\ntiming: exact\nrounds: 3\noverheads: mine.yaml\niteration_scale: 1\n"
+	s, err := ParseSpec(filepath.Join(dir, "s.yaml"), dir, []byte(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := s.Expand(testRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := plan.Runs[0]
+	if r.Run.Overheads != filepath.Join(dir, "mine.yaml") || r.Run.IterationScale != 1 || !strings.HasSuffix(r.Key, ".o-mine.i1") {
+		t.Errorf("run %+v", r)
+	}
+	s, err = ParseSpec("s.yaml", dir, []byte(strings.Replace(spec, "mine.yaml", "testbed", 1)+"skip_missing: true\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Expand(testRegistry()); err != nil {
+		t.Errorf("fcfs under testbed: %v", err)
+	}
+	s, _ = ParseSpec("s.yaml", dir, []byte(strings.Replace(strings.Replace(spec, "mine.yaml", "testbed", 1), "fcfs", "srtf", 1)))
+	if _, err := s.Expand(testRegistry()); err == nil || !strings.Contains(err.Error(), `key "overheads": policy srtf`) {
+		t.Errorf("srtf under testbed: %v, want an error on key overheads", err)
+	}
+	if _, err := ParseSpec("s.yaml", dir, []byte(spec+"iteration_scale: 0\n")); err == nil {
+		t.Error("accepted a duplicate iteration_scale")
+	}
+	if _, err := ParseSpec("s.yaml", dir, []byte(strings.Replace(spec, "iteration_scale: 1", "iteration_scale: 0", 1))); err == nil || !strings.Contains(err.Error(), "want a positive integer") {
+		t.Errorf("iteration_scale 0: %v", err)
+	}
+}

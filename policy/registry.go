@@ -10,15 +10,27 @@ import (
 	"github.com/arena-sim/arena/sim"
 )
 
-// Reconfiguration overheads of the artifact (ARENA.md §4, §9).
+// Overhead classes of the built-in policies: a policy pays the cost of the
+// first class of its list that the run's overhead profile
+// (sim.OverheadProfile, --overheads) defines. The artifact profile prices
+// the generic classes (pruned, full-search, noprune); a measured profile
+// may price a policy by its own name.
 var (
 	// ArenaOverhead: Arena's pruned adaptive-parallelism search.
-	ArenaOverhead = sim.Overhead{PerGPU: 10, Cap: 40}
-	// FullSearchOverhead: the baselines' unpruned search.
-	FullSearchOverhead = sim.Overhead{PerGPU: 150, Cap: 600}
-	// NoPruneOverhead: the arena-noprune ablation.
-	NoPruneOverhead = sim.Overhead{PerGPU: 300, Cap: 1200}
+	ArenaOverhead = sim.OverheadClass{"arena", "pruned"}
+	// NoPruneOverhead: the arena-noprune ablation's unpruned search.
+	NoPruneOverhead = sim.OverheadClass{"arena-noprune", "noprune"}
+	// ElasticFlowCheckOverhead is what ElasticFlow's deadline test
+	// anticipates for a job submitted within the last round (the artifact
+	// prices it with Arena's pruned constants).
+	ElasticFlowCheckOverhead = sim.OverheadClass{"elasticflow-check", "pruned", "arena"}
 )
+
+// FullSearch is the class of a baseline with an unpruned search: its own
+// names (most specific first), then "full-search".
+func FullSearch(names ...string) sim.OverheadClass {
+	return append(sim.OverheadClass(names), "full-search")
+}
 
 // Options is what a policy constructor may use.
 type Options struct {
@@ -29,6 +41,24 @@ type Options struct {
 	// Values are the policy's option values (Entry.Options), typed, with
 	// the defaults filled in.
 	Values Values
+	// Overheads is the run's overhead profile, for a policy that
+	// anticipates reconfiguration costs in its decisions (ElasticFlow's
+	// deadline test); Overhead is the policy's own class resolved in it.
+	Overheads *sim.OverheadProfile
+	Overhead  sim.Overhead
+}
+
+// Resolve returns the overhead of class c in the options' profile (the
+// artifact profile when none was given).
+func (o Options) Resolve(c sim.OverheadClass) (sim.Overhead, error) {
+	p := o.Overheads
+	if p == nil {
+		var err error
+		if p, err = sim.LoadOverheads(sim.DefaultOverheads); err != nil {
+			return sim.Overhead{}, err
+		}
+	}
+	return p.Resolve(c)
 }
 
 // Entry describes one registered policy.
@@ -41,8 +71,10 @@ type Entry struct {
 	Doc string
 	// Options the policy accepts, as name(key=value,…).
 	Options []Option
-	// Overhead is the reconfiguration cost the engine charges the policy.
-	Overhead sim.Overhead
+	// Overhead is the policy's overhead class; the engine charges its
+	// resolution in the run's overhead profile (--overheads) on every
+	// start and reallocation.
+	Overhead sim.OverheadClass
 	// Cost is the relative wall-clock cost of one of its decisions (1 = a
 	// queue-based policy such as fcfs; 0 means 1). Sweeps start the most
 	// expensive runs first; it never affects a result.
@@ -62,7 +94,7 @@ func NewRegistry() *Registry {
 	r := &Registry{byName: map[string]int{}}
 	r.mustRegister(Entry{
 		Name: "fcfs", Doc: "first-come-first-served on the requested GPUs, head-of-line blocking per type, no preemption",
-		Overhead: FullSearchOverhead,
+		Overhead: FullSearch("fcfs"),
 		New: func(o Options) (sim.Policy, error) {
 			return fcfs.New(o.Source.View(estimator.ViewOptimal)), nil
 		},

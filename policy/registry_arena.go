@@ -13,7 +13,7 @@ func arenaEntries() []Entry {
 		name     string
 		aliases  []string
 		view     estimator.View // the view the policy decides with
-		overhead sim.Overhead
+		overhead sim.OverheadClass
 		doc      string
 	}{
 		{"arena", []string{"crius"}, estimator.ViewOptimal, ArenaOverhead,
@@ -27,12 +27,12 @@ func arenaEntries() []Entry {
 		{"arena-ddl", nil, estimator.ViewOptimal, ArenaOverhead,
 			"deadline-aware Arena: a config is feasible only if the job still meets its deadline; timed-out pending jobs are never restarted"},
 		{"arena-noprune", nil, estimator.ViewOptimal, NoPruneOverhead,
-			"Arena paying an unpruned adaptive-parallelism search on every reallocation (300 s/GPU, at most 1200 s)"},
+			"Arena paying an unpruned adaptive-parallelism search on every reallocation (artifact: 300 s/GPU, at most 1200 s)"},
 	}
 	var out []Entry
 	for _, v := range variants {
 		out = append(out, Entry{
-			Name: v.name, Aliases: v.aliases, Doc: v.doc, Overhead: v.overhead, Cost: 30,
+			Name: v.name, Aliases: v.aliases, Doc: v.doc, Overhead: append(sim.OverheadClass{v.name}, v.overhead...), Cost: 30,
 			New: func(o Options) (sim.Policy, error) {
 				return arena.New(arena.Variants[v.name], o.Cluster, o.Source.View(v.view), o.Source.View(estimator.ViewOptimal)), nil
 			},

@@ -20,23 +20,23 @@ func baselineEntries() []Entry {
 		{
 			Name: "elasticflow-ls", Aliases: []string{"elasticflow-l"},
 			Doc:      "ElasticFlow with deadlines relaxed by 1e9 s (the paper's ElasticFlow-LS): per-type admission by minimum DP share, greedy doubling, full re-placement",
-			Overhead: FullSearchOverhead, Cost: 3,
+			Overhead: FullSearch("elasticflow-ls", "elasticflow"), Cost: 3,
 			New: func(o Options) (sim.Policy, error) {
-				return elasticflow.New(o.Cluster, o.Source, elasticflow.LongSlack, FullSearchOverhead), nil
+				return newElasticFlow(o, elasticflow.LongSlack)
 			},
 		},
 		{
 			Name:     "elasticflow",
 			Doc:      "ElasticFlow with the jobs' own deadlines (submit + 5·budget); pending jobs past their deadline are never restarted",
-			Overhead: FullSearchOverhead, Cost: 3,
+			Overhead: FullSearch("elasticflow"), Cost: 3,
 			New: func(o Options) (sim.Policy, error) {
-				return elasticflow.New(o.Cluster, o.Source, elasticflow.Deadlines, FullSearchOverhead), nil
+				return newElasticFlow(o, elasticflow.Deadlines)
 			},
 		},
 		{
 			Name:     "tiresias",
 			Doc:      "Tiresias 2D-LAS: discretised queues by attained GPU-seconds (2 queues at 16 GPU-h), FIFO within a queue, preemptive; requested type and count",
-			Overhead: FullSearchOverhead,
+			Overhead: FullSearch("tiresias"),
 			Options: []Option{
 				{Name: "queues", Type: Int, Default: "2", Help: "number of priority queues (1 = plain FIFO by arrival)"},
 				{Name: "threshold", Type: Duration, Default: "16h", Help: "attained service (GPU-time: 16h = 16 GPU-hours) at which a job leaves queue 0"},
@@ -54,12 +54,22 @@ func baselineEntries() []Entry {
 		{
 			Name:     "srtf",
 			Doc:      "shortest remaining time first with the true remaining time (oracle), preemptive; requested type and count",
-			Overhead: FullSearchOverhead,
+			Overhead: FullSearch("srtf"),
 			New: func(o Options) (sim.Policy, error) {
 				return srtf.New(o.Source.View(estimator.ViewOptimal)), nil
 			},
 		},
 	}
+}
+
+// newElasticFlow builds ElasticFlow with its own overhead and the cost its
+// deadline test anticipates, both from the run's profile.
+func newElasticFlow(o Options, v elasticflow.Variant) (sim.Policy, error) {
+	check, err := o.Resolve(ElasticFlowCheckOverhead)
+	if err != nil {
+		return nil, err
+	}
+	return elasticflow.New(o.Cluster, o.Source, v, o.Overhead, check), nil
 }
 
 // tiresiasConfig turns the tiresias entry's options into its Config; the

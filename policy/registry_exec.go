@@ -22,7 +22,7 @@ func execEntry() Entry {
 			{Name: "view", Type: Enum, Values: []string{"optimal", "dp", "dp-nomem"}, Default: "optimal", Help: "estimator view of the estimates sent with each arrival"},
 			{Name: "dir", Type: String, Help: "working directory of the process (default: arena's)"},
 		},
-		Overhead: FullSearchOverhead,
+		Overhead: FullSearch("exec"),
 		New: func(o Options) (sim.Policy, error) {
 			argv, err := exec.SplitCommand(o.Values.String("cmd"))
 			if err != nil {

@@ -56,6 +56,7 @@ func BenchmarkEngine(b *testing.B) {
 	for _, timing := range []Timing{Exact, Artifact} {
 		b.Run(fmt.Sprint(timing), func(b *testing.B) {
 			cfg := DefaultConfig(c, db.View(estimator.ViewOptimal))
+			cfg.IterationScale = 5 // the artifact simulation traces' ÷5
 			cfg.Timing, cfg.Rounds, cfg.Overhead = timing, 2000, Overhead{PerGPU: 10, Cap: 40}
 			events := 0
 			for b.Loop() {

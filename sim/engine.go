@@ -52,11 +52,17 @@ type Config struct {
 	Timing      Timing
 	Rounds      int
 	RoundLength Duration
-	// Overhead is the policy's reconfiguration cost.
+	// Overhead is the policy's cost of a start or reallocation, by kind of
+	// change (an OverheadProfile resolved for the policy's class).
 	Overhead Overhead
-	// IterationDivisor divides every trace's iteration count at submission
-	// (integer division); the artifact's simulator uses 5.
-	IterationDivisor int64
+	// IterationScale divides every job's iteration count at submission
+	// (integer division); it is the trace's (traces.Trace.IterationScale:
+	// 5 for the artifact's simulation traces, which were generated ×5; 1
+	// for the testbed trace). 0 means 1. In exact timing a job the trace
+	// gives work keeps at least one iteration; artifact timing keeps the
+	// artifact's 0 (the job ends at the first progress update after it
+	// starts, having paid its start overhead).
+	IterationScale int64
 	// DeadlineScale stretches a job's deadline budget: deadline = submit +
 	// DeadlineScale·(trace deadline − submit); the artifact uses 5.
 	DeadlineScale float64
@@ -74,11 +80,13 @@ type Config struct {
 	OnRound func(done, total int)
 }
 
-// DefaultConfig returns the artifact's parameters on cluster c.
+// DefaultConfig returns the artifact's parameters on cluster c, with no
+// overhead and iteration scale 1: the overhead comes from the policy's
+// class in an OverheadProfile, the scale from the trace.
 func DefaultConfig(c *Cluster, exec estimator.Estimator) Config {
 	return Config{
 		Cluster: c, Exec: exec, Timing: Exact, Rounds: 2000, RoundLength: 300,
-		IterationDivisor: 5, DeadlineScale: 5,
+		IterationScale: 1, DeadlineScale: 5,
 	}
 }
 
@@ -153,8 +161,8 @@ func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 	if cfg.RoundLength <= 0 {
 		cfg.RoundLength = 300
 	}
-	if cfg.IterationDivisor <= 0 {
-		cfg.IterationDivisor = 1
+	if cfg.IterationScale <= 0 {
+		cfg.IterationScale = 1
 	}
 	if cfg.DeadlineScale <= 0 {
 		cfg.DeadlineScale = 1
@@ -321,7 +329,7 @@ func (e *engine) runArtifact(ctx context.Context) error {
 			if resched[id] {
 				j.Rescheds++
 				j.Reconfigs++
-				t := e.cfg.Overhead.For(len(j.GPUs))
+				t := e.cfg.Overhead.Cost(j.change, len(j.GPUs))
 				if j.Rescheds == 1 && e.cfg.ProfilingDelay != nil {
 					t += e.cfg.ProfilingDelay(j.Spec)
 				}
@@ -377,7 +385,10 @@ func (e *engine) arrive(j *Job, t Time) {
 	} else {
 		j.SubmitTime = s.Submit
 	}
-	j.IterNum = s.Iterations / e.cfg.IterationDivisor
+	j.IterNum = s.Iterations / e.cfg.IterationScale
+	if e.cfg.Timing == Exact && s.Iterations > 0 {
+		j.IterNum = max(j.IterNum, 1)
+	}
 	j.Iterations = j.IterNum
 	j.Remaining = j.IterNum
 	j.remainingF = float64(j.IterNum)
@@ -557,7 +568,9 @@ func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
 		case Start:
 			e.pending = removeJob(e.pending, j)
 			e.running = append(e.running, j)
+			j.change = Restart
 			if j.FirstStart < 0 {
+				j.change = FirstStart
 				j.FirstStart = e.now
 			}
 			if e.cfg.Timing == Exact {
@@ -569,6 +582,8 @@ func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
 			e.setAlloc(j, a.GPUs)
 			changed = true
 		case Reallocate:
+			to, _ := e.cfg.Cluster.ShapeOf(a.GPUs)
+			j.change = ChangeOf(true, j.Config, to)
 			e.setAlloc(j, a.GPUs)
 			changed = true
 		case Suspend:
@@ -605,7 +620,7 @@ func (e *engine) setAlloc(j *Job, gpus []int) {
 		e.advance(j, e.now)
 		if !SameGPUs(j.GPUs, gpus) {
 			j.Reconfigs++
-			j.readyAt = e.now.Add(e.cfg.Overhead.For(len(gpus)))
+			j.readyAt = e.now.Add(e.cfg.Overhead.Cost(j.change, len(gpus)))
 			if j.Reconfigs == 1 && e.cfg.ProfilingDelay != nil {
 				j.readyAt = j.readyAt.Add(e.cfg.ProfilingDelay(j.Spec))
 			}

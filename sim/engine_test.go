@@ -60,6 +60,7 @@ func oneJob(t *testing.T, iterations int64) []JobSpec {
 
 func baseConfig(t *testing.T, timing Timing, rounds int) Config {
 	cfg := DefaultConfig(testCluster(t), optimal(t))
+	cfg.IterationScale = 5 // the artifact simulation traces' ÷5
 	cfg.Timing, cfg.Rounds, cfg.Check = timing, rounds, true
 	cfg.Overhead = Overhead{PerGPU: 150, Cap: 600}
 	return cfg
@@ -210,6 +211,7 @@ func TestScheduleOnEventsStartsAtCompletion(t *testing.T) {
 	starts := map[bool]float64{}
 	for _, onEvents := range []bool{false, true} {
 		cfg := DefaultConfig(c, optimal(t))
+		cfg.IterationScale = 5 // the artifact simulation traces' ÷5
 		cfg.Rounds, cfg.Check, cfg.ScheduleOnEvents = 20, true, onEvents
 		cfg.Overhead = Overhead{PerGPU: 10, Cap: 40}
 		res, err := Run(context.Background(), cfg, greedy{}, specs)
@@ -238,6 +240,7 @@ func TestExactNoProgressWhileSuspended(t *testing.T) {
 	specs := []JobSpec{{ID: 0, Name: "a", Submit: 1000, Workload: gpt13b(t), Iterations: 5000, GPU: "a100", GPUs: 4}} // 1000 iterations
 	c, _ := NewCluster(ClusterSpec{Name: "one", Pools: []Pool{{GPU: "a100", Nodes: 1, GPUsPerNode: 4}}})
 	cfg := DefaultConfig(c, optimal(t))
+	cfg.IterationScale = 5 // the artifact simulation traces' ÷5
 	cfg.Rounds, cfg.Check, cfg.Overhead = 40, true, Overhead{}
 	p := &scripted{byRound: map[int][]Action{
 		0: {{Kind: Start, Job: 0, GPUs: []int{0, 1, 2, 3}}},

@@ -21,8 +21,8 @@ type JobSpec struct {
 	Submit Time
 	// Workload is the model and global batch size.
 	Workload estimator.Workload
-	// Iterations is the trace's iteration count (before the engine's
-	// IterationDivisor is applied).
+	// Iterations is the trace's iteration count (before the engine divides
+	// it by Config.IterationScale).
 	Iterations int64
 	// GPU and GPUs are the user's requested type and count.
 	GPU  string
@@ -71,7 +71,7 @@ type Job struct {
 	// artifact mode (as the artifact does), the trace time in exact mode.
 	SubmitTime Time
 	// Iterations is the job's whole work: the trace's count ÷
-	// IterationDivisor, set on arrival and never changed (jobs.parquet's
+	// Config.IterationScale, set on arrival and never changed (jobs.parquet's
 	// `iterations`, the denominator of Progress).
 	Iterations int64
 	// IterNum is the artifact's iter_num: Iterations at arrival, reset to
@@ -96,6 +96,10 @@ type Job struct {
 	TimeDebt Duration
 	// QueueTime is the time spent pending, seconds (artifact: 300-s steps).
 	QueueTime float64
+
+	// change is the kind of the job's last start or reallocation, which
+	// prices its overhead.
+	change Change
 
 	execEst estimator.Estimate // memo of exec(), valid for execCfg
 	execCfg estimator.Config

@@ -132,16 +132,5 @@ func (e *ActionError) Error() string {
 	return fmt.Sprintf("sim: policy %s, round %d: invalid %s of job %s%s: %s", e.Policy, e.Round, e.Action.Kind, e.Job, gpus, e.Msg)
 }
 
-// Overhead is a policy's reconfiguration cost: every start or reallocation
-// costs min(PerGPU × GPUs, Cap) seconds during which the job holds its GPUs
-// and makes no progress.
-type Overhead struct {
-	PerGPU Duration
-	Cap    Duration
-}
-
-// For returns the overhead of (re)configuring onto n GPUs.
-func (o Overhead) For(n int) Duration { return min(o.PerGPU*Duration(n), o.Cap) }
-
 // Execution is what the engine needs from an estimator: the ground truth.
 type Execution = estimator.Estimator

@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"bytes"
 	"embed"
 	"encoding/csv"
 	"errors"
@@ -65,7 +66,29 @@ func (e *ParseError) Unwrap() error { return e.Err }
 type Trace struct {
 	Name string
 	Jobs []sim.JobSpec
+	// IterationScale is what the engine divides each job's iteration count
+	// by (sim.Config.IterationScale): 5 for the artifact's simulation
+	// traces, whose generator multiplied iterations by 5
+	// (ITER_NUM_SCALE_FACTOR_SIM), 1 for the testbed trace, which never got
+	// the ×5. A CSV declares it in a leading comment line
+	// "# iteration_scale: N"; one that does not gets
+	// DefaultIterationScale, what the artifact's simulator applies to any
+	// trace.
+	IterationScale int64
+	// ScaleSource says where IterationScale came from ("built-in",
+	// "declared on line N", "default").
+	ScaleSource string
 }
+
+// DefaultIterationScale is the scale of an artifact-format CSV that
+// declares none: the artifact's simulator divides every trace by 5.
+const DefaultIterationScale = 5
+
+// builtinScales are the built-in traces' iteration scales.
+var builtinScales = map[string]int64{"philly": 5, "helios": 5, "pai": 5, "testbed": 1}
+
+// ErrMeta is the cause of a bad metadata comment line.
+var ErrMeta = errors.New("bad metadata comment")
 
 // BuiltinNames lists the embedded traces.
 func BuiltinNames() []string {
@@ -86,7 +109,12 @@ func Load(nameOrPath string) (*Trace, error) {
 			return nil, err
 		}
 		defer r.Close()
-		return ReadArenaCSV(nameOrPath, r)
+		t, err := ReadArenaCSV(nameOrPath, r)
+		if err != nil {
+			return nil, err
+		}
+		t.IterationScale, t.ScaleSource = builtinScales[nameOrPath], "built-in"
+		return t, nil
 	}
 	f, err := os.Open(nameOrPath)
 	if err != nil {
@@ -107,8 +135,20 @@ var arenaColumns = []string{"job_id", "submission_time", "num_iteration", "model
 
 // ReadArenaCSV parses the artifact's trace format. file names the input in
 // errors. Columns are found by header name, so their order may vary.
+//
+// Leading lines that start with '#' are comments; one of the form
+// "# iteration_scale: N" (or "= N") declares the trace's IterationScale.
 func ReadArenaCSV(file string, r io.Reader) (*Trace, error) {
-	cr := csv.NewReader(r)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("traces: %s: %w", file, err)
+	}
+	scale, source, err := readMeta(file, data)
+	if err != nil {
+		return nil, err
+	}
+	cr := csv.NewReader(bytes.NewReader(data))
+	cr.Comment = '#'
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
 	head, err := cr.Read()
@@ -128,7 +168,7 @@ func ReadArenaCSV(file string, r io.Reader) (*Trace, error) {
 				Detail: fmt.Sprintf("missing column; want a header %s", strings.Join(arenaColumns, ","))}
 		}
 	}
-	t := &Trace{Name: file}
+	t := &Trace{Name: file, IterationScale: scale, ScaleSource: source}
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -155,6 +195,37 @@ func ReadArenaCSV(file string, r io.Reader) (*Trace, error) {
 		return nil, &ParseError{File: file, Err: ErrEmpty, Detail: "no data rows after the header"}
 	}
 	return t, nil
+}
+
+// readMeta reads the leading comment lines of a trace file for metadata
+// ("# key: value"); only iteration_scale is known, other comments are
+// free text.
+func readMeta(file string, data []byte) (int64, string, error) {
+	scale, source := int64(DefaultIterationScale), "default"
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(strings.TrimPrefix(line, "\ufeff"))
+		if !strings.HasPrefix(line, "#") {
+			break
+		}
+		body := strings.TrimSpace(strings.TrimPrefix(line, "#"))
+		key, val, ok := strings.Cut(body, ":")
+		if k2, v2, ok2 := strings.Cut(body, "="); ok2 && (!ok || len(k2) < len(key)) {
+			key, val, ok = k2, v2, true
+		}
+		if !ok || strings.TrimSpace(key) != "iteration_scale" {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
+		if err != nil || n <= 0 || n > 1_000_000 {
+			return 0, "", &ParseError{File: file, Line: i + 1, Column: "iteration_scale", Err: ErrMeta,
+				Detail: fmt.Sprintf("%q: want a positive integer (1: iterations as given; 5: the artifact's simulation traces)", strings.TrimSpace(val))}
+		}
+		if source != "default" {
+			return 0, "", &ParseError{File: file, Line: i + 1, Column: "iteration_scale", Err: ErrMeta, Detail: "declared twice (first " + source + ")"}
+		}
+		scale, source = n, fmt.Sprintf("declared on line %d", i+1)
+	}
+	return scale, source, nil
 }
 
 func csvError(file string, err error) error {

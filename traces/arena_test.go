@@ -112,3 +112,52 @@ func FuzzReadArenaCSV(f *testing.F) {
 		}
 	})
 }
+
+// TestIterationScale: the artifact's simulation traces were generated ×5
+// and its simulator divides by 5; the runtime (testbed) trace never got the
+// ×5 (arena-data/testbed/README.md). A CSV declares its own.
+func TestIterationScale(t *testing.T) {
+	for name, want := range map[string]int64{"philly": 5, "helios": 5, "pai": 5, "testbed": 1} {
+		tr, err := Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr.IterationScale != want || tr.ScaleSource != "built-in" {
+			t.Errorf("%s: scale %d (%s), want %d (built-in)", name, tr.IterationScale, tr.ScaleSource, want)
+		}
+	}
+	row := "a,0,100,bert__1.3B,0,128,1,a100\n"
+	for _, c := range []struct {
+		name, text string
+		want       int64
+		source     string
+	}{
+		{"undeclared: the artifact simulator's ÷5", header + row, 5, "default"},
+		{"declared with a colon", "# iteration_scale: 1\n" + header + row, 1, "declared on line 1"},
+		{"declared with = after free text", "# exported by my tool\n#iteration_scale=3\n" + header + row, 3, "declared on line 2"},
+		{"other key: free text", "# note: iteration_scale is 1\n" + header + row, 5, "default"},
+	} {
+		tr, err := ReadArenaCSV("t.csv", strings.NewReader(c.text))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if tr.IterationScale != c.want || tr.ScaleSource != c.source || len(tr.Jobs) != 1 {
+			t.Errorf("%s: scale %d (%s), %d jobs; want %d (%s), 1 job", c.name, tr.IterationScale, tr.ScaleSource, len(tr.Jobs), c.want, c.source)
+		}
+	}
+	for _, c := range []struct{ text, want string }{
+		{"# iteration_scale: 0\n" + header + row, "t.csv line 1, column iteration_scale"},
+		{"# iteration_scale: five\n" + header + row, `"five": want a positive integer`},
+		{"# iteration_scale: 1\n# iteration_scale: 5\n" + header + row, "line 2, column iteration_scale: bad metadata comment: declared twice"},
+	} {
+		_, err := ReadArenaCSV("t.csv", strings.NewReader(c.text))
+		if err == nil || !errors.Is(err, ErrMeta) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want ErrMeta containing %q", c.text, err, c.want)
+		}
+	}
+	// Line numbers of data errors still count the comment lines.
+	_, err := ReadArenaCSV("t.csv", strings.NewReader("# iteration_scale: 1\n"+header+"a,0,-1,bert__1.3B,0,128,1,a100\n"))
+	if err == nil || !strings.Contains(err.Error(), "line 3, column num_iteration") {
+		t.Errorf("error %v, want it on line 3", err)
+	}
+}

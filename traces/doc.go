@@ -6,7 +6,7 @@
 //
 // submission_time and deadline are seconds on the trace's clock (deadline 0
 // or empty means none), num_iteration is the trace's iteration count (the
-// engine divides it by its IterationDivisor, 5 in the artifact), model_name
+// engine divides it by the trace's IterationScale, 5 for the artifact's simulation traces), model_name
 // is "<family>__<size>" (bert = GPT) or this project's "gpt-2.6b" form,
 // num_gpu a power of two up to 16 and gpu_type a catalog GPU type.
 //

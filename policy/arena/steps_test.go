@@ -384,7 +384,7 @@ func TestBlockersAndOpportunisticJobs(t *testing.T) {
 		}
 		rc := &recorder{Policy: New(Variant{Name: "arena"}, c, est, est), rounds: map[int]roundLog{}}
 		cfg := sim.DefaultConfig(c, est)
-		cfg.Timing, cfg.Rounds, cfg.IterationDivisor, cfg.Check = sim.Artifact, 6, 1, true
+		cfg.Timing, cfg.Rounds, cfg.IterationScale, cfg.Check = sim.Artifact, 6, 1, true
 		if _, err := sim.Run(context.Background(), cfg, rc, specs); err != nil {
 			t.Fatal(err)
 		}

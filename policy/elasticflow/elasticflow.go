@@ -30,11 +30,6 @@ const LongSlackDeadline = 1e9
 // (the artifact's MAX_SUPPORTED_GPU_NUM).
 const MaxShare = 16
 
-// prunedOverhead is what the artifact's deadline-aware check charges a new
-// job (Arena's pruned search, 10 s per GPU, at most 40 s) — a quirk of the
-// plain variant, which reuses Arena's check.
-var prunedOverhead = sim.Overhead{PerGPU: 10, Cap: 40}
-
 // ElasticFlow is the policy. Create it with New.
 type ElasticFlow struct {
 	variant Variant
@@ -45,8 +40,14 @@ type ElasticFlow struct {
 	// variant's deadline check of a doubling.
 	opt estimator.Estimator
 	// overhead is the reconfiguration cost the minimum-share deadline test
-	// charges (the artifact's unpruned 150 s/GPU, at most 600 s).
+	// charges (the policy's own; artifact: unpruned 150 s/GPU, at most
+	// 600 s).
 	overhead sim.Overhead
+	// check is what the plain variant's deadline-aware test of a doubling
+	// charges a job submitted within the last round: in the artifact
+	// Arena's pruned search (10 s per GPU, at most 40 s), a quirk of that
+	// variant, which reuses Arena's check.
+	check sim.Overhead
 	// timedOut marks pending jobs whose deadline passed (plain variant):
 	// they stay in the pending queue, as in the artifact, but are never
 	// restarted.
@@ -56,10 +57,12 @@ type ElasticFlow struct {
 var _ sim.Policy = (*ElasticFlow)(nil)
 
 // New returns ElasticFlow on cluster c deciding with src's data-parallel
-// view; overhead is the reconfiguration cost of the deadline test.
-func New(c *sim.Cluster, src estimator.Source, v Variant, overhead sim.Overhead) *ElasticFlow {
+// view; overhead is the reconfiguration cost of the minimum-share deadline
+// test and check that of the doubling's deadline test (policy.Options
+// resolves both in the run's overhead profile).
+func New(c *sim.Cluster, src estimator.Source, v Variant, overhead, check sim.Overhead) *ElasticFlow {
 	return &ElasticFlow{
-		variant: v, cluster: c, overhead: overhead, timedOut: map[sim.JobID]bool{},
+		variant: v, cluster: c, overhead: overhead, check: check, timedOut: map[sim.JobID]bool{},
 		dp:  src.View(estimator.ViewDataParallel),
 		opt: src.View(estimator.ViewOptimal),
 	}
@@ -201,7 +204,7 @@ func (p *plan) meetsDeadlineAP(j *sim.Job, n int) bool {
 	}
 	var overhead float64
 	if p.v.Now.Sub(j.SubmitTime) <= p.v.RoundLength {
-		overhead = float64(prunedOverhead.For(p.currentGPUs(j)))
+		overhead = float64(p.ef.check.For(p.currentGPUs(j)))
 	} else {
 		overhead = float64(j.TimeDebt)
 	}

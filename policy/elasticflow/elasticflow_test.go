@@ -75,7 +75,7 @@ func TestNewJobsDoublingAndReplacement(t *testing.T) {
 		"gpt-1.3b": {1: 10, 2: 18, 4: 30, 8: 40},
 		"gpt-2.6b": {2: 20, 4: 36, 8: 50},
 	}
-	ef := New(c, est, LongSlack, sim.Overhead{PerGPU: 150, Cap: 600})
+	ef := New(c, est, LongSlack, sim.Overhead{PerGPU: 150, Cap: 600}, prunedCheck)
 	j0, j1 := arrival(t, 0, "gpt-1.3b", 1), arrival(t, 1, "gpt-2.6b", 4)
 	v := &sim.View{Now: 0, RoundLength: 300, Cluster: c, Occupant: freeSlots(c), Arrivals: []*sim.Job{j0, j1}, Timing: sim.Artifact}
 	got, err := ef.Schedule(v)
@@ -97,7 +97,7 @@ func TestNewJobsDoublingAndReplacement(t *testing.T) {
 func TestNegativeGainIsApplied(t *testing.T) {
 	c := a100Cluster(t, 2)
 	est := table{"moe-1.3b": {1: 10, 2: 8, 4: 9, 8: 7}}
-	ef := New(c, est, LongSlack, sim.Overhead{PerGPU: 150, Cap: 600})
+	ef := New(c, est, LongSlack, sim.Overhead{PerGPU: 150, Cap: 600}, prunedCheck)
 	v := &sim.View{RoundLength: 300, Cluster: c, Occupant: freeSlots(c), Arrivals: []*sim.Job{arrival(t, 0, "moe-1.3b", 2)}, Timing: sim.Artifact}
 	got, err := ef.Schedule(v)
 	if err != nil {
@@ -120,7 +120,7 @@ func TestNegativeGainIsApplied(t *testing.T) {
 func TestRunningJobsAreReshuffled(t *testing.T) {
 	c := a100Cluster(t, 2)
 	est := table{"gpt-1.3b": {4: 30}, "gpt-2.6b": {2: 5, 4: 12}, "moe-2.4b": {4: 1}}
-	ef := New(c, est, LongSlack, sim.Overhead{PerGPU: 150, Cap: 600})
+	ef := New(c, est, LongSlack, sim.Overhead{PerGPU: 150, Cap: 600}, prunedCheck)
 	j5 := arrival(t, 5, "gpt-1.3b", 4)
 	j5.Status, j5.GPUs = sim.Running, []int{4, 5, 6, 7}
 	occ := freeSlots(c)
@@ -165,8 +165,9 @@ func TestRestartPassBlocksType(t *testing.T) {
 		{ID: 2, Name: "c", Submit: 100, Workload: workload(t, "moe-1.3b"), Iterations: 5000, GPU: "a100", GPUs: 1},
 	}
 	cfg := sim.DefaultConfig(c, est)
+	cfg.IterationScale = 5 // the artifact simulation traces' ÷5
 	cfg.Timing, cfg.Rounds, cfg.Overhead, cfg.Check = sim.Artifact, 8, sim.Overhead{PerGPU: 10, Cap: 40}, true
-	res, err := sim.Run(context.Background(), cfg, New(c, est, LongSlack, cfg.Overhead), specs)
+	res, err := sim.Run(context.Background(), cfg, New(c, est, LongSlack, cfg.Overhead, prunedCheck), specs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,8 +203,9 @@ func TestTimedOutJobsStayPending(t *testing.T) {
 		{ID: 2, Name: "c", Submit: 100, Workload: workload(t, "moe-1.3b"), Iterations: 5000, GPU: "a100", GPUs: 1},
 	}
 	cfg := sim.DefaultConfig(c, est)
+	cfg.IterationScale = 5 // the artifact simulation traces' ÷5
 	cfg.Timing, cfg.Rounds, cfg.Overhead, cfg.Check = sim.Artifact, 8, sim.Overhead{PerGPU: 150, Cap: 600}, true
-	res, err := sim.Run(context.Background(), cfg, New(c, est, Deadlines, cfg.Overhead), specs)
+	res, err := sim.Run(context.Background(), cfg, New(c, est, Deadlines, cfg.Overhead, prunedCheck), specs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,9 +230,13 @@ func TestMixedNodeSizesPend(t *testing.T) {
 		t.Fatal(err)
 	}
 	est := table{"gpt-1.3b": {1: 10, 2: 20, 4: 30, 8: 40}}
-	ef := New(c, est, LongSlack, sim.Overhead{PerGPU: 150, Cap: 600})
+	ef := New(c, est, LongSlack, sim.Overhead{PerGPU: 150, Cap: 600}, prunedCheck)
 	v := &sim.View{RoundLength: 300, Cluster: c, Occupant: freeSlots(c), Arrivals: []*sim.Job{arrival(t, 0, "gpt-1.3b", 1)}, Timing: sim.Artifact}
 	if got, err := ef.Schedule(v); err != nil || len(got) != 0 {
 		t.Errorf("got %+v, %v; want no action (the job pends)", got, err)
 	}
 }
+
+// prunedCheck is the artifact's cost of the doubling's deadline test
+// (Arena's pruned search; ARENA.md §7).
+var prunedCheck = sim.Overhead{PerGPU: 10, Cap: 40}

@@ -104,8 +104,12 @@ func TestAliasAndVariant(t *testing.T) {
 		if e.Name != want {
 			t.Errorf("Lookup(%q) = %s, want %s", alias, e.Name, want)
 		}
-		if e.Overhead != policy.FullSearchOverhead {
-			t.Errorf("%s overhead = %+v, want the full-search overhead", e.Name, e.Overhead)
+		prof, err := sim.LoadOverheads("artifact")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o, err := prof.Resolve(e.Overhead); err != nil || o.For(4) != 600 || o.For(1) != 150 {
+			t.Errorf("%s overhead = %v (%v), want the full-search overhead 150 s/GPU ≤ 600 s", e.Name, o, err)
 		}
 	}
 }

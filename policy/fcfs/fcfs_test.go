@@ -132,7 +132,8 @@ func TestHeadOfLineBlockingPerType(t *testing.T) {
 		job(t, 4, 0, "gpt-39b", 128, 500, "a100", 4),   // infeasible: dropped
 	}
 	cfg := sim.DefaultConfig(smallCluster(t), db.View(estimator.ViewOptimal))
-	cfg.Timing, cfg.Rounds, cfg.Check, cfg.Overhead = sim.Artifact, 40, true, policy.FullSearchOverhead
+	cfg.IterationScale = 5 // the artifact simulation traces' ÷5
+	cfg.Timing, cfg.Rounds, cfg.Check, cfg.Overhead = sim.Artifact, 40, true, sim.Overhead{PerGPU: 150, Cap: 600}
 	res, err := sim.Run(context.Background(), cfg, fcfs.New(db.View(estimator.ViewOptimal)), specs)
 	if err != nil {
 		t.Fatal(err)

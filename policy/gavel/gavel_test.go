@@ -64,6 +64,7 @@ func TestTypeChangeForBetterThroughput(t *testing.T) {
 	g := New(c, est)
 	rec := &recorder{Policy: g, actions: map[int][]sim.Action{}}
 	cfg := sim.DefaultConfig(c, est)
+	cfg.IterationScale = 5 // the artifact simulation traces' ÷5
 	cfg.Timing, cfg.Rounds, cfg.Overhead, cfg.Check = sim.Artifact, 3, sim.Overhead{PerGPU: 150, Cap: 600}, true
 	specs := []sim.JobSpec{spec(t, 0, "gpt-1.3b", "a100", 4, 0), spec(t, 1, "gpt-2.6b", "a100", 4, 400)}
 	if _, err := sim.Run(context.Background(), cfg, rec, specs); err != nil {
@@ -103,6 +104,7 @@ func TestFailedPlacementRevertsNewRow(t *testing.T) {
 	g := New(c, est)
 	rec := &recorder{Policy: g, actions: map[int][]sim.Action{}}
 	cfg := sim.DefaultConfig(c, est)
+	cfg.IterationScale = 5 // the artifact simulation traces' ÷5
 	cfg.Timing, cfg.Rounds, cfg.Overhead, cfg.Check = sim.Artifact, 2, sim.Overhead{PerGPU: 150, Cap: 600}, true
 	var specs []sim.JobSpec
 	for i := 0; i < 4; i++ {
@@ -184,6 +186,7 @@ func TestDeployCheckByVersion(t *testing.T) {
 	}{{Head, 0, 1}, {StoredRun, 1, 0}} {
 		g := NewVersion(c, est, tc.v)
 		cfg := sim.DefaultConfig(c, est.all)
+		cfg.IterationScale = 5 // the artifact simulation traces' ÷5
 		cfg.Timing, cfg.Rounds, cfg.Overhead, cfg.Check = sim.Artifact, 2, sim.Overhead{PerGPU: 150, Cap: 600}, true
 		res, err := sim.Run(context.Background(), cfg, g, specs)
 		if err != nil {

@@ -91,6 +91,7 @@ func TestArtifactCountQuirk(t *testing.T) {
 	}{{true, 1, 1}, {false, 2, 0}} {
 		s := New(c, est, tc.artifact)
 		cfg := sim.DefaultConfig(c, est)
+		cfg.IterationScale = 5 // the artifact simulation traces' ÷5
 		cfg.Timing, cfg.Rounds, cfg.Overhead, cfg.Check = sim.Artifact, 3, sim.Overhead{PerGPU: 150, Cap: 600}, true
 		res, err := sim.Run(context.Background(), cfg, s, specs)
 		if err != nil {
@@ -152,6 +153,7 @@ func TestRestartBlockingByVersion(t *testing.T) {
 	}{{Head, 1, 1, 1}, {StoredRun, 1, 0, 2}} {
 		s := NewVersion(c, est, tc.v, true)
 		cfg := sim.DefaultConfig(c, est.all)
+		cfg.IterationScale = 5 // the artifact simulation traces' ÷5
 		cfg.Timing, cfg.Rounds, cfg.Overhead, cfg.Check = sim.Artifact, 12, sim.Overhead{PerGPU: 150, Cap: 600}, true
 		res, err := sim.Run(context.Background(), cfg, s, specs)
 		if err != nil {

@@ -1,0 +1,437 @@
+package sim
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/arena-sim/arena/estimator"
+)
+
+// Change is the kind of allocation change an overhead is charged for.
+type Change int
+
+const (
+	// FirstStart is a job's first start.
+	FirstStart Change = iota
+	// Restart is a start after a suspension.
+	Restart
+	// Resize is a reallocation to another GPU count of the same type.
+	Resize
+	// TypeChange is a reallocation to another GPU type.
+	TypeChange
+	// Migration is a reallocation to other GPUs of the same type and count.
+	Migration
+)
+
+var changeNames = [...]string{"first_start", "restart", "resize", "type_change", "migration"}
+
+func (c Change) String() string {
+	if c < 0 || int(c) >= len(changeNames) {
+		return fmt.Sprintf("change(%d)", int(c))
+	}
+	return changeNames[c]
+}
+
+// ChangeNames lists the action kinds an overhead profile may price apart.
+func ChangeNames() []string { return append([]string(nil), changeNames[:]...) }
+
+// ChangeOf classifies moving a job from the shape it holds (from; the zero
+// shape when it is not running) to the shape to: everStarted says whether
+// the job ran before.
+func ChangeOf(everStarted bool, from, to estimator.Config) Change {
+	switch {
+	case from.GPU == "" && !everStarted:
+		return FirstStart
+	case from.GPU == "":
+		return Restart
+	case from.GPU != to.GPU:
+		return TypeChange
+	case from.GPUs() != to.GPUs():
+		return Resize
+	}
+	return Migration
+}
+
+// Overhead is what a policy's start or reallocation costs: during it the
+// job holds its GPUs and makes no progress. The cost of a change onto n
+// GPUs is
+//
+//	Fixed + min(PerGPU·n, Cap) + ByGPUs[n]
+//
+// (no cap when Cap is 0; a count missing from ByGPUs pays the next larger
+// count's entry, above the largest entry the largest). Actions, when set,
+// replaces the whole formula for the kinds it names (their own Actions are
+// ignored). The artifact prices every change as min(PerGPU·n, Cap).
+type Overhead struct {
+	Fixed  Duration
+	PerGPU Duration
+	Cap    Duration
+	ByGPUs map[int]Duration
+	// Actions overrides the cost of some kinds of change.
+	Actions map[Change]Overhead
+}
+
+// For returns the default cost (no per-action override) of a change onto
+// n GPUs, seconds.
+func (o Overhead) For(n int) Duration {
+	t := o.Fixed
+	if o.PerGPU != 0 {
+		v := o.PerGPU * Duration(n)
+		if o.Cap > 0 {
+			v = min(v, o.Cap)
+		}
+		t += v
+	}
+	if len(o.ByGPUs) > 0 {
+		t += o.byGPUs(n)
+	}
+	return t
+}
+
+func (o Overhead) byGPUs(n int) Duration {
+	if v, ok := o.ByGPUs[n]; ok {
+		return v
+	}
+	best, largest := -1, -1
+	for k := range o.ByGPUs {
+		if k > n && (best < 0 || k < best) {
+			best = k
+		}
+		largest = max(largest, k)
+	}
+	if best < 0 {
+		best = largest
+	}
+	return o.ByGPUs[best]
+}
+
+// Cost returns the cost of a change of kind c onto n GPUs, seconds.
+func (o Overhead) Cost(c Change, n int) Duration {
+	if a, ok := o.Actions[c]; ok {
+		return a.For(n)
+	}
+	return o.For(n)
+}
+
+// Scale returns o with every duration multiplied by f (sensitivity runs).
+func (o Overhead) Scale(f float64) Overhead {
+	s := func(d Duration) Duration { return Duration(float64(d) * f) }
+	out := Overhead{Fixed: s(o.Fixed), PerGPU: s(o.PerGPU), Cap: s(o.Cap)}
+	if o.ByGPUs != nil {
+		out.ByGPUs = map[int]Duration{}
+		for k, v := range o.ByGPUs {
+			out.ByGPUs[k] = s(v)
+		}
+	}
+	if o.Actions != nil {
+		out.Actions = map[Change]Overhead{}
+		for k, v := range o.Actions {
+			out.Actions[k] = v.Scale(f)
+		}
+	}
+	return out
+}
+
+// String renders the default formula, e.g. "10s/GPU ≤ 40s" or
+// "55s + table{1:32 2:69}".
+func (o Overhead) String() string {
+	var parts []string
+	if o.Fixed != 0 {
+		parts = append(parts, fmt.Sprintf("%gs", float64(o.Fixed)))
+	}
+	if o.PerGPU != 0 {
+		p := fmt.Sprintf("%gs/GPU", float64(o.PerGPU))
+		if o.Cap > 0 {
+			p += fmt.Sprintf(" ≤ %gs", float64(o.Cap))
+		}
+		parts = append(parts, p)
+	}
+	if len(o.ByGPUs) > 0 {
+		keys := make([]int, 0, len(o.ByGPUs))
+		for k := range o.ByGPUs {
+			keys = append(keys, k)
+		}
+		sort.Ints(keys)
+		var t []string
+		for _, k := range keys {
+			t = append(t, fmt.Sprintf("%d:%g", k, float64(o.ByGPUs[k])))
+		}
+		parts = append(parts, "by GPUs {"+strings.Join(t, " ")+"}")
+	}
+	if len(parts) == 0 {
+		parts = []string{"0s"}
+	}
+	s := strings.Join(parts, " + ")
+	if len(o.Actions) > 0 {
+		var kinds []string
+		for c := range o.Actions {
+			kinds = append(kinds, c.String())
+		}
+		sort.Strings(kinds)
+		s += " (own cost for " + strings.Join(kinds, ", ") + ")"
+	}
+	return s
+}
+
+// OverheadClass names the overhead a policy pays, most specific first: a
+// profile prices the policy with the first class it defines (e.g. fcfs is
+// {"fcfs", "full-search"}: a measured cluster may price FCFS itself, the
+// artifact prices every full-search baseline alike).
+type OverheadClass []string
+
+func (c OverheadClass) String() string { return strings.Join(c, ",") }
+
+// OverheadProfile prices every policy class on one cluster: the artifact's
+// constants, a measured testbed, or a user's YAML file.
+type OverheadProfile struct {
+	Name string
+	Doc  string
+	// Classes maps a class name to its cost; Docs to its explanation.
+	Classes map[string]Overhead
+	Docs    map[string]string
+}
+
+// ErrNoOverheadClass is returned when a profile prices none of a policy's
+// classes.
+var ErrNoOverheadClass = errors.New("no overhead for the policy's class")
+
+// Resolve returns the overhead of the first class of c the profile defines.
+func (p *OverheadProfile) Resolve(c OverheadClass) (Overhead, error) {
+	for _, name := range c {
+		if o, ok := p.Classes[name]; ok {
+			return o, nil
+		}
+	}
+	known := make([]string, 0, len(p.Classes))
+	for k := range p.Classes {
+		known = append(known, k)
+	}
+	sort.Strings(known)
+	return Overhead{}, fmt.Errorf("overhead profile %s: %w (tried %s; the profile defines %s)", p.Name, ErrNoOverheadClass,
+		strings.Join(c, ", "), strings.Join(known, ", "))
+}
+
+// ClassNames lists the profile's classes, sorted.
+func (p *OverheadProfile) ClassNames() []string {
+	out := make([]string, 0, len(p.Classes))
+	for k := range p.Classes {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+//go:embed data/overheads/*.yaml
+var builtinOverheads embed.FS
+
+// DefaultOverheads is the profile runs use unless told otherwise.
+const DefaultOverheads = "artifact"
+
+// BuiltinOverheadNames lists the embedded overhead profiles.
+func BuiltinOverheadNames() []string {
+	ents, _ := builtinOverheads.ReadDir("data/overheads")
+	var out []string
+	for _, e := range ents {
+		out = append(out, strings.TrimSuffix(e.Name(), ".yaml"))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// BuiltinOverheadYAML returns the source of a built-in profile (for
+// 'arena policies --overheads NAME --yaml' style listings and docs).
+func BuiltinOverheadYAML(name string) ([]byte, bool) {
+	b, err := builtinOverheads.ReadFile(path.Join("data/overheads", name+".yaml"))
+	return b, err == nil
+}
+
+// LoadOverheads resolves an --overheads argument: a built-in profile name
+// ("" is DefaultOverheads) or a YAML file.
+func LoadOverheads(nameOrPath string) (*OverheadProfile, error) {
+	if nameOrPath == "" {
+		nameOrPath = DefaultOverheads
+	}
+	if b, ok := BuiltinOverheadYAML(nameOrPath); ok {
+		return ParseOverheads(nameOrPath+".yaml (built-in)", b)
+	}
+	b, err := os.ReadFile(nameOrPath)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("overheads %q: neither a built-in profile (%s) nor a file", nameOrPath, strings.Join(BuiltinOverheadNames(), ", "))
+		}
+		return nil, fmt.Errorf("overheads: %w", err)
+	}
+	return ParseOverheads(nameOrPath, b)
+}
+
+// ParseOverheads reads an overhead profile; file names it in errors.
+//
+//	name: my-cluster
+//	doc: what was measured and how
+//	classes:
+//	  arena:                      # a class: a policy name or a family (pruned, full-search)
+//	    fixed: 55                 # seconds per change
+//	    per_gpu: 0                # seconds per GPU ...
+//	    cap: 0                    # ... at most this (0: no cap)
+//	    by_gpus: {1: 32, 2: 69}   # seconds by the job's GPU count after the change
+//	    actions:                  # optional: own formula for some kinds of change
+//	      migration: {fixed: 20}  # first_start, restart, resize, type_change, migration
+func ParseOverheads(file string, data []byte) (*OverheadProfile, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, fmt.Errorf("%s: not valid YAML: %w", file, err)
+	}
+	fail := func(n *yaml.Node, key, format string, args ...any) error {
+		return fmt.Errorf("%s:%d: key %s: %s", file, n.Line, key, fmt.Sprintf(format, args...))
+	}
+	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s: want a mapping with keys name, doc, classes", file)
+	}
+	p := &OverheadProfile{Classes: map[string]Overhead{}, Docs: map[string]string{}}
+	doc := root.Content[0]
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		k, v := doc.Content[i], doc.Content[i+1]
+		if seen[k.Value] {
+			return nil, fail(k, k.Value, "given twice")
+		}
+		seen[k.Value] = true
+		switch k.Value {
+		case "name":
+			p.Name = v.Value
+		case "doc":
+			p.Doc = strings.TrimSpace(v.Value)
+		case "classes":
+			if v.Kind != yaml.MappingNode || len(v.Content) == 0 {
+				return nil, fail(v, "classes", "want a mapping of class name to cost")
+			}
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				ck, cv := v.Content[j], v.Content[j+1]
+				name := strings.TrimSpace(ck.Value)
+				if name == "" {
+					return nil, fail(ck, "classes", "empty class name")
+				}
+				if _, dup := p.Classes[name]; dup {
+					return nil, fail(ck, "classes."+name, "given twice")
+				}
+				o, d, err := parseOverhead(file, "classes."+name, cv, true)
+				if err != nil {
+					return nil, err
+				}
+				p.Classes[name], p.Docs[name] = o, d
+			}
+		default:
+			return nil, fail(k, k.Value, "unknown key (want name, doc, classes)")
+		}
+	}
+	if p.Name == "" {
+		return nil, fmt.Errorf("%s: key name: missing", file)
+	}
+	if len(p.Classes) == 0 {
+		return nil, fmt.Errorf("%s: key classes: missing", file)
+	}
+	return p, nil
+}
+
+// maxOverhead bounds every parsed duration (a week): larger is a typo.
+const maxOverhead = 7 * 24 * 3600
+
+func parseOverhead(file, key string, n *yaml.Node, top bool) (Overhead, string, error) {
+	fail := func(n *yaml.Node, key, format string, args ...any) error {
+		return fmt.Errorf("%s:%d: key %s: %s", file, n.Line, key, fmt.Sprintf(format, args...))
+	}
+	want := "fixed, per_gpu, cap, by_gpus"
+	if top {
+		want += ", actions, doc"
+	}
+	if n.Kind != yaml.MappingNode {
+		return Overhead{}, "", fail(n, key, "want a mapping with keys %s", want)
+	}
+	seconds := func(v *yaml.Node, key string) (Duration, error) {
+		f, err := strconv.ParseFloat(strings.TrimSpace(v.Value), 64)
+		if v.Kind != yaml.ScalarNode || err != nil || math.IsNaN(f) || f < 0 || f > maxOverhead {
+			return 0, fail(v, key, "%q: want seconds, a number in [0, %d]", v.Value, maxOverhead)
+		}
+		return Duration(f), nil
+	}
+	var o Overhead
+	var doc string
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		sub := key + "." + k.Value
+		if seen[k.Value] {
+			return o, "", fail(k, sub, "given twice")
+		}
+		seen[k.Value] = true
+		var err error
+		switch {
+		case k.Value == "fixed":
+			o.Fixed, err = seconds(v, sub)
+		case k.Value == "per_gpu":
+			o.PerGPU, err = seconds(v, sub)
+		case k.Value == "cap":
+			o.Cap, err = seconds(v, sub)
+		case k.Value == "by_gpus":
+			if v.Kind != yaml.MappingNode || len(v.Content) == 0 {
+				return o, "", fail(v, sub, "want a mapping of GPU count to seconds, e.g. {1: 32, 2: 69}")
+			}
+			o.ByGPUs = map[int]Duration{}
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				gk, gv := v.Content[j], v.Content[j+1]
+				g, gerr := strconv.Atoi(strings.TrimSpace(gk.Value))
+				if gerr != nil || g <= 0 || g > 1<<20 {
+					return o, "", fail(gk, sub, "%q: want a positive GPU count", gk.Value)
+				}
+				if _, dup := o.ByGPUs[g]; dup {
+					return o, "", fail(gk, sub, "GPU count %d given twice", g)
+				}
+				if o.ByGPUs[g], err = seconds(gv, fmt.Sprintf("%s.%d", sub, g)); err != nil {
+					return o, "", err
+				}
+			}
+		case k.Value == "actions" && top:
+			if v.Kind != yaml.MappingNode {
+				return o, "", fail(v, sub, "want a mapping of change kind (%s) to cost", strings.Join(changeNames[:], ", "))
+			}
+			o.Actions = map[Change]Overhead{}
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				ak, av := v.Content[j], v.Content[j+1]
+				c := -1
+				for x, name := range changeNames {
+					if name == ak.Value {
+						c = x
+					}
+				}
+				if c < 0 {
+					return o, "", fail(ak, sub, "%q: want one of %s", ak.Value, strings.Join(changeNames[:], ", "))
+				}
+				if _, dup := o.Actions[Change(c)]; dup {
+					return o, "", fail(ak, sub, "%s given twice", ak.Value)
+				}
+				a, _, aerr := parseOverhead(file, sub+"."+ak.Value, av, false)
+				if aerr != nil {
+					return o, "", aerr
+				}
+				o.Actions[Change(c)] = a
+			}
+		case k.Value == "doc" && top:
+			doc = strings.TrimSpace(v.Value)
+		default:
+			return o, "", fail(k, sub, "unknown key (want %s)", want)
+		}
+		if err != nil {
+			return o, "", err
+		}
+	}
+	return o, doc, nil
+}
