@@ -83,7 +83,8 @@ func Tile(t *Trace, o TileOptions) (*Trace, error) {
 		}
 		return ra.orig < rb.orig
 	})
-	out := &Trace{Name: fmt.Sprintf("%s-x%d", t.Name, o.Copies), Jobs: make([]sim.JobSpec, len(rows))}
+	out := &Trace{Name: fmt.Sprintf("%s-x%d", t.Name, o.Copies), Jobs: make([]sim.JobSpec, len(rows)),
+		IterationScale: t.IterationScale, ScaleSource: t.ScaleSource}
 	for i, r := range rows {
 		r.spec.ID = sim.JobID(i)
 		out.Jobs[i] = r.spec
@@ -92,8 +93,14 @@ func Tile(t *Trace, o TileOptions) (*Trace, error) {
 }
 
 // WriteArenaCSV writes t in the artifact's trace format (the columns
-// ReadArenaCSV reads), times in whole seconds when they are whole.
+// ReadArenaCSV reads), times in whole seconds when they are whole, after a
+// "# iteration_scale: N" line when the trace has a scale.
 func WriteArenaCSV(w io.Writer, t *Trace) error {
+	if t.IterationScale > 0 {
+		if _, err := fmt.Fprintf(w, "# iteration_scale: %d\n", t.IterationScale); err != nil {
+			return err
+		}
+	}
 	cw := csv.NewWriter(w)
 	if err := cw.Write(arenaColumns); err != nil {
 		return err

@@ -80,9 +80,15 @@ func TestTile(t *testing.T) {
 }
 
 // TestWriteArenaCSVRoundTrip: what WriteArenaCSV writes, ReadArenaCSV reads
-// back to the same jobs.
+// back to the same jobs and iteration scale (testbed: 1, not the default 5).
 func TestWriteArenaCSVRoundTrip(t *testing.T) {
-	orig, err := Load("philly")
+	for _, name := range []string{"philly", "testbed"} {
+		roundTrip(t, name)
+	}
+}
+
+func roundTrip(t *testing.T, name string) {
+	orig, err := Load(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,9 +96,12 @@ func TestWriteArenaCSVRoundTrip(t *testing.T) {
 	if err := WriteArenaCSV(&buf, orig); err != nil {
 		t.Fatal(err)
 	}
-	back, err := ReadArenaCSV("philly", &buf)
+	back, err := ReadArenaCSV(name, &buf)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if back.IterationScale != orig.IterationScale {
+		t.Errorf("%s: scale %d read back as %d", name, orig.IterationScale, back.IterationScale)
 	}
 	if !reflect.DeepEqual(orig.Jobs, back.Jobs) {
 		for i := range orig.Jobs {

@@ -213,7 +213,8 @@ func TestCarriedQueueMatchesFreshInstance(t *testing.T) {
 		onEvents bool
 	}{{sim.Artifact, false}, {sim.Exact, false}, {sim.Exact, true}} {
 		cfg := sim.DefaultConfig(c, est)
-		cfg.Timing, cfg.Rounds, cfg.Overhead, cfg.ScheduleOnEvents = mode.timing, 1500, policy.FullSearchOverhead, mode.onEvents
+		cfg.IterationScale = big.IterationScale
+		cfg.Timing, cfg.Rounds, cfg.Overhead, cfg.ScheduleOnEvents = mode.timing, 1500, sim.Overhead{PerGPU: 150, Cap: 600}, mode.onEvents
 		o := &oracle{t: t, est: est, live: fcfs.New(est)}
 		res, err := sim.Run(context.Background(), cfg, o, big.Jobs)
 		if err != nil {
