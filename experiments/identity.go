@@ -13,7 +13,7 @@ import (
 // InputHash is the digest recorded as input_hash in every results file:
 // SHA-256 over a canonical text of what the run read — the policy string
 // (options included), the cluster spec, the engine's parameters (timing,
-// rounds, round length, overhead, iteration divisor, deadline scale,
+// rounds, round length, overhead model, iteration scale, deadline scale,
 // profiling delay on/off, scheduling on events), the estimator, seed,
 // density, GPU map, and every job as simulated (after load scaling and
 // GPU remapping). Runs with equal hashes had equal inputs; the hash does
@@ -28,7 +28,7 @@ func InputHash(r Run, policy string, spec sim.ClusterSpec, cfg sim.Config, jobs 
 		ov = []byte(fmt.Sprintf("%T", cfg.Overhead))
 	}
 	fmt.Fprintf(h, "arena inputs v1\npolicy %s\ncluster %s\ntiming %s rounds %d round %v overhead %s divisor %d deadline-scale %g profiling %t on-events %t\n",
-		policy, cs, cfg.Timing, cfg.Rounds, cfg.RoundLength, ov, cfg.IterationDivisor, cfg.DeadlineScale,
+		policy, cs, cfg.Timing, cfg.Rounds, cfg.RoundLength, ov, cfg.IterationScale, cfg.DeadlineScale,
 		cfg.ProfilingDelay != nil, cfg.ScheduleOnEvents)
 	fmt.Fprintf(h, "estimator %s seed %d density %g gpu-map %q\n", r.Estimator, r.Seed, density(r.Density), r.GPUMap)
 	for _, j := range jobs {
