@@ -6,9 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
@@ -64,15 +68,34 @@ func LoadClusterSpec(nameOrPath string) (ClusterSpec, error) {
 	if s, ok := builtinClusters[nameOrPath]; ok {
 		return s, nil
 	}
-	data, err := os.ReadFile(nameOrPath)
+	f, err := os.Open(nameOrPath)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return ClusterSpec{}, fmt.Errorf("cluster %q: not a built-in cluster (%s) and no such file", nameOrPath, strings.Join(BuiltinClusterNames(), ", "))
 		}
 		return ClusterSpec{}, fmt.Errorf("cluster: %w", err)
 	}
+	defer f.Close()
+	// Read at most one byte past the limit: a huge or endless file
+	// (/dev/zero) fails without being read whole.
+	data, err := io.ReadAll(io.LimitReader(f, MaxSpecBytes+1))
+	if err != nil {
+		return ClusterSpec{}, fmt.Errorf("cluster %s: %w", nameOrPath, err)
+	}
 	return ParseClusterSpec(nameOrPath, data)
 }
+
+// Bounds on cluster specs. Real clusters are far inside them (the paper's
+// has 420 nodes and 1,280 GPUs); they exist so that a typo or a hostile
+// file ("nodes: 1e9") fails at once instead of taking gigabytes: the engine
+// keeps state per node and per GPU.
+const (
+	MaxNodes       = 1 << 17 // per cluster
+	MaxGPUsPerNode = 64
+	MaxClusterGPUs = 1 << 20
+	// MaxSpecBytes bounds a cluster spec file.
+	MaxSpecBytes = 1 << 20
+)
 
 // ParseClusterSpec parses a cluster spec. YAML form:
 //
@@ -81,72 +104,75 @@ func LoadClusterSpec(nameOrPath string) (ClusterSpec, error) {
 //	  - {gpu: a100, nodes: 80, gpus_per_node: 4}
 //
 // The artifact's JSON form ([{"a100": {"node_num": 80}, ...}]) is accepted
-// too; its node sizes come from the GPU catalog. Errors name file, line and key.
+// too; its node sizes come from the GPU catalog. Parsing is strict: one
+// YAML document, no duplicate keys, whole numbers only, nothing after the
+// JSON, sizes within MaxNodes, MaxGPUsPerNode and MaxClusterGPUs. Errors
+// name file, line and key, and never quote the file's content beyond a
+// key or a short value.
 func ParseClusterSpec(file string, data []byte) (ClusterSpec, error) {
+	if len(data) > MaxSpecBytes {
+		return ClusterSpec{}, fmt.Errorf("%s: %d bytes; a cluster spec is at most %d", file, len(data), MaxSpecBytes)
+	}
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
-		return parseArtifactClusterJSON(file, trimmed)
+		spec, err := parseArtifactClusterJSON(file, data)
+		if err != nil {
+			return spec, err
+		}
+		return spec, checkClusterBounds(file, spec)
 	}
+	spec, err := parseClusterYAML(file, data)
+	if err != nil {
+		return spec, err
+	}
+	return spec, checkClusterBounds(file, spec)
+}
+
+func parseClusterYAML(file string, data []byte) (ClusterSpec, error) {
+	var spec ClusterSpec
 	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return ClusterSpec{}, fmt.Errorf("%s: %w", file, err)
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&root); err != nil && !errors.Is(err, io.EOF) {
+		return spec, fmt.Errorf("%s: not valid YAML: %s", file, yamlErrorText(err))
+	}
+	var second yaml.Node
+	if err := dec.Decode(&second); !errors.Is(err, io.EOF) {
+		line := second.Line
+		if err != nil {
+			line = 0
+		}
+		return spec, fmt.Errorf("%s:%d: a second YAML document; a cluster spec is one document", file, line)
 	}
 	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
-		return ClusterSpec{}, fmt.Errorf("%s: want a mapping with keys name and pools", file)
+		return spec, fmt.Errorf("%s: want a mapping with keys name and pools", file)
 	}
-	var spec ClusterSpec
 	doc := root.Content[0]
+	seen := map[string]int{}
 	for i := 0; i+1 < len(doc.Content); i += 2 {
 		k, v := doc.Content[i], doc.Content[i+1]
+		if first, dup := seen[k.Value]; dup {
+			return spec, fmt.Errorf("%s:%d: key %s: given twice (first on line %d)", file, k.Line, keyName(k.Value), first)
+		}
+		seen[k.Value] = k.Line
 		switch k.Value {
 		case "name":
+			if v.Kind != yaml.ScalarNode || v.Value == "" || len(v.Value) > 200 || strings.ContainsFunc(v.Value, unicode.IsControl) || !utf8.ValidString(v.Value) {
+				return spec, fmt.Errorf("%s:%d: key name: want a short one-line name", file, v.Line)
+			}
 			spec.Name = v.Value
 		case "pools":
 			if v.Kind != yaml.SequenceNode {
 				return spec, fmt.Errorf("%s:%d: key pools: want a list of {gpu, nodes, gpus_per_node}", file, v.Line)
 			}
 			for _, item := range v.Content {
-				var p Pool
-				if item.Kind != yaml.MappingNode {
-					return spec, fmt.Errorf("%s:%d: pools entry: want a mapping {gpu, nodes, gpus_per_node}", file, item.Line)
-				}
-				for j := 0; j+1 < len(item.Content); j += 2 {
-					pk, pv := item.Content[j], item.Content[j+1]
-					var err error
-					switch pk.Value {
-					case "gpu":
-						p.GPU = strings.ToLower(pv.Value)
-						if _, e := estimator.LookupGPU(p.GPU); e != nil {
-							err = e
-						}
-					case "nodes":
-						err = pv.Decode(&p.Nodes)
-						if err == nil && p.Nodes <= 0 {
-							err = fmt.Errorf("want a positive integer, got %d", p.Nodes)
-						}
-					case "gpus_per_node":
-						err = pv.Decode(&p.GPUsPerNode)
-						if err == nil && p.GPUsPerNode <= 0 {
-							err = fmt.Errorf("want a positive integer, got %d", p.GPUsPerNode)
-						}
-					default:
-						err = fmt.Errorf("unknown key (want gpu, nodes, gpus_per_node)")
-					}
-					if err != nil {
-						return spec, fmt.Errorf("%s:%d: key %s: %w", file, pk.Line, pk.Value, err)
-					}
-				}
-				if p.GPU == "" || p.Nodes == 0 {
-					return spec, fmt.Errorf("%s:%d: pools entry: gpu and nodes are required", file, item.Line)
-				}
-				if p.GPUsPerNode == 0 {
-					g, _ := estimator.LookupGPU(p.GPU)
-					p.GPUsPerNode = g.GPUsPerNode
+				p, err := parsePool(file, item)
+				if err != nil {
+					return spec, err
 				}
 				spec.Pools = append(spec.Pools, p)
 			}
 		default:
-			return spec, fmt.Errorf("%s:%d: unknown key %q (want name, pools)", file, k.Line, k.Value)
+			return spec, fmt.Errorf("%s:%d: unknown key %s (want name, pools)", file, k.Line, keyName(k.Value))
 		}
 	}
 	if len(spec.Pools) == 0 {
@@ -158,56 +184,213 @@ func ParseClusterSpec(file string, data []byte) (ClusterSpec, error) {
 	return spec, nil
 }
 
+func parsePool(file string, item *yaml.Node) (Pool, error) {
+	var p Pool
+	if item.Kind != yaml.MappingNode {
+		return p, fmt.Errorf("%s:%d: pools entry: want a mapping {gpu, nodes, gpus_per_node}", file, item.Line)
+	}
+	seen := map[string]int{}
+	for j := 0; j+1 < len(item.Content); j += 2 {
+		pk, pv := item.Content[j], item.Content[j+1]
+		if first, dup := seen[pk.Value]; dup {
+			return p, fmt.Errorf("%s:%d: key %s: given twice (first on line %d)", file, pk.Line, keyName(pk.Value), first)
+		}
+		seen[pk.Value] = pk.Line
+		var err error
+		switch pk.Value {
+		case "gpu":
+			p.GPU = strings.ToLower(pv.Value)
+			if _, e := estimator.LookupGPU(p.GPU); e != nil || pv.Kind != yaml.ScalarNode {
+				err = fmt.Errorf("unknown GPU type %s; want one of %s", shortValue(pv.Value), strings.Join(estimator.GPUNames(), ", "))
+			}
+		case "nodes":
+			p.Nodes, err = wholeNumber(pv, MaxNodes)
+		case "gpus_per_node":
+			p.GPUsPerNode, err = wholeNumber(pv, MaxGPUsPerNode)
+		default:
+			err = fmt.Errorf("unknown key (want gpu, nodes, gpus_per_node)")
+		}
+		if err != nil {
+			return p, fmt.Errorf("%s:%d: key %s: %w", file, pk.Line, keyName(pk.Value), err)
+		}
+	}
+	if p.GPU == "" || p.Nodes == 0 {
+		return p, fmt.Errorf("%s:%d: pools entry: gpu and nodes are required", file, item.Line)
+	}
+	if p.GPUsPerNode == 0 {
+		g, _ := estimator.LookupGPU(p.GPU)
+		p.GPUsPerNode = g.GPUsPerNode
+	}
+	return p, nil
+}
+
+// wholeNumber reads a YAML scalar as an integer in [1, limit]: "2.5",
+// "1e9" and "0x10" are refused, not truncated or widened.
+func wholeNumber(v *yaml.Node, limit int) (int, error) {
+	n, err := strconv.Atoi(v.Value)
+	if v.Kind != yaml.ScalarNode || err != nil || n <= 0 {
+		return 0, fmt.Errorf("want a whole number ≥ 1, got %s", shortValue(v.Value))
+	}
+	if n > limit {
+		return 0, fmt.Errorf("%d is over the limit of %d", n, limit)
+	}
+	return n, nil
+}
+
+// keyName shows a key from the file: as is when it is a plain short word,
+// else quoted and cut short (shortValue).
+func keyName(s string) string {
+	if len(s) > 0 && len(s) <= 32 && strings.Trim(s, "abcdefghijklmnopqrstuvwxyz0123456789_-") == "" {
+		return s
+	}
+	return shortValue(s)
+}
+
+// shortValue quotes a value from the file for an error message, cut short
+// so that an error never carries more than a few bytes of the file.
+func shortValue(s string) string {
+	const max = 32
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return strconv.QuoteToASCII(s)
+}
+
+// yamlErrorText keeps a YAML error's location and kind but drops the
+// offending text, which the library quotes.
+func yamlErrorText(err error) string {
+	msg := err.Error()
+	if i := strings.IndexAny(msg, "`'\""); i >= 0 {
+		msg = strings.TrimSpace(msg[:i]) + " …"
+	}
+	return strings.TrimPrefix(msg, "yaml: ")
+}
+
+func checkClusterBounds(file string, spec ClusterSpec) error {
+	nodes, gpus := 0, 0
+	for _, p := range spec.Pools {
+		nodes += p.Nodes
+		gpus += p.Nodes * p.GPUsPerNode
+		if nodes > MaxNodes || gpus > MaxClusterGPUs {
+			return fmt.Errorf("%s: pool %s: the cluster would have more than %d nodes or %d GPUs (the limits; the paper's cluster has 1,280 GPUs)", file, p.GPU, MaxNodes, MaxClusterGPUs)
+		}
+	}
+	return nil
+}
+
+// parseArtifactClusterJSON reads [{"a100": {"node_num": 80}, …}] token by
+// token, keeping key order (the artifact builds nodes in the JSON's key
+// order) and refusing what Python's json module would silently accept or
+// truncate: duplicate keys, fractional counts, trailing content.
 func parseArtifactClusterJSON(file string, data []byte) (ClusterSpec, error) {
-	// Decode keeping key order: the artifact builds nodes in the JSON's key order.
 	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
 	spec := ClusterSpec{Name: file}
-	expect := func(want json.Delim) error {
+	at := func() string { return file + ":" + strconv.Itoa(1+bytes.Count(data[:dec.InputOffset()], []byte("\n"))) }
+	token := func(what string) (json.Token, error) {
 		tok, err := dec.Token()
 		if err != nil {
-			return fmt.Errorf("%s: %w", file, err)
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				end := file + ":" + strconv.Itoa(1+bytes.Count(bytes.TrimRight(data, " \t\r\n"), []byte("\n")))
+				return nil, fmt.Errorf("%s: truncated JSON (the file ends early): want %s", end, what)
+			}
+			return nil, fmt.Errorf("%s: not valid JSON: want %s", at(), what)
+		}
+		return tok, nil
+	}
+	expect := func(want json.Delim) error {
+		tok, err := token(string(want))
+		if err != nil {
+			return err
 		}
 		if d, ok := tok.(json.Delim); !ok || d != want {
-			return fmt.Errorf("%s: offset %d: want %q", file, dec.InputOffset(), want)
+			return fmt.Errorf("%s: want %q", at(), string(want))
 		}
 		return nil
 	}
 	if err := expect('['); err != nil {
 		return spec, err
 	}
+	seen := map[string]bool{}
 	for dec.More() {
 		if err := expect('{'); err != nil {
 			return spec, err
 		}
 		for dec.More() {
-			tok, err := dec.Token()
+			tok, err := token("a GPU type")
 			if err != nil {
-				return spec, fmt.Errorf("%s: %w", file, err)
+				return spec, err
 			}
 			name, _ := tok.(string)
-			var v struct {
-				NodeNum *int `json:"node_num"`
+			g, lerr := estimator.LookupGPU(name)
+			if lerr != nil {
+				return spec, fmt.Errorf("%s: key %s: unknown GPU type; want one of %s", at(), keyName(name), strings.Join(estimator.GPUNames(), ", "))
 			}
-			if err := dec.Decode(&v); err != nil {
-				return spec, fmt.Errorf("%s: key %s: %w", file, name, err)
+			if seen[g.Name] {
+				return spec, fmt.Errorf("%s: key %s: given twice", at(), keyName(name))
 			}
-			g, err := estimator.LookupGPU(name)
+			seen[g.Name] = true
+			n, err := nodeNum(dec, token, expect, at, name)
 			if err != nil {
-				return spec, fmt.Errorf("%s: key %s: %w", file, name, err)
+				return spec, err
 			}
-			if v.NodeNum == nil || *v.NodeNum <= 0 {
-				return spec, fmt.Errorf("%s: key %s.node_num: want a positive integer", file, name)
-			}
-			spec.Pools = append(spec.Pools, Pool{GPU: g.Name, Nodes: *v.NodeNum, GPUsPerNode: g.GPUsPerNode})
+			spec.Pools = append(spec.Pools, Pool{GPU: g.Name, Nodes: n, GPUsPerNode: g.GPUsPerNode})
 		}
 		if err := expect('}'); err != nil {
 			return spec, err
 		}
 	}
+	if err := expect(']'); err != nil {
+		return spec, err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return spec, fmt.Errorf("%s: content after the closing ]", at())
+	}
 	if len(spec.Pools) == 0 {
 		return spec, fmt.Errorf("%s: no GPU pools", file)
 	}
 	return spec, nil
+}
+
+// nodeNum reads {"node_num": N} (other keys are ignored, as the artifact
+// does; node_num twice is refused).
+func nodeNum(dec *json.Decoder, token func(string) (json.Token, error), expect func(json.Delim) error, at func() string, gpu string) (int, error) {
+	if err := expect('{'); err != nil {
+		return 0, err
+	}
+	n := 0
+	for dec.More() {
+		tok, err := token("a key")
+		if err != nil {
+			return 0, err
+		}
+		key, _ := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return 0, fmt.Errorf("%s: key %s.%s: not valid JSON", at(), keyName(gpu), keyName(key))
+		}
+		if key != "node_num" {
+			continue
+		}
+		if n != 0 {
+			return 0, fmt.Errorf("%s: key %s.node_num: given twice", at(), keyName(gpu))
+		}
+		v, err := strconv.Atoi(string(raw))
+		if err != nil || v <= 0 {
+			return 0, fmt.Errorf("%s: key %s.node_num: want a whole number ≥ 1, got %s", at(), keyName(gpu), shortValue(string(raw)))
+		}
+		if v > MaxNodes {
+			return 0, fmt.Errorf("%s: key %s.node_num: %d is over the limit of %d", at(), keyName(gpu), v, MaxNodes)
+		}
+		n = v
+	}
+	if err := expect('}'); err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("%s: key %s.node_num: missing; want a whole number ≥ 1", at(), keyName(gpu))
+	}
+	return n, nil
 }
 
 // Node is one machine: a GPU type and Capacity GPU slots numbered
@@ -236,6 +419,14 @@ type Cluster struct {
 // NewCluster builds a cluster from a spec.
 func NewCluster(spec ClusterSpec) (*Cluster, error) {
 	c := &Cluster{Name: spec.Name, total: map[string]int{}, nodesByType: map[string][]int{}}
+	for _, p := range spec.Pools {
+		if p.Nodes > MaxNodes || p.GPUsPerNode > MaxGPUsPerNode {
+			return nil, fmt.Errorf("cluster %s: pool %s: %d nodes × %d GPUs is over the limits (%d nodes, %d GPUs per node)", spec.Name, p.GPU, p.Nodes, p.GPUsPerNode, MaxNodes, MaxGPUsPerNode)
+		}
+	}
+	if err := checkClusterBounds("cluster "+spec.Name, spec); err != nil {
+		return nil, err
+	}
 	var seen []string
 	for _, p := range spec.Pools {
 		if _, err := estimator.LookupGPU(p.GPU); err != nil {
