@@ -28,7 +28,7 @@ import (
 type simulateFlags struct {
 	trace, policies, cluster, timing, horizon, out, estimator, gpuMap string
 	overheads                                                         string
-	rounds                                                            int
+	rounds, maxRounds                                                 int
 	iterationScale                                                    int64
 	seed                                                              int64
 	check, quiet, noReference, onEvents, profiling                    bool
@@ -70,6 +70,7 @@ Philly trace in artifact timing the authors' stored results are printed alongsid
 	fl.StringVar(&f.cluster, "cluster", "paper-1280", "built-in cluster ("+strings.Join(sim.BuiltinClusterNames(), ", ")+") or a YAML/JSON spec file")
 	fl.StringVar(&f.timing, "timing", "exact", "timing mode: exact or artifact")
 	fl.IntVar(&f.rounds, "rounds", 0, "scheduling rounds of 300 s to simulate (default: the trace's, 2000 for philly, 500 for helios and pai)")
+	fl.IntVar(&f.maxRounds, "max-rounds", experiments.DefaultMaxRounds, "refuse runs longer than this many rounds (a typo or an outlier timestamp would otherwise run for hours); raise it for a genuinely long run")
 	fl.StringVar(&f.horizon, "horizon", "", "simulated time instead of --rounds, e.g. 7d, 36h, 90m (rounded up to whole rounds)")
 	fl.StringVar(&f.estimator, "estimator", "profiledb", "performance model: "+strings.Join(experiments.EstimatorNames(), ", "))
 	fl.Int64Var(&f.seed, "seed", 0, "random seed (recorded; the built-in policies and traces are deterministic)")
@@ -112,6 +113,11 @@ func runSimulate(cmd *cobra.Command, reg *policy.Registry, f simulateFlags) erro
 			return fmt.Errorf("--%w", err)
 		}
 		f.rounds = experiments.HorizonRounds(d)
+		if err := experiments.CheckRounds(f.rounds, f.maxRounds, "--horizon "+f.horizon); err != nil {
+			return err
+		}
+	} else if err := experiments.CheckRounds(f.rounds, f.maxRounds, fmt.Sprintf("--rounds %d", f.rounds)); err != nil {
+		return err
 	}
 	var names []string
 	if f.policies == "" {
@@ -163,7 +169,7 @@ func runSimulate(cmd *cobra.Command, reg *policy.Registry, f simulateFlags) erro
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			run := experiments.Run{Trace: f.trace, Cluster: f.cluster, Policy: name, Timing: timing, Rounds: f.rounds, Check: f.check, Estimator: f.estimator, ScheduleOnEvents: f.onEvents, GPUMap: f.gpuMap, ProfilingDelay: f.profiling, Overheads: f.overheads, IterationScale: f.iterationScale}
+			run := experiments.Run{Trace: f.trace, Cluster: f.cluster, Policy: name, Timing: timing, Rounds: f.rounds, Check: f.check, Estimator: f.estimator, ScheduleOnEvents: f.onEvents, GPUMap: f.gpuMap, ProfilingDelay: f.profiling, Overheads: f.overheads, IterationScale: f.iterationScale, MaxRounds: f.maxRounds}
 			if showBar {
 				run.OnRound = func(d, t int) {
 					mu.Lock()

@@ -16,7 +16,7 @@ import (
 
 type sweepFlags struct {
 	out, shard, emit, image, claim string
-	parallel, shards               int
+	parallel, shards, maxRounds    int
 	runTimeout                     time.Duration
 	resume, merge, partial, quiet  bool
 	from                           []string
@@ -64,6 +64,7 @@ manifest for the spec instead of running it.`,
 	fl.StringVar(&f.claim, "claim", "", "with --emit k8s: PersistentVolumeClaim for the results")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar")
 	addProfileFlags(cmd)
+	fl.IntVar(&f.maxRounds, "max-rounds", experiments.DefaultMaxRounds, "refuse runs longer than this many rounds (see 'arena simulate --help'); raise it for a genuinely long run")
 	return cmd
 }
 
@@ -99,6 +100,14 @@ func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweep
 	}
 	if len(plan.Runs) == 0 {
 		return fmt.Errorf("%s: %w", specPath, experiments.ErrNoRuns)
+	}
+	for i := range plan.Runs {
+		plan.Runs[i].Run.MaxRounds = f.maxRounds
+	}
+	if r := plan.Runs[0].Run.Rounds; r > 0 { // every run shares the spec's rounds
+		if err := experiments.CheckRounds(r, f.maxRounds, specPath+": rounds/horizon"); err != nil {
+			return err
+		}
 	}
 	if f.merge {
 		rows, err := experiments.MergeSweep(plan, experiments.MergeOptions{Out: f.out, From: f.from, Partial: f.partial})

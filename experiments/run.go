@@ -53,8 +53,39 @@ type Run struct {
 	// OverheadScale multiplies every overhead of the profile (sensitivity
 	// runs); 0 means 1.
 	OverheadScale float64
+	// MaxRounds caps the run's length (0 = DefaultMaxRounds); a longer
+	// run, given or the trace's default, is refused before it starts.
+	MaxRounds int
 	// OnRound reports progress (optional).
 	OnRound func(done, total int)
+}
+
+// DefaultMaxRounds caps a run at 100,000 rounds of 300 s (347 days of
+// simulated time, 50 times the paper's longest run) unless the caller
+// raises it (--max-rounds). Run time and memory grow with the rounds, so
+// without a cap a typo ("--horizon 2562047h") or one outlier timestamp in
+// a trace (its default length spans the submissions) runs for hours and
+// gigabytes; real traces need far less.
+const DefaultMaxRounds = 100_000
+
+// Density bounds: beyond them a job's iteration count rounds to nothing
+// or overflows (density 1e300 once wrapped to 1 iteration per job).
+const (
+	MinDensity = 1e-3
+	MaxDensity = 1e3
+)
+
+// CheckRounds refuses a run length over the cap (0 = DefaultMaxRounds),
+// saying where the length came from and how to raise the cap.
+func CheckRounds(rounds, maxRounds int, from string) error {
+	if maxRounds <= 0 {
+		maxRounds = DefaultMaxRounds
+	}
+	if rounds > maxRounds {
+		return fmt.Errorf("%s: %d rounds of 300 s (%s simulated) is over the cap of %d rounds (%s); a run's time and memory grow with its rounds — give --rounds or --horizon, or raise the cap with --max-rounds",
+			from, rounds, sim.Duration(float64(rounds)*300), maxRounds, sim.Duration(float64(maxRounds)*300))
+	}
+	return nil
 }
 
 // Outcome is a finished run.
@@ -83,7 +114,9 @@ func DefaultRounds(t *traces.Trace) int {
 		t0 = math.Min(t0, float64(j.Submit))
 		last = math.Max(last, float64(j.Submit))
 	}
-	chunks := int(math.Max(0, math.Ceil((last-t0)/300)-1)) + 1
+	// Clamped before the conversion: an outlier timestamp must give a
+	// huge length (which CheckRounds refuses), never a wrapped one.
+	chunks := int(math.Min(1e15, math.Max(0, math.Ceil((last-t0)/300)-1))) + 1
 	digits := len(strconv.Itoa(chunks))
 	first := int(strconv.Itoa(chunks)[0] - '0')
 	return (first + 1) * int(math.Pow10(digits-1))
@@ -147,8 +180,13 @@ func Execute(ctx context.Context, reg Policies, r Run) (*Outcome, error) {
 		}
 		scale = r.IterationScale
 	}
+	from := fmt.Sprintf("--rounds %d", r.Rounds)
 	if r.Rounds <= 0 {
 		r.Rounds = DefaultRounds(tr)
+		from = fmt.Sprintf("trace %s: its default length (spanning its submissions)", tr.Name)
+	}
+	if err := CheckRounds(r.Rounds, r.MaxRounds, from); err != nil {
+		return nil, err
 	}
 	jobs, err := ScaleIterations(tr.Jobs, r.Density)
 	if err != nil {
@@ -201,12 +239,16 @@ func ScaleIterations(jobs []sim.JobSpec, density float64) ([]sim.JobSpec, error)
 	if density == 0 || density == 1 {
 		return jobs, nil
 	}
-	if !(density > 0) || math.IsInf(density, 0) {
-		return nil, fmt.Errorf("density %v: want a positive number", density)
+	if !(density >= MinDensity && density <= MaxDensity) {
+		return nil, fmt.Errorf("density %v: want a number from %g to %g (1 = the trace as is)", density, MinDensity, MaxDensity)
 	}
 	out := make([]sim.JobSpec, len(jobs))
 	for i, j := range jobs {
-		j.Iterations = max(1, int64(float64(j.Iterations)*density))
+		it := float64(j.Iterations) * density
+		if it >= 1<<62 {
+			return nil, fmt.Errorf("density %v: job %s would have %.3g iterations, more than an integer holds", density, j.Name, it)
+		}
+		j.Iterations = max(1, int64(it))
 		out[i] = j
 	}
 	return out, nil

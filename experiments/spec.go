@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path"
@@ -13,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
@@ -95,9 +98,18 @@ var keyAliases = map[string]string{
 
 // LoadSpec reads a spec file.
 func LoadSpec(file string) (*Spec, error) {
-	data, err := os.ReadFile(file)
+	f, err := os.Open(file)
 	if err != nil {
 		return nil, fmt.Errorf("spec: %w", err)
+	}
+	defer f.Close()
+	const maxSpec = 1 << 20
+	data, err := io.ReadAll(io.LimitReader(f, maxSpec+1))
+	if err != nil {
+		return nil, fmt.Errorf("spec %s: %w", file, err)
+	}
+	if len(data) > maxSpec {
+		return nil, &SpecError{File: file, Err: fmt.Errorf("over %d bytes; a spec is a short YAML file", maxSpec)}
 	}
 	return ParseSpec(file, filepath.Dir(file), data)
 }
@@ -110,6 +122,10 @@ func ParseSpec(file, dir string, data []byte) (*Spec, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
 		return nil, &SpecError{File: file, Line: yamlErrorLine(err), Err: fmt.Errorf("not valid YAML: %w", err)}
+	}
+	var second yaml.Node
+	if err := dec.Decode(&second); !errors.Is(err, io.EOF) {
+		return nil, &SpecError{File: file, Line: second.Line, Err: errors.New("a second YAML document (after ---); a spec is one document")}
 	}
 	if len(doc.Content) == 0 {
 		return nil, &SpecError{File: file, Line: 1, Err: errors.New("empty spec; want a mapping with keys " + strings.Join(specKeys, ", "))}
@@ -140,6 +156,9 @@ func ParseSpec(file, dir string, data []byte) (*Spec, error) {
 		case "name":
 			if v.Kind != yaml.ScalarNode || v.Value == "" {
 				return nil, fail(v, key, "want a non-empty string")
+			}
+			if err := checkName(v.Value); err != nil {
+				return nil, fail(v, key, "%v", err)
 			}
 			s.Name = v.Value
 		case "traces", "clusters", "policies", "estimators":
@@ -210,8 +229,8 @@ func ParseSpec(file, dir string, data []byte) (*Spec, error) {
 			s.Densities = nil
 			for _, it := range items {
 				d, perr := strconv.ParseFloat(it.Value, 64)
-				if perr != nil || !(d > 0) || math.IsInf(d, 0) {
-					return nil, fail(it, key, "%q: want a positive number (1 = the trace as is)", it.Value)
+				if perr != nil || !(d >= MinDensity && d <= MaxDensity) {
+					return nil, fail(it, key, "%s: want a number from %g to %g (1 = the trace as is)", clip(it.Value), MinDensity, MaxDensity)
 				}
 				s.Densities = append(s.Densities, d)
 			}
@@ -250,8 +269,22 @@ func ParseSpec(file, dir string, data []byte) (*Spec, error) {
 	}
 	if s.Name == "" {
 		s.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+		if checkName(s.Name) != nil {
+			s.Name = sanitizeKey(s.Name)
+		}
 	}
 	return s, nil
+}
+
+// checkName accepts a spec name that is one safe path element: it names
+// the default results directory (results/<name>), so "../../x" must not
+// climb out of it.
+func checkName(n string) error {
+	if len(n) > 100 || strings.ContainsAny(n, `/\`) || strings.Contains(n, "..") || strings.HasPrefix(n, ".") ||
+		strings.ContainsFunc(n, unicode.IsControl) || !utf8.ValidString(n) {
+		return fmt.Errorf("%s: want a plain name (letters, digits, - _ +; no /, \\, .. or leading dot): it names the results directory", clip(n))
+	}
+	return nil
 }
 
 type nodeError struct {
@@ -291,22 +324,36 @@ func yamlErrorLine(err error) int {
 	return 0
 }
 
-// ParseHorizon accepts Go durations ("36h", "90m") plus a day unit ("7d").
+// MaxHorizon bounds --horizon / horizon: 100 years (the rounds cap,
+// DefaultMaxRounds, is far lower; this bound only keeps the conversion
+// to rounds exact: "1e99d" and "Infd" once ran the default 200 rounds).
+const MaxHorizon = 100 * 365 * 24 * time.Hour
+
+// ParseHorizon accepts Go durations ("36h", "90m") plus a day unit ("7d"),
+// from one second to MaxHorizon.
 func ParseHorizon(s string) (time.Duration, error) {
-	bad := fmt.Errorf("horizon %q: want a positive duration such as 7d, 36h or 90m", s)
-	if strings.HasSuffix(s, "d") {
-		days, err := strconv.ParseFloat(strings.TrimSuffix(s, "d"), 64)
-		if err != nil || !(days > 0) {
+	bad := fmt.Errorf("horizon %s: want a duration such as 7d, 36h or 90m, from 1s to 36500d", clip(s))
+	var d time.Duration
+	if num, ok := strings.CutSuffix(s, "d"); ok {
+		days, err := strconv.ParseFloat(num, 64)
+		if err != nil || !(days > 0) || days*24 > MaxHorizon.Hours() {
 			return 0, bad
 		}
-		return time.Duration(days * 24 * float64(time.Hour)), nil
+		d = time.Duration(days * 24 * float64(time.Hour))
+	} else {
+		var err error
+		if d, err = time.ParseDuration(s); err != nil {
+			return 0, bad
+		}
 	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
+	if d < time.Second || d > MaxHorizon {
 		return 0, bad
 	}
 	return d, nil
 }
+
+// clip shows a value from the user's input in a message (sim.ShowValue).
+func clip(s string) string { return sim.ShowValue(s) }
 
 // HorizonRounds is the number of 300 s rounds covering d (rounded up).
 func HorizonRounds(d time.Duration) int { return int(math.Ceil(d.Seconds() / 300)) }
@@ -348,7 +395,10 @@ func (s *Spec) Expand(reg Policies) (*Plan, error) {
 	traceRefs := make([]string, len(s.Traces))
 	traceNames := make([]string, len(s.Traces))
 	for i, t := range s.Traces {
-		ref := s.resolvePath(t, slices.Contains(traces.BuiltinNames(), t))
+		ref, err := s.resolvePath(t, slices.Contains(traces.BuiltinNames(), t))
+		if err != nil {
+			return nil, fail("traces", err)
+		}
 		tr, err := traces.Load(ref)
 		if err != nil {
 			return nil, fail("traces", err)
@@ -358,7 +408,10 @@ func (s *Spec) Expand(reg Policies) (*Plan, error) {
 	clusterRefs := make([]string, len(s.Clusters))
 	clusterNames := make([]string, len(s.Clusters))
 	for i, c := range s.Clusters {
-		ref := s.resolvePath(c, slices.Contains(sim.BuiltinClusterNames(), c))
+		ref, err := s.resolvePath(c, slices.Contains(sim.BuiltinClusterNames(), c))
+		if err != nil {
+			return nil, fail("clusters", err)
+		}
 		spec, err := sim.LoadClusterSpec(ref)
 		if err != nil {
 			return nil, fail("clusters", err)
@@ -378,7 +431,11 @@ func (s *Spec) Expand(reg Policies) (*Plan, error) {
 	}
 	overheads := ""
 	if s.Overheads != "" {
-		overheads = s.resolvePath(s.Overheads, slices.Contains(sim.BuiltinOverheadNames(), s.Overheads))
+		ref, err := s.resolvePath(s.Overheads, slices.Contains(sim.BuiltinOverheadNames(), s.Overheads))
+		if err != nil {
+			return nil, fail("overheads", err)
+		}
+		overheads = ref
 		prof, err := sim.LoadOverheads(overheads)
 		if err != nil {
 			return nil, fail("overheads", err)
@@ -428,11 +485,33 @@ func (s *Spec) Expand(reg Policies) (*Plan, error) {
 	return plan, nil
 }
 
-func (s *Spec) resolvePath(p string, builtin bool) string {
-	if builtin || filepath.IsAbs(p) || s.Dir == "" {
-		return p
+// resolvePath turns a trace or cluster reference into a path. A spec may
+// reference only files inside its own directory (or, with no directory,
+// the working directory): a spec from a stranger must not make arena read
+// /etc/shadow or ../../secrets, even to fail on them. Symbolic links are
+// followed before the check.
+func (s *Spec) resolvePath(p string, builtin bool) (string, error) {
+	if builtin {
+		return p, nil
 	}
-	return filepath.Join(s.Dir, p)
+	outside := fmt.Errorf("%s: not a built-in name, and a path outside the spec's directory; a spec may only reference files next to it or below", clip(p))
+	if filepath.IsAbs(p) || !filepath.IsLocal(p) {
+		return "", outside
+	}
+	full := filepath.Join(s.Dir, p)
+	base := s.Dir
+	if base == "" {
+		base = "."
+	}
+	realBase, err1 := filepath.EvalSymlinks(base)
+	realFull, err2 := filepath.EvalSymlinks(full)
+	if err1 == nil && err2 == nil {
+		rel, err := filepath.Rel(realBase, realFull)
+		if err != nil || !filepath.IsLocal(rel) {
+			return "", outside
+		}
+	}
+	return full, nil
 }
 
 // groupKey renders the parameters shared by a comparison group, e.g.

@@ -21,7 +21,7 @@ func TestParseSpecErrorsNameFileLineAndKey(t *testing.T) {
 	}{
 		{"unknown key", base + "polices: [fcfs]\n", 6, "polices", "unknown key"},
 		{"bad timing", "traces: pai\nclusters: paper-1280\npolicies: fcfs\ntiming: [exact, fast]\n", 4, "timing", `"fast"`},
-		{"negative density", base + "density: [1, -2]\n", 6, "density", "positive"},
+		{"negative density", base + "density: [1, -2]\n", 6, "density", "from 0.001 to 1000"},
 		{"bad rounds", base + "rounds: many\n", 6, "rounds", "whole number"},
 		{"rounds and horizon", base + "rounds: 10\nhorizon: 7d\n", 7, "horizon", "alternatives"},
 		{"bad horizon", base + "horizon: soon\n", 6, "horizon", "duration"},

@@ -237,23 +237,39 @@ func wholeNumber(v *yaml.Node, limit int) (int, error) {
 	return n, nil
 }
 
-// keyName shows a key from the file: as is when it is a plain short word,
-// else quoted and cut short (shortValue).
+// keyName shows a key from the file: as is when it is a plain word,
+// otherwise described, not quoted (ShowValue).
 func keyName(s string) string {
-	if len(s) > 0 && len(s) <= 32 && strings.Trim(s, "abcdefghijklmnopqrstuvwxyz0123456789_-") == "" {
+	if isPlain(s, 32) {
 		return s
 	}
-	return shortValue(s)
+	return ShowValue(s)
 }
 
-// shortValue quotes a value from the file for an error message, cut short
-// so that an error never carries more than a few bytes of the file.
-func shortValue(s string) string {
-	const max = 32
-	if len(s) > max {
-		s = s[:max] + "…"
+func shortValue(s string) string { return ShowValue(s) }
+
+// ShowValue renders a value read from an input file for an error message
+// without echoing the file: a plain token (letters, digits and . _ + - :
+// at most 40 bytes) is quoted; anything else is only described by its
+// length, so a misplaced /etc/shadow or a key file never ends up in a
+// terminal, a CI log or a bug report.
+func ShowValue(s string) string {
+	if isPlain(s, 40) {
+		return strconv.Quote(s)
 	}
-	return strconv.QuoteToASCII(s)
+	return fmt.Sprintf("(a value of %d bytes, not shown: not a plain word)", len(s))
+}
+
+func isPlain(s string, max int) bool {
+	if len(s) > max {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._+-", r)) {
+			return false
+		}
+	}
+	return true
 }
 
 // yamlErrorText keeps a YAML error's location and kind but drops the

@@ -10,9 +10,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/sim"
@@ -31,13 +34,14 @@ var builtinFiles = map[string]string{
 
 // Sentinel causes a *ParseError unwraps to.
 var (
-	ErrHeader  = errors.New("bad header")
-	ErrColumns = errors.New("wrong number of columns")
-	ErrTime    = errors.New("bad time")
-	ErrNumber  = errors.New("bad number")
-	ErrModel   = errors.New("unknown model")
-	ErrGPU     = errors.New("unknown GPU type")
-	ErrEmpty   = errors.New("trace has no jobs")
+	ErrHeader    = errors.New("bad header")
+	ErrColumns   = errors.New("wrong number of columns")
+	ErrTime      = errors.New("bad time")
+	ErrNumber    = errors.New("bad number")
+	ErrModel     = errors.New("unknown model")
+	ErrGPU       = errors.New("unknown GPU type")
+	ErrEmpty     = errors.New("trace has no jobs")
+	ErrDuplicate = errors.New("duplicate job id")
 )
 
 // ParseError locates a bad value in a trace file.
@@ -136,12 +140,16 @@ var arenaColumns = []string{"job_id", "submission_time", "num_iteration", "model
 // ReadArenaCSV parses the artifact's trace format. file names the input in
 // errors. Columns are found by header name, so their order may vary.
 //
+// Input is bounded (MaxLineBytes, MaxFieldBytes, MaxTime) and checked for
+// what would otherwise pass silently: a header naming a column twice, two
+// rows with one job id, ids that are not UTF-8 text.
+//
 // Leading lines that start with '#' are comments; one of the form
 // "# iteration_scale: N" (or "= N") declares the trace's IterationScale.
 func ReadArenaCSV(file string, r io.Reader) (*Trace, error) {
-	data, err := io.ReadAll(r)
+	data, err := io.ReadAll(LineLimitReader(r, MaxLineBytes))
 	if err != nil {
-		return nil, fmt.Errorf("traces: %s: %w", file, err)
+		return nil, csvError(file, err)
 	}
 	scale, source, err := readMeta(file, data)
 	if err != nil {
@@ -158,9 +166,15 @@ func ReadArenaCSV(file string, r io.Reader) (*Trace, error) {
 	if err != nil {
 		return nil, csvError(file, err)
 	}
+	head = slices.Clone(head) // ReuseRecord: the next Read overwrites it
 	col := map[string]int{}
 	for i, h := range head {
-		col[strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))] = i
+		name := strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
+		if _, dup := col[name]; dup && name != "" {
+			return nil, &ParseError{File: file, Line: 1, Column: colName(name), Err: ErrHeader,
+				Detail: fmt.Sprintf("column named twice (fields %d and %d); which one holds the data is ambiguous", col[name]+1, i+1)}
+		}
+		col[name] = i
 	}
 	for _, want := range arenaColumns {
 		if _, ok := col[want]; !ok {
@@ -169,6 +183,7 @@ func ReadArenaCSV(file string, r io.Reader) (*Trace, error) {
 		}
 	}
 	t := &Trace{Name: file, IterationScale: scale, ScaleSource: source}
+	idLine := map[string]int{}
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -184,10 +199,19 @@ func ReadArenaCSV(file string, r io.Reader) (*Trace, error) {
 		if len(rec) != len(head) {
 			return nil, &ParseError{File: file, Line: line, Err: ErrColumns, Detail: fmt.Sprintf("got %d fields, the header has %d", len(rec), len(head))}
 		}
+		for i, f := range rec {
+			if len(f) > MaxFieldBytes {
+				return nil, &ParseError{File: file, Line: line, Column: colName(head[i]), Err: ErrColumns, Detail: fmt.Sprintf("field of %d bytes; at most %d", len(f), MaxFieldBytes)}
+			}
+		}
 		spec, err := parseRow(file, line, rec, col)
 		if err != nil {
 			return nil, err
 		}
+		if first, dup := idLine[spec.Name]; dup {
+			return nil, &ParseError{File: file, Line: line, Column: "job_id", Err: ErrDuplicate, Detail: fmt.Sprintf("%s is also the id on line %d; job ids must be unique", clip(spec.Name), first)}
+		}
+		idLine[spec.Name] = line
 		spec.ID = sim.JobID(len(t.Jobs))
 		t.Jobs = append(t.Jobs, spec)
 	}
@@ -230,6 +254,10 @@ func readMeta(file string, data []byte) (int64, string, error) {
 
 func csvError(file string, err error) error {
 	var pe *csv.ParseError
+	var le *LineError
+	if errors.As(err, &le) {
+		return &ParseError{File: file, Line: le.Line, Err: ErrColumns, Detail: fmt.Sprintf("line longer than %d bytes (a trace line is a few hundred); not a trace, or corrupt", le.Max)}
+	}
 	if errors.As(err, &pe) {
 		return &ParseError{File: file, Line: pe.Line, Err: ErrColumns, Detail: pe.Err.Error()}
 	}
@@ -246,43 +274,46 @@ func parseRow(file string, line int, rec []string, col map[string]int) (sim.JobS
 	if s.Name == "" {
 		return s, fail("job_id", ErrNumber, "empty job id")
 	}
+	if !utf8.ValidString(s.Name) || strings.ContainsFunc(s.Name, unicode.IsControl) {
+		return s, fail("job_id", ErrNumber, "%s: not UTF-8 text, or holds control characters; ids appear in results and logs", clip(s.Name))
+	}
 	sub, err := parseTime(get("submission_time"))
 	if err != nil {
-		return s, fail("submission_time", ErrTime, "%q: %v; want seconds ≥ 0", get("submission_time"), err)
+		return s, fail("submission_time", ErrTime, "%s: %v; want seconds ≥ 0", clip(get("submission_time")), err)
 	}
 	s.Submit = sim.Time(sub)
 	iters, err := strconv.ParseInt(get("num_iteration"), 10, 64)
 	if err != nil || iters <= 0 {
-		return s, fail("num_iteration", ErrNumber, "%q: want a positive integer", get("num_iteration"))
+		return s, fail("num_iteration", ErrNumber, "%s: want a positive integer", clip(get("num_iteration")))
 	}
 	s.Iterations = iters
 	m, err := estimator.ParseModel(get("model_name"))
 	if err != nil {
-		return s, fail("model_name", ErrModel, "%q: want <family>__<size> such as bert__2.6B, moe__10B, wide_resnet__1B", get("model_name"))
+		return s, fail("model_name", ErrModel, "%s: want <family>__<size> such as bert__2.6B, moe__10B, wide_resnet__1B", clip(get("model_name")))
 	}
 	if d := get("deadline"); d != "" {
 		dl, err := parseTime(d)
 		if err != nil {
-			return s, fail("deadline", ErrTime, "%q: %v; want seconds ≥ 0 (0 or empty: none)", d, err)
+			return s, fail("deadline", ErrTime, "%s: %v; want seconds ≥ 0 (0 or empty: none)", clip(d), err)
 		}
 		if dl > 0 && dl < sub {
-			return s, fail("deadline", ErrTime, "%q is before the submission time %s", d, get("submission_time"))
+			return s, fail("deadline", ErrTime, "%s is before the submission time %s", clip(d), clip(get("submission_time")))
 		}
 		s.Deadline = sim.Time(dl)
 	}
 	batch, err := strconv.Atoi(get("batch_size"))
 	if err != nil || batch <= 0 {
-		return s, fail("batch_size", ErrNumber, "%q: want a positive integer", get("batch_size"))
+		return s, fail("batch_size", ErrNumber, "%s: want a positive integer", clip(get("batch_size")))
 	}
 	s.Workload = estimator.Workload{Model: m, Batch: batch}
 	n, err := strconv.Atoi(get("num_gpu"))
 	if err != nil || n <= 0 || n > 16 || n&(n-1) != 0 {
-		return s, fail("num_gpu", ErrNumber, "%q: want 1, 2, 4, 8 or 16", get("num_gpu"))
+		return s, fail("num_gpu", ErrNumber, "%s: want 1, 2, 4, 8 or 16", clip(get("num_gpu")))
 	}
 	s.GPUs = n
 	g, err := estimator.LookupGPU(get("gpu_type"))
 	if err != nil {
-		return s, fail("gpu_type", ErrGPU, "%q: want one of %s", get("gpu_type"), strings.Join(estimator.GPUNames(), ", "))
+		return s, fail("gpu_type", ErrGPU, "%s: want one of %s", clip(get("gpu_type")), strings.Join(estimator.GPUNames(), ", "))
 	}
 	s.GPU = g.Name
 	return s, nil
@@ -299,5 +330,22 @@ func parseTime(s string) (float64, error) {
 	if v < 0 {
 		return 0, errors.New("negative time")
 	}
+	if v > MaxTime {
+		return 0, fmt.Errorf("over %g s (317 years; milliseconds instead of seconds?)", float64(MaxTime))
+	}
 	return v, nil
+}
+
+// clip shows a value from a trace in an error message (sim.ShowValue: a
+// plain token is quoted, anything else only described).
+func clip(s string) string { return sim.ShowValue(s) }
+
+// colName shows a header name: as is when it is a plain short word, else
+// quoted and cut short.
+func colName(s string) string {
+	s = strings.TrimSpace(strings.TrimPrefix(s, "\ufeff"))
+	if v := sim.ShowValue(s); strings.HasPrefix(v, `"`) && s != "" {
+		return s
+	}
+	return sim.ShowValue(s)
 }
