@@ -15,6 +15,7 @@ import (
 
 type reproduceFlags struct {
 	out, format   string
+	baseline      string
 	parallel      int
 	runTimeout    time.Duration
 	resume, quiet bool
@@ -50,6 +51,7 @@ for 'arena sweep'.`,
 	fl.BoolVar(&f.resume, "resume", false, "reuse runs already complete in --out")
 	fl.DurationVar(&f.runTimeout, "run-timeout", 0, "abandon any run taking longer than this (e.g. 2m); noted in the report (0 = no limit)")
 	fl.StringVar(&f.format, "format", "png", "figure format: pdf, svg or png")
+	fl.StringVar(&f.baseline, "baseline", "", "reference policy of the report's comparison columns (e.g. fcfs: each policy's JCT reduction and throughput against fcfs; default: the paper's form, Arena against each policy)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar")
 	fl.BoolVar(&f.printSpec, "print-spec", false, "print the built-in spec of each section named and exit")
 	return cmd
@@ -83,10 +85,15 @@ func runReproduce(cmd *cobra.Command, reg *policy.Registry, args []string, f rep
 	if !slices.Contains(plots.Formats, f.format) {
 		return fmt.Errorf("--format %q: want %s", f.format, strings.Join(plots.Formats, ", "))
 	}
+	if f.baseline != "" {
+		if _, err := reg.Lookup(f.baseline); err != nil {
+			return fmt.Errorf("--baseline: %w", err)
+		}
+	}
 	stderr := cmd.ErrOrStderr()
 	bar := newRunBar(stderr, !f.quiet && isTerminal(stderr), "reproduce")
 	res, err := experiments.Reproduce(cmd.Context(), reg, experiments.ReproduceOptions{
-		Out: f.out, Sections: sections, Parallel: f.parallel, Resume: f.resume, RunTimeout: f.runTimeout, Format: f.format, Progress: bar.update,
+		Out: f.out, Sections: sections, Parallel: f.parallel, Resume: f.resume, RunTimeout: f.runTimeout, Format: f.format, Baseline: f.baseline, Progress: bar.update,
 	})
 	bar.finish()
 	if err != nil {

@@ -16,10 +16,15 @@ import (
 // reportWriter renders REPORT.md from the loaded runs of a reproduction.
 type reportWriter struct {
 	out, format string
-	loaded      map[string]*Results
-	parallel    int
-	b           strings.Builder
-	figs        []FigureFile
+	// baseline overrides every section's reference policy ("" = the
+	// spec's, else the paper's form: Arena against each policy).
+	baseline  string
+	verdicts  []verdict
+	surprises []string
+	loaded    map[string]*Results
+	parallel  int
+	b         strings.Builder
+	figs      []FigureFile
 }
 
 // figOpts: report figures are full width (a Markdown page), untitled (the
@@ -67,6 +72,8 @@ func (w *reportWriter) write(secs []section, notes []string) (string, []FigureFi
 	w.p("*Arena/x throughput* divides Arena's mean (peak) per-round cluster throughput by the policy's. Queueing is the artifact's list: ")
 	w.p("every admitted job's time waiting (finished, running and pending at the end). *Artifact* timing replays the authors' ")
 	w.p("300 s round simulator bit for bit; *exact* timing integrates progress between events.\n\n")
+	w.p(paddingNote)
+	headerEnd := w.b.Len()
 	for _, s := range secs {
 		var err error
 		switch s.name {
@@ -82,6 +89,14 @@ func (w *reportWriter) write(secs []section, notes []string) (string, []FigureFi
 		}
 	}
 	w.runTimes()
+	// The verdicts and surprises, gathered while writing the sections, go
+	// first: they are what a reader opens the report for.
+	body := w.b.String()
+	w.b.Reset()
+	w.b.WriteString(body[:headerEnd])
+	w.writeVerdicts()
+	w.writeSurprises()
+	w.b.WriteString(body[headerEnd:])
 	w.p("## Notes\n\n")
 	if len(notes) == 0 {
 		w.p("- Every policy the specs name is registered.\n")
@@ -116,7 +131,13 @@ func (w *reportWriter) mainSection(s section) error {
 			continue
 		}
 		withPub := trace == "philly"
-		w.mainTable(rs, withPub)
+		base := w.baselineOf(s)
+		w.mainTable(rs, withPub, base)
+		w.padNote(rs)
+		w.flagSurprises(fmt.Sprintf("%s, %s timing", traceDisplay[trace], timing), rs)
+		if withPub && timing == sim.Artifact {
+			w.mainVerdicts(rs)
+		}
 		if withPub && timing == sim.Exact {
 			w.p("\nThe published numbers come from the artifact's round simulator; exact timing differs from them by design (jobs finish between rounds).\n")
 		}
@@ -151,7 +172,11 @@ func arenaOf(rs []*Results) *Results {
 
 // mainTable writes the paper-form table: jobs finished, raw and padded
 // mean JCT, Arena's reduction, Arena/x mean and peak throughput, queueing.
-func (w *reportWriter) mainTable(rs []*Results, withPub bool) {
+func (w *reportWriter) mainTable(rs []*Results, withPub bool, base string) {
+	if base != "" && base != "arena" {
+		w.baselineTable(rs, base)
+		return
+	}
 	arena := arenaOf(rs)
 	w.p("| policy | jobs finished | mean JCT (s) | padded mean JCT (s) | Arena JCT reduction | Arena/x avg thr | Arena/x peak thr | mean queueing (s) | mean / peak thr (samples/s) |\n")
 	w.p("|---|--:|--:|--:|--:|--:|--:|--:|--:|\n")
@@ -241,11 +266,20 @@ func (w *reportWriter) ablationSection(s section) error {
 			}
 		}
 		if len(paperSet) > 1 {
-			w.ablationTable(padded(paperSet), timing)
+			ps := padded(paperSet)
+			w.ablationTable(ps, timing)
+			w.padNote(ps)
+			w.flagSurprises(fmt.Sprintf("ablations, %s timing", timing), ps)
+			if timing == sim.Artifact {
+				w.ablationVerdicts(ps)
+			}
 		}
 		if len(extras) > 1 {
 			w.p("Further variants (not in the paper's table):\n\n")
-			w.ablationTable(padded(extras), timing)
+			es := padded(extras)
+			w.ablationTable(es, timing)
+			w.padNote(es)
+			w.flagSurprises(fmt.Sprintf("further ablations, %s timing", timing), es)
 		}
 		figs, err := WriteFigures(filepath.Join(w.out, "figures"), "ablations."+timing.String()+".", padded(all), []string{"jct-cdf", "jct-bars"}, w.figOpts())
 		if err != nil {

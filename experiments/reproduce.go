@@ -52,8 +52,11 @@ type ReproduceOptions struct {
 	// RunTimeout abandons runs longer than this (0 = no limit); they are
 	// noted in the report, which is written without them.
 	RunTimeout time.Duration
-	Format     string // figure format, png (default) or svg
-	Progress   func(done, total int, key string)
+	Format     string // figure format: png (default), svg or pdf
+	// Baseline is the reference policy of the report's tables (overrides
+	// each spec's baseline key; "" = the paper's Arena-vs-x form).
+	Baseline string
+	Progress func(done, total int, key string)
 	// Specs replaces the built-in spec of a section (e.g. a shortened one
 	// for a smoke test); the report keeps the section's form.
 	Specs map[string]*Spec
@@ -151,7 +154,7 @@ func Reproduce(ctx context.Context, reg Policies, opt ReproduceOptions) (*Reprod
 		}
 		loaded[r.Key] = lr
 	}
-	w := &reportWriter{out: opt.Out, format: opt.Format, loaded: loaded, parallel: parallel}
+	w := &reportWriter{out: opt.Out, format: opt.Format, loaded: loaded, parallel: parallel, baseline: opt.Baseline}
 	report, figs, err := w.write(secs, res.Notes)
 	if err != nil {
 		return res, err

@@ -61,6 +61,9 @@ type Spec struct {
 	// (0 = each trace's own).
 	Overheads      string
 	IterationScale int64
+	// Baseline is the policy the report compares the others with ("" =
+	// the paper's form, Arena against each policy).
+	Baseline string
 
 	// lines of each key, for errors found after parsing.
 	lines map[string]int
@@ -88,7 +91,7 @@ func (e *SpecError) Error() string {
 func (e *SpecError) Unwrap() error { return e.Err }
 
 // specKeys are the keys a spec may hold, in documentation order.
-var specKeys = []string{"name", "traces", "clusters", "policies", "skip_missing", "timing", "rounds", "horizon", "density", "seeds", "estimators", "overheads", "iteration_scale"}
+var specKeys = []string{"name", "traces", "clusters", "policies", "skip_missing", "timing", "rounds", "horizon", "density", "seeds", "estimators", "overheads", "iteration_scale", "baseline"}
 
 // keyAliases accept the singular or plural form of a list key.
 var keyAliases = map[string]string{
@@ -183,6 +186,11 @@ func ParseSpec(file, dir string, data []byte) (*Spec, error) {
 			case "estimators":
 				s.Estimators = vals
 			}
+		case "baseline":
+			if v.Kind != yaml.ScalarNode || strings.TrimSpace(v.Value) == "" {
+				return nil, fail(v, key, "want a policy name, e.g. fcfs")
+			}
+			s.Baseline = strings.TrimSpace(v.Value)
 		case "skip_missing":
 			var b bool
 			if err := v.Decode(&b); err != nil {
