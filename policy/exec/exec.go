@@ -358,7 +358,7 @@ type actionsIn struct {
 func (p *Policy) hello(timing sim.Timing) error {
 	c := p.cluster
 	h := helloOut{Type: "hello", Protocol: Protocol, Timing: timing.String(), View: p.cfg.View.String(),
-		Cluster: clusterOut{Name: c.Name, Types: c.Types, Slots: c.NumSlots(), Nodes: make([]nodeOut, len(c.Nodes))}}
+		Cluster: clusterOut{Name: c.Name, Types: nonNil(c.Types), Slots: c.NumSlots(), Nodes: make([]nodeOut, len(c.Nodes))}}
 	for i, n := range c.Nodes {
 		h.Cluster.Nodes[i] = nodeOut{GPU: n.GPU, Capacity: n.Capacity, FirstSlot: n.FirstSlot}
 	}
@@ -385,11 +385,18 @@ func (p *Policy) hello(timing sim.Timing) error {
 func state(v *sim.View, j *sim.Job) stateOut {
 	s := stateOut{ID: j.Spec.ID, Status: j.Status.String(), GPUs: j.GPUs, Progress: j.Progress(),
 		Remaining: j.Remaining, Total: j.IterNum, FirstStart: float64(j.FirstStart), Reconfigs: j.Reconfigs, QueueTime: j.QueueTime}
-	if s.GPUs == nil {
-		s.GPUs = []int{}
-	}
+	s.GPUs = nonNil(s.GPUs)
 	if j.Status == sim.Running {
 		s.Grid = &Grid{GPU: j.Config.GPU, Nodes: j.Config.Nodes, PerNode: j.Config.PerNode}
+	}
+	return s
+}
+
+// nonNil keeps empty lists "[]" on the wire (JSON null would make every
+// client check for it; an empty cluster has no types and no slots).
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
 	}
 	return s
 }
@@ -404,7 +411,7 @@ func states(v *sim.View, jobs []*sim.Job) []stateOut {
 
 // Schedule implements sim.Policy: one decide message, one actions reply.
 func (p *Policy) Schedule(v *sim.View) ([]sim.Action, error) {
-	msg := decideOut{Type: "decide", Round: v.Round, Now: float64(v.Now), RoundLength: float64(v.RoundLength), Occupant: v.Occupant,
+	msg := decideOut{Type: "decide", Round: v.Round, Now: float64(v.Now), RoundLength: float64(v.RoundLength), Occupant: nonNil(v.Occupant),
 		Running: states(v, v.Running), Pending: states(v, v.Pending), Ended: states(v, v.Ended), Arrivals: make([]jobOut, len(v.Arrivals))}
 	for i, j := range v.Arrivals {
 		msg.Arrivals[i] = p.arrival(v, j)

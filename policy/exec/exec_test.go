@@ -12,6 +12,7 @@ import (
 	"github.com/arena-sim/arena/experiments"
 	"github.com/arena-sim/arena/policy"
 	pexec "github.com/arena-sim/arena/policy/exec"
+	"github.com/arena-sim/arena/policy/policytest"
 	"github.com/arena-sim/arena/sim"
 )
 
@@ -174,5 +175,14 @@ func TestSplitCommand(t *testing.T) {
 		if _, err := pexec.SplitCommand(bad); err == nil {
 			t.Errorf("SplitCommand(%q): no error", bad)
 		}
+	}
+}
+
+// The Python examples pass the conformance suite through the adapter.
+func TestPythonConformance(t *testing.T) {
+	python3(t)
+	reg := policy.NewRegistry()
+	for _, p := range []string{"exec:python3 ../../examples/python/fifo.py", "exec:python3 ../../examples/python/sjf.py"} {
+		t.Run(p, func(t *testing.T) { policytest.Run(t, reg, p) })
 	}
 }

@@ -1,0 +1,348 @@
+// Package policytest is the conformance suite every scheduling policy's
+// tests call, built-in or not, in Go or behind policy/exec:
+//
+//	func TestConformance(t *testing.T) {
+//		policytest.Run(t, policy.NewRegistry(), "fcfs")
+//	}
+//
+// It runs the policy, with the engine's invariant checker on, on small
+// hand-built clusters and traces and checks that
+//   - every run completes without an engine rejection or invariant
+//     violation (no GPU held twice, feasible grids, every job accounted for);
+//   - two runs of fresh instances give identical job records and per-round
+//     digests (determinism);
+//   - the policy does not modify the View it is handed (slot tables, queue
+//     lists, jobs);
+//   - an empty cluster (no GPU at all), a cluster with no GPU of the
+//     requested type, and jobs larger than any node or than the whole
+//     cluster are handled (no error, no crash, nothing impossible started);
+//   - a minimum workload — a few small jobs on an idle cluster — all finish
+//     within the horizon (a policy that never starts anything fails).
+//
+// The traces use workloads of the artifact's profile database on the
+// testbed's GPU types (a40, a10), so any policy deciding with the built-in
+// estimator has data for them. Each case is a subtest named after the rule
+// it checks.
+package policytest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/sim"
+)
+
+// Run checks the policy named by the policy string p (a name, options, or
+// exec:COMMAND) as reg builds it.
+func Run(t *testing.T, reg *policy.Registry, p string) {
+	t.Helper()
+	spec, err := reg.Parse(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	RunFactory(t, spec.String(), spec.Entry.Overhead, func(o policy.Options) (sim.Policy, error) {
+		o.Values = spec.Values
+		return spec.Entry.New(o)
+	})
+}
+
+// RunFactory checks the policies newPolicy builds (one per run), charged
+// overhead; name labels failures.
+func RunFactory(t *testing.T, name string, overhead sim.Overhead, newPolicy func(policy.Options) (sim.Policy, error)) {
+	t.Helper()
+	src, err := estimator.DefaultProfileDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{name: name, overhead: overhead, newPolicy: newPolicy, src: src}
+	for _, timing := range []sim.Timing{sim.Exact, sim.Artifact} {
+		t.Run(timing.String(), func(t *testing.T) {
+			for _, c := range cases {
+				t.Run(c.Name, func(t *testing.T) {
+					for _, err := range c.Check(h, timing) {
+						t.Error(err)
+					}
+				})
+			}
+		})
+	}
+}
+
+// rule is one rule of the suite; Check returns its violations.
+type rule struct {
+	Name  string
+	Check func(h *harness, timing sim.Timing) []error
+}
+
+// cases are the suite's rules, in the order they run.
+var cases = []rule{
+	{"minimum workload finishes under the checker", func(h *harness, timing sim.Timing) []error {
+		res, err := h.run(twoTypes, minimumWorkload(), timing, 60, 0)
+		if err != nil {
+			return []error{err}
+		}
+		if fin := finished(res); fin != len(minimumWorkload()) {
+			return []error{fmt.Errorf("%d of %d small jobs finished within 60 rounds on an idle 16-GPU cluster", fin, len(minimumWorkload()))}
+		}
+		return nil
+	}},
+	{"deterministic", func(h *harness, timing sim.Timing) []error {
+		a, err := h.run(twoTypes, mixedWorkload(), timing, 80, 0)
+		if err != nil {
+			return []error{err}
+		}
+		b, err := h.run(twoTypes, mixedWorkload(), timing, 80, 0)
+		if err != nil {
+			return []error{err}
+		}
+		if !reflect.DeepEqual(a.Jobs, b.Jobs) || !reflect.DeepEqual(a.Digest, b.Digest) {
+			return []error{errors.New("two runs of fresh instances on the same input differ")}
+		}
+		return nil
+	}},
+	{"does not modify the view", func(h *harness, timing sim.Timing) []error {
+		_, err := h.run(twoTypes, mixedWorkload(), timing, 80, watch)
+		return unjoin(err)
+	}},
+	{"jobs larger than any node or the cluster", func(h *harness, timing sim.Timing) []error {
+		res, err := h.run(twoTypes, oversized(), timing, 60, 0)
+		if err != nil {
+			return []error{err}
+		}
+		for _, j := range res.Jobs {
+			if j.Name == "whole-cluster-plus" && j.FirstStart >= 0 && j.FinalN > 8 {
+				return []error{errors.New("a job on more GPUs than the cluster has started")}
+			}
+		}
+		return nil
+	}},
+	{"no GPU of the requested type", func(h *harness, timing sim.Timing) []error {
+		_, err := h.run(oneSmallNode, minimumWorkload(), timing, 20, 0)
+		return unjoin(err)
+	}},
+	{"empty cluster", func(h *harness, timing sim.Timing) []error {
+		res, err := h.run(sim.ClusterSpec{Name: "conformance-empty"}, minimumWorkload(), timing, 10, 0)
+		if err != nil {
+			return []error{err}
+		}
+		if n := finished(res); n > 0 {
+			return []error{fmt.Errorf("%d jobs finished on a cluster without GPUs", n)}
+		}
+		return nil
+	}},
+}
+
+func unjoin(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// Clusters of the suite.
+var (
+	// twoTypes: 2 nodes × 4 a40 and 2 nodes × 4 a10.
+	twoTypes = sim.ClusterSpec{Name: "conformance-2x4a40-2x4a10", Pools: []sim.Pool{{GPU: "a40", Nodes: 2, GPUsPerNode: 4}, {GPU: "a10", Nodes: 2, GPUsPerNode: 4}}}
+	// oneSmallNode: one node of 2 a40 and no a10 at all.
+	oneSmallNode = sim.ClusterSpec{Name: "conformance-1x2a40", Pools: []sim.Pool{{GPU: "a40", Nodes: 1, GPUsPerNode: 2}}}
+)
+
+// job builds a spec from the testbed trace's vocabulary.
+func job(id int, name string, submit float64, model string, iters int64, gpu string, n int) sim.JobSpec {
+	m, err := estimator.ParseModel(model)
+	if err != nil {
+		panic(err)
+	}
+	return sim.JobSpec{ID: sim.JobID(id), Name: name, Submit: sim.Time(submit), Workload: estimator.Workload{Model: m, Batch: 256},
+		Iterations: iters, GPU: gpu, GPUs: n}
+}
+
+// minimumWorkload: four small jobs, one every 10 minutes, each a few
+// minutes of work on 1–4 GPUs of its type; each is feasible on its request
+// in every estimator view (the DP memory filter included), so every policy
+// can run them.
+func minimumWorkload() []sim.JobSpec {
+	return []sim.JobSpec{
+		job(0, "small-a40-1", 0, "moe__690M", 100, "a40", 1),
+		job(1, "small-a10-2", 600, "moe__690M", 100, "a10", 2),
+		job(2, "small-a40-4", 1200, "bert__1.3B", 100, "a40", 4),
+		job(3, "small-a10-4", 1800, "moe__1.3B", 100, "a10", 4),
+	}
+}
+
+// mixedWorkload: twelve jobs arriving together and over time, more than
+// the cluster holds at once, so the policy queues, and (if it does)
+// preempts, resizes or moves.
+func mixedWorkload() []sim.JobSpec {
+	models := []string{"bert__760M", "moe__690M", "bert__1.3B", "moe__1.3B", "wide_resnet__1B", "bert__2.6B"}
+	gpus := []int{1, 2, 4, 8, 2, 4}
+	var out []sim.JobSpec
+	for i := range 12 {
+		gpu := "a40"
+		if i%3 == 1 {
+			gpu = "a10"
+		}
+		out = append(out, job(i, fmt.Sprintf("mixed-%02d", i), float64(300*(i/4)), models[i%len(models)], int64(400+200*(i%5)), gpu, gpus[i%len(gpus)]))
+	}
+	return out
+}
+
+// oversized: a job spanning both a40 nodes, one larger than the whole
+// cluster, and small jobs around them.
+func oversized() []sim.JobSpec {
+	return []sim.JobSpec{
+		job(0, "small-before", 0, "moe__690M", 100, "a40", 1),
+		job(1, "two-nodes", 0, "bert__1.3B", 200, "a40", 8),
+		job(2, "whole-cluster-plus", 300, "moe__1.3B", 200, "a10", 32),
+		job(3, "small-after", 600, "moe__690M", 100, "a10", 2),
+	}
+}
+
+func finished(r *sim.Result) int {
+	n := 0
+	for _, j := range r.Jobs {
+		if j.Finish >= 0 {
+			n++
+		}
+	}
+	return n
+}
+
+type harness struct {
+	name      string
+	overhead  sim.Overhead
+	newPolicy func(policy.Options) (sim.Policy, error)
+	src       estimator.Source
+}
+
+type runOption int
+
+const watch runOption = 1 // wrap the policy in the view-mutation watcher
+
+// run builds a fresh policy and simulates jobs on cs with the checker on.
+func (h *harness) run(cs sim.ClusterSpec, jobs []sim.JobSpec, timing sim.Timing, rounds int, opt runOption) (res *sim.Result, err error) {
+	c, err := sim.NewCluster(cs)
+	if err != nil {
+		return nil, err
+	}
+	p, err := h.newPolicy(policy.Options{Cluster: c, Source: h.src, Timing: timing})
+	if err != nil {
+		return nil, fmt.Errorf("building %s: %w", h.name, err)
+	}
+	if cl, ok := p.(io.Closer); ok {
+		defer func() {
+			if cerr := cl.Close(); cerr != nil && err == nil {
+				err = fmt.Errorf("closing %s: %w", h.name, cerr)
+			}
+		}()
+	}
+	var w *watcher
+	if opt == watch {
+		w = &watcher{inner: p}
+		p = w
+	}
+	cfg := sim.DefaultConfig(c, h.src.View(estimator.ViewOptimal))
+	cfg.Timing, cfg.Rounds, cfg.Check, cfg.Overhead = timing, rounds, true, h.overhead
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("%s on %s (%s timing) panicked: %v", h.name, cs.Name, timing, r)
+		}
+	}()
+	res, err = sim.Run(context.Background(), cfg, p, jobs)
+	if err != nil {
+		return nil, fmt.Errorf("%s on %s (%s timing): %w", h.name, cs.Name, timing, err)
+	}
+	if w != nil {
+		if w.calls == 0 {
+			return res, errors.New("the policy was never called")
+		}
+		return res, errors.Join(w.errs...)
+	}
+	return res, nil
+}
+
+// watcher snapshots each View before the policy sees it and compares
+// after: a policy must treat the View as read-only.
+type watcher struct {
+	inner sim.Policy
+	calls int
+	errs  []error
+}
+
+func (w *watcher) Name() string { return w.inner.Name() }
+
+// ReportsThroughput forwards the artifact-fidelity hook, so that wrapping
+// changes nothing the engine computes.
+func (w *watcher) ReportsThroughput(v *sim.View, j *sim.Job) bool {
+	if r, ok := w.inner.(sim.ThroughputReporter); ok {
+		return r.ReportsThroughput(v, j)
+	}
+	return true
+}
+
+type viewSnapshot struct {
+	occupant, before                  []sim.JobID
+	running, pending, arrivals, ended []sim.JobID
+	jobs                              map[sim.JobID]jobSnapshot
+	nodes                             []sim.Node
+}
+
+type jobSnapshot struct {
+	spec sim.JobSpec
+	job  sim.Job // exported fields compared, GPUs copied
+	gpus []int
+}
+
+func snapshotView(v *sim.View) viewSnapshot {
+	s := viewSnapshot{occupant: slices.Clone(v.Occupant), before: slices.Clone(v.BeforeRelease),
+		jobs: map[sim.JobID]jobSnapshot{}, nodes: slices.Clone(v.Cluster.Nodes)}
+	ids := func(js []*sim.Job) []sim.JobID {
+		out := make([]sim.JobID, len(js))
+		for i, j := range js {
+			out[i] = j.Spec.ID
+			s.jobs[j.Spec.ID] = jobSnapshot{spec: *j.Spec, job: *j, gpus: slices.Clone(j.GPUs)}
+		}
+		return out
+	}
+	s.running, s.pending, s.arrivals, s.ended = ids(v.Running), ids(v.Pending), ids(v.Arrivals), ids(v.Ended)
+	return s
+}
+
+func (w *watcher) Schedule(v *sim.View) ([]sim.Action, error) {
+	w.calls++
+	before := snapshotView(v)
+	actions, err := w.inner.Schedule(v)
+	after := snapshotView(v)
+	diff := func(what string, a, b any) {
+		if !reflect.DeepEqual(a, b) && len(w.errs) < 5 {
+			w.errs = append(w.errs, fmt.Errorf("round %d: the policy modified the View's %s", v.Round, what))
+		}
+	}
+	diff("Occupant", before.occupant, after.occupant)
+	diff("BeforeRelease", before.before, after.before)
+	diff("Running list", before.running, after.running)
+	diff("Pending list", before.pending, after.pending)
+	diff("Arrivals list", before.arrivals, after.arrivals)
+	diff("Ended list", before.ended, after.ended)
+	diff("Cluster nodes", before.nodes, after.nodes)
+	for id, b := range before.jobs {
+		a := after.jobs[id]
+		diff(fmt.Sprintf("job %d spec", id), b.spec, a.spec)
+		diff(fmt.Sprintf("job %d GPUs", id), b.gpus, a.gpus)
+		bj, aj := b.job, a.job
+		diff(fmt.Sprintf("job %d state", id),
+			[]any{bj.Status, bj.Config, bj.LastConfig, bj.SubmitTime, bj.IterNum, bj.Remaining, bj.ExecTime, bj.Deadline, bj.FirstStart, bj.Finish, bj.Reconfigs, bj.Rescheds, bj.TimeDebt, bj.QueueTime},
+			[]any{aj.Status, aj.Config, aj.LastConfig, aj.SubmitTime, aj.IterNum, aj.Remaining, aj.ExecTime, aj.Deadline, aj.FirstStart, aj.Finish, aj.Reconfigs, aj.Rescheds, aj.TimeDebt, aj.QueueTime})
+	}
+	return actions, err
+}

@@ -1,0 +1,97 @@
+package policytest
+
+import (
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/policy/fcfs"
+	"github.com/arena-sim/arena/sim"
+)
+
+// Planted faults: each broken policy must violate exactly the rule built
+// to catch it (and fcfs, the reference, none). This anchors the suite: a
+// rule that cannot fail would pass these policies.
+
+type idle struct{}
+
+func (idle) Name() string                              { return "idle" }
+func (idle) Schedule(*sim.View) ([]sim.Action, error) { return nil, nil }
+
+// mutator is fcfs that scribbles on the View's slot table afterwards.
+type mutator struct{ sim.Policy }
+
+func (m mutator) Schedule(v *sim.View) ([]sim.Action, error) {
+	a, err := m.Policy.Schedule(v)
+	if len(v.Occupant) > 0 {
+		v.Occupant[0] = 12345
+	}
+	return a, err
+}
+
+// flaky is fcfs on even instances and idle on odd ones: state shared
+// across instances, the usual source of non-determinism in a test run.
+var instances atomic.Int64
+
+// nodeZero assumes the cluster has a node.
+type nodeZero struct{ sim.Policy }
+
+func (n nodeZero) Schedule(v *sim.View) ([]sim.Action, error) {
+	_ = v.Cluster.Nodes[0]
+	return n.Policy.Schedule(v)
+}
+
+func violations(t *testing.T, newPolicy func(policy.Options) (sim.Policy, error)) map[string]bool {
+	t.Helper()
+	src, err := estimator.DefaultProfileDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{name: "planted", overhead: policy.FullSearchOverhead, newPolicy: newPolicy, src: src}
+	out := map[string]bool{}
+	for _, c := range cases {
+		if errs := c.Check(h, sim.Exact); len(errs) > 0 {
+			out[c.Name] = true
+			t.Logf("%s: %v", c.Name, errs[0])
+		}
+	}
+	return out
+}
+
+func TestPlantedFaults(t *testing.T) {
+	fcfsOf := func(o policy.Options) sim.Policy { return fcfs.New(o.Source.View(estimator.ViewOptimal)) }
+	for _, c := range []struct {
+		name string
+		new  func(policy.Options) (sim.Policy, error)
+		want []string
+	}{
+		{"reference fcfs", func(o policy.Options) (sim.Policy, error) { return fcfsOf(o), nil }, nil},
+		{"never starts a job", func(policy.Options) (sim.Policy, error) { return idle{}, nil }, []string{"minimum workload finishes under the checker"}},
+		{"modifies the view", func(o policy.Options) (sim.Policy, error) { return mutator{fcfsOf(o)}, nil }, []string{"does not modify the view"}},
+		{"state shared across instances", func(o policy.Options) (sim.Policy, error) {
+			if instances.Add(1)%2 == 0 {
+				return idle{}, nil
+			}
+			return fcfsOf(o), nil
+		}, []string{"deterministic"}},
+		{"assumes a node exists", func(o policy.Options) (sim.Policy, error) { return nodeZero{fcfsOf(o)}, nil }, []string{"empty cluster"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			instances.Store(0)
+			got := violations(t, c.new)
+			for _, w := range c.want {
+				if !got[w] {
+					t.Errorf("rule %q did not catch it", w)
+				}
+				delete(got, w)
+			}
+			// "state shared" may trip other rules too, depending on which
+			// instance a rule gets; the others must be caught alone.
+			if len(got) > 0 && !strings.HasPrefix(c.name, "state shared") {
+				t.Errorf("unexpected violations %v", got)
+			}
+		})
+	}
+}
