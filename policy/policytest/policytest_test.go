@@ -17,7 +17,7 @@ import (
 
 type idle struct{}
 
-func (idle) Name() string                              { return "idle" }
+func (idle) Name() string                             { return "idle" }
 func (idle) Schedule(*sim.View) ([]sim.Action, error) { return nil, nil }
 
 // mutator is fcfs that scribbles on the View's slot table afterwards.
