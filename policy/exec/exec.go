@@ -108,17 +108,24 @@ func Start(c *sim.Cluster, src estimator.Source, timing sim.Timing, cfg Config) 
 	if err != nil {
 		return nil, p.fail(-1, -1, "%v", err)
 	}
-	stdout, err := cmd.StdoutPipe()
+	// Our own pipe, not StdoutPipe: Wait closes a StdoutPipe as soon as
+	// the process exits, losing a last reply not yet read; this one ends
+	// with EOF only after everything written has been read.
+	stdout, w, err := os.Pipe()
 	if err != nil {
 		return nil, p.fail(-1, -1, "%v", err)
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stdout = w
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		stdout.Close()
+		stdin.Close()
 		return nil, p.fail(-1, -1, "cannot start: %v", err)
 	}
 	p.cmd, p.stdin, p.out = cmd, stdin, bufio.NewWriterSize(stdin, 1<<16)
 	go p.read(stdout)
 	go func() {
-		// Wait closes stdout after the process exits, which ends read.
 		p.waitErr = cmd.Wait()
 		close(p.exited)
 	}()
@@ -130,7 +137,8 @@ func Start(c *sim.Cluster, src estimator.Source, timing sim.Timing, cfg Config) 
 }
 
 // read forwards stdout line by line; it ends at EOF or a read error.
-func (p *Policy) read(r io.Reader) {
+func (p *Policy) read(r io.ReadCloser) {
+	defer r.Close()
 	br := bufio.NewReaderSize(r, 1<<16)
 	for {
 		b, err := br.ReadBytes('\n')
