@@ -47,14 +47,18 @@ func Run(t *testing.T, reg *policy.Registry, p string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	RunFactory(t, spec.String(), spec.Entry.Overhead, func(o policy.Options) (sim.Policy, error) {
+	overhead, err := policy.Options{}.Resolve(spec.Entry.Overhead)
+	if err != nil {
+		t.Fatalf("%s: overhead class %s: %v", spec, spec.Entry.Overhead, err)
+	}
+	RunFactory(t, spec.String(), overhead, func(o policy.Options) (sim.Policy, error) {
 		o.Values = spec.Values
 		return spec.Entry.New(o)
 	})
 }
 
 // RunFactory checks the policies newPolicy builds (one per run), charged
-// overhead; name labels failures.
+// overhead (resolved, e.g. from the artifact profile); name labels failures.
 func RunFactory(t *testing.T, name string, overhead sim.Overhead, newPolicy func(policy.Options) (sim.Policy, error)) {
 	t.Helper()
 	src, err := estimator.DefaultProfileDB()
@@ -167,8 +171,8 @@ func job(id int, name string, submit float64, model string, iters int64, gpu str
 		Iterations: iters, GPU: gpu, GPUs: n}
 }
 
-// minimumWorkload: four small jobs, one every 10 minutes, each a few
-// minutes of work on 1–4 GPUs of its type; each is feasible on its request
+// minimumWorkload: four small jobs, one every 10 minutes, each under half
+// an hour of work on 1–4 GPUs of its type; each is feasible on its request
 // in every estimator view (the DP memory filter included), so every policy
 // can run them.
 func minimumWorkload() []sim.JobSpec {
@@ -235,7 +239,7 @@ func (h *harness) run(cs sim.ClusterSpec, jobs []sim.JobSpec, timing sim.Timing,
 	if err != nil {
 		return nil, err
 	}
-	p, err := h.newPolicy(policy.Options{Cluster: c, Source: h.src, Timing: timing})
+	p, err := h.newPolicy(policy.Options{Cluster: c, Source: h.src, Timing: timing, Overhead: h.overhead})
 	if err != nil {
 		return nil, fmt.Errorf("building %s: %w", h.name, err)
 	}

@@ -49,7 +49,11 @@ func violations(t *testing.T, newPolicy func(policy.Options) (sim.Policy, error)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{name: "planted", overhead: policy.FullSearchOverhead, newPolicy: newPolicy, src: src}
+	overhead, err := policy.Options{}.Resolve(policy.FullSearch("fcfs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{name: "planted", overhead: overhead, newPolicy: newPolicy, src: src}
 	out := map[string]bool{}
 	for _, c := range cases {
 		if errs := c.Check(h, sim.Exact); len(errs) > 0 {
