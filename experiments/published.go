@@ -28,8 +28,8 @@ var PublishedPhilly = []Published{
 		MeanQueueing: 11708, QueueingFinishedOnly: true, Note: "stored queueing list holds the 590 finished jobs only"},
 	{Policy: "elasticflow-ls", Finished: 573, MeanJCT: 55515, PaddedMeanJCT: 213869, Reduction: 80.5, AvgThrRatio: 1.47, PeakThrRatio: 1.15,
 		MeanQueueing: 80229, Note: "from an earlier artifact version; the ae-eurosys head gives 565 jobs, mean JCT 60,220 s, 4,592.4 / 9,713.4 samples/s"},
-	{Policy: "gavel", Finished: 642, MeanJCT: 64879, PaddedMeanJCT: 178280, Reduction: 76.6, AvgThrRatio: 1.34, PeakThrRatio: 1.26, MeanQueueing: 46273},
-	{Policy: "sia", Finished: 633, MeanJCT: 44394, PaddedMeanJCT: 168107, Reduction: 75.2, AvgThrRatio: 1.35, PeakThrRatio: 1.12, MeanQueueing: 72379},
+	{Policy: "gavel-stored", Finished: 642, MeanJCT: 64879, PaddedMeanJCT: 178280, Reduction: 76.6, AvgThrRatio: 1.34, PeakThrRatio: 1.26, MeanQueueing: 46273},
+	{Policy: "sia-stored", Finished: 633, MeanJCT: 44394, PaddedMeanJCT: 168107, Reduction: 75.2, AvgThrRatio: 1.35, PeakThrRatio: 1.12, MeanQueueing: 72379},
 	{Policy: "gandiva", Finished: 608, MeanJCT: 78455, PaddedMeanJCT: 208979, Reduction: 80.1, AvgThrRatio: 1.47, PeakThrRatio: 1.45, MeanQueueing: 41619,
 		Note: "an old Gandiva port the artifact no longer runs"},
 }

@@ -30,7 +30,7 @@ type ReferenceRun struct {
 var artifactNames = map[string]string{
 	"arena": "crius", "arena-ns": "crius-ns", "arena-nh": "crius-nh", "arena-ddl": "crius-ddl",
 	"elasticflow-ls": "elasticflow-l", "fcfs": "fcfs", "gavel": "gavel", "sia": "sia",
-	"gavel-head": "gavel", "sia-head": "sia", "sia-glpk": "sia",
+	"gavel-head": "gavel", "sia-head": "sia", "sia-glpk": "sia", "gavel-stored": "gavel", "sia-stored": "sia",
 	"gandiva": "gandiva", "elasticflow": "elasticflow",
 }
 

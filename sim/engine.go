@@ -204,6 +204,10 @@ func (e *engine) run(ctx context.Context) (*Result, error) {
 		err = e.runExact(ctx)
 	}
 	e.res.finish(e, time.Since(start))
+	if b, ok := e.policy.(BudgetReporter); ok {
+		n := b.BudgetHits()
+		e.res.BudgetHits = &n
+	}
 	if err == nil && e.cfg.Check {
 		err = e.checkAccounted()
 	}

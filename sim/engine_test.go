@@ -448,3 +448,26 @@ func TestBeforeReleaseExact(t *testing.T) {
 		})
 	}
 }
+
+type budgeted struct{ scripted }
+
+func (budgeted) BudgetHits() int { return 3 }
+
+// TestBudgetHitsInSummary: a policy's budget hits reach the summary; a
+// policy without a budget has none (the field is absent from summary.json).
+func TestBudgetHitsInSummary(t *testing.T) {
+	res, err := Run(context.Background(), baseConfig(t, Exact, 2), &budgeted{}, oneJob(t, 500))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := res.Summarize("t", 1, "e"); s.SolverBudgetHits == nil || *s.SolverBudgetHits != 3 {
+		t.Errorf("solver_budget_hits = %v, want 3", s.SolverBudgetHits)
+	}
+	res, err = Run(context.Background(), baseConfig(t, Exact, 2), &scripted{}, oneJob(t, 500))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := res.Summarize("t", 1, "e"); s.SolverBudgetHits != nil {
+		t.Errorf("solver_budget_hits = %v for a policy without a budget, want absent", *s.SolverBudgetHits)
+	}
+}

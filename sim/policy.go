@@ -28,6 +28,14 @@ type ThroughputReporter interface {
 	ReportsThroughput(v *View, j *Job) bool
 }
 
+// BudgetReporter is an optional capability of a policy that searches under
+// a deterministic budget (nodes, iterations; never wall time): how many of
+// its searches the budget stopped, so an incumbent rather than a proven
+// optimum was used. It lands in summary.json as solver_budget_hits.
+type BudgetReporter interface {
+	BudgetHits() int
+}
+
 // ActionKind enumerates what a policy can ask for.
 type ActionKind int
 

@@ -89,6 +89,9 @@ type Result struct {
 	// then running, then pending jobs at the end of the run.
 	Queueing []float64
 
+	// BudgetHits is the policy's BudgetReporter figure; nil if it has none.
+	BudgetHits *int
+
 	// BusyGPUSeconds per GPU type: the GPU-seconds jobs held over the
 	// window (the sum of jobs.parquet's gpu_seconds_by_type).
 	BusyGPUSeconds map[string]float64

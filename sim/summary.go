@@ -52,6 +52,10 @@ type Summary struct {
 	// Utilization is the mean share of busy GPUs per type over the rounds.
 	Utilization      map[string]float64 `json:"utilization"`
 	Reconfigurations int                `json:"reconfigurations"`
+	// SolverBudgetHits counts the policy's searches stopped by their
+	// deterministic budget (sim.BudgetReporter); absent for policies
+	// without one.
+	SolverBudgetHits *int `json:"solver_budget_hits,omitempty"`
 	// Wallclock holds measurements of the machine, not of the simulation;
 	// they differ between identical runs.
 	Wallclock Wallclock `json:"wallclock"`
@@ -73,7 +77,7 @@ func (r *Result) Summarize(trace string, jobsInTrace int, estimatorName string) 
 		Policy: r.Policy, Trace: trace, Cluster: r.Cluster, Timing: r.Timing.String(), Estimator: estimatorName,
 		Rounds: r.Rounds, HorizonS: float64(r.Rounds) * float64(r.RoundLength),
 		JobsInTrace: jobsInTrace, Submitted: r.Submitted, Finished: len(r.JCTs),
-		Utilization: map[string]float64{},
+		Utilization: map[string]float64{}, SolverBudgetHits: r.BudgetHits,
 	}
 	var lastFinish float64
 	for _, j := range r.Jobs {

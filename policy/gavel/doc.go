@@ -35,10 +35,10 @@
 // check (estimator.ViewDataParallelNoMemCheck). Gavel never preempts.
 //
 // Versions. The placement's feasibility check is where the two versions of
-// the authors' code differ (Version): at their ae-eurosys head (Head, the
-// "gavel-head" policy, and "gavel" in exact timing) it applies the DP
-// memory filter; in the version behind their stored Philly results
-// (StoredRun, "gavel" in artifact timing) it does not (force_opt), so a
+// the authors' code differ (Version): at their ae-eurosys head (Head: the
+// "gavel" policy, alias "gavel-head") it applies the DP memory filter; in
+// the version behind their stored Philly results (StoredRun:
+// "gavel-stored") it does not (force_opt), so a
 // job the filter rejects on every type, admitted with an all −1e9 row,
 // runs wherever it fits. docs/ilp-baselines.md gives the evidence.
 //

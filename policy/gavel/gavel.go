@@ -71,7 +71,10 @@ type Gavel struct {
 	stats Stats
 }
 
-var _ sim.Policy = (*Gavel)(nil)
+var (
+	_ sim.Policy         = (*Gavel)(nil)
+	_ sim.BudgetReporter = (*Gavel)(nil)
+)
 
 // Stats summarises the integer programs a run solved.
 type Stats struct {
@@ -153,6 +156,10 @@ func (g *Gavel) Version() Version { return g.version }
 
 // Stats returns the solver figures so far.
 func (g *Gavel) Stats() Stats { return g.stats }
+
+// BudgetHits implements sim.BudgetReporter: searches stopped by the node
+// budget.
+func (g *Gavel) BudgetHits() int { return g.stats.LimitHits }
 
 // Schedule implements sim.Policy: departures leave the admitted table; in
 // rounds with departures a restart pass walks the pending queue (a failure

@@ -36,7 +36,7 @@
 //     solutions the result is therefore the hint if it is optimal, otherwise
 //     the first optimal solution met in the fixed search order. Nothing
 //     depends on maps, time or randomness, so a run is reproducible.
-//   - Limits. Options.NodeLimit and Options.TimeLimit stop the search; the
+//   - Limits. Options.NodeLimit (a node count, never wall time) stops the search; the
 //     result then carries the incumbent (Status Feasible) or none
 //     (LimitNoSolution), and Bound/Gap bound how far the incumbent can be from
 //     the optimum: Bound = max(incumbent, bounds of the open nodes).
@@ -70,7 +70,7 @@
 //     previous solution" formulation, see policy/gavel and policy/sia).
 //   - No cuts, presolve or dual simplex warm starts; the bound is the plain LP
 //     relaxation. Programs with weak relaxations and many symmetric optima
-//     may need many nodes: set NodeLimit/TimeLimit and read Gap.
+//     may need many nodes: set NodeLimit and read Gap.
 //   - Tolerances: integrality 1e-6, feasibility 1e-7 (scaled by the row's
 //     magnitude), optimality Options.Tol (default 1e-9, relative). Objective
 //     coefficients spanning many orders of magnitude (such as the artifact's

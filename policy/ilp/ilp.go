@@ -57,9 +57,9 @@ type Problem struct {
 // Options are the search limits and the warm start.
 type Options struct {
 	// NodeLimit caps the number of branch-and-bound nodes (0: 200,000).
+	// It is the only limit: a search never depends on the wall clock, so a
+	// decision is the same on any machine under any load.
 	NodeLimit int
-	// TimeLimit caps the wall-clock time of the search (0: none).
-	TimeLimit time.Duration
 	// Hint is a starting solution; if it is feasible it is the first
 	// incumbent and, among optimal solutions, the one returned when it is
 	// optimal (the deterministic tie-break).
@@ -221,14 +221,13 @@ type node struct {
 
 // search is the state of one Solve.
 type search struct {
-	p        *Problem
-	opt      Options
-	n        int
-	inc      []float64
-	incVal   float64
-	hasInc   bool
-	res      Result
-	deadline time.Time
+	p      *Problem
+	opt    Options
+	n      int
+	inc    []float64
+	incVal float64
+	hasInc bool
+	res    Result
 }
 
 // Solve maximises p. The error is non-nil only for a malformed problem.
@@ -247,9 +246,6 @@ func Solve(p *Problem, opt Options) (Result, error) {
 		return Result{}, fmt.Errorf("%w: %d priorities for %d variables", ErrProblem, len(opt.Priority), len(p.Obj))
 	}
 	s := &search{p: p, opt: opt, n: len(p.Obj)}
-	if opt.TimeLimit > 0 {
-		s.deadline = start.Add(opt.TimeLimit)
-	}
 	if opt.Hint != nil && len(opt.Hint) == s.n {
 		h := make([]float64, s.n)
 		for j, v := range opt.Hint {
@@ -305,7 +301,7 @@ func (s *search) offer(x []float64) {
 func (s *search) run(root *node) Status {
 	stack := []*node{root}
 	for len(stack) > 0 {
-		if s.res.Nodes >= s.opt.NodeLimit || (!s.deadline.IsZero() && time.Now().After(s.deadline)) {
+		if s.res.Nodes >= s.opt.NodeLimit {
 			s.res.Bound = math.Inf(-1)
 			for _, nd := range stack {
 				s.res.Bound = math.Max(s.res.Bound, nd.bound)

@@ -3,8 +3,8 @@ package ilp
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
-	"time"
 )
 
 // enumerateAll returns the optimum of p by trying every integer point (small
@@ -189,15 +189,19 @@ func TestNodeLimitReportsGap(t *testing.T) {
 	}
 }
 
-func TestTimeLimitStops(t *testing.T) {
+// TestNodeBudgetIsDeterministic: a search stopped by its node budget returns
+// the same incumbent every time (nothing depends on the wall clock).
+func TestNodeBudgetIsDeterministic(t *testing.T) {
 	p := knapsack(60, 9)
-	res, _ := Solve(p, Options{TimeLimit: time.Nanosecond})
-	if res.Status == Optimal && res.Nodes > 1 {
-		// A one-nanosecond limit may still let the root finish; more is a bug.
-		t.Errorf("time limit ignored: %d nodes", res.Nodes)
+	first, _ := Solve(p, Options{NodeLimit: 5})
+	if first.Status != Feasible && first.Status != LimitNoSolution {
+		t.Fatalf("status %v after 5 nodes, want the budget to stop the search", first.Status)
 	}
-	if res.Bound < res.Objective {
-		t.Errorf("bound %v below objective %v", res.Bound, res.Objective)
+	for range 5 {
+		again, _ := Solve(p, Options{NodeLimit: 5})
+		if again.Objective != first.Objective || again.Nodes != first.Nodes || !slices.Equal(again.X, first.X) {
+			t.Fatalf("budgeted search not reproducible: %v/%d vs %v/%d", again.Objective, again.Nodes, first.Objective, first.Nodes)
+		}
 	}
 }
 

@@ -438,9 +438,9 @@ func frees(k classKey) bool {
 // test (the deficit left cannot be covered by the moves still allowed).
 // The incumbent is replaced only by a strictly better value (tolerance
 // opt.Tol), or an equal value with fewer changes, so the search order is
-// the tie-break. opt.NodeLimit caps the sets examined and opt.TimeLimit the
-// wall time (checked every 1024 sets); when either stops the search the
-// result is Feasible and the gap comes from the LP relaxation.
+// the tie-break. opt.NodeLimit caps the sets examined (a deterministic
+// budget); when it stops the search the result is Feasible and the gap
+// comes from the LP relaxation.
 func enumerate(prob *Problem, moves []move, newCols []int, load []float64, p *Reassignment, maxChanges int, opt Options) Result {
 	start := time.Now()
 	tol := opt.Tol
@@ -450,10 +450,6 @@ func enumerate(prob *Problem, moves []move, newCols []int, load []float64, p *Re
 	limit := opt.NodeLimit
 	if limit <= 0 {
 		limit = 200000
-	}
-	var deadline time.Time
-	if opt.TimeLimit > 0 {
-		deadline = start.Add(opt.TimeLimit)
 	}
 	nres := len(p.Capacity)
 	// Moves by gain, descending (ties: row, then column order as built).
@@ -544,7 +540,7 @@ func enumerate(prob *Problem, moves []move, newCols []int, load []float64, p *Re
 			return
 		}
 		examined++
-		if examined > limit || (!deadline.IsZero() && examined%1024 == 0 && time.Now().After(deadline)) {
+		if examined > limit {
 			stopped = true
 			return
 		}

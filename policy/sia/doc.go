@@ -37,16 +37,17 @@
 //     moves only jobs whose TYPE changed, with that count: a count-only
 //     change is never applied and a type change applies a count one
 //     decision old. New(…, artifactCounts=true) reproduces this (the
-//     registry enables it in artifact timing). The default, used in exact
-//     timing, is the corrected behaviour: a job whose configuration changed
-//     in any way is re-placed with the program's type and count.
+//     registry's sia-head, sia-stored and sia-glpk, in every timing). The
+//     registry's "sia" has the corrected behaviour: a job whose
+//     configuration changed in any way is re-placed with the program's type
+//     and count.
 //   - Passes per round: in rounds with departures the pending jobs are tried
 //     in queue order; then the arrivals, pre-filtered as in Gavel. Sia never
 //     preempts.
-//   - Versions (Version). At the authors' ae-eurosys head (Head, the
-//     "sia-head" policy, and "sia" in exact timing) the restart pass tries
-//     every pending job. In the version behind their stored Philly results
-//     (StoredRun, "sia" in artifact timing) a failure blocks the job's
+//   - Versions (Version). At the authors' ae-eurosys head (Head: the
+//     "sia" and "sia-head" policies) the restart pass tries every pending
+//     job. In the version behind their stored Philly results (StoredRun:
+//     "sia-stored", "sia-glpk") a failure blocks the job's
 //     requested type for the rest of the pass, as in Gavel; pending jobs
 //     then almost never restart, as in the stored run
 //     (docs/ilp-baselines.md).

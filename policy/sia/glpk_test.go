@@ -63,7 +63,7 @@ func TestGLPKReproducesStoredRun(t *testing.T) {
 	if got := firstDeparture(run("sia-glpk", 110).Result.Timeline, ref.Thr); got < 104 {
 		t.Errorf("with GLPK the run departs from the stored one in round %d, want ≥ 104", got)
 	}
-	if got := firstDeparture(run("sia", 110).Result.Timeline, ref.Thr); got != 14 {
+	if got := firstDeparture(run("sia-stored", 110).Result.Timeline, ref.Thr); got != 14 {
 		t.Errorf("with the exact solver the run departs in round %d, want 14", got)
 	}
 	// The whole run with the artifact's solver: the bands.
