@@ -33,7 +33,14 @@ and compares every metric of its summary (the wall-clock section aside) with the
 golden value. It exits non-zero naming each metric that moved beyond its
 tolerance and by how much. Tolerances: --tolerance for every metric unless the
 golden file sets "tolerance" (its default) or "tolerances" (per metric), as
-"2%" (relative) or "0.5" (absolute).
+"2%" (relative) or "0.5" (absolute). "bounds" limit one direction only, so an
+improvement is not reported as a regression:
+  "bounds": {"mean_jct_s": {"max_increase": "2%"}, "jobs_finished": {"max_decrease": "0"}}
+"relations" compare runs of the file, named by policy:
+  "relations": ["arena.mean_throughput >= 1.3 * fcfs.mean_throughput",
+                "arena.padded_mean_jct_s < fcfs.padded_mean_jct_s"]
+A golden run with no summary (and named by no relation) is an error: it would
+pass whatever the run did.
 
 --golden may name a directory: every *.json in it is checked. --update rewrites
 the golden files with the current results (after an intended change).`,
@@ -116,9 +123,16 @@ func runRegress(cmd *cobra.Command, reg *policy.Registry, f regressFlags) error 
 			failed++
 			fmt.Fprintf(out, "FAIL %s: %v\n", file, err)
 		} else {
-			fmt.Fprintf(out, "ok   %s: %d runs match\n", file, rep.Runs)
+			msg := fmt.Sprintf("ok   %s: %d runs match", file, rep.Runs)
+			if n := len(rep.Relations); n > 0 {
+				msg += fmt.Sprintf(", %d relation(s) hold", n)
+			}
+			fmt.Fprintln(out, msg)
 		}
 		if f.verbose {
+			for _, r := range rep.Relations {
+				fmt.Fprintf(out, "     %s\n", r)
+			}
 			for _, d := range rep.Deviations {
 				if !d.Fail {
 					fmt.Fprintf(out, "     %s\n", d)

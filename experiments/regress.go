@@ -22,14 +22,51 @@ import (
 //	  "comment": "why these runs",
 //	  "tolerance": "2%",                       // default for every metric (optional)
 //	  "tolerances": {"jobs_finished": "0"},    // per metric: "2%" relative or "0.5" absolute
+//	  "bounds": {"mean_jct_s": {"max_increase": "2%"}},  // one-sided, per metric
+//	  "relations": ["arena.mean_throughput >= 1.3 * fcfs.mean_throughput"],
 //	  "runs": [{"run": {"trace": "pai", "cluster": "paper-1280", "policy": "fcfs",
 //	             "timing": "exact", "rounds": 500}, "summary": {...summary.json...}}]
 //	}
+//
+// A bound limits a metric's move in one direction only (an improvement is
+// no regression): max_increase, max_decrease, each "2%" or "0.5"; a
+// direction not given is unlimited. A relation compares metrics of two
+// runs of the file (named by policy) or a run's metric and a number.
 type Golden struct {
 	Comment    string            `json:"comment,omitempty"`
 	Tolerance  string            `json:"tolerance,omitempty"`
 	Tolerances map[string]string `json:"tolerances,omitempty"`
+	Bounds     map[string]Bound  `json:"bounds,omitempty"`
+	Relations  []string          `json:"relations,omitempty"`
 	Runs       []GoldenRun       `json:"runs"`
+}
+
+// Bound is a one-sided limit on a metric's move.
+type Bound struct {
+	MaxIncrease string `json:"max_increase,omitempty"`
+	MaxDecrease string `json:"max_decrease,omitempty"`
+}
+
+// allows reports whether the move from golden to got stays within the
+// bound, and describes the bound.
+func (b Bound) allows(golden, got float64) (bool, string) {
+	var desc []string
+	ok := true
+	if b.MaxIncrease != "" {
+		t, _ := ParseTolerance(b.MaxIncrease)
+		desc = append(desc, "max_increase "+b.MaxIncrease)
+		if got > golden && !t.allows(golden, got) {
+			ok = false
+		}
+	}
+	if b.MaxDecrease != "" {
+		t, _ := ParseTolerance(b.MaxDecrease)
+		desc = append(desc, "max_decrease "+b.MaxDecrease)
+		if got < golden && !t.allows(golden, got) {
+			ok = false
+		}
+	}
+	return ok, strings.Join(desc, ", ")
 }
 
 // GoldenRun is one run of a golden file.
@@ -130,9 +167,41 @@ func LoadGolden(file string) (*Golden, error) {
 			return nil, fmt.Errorf("golden %s: \"tolerances\".%q: %w", file, k, err)
 		}
 	}
+	for k, b := range g.Bounds {
+		if b.MaxIncrease == "" && b.MaxDecrease == "" {
+			return nil, fmt.Errorf("golden %s: \"bounds\".%q: give max_increase, max_decrease or both", file, k)
+		}
+		for _, v := range []string{b.MaxIncrease, b.MaxDecrease} {
+			if v == "" {
+				continue
+			}
+			if _, err := ParseTolerance(v); err != nil {
+				return nil, fmt.Errorf("golden %s: \"bounds\".%q: %w", file, k, err)
+			}
+		}
+		if _, both := g.Tolerances[k]; both {
+			return nil, fmt.Errorf("golden %s: %q has both a tolerance and a bound; give one", file, k)
+		}
+	}
+	inRelation := map[string]bool{}
+	for i, expr := range g.Relations {
+		rel, err := parseRelation(expr, &g)
+		if err != nil {
+			return nil, fmt.Errorf("golden %s: relations[%d]: %w", file, i, err)
+		}
+		for _, t := range []term{rel.left, rel.right} {
+			if t.policy != "" {
+				inRelation[t.policy] = true
+			}
+		}
+	}
 	for i, r := range g.Runs {
 		if r.Run.Trace == "" || r.Run.Cluster == "" || r.Run.Policy == "" {
 			return nil, fmt.Errorf("golden %s: runs[%d].run: trace, cluster and policy are required", file, i)
+		}
+		// A run with nothing to compare would "match" whatever it does.
+		if len(r.Summary) == 0 && !inRelation[r.Run.Policy] {
+			return nil, fmt.Errorf("golden %s: runs[%d] (%s): no summary to compare and no relation names it: it would pass whatever the run does (fill it with --update)", file, i, r.Run)
 		}
 		if _, err := sim.ParseTiming(r.Run.Timing); err != nil {
 			return nil, fmt.Errorf("golden %s: runs[%d].run.timing: %w", file, i, err)
@@ -150,6 +219,8 @@ type Deviation struct {
 	Tolerance Tolerance
 	// Fail is false for changes within tolerance.
 	Fail bool
+	// Bound describes a one-sided bound that applied instead of Tolerance.
+	Bound string
 }
 
 func (d Deviation) String() string {
@@ -164,7 +235,11 @@ func (d Deviation) String() string {
 		if !math.IsNaN(d.Change) {
 			change = fmt.Sprintf("%+.2f%%", 100*d.Change)
 		}
-		return fmt.Sprintf("%s: %s %s → %s (%s, %+g; %s tolerance %s)", d.Run, d.Metric, fmtNum(g), fmtNum(v), change, v-g, verdict, d.Tolerance)
+		limit := "tolerance " + d.Tolerance.String()
+		if d.Bound != "" {
+			limit = "bound " + d.Bound
+		}
+		return fmt.Sprintf("%s: %s %s → %s (%s, %+g; %s %s)", d.Run, d.Metric, fmtNum(g), fmtNum(v), change, v-g, verdict, limit)
 	}
 	return fmt.Sprintf("%s: %s %v → %v", d.Run, d.Metric, d.Golden, d.Got)
 }
@@ -178,6 +253,23 @@ type RegressReport struct {
 	// NewMetrics lists summary fields missing from the golden file
 	// (reported, never failing: regenerate the golden to track them).
 	NewMetrics []string
+	// Relations are the file's relations, evaluated.
+	Relations []RelationResult
+}
+
+// RelationResult is one relation of a golden file, evaluated.
+type RelationResult struct {
+	Expr        string
+	Left, Right float64
+	OK          bool
+}
+
+func (r RelationResult) String() string {
+	verdict := "holds"
+	if !r.OK {
+		verdict = "FAILS"
+	}
+	return fmt.Sprintf("relation %q %s: %s vs %s", r.Expr, verdict, fmtNum(r.Left), fmtNum(r.Right))
 }
 
 // Failures returns the deviations beyond tolerance.
@@ -213,6 +305,7 @@ func Regress(ctx context.Context, reg Policies, g *Golden, override *Tolerance) 
 	}
 	rep := &RegressReport{Runs: len(g.Runs)}
 	newMetrics := map[string]bool{}
+	gotByPolicy := map[string]map[string]any{}
 	for _, gr := range g.Runs {
 		run, err := gr.Run.Run()
 		if err != nil {
@@ -226,12 +319,14 @@ func Regress(ctx context.Context, reg Policies, g *Golden, override *Tolerance) 
 		if err != nil {
 			return nil, err
 		}
+		gotByPolicy[gr.Run.Policy] = got
 		want := flatten(gr.Summary)
 		for _, k := range sortedKeys(want) {
 			tol := def
 			if t, ok := g.Tolerances[k]; ok {
 				tol, _ = ParseTolerance(t)
 			}
+			bound, bounded := g.Bounds[k]
 			gv, ok := got[k]
 			if !ok {
 				rep.Deviations = append(rep.Deviations, Deviation{Run: gr.Run.String(), Metric: k, Golden: want[k], Got: "(missing)", Change: math.NaN(), Fail: true})
@@ -247,7 +342,12 @@ func Regress(ctx context.Context, reg Policies, g *Golden, override *Tolerance) 
 				if wn != 0 {
 					change = (gn - wn) / math.Abs(wn)
 				}
-				rep.Deviations = append(rep.Deviations, Deviation{Run: gr.Run.String(), Metric: k, Golden: wn, Got: gn, Change: change, Tolerance: tol, Fail: !tol.allows(wn, gn)})
+				d := Deviation{Run: gr.Run.String(), Metric: k, Golden: wn, Got: gn, Change: change, Tolerance: tol, Fail: !tol.allows(wn, gn)}
+				if bounded {
+					ok, desc := bound.allows(wn, gn)
+					d.Fail, d.Bound = !ok, desc
+				}
+				rep.Deviations = append(rep.Deviations, d)
 				continue
 			}
 			if fmt.Sprint(want[k]) != fmt.Sprint(gv) {
@@ -261,12 +361,30 @@ func Regress(ctx context.Context, reg Policies, g *Golden, override *Tolerance) 
 		}
 	}
 	rep.NewMetrics = sortedKeys(newMetrics)
-	if f := rep.Failures(); len(f) > 0 {
-		var lines []string
-		for _, d := range f {
-			lines = append(lines, d.String())
+	for _, expr := range g.Relations {
+		rel, err := parseRelation(expr, g)
+		if err != nil {
+			return nil, fmt.Errorf("relations: %w", err)
 		}
-		return rep, fmt.Errorf("%w: %d metric(s) moved beyond tolerance:\n  %s", ErrRegression, len(f), strings.Join(lines, "\n  "))
+		rr, err := rel.eval(gotByPolicy)
+		if err != nil {
+			return nil, err
+		}
+		rep.Relations = append(rep.Relations, rr)
+	}
+	var lines []string
+	for _, d := range rep.Failures() {
+		lines = append(lines, d.String())
+	}
+	failedRel := 0
+	for _, r := range rep.Relations {
+		if !r.OK {
+			lines = append(lines, r.String())
+			failedRel++
+		}
+	}
+	if len(lines) > 0 {
+		return rep, fmt.Errorf("%w: %d metric(s) moved beyond tolerance, %d relation(s) failed:\n  %s", ErrRegression, len(lines)-failedRel, failedRel, strings.Join(lines, "\n  "))
 	}
 	return rep, nil
 }

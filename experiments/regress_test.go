@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"math"
@@ -142,5 +143,79 @@ func TestParseTolerance(t *testing.T) {
 		if _, err := ParseTolerance(bad); err == nil {
 			t.Errorf("ParseTolerance(%q) accepted", bad)
 		}
+	}
+}
+
+// A golden run without a summary compares nothing: it must be refused,
+// not reported as matching.
+func TestGoldenWithoutSummariesFails(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "empty.json")
+	os.WriteFile(file, []byte(`{"runs": [{"run": {"trace": "pai", "cluster": "paper-1280", "policy": "fcfs", "timing": "exact"}}]}`), 0o644)
+	if _, err := LoadGolden(file); err == nil || !strings.Contains(err.Error(), "no summary to compare") {
+		t.Errorf("golden with no summary: %v", err)
+	}
+}
+
+// One-sided bounds: the planted FCFS slip raises the mean JCT. A
+// max_decrease bound alone lets it pass (only decreases are limited); a
+// max_increase bound catches it and names the bound.
+func TestRegressOneSidedBounds(t *testing.T) {
+	g, err := LoadGolden(filepath.Join("testdata", "golden", "fcfs.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Runs = g.Runs[:1]
+	for k := range g.Runs[0].Summary {
+		if k != "mean_jct_s" {
+			delete(g.Runs[0].Summary, k)
+		}
+	}
+	g.Bounds = map[string]Bound{"mean_jct_s": {MaxDecrease: "0"}}
+	if _, err := Regress(context.Background(), plantedRegistry{policy.NewRegistry()}, g, nil); err != nil {
+		t.Errorf("a rise under a max_decrease-only bound must pass: %v", err)
+	}
+	g.Bounds = map[string]Bound{"mean_jct_s": {MaxIncrease: "2%"}}
+	_, err = Regress(context.Background(), plantedRegistry{policy.NewRegistry()}, g, nil)
+	if !errors.Is(err, ErrRegression) || !strings.Contains(err.Error(), "bound max_increase 2%") {
+		t.Errorf("a rise beyond max_increase 2%%: %v", err)
+	}
+	// The unplanted run improves on a golden inflated by 50 %: an
+	// improvement is not a regression under max_increase.
+	v, _ := g.Runs[0].Summary["mean_jct_s"].(json.Number).Float64()
+	g.Runs[0].Summary["mean_jct_s"] = 1.5 * v
+	if _, err := Regress(context.Background(), testRegistry(), g, nil); err != nil {
+		t.Errorf("an improvement flagged: %v", err)
+	}
+}
+
+// Hand-worked relations on PAI, exact timing, 300 rounds: SRTF's and
+// FCFS's summaries are computed by the runs themselves, so the checks
+// are relative: x >= 1 * x holds, x > 1.01 * x fails.
+func TestRegressRelations(t *testing.T) {
+	run := func(p string) GoldenRun {
+		return GoldenRun{Run: GoldenRunSpec{Trace: "pai", Cluster: "paper-1280", Policy: p, Timing: "exact", Rounds: 300}}
+	}
+	g := &Golden{Runs: []GoldenRun{run("fcfs"), run("srtf")}, Relations: []string{
+		"fcfs.mean_throughput >= 1 * fcfs.mean_throughput",
+		"srtf.jobs_finished >= 0.5 * fcfs.jobs_finished",
+	}}
+	rep, err := Regress(context.Background(), testRegistry(), g, nil)
+	if err != nil || len(rep.Relations) != 2 || !rep.Relations[0].OK {
+		t.Fatalf("relations: %+v, %v", rep, err)
+	}
+	g.Relations = []string{"fcfs.mean_throughput > 1.01 * fcfs.mean_throughput"}
+	_, err = Regress(context.Background(), testRegistry(), g, nil)
+	if !errors.Is(err, ErrRegression) || !strings.Contains(err.Error(), "FAILS") {
+		t.Errorf("a false relation: %v", err)
+	}
+	for _, bad := range []string{"fcfs.mean_throughput", "gavel.mean_jct_s < 1", "1 < 2", "fcfs.x * fcfs.y > 1", "fcfs. > 1"} {
+		if _, err := parseRelation(bad, g); err == nil {
+			t.Errorf("relation %q accepted", bad)
+		}
+	}
+	g.Relations = []string{"fcfs.no_such_metric > 1"}
+	if _, err := Regress(context.Background(), testRegistry(), g, nil); err == nil || !strings.Contains(err.Error(), "no_such_metric") {
+		t.Errorf("unknown metric: %v", err)
 	}
 }
