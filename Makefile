@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/arena
 
-.PHONY: build install run test bench lint fuzz clean
+.PHONY: build install run test test-examples bench lint fuzz clean
 
 # The source revision goes into every results file (arena_version).
 REVISION := $(shell git describe --always --dirty 2>/dev/null)
@@ -28,6 +28,16 @@ test:
 	@command -v python3 >/dev/null || echo "WARNING: python3 not found: the Python example policies (examples/python, policy/exec tests) are SKIPPED"
 	$(GO) vet ./...
 	$(GO) test ./...
+	$(MAKE) test-examples
+
+# The policy written outside the repository (its own Go module, built against
+# this checkout by a replace): vet, conformance test, build, and a short run.
+# -mod=mod lets its go.sum follow the repository's dependencies.
+test-examples:
+	cd examples/custom-policy && $(GO) vet -mod=mod ./... && $(GO) test -mod=mod ./... \
+	  && $(GO) build -mod=mod -o $(CURDIR)/bin/arena-custom . \
+	  && $(CURDIR)/bin/arena-custom simulate --trace testbed --cluster testbed-64 --policy 'fcfs,backfill(order=smallest)' --check >/dev/null \
+	  && echo "examples/custom-policy: built and ran backfill"
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./...
