@@ -30,6 +30,7 @@ type simulateFlags struct {
 	overheads                                                         string
 	rounds, maxRounds                                                 int
 	iterationScale                                                    int64
+	slowdown, relaxedSlowdown                                         float64
 	seed                                                              int64
 	check, quiet, noReference, onEvents, profiling                    bool
 }
@@ -78,6 +79,8 @@ Philly trace in artifact timing the authors' stored results are printed alongsid
 	fl.StringVar(&f.gpuMap, "gpu-map", "", "rewrite the trace's GPU types for another cluster, e.g. a100=h100,v100=h100,a40=l20,a10=l20")
 	fl.StringVar(&f.overheads, "overheads", sim.DefaultOverheads, "reconfiguration overhead profile: "+strings.Join(sim.BuiltinOverheadNames(), ", ")+" or a YAML file (docs/calibrating.md)")
 	fl.Int64Var(&f.iterationScale, "iteration-scale", 0, "divide the trace's iteration counts by N instead of the trace's own scale (built-in: 5 for philly/helios/pai, 1 for testbed)")
+	fl.Float64Var(&f.slowdown, "slowdown", 1, "calibration: multiply every executed iteration time by this factor (policies still decide with the estimator's values; docs/calibrating.md)")
+	fl.Float64Var(&f.relaxedSlowdown, "relaxed-slowdown", 1, "calibration: further factor on iteration times of multi-node placements less compact than best locality")
 	fl.BoolVar(&f.profiling, "profiling-delay", false, "prepend each job's disaggregated-profiling time (analytic model) to its first start")
 	fl.BoolVar(&f.onEvents, "schedule-on-events", false, "exact timing: also call the policy at each arrival and completion, not only every 300-s round")
 	fl.BoolVar(&f.check, "check", false, "run the invariant checker after every event (slower)")
@@ -100,6 +103,11 @@ func runSimulate(cmd *cobra.Command, reg *policy.Registry, f simulateFlags) erro
 	}
 	if f.iterationScale < 0 || (cmd.Flags().Changed("iteration-scale") && f.iterationScale == 0) {
 		return fmt.Errorf("--iteration-scale %d: want a positive integer (1: iterations as the trace gives them)", f.iterationScale)
+	}
+	for name, v := range map[string]float64{"slowdown": f.slowdown, "relaxed-slowdown": f.relaxedSlowdown} {
+		if !(v > 0) || v > 100 {
+			return fmt.Errorf("--%s %v: want a factor in (0, 100] (1 = none)", name, v)
+		}
 	}
 	if _, err := sim.LoadOverheads(f.overheads); err != nil {
 		return fmt.Errorf("--overheads: %w", err)
@@ -169,7 +177,7 @@ func runSimulate(cmd *cobra.Command, reg *policy.Registry, f simulateFlags) erro
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			run := experiments.Run{Trace: f.trace, Cluster: f.cluster, Policy: name, Timing: timing, Rounds: f.rounds, Check: f.check, Estimator: f.estimator, ScheduleOnEvents: f.onEvents, GPUMap: f.gpuMap, ProfilingDelay: f.profiling, Overheads: f.overheads, IterationScale: f.iterationScale, MaxRounds: f.maxRounds}
+			run := experiments.Run{Trace: f.trace, Cluster: f.cluster, Policy: name, Timing: timing, Rounds: f.rounds, Check: f.check, Estimator: f.estimator, ScheduleOnEvents: f.onEvents, GPUMap: f.gpuMap, ProfilingDelay: f.profiling, Overheads: f.overheads, IterationScale: f.iterationScale, MaxRounds: f.maxRounds, Slowdown: f.slowdown, RelaxedSlowdown: f.relaxedSlowdown}
 			if showBar {
 				run.OnRound = func(d, t int) {
 					mu.Lock()

@@ -31,6 +31,9 @@ func InputHash(r Run, policy string, spec sim.ClusterSpec, cfg sim.Config, jobs 
 		policy, cs, cfg.Timing, cfg.Rounds, cfg.RoundLength, ov, cfg.IterationScale, cfg.DeadlineScale,
 		cfg.ProfilingDelay != nil, cfg.ScheduleOnEvents)
 	fmt.Fprintf(h, "estimator %s seed %d density %g gpu-map %q\n", r.Estimator, r.Seed, density(r.Density), r.GPUMap)
+	if r.Slowdown != 0 && r.Slowdown != 1 || r.RelaxedSlowdown != 0 && r.RelaxedSlowdown != 1 {
+		fmt.Fprintf(h, "slowdown %g relaxed %g\n", r.Slowdown, r.RelaxedSlowdown)
+	}
 	for _, j := range jobs {
 		writeJob(h, j)
 	}

@@ -56,6 +56,12 @@ type Run struct {
 	// MaxRounds caps the run's length (0 = DefaultMaxRounds); a longer
 	// run, given or the trace's default, is refused before it starts.
 	MaxRounds int
+	// Slowdown and RelaxedSlowdown calibrate the engine's execution
+	// (estimator.Slowdown): every iteration time × Slowdown, and × also
+	// RelaxedSlowdown on a multi-node placement less compact than best
+	// locality. 0 means 1. Policies still decide with the uncalibrated
+	// estimator.
+	Slowdown, RelaxedSlowdown float64
 	// OnRound reports progress (optional).
 	OnRound func(done, total int)
 }
@@ -192,7 +198,19 @@ func Execute(ctx context.Context, reg Policies, r Run) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := sim.DefaultConfig(cluster, src.View(estimator.ViewOptimal))
+	var exec estimator.Estimator = src.View(estimator.ViewOptimal)
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"slowdown", r.Slowdown}, {"relaxed slowdown", r.RelaxedSlowdown}} {
+		if f.v < 0 || math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v > 100 {
+			return nil, fmt.Errorf("%s %v: want a factor in (0, 100] (0 = none)", f.name, f.v)
+		}
+	}
+	if r.Slowdown != 0 && r.Slowdown != 1 || r.RelaxedSlowdown != 0 && r.RelaxedSlowdown != 1 {
+		exec = estimator.Slowdown{Base: exec, Global: r.Slowdown, Relaxed: r.RelaxedSlowdown, NodeCap: cluster.NodeCapacity}
+	}
+	cfg := sim.DefaultConfig(cluster, exec)
 	cfg.Timing, cfg.Rounds, cfg.Overhead, cfg.Check, cfg.OnRound = r.Timing, r.Rounds, overhead, r.Check, r.OnRound
 	cfg.IterationScale = scale
 	cfg.ScheduleOnEvents = r.ScheduleOnEvents

@@ -41,6 +41,8 @@ import (
 //	estimators: [profiledb]
 //	overheads: testbed           # overhead profile: built-in name or YAML path (default artifact)
 //	iteration_scale: 1           # overrides every trace's iteration scale
+//	slowdown: 1.045              # executed iteration times × this (calibration)
+//	relaxed_slowdown: 1.34       # … and × this on relaxed multi-node placements
 type Spec struct {
 	// File is where the spec came from (for messages); Dir resolves
 	// relative trace and cluster paths ("" = the working directory).
@@ -64,6 +66,9 @@ type Spec struct {
 	// Baseline is the policy the report compares the others with ("" =
 	// the paper's form, Arena against each policy).
 	Baseline string
+	// Slowdown and RelaxedSlowdown calibrate execution (Run.Slowdown);
+	// 0 = none.
+	Slowdown, RelaxedSlowdown float64
 
 	// lines of each key, for errors found after parsing.
 	lines map[string]int
@@ -91,7 +96,7 @@ func (e *SpecError) Error() string {
 func (e *SpecError) Unwrap() error { return e.Err }
 
 // specKeys are the keys a spec may hold, in documentation order.
-var specKeys = []string{"name", "traces", "clusters", "policies", "skip_missing", "timing", "rounds", "horizon", "density", "seeds", "estimators", "overheads", "iteration_scale", "baseline"}
+var specKeys = []string{"name", "traces", "clusters", "policies", "skip_missing", "timing", "rounds", "horizon", "density", "seeds", "estimators", "overheads", "iteration_scale", "slowdown", "relaxed_slowdown", "baseline"}
 
 // keyAliases accept the singular or plural form of a list key.
 var keyAliases = map[string]string{
@@ -223,6 +228,16 @@ func ParseSpec(file, dir string, data []byte) (*Spec, error) {
 				return nil, fail(v, key, "want a profile name (%s) or a YAML file", strings.Join(sim.BuiltinOverheadNames(), ", "))
 			}
 			s.Overheads = strings.TrimSpace(v.Value)
+		case "slowdown", "relaxed_slowdown":
+			f, perr := strconv.ParseFloat(v.Value, 64)
+			if v.Kind != yaml.ScalarNode || perr != nil || !(f > 0) || f > 100 {
+				return nil, fail(v, key, "want a factor in (0, 100] (1 = none), got %q", v.Value)
+			}
+			if key == "slowdown" {
+				s.Slowdown = f
+			} else {
+				s.RelaxedSlowdown = f
+			}
 		case "iteration_scale":
 			n, perr := strconv.ParseInt(v.Value, 10, 64)
 			if v.Kind != yaml.ScalarNode || perr != nil || n <= 0 {
@@ -472,6 +487,9 @@ func (s *Spec) Expand(reg Policies) (*Plan, error) {
 							if s.IterationScale > 0 {
 								group += ".i" + strconv.FormatInt(s.IterationScale, 10)
 							}
+							if s.Slowdown != 0 && s.Slowdown != 1 || s.RelaxedSlowdown != 0 && s.RelaxedSlowdown != 1 {
+								group += ".sd" + strconv.FormatFloat(factorOr1(s.Slowdown), 'g', -1, 64) + "-" + strconv.FormatFloat(factorOr1(s.RelaxedSlowdown), 'g', -1, 64)
+							}
 							for _, p := range policies {
 								key := PolicyDir(p) + "." + group
 								if seen[key] {
@@ -482,6 +500,7 @@ func (s *Spec) Expand(reg Policies) (*Plan, error) {
 									Trace: traceRefs[ti], Cluster: clusterRefs[ci], Policy: p, Timing: timing,
 									Rounds: s.Rounds, Density: density, Seed: seed, Estimator: est,
 									Overheads: overheads, IterationScale: s.IterationScale,
+									Slowdown: s.Slowdown, RelaxedSlowdown: s.RelaxedSlowdown,
 								}})
 							}
 						}
@@ -606,4 +625,11 @@ func ResolvePolicies(reg Policies, patterns []string, skipMissing bool) (names, 
 		return nil, notes, fmt.Errorf("no registered policy left (registered: %s)", strings.Join(registered, ", "))
 	}
 	return names, notes, nil
+}
+
+func factorOr1(f float64) float64 {
+	if f == 0 {
+		return 1
+	}
+	return f
 }

@@ -26,6 +26,19 @@ var (
 	ElasticFlowCheckOverhead = sim.OverheadClass{"elasticflow-check", "pruned", "arena"}
 )
 
+// AdmissionOption chooses how fcfs and gavel admit an arriving job:
+// "simulator" (the artifact simulator's force_opt check, no memory filter)
+// or "dp-memory" (the artifact runtime's: a job whose pure data-parallel
+// replica does not fit in GPU memory is dropped, never run).
+var AdmissionOption = Option{Name: "admission", Type: Enum, Values: []string{AdmissionSimulator, AdmissionDPMemory}, Default: AdmissionSimulator,
+	Help: "arrival check: simulator (the artifact simulator's, no memory filter) or dp-memory (the physical runtime's: never run a job whose DP replica does not fit in GPU memory)"}
+
+// The values of AdmissionOption.
+const (
+	AdmissionSimulator = "simulator"
+	AdmissionDPMemory  = "dp-memory"
+)
+
 // FullSearch is the class of a baseline with an unpruned search: its own
 // names (most specific first), then "full-search".
 func FullSearch(names ...string) sim.OverheadClass {
@@ -95,8 +108,13 @@ func NewRegistry() *Registry {
 	r.mustRegister(Entry{
 		Name: "fcfs", Doc: "first-come-first-served on the requested GPUs, head-of-line blocking per type, no preemption",
 		Overhead: FullSearch("fcfs"),
+		Options:  []Option{AdmissionOption},
 		New: func(o Options) (sim.Policy, error) {
-			return fcfs.New(o.Source.View(estimator.ViewOptimal)), nil
+			f := fcfs.New(o.Source.View(estimator.ViewOptimal))
+			if o.Values.String("admission") == AdmissionDPMemory {
+				f.WithAdmission(estimator.DPMemoryAdmission{Est: o.Source.View(estimator.ViewOptimal), DP: o.Source.View(estimator.ViewDataParallel)})
+			}
+			return f, nil
 		},
 	})
 	// Each family of policies registers itself from its own file.

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/policy/gavel"
 	"github.com/arena-sim/arena/policy/sia"
 	"github.com/arena-sim/arena/sim"
@@ -16,16 +17,18 @@ func ilpEntries() []Entry {
 			Name: "gavel", Aliases: []string{"gavel-head"},
 			Doc:      "Gavel max-sum-throughput: integer program over job × GPU type, ≤3 type changes per decision; the artifact's ae-eurosys head (placements checked with the DP memory filter)",
 			Overhead: FullSearch("gavel"), Cost: 30,
+			Options: []Option{AdmissionOption},
 			New: func(o Options) (sim.Policy, error) {
-				return gavel.NewVersion(o.Cluster, o.Source, gavel.Head), nil
+				return gavelAdmission(gavel.NewVersion(o.Cluster, o.Source, gavel.Head), o), nil
 			},
 		},
 		{
 			Name:     "gavel-stored",
 			Doc:      "gavel as the version behind the authors' stored Philly results (placements checked without the DP memory filter)",
 			Overhead: FullSearch("gavel-stored", "gavel"), Cost: 30,
+			Options: []Option{AdmissionOption},
 			New: func(o Options) (sim.Policy, error) {
-				return gavel.NewVersion(o.Cluster, o.Source, gavel.StoredRun).Named("gavel-stored"), nil
+				return gavelAdmission(gavel.NewVersion(o.Cluster, o.Source, gavel.StoredRun).Named("gavel-stored"), o), nil
 			},
 		},
 		{
@@ -65,4 +68,13 @@ func ilpEntries() []Entry {
 			},
 		},
 	}
+}
+
+// gavelAdmission applies the admission option: dp-memory adds the DP
+// memory filter to Gavel's memory-blind arrival pre-filter.
+func gavelAdmission(g *gavel.Gavel, o Options) *gavel.Gavel {
+	if o.Values.String("admission") == AdmissionDPMemory {
+		g.WithAdmission(estimator.DPMemoryAdmission{Est: o.Source.View(estimator.ViewDataParallelNoMemCheck), DP: o.Source.View(estimator.ViewDataParallel)})
+	}
+	return g
 }

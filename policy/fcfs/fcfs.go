@@ -17,6 +17,8 @@ type FCFS struct {
 	// est is the view FCFS decides with: the artifact passes force_opt,
 	// so feasibility is the adaptive-parallelism one (no DP memory filter).
 	est estimator.Estimator
+	// admit is the view of the arrival check (est unless WithAdmission).
+	admit estimator.Estimator
 
 	// queue mirrors the engine's pending queue (job and GPU-type index, in
 	// queue order) from one decision to the next, with count its jobs per
@@ -40,7 +42,17 @@ type queued struct {
 var _ sim.Policy = (*FCFS)(nil)
 
 // New returns FCFS deciding with est.
-func New(est estimator.Estimator) *FCFS { return &FCFS{est: est, typeIdx: map[string]int{}} }
+func New(est estimator.Estimator) *FCFS {
+	return &FCFS{est: est, admit: est, typeIdx: map[string]int{}}
+}
+
+// WithAdmission makes the arrival check use admit instead of the decision
+// view: the artifact's runtime admits with the DP memory filter
+// (estimator.DPMemoryAdmission), its simulator without. It returns f.
+func (f *FCFS) WithAdmission(admit estimator.Estimator) *FCFS {
+	f.admit = admit
+	return f
+}
 
 // Name implements sim.Policy.
 func (*FCFS) Name() string { return "fcfs" }
@@ -132,7 +144,7 @@ func (f *FCFS) Schedule(v *sim.View) ([]sim.Action, error) {
 
 	for _, j := range v.Arrivals {
 		best := placement.Best(v.Cluster, j.Spec.GPU, j.Spec.GPUs)
-		if best.PerNode == 0 || !f.est.Estimate(j.Spec.Workload, best).Feasible() {
+		if best.PerNode == 0 || !f.admit.Estimate(j.Spec.Workload, best).Feasible() {
 			actions = append(actions, sim.Action{Kind: sim.Drop, Job: j.Spec.ID, Reason: "infeasible at best locality"})
 			continue
 		}

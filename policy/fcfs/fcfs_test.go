@@ -227,3 +227,49 @@ func TestCarriedQueueMatchesFreshInstance(t *testing.T) {
 		t.Logf("%s on-events=%v: %d decisions compared, %d pending at the end", mode.timing, mode.onEvents, o.n, s.Pending)
 	}
 }
+
+// TestDPMemoryAdmission: with admission=dp-memory FCFS drops exactly the
+// arrivals whose pure data-parallel replica does not fit at best locality
+// on their requested type — counted here straight from the estimator's
+// data-parallel view (the dp_mem.json rule), independently of the policy —
+// and the simulator's default drops none of the testbed trace.
+func TestDPMemoryAdmission(t *testing.T) {
+	tr, err := traces.Load("testbed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := sim.LoadClusterSpec("testbed-64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := sim.NewCluster(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := estimator.DefaultProfileDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dp := db.View(estimator.ViewDataParallel)
+	want := 0
+	for _, j := range tr.Jobs {
+		cfg := estimator.BestLocality(j.GPU, j.GPUs, c.NodeCapacity(j.GPU))
+		if dp.Estimate(j.Workload, cfg).Reason == estimator.OutOfMemory {
+			want++
+		}
+	}
+	if want == 0 {
+		t.Fatal("no testbed job fails the DP memory rule: the test would prove nothing")
+	}
+	for policyStr, wantDropped := range map[string]int{"fcfs": 0, "fcfs(admission=simulator)": 0, "fcfs(admission=dp-memory)": want} {
+		o, err := experiments.Execute(context.Background(), policy.NewRegistry(), experiments.Run{
+			Trace: "testbed", Cluster: "testbed-64", Policy: policyStr, Timing: sim.Exact, Check: true,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Summary.Dropped != wantDropped {
+			t.Errorf("%s: %d dropped, want %d", policyStr, o.Summary.Dropped, wantDropped)
+		}
+	}
+}

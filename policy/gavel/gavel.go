@@ -61,8 +61,11 @@ type Gavel struct {
 	// the arrival pre-filter; deployable is the placements' feasibility
 	// check (decide at Head, anyFeasible in StoredRun).
 	decide, anyFeasible, deployable estimator.Estimator
-	types                           []string
-	capacity                        []float64
+	// admit, when set (WithAdmission), replaces anyFeasible in the arrival
+	// pre-filter.
+	admit    estimator.Estimator
+	types    []string
+	capacity []float64
 
 	rows Rows
 	// thr caches each job's ILP row: DP throughput at best locality of its
@@ -151,6 +154,15 @@ func (g *Gavel) Named(name string) *Gavel {
 	return g
 }
 
+// WithAdmission makes the arrival pre-filter use admit instead of the
+// memory-blind view: the artifact's runtime admits with the DP memory
+// filter (estimator.DPMemoryAdmission), its simulator without. It returns
+// g.
+func (g *Gavel) WithAdmission(admit estimator.Estimator) *Gavel {
+	g.admit = admit
+	return g
+}
+
 // Version reports which version of the authors' code g reproduces.
 func (g *Gavel) Version() Version { return g.version }
 
@@ -188,8 +200,12 @@ func (g *Gavel) Schedule(v *sim.View) ([]sim.Action, error) {
 			}
 		}
 	}
+	admit := g.anyFeasible
+	if g.admit != nil {
+		admit = g.admit
+	}
 	for _, j := range v.Arrivals {
-		if !RunnableSomewhere(g.cluster, g.anyFeasible, j) {
+		if !RunnableSomewhere(g.cluster, admit, j) {
 			// Never queued, never counted (ARENA.md §6).
 			plan.Drop(j.Spec.ID, "infeasible on every GPU type at best locality")
 			continue

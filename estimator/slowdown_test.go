@@ -1,0 +1,37 @@
+package estimator
+
+import "testing"
+
+// constEst answers 100 samples/s for every shape.
+type constEst struct{}
+
+func (constEst) Name() string { return "const" }
+func (constEst) Estimate(w Workload, c Config) Estimate {
+	return Estimate{Throughput: 100, IterTime: PyRound(float64(w.Batch)/100, 3)}
+}
+
+// TestSlowdown: hand-worked — batch 128 at 100 samples/s is 1.28 s; ×1.05
+// is 1.344 s; a relaxed 2×2 shape of 4 GPUs on 4-GPU nodes also ×1.3:
+// 1.7472 → 1.747 s; 2×2 on 2-GPU nodes is best locality (not relaxed).
+func TestSlowdown(t *testing.T) {
+	w := Workload{Batch: 128}
+	s := Slowdown{Base: constEst{}, Global: 1.05, Relaxed: 1.3, NodeCap: func(gpu string) int {
+		return map[string]int{"a100": 4, "a40": 2}[gpu]
+	}}
+	for _, c := range []struct {
+		name string
+		cfg  Config
+		want float64
+	}{
+		{"single node", Config{"a100", 1, 4}, 1.344},
+		{"relaxed multi-node", Config{"a100", 2, 2}, 1.747},
+		{"multi-node at best locality", Config{"a40", 2, 2}, 1.344},
+	} {
+		if got := s.Estimate(w, c.cfg).IterTime; got != c.want {
+			t.Errorf("%s: iteration time %v, want %v", c.name, got, c.want)
+		}
+	}
+	if got := (Slowdown{Base: constEst{}}).Estimate(w, Config{"a100", 2, 2}); got.IterTime != 1.28 || got.Throughput != 100 {
+		t.Errorf("factors 0 must change nothing: %+v", got)
+	}
+}
