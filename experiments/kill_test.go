@@ -1,14 +1,18 @@
 package experiments
 
 import (
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/arena-sim/arena/sim/outdir"
 )
 
 // killSpec has enough runs (2000-round Philly under FCFS in artifact
@@ -23,9 +27,13 @@ rounds: 2000
 seeds: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]
 `
 
-// TestSweepSurvivesKill builds the arena binary, starts a sweep, kills it
-// with SIGKILL once a few runs are complete, resumes it, and checks the
-// results equal those of an uninterrupted sweep.
+// TestSweepSurvivesKill builds the arena binary and kills a sweep with
+// SIGKILL at random points (seeded, logged) again and again, each time
+// restarting it with --resume, until it finishes. After every kill each
+// run directory present must be complete (directories are swapped in
+// whole) and the lock must be free again; at the end no temporary may be
+// left and every file must equal, byte for byte, an uninterrupted sweep's
+// (summary.json and summary.parquet without their wall-clock parts).
 func TestSweepSurvivesKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the arena binary")
@@ -52,14 +60,6 @@ func TestSweepSurvivesKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(tmp, "killed")
-
-	cmd := exec.Command(bin, "sweep", specFile, "--out", out, "--parallel", "1", "--quiet")
-	cmd.Env = append(os.Environ(), "CI=1")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
 	complete := func() int {
 		n := 0
 		for _, r := range plan.Runs {
@@ -69,36 +69,68 @@ func TestSweepSurvivesKill(t *testing.T) {
 		}
 		return n
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for complete() < 3 {
+	seed := time.Now().UnixNano()
+	rng := rand.New(rand.NewPCG(uint64(seed), 0))
+	t.Logf("kill points from seed %d", seed)
+	kills := 0
+	const maxKills = 6 // then the last attempt runs to the end
+	for attempt := 0; attempt <= maxKills; attempt++ {
+		cmd := exec.Command(bin, "sweep", specFile, "--out", out, "--parallel", "2", "--resume", "--quiet")
+		cmd.Env = append(os.Environ(), "CI=1")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		// A random point in the sweep's life: from its start-up to
+		// past a typical run (about 0.15 s each).
+		wait := time.Duration(rng.IntN(700)) * time.Millisecond
+		if kills == maxKills {
+			wait = time.Hour
+		}
 		select {
 		case err := <-exited:
-			t.Fatalf("the sweep ended before it could be killed (%v); make the spec longer", err)
-		case <-time.After(5 * time.Millisecond):
+			if err != nil {
+				t.Fatalf("attempt %d: sweep failed: %v\n%s", attempt, err, stderr.String())
+			}
+			t.Logf("attempt %d finished the sweep after %d kills", attempt, kills)
+			attempt = 1 << 30 // done
+			continue
+		case <-time.After(wait):
 		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("no run completed within 60 s")
+		cmd.Process.Signal(syscall.SIGKILL)
+		<-exited
+		kills++
+		t.Logf("kill %d after %v: %d of %d runs complete", kills, wait, complete(), len(plan.Runs))
+		// All or nothing: no run directory is ever half-written.
+		entries, _ := os.ReadDir(filepath.Join(out, RunsDir))
+		for _, e := range entries {
+			if e.IsDir() && !strings.HasPrefix(e.Name(), ".") && !Complete(filepath.Join(out, RunsDir, e.Name()), e.Name()) {
+				t.Fatalf("after kill %d (at %v): %s is present but incomplete", kills, wait, e.Name())
+			}
 		}
-	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	<-exited
-	done := complete()
-	if done == len(plan.Runs) {
-		t.Fatalf("all %d runs finished before the kill; make the spec longer", done)
-	}
-	t.Logf("killed after %d of %d runs", done, len(plan.Runs))
-
-	resume := exec.Command(bin, "sweep", specFile, "--out", out, "--resume", "--quiet")
-	if b, err := resume.CombinedOutput(); err != nil {
-		t.Fatalf("resume: %v\n%s", err, b)
-	} else {
-		t.Logf("%s", b)
+		// flock dies with its holder: the directory is free at once.
+		l, err := outdir.LockDir(out)
+		if err != nil {
+			t.Fatalf("after kill %d: %v", kills, err)
+		}
+		l.Unlock()
 	}
 	if n := complete(); n != len(plan.Runs) {
-		t.Fatalf("after --resume %d of %d runs complete", n, len(plan.Runs))
+		t.Fatalf("after the kill loop %d of %d runs complete", n, len(plan.Runs))
+	}
+	if kills == 0 {
+		t.Log("no kill landed before the sweep finished")
+	}
+	for _, dir := range []string{out, filepath.Join(out, RunsDir)} {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if outdir.IsTemporary(e.Name()) {
+				t.Errorf("temporary left in %s: %s", dir, e.Name())
+			}
+		}
 	}
 
 	// The uninterrupted sweep runs the same binary: parquet files record
@@ -116,7 +148,7 @@ func TestSweepSurvivesKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(WithoutWallclock(got), WithoutWallclock(want)) {
-		t.Error("summary.parquet after kill + resume differs from an uninterrupted sweep")
+		t.Error("summary.parquet after kills + resumes differs from an uninterrupted sweep")
 	}
 	sameResults(t, plan, out, whole)
 }
