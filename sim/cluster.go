@@ -430,11 +430,13 @@ type Cluster struct {
 	total map[string]int
 	// nodesByType lists node indices per type, in node order.
 	nodesByType map[string][]int
+	// capacity is the largest node's GPU count per type.
+	capacity map[string]int
 }
 
 // NewCluster builds a cluster from a spec.
 func NewCluster(spec ClusterSpec) (*Cluster, error) {
-	c := &Cluster{Name: spec.Name, total: map[string]int{}, nodesByType: map[string][]int{}}
+	c := &Cluster{Name: spec.Name, total: map[string]int{}, nodesByType: map[string][]int{}, capacity: map[string]int{}}
 	for _, p := range spec.Pools {
 		if p.Nodes > MaxNodes || p.GPUsPerNode > MaxGPUsPerNode {
 			return nil, fmt.Errorf("cluster %s: pool %s: %d nodes × %d GPUs is over the limits (%d nodes, %d GPUs per node)", spec.Name, p.GPU, p.Nodes, p.GPUsPerNode, MaxNodes, MaxGPUsPerNode)
@@ -463,6 +465,7 @@ func NewCluster(spec ClusterSpec) (*Cluster, error) {
 			}
 		}
 		c.total[p.GPU] += p.Nodes * p.GPUsPerNode
+		c.capacity[p.GPU] = max(c.capacity[p.GPU], p.GPUsPerNode)
 	}
 	c.Types = estimator.TypeOrder(seen)
 	return c, nil
@@ -481,13 +484,7 @@ func (c *Cluster) TotalGPUs(gpu string) int { return c.total[gpu] }
 func (c *Cluster) NodesOfType(gpu string) []int { return c.nodesByType[gpu] }
 
 // NodeCapacity returns the GPUs per node of a type (the largest node's, if mixed).
-func (c *Cluster) NodeCapacity(gpu string) int {
-	m := 0
-	for _, i := range c.nodesByType[gpu] {
-		m = max(m, c.Nodes[i].Capacity)
-	}
-	return m
-}
+func (c *Cluster) NodeCapacity(gpu string) int { return c.capacity[gpu] }
 
 // ShapeOf derives the Config of a set of GPU slots: one GPU type, the
 // number of distinct nodes and GPUs per node. ok is false when the slots
@@ -496,6 +493,50 @@ func (c *Cluster) ShapeOf(slots []int) (estimator.Config, bool) {
 	if len(slots) == 0 || slots[0] < 0 || slots[0] >= len(c.slotNode) {
 		return estimator.Config{}, false
 	}
+	if len(slots) > smallShape {
+		return c.shapeOfLarge(slots)
+	}
+	// Up to smallShape slots (every allocation a policy can ask for on the
+	// built-in clusters): quadratic scans of arrays on the stack, no maps.
+	gpu := c.Nodes[c.slotNode[slots[0]]].GPU
+	var nodes [smallShape]int32
+	var count [smallShape]int
+	k := 0
+	for i, s := range slots {
+		if s < 0 || s >= len(c.slotNode) {
+			return estimator.Config{}, false
+		}
+		n := c.slotNode[s]
+		if c.Nodes[n].GPU != gpu {
+			return estimator.Config{}, false
+		}
+		for _, t := range slots[:i] {
+			if t == s { // a slot listed twice would count as two GPUs
+				return estimator.Config{}, false
+			}
+		}
+		x := 0
+		for x < k && nodes[x] != n {
+			x++
+		}
+		if x == k {
+			nodes[k] = n
+			k++
+		}
+		count[x]++
+	}
+	for x := 1; x < k; x++ {
+		if count[x] != count[0] {
+			return estimator.Config{}, false
+		}
+	}
+	return estimator.Config{GPU: gpu, Nodes: k, PerNode: count[0]}, true
+}
+
+// smallShape is the largest slot list ShapeOf checks without maps.
+const smallShape = 64
+
+func (c *Cluster) shapeOfLarge(slots []int) (estimator.Config, bool) {
 	gpu := c.Nodes[c.slotNode[slots[0]]].GPU
 	perNode := map[int32]int{}
 	var order []int32
@@ -513,14 +554,12 @@ func (c *Cluster) ShapeOf(slots []int) (estimator.Config, bool) {
 		perNode[n]++
 	}
 	// A slot listed twice would count as two GPUs of its node.
-	if len(perNode) > 0 {
-		seen := map[int]bool{}
-		for _, s := range slots {
-			if seen[s] {
-				return estimator.Config{}, false
-			}
-			seen[s] = true
+	seen := map[int]bool{}
+	for _, s := range slots {
+		if seen[s] {
+			return estimator.Config{}, false
 		}
+		seen[s] = true
 	}
 	q := perNode[order[0]]
 	for _, n := range order {

@@ -648,6 +648,21 @@ func SameGPUs(a, b []int) bool {
 	if len(a) != len(b) {
 		return false
 	}
+	if len(a) <= smallShape { // no map for the allocations policies make
+		for _, s := range b {
+			found := false
+			for _, t := range a {
+				if s == t {
+					found = true
+					break
+				}
+			}
+			if !found {
+				return false
+			}
+		}
+		return true
+	}
 	in := make(map[int]bool, len(a))
 	for _, s := range a {
 		in[s] = true

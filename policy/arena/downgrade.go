@@ -314,7 +314,7 @@ func (r *round) htcStep(tgt *inst, cands []sim.JobID, st *statSet, tb *table, ga
 	} else {
 		tgt.t, tgt.num = newType, prevNum
 		if len(prevNodes) > 0 {
-			tb.clearPlacement(chosen)
+			r.clearPlacement(tb, chosen)
 		}
 		gain += maxGain
 	}

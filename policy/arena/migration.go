@@ -225,7 +225,8 @@ func (r *round) rhdPair(tb *table, a, fa, b, fb, capacity int) (*table, bool) {
 		copy(nt.used[alo:ahi], saveUsedA[:ahi-alo])
 		copy(nt.occ[blo:bhi], saveOccB[:bhi-blo])
 		copy(nt.used[blo:bhi], saveUsedB[:bhi-blo])
-		nt.free[a], nt.free[b] = saveFreeA, saveFreeB
+		nt.restoreNodeFree(a, saveFreeA)
+		nt.restoreNodeFree(b, saveFreeB)
 		return nt, false
 	}
 	changed := func() bool {

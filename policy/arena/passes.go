@@ -279,7 +279,7 @@ func (r *round) applyRestart(id sim.JobID, dec *table) error {
 		}
 	}
 	for _, c := range conflicts {
-		dec.clearPlacement(c)
+		r.clearPlacement(dec, c)
 	}
 	// _restart_one_pending_job
 	r.startJob(id)
@@ -408,13 +408,16 @@ func (r *round) upgradeTrial() {
 func (r *round) upgradeSearch(id sim.JobID, budget, local int) (bool, *table, float64, int) {
 	js := r.js(id)
 	q := js.quota
+	v := r.p.variant
+	if !r.anyUpgrade(id, q) {
+		return false, nil, infeasibleThr, budget
+	}
 	mark := r.p.pool.mark()
 	base := r.clone(r.real)
-	base.clearPlacement(id)
+	r.clearPlacement(base, id)
 	maxGain := infeasibleThr
 	var dec *table
 	decBudget := 0
-	v := r.p.variant
 	if !v.NoTypeChange {
 		for U := range r.p.tp.types {
 			if U == q.t || base.freeOfType(U) < q.num {
@@ -451,6 +454,42 @@ func (r *round) upgradeSearch(id sim.JobID, budget, local int) (bool, *table, fl
 	return false, nil, infeasibleThr, budget
 }
 
+// anyUpgrade reports whether upgradeSearch would try anything for the job:
+// some other GPU type, or its own type for a doubling, with enough idle
+// GPUs once the job's own slots are released. It reads the real table and
+// the job's slots there, so the common answer "nothing to try" costs no
+// table copy.
+func (r *round) anyUpgrade(id sim.JobID, q quota) bool {
+	tb := r.real
+	var freed [8]int
+	extra := freed[:0]
+	if n := len(tb.tfree); n > len(freed) {
+		extra = make([]int, n)
+	} else {
+		extra = freed[:n]
+	}
+	for _, s := range r.p.idx.slotsOf(tb, id) {
+		if tb.used[s] {
+			extra[tb.tp.nodeType[tb.tp.slotNode[s]]]++
+		}
+	}
+	free := func(t int) int {
+		if t >= len(extra) {
+			return 0
+		}
+		return tb.tfree[t] + extra[t]
+	}
+	v := r.p.variant
+	if !v.NoTypeChange {
+		for U := range r.p.tp.types {
+			if U != q.t && free(U) >= q.num {
+				return true
+			}
+		}
+	}
+	return !v.NoScaling && q.num < maxGPUsPerJob && free(q.t) >= 2*q.num
+}
+
 // nodeSwapFixup is _eliminate_unnecessary_suspend_resume against snapshot
 // prev: a running job that filled whole nodes and now fills the same number
 // of other nodes of the same type takes its previous nodes back, slot for
@@ -459,11 +498,11 @@ func (r *round) nodeSwapFixup(prev *table) error {
 	tb := r.real
 	tp := r.p.tp
 	for _, id := range r.running {
-		pn, pc := nodesAndFirstCount(prev, id)
+		pn, pc := r.nodesAndFirstCount(prev, id)
 		if len(pn) == 0 {
 			continue
 		}
-		nn, nc := nodesAndFirstCount(tb, id)
+		nn, nc := r.nodesAndFirstCount(tb, id)
 		if slices.Equal(pn, nn) {
 			continue
 		}
@@ -487,7 +526,6 @@ func (r *round) nodeSwapFixup(prev *table) error {
 					continue
 				}
 				flo, fhi := tb.slots(from)
-				tlo, _ := tb.slots(to)
 				if idle := firstIdle(tb, flo, fhi); idle >= 0 {
 					// The artifact asserts this never happens (and never
 					// hits it on its traces); other timings may.
@@ -497,10 +535,7 @@ func (r *round) nodeSwapFixup(prev *table) error {
 					continue
 				}
 				switched = append(switched, from)
-				for i := 0; i < fhi-flo; i++ {
-					tb.occ[tlo+i] = tb.occ[flo+i]
-					tb.occ[flo+i] = id
-				}
+				tb.moveNode(from, to, id)
 				break
 			}
 		}
@@ -522,26 +557,6 @@ func firstIdle(tb *table, lo, hi int) int {
 // in artifact timing a failed one means the port departed from the
 // artifact; in exact timing the situation is legitimate and skipped.
 func (r *round) strict() bool { return r.v.Timing == sim.Artifact }
-
-// nodesAndFirstCount lists the nodes holding id and its slot count on the
-// first of them.
-func nodesAndFirstCount(tb *table, id sim.JobID) ([]int, int) {
-	var nodes []int
-	first := 0
-	for s, o := range tb.occ {
-		if o != id {
-			continue
-		}
-		n := tb.tp.slotNode[s]
-		if len(nodes) == 0 || nodes[len(nodes)-1] != n {
-			nodes = append(nodes, n)
-		}
-		if nodes[0] == n {
-			first++
-		}
-	}
-	return nodes, first
-}
 
 // fitNewJobs is _fit_new_jobs: each arrival joins the decision queue and is
 // fitted on the current table; a fitted job runs (opportunistically if

@@ -74,10 +74,7 @@ func (r *round) rtStat(tb *table, id sim.JobID, fbType, fbNum int) (int, int, lo
 	tp := tb.tp
 	ty, num := -1, 0
 	var nodes []int
-	for s, o := range tb.occ {
-		if o != id {
-			continue
-		}
+	for _, s := range r.p.idx.slotsOf(tb, id) {
 		n := tp.slotNode[s]
 		if ty < 0 {
 			ty = tp.nodeType[n]

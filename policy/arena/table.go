@@ -30,10 +30,12 @@ type topology struct {
 	firstSlot   []int   // first slot per node
 	slotNode    []int   // node per slot
 	nodesOfType [][]int // node indices per type, node order
+	// clusterTypes is the number of types with nodes (the first ones).
+	clusterTypes int
 }
 
 func newTopology(c *sim.Cluster) *topology {
-	tp := &topology{c: c, types: c.Types, typeIndex: map[string]int{}}
+	tp := &topology{c: c, types: c.Types, typeIndex: map[string]int{}, clusterTypes: len(c.Types)}
 	for i, t := range c.Types {
 		tp.typeIndex[t] = i
 		tp.typeCap = append(tp.typeCap, c.NodeCapacity(t))
@@ -77,65 +79,95 @@ func (tp *topology) typeOf(name string) int {
 // keeping its ID on them (a blocker may take them), and fills idle slots
 // with fake jobs during introspective migration.
 type table struct {
-	tp   *topology
-	occ  []sim.JobID
-	used []bool
-	free []int // IDLE slots per node
+	tp    *topology
+	occ   []sim.JobID
+	used  []bool
+	free  []int // IDLE slots per node
+	tfree []int // IDLE slots per cluster GPU type
+	// ver changes with every write, so a jobIndex built on the table can
+	// tell it is stale (tables are recycled through the pool: the counter
+	// only grows).
+	ver uint64
 }
 
 func newTable(tp *topology, occupant []sim.JobID) *table {
-	t := &table{tp: tp, occ: append([]sim.JobID(nil), occupant...), used: make([]bool, len(occupant)), free: make([]int, len(tp.nodeCap))}
-	for n := range t.free {
-		t.free[n] = tp.nodeCap[n]
-	}
-	for s, o := range t.occ {
-		if o != empty {
-			t.used[s] = true
-			t.free[tp.slotNode[s]]--
-		}
-	}
+	t := &table{tp: tp, occ: make([]sim.JobID, len(occupant)), used: make([]bool, len(occupant)),
+		free: make([]int, len(tp.nodeCap)), tfree: make([]int, tp.clusterTypes)}
+	t.load(occupant)
 	return t
 }
 
 // load resets t to an occupant list (every occupied slot USED).
 func (t *table) load(occupant []sim.JobID) {
+	t.ver++
 	copy(t.occ, occupant)
+	clear(t.tfree)
 	for n := range t.free {
 		t.free[n] = t.tp.nodeCap[n]
+		t.tfree[t.tp.nodeType[n]] += t.tp.nodeCap[n]
 	}
 	for s, o := range t.occ {
 		t.used[s] = o != empty
 		if o != empty {
-			t.free[t.tp.slotNode[s]]--
+			n := t.tp.slotNode[s]
+			t.free[n]--
+			t.tfree[t.tp.nodeType[n]]--
 		}
 	}
 }
 
 // clone returns an independent copy (the artifact's deepcopy of the table).
 func (t *table) clone() *table {
-	u := &table{tp: t.tp, occ: make([]sim.JobID, len(t.occ)), used: make([]bool, len(t.used)), free: make([]int, len(t.free))}
+	u := &table{tp: t.tp, occ: make([]sim.JobID, len(t.occ)), used: make([]bool, len(t.used)),
+		free: make([]int, len(t.free)), tfree: make([]int, len(t.tfree))}
 	u.copyFrom(t)
 	return u
 }
 
 // copyFrom overwrites t with u's content (same topology).
 func (t *table) copyFrom(u *table) {
+	t.ver++
 	copy(t.occ, u.occ)
 	copy(t.used, u.used)
 	copy(t.free, u.free)
+	copy(t.tfree, u.tfree)
 }
 
-// set writes one slot, keeping the per-node idle counts.
+// set writes one slot, keeping the per-node and per-type idle counts.
 func (t *table) set(s int, occ sim.JobID, used bool) {
+	t.ver++
 	if t.used[s] != used {
 		n := t.tp.slotNode[s]
 		if used {
 			t.free[n]--
+			t.tfree[t.tp.nodeType[n]]--
 		} else {
 			t.free[n]++
+			t.tfree[t.tp.nodeType[n]]++
 		}
 	}
 	t.occ[s], t.used[s] = occ, used
+}
+
+// moveNode is the node-swap fix-up's copy: node to takes node from's
+// occupants slot for slot and node from's slots all become id's. Statuses
+// are left as they are (both nodes are full).
+func (t *table) moveNode(from, to int, id sim.JobID) {
+	t.ver++
+	flo, fhi := t.slots(from)
+	tlo, _ := t.slots(to)
+	for i := 0; i < fhi-flo; i++ {
+		t.occ[tlo+i] = t.occ[flo+i]
+		t.occ[flo+i] = id
+	}
+}
+
+// restoreNodeFree sets node n's idle count to f after its slots were
+// restored behind set's back (rhdPair's rollback), keeping the type's count.
+func (t *table) restoreNodeFree(n, f int) {
+	t.ver++
+	t.tfree[t.tp.nodeType[n]] += f - t.free[n]
+	t.free[n] = f
 }
 
 func (t *table) idle(s int) { t.set(s, empty, false) }
@@ -145,27 +177,13 @@ func (t *table) slots(n int) (int, int) {
 	return f, f + t.tp.nodeCap[n]
 }
 
-// clearPlacement releases every slot whose occupant is id, whatever its
-// status (_clear_placement). It reports whether anything changed.
-func (t *table) clearPlacement(id sim.JobID) bool {
-	mod := false
-	for s, o := range t.occ {
-		if o == id {
-			t.idle(s)
-			mod = true
-		}
-	}
-	return mod
-}
-
 // freeOfType is the number of IDLE slots of type ty (_is_sufficient counts
-// them until it reaches n).
+// them until it reaches n); a type the cluster lacks has none.
 func (t *table) freeOfType(ty int) int {
-	f := 0
-	for _, n := range t.tp.nodesOfType[ty] {
-		f += t.free[n]
+	if ty >= len(t.tfree) {
+		return 0
 	}
-	return f
+	return t.tfree[ty]
 }
 
 // placeJob puts count GPUs of job id evenly on nodes (_place_job): on each

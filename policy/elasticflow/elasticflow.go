@@ -1,6 +1,7 @@
 package elasticflow
 
 import (
+	"container/heap"
 	"math"
 	"sort"
 
@@ -249,22 +250,7 @@ func (p *plan) fit(j *sim.Job) bool {
 		share[i], _ = p.minShare(x)
 		free -= share[i]
 	}
-	for free > 0 {
-		best, bestGain := -1, estimator.InfeasibleThroughput
-		for i, x := range list {
-			if share[i] > free || share[i] >= MaxShare {
-				continue
-			}
-			if g := p.gain(x, share[i]); g > bestGain {
-				best, bestGain = i, g
-			}
-		}
-		if best < 0 {
-			break
-		}
-		free -= share[best]
-		share[best] *= 2
-	}
+	p.double(list, share, free)
 
 	newSlots, ok := p.replace(gpu, list, share)
 	if !ok {
@@ -288,6 +274,65 @@ func (p *plan) fit(j *sim.Job) bool {
 	p.running = append(p.running, j)
 	p.started = append(p.started, j)
 	return true
+}
+
+// double is the greedy doubling: while GPUs are free, double the share of
+// the job with the largest gain among those whose share still fits the
+// free GPUs and is below MaxShare (strictly larger wins, so the earliest in
+// list on ties; a gain of InfeasibleThroughput never wins).
+//
+// The artifact rescans every job for every doubling; here the candidates
+// sit in a heap ordered by (gain, position) and only the doubled job's gain
+// is recomputed (a gain depends on the job and its share alone). A job
+// whose share exceeds the free GPUs, or reached MaxShare, can never become
+// eligible again (free only shrinks, a share only grows), so it leaves the
+// heap. The choices are the artifact's, in O(doublings · log jobs).
+func (p *plan) double(list []*sim.Job, share []int, free int) {
+	h := make(gainHeap, 0, len(list))
+	for i, x := range list {
+		if share[i] < MaxShare {
+			h = append(h, gainEntry{i, p.gain(x, share[i])})
+		}
+	}
+	heap.Init(&h)
+	for free > 0 && len(h) > 0 {
+		top := h[0]
+		if share[top.i] > free || share[top.i] >= MaxShare {
+			heap.Pop(&h)
+			continue
+		}
+		if !(top.gain > estimator.InfeasibleThroughput) {
+			break
+		}
+		free -= share[top.i]
+		share[top.i] *= 2
+		h[0].gain = p.gain(list[top.i], share[top.i])
+		heap.Fix(&h, 0)
+	}
+}
+
+type gainEntry struct {
+	i    int
+	gain float64
+}
+
+// gainHeap is a max-heap on gain, then min on position.
+type gainHeap []gainEntry
+
+func (h gainHeap) Len() int { return len(h) }
+func (h gainHeap) Less(a, b int) bool {
+	if h[a].gain != h[b].gain {
+		return h[a].gain > h[b].gain
+	}
+	return h[a].i < h[b].i
+}
+func (h gainHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
+func (h *gainHeap) Push(x any)   { *h = append(*h, x.(gainEntry)) }
+func (h *gainHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // replace computes the slots of every job of list on the nodes of type gpu,

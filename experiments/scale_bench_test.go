@@ -1,0 +1,160 @@
+//go:build unix
+
+package experiments_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/traces"
+)
+
+// scalePolicies are the policies the scaling benchmark measures (ARENA_SCALE_POLICIES
+// overrides the list, comma-separated).
+var scalePolicies = []string{"fcfs", "arena", "elasticflow-ls", "gavel", "sia", "tiresias"}
+
+// scaleSizes are the multipliers: k copies of Philly (overlapping, so k
+// times the load in the same window) and k times the paper cluster.
+var scaleSizes = []int{1, 2, 4}
+
+// BenchmarkScaling measures how one run's cost grows, per policy, and
+// prints the fitted exponents (least squares on log–log, over k = 1, 2, 4):
+//
+//   - jobs/exp: cost ∝ jobs^a at a fixed cluster — k overlapping copies of
+//     Philly (traces.Tile, seed 1: k times the jobs and the load in the
+//     paper's 2000-round window) on paper-1280;
+//   - gpus/exp: cost ∝ GPUs^b at a fixed trace — 4 overlapping copies of
+//     Philly on paper-1280 with every pool's node count × k.
+//
+// Cost is the process CPU time (user + system) of the run, which a busy
+// shared machine disturbs less than wall time; wall seconds per size are
+// reported too. Exact timing, 2000 rounds of 300 s. Run it with
+// `make bench-scale` (one iteration; several minutes).
+func BenchmarkScaling(b *testing.B) {
+	pols := scalePolicies
+	if s := os.Getenv("ARENA_SCALE_POLICIES"); s != "" {
+		pols = strings.Split(s, ",")
+	}
+	dir := b.TempDir()
+	philly, err := traces.Load("philly")
+	if err != nil {
+		b.Fatal(err)
+	}
+	base, err := sim.LoadClusterSpec("paper-1280")
+	if err != nil {
+		b.Fatal(err)
+	}
+	tracePath := func(k int) string {
+		p := filepath.Join(dir, fmt.Sprintf("philly-x%d.csv", k))
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		t, err := traces.Tile(philly, traces.TileOptions{Copies: k, Overlap: float64(k), Seed: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		writeFile(b, p, func(f *os.File) error { return traces.WriteArenaCSV(f, t) })
+		return p
+	}
+	clusterPath := func(k int) string {
+		p := filepath.Join(dir, fmt.Sprintf("paper-1280-x%d.yaml", k))
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		writeFile(b, p, func(f *os.File) error {
+			fmt.Fprintf(f, "name: paper-1280-x%d\npools:\n", k)
+			for _, pl := range base.Pools {
+				fmt.Fprintf(f, "  - {gpu: %s, nodes: %d, gpus_per_node: %d}\n", pl.GPU, pl.Nodes*k, pl.GPUsPerNode)
+			}
+			return nil
+		})
+		return p
+	}
+	reg := policy.NewRegistry()
+	for _, pol := range pols {
+		for _, axis := range []string{"jobs", "gpus"} {
+			b.Run(pol+"/"+axis, func(b *testing.B) {
+				var xs, cpu, wall []float64
+				for b.Loop() {
+					xs, cpu, wall = xs[:0], cpu[:0], wall[:0]
+					for _, k := range scaleSizes {
+						run := experiments.Run{Policy: pol, Timing: sim.Exact, Rounds: 2000,
+							Trace: tracePath(k), Cluster: clusterPath(1)}
+						x := float64(k) // jobs ∝ k
+						if axis == "gpus" {
+							run.Trace, run.Cluster = tracePath(4), clusterPath(k)
+							x = float64(1280 * k)
+						}
+						c0, w0 := cpuSeconds(), time.Now()
+						if _, err := experiments.Execute(context.Background(), reg, run); err != nil {
+							b.Fatal(err)
+						}
+						xs = append(xs, x)
+						cpu = append(cpu, cpuSeconds()-c0)
+						wall = append(wall, time.Since(w0).Seconds())
+					}
+				}
+				b.ReportMetric(slope(xs, cpu), "exp")
+				for i, k := range scaleSizes {
+					b.ReportMetric(cpu[i], fmt.Sprintf("cpu-s@%dx", k))
+					b.ReportMetric(wall[i], fmt.Sprintf("wall-s@%dx", k))
+				}
+			})
+		}
+	}
+}
+
+// slope is the least-squares slope of log y against log x.
+func slope(x, y []float64) float64 {
+	n := float64(len(x))
+	var sx, sy, sxx, sxy float64
+	for i := range x {
+		lx, ly := math.Log(x[i]), math.Log(y[i])
+		sx, sy, sxx, sxy = sx+lx, sy+ly, sxx+lx*lx, sxy+lx*ly
+	}
+	return (n*sxy - sx*sy) / (n*sxx - sx*sx)
+}
+
+// TestSlope: the exponent fit recovers known power laws (hand-worked).
+func TestSlope(t *testing.T) {
+	x := []float64{1, 2, 4}
+	for _, want := range []float64{0.5, 1, 1.2, 2} {
+		y := []float64{3, 3 * math.Pow(2, want), 3 * math.Pow(4, want)}
+		if got := slope(x, y); math.Abs(got-want) > 1e-12 {
+			t.Errorf("slope of y = 3x^%v: %v", want, got)
+		}
+	}
+}
+
+// cpuSeconds is the process's user + system CPU time so far.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return math.NaN()
+	}
+	tv := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
+	return tv(ru.Utime) + tv(ru.Stime)
+}
+
+func writeFile(b *testing.B, path string, write func(*os.File) error) {
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := write(f); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+}
