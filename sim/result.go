@@ -14,10 +14,9 @@ type JobRecord struct {
 	Alias string `parquet:"alias"`
 	Model string `parquet:"model"`
 	Batch int32  `parquet:"batch"`
-	// Iterations is the job's count after load density and the trace's
-	// iteration scale (the engine's divisor): the work simulated, not the
-	// trace's raw number. In artifact timing a job suspended and restarted
-	// shows the count left at its last suspension (the artifact's rule).
+	// Iterations is the job's whole work after load density and the
+	// trace's iteration scale: what was simulated, not the trace's raw
+	// number.
 	Iterations   int64   `parquet:"iterations"`
 	RequestedGPU string  `parquet:"requested_gpu"`
 	RequestedN   int32   `parquet:"requested_gpus"`
