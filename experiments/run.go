@@ -54,7 +54,8 @@ type Run struct {
 	// runs); 0 means 1.
 	OverheadScale float64
 	// MaxRounds caps the run's length (0 = DefaultMaxRounds); a longer
-	// run, given or the trace's default, is refused before it starts.
+	// run, given or the trace's default, is refused before it starts. It
+	// is also UntilDone's safety cap.
 	MaxRounds int
 	// Slowdown and RelaxedSlowdown calibrate the engine's execution
 	// (estimator.Slowdown): every iteration time × Slowdown, and × also
@@ -62,6 +63,9 @@ type Run struct {
 	// locality. 0 means 1. Policies still decide with the uncalibrated
 	// estimator.
 	Slowdown, RelaxedSlowdown float64
+	// UntilDone runs past Rounds until every job has finished or been
+	// dropped (sim.Config.UntilDone), at most MaxRounds rounds.
+	UntilDone bool
 	// OnRound reports progress (optional).
 	OnRound func(done, total int)
 }
@@ -214,6 +218,12 @@ func Execute(ctx context.Context, reg Policies, r Run) (*Outcome, error) {
 	cfg.Timing, cfg.Rounds, cfg.Overhead, cfg.Check, cfg.OnRound = r.Timing, r.Rounds, overhead, r.Check, r.OnRound
 	cfg.IterationScale = scale
 	cfg.ScheduleOnEvents = r.ScheduleOnEvents
+	if r.UntilDone {
+		cfg.UntilDone, cfg.MaxRounds = true, r.MaxRounds
+		if cfg.MaxRounds <= 0 {
+			cfg.MaxRounds = DefaultMaxRounds
+		}
+	}
 	if r.ProfilingDelay {
 		if cfg.ProfilingDelay, err = ProfilingDelay(); err != nil {
 			return nil, err

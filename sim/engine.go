@@ -74,6 +74,13 @@ type Config struct {
 	// arrivals and completions (simultaneous events batched), not only at
 	// the periodic rounds.
 	ScheduleOnEvents bool
+	// UntilDone runs past Rounds, one round at a time, until every job of
+	// the trace has arrived and finished or been dropped; MaxRounds caps it
+	// (0: 10 × Rounds). It also stops when the cluster has been idle with
+	// a non-empty queue and no arrival left for IdleStop rounds: the policy
+	// will not place those jobs (Result.Stuck).
+	UntilDone bool
+	MaxRounds int
 	// Check runs the invariant checker after every event.
 	Check bool
 	// OnRound, if set, is called after each round (for progress bars).
@@ -137,6 +144,8 @@ type engine struct {
 	// grow). The only way remaining may grow.
 	revalued []bool
 	updCfg   []estimator.Config
+
+	idleRounds int // until-done: consecutive idle rounds with a queue
 }
 
 // Run simulates specs (in trace order; specs[i].ID must equal i) under
@@ -169,6 +178,9 @@ func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 	}
 	if len(specs) == 0 {
 		return nil, errors.New("sim: the trace has no jobs")
+	}
+	if cfg.UntilDone && cfg.MaxRounds <= 0 {
+		cfg.MaxRounds = 10 * cfg.Rounds
 	}
 	e := &engine{
 		cfg: cfg, policy: p, specs: specs,
@@ -367,8 +379,50 @@ func (e *engine) runArtifact(ctx context.Context) error {
 		if e.cfg.OnRound != nil {
 			e.cfg.OnRound(r+1, e.cfg.Rounds)
 		}
+		if r+1 == e.cfg.Rounds {
+			e.extend()
+		}
 	}
 	return nil
+}
+
+// IdleStop is how many rounds an until-done run waits with nothing
+// running, jobs pending and no arrival to come before it stops.
+const IdleStop = 100
+
+// extend lengthens an until-done run by one round unless every job has
+// ended, the cap is reached or the policy has left the cluster idle with
+// a queue for IdleStop rounds. It reports whether it did.
+func (e *engine) extend() bool {
+	if !e.cfg.UntilDone {
+		return false
+	}
+	done, arrivedAll := true, true
+	for _, j := range e.jobs {
+		switch j.Status {
+		case NotArrived:
+			done, arrivedAll = false, false
+		case Pending, Running:
+			done = false
+		}
+	}
+	if done {
+		return false
+	}
+	if len(e.running) == 0 && len(e.pending) > 0 && len(e.arrived) == 0 && arrivedAll {
+		e.idleRounds++
+	} else {
+		e.idleRounds = 0
+	}
+	if e.idleRounds >= IdleStop {
+		return false
+	}
+	if e.cfg.Rounds >= e.cfg.MaxRounds {
+		e.res.CapReached = true
+		return false
+	}
+	e.cfg.Rounds++
+	return true
 }
 
 // exec is the ground-truth estimate of j's current allocation, memoised

@@ -471,3 +471,90 @@ func TestBudgetHitsInSummary(t *testing.T) {
 		t.Errorf("solver_budget_hits = %v for a policy without a budget, want absent", *s.SolverBudgetHits)
 	}
 }
+
+func twoJobs(t *testing.T) []JobSpec {
+	return []JobSpec{
+		{ID: 0, Name: "j0", Submit: 1000, Workload: gpt13b(t), Iterations: 500, GPU: "a100", GPUs: 2},
+		{ID: 1, Name: "j1", Submit: 1450, Workload: gpt13b(t), Iterations: 500, GPU: "a100", GPUs: 2},
+	}
+}
+
+// TestCensoredMeanAndMakespan, hand-worked in exact timing: T0 = 1000, 4
+// rounds (horizon 2200). j0 starts at 1000: 300 s overhead + 100 × 5.526 s
+// → JCT 852.6. j1 (submitted 1450) never starts: age at the horizon 750.
+// Censored mean (852.6 + 750)/2 = 801.3; mean over finished 852.6; one
+// unfinished, pending on an idle cluster; makespan unknown: ≥ 2200 − 1000.
+func TestCensoredMeanAndMakespan(t *testing.T) {
+	p := &scripted{byRound: map[int][]Action{0: {{Kind: Start, Job: 0, GPUs: []int{0, 1}}}}}
+	res, err := Run(context.Background(), baseConfig(t, Exact, 4), p, twoJobs(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Summarize("t", 2, "e")
+	jct := 300 + 100*iter13b
+	if !near(s.MeanJCT, jct) || !near(s.CensoredMeanJCT, (jct+750)/2) || s.Unfinished != 1 || s.StuckPending != 1 {
+		t.Errorf("mean %v, censored %v, unfinished %d, stuck %d; want %v, %v, 1, 1", s.MeanJCT, s.CensoredMeanJCT, s.Unfinished, s.StuckPending, jct, (jct+750)/2)
+	}
+	if s.Makespan != 1200 || !s.MakespanLowerBound {
+		t.Errorf("makespan %v (lower bound %v), want ≥ 1200", s.Makespan, s.MakespanLowerBound)
+	}
+}
+
+// TestUntilDone, hand-worked: as above but j1 starts at round 3 (t = 1900):
+// it ends at 1900 + 300 + 552.6 = 2752.6 (JCT 1302.6), in round 5's window;
+// the run is extended to 7 rounds (round 6 sees every job ended). Makespan
+// 2752.6 − 1000 = 1752.6. With a cap of 5 rounds it stops there, flagged.
+// A policy that never starts j1 stops after IdleStop idle rounds.
+func TestUntilDone(t *testing.T) {
+	start := func() *scripted {
+		return &scripted{byRound: map[int][]Action{
+			0: {{Kind: Start, Job: 0, GPUs: []int{0, 1}}},
+			3: {{Kind: Start, Job: 1, GPUs: []int{2, 3}}},
+		}}
+	}
+	cfg := baseConfig(t, Exact, 4)
+	cfg.UntilDone = true
+	res, err := Run(context.Background(), cfg, start(), twoJobs(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Summarize("t", 2, "e")
+	if s.Rounds != 7 || s.Finished != 2 || s.UntilDoneCapReached || !near(s.Makespan, 1752.6) || s.MakespanLowerBound {
+		t.Errorf("rounds %d, finished %d, makespan %v (bound %v); want 7, 2, 1752.6", s.Rounds, s.Finished, s.Makespan, s.MakespanLowerBound)
+	}
+	if !near(res.JCTs[1], 1302.6) || !near(s.CensoredMeanJCT, s.MeanJCT) {
+		t.Errorf("JCTs %v, censored %v, mean %v", res.JCTs, s.CensoredMeanJCT, s.MeanJCT)
+	}
+
+	cfg.MaxRounds = 5
+	res, err = Run(context.Background(), cfg, start(), twoJobs(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := res.Summarize("t", 2, "e"); s.Rounds != 5 || !s.UntilDoneCapReached || s.Unfinished != 1 {
+		t.Errorf("capped: rounds %d, cap reached %v, unfinished %d; want 5, true, 1", s.Rounds, s.UntilDoneCapReached, s.Unfinished)
+	}
+
+	cfg.MaxRounds = 1000
+	p := &scripted{byRound: map[int][]Action{0: {{Kind: Start, Job: 0, GPUs: []int{0, 1}}}}}
+	res, err = Run(context.Background(), cfg, p, twoJobs(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// j0 ends in round 2's window; rounds 3 … 102 are idle with j1 queued.
+	if s := res.Summarize("t", 2, "e"); s.Rounds != 3+IdleStop || s.UntilDoneCapReached || s.StuckPending != 1 {
+		t.Errorf("stuck: rounds %d, cap reached %v, stuck %d; want %d, false, 1", s.Rounds, s.UntilDoneCapReached, s.StuckPending, 3+IdleStop)
+	}
+
+	for _, timing := range []Timing{Artifact} {
+		cfg := baseConfig(t, timing, 4)
+		cfg.UntilDone = true
+		res, err := Run(context.Background(), cfg, start(), twoJobs(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := res.Summarize("t", 2, "e"); s.Finished != 2 || s.MakespanLowerBound {
+			t.Errorf("%s: finished %d, makespan lower bound %v; want 2, false", timing, s.Finished, s.MakespanLowerBound)
+		}
+	}
+}

@@ -77,9 +77,12 @@ func (q *eventQueue) remove(ev *event) {
 // runExact is the discrete-event loop of exact timing.
 func (e *engine) runExact(ctx context.Context) error {
 	L := e.cfg.RoundLength
-	horizon := e.t0.Add(Duration(e.cfg.Rounds) * L)
+	last := e.cfg.Rounds
+	if e.cfg.UntilDone {
+		last = e.cfg.MaxRounds
+	}
 	for i := range e.specs {
-		if e.specs[i].Submit < horizon {
+		if e.specs[i].Submit < e.t0.Add(Duration(last)*L) {
 			e.events.push(&event{at: e.specs[i].Submit, kind: evArrival, job: e.jobs[i]})
 		}
 	}
@@ -147,10 +150,10 @@ func (e *engine) runExact(ctx context.Context) error {
 			for _, j := range e.running {
 				busy[j.Config.GPU] += len(j.GPUs)
 			}
-			if r+1 < e.cfg.Rounds {
+			if r+1 < e.cfg.Rounds || e.extend() {
 				e.events.push(&event{at: e.t0.Add(Duration(r+1) * L), kind: evRound, round: r + 1})
 			} else {
-				e.events.push(&event{at: horizon, kind: evHorizon})
+				e.events.push(&event{at: e.t0.Add(Duration(e.cfg.Rounds) * L), kind: evHorizon})
 			}
 			if e.cfg.OnRound != nil {
 				e.cfg.OnRound(r+1, e.cfg.Rounds)

@@ -88,6 +88,11 @@ type Result struct {
 	// then running, then pending jobs at the end of the run.
 	Queueing []float64
 
+	// CapReached: an until-done run stopped at its round cap with jobs
+	// left.
+	CapReached bool
+	// UntilDone is Config.UntilDone.
+	UntilDone bool
 	// BudgetHits is the policy's BudgetReporter figure; nil if it has none.
 	BudgetHits *int
 
@@ -203,6 +208,8 @@ func (r *Result) recordRound(e *engine, round int, thr float64, busy map[string]
 // finish builds the per-job table once the run is over.
 func (r *Result) finish(e *engine, wall time.Duration) {
 	r.Wall = wall
+	r.Rounds = e.cfg.Rounds
+	r.UntilDone = e.cfg.UntilDone
 	r.BusyGPUSeconds = map[string]float64{}
 	r.DecisionNs = e.decisionNs
 	if e.cfg.Timing == Exact {

@@ -30,18 +30,43 @@ type Summary struct {
 	Running     int     `json:"jobs_running"`
 	Pending     int     `json:"jobs_pending"`
 	Dropped     int     `json:"jobs_dropped"`
-	// JCT statistics over jobs finished inside the window (finish − submit).
+	// Unfinished = Running + Pending: jobs admitted but not done at the
+	// horizon.
+	Unfinished int `json:"jobs_unfinished"`
+	// StuckPending is Pending when the run ends with nothing running: a
+	// queue the policy left on an idle cluster (it may never place those
+	// jobs, e.g. Gavel's DP-memory filter on Helios); 0 otherwise.
+	StuckPending int `json:"jobs_stuck_pending"`
+	// CensoredMeanJCT is the default comparison metric, independent of
+	// the runs compared: the mean over every admitted, not dropped job of
+	// its JCT if it finished, else its age at the horizon (horizon −
+	// submit), a lower bound of its JCT. Read it beside MeanJCT and
+	// Unfinished.
+	CensoredMeanJCT float64 `json:"censored_mean_jct_s"`
+	// JCT statistics over jobs finished inside the window (finish − submit);
+	// 0 when none finished (tables print "–").
 	MeanJCT   float64 `json:"mean_jct_s"`
 	MedianJCT float64 `json:"median_jct_s"`
 	P95JCT    float64 `json:"p95_jct_s"`
 	P99JCT    float64 `json:"p99_jct_s"`
-	// PaddedMeanJCT is the artifact's comparison metric: the JCT list padded
-	// with PadValue up to PadTo jobs (see PadMeans); 0 until computed.
+	// PaddedMeanJCT is the artifact's comparison metric, kept for parity
+	// with the paper: the JCT list padded with PadValue up to PadTo jobs
+	// (see PadMeans). It depends on the runs compared together (adding a
+	// policy can change every run's value); 0 until computed.
 	PaddedMeanJCT float64 `json:"padded_mean_jct_s,omitempty"`
 	PadTo         int     `json:"pad_to,omitempty"`
 	PadValue      float64 `json:"pad_value_s,omitempty"`
-	// Makespan is the last finish time minus the first submission.
-	Makespan float64 `json:"makespan_s"`
+	// Makespan is over all jobs of the trace: the last job's end (finish;
+	// drops end nothing) minus the earliest submission. When a job is
+	// unfinished at the horizon or never arrived, the makespan is unknown:
+	// Makespan is then the horizon minus the earliest submission and
+	// MakespanLowerBound is set.
+	Makespan           float64 `json:"makespan_s"`
+	MakespanLowerBound bool    `json:"makespan_lower_bound"`
+	// UntilDone: the run went on past its rounds until every job ended
+	// (Config.UntilDone); UntilDoneCapReached: it stopped at its cap.
+	UntilDone           bool `json:"until_done,omitempty"`
+	UntilDoneCapReached bool `json:"until_done_cap_reached,omitempty"`
 	// MeanQueueing is over the artifact's list (every admitted job);
 	// MeanQueueingFinished over finished jobs only.
 	MeanQueueing         float64 `json:"mean_queueing_s"`
@@ -80,7 +105,17 @@ func (r *Result) Summarize(trace string, jobsInTrace int, estimatorName string) 
 		Utilization: map[string]float64{}, SolverBudgetHits: r.BudgetHits,
 	}
 	var lastFinish float64
+	earliest := math.Inf(1)
+	horizon := float64(r.Start) + s.HorizonS
+	var censored []float64
 	for _, j := range r.Jobs {
+		earliest = math.Min(earliest, j.Submit)
+		switch j.State {
+		case "finished":
+			censored = append(censored, j.JCT)
+		case "running", "pending":
+			censored = append(censored, horizon-j.Submit)
+		}
 		switch j.State {
 		case "running":
 			s.Running++
@@ -100,7 +135,22 @@ func (r *Result) Summarize(trace string, jobsInTrace int, estimatorName string) 
 		s.MedianJCT = quantile(sorted, 0.5)
 		s.P95JCT = quantile(sorted, 0.95)
 		s.P99JCT = quantile(sorted, 0.99)
-		s.Makespan = lastFinish - float64(r.Start)
+	}
+	s.Unfinished = s.Running + s.Pending
+	if s.Running == 0 {
+		s.StuckPending = s.Pending
+	}
+	s.CensoredMeanJCT = mean(censored)
+	s.UntilDone, s.UntilDoneCapReached = r.UntilDone, r.CapReached
+	if len(r.Jobs) > 0 {
+		if s.Unfinished == 0 && s.Submitted == jobsInTrace {
+			s.Makespan = lastFinish - earliest
+			if s.Finished == 0 {
+				s.Makespan = 0
+			}
+		} else {
+			s.Makespan, s.MakespanLowerBound = horizon-earliest, true
+		}
 	}
 	s.MeanQueueing = mean(r.Queueing)
 	s.MeanQueueingFinished = mean(r.Queueing[:len(r.JCTs)])
