@@ -115,7 +115,7 @@ func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweep
 			return err
 		}
 		fmt.Fprintf(stdout, "merged %d of %d runs into %s\n", len(rows), len(plan.Runs), filepath.Join(f.out, experiments.SummaryParquet))
-		return nil
+		return experiments.WriteSeedTable(stdout, rows)
 	}
 	shard := experiments.Shard{}
 	if f.shard != "" {
@@ -147,7 +147,7 @@ func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweep
 		return err
 	}
 	fmt.Fprintf(stdout, "%d runs in %s\n", len(rows), filepath.Join(f.out, experiments.SummaryParquet))
-	return nil
+	return experiments.WriteSeedTable(stdout, rows)
 }
 
 // runBar is a progress bar over runs, shown only on a terminal.

@@ -24,7 +24,7 @@ clusters: [paper-1280]
 policies: [fcfs]
 timing: artifact
 rounds: 2000
-seeds: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]
+density: [0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6]
 `
 
 // TestSweepSurvivesKill builds the arena binary and kills a sweep with

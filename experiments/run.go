@@ -31,9 +31,12 @@ type Run struct {
 	// job_submit_density, ARENA.md §8): 0.5 halves the work a trace offers,
 	// 2 doubles it. 0 means 1.
 	Density float64
-	// Seed is recorded with the results; the built-in traces and policies
-	// are deterministic, so it only distinguishes repeated runs.
+	// Seed drives the synthesis of a Synth trace; the built-in traces and
+	// the policies are deterministic, so otherwise it only labels the run.
 	Seed int64
+	// Synth, when set, synthesises the trace for Seed instead of loading
+	// Trace (which then only names it).
+	Synth *SynthTrace
 	// GPUMap rewrites the trace's requested GPU types ("a100=h100,…",
 	// traces.ParseGPUMap) so a trace can run on a cluster of other types.
 	GPUMap string
@@ -141,7 +144,7 @@ type Policies interface {
 
 // Execute runs one simulation.
 func Execute(ctx context.Context, reg Policies, r Run) (*Outcome, error) {
-	tr, err := traces.Load(r.Trace)
+	tr, err := loadTrace(r)
 	if err != nil {
 		return nil, err
 	}
@@ -280,4 +283,12 @@ func ScaleIterations(jobs []sim.JobSpec, density float64) ([]sim.JobSpec, error)
 		out[i] = j
 	}
 	return out, nil
+}
+
+// loadTrace loads or synthesises the run's trace.
+func loadTrace(r Run) (*traces.Trace, error) {
+	if r.Synth != nil {
+		return r.Synth.Build(r.Seed)
+	}
+	return traces.Load(r.Trace)
 }

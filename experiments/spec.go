@@ -43,6 +43,7 @@ import (
 //	iteration_scale: 1           # overrides every trace's iteration scale
 //	slowdown: 1.045              # executed iteration times × this (calibration)
 //	relaxed_slowdown: 1.34       # … and × this on relaxed multi-node placements
+//	synth: {from: philly-pollux, recipe: arena}  # synthesised traces (see SynthTrace)
 type Spec struct {
 	// File is where the spec came from (for messages); Dir resolves
 	// relative trace and cluster paths ("" = the working directory).
@@ -69,6 +70,9 @@ type Spec struct {
 	// Slowdown and RelaxedSlowdown calibrate execution (Run.Slowdown);
 	// 0 = none.
 	Slowdown, RelaxedSlowdown float64
+	// Synth are the traces the spec synthesises (one per combination of
+	// list values of its synth mapping), on the trace axis after Traces.
+	Synth []*SynthTrace
 
 	// lines of each key, for errors found after parsing.
 	lines map[string]int
@@ -96,7 +100,7 @@ func (e *SpecError) Error() string {
 func (e *SpecError) Unwrap() error { return e.Err }
 
 // specKeys are the keys a spec may hold, in documentation order.
-var specKeys = []string{"name", "traces", "clusters", "policies", "skip_missing", "timing", "rounds", "horizon", "density", "seeds", "estimators", "overheads", "iteration_scale", "slowdown", "relaxed_slowdown", "baseline"}
+var specKeys = []string{"name", "traces", "clusters", "policies", "skip_missing", "timing", "rounds", "horizon", "density", "seeds", "estimators", "overheads", "iteration_scale", "slowdown", "relaxed_slowdown", "baseline", "synth"}
 
 // keyAliases accept the singular or plural form of a list key.
 var keyAliases = map[string]string{
@@ -244,6 +248,12 @@ func ParseSpec(file, dir string, data []byte) (*Spec, error) {
 				return nil, fail(v, key, "want a positive integer (1: iterations as the trace gives them; 5: the artifact's simulation traces), got %q", v.Value)
 			}
 			s.IterationScale = n
+		case "synth":
+			st, err := parseSynth(file, dir, v)
+			if err != nil {
+				return nil, err
+			}
+			s.Synth = st
 		case "density":
 			items, err := scalarList(v)
 			if err != nil {
@@ -285,7 +295,7 @@ func ParseSpec(file, dir string, data []byte) (*Spec, error) {
 	for _, req := range []struct {
 		key  string
 		have bool
-	}{{"traces", len(s.Traces) > 0}, {"clusters", len(s.Clusters) > 0}, {"policies", len(s.Policies) > 0}, {"timing", len(s.Timings) > 0}} {
+	}{{"traces", len(s.Traces) > 0 || len(s.Synth) > 0}, {"clusters", len(s.Clusters) > 0}, {"policies", len(s.Policies) > 0}, {"timing", len(s.Timings) > 0}} {
 		if !req.have {
 			return nil, &SpecError{File: file, Line: root.Line, Key: req.key, Err: errors.New("missing (required)")}
 		}
@@ -428,6 +438,15 @@ func (s *Spec) Expand(reg Policies) (*Plan, error) {
 		}
 		traceRefs[i], traceNames[i] = ref, tr.Name
 	}
+	// Synthesised traces join the trace axis; each is built once here (the
+	// first seed) so a bad source or key fails before any run.
+	synthOf := make([]*SynthTrace, len(s.Traces))
+	for _, st := range s.Synth {
+		if _, err := st.Build(s.Seeds[0]); err != nil {
+			return nil, fail("synth", err)
+		}
+		traceRefs, traceNames, synthOf = append(traceRefs, st.Name), append(traceNames, st.Name), append(synthOf, st)
+	}
 	clusterRefs := make([]string, len(s.Clusters))
 	clusterNames := make([]string, len(s.Clusters))
 	for i, c := range s.Clusters {
@@ -474,11 +493,18 @@ func (s *Spec) Expand(reg Policies) (*Plan, error) {
 		}
 	}
 	seen := map[string]bool{}
-	for ti := range s.Traces {
+	for ti := range traceRefs {
+		seeds := s.Seeds
+		if len(seeds) > 1 && (synthOf[ti] == nil || synthOf[ti].Deterministic()) {
+			// Nothing in the run draws from the seed: every seed would
+			// repeat the same run.
+			seeds = seeds[:1]
+			plan.Notes = append(plan.Notes, fmt.Sprintf("trace %s is deterministic (no synthesis draws from the seed): seeds %v would give identical runs; running seed %d only", traceNames[ti], s.Seeds, seeds[0]))
+		}
 		for ci := range s.Clusters {
 			for _, timing := range s.Timings {
 				for _, density := range s.Densities {
-					for _, seed := range s.Seeds {
+					for _, seed := range seeds {
 						for _, est := range s.Estimators {
 							group := groupKey(traceNames[ti], clusterNames[ci], timing, s.Rounds, density, seed, est)
 							if s.Overheads != "" && s.Overheads != sim.DefaultOverheads {
@@ -500,7 +526,7 @@ func (s *Spec) Expand(reg Policies) (*Plan, error) {
 									Trace: traceRefs[ti], Cluster: clusterRefs[ci], Policy: p, Timing: timing,
 									Rounds: s.Rounds, Density: density, Seed: seed, Estimator: est,
 									Overheads: overheads, IterationScale: s.IterationScale,
-									Slowdown: s.Slowdown, RelaxedSlowdown: s.RelaxedSlowdown,
+									Slowdown: s.Slowdown, RelaxedSlowdown: s.RelaxedSlowdown, Synth: synthOf[ti],
 								}})
 							}
 						}

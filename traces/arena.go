@@ -120,6 +120,9 @@ func Load(nameOrPath string) (*Trace, error) {
 		t.IterationScale, t.ScaleSource = builtinScales[nameOrPath], "built-in"
 		return t, nil
 	}
+	if t, ok, err := loadTable(nameOrPath); ok { // a canonical job table
+		return t, err
+	}
 	f, err := os.Open(nameOrPath)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {

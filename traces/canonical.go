@@ -1,0 +1,111 @@
+package traces
+
+import (
+	"bufio"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/traces/table"
+)
+
+// ErrNotRunnable is the cause of a table row the engine cannot run as is
+// (no model or iterations yet: a recipe must re-label it first).
+var ErrNotRunnable = errors.New("job cannot run as is")
+
+// FromTable turns canonical jobs into a trace, in submission order (stable,
+// so equal times keep their file order). Every job needs what the engine
+// runs: a catalog model, a batch, iterations, a catalog GPU type and a
+// power-of-two GPU count up to 16; the iteration scale must be the same
+// for every job and becomes the trace's. file names the input in errors
+// (rows are numbered from 1 in file order).
+func FromTable(name, file string, jobs []table.Job) (*Trace, error) {
+	if len(jobs) == 0 {
+		return nil, &ParseError{File: file, Err: ErrEmpty, Detail: "the table has no jobs"}
+	}
+	t := &Trace{Name: name, IterationScale: jobs[0].IterationScale, ScaleSource: "iteration_scale column"}
+	fail := func(i int, col, format string, args ...any) error {
+		return &ParseError{File: file, Line: i + 2, Column: col, Err: ErrNotRunnable,
+			Detail: fmt.Sprintf(format, args...) + " (re-label raw traces with 'arena trace synth --recipe arena')"}
+	}
+	order := make([]int, len(jobs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return jobs[order[a]].Submit < jobs[order[b]].Submit })
+	for _, i := range order {
+		j := jobs[i]
+		if j.IterationScale != t.IterationScale {
+			return nil, fail(i, "iteration_scale", "%d, but the first job's is %d; a trace has one scale", j.IterationScale, t.IterationScale)
+		}
+		m, err := estimator.ParseModel(j.Model)
+		if err != nil {
+			return nil, fail(i, "model", "%q is not a catalog model", j.Model)
+		}
+		if j.Batch <= 0 || j.Batch > math.MaxInt32 {
+			return nil, fail(i, "batch", "%d: want a positive batch size", j.Batch)
+		}
+		if j.Iterations <= 0 {
+			return nil, fail(i, "iterations", "%d: want a positive iteration count", j.Iterations)
+		}
+		g, err := estimator.LookupGPU(j.GPUType)
+		if err != nil {
+			return nil, fail(i, "gpu_type", "%q: want one of %s", j.GPUType, strings.Join(estimator.GPUNames(), ", "))
+		}
+		n := int(j.GPUs)
+		if float64(n) != j.GPUs || n < 1 || n > 16 || bits.OnesCount(uint(n)) != 1 {
+			return nil, fail(i, "gpus", "%v: want 1, 2, 4, 8 or 16", j.GPUs)
+		}
+		if j.Deadline > 0 && j.Deadline < j.Submit {
+			return nil, fail(i, "deadline_s", "%v is before the submission %v", j.Deadline, j.Submit)
+		}
+		t.Jobs = append(t.Jobs, sim.JobSpec{
+			ID: sim.JobID(len(t.Jobs)), Name: j.ID, Submit: sim.Time(j.Submit),
+			Workload: estimator.Workload{Model: m, Batch: int(j.Batch)}, Iterations: j.Iterations,
+			GPU: g.Name, GPUs: n, Deadline: sim.Time(j.Deadline), User: j.User, VirtualCluster: j.VC,
+		})
+	}
+	return t, nil
+}
+
+// loadTable reads path as a canonical job table if it is one (a .parquet
+// file, or a CSV whose header is the table's); ok is false otherwise.
+func loadTable(path string) (t *Trace, ok bool, err error) {
+	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	if table.IsParquet(path) {
+		jobs, err := table.ReadFile(path)
+		if err != nil {
+			return nil, true, err
+		}
+		t, err := FromTable(name, path, jobs)
+		return t, true, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false, nil // Load reports it
+	}
+	defer f.Close()
+	br := bufio.NewReader(f)
+	line, _ := br.ReadString('\n')
+	head, err := csv.NewReader(strings.NewReader(line)).Read()
+	if err != nil || !table.LooksLikeTable(head) {
+		return nil, false, nil
+	}
+	if _, err := f.Seek(0, 0); err != nil {
+		return nil, true, err
+	}
+	jobs, err := table.ReadCSV(path, f)
+	if err != nil {
+		return nil, true, err
+	}
+	t, err = FromTable(name, path, jobs)
+	return t, true, err
+}
