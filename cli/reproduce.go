@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -37,11 +38,19 @@ comparison of Arena and the paper's baselines alone), and writes --out/REPORT.md
 beside the published numbers, and the figures (--out/figures/). Policies not
 registered yet are skipped and listed in the report's notes.
 
+"testbed" (alone) predicts the authors' physical 64-GPU testbed run: the testbed
+trace at ÷1, 72 rounds, the measured overhead profile, the runtime's admission for
+FCFS and Gavel, the measured slowdown, the runtime's metric definitions, each
+ratio with a sensitivity band (overheads ±25 %, iteration time ±5 %), step by
+step from the artifact-constant configuration; it prints the table and writes
+--out/REPORT.md, testbed.json and testbed.csv (docs/calibrating.md).
+
 With --resume, runs already complete in --out are reused (e.g. after Ctrl-C).
 'arena reproduce --print-spec philly' prints a built-in spec, to copy and edit
 for 'arena sweep'.`,
 		Example: `  arena reproduce
   arena reproduce philly ablations --out results/paper --resume
+  arena reproduce testbed --out results/testbed
   arena reproduce --print-spec load > load.yaml`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runReproduce(cmd, reg, args, f) },
 	}
@@ -68,6 +77,12 @@ func runReproduce(cmd *cobra.Command, reg *policy.Registry, args []string, f rep
 			return fmt.Errorf("section %q: want all or one of %s", a, strings.Join(slices.Concat(experiments.Sections, experiments.ExtraSections), ", "))
 		}
 		sections = append(sections, a)
+	}
+	if slices.Contains(sections, experiments.TestbedSection) {
+		if len(sections) > 1 || f.printSpec {
+			return fmt.Errorf("testbed runs alone and has no spec: arena reproduce testbed [--out DIR] [--parallel N]")
+		}
+		return runReproduceTestbed(cmd, reg, f)
 	}
 	if f.printSpec {
 		if len(sections) == 0 {
@@ -110,5 +125,20 @@ func runReproduce(cmd *cobra.Command, reg *policy.Registry, args []string, f rep
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "%d runs (%d ran, %d reused), %d figures, in %.1fs\nreport: %s\n",
 		res.Runs, res.Sweep.Ran, res.Sweep.Skipped, len(res.Figures), res.Wall.Seconds(), res.Report)
+	return nil
+}
+
+// runReproduceTestbed predicts the physical testbed run and prints the
+// table; REPORT.md, testbed.json and testbed.csv go to --out.
+func runReproduceTestbed(cmd *cobra.Command, reg *policy.Registry, f reproduceFlags) error {
+	stderr := cmd.ErrOrStderr()
+	bar := newRunBar(stderr, !f.quiet && isTerminal(stderr), "reproduce testbed")
+	rep, err := experiments.ReproduceTestbed(cmd.Context(), reg, experiments.TestbedOptions{Out: f.out, Parallel: f.parallel, Progress: bar.update})
+	bar.finish()
+	if err != nil {
+		return err
+	}
+	rep.WriteTable(cmd.OutOrStdout())
+	fmt.Fprintf(cmd.OutOrStdout(), "%d runs in %.1fs\nreport: %s (summary: testbed.json, testbed.csv)\n", rep.Runs, rep.Wall.Seconds(), filepath.Join(f.out, "REPORT.md"))
 	return nil
 }

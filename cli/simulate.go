@@ -80,7 +80,7 @@ Philly trace in artifact timing the authors' stored results are printed alongsid
 	fl.StringVar(&f.overheads, "overheads", sim.DefaultOverheads, "reconfiguration overhead profile: "+strings.Join(sim.BuiltinOverheadNames(), ", ")+" or a YAML file (docs/calibrating.md)")
 	fl.Int64Var(&f.iterationScale, "iteration-scale", 0, "divide the trace's iteration counts by N instead of the trace's own scale (built-in: 5 for philly/helios/pai, 1 for testbed)")
 	fl.Float64Var(&f.slowdown, "slowdown", 1, "calibration: multiply every executed iteration time by this factor (policies still decide with the estimator's values; docs/calibrating.md)")
-	fl.Float64Var(&f.relaxedSlowdown, "relaxed-slowdown", 1, "calibration: further factor on iteration times of multi-node placements less compact than best locality")
+	fl.Float64Var(&f.relaxedSlowdown, "relaxed-slowdown", 1, "calibration: factor on executed iteration times of multi-node placements less compact than best locality, instead of --slowdown")
 	fl.BoolVar(&f.profiling, "profiling-delay", false, "prepend each job's disaggregated-profiling time (analytic model) to its first start")
 	fl.BoolVar(&f.onEvents, "schedule-on-events", false, "exact timing: also call the policy at each arrival and completion, not only every 300-s round")
 	fl.BoolVar(&f.check, "check", false, "run the invariant checker after every event (slower)")

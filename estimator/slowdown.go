@@ -3,9 +3,10 @@ package estimator
 import "fmt"
 
 // Slowdown is a calibrated execution estimator: Base's iteration times
-// multiplied by Global, and for a relaxed placement — more nodes than the
+// multiplied by Global, or, on a relaxed placement — more nodes than the
 // most compact shape of its GPU count (BestLocality with NodeCap's node
-// size) — further by Relaxed. Throughput is divided by the same factor and
+// size) — by Relaxed instead when it is set (each factor is a measured
+// ratio of real to database iteration time for its kind of placement). Throughput is divided by the same factor and
 // the iteration time re-rounded as the engine reads it (round(batch/thr,
 // 3)). A factor of 0 means 1. It expresses a measured gap between the
 // profile database and a real cluster (arena-data/testbed/README.md: median
@@ -50,8 +51,8 @@ func (s Slowdown) Estimate(w Workload, c Config) Estimate {
 		return e
 	}
 	f := factor(s.Global)
-	if s.Relaxes(c) {
-		f *= factor(s.Relaxed)
+	if s.Relaxed != 0 && s.Relaxes(c) {
+		f = s.Relaxed
 	}
 	if f == 1 {
 		return e

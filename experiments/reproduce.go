@@ -22,7 +22,12 @@ var Sections = []string{"philly", "helios", "pai", "ablations", "load"}
 
 // ExtraSections can be asked for by name but are not part of "all":
 // "headline" is the philly section's artifact-timing paper comparison.
-var ExtraSections = []string{"headline"}
+// "testbed" predicts the authors' physical testbed run (ReproduceTestbed)
+// and runs alone.
+var ExtraSections = []string{"headline", TestbedSection}
+
+// TestbedSection is the name of the testbed prediction.
+const TestbedSection = "testbed"
 
 func knownSection(name string) bool {
 	return slices.Contains(Sections, name) || slices.Contains(ExtraSections, name)
@@ -121,6 +126,9 @@ func Reproduce(ctx context.Context, reg Policies, opt ReproduceOptions) (*Reprod
 		}
 	}
 	for _, s := range opt.Sections {
+		if s == TestbedSection {
+			return nil, fmt.Errorf("reproduce: the testbed section runs alone (ReproduceTestbed, 'arena reproduce testbed')")
+		}
 		if !knownSection(s) {
 			return nil, fmt.Errorf("reproduce: no section %q (known: %s)", s, strings.Join(slices.Concat(Sections, ExtraSections), ", "))
 		}

@@ -61,9 +61,9 @@ type Run struct {
 	// is also UntilDone's safety cap.
 	MaxRounds int
 	// Slowdown and RelaxedSlowdown calibrate the engine's execution
-	// (estimator.Slowdown): every iteration time × Slowdown, and × also
-	// RelaxedSlowdown on a multi-node placement less compact than best
-	// locality. 0 means 1. Policies still decide with the uncalibrated
+	// (estimator.Slowdown): every iteration time × Slowdown, or ×
+	// RelaxedSlowdown instead on a multi-node placement less compact than
+	// best locality. 0 means none. Policies still decide with the uncalibrated
 	// estimator.
 	Slowdown, RelaxedSlowdown float64
 	// UntilDone runs past Rounds until every job has finished or been

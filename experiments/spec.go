@@ -42,7 +42,7 @@ import (
 //	overheads: testbed           # overhead profile: built-in name or YAML path (default artifact)
 //	iteration_scale: 1           # overrides every trace's iteration scale
 //	slowdown: 1.045              # executed iteration times × this (calibration)
-//	relaxed_slowdown: 1.34       # … and × this on relaxed multi-node placements
+//	relaxed_slowdown: 1.34       # … × this instead on relaxed multi-node placements
 //	synth: {from: philly-pollux, recipe: arena}  # synthesised traces (see SynthTrace)
 type Spec struct {
 	// File is where the spec came from (for messages); Dir resolves
