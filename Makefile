@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/arena
 
-.PHONY: build install run test test-examples bench lint fuzz clean
+.PHONY: build install run test test-examples test-slurm bench lint fuzz clean
 
 # The source revision goes into every results file (arena_version).
 REVISION := $(shell git describe --always --dirty 2>/dev/null)
@@ -38,6 +38,13 @@ test-examples:
 	  && $(GO) build -mod=mod -o $(CURDIR)/bin/arena-custom . \
 	  && $(CURDIR)/bin/arena-custom simulate --trace testbed --cluster testbed-64 --policy 'fcfs,backfill(order=smallest)' --check >/dev/null \
 	  && echo "examples/custom-policy: built and ran backfill"
+
+# A sweep on a real single-node Slurm cluster (Slurm, MUNGE, slurmdbd and
+# MariaDB from Debian packages when absent; needs root): the emitted sbatch
+# script, a cancelled and requeued task, the dependent merge job, equality
+# with a local sweep, and sacct for a failing array. About 1–2 minutes.
+test-slurm:
+	bash .ci/slurm-test.sh
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./...

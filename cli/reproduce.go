@@ -21,6 +21,7 @@ type reproduceFlags struct {
 	runTimeout    time.Duration
 	resume, quiet bool
 	printSpec     bool
+	progressEvery time.Duration
 }
 
 func init() { commands = append(commands, newReproduceCmd) }
@@ -61,7 +62,8 @@ for 'arena sweep'.`,
 	fl.DurationVar(&f.runTimeout, "run-timeout", 0, "abandon any run taking longer than this (e.g. 2m); noted in the report (0 = no limit)")
 	fl.StringVar(&f.format, "format", "png", "figure format: pdf, svg or png")
 	fl.StringVar(&f.baseline, "baseline", "", "reference policy of the report's comparison columns (e.g. fcfs: each policy's JCT reduction and throughput against fcfs; default: the paper's form, Arena against each policy)")
-	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar")
+	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
+	fl.DurationVar(&f.progressEvery, "progress", defaultProgressEvery, "when stderr is not a terminal: print a progress line this often (0 = never)")
 	fl.BoolVar(&f.printSpec, "print-spec", false, "print the built-in spec of each section named and exit")
 	return cmd
 }
@@ -106,11 +108,11 @@ func runReproduce(cmd *cobra.Command, reg *policy.Registry, args []string, f rep
 		}
 	}
 	stderr := cmd.ErrOrStderr()
-	bar := newRunBar(stderr, !f.quiet && isTerminal(stderr), "reproduce")
+	prog := newProgress(stderr, chooseProgress(stderr, f.quiet, f.progressEvery), "reproduce", "runs", f.progressEvery)
 	res, err := experiments.Reproduce(cmd.Context(), reg, experiments.ReproduceOptions{
-		Out: f.out, Sections: sections, Parallel: f.parallel, Resume: f.resume, RunTimeout: f.runTimeout, Format: f.format, Baseline: f.baseline, Progress: bar.update,
+		Out: f.out, Sections: sections, Parallel: f.parallel, Resume: f.resume, RunTimeout: f.runTimeout, Format: f.format, Baseline: f.baseline, Progress: prog.runUpdate,
 	})
-	bar.finish()
+	prog.finish()
 	if err != nil {
 		if res != nil && res.Report != "" {
 			fmt.Fprintf(stderr, "report (incomplete): %s\n", res.Report)
@@ -132,9 +134,9 @@ func runReproduce(cmd *cobra.Command, reg *policy.Registry, args []string, f rep
 // table; REPORT.md, testbed.json and testbed.csv go to --out.
 func runReproduceTestbed(cmd *cobra.Command, reg *policy.Registry, f reproduceFlags) error {
 	stderr := cmd.ErrOrStderr()
-	bar := newRunBar(stderr, !f.quiet && isTerminal(stderr), "reproduce testbed")
-	rep, err := experiments.ReproduceTestbed(cmd.Context(), reg, experiments.TestbedOptions{Out: f.out, Parallel: f.parallel, Progress: bar.update})
-	bar.finish()
+	prog := newProgress(stderr, chooseProgress(stderr, f.quiet, f.progressEvery), "reproduce testbed", "runs", f.progressEvery)
+	rep, err := experiments.ReproduceTestbed(cmd.Context(), reg, experiments.TestbedOptions{Out: f.out, Parallel: f.parallel, Progress: prog.runUpdate})
+	prog.finish()
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 	"gonum.org/v1/gonum/floats"
@@ -33,6 +32,7 @@ type simulateFlags struct {
 	slowdown, relaxedSlowdown                                         float64
 	seed                                                              int64
 	check, quiet, noReference, onEvents, profiling, untilDone         bool
+	progressEvery                                                     time.Duration
 }
 
 func init() { commands = append(commands, newSimulateCmd) }
@@ -85,7 +85,8 @@ Philly trace in artifact timing the authors' stored results are printed alongsid
 	fl.BoolVar(&f.onEvents, "schedule-on-events", false, "exact timing: also call the policy at each arrival and completion, not only every 300-s round")
 	fl.BoolVar(&f.check, "check", false, "run the invariant checker after every event (slower)")
 	fl.BoolVar(&f.untilDone, "until-done", false, "run past --rounds/--horizon until every job of the trace has finished or been dropped (cap: --max-rounds; stops early if the policy leaves jobs queued on an idle cluster for 100 rounds)")
-	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar")
+	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
+	fl.DurationVar(&f.progressEvery, "progress", defaultProgressEvery, "when stderr is not a terminal: print a progress line this often (0 = never)")
 	fl.BoolVar(&f.noReference, "no-reference", false, "do not print the artifact's stored results next to ours")
 	addProfileFlags(cmd)
 	return cmd
@@ -165,42 +166,35 @@ func runSimulate(cmd *cobra.Command, reg *policy.Registry, f simulateFlags) erro
 		}
 	}
 	stderr := cmd.ErrOrStderr()
-	showBar := !f.quiet && isTerminal(stderr)
+	prog := newProgress(stderr, chooseProgress(stderr, f.quiet, f.progressEvery), "simulate "+strings.Join(names, ","), "rounds", f.progressEvery)
 
 	outcomes := make([]*experiments.Outcome, len(names))
 	errs := make([]error, len(names))
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	var bar *progressbar.ProgressBar
 	done := make([]int, len(names))
-	total := 0
 	for i, name := range names {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			run := experiments.Run{Trace: f.trace, Cluster: f.cluster, Policy: name, Timing: timing, Rounds: f.rounds, Check: f.check, Estimator: f.estimator, ScheduleOnEvents: f.onEvents, GPUMap: f.gpuMap, ProfilingDelay: f.profiling, Overheads: f.overheads, IterationScale: f.iterationScale, MaxRounds: f.maxRounds, Slowdown: f.slowdown, RelaxedSlowdown: f.relaxedSlowdown, UntilDone: f.untilDone}
-			if showBar {
+			if prog != nil {
 				run.OnRound = func(d, t int) {
 					mu.Lock()
 					defer mu.Unlock()
-					if bar == nil {
-						total = t * len(names)
-						bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(stderr),
-							progressbar.OptionSetDescription("simulating "+strings.Join(names, ",")),
-							progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true),
-							progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
-					}
-					bar.Add(d - done[i])
 					done[i] = d
+					sum := 0
+					for _, n := range done {
+						sum += n
+					}
+					prog.update(sum, t*len(names))
 				}
 			}
 			outcomes[i], errs[i] = experiments.Execute(cmd.Context(), reg, run)
 		}()
 	}
 	wg.Wait()
-	if bar != nil {
-		bar.Finish()
-	}
+	prog.finish()
 	for i, err := range errs {
 		if err != nil {
 			return fmt.Errorf("%s: %w", names[i], err)

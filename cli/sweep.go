@@ -3,11 +3,12 @@ package cli
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/arena-sim/arena/experiments"
@@ -16,10 +17,14 @@ import (
 
 type sweepFlags struct {
 	out, shard, emit, image, claim string
+	binary, logs, partition, time  string
+	mem                            string
 	parallel, shards, maxRounds    int
-	runTimeout                     time.Duration
+	runTimeout, progressEvery      time.Duration
 	resume, merge, partial, quiet  bool
+	list                           bool
 	from                           []string
+	compare                        string
 }
 
 func init() { commands = append(commands, newSweepCmd) }
@@ -39,13 +44,21 @@ within each comparison group.
 --resume skips runs already complete, so a killed or interrupted sweep loses
 nothing but the runs in progress. --shard I/N runs only runs i with i mod N = I
 (0-based), e.g. one Slurm array task; --merge then joins the shards' runs into
-OUT/summary.parquet. --emit slurm|k8s prints a job-array script / Indexed Job
-manifest for the spec instead of running it.`,
+OUT/summary.parquet. --list prints the runs (of the --shard) instead of running them.
+
+--emit slurm|k8s prints a job-array script / Indexed Job manifest for the spec
+instead of running it. The Slurm script, run with bash on a login node, submits
+the array and a merge job that waits for it (docs/experiments.md, "Running on
+Slurm"); paths in it are made absolute, the binary is this one unless --binary.
+
+Progress goes to stderr: a bar on a terminal, otherwise (a batch log, CI) a
+plain line every --progress with runs done/total and the ETA.`,
 		Example: `  arena sweep experiments/data/specs/pai.yaml --out results/pai
   arena sweep my.yaml --out results/my --resume            # continue after a crash
   arena sweep my.yaml --out results/my --shard 0/4         # first of four slices
   arena sweep my.yaml --out results/my --merge             # join the slices
-  arena sweep my.yaml --out results/my --emit slurm --shards 16 > my.sbatch`,
+  arena sweep my.yaml --out results/my --emit slurm --shards 16 --time 2:00:00 > my.sbatch
+  bash my.sbatch                                            # submits the array and the merge`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runSweep(cmd, reg, args[0], f) },
 	}
@@ -62,7 +75,15 @@ manifest for the spec instead of running it.`,
 	fl.IntVar(&f.shards, "shards", 8, "with --emit: number of array tasks / Job completions")
 	fl.StringVar(&f.image, "image", "", "with --emit k8s: container image with the arena binary")
 	fl.StringVar(&f.claim, "claim", "", "with --emit k8s: PersistentVolumeClaim for the results")
-	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar")
+	fl.StringVar(&f.binary, "binary", "", "with --emit slurm: the arena binary the tasks run (default: this one, by absolute path)")
+	fl.StringVar(&f.logs, "logs", "", "with --emit slurm: directory of the per-task logs (default: OUT/slurm-logs)")
+	fl.StringVar(&f.partition, "partition", "", "with --emit slurm: #SBATCH --partition for the array and the merge job")
+	fl.StringVar(&f.time, "time", "", "with --emit slurm: #SBATCH --time per task and for the merge job, e.g. 2:00:00")
+	fl.StringVar(&f.mem, "mem", "", "with --emit slurm: #SBATCH --mem per task, e.g. 4G")
+	fl.StringVar(&f.compare, "compare", "", "do not run; check that DIR holds the same results as --out (every run's files byte for byte and summary.parquet, wall-clock fields aside); exit 1 listing differences")
+	fl.BoolVar(&f.list, "list", false, "print the keys of the runs (of --shard) in plan order and exit")
+	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
+	fl.DurationVar(&f.progressEvery, "progress", defaultProgressEvery, "when stderr is not a terminal: print a progress line this often (0 = never)")
 	addProfileFlags(cmd)
 	fl.IntVar(&f.maxRounds, "max-rounds", experiments.DefaultMaxRounds, "refuse runs longer than this many rounds (see 'arena simulate --help'); raise it for a genuinely long run")
 	return cmd
@@ -85,13 +106,11 @@ func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweep
 		f.out = filepath.Join("results", plan.Name)
 	}
 	if f.emit != "" {
-		cpus := f.parallel
-		if cpus <= 0 {
-			cpus = 2
+		opt, err := emitOptions(plan, specPath, f)
+		if err != nil {
+			return err
 		}
-		text, err := experiments.Emit(f.emit, experiments.EmitOptions{
-			Spec: specPath, Name: plan.Name, Out: f.out, Shards: f.shards, CPUs: cpus, Image: f.image, Claim: f.claim, Runs: len(plan.Runs),
-		})
+		text, err := experiments.Emit(f.emit, opt)
 		if err != nil {
 			return err
 		}
@@ -109,6 +128,17 @@ func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweep
 			return err
 		}
 	}
+	if f.compare != "" {
+		diffs, err := experiments.CompareSweeps(plan, f.out, f.compare)
+		if err != nil {
+			return err
+		}
+		if len(diffs) > 0 {
+			return fmt.Errorf("%s and %s differ:\n  %s", f.out, f.compare, strings.Join(diffs, "\n  "))
+		}
+		fmt.Fprintf(stdout, "%s and %s hold the same results (%d runs; wall-clock fields aside)\n", f.out, f.compare, len(plan.Runs))
+		return nil
+	}
 	if f.merge {
 		rows, err := experiments.MergeSweep(plan, experiments.MergeOptions{Out: f.out, From: f.from, Partial: f.partial})
 		if err != nil {
@@ -123,16 +153,26 @@ func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweep
 			return fmt.Errorf("--shard: %w", err)
 		}
 	}
+	if f.list {
+		for _, r := range shard.Select(plan.Runs) {
+			fmt.Fprintln(stdout, r.Key)
+		}
+		return nil
+	}
 	parallel := f.parallel
 	if parallel <= 0 {
 		parallel = runtime.GOMAXPROCS(0)
 	}
 	opt := experiments.SweepOptions{Out: f.out, Parallel: parallel, Shard: shard, Resume: f.resume, RunTimeout: f.runTimeout}
-	bar := newRunBar(stderr, !f.quiet && isTerminal(stderr), "sweep "+plan.Name)
-	opt.Progress = bar.update
+	desc := "sweep " + plan.Name
+	if shard.Count > 1 {
+		desc += " shard " + shard.String()
+	}
+	prog := newProgress(stderr, chooseProgress(stderr, f.quiet, f.progressEvery), desc, "runs", f.progressEvery)
+	opt.Progress = prog.runUpdate
 	start := time.Now()
 	rep, err := experiments.RunSweep(cmd.Context(), reg, plan, opt)
-	bar.finish()
+	prog.finish()
 	fmt.Fprintf(stdout, "sweep %s (shard %s): %d runs, %d already complete, %d ran, %d failed, in %.1fs; results in %s\n",
 		plan.Name, shard, rep.Total, rep.Skipped, rep.Ran, len(rep.Failed), time.Since(start).Seconds(), filepath.Join(f.out, experiments.RunsDir))
 	if err != nil {
@@ -150,36 +190,39 @@ func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweep
 	return experiments.WriteSeedTable(stdout, rows)
 }
 
-// runBar is a progress bar over runs, shown only on a terminal.
-type runBar struct {
-	w     io.Writer
-	show  bool
-	desc  string
-	bar   *progressbar.ProgressBar
-	total int
-}
-
-func newRunBar(w io.Writer, show bool, desc string) *runBar {
-	return &runBar{w: w, show: show, desc: desc}
-}
-
-func (b *runBar) update(done, total int, _ string) {
-	if !b.show {
-		return
+// emitOptions gathers --emit's options. For Slurm, paths become absolute
+// (a task's working directory is wherever sbatch ran) and the binary
+// defaults to this one.
+func emitOptions(plan *experiments.Plan, specPath string, f sweepFlags) (experiments.EmitOptions, error) {
+	cpus := f.parallel
+	if cpus <= 0 {
+		cpus = 2
 	}
-	if b.bar == nil || b.total != total {
-		b.total = total
-		b.bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(b.w),
-			progressbar.OptionSetDescription(b.desc), progressbar.OptionShowCount(),
-			progressbar.OptionSetItsString("runs"), progressbar.OptionShowIts(),
-			progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish(),
-			progressbar.OptionThrottle(100*time.Millisecond))
+	opt := experiments.EmitOptions{
+		Spec: specPath, Name: plan.Name, Out: f.out, Shards: f.shards, CPUs: cpus, Image: f.image, Claim: f.claim, Runs: len(plan.Runs),
+		Binary: f.binary, Logs: f.logs, Partition: f.partition, Time: f.time, Mem: f.mem, RunTimeout: f.runTimeout,
 	}
-	b.bar.Set(done)
-}
-
-func (b *runBar) finish() {
-	if b.bar != nil {
-		b.bar.Finish()
+	if f.emit != "slurm" {
+		return opt, nil
 	}
+	if opt.Binary == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return opt, fmt.Errorf("--emit slurm: cannot find this binary (%v); name it with --binary", err)
+		}
+		opt.Binary = exe
+	}
+	if opt.Logs == "" {
+		opt.Logs = filepath.Join(opt.Out, "slurm-logs")
+	}
+	for _, p := range []*string{&opt.Spec, &opt.Out, &opt.Logs, &opt.Binary} {
+		if !filepath.IsAbs(*p) && (p != &opt.Binary || strings.ContainsRune(*p, filepath.Separator)) {
+			abs, err := filepath.Abs(*p)
+			if err != nil {
+				return opt, fmt.Errorf("--emit slurm: %w", err)
+			}
+			*p = abs
+		}
+	}
+	return opt, nil
 }

@@ -2,8 +2,10 @@ package experiments
 
 import (
 	"fmt"
+	"path"
 	"strings"
 	"text/template"
+	"time"
 	"unicode"
 )
 
@@ -19,6 +21,14 @@ type EmitOptions struct {
 	Image  string // container image holding the arena binary (Kubernetes)
 	Claim  string // PersistentVolumeClaim mounted at /results (Kubernetes)
 	Runs   int    // runs in the sweep (for the comment)
+
+	// Slurm only. Logs is the directory of the per-task logs (default
+	// Out/slurm-logs); Partition, Time and Mem, when set, become the
+	// array's --partition, --time and --mem (per task) and the merge
+	// job's --partition and --time.
+	Logs, Partition, Time, Mem string
+	// RunTimeout, if positive, is passed to every shard as --run-timeout.
+	RunTimeout time.Duration
 }
 
 func (o *EmitOptions) defaults() {
@@ -41,40 +51,108 @@ func (o *EmitOptions) defaults() {
 	if o.Name == "" {
 		o.Name = "arena-sweep"
 	}
+	if o.Logs == "" {
+		o.Logs = path.Join(o.Out, "slurm-logs")
+	}
 }
 
-// templateFuncs quote values for where the templates put them: sh for a
-// POSIX shell word, yq for a YAML scalar (a JSON string is a valid YAML
-// double-quoted scalar). A value is never pasted into a script unquoted:
-// a path like "res; touch X #" must stay one argument.
-var templateFuncs = template.FuncMap{"sh": ShellQuote, "yq": YAMLQuote}
+// check rejects values that cannot be written into the job file: comments
+// show the values too, and a line break would end a comment or #SBATCH
+// line and start a command; #SBATCH values are parsed by sbatch, not by a
+// shell, so they take no whitespace or quotes either.
+func (o *EmitOptions) check(kind string) error {
+	for _, f := range []struct{ flag, v string }{{"spec path", o.Spec}, {"--out", o.Out}, {"--binary", o.Binary}, {"--image", o.Image}, {"--claim", o.Claim}, {"--logs", o.Logs}, {"--partition", o.Partition}, {"--time", o.Time}, {"--mem", o.Mem}} {
+		if i := strings.IndexFunc(f.v, unicode.IsControl); i >= 0 {
+			return fmt.Errorf("--emit %s: %s %q contains a control character (byte %d); a job script cannot carry it safely", kind, f.flag, f.v, i)
+		}
+	}
+	if kind != "slurm" {
+		return nil
+	}
+	for _, f := range []struct{ flag, v string }{{"--partition", o.Partition}, {"--time", o.Time}, {"--mem", o.Mem}} {
+		if !sbatchSafe(f.v) {
+			return fmt.Errorf("--emit slurm: %s %q: an #SBATCH value cannot hold whitespace, quotes, '\\' or '#'", f.flag, f.v)
+		}
+	}
+	return nil
+}
 
-var slurmTemplate = template.Must(template.New("slurm").Funcs(templateFuncs).Parse(`#!/bin/bash
-# Slurm job array for the sweep {{sh .Spec}} ({{.Runs}} runs in {{.Shards}} shards).
-# Submit:   sbatch {{.Name}}.sbatch
-# Then merge the shards' results into {{sh .Out}}/summary.parquet:
-#           {{sh .Binary}} sweep {{sh .Spec}} --merge --out {{sh .Out}}
+// sbatchSafe says whether v can stand in an #SBATCH line as is.
+func sbatchSafe(v string) bool { return !strings.ContainsAny(v, " \t\"'\\#") }
+
+// The sbatch script has two modes. Run by a shell on the login node (no
+// SLURM_ARRAY_TASK_ID), it submits itself as the array and then a merge
+// job that waits for the array to succeed (afterok), so the merge never
+// races the shards. Run by Slurm as an array task, it runs one shard
+// with --resume, so a requeued or restarted task skips the runs it has
+// finished; a failed run makes the task exit non-zero. Values reach the
+// merge job through its environment (--export=ALL), never through a
+// second layer of quoting.
+var slurmTemplate = template.Must(template.New("slurm").Funcs(template.FuncMap{"sh": ShellQuote}).Parse(`#!/bin/bash
+# Slurm job array for the sweep {{sh .Spec}}: {{.Runs}} runs in {{.Shards}} shards.
+#
+# On a login node (the paths below must be on storage every node shares):
+#   bash THIS_SCRIPT     submit the array and a merge job that starts when
+#                        every task has succeeded (--dependency=afterok)
+#   sbatch THIS_SCRIPT   submit the array alone; afterwards merge with
+#                        {{sh .Binary}} sweep {{sh .Spec}} --merge --out {{sh .Out}}
+# Per-task logs: {{sh .Logs}}/{{.Name}}-<array job>_<task>.log{{if .LogsInDirective}} (the directory must exist){{else}}
+# with bash only (a bare sbatch writes slurm-<job>_<task>.out where it runs: this
+# directory cannot stand in an #SBATCH line){{end}}.
+# Watch: squeue --me; sacct -j <array job> (a failed task shows a non-zero exit).
+# A task that Slurm requeues (--requeue) resumes: finished runs are kept.
 #SBATCH --job-name={{.Name}}
 #SBATCH --array=0-{{.LastShard}}
+#SBATCH --ntasks=1
 #SBATCH --cpus-per-task={{.CPUs}}
-#SBATCH --mem-per-cpu=1G
-#SBATCH --time=01:00:00
-#SBATCH --output={{.Name}}-%A_%a.log
+{{- if .LogsInDirective}}
+#SBATCH --output={{.Logs}}/{{.Name}}-%A_%a.log{{end}}
+#SBATCH --open-mode=append
+#SBATCH --requeue
+{{- if .Partition}}
+#SBATCH --partition={{.Partition}}{{end}}
+{{- if .Time}}
+#SBATCH --time={{.Time}}{{end}}
+{{- if .Mem}}
+#SBATCH --mem={{.Mem}}{{end}}
 set -euo pipefail
-# --resume makes a requeued or restarted task skip the runs it finished.
-srun {{sh .Binary}} sweep {{sh .Spec}} --out {{sh .Out}} --parallel "${SLURM_CPUS_PER_TASK}" \
-  --shard "${SLURM_ARRAY_TASK_ID}/${SLURM_ARRAY_TASK_COUNT}" --resume
+arena={{sh .Binary}}
+spec={{sh .Spec}}
+out={{sh .Out}}
+logs={{sh .Logs}}
+
+if [ -z "${SLURM_ARRAY_TASK_ID:-}" ]; then
+  mkdir -p -- "$logs"
+  array=$(sbatch --parsable --output="$logs/{{.Name}}-%A_%a.log" -- "$0")
+  array=${array%%;*}
+  export ARENA_SWEEP_BIN="$arena" ARENA_SWEEP_SPEC="$spec" ARENA_SWEEP_OUT="$out"
+  merge=$(sbatch --parsable --export=ALL --job-name={{.Name}}-merge --ntasks=1 --cpus-per-task=1{{.MergeFlags}} \
+    --dependency=afterok:"$array" --kill-on-invalid-dep=no --output="$logs/{{.Name}}-merge-%j.log" \
+    --wrap='exec "$ARENA_SWEEP_BIN" sweep "$ARENA_SWEEP_SPEC" --merge --out "$ARENA_SWEEP_OUT"')
+  merge=${merge%%;*}
+  echo "array job $array ({{.Shards}} tasks) and merge job $merge (starts when every task has succeeded)"
+  echo "watch: squeue -j $array,$merge; sacct -j $array,$merge; logs in $logs"
+  exit 0
+fi
+
+# One array task: shard $SLURM_ARRAY_TASK_ID of $SLURM_ARRAY_TASK_COUNT.
+# srun is given --cpus-per-task: since Slurm 22.05 a step does not
+# inherit it from the job, and would be confined to one core.
+srun --ntasks=1 --cpus-per-task="${SLURM_CPUS_PER_TASK}" \
+  "$arena" sweep "$spec" --out "$out" --parallel "${SLURM_CPUS_PER_TASK}" \
+  --shard "${SLURM_ARRAY_TASK_ID}/${SLURM_ARRAY_TASK_COUNT}" --resume{{if .RunTimeout}} --run-timeout {{.RunTimeout}}{{end}}
 `))
 
-var k8sTemplate = template.Must(template.New("k8s").Funcs(templateFuncs).Parse(`# Kubernetes Indexed Job for the sweep {{sh .Spec}} ({{.Runs}} runs in {{.Shards}} shards).
+var k8sTemplate = template.Must(template.New("k8s").Funcs(template.FuncMap{"yaml": YAMLQuote, "sh": ShellQuote}).Parse(`# Kubernetes Indexed Job for the sweep {{sh .Spec}}: {{.Runs}} runs in {{.Shards}} shards.
+# Untested on a live cluster (its structure is checked by arena's tests).
 # The spec must be readable in the image (or mount it); results go to the
-# PersistentVolumeClaim {{sh .Claim}} at /results.
+# PersistentVolumeClaim {{sh .Claim}} (ReadWriteMany), mounted at /results.
 # Apply:  kubectl apply -f {{.Name}}-job.yaml
 # Merge:  {{sh .Binary}} sweep {{sh .Spec}} --merge --out <the claim's contents>/{{sh .Out}}
 apiVersion: batch/v1
 kind: Job
 metadata:
-  name: {{.Name}}
+  name: {{yaml .Name}}
 spec:
   completionMode: Indexed
   completions: {{.Shards}}
@@ -86,10 +164,10 @@ spec:
       restartPolicy: Never
       containers:
         - name: sweep
-          image: {{yq .Image}}
+          image: {{yaml .Image}}
           command: ["/bin/sh", "-c"]
           args:
-            - {{yq .Command}}
+            - {{yaml .Command}}
           resources:
             requests: {cpu: "{{.CPUs}}", memory: "{{.CPUs}}Gi"}
             limits: {cpu: "{{.CPUs}}", memory: "{{.CPUs}}Gi"}
@@ -97,35 +175,45 @@ spec:
             - {name: results, mountPath: /results}
       volumes:
         - name: results
-          persistentVolumeClaim: {claimName: {{yq .Claim}}}
+          persistentVolumeClaim: {claimName: {{yaml .Claim}}}
 `))
 
 // Emit renders the Slurm sbatch script ("slurm") or the Kubernetes Indexed
 // Job manifest ("k8s") that runs a sweep as opt.Shards shards.
 func Emit(kind string, opt EmitOptions) (string, error) {
 	opt.defaults()
-	// Comments in the script and manifest show the values too: a line
-	// break would end the comment and start a command.
-	for _, v := range []struct{ flag, val string }{{"spec path", opt.Spec}, {"--out", opt.Out}, {"binary", opt.Binary}, {"--image", opt.Image}, {"--claim", opt.Claim}} {
-		if i := strings.IndexFunc(v.val, unicode.IsControl); i >= 0 {
-			return "", fmt.Errorf("--emit: %s %q contains a control character (byte %d); a job script cannot carry it safely", v.flag, v.val, i)
-		}
-	}
 	t := slurmTemplate
 	switch kind {
 	case "slurm":
 	case "k8s", "kubernetes":
-		t = k8sTemplate
+		kind, t = "k8s", k8sTemplate
 	default:
 		return "", fmt.Errorf("--emit %q: want slurm or k8s", kind)
+	}
+	if err := opt.check(kind); err != nil {
+		return "", err
 	}
 	var b strings.Builder
 	data := struct {
 		EmitOptions
-		LastShard int
-		Command   string // the container's shell command (k8s)
-	}{opt, opt.Shards - 1, fmt.Sprintf(`arena sweep %s --out %s --parallel %d --shard "${JOB_COMPLETION_INDEX}/%d" --resume`,
-		ShellQuote(opt.Spec), ShellQuote("/results/"+opt.Out), opt.CPUs, opt.Shards)}
+		LastShard       int
+		LogsInDirective bool   // Logs can stand in an #SBATCH line
+		MergeFlags      string // the merge job's optional sbatch flags
+		Command         string // the Kubernetes container's shell command
+	}{EmitOptions: opt, LastShard: opt.Shards - 1, LogsInDirective: sbatchSafe(opt.Logs)}
+	if opt.Partition != "" {
+		data.MergeFlags += " --partition=" + opt.Partition
+	}
+	if opt.Time != "" {
+		data.MergeFlags += " --time=" + opt.Time
+	}
+	// The container's shell command; JOB_COMPLETION_INDEX is set by
+	// Kubernetes in every pod of an Indexed Job.
+	data.Command = fmt.Sprintf(`exec arena sweep %s --out %s --parallel %d --shard "${JOB_COMPLETION_INDEX}/%d" --resume`,
+		ShellQuote(opt.Spec), ShellQuote("/results/"+opt.Out), opt.CPUs, opt.Shards)
+	if opt.RunTimeout > 0 {
+		data.Command += " --run-timeout " + opt.RunTimeout.String()
+	}
 	if err := t.Execute(&b, data); err != nil {
 		return "", err
 	}

@@ -25,16 +25,15 @@ func TestEmitQuotesForTheShell(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Keep the script from its srun line on; define the environment it expects.
-		i := strings.Index(text, "srun ")
-		script := `srun() { printf '%s\0' "$@"; }; SLURM_CPUS_PER_TASK=2 SLURM_ARRAY_TASK_ID=0 SLURM_ARRAY_TASK_COUNT=2; cd "$1"; ` + text[i:]
+		// The whole script, as array task 0 of 2 (so it does not submit).
+		script := `srun() { printf '%s\0' "$@"; }; export SLURM_CPUS_PER_TASK=2 SLURM_ARRAY_TASK_ID=0 SLURM_ARRAY_TASK_COUNT=2; cd "$1"; ` + text
 		dir := t.TempDir()
 		out, err := exec.Command(bash, "-c", script, "bash", dir).Output()
 		if err != nil {
 			t.Fatalf("%q: %v\n%s", v, err, text)
 		}
 		args := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
-		want := []string{"arena", "sweep", v + ".yaml", "--out", v, "--parallel", "2", "--shard", "0/2", "--resume"}
+		want := []string{"--ntasks=1", "--cpus-per-task=2", "arena", "sweep", v + ".yaml", "--out", v, "--parallel", "2", "--shard", "0/2", "--resume"}
 		if strings.Join(args, "\x00") != strings.Join(want, "\x00") {
 			t.Errorf("%q: srun got %q, want %q", v, args, want)
 		}
@@ -80,13 +79,8 @@ func TestEmitQuotesForYAML(t *testing.T) {
 		if len(ps.Containers) != 1 || ps.Containers[0].Image != v || len(ps.Volumes) != 1 || ps.Volumes[0].PVC.Claim != v || len(ps.Containers[0].Args) != 1 {
 			t.Fatalf("%q: decoded %+v", v, ps)
 		}
-		script := `arena() { printf '%s\0' "$@"; }; JOB_COMPLETION_INDEX=1; cd "$1"; ` + ps.Containers[0].Args[0]
-		dir := t.TempDir()
-		out, err := exec.Command("sh", "-c", script, "sh", dir).Output()
-		if err != nil {
-			t.Fatalf("%q: %v", v, err)
-		}
-		args := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+		// exec runs the arena on PATH: shardArgs's stub.
+		args := shardArgs(t, "sh", `JOB_COMPLETION_INDEX=1; cd "$1"; `+ps.Containers[0].Args[0])
 		want := []string{"sweep", "s.yaml", "--out", "/results/" + v, "--parallel", "2", "--shard", "1/3", "--resume"}
 		if strings.Join(args, "\x00") != strings.Join(want, "\x00") {
 			t.Errorf("%q: arena got %q, want %q", v, args, want)
