@@ -11,8 +11,9 @@
 //     violation (no GPU held twice, feasible grids, every job accounted for);
 //   - two runs of fresh instances give identical job records and per-round
 //     digests (determinism);
-//   - the policy does not modify the View it is handed (slot tables, queue
-//     lists, jobs);
+//   - the policy does not modify what the View shares with the engine: the
+//     Jobs (state and spec) and the Cluster (the View's slices are the
+//     policy's own copies, which sim.View allows it to sort or edit);
 //   - an empty cluster (no GPU at all), a cluster with no GPU of the
 //     requested type, and jobs larger than any node or than the whole
 //     cluster are handled (no error, no crash, nothing impossible started);
@@ -295,10 +296,8 @@ func (w *watcher) ReportsThroughput(v *sim.View, j *sim.Job) bool {
 }
 
 type viewSnapshot struct {
-	occupant, before                  []sim.JobID
-	running, pending, arrivals, ended []sim.JobID
-	jobs                              map[sim.JobID]jobSnapshot
-	nodes                             []sim.Node
+	jobs  map[sim.JobID]jobSnapshot
+	nodes []sim.Node
 }
 
 type jobSnapshot struct {
@@ -308,17 +307,12 @@ type jobSnapshot struct {
 }
 
 func snapshotView(v *sim.View) viewSnapshot {
-	s := viewSnapshot{occupant: slices.Clone(v.Occupant), before: slices.Clone(v.BeforeRelease),
-		jobs: map[sim.JobID]jobSnapshot{}, nodes: slices.Clone(v.Cluster.Nodes)}
-	ids := func(js []*sim.Job) []sim.JobID {
-		out := make([]sim.JobID, len(js))
-		for i, j := range js {
-			out[i] = j.Spec.ID
+	s := viewSnapshot{jobs: map[sim.JobID]jobSnapshot{}, nodes: slices.Clone(v.Cluster.Nodes)}
+	for _, list := range [][]*sim.Job{v.Running, v.Pending, v.Arrivals, v.Ended} {
+		for _, j := range list {
 			s.jobs[j.Spec.ID] = jobSnapshot{spec: *j.Spec, job: *j, gpus: slices.Clone(j.GPUs)}
 		}
-		return out
 	}
-	s.running, s.pending, s.arrivals, s.ended = ids(v.Running), ids(v.Pending), ids(v.Arrivals), ids(v.Ended)
 	return s
 }
 
@@ -332,12 +326,9 @@ func (w *watcher) Schedule(v *sim.View) ([]sim.Action, error) {
 			w.errs = append(w.errs, fmt.Errorf("round %d: the policy modified the View's %s", v.Round, what))
 		}
 	}
-	diff("Occupant", before.occupant, after.occupant)
-	diff("BeforeRelease", before.before, after.before)
-	diff("Running list", before.running, after.running)
-	diff("Pending list", before.pending, after.pending)
-	diff("Arrivals list", before.arrivals, after.arrivals)
-	diff("Ended list", before.ended, after.ended)
+	// The View's slices are the policy's own copies (sim.View: it may sort
+	// or edit them); the Jobs they point to and the Cluster are shared and
+	// read-only.
 	diff("Cluster nodes", before.nodes, after.nodes)
 	for id, b := range before.jobs {
 		a := after.jobs[id]

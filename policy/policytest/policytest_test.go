@@ -20,13 +20,14 @@ type idle struct{}
 func (idle) Name() string                             { return "idle" }
 func (idle) Schedule(*sim.View) ([]sim.Action, error) { return nil, nil }
 
-// mutator is fcfs that scribbles on the View's slot table afterwards.
+// mutator is fcfs that scribbles on a new job's spec (shared with the
+// engine) afterwards.
 type mutator struct{ sim.Policy }
 
 func (m mutator) Schedule(v *sim.View) ([]sim.Action, error) {
 	a, err := m.Policy.Schedule(v)
-	if len(v.Occupant) > 0 {
-		v.Occupant[0] = 12345
+	if len(v.Arrivals) > 0 {
+		v.Arrivals[0].Spec.Deadline += 1
 	}
 	return a, err
 }
@@ -92,8 +93,10 @@ func TestPlantedFaults(t *testing.T) {
 				delete(got, w)
 			}
 			// "state shared" may trip other rules too, depending on which
-			// instance a rule gets; the others must be caught alone.
-			if len(got) > 0 && !strings.HasPrefix(c.name, "state shared") {
+			// instance a rule gets, and the engine's own checker (on in
+			// every rule) stops a view modifier everywhere; the others
+			// must be caught alone.
+			if len(got) > 0 && !strings.HasPrefix(c.name, "state shared") && c.name != "modifies the view" {
 				t.Errorf("unexpected violations %v", got)
 			}
 		})
