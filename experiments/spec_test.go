@@ -246,7 +246,7 @@ func TestSpecPathsAreRelativeToTheSpecFile(t *testing.T) {
 // canonical form names the runs; a bad option is an error naming the spec
 // line, the policy and the key, even with skip_missing.
 func TestSpecPolicyOptions(t *testing.T) {
-	src := "policies: [tiresias, 'tiresias(queues=3, threshold=4h)', 'TIRESIAS(queues=2)']\ntraces: testbed\nclusters: testbed-64\ntiming: exact\nrounds: 5\n"
+	src := "policies: [tiresias, 'tiresias(queues=3, threshold=4h)', 'TIRESIAS(queues=2)', 'exec:python3 p.py', '*', '!arena*', '!elasticflow*', '!fcfs', '!gavel*', '!sia*', '!srtf']\ntraces: testbed\nclusters: testbed-64\ntiming: exact\nrounds: 5\n"
 	s, err := ParseSpec("s.yaml", "", []byte(src))
 	if err != nil {
 		t.Fatal(err)
@@ -259,9 +259,10 @@ func TestSpecPolicyOptions(t *testing.T) {
 	for _, r := range plan.Runs {
 		got = append(got, r.Run.Policy+" → "+r.Key)
 	}
-	want := []string{"tiresias → tiresias.testbed.testbed-64.exact.r5.d1.s0", "tiresias(queues=3,threshold=4h) → tiresias_queues=3_threshold=4h.testbed.testbed-64.exact.r5.d1.s0"}
+	want := []string{"tiresias → tiresias.testbed.testbed-64.exact.r5.d1.s0", "tiresias(queues=3,threshold=4h) → tiresias_queues=3_threshold=4h.testbed.testbed-64.exact.r5.d1.s0",
+		"exec:python3 p.py → exec_python3_p_py.testbed.testbed-64.exact.r5.d1.s0"}
 	if !slices.Equal(got, want) {
-		t.Errorf("runs %q, want %q (the default-valued duplicate folds into tiresias)", got, want)
+		t.Errorf("runs %q, want %q (the default-valued duplicate folds into tiresias; \"*\" never adds exec, which needs its command)", got, want)
 	}
 	bad, _ := ParseSpec("s.yaml", "", []byte("skip_missing: true\npolicies: ['tiresias(queus=3)']\ntraces: testbed\nclusters: testbed-64\ntiming: exact\n"))
 	_, err = bad.Expand(policy.NewRegistry())
