@@ -72,7 +72,7 @@ func TestParseOptionErrors(t *testing.T) {
 		{"tiresias(threshold=soon)", "threshold", "want a duration"},
 		{"tiresias(queues=3,queues=4)", "queues", "given twice"},
 		{"tiresias(queues)", "queues", "want key=value"},
-		{"fcfs(x=1)", "x", "it takes none"},
+		{"srtf(x=1)", "x", "it takes none"},
 	} {
 		_, err := reg.Parse(c.in)
 		var oe *OptionError
