@@ -84,9 +84,10 @@ type Entry struct {
 	Doc string
 	// Options the policy accepts, as name(key=value,…).
 	Options []Option
-	// Overhead is the policy's overhead class; the engine charges its
-	// resolution in the run's overhead profile (--overheads) on every
-	// start and reallocation.
+	// Overhead is the policy's overhead class, most specific first (e.g.
+	// FullSearch("mypolicy")); the engine charges its resolution in the
+	// run's overhead profile (--overheads) on every start and
+	// reallocation. nil is sim.DefaultOverheadClass (full-search).
 	Overhead sim.OverheadClass
 	// Cost is the relative wall-clock cost of one of its decisions (1 = a
 	// queue-based policy such as fcfs; 0 means 1). Sweeps start the most

@@ -190,6 +190,10 @@ type OverheadClass []string
 
 func (c OverheadClass) String() string { return strings.Join(c, ",") }
 
+// DefaultOverheadClass is the class of a policy that declares none: a
+// baseline with a full search.
+var DefaultOverheadClass = OverheadClass{"full-search"}
+
 // OverheadProfile prices every policy class on one cluster: the artifact's
 // constants, a measured testbed, or a user's YAML file.
 type OverheadProfile struct {
@@ -205,7 +209,11 @@ type OverheadProfile struct {
 var ErrNoOverheadClass = errors.New("no overhead for the policy's class")
 
 // Resolve returns the overhead of the first class of c the profile defines.
+// An empty class is DefaultOverheadClass.
 func (p *OverheadProfile) Resolve(c OverheadClass) (Overhead, error) {
+	if len(c) == 0 {
+		c = DefaultOverheadClass
+	}
 	for _, name := range c {
 		if o, ok := p.Classes[name]; ok {
 			return o, nil

@@ -70,6 +70,9 @@ func TestTestbedProfileIsTheMeasuredTable(t *testing.T) {
 			}
 		}
 	}
+	if _, err := p.Resolve(nil); !errors.Is(err, ErrNoOverheadClass) {
+		t.Errorf("no class under testbed: %v, want ErrNoOverheadClass (full-search is not measured there)", err)
+	}
 	if _, err := p.Resolve(OverheadClass{"sia", "full-search"}); !errors.Is(err, ErrNoOverheadClass) {
 		t.Errorf("sia under testbed: %v, want ErrNoOverheadClass (Sia was not run on the testbed)", err)
 	}
@@ -213,5 +216,19 @@ func TestIterationScaleRule(t *testing.T) {
 	}
 	if len(res.JCTs) != 1 || res.JCTs[0] != 300 {
 		t.Errorf("artifact: JCTs %v, want [300] (0 iterations, ends in round 1)", res.JCTs)
+	}
+}
+
+func TestResolveEmptyClassIsFullSearch(t *testing.T) {
+	p, err := LoadOverheads("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Name != "artifact" {
+		t.Fatalf("default profile %s, want artifact", p.Name)
+	}
+	o, err := p.Resolve(nil)
+	if err != nil || o.For(2) != 300 {
+		t.Errorf("Resolve(nil) = %v, %v; want full-search 150 s/GPU", o, err)
 	}
 }
