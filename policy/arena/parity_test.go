@@ -24,7 +24,7 @@ var parityCases = []parityCase{
 	{"arena", true, 0.01},
 	{"arena-ns", true, 0.01},
 	{"arena-ddl", true, 0.01},
-	{"arena-nh", false, 0.02},
+	{"arena-nh", false, 0.01},
 }
 
 func runPhilly(t testing.TB, pol string) *experiments.Outcome {
@@ -98,6 +98,11 @@ func TestPhillyParity(t *testing.T) {
 			}
 			t.Logf("%s: %d jobs (stored %d), mean JCT %.0f s (stored %.0f), %d of %d per-job JCTs identical in finish order",
 				c.policy, len(got), len(ref.JCT), mean(got), mean(ref.JCT), equal, len(ref.JCT))
+			// The README claims every per-job JCT equal to the stored
+			// array (e.g. arena-nh 689 / 689): the authors' data anchors it.
+			if equal != len(ref.JCT) || len(got) != len(ref.JCT) {
+				t.Errorf("%s: %d of %d per-job JCTs equal the stored ones (ours %d jobs)", c.policy, equal, len(ref.JCT), len(got))
+			}
 			first, differ := -1, 0
 			for i := range min(len(out.Result.Timeline), len(ref.Thr)) {
 				if out.Result.Timeline[i].Throughput != ref.Thr[i] {

@@ -2,6 +2,7 @@ package gavel
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/arena-sim/arena/estimator"
@@ -66,6 +67,10 @@ type Gavel struct {
 	admit    estimator.Estimator
 	types    []string
 	capacity []float64
+
+	// gap and rng: WithGap.
+	gap float64
+	rng *rand.Rand
 
 	rows Rows
 	// thr caches each job's ILP row: DP throughput at best locality of its
@@ -151,6 +156,18 @@ func (g *Gavel) Name() string {
 // results of two versions in one run do not share a name); it returns g.
 func (g *Gavel) Named(name string) *Gavel {
 	g.name = name
+	return g
+}
+
+// WithGap makes every program's answer a seeded draw among the change sets
+// within relative gap gap of the optimum (ilp.Options.Gap), as a solver
+// stopping at that gap may return: CPLEX, behind the authors' stored run,
+// stops at 1e-4, and the programs' −1e9 "infeasible" entries make that
+// gap larger than the whole feasible objective. gap 0 keeps the exact
+// optimum.
+func (g *Gavel) WithGap(gap float64, seed uint64) *Gavel {
+	g.gap = gap
+	g.rng = rand.New(rand.NewPCG(seed, 0x9a7e1))
 	return g
 }
 
@@ -269,7 +286,11 @@ func (g *Gavel) fit(v *sim.View, plan *Plan, job *sim.Job) (bool, error) {
 		prob.Rows = append(prob.Rows, row(v.Job(id), g.rows.Prev[i]))
 	}
 	prob.New = row(job, 0)
-	sol, ok, err := ilp.SolveReassignment(prob, ilp.Options{NodeLimit: NodeLimit})
+	opt := ilp.Options{NodeLimit: NodeLimit}
+	if g.gap > 0 {
+		opt.Gap, opt.Rand = g.gap, g.rng
+	}
+	sol, ok, err := ilp.SolveReassignment(prob, opt)
 	if err != nil {
 		return false, fmt.Errorf("gavel: job %s: %w", job.Spec.Alias(), err)
 	}

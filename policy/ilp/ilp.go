@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -68,6 +69,13 @@ type Options struct {
 	// highest priority is branched on first (then the most fractional, then
 	// the lowest index).
 	Priority []int
+	// Gap and Rand (SolveReassignment only): when Gap > 0, the answer is
+	// drawn uniformly (with Rand) among the change sets the exact search
+	// visits whose objective is within Gap·max(1, |optimum|) of the
+	// optimum — what a solver stopping at relative gap Gap (CPLEX's
+	// default is 1e-4) may return. Deterministic for a given Rand state.
+	Gap  float64
+	Rand *rand.Rand
 	// Tol is the relative optimality tolerance (0: 1e-9): a solution
 	// replaces the incumbent only if better by more than
 	// Tol·max(1, |incumbent|).

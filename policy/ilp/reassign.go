@@ -531,7 +531,19 @@ func enumerate(prob *Problem, moves []move, newCols []int, load []float64, p *Re
 	// prune: a completion worth at most ub with n changes cannot replace
 	// the incumbent (bestLo/bestHi: the incumbent ∓ the tolerance).
 	bestLo, bestHi := math.Inf(-1), math.Inf(-1)
+	// Gap sampling (second pass): every fitting set worth ≥ floor is a
+	// candidate; one is kept by reservoir sampling.
+	var (
+		collect         bool
+		floor           float64
+		seen            int
+		pickSet         []int
+		pickOpt, curOpt int
+	)
 	prune := func(ub float64, n int) bool {
+		if collect {
+			return ub < floor
+		}
 		return ub < bestLo || (ub <= bestHi && n >= bestMoves)
 	}
 	var dfs func(from, k int, base, gain float64)
@@ -551,7 +563,14 @@ func enumerate(prob *Problem, moves []move, newCols []int, load []float64, p *Re
 				break
 			}
 		}
-		if fits && better(base+gain, len(set)) {
+		if fits && collect {
+			if base+gain >= floor {
+				seen++
+				if opt.Rand.IntN(seen) == 0 {
+					pickSet, pickOpt = append(pickSet[:0], set...), curOpt
+				}
+			}
+		} else if fits && better(base+gain, len(set)) {
 			best, bestMoves, bestSet = base+gain, len(set), append([]int(nil), set...)
 			t := tol * math.Max(1, math.Abs(best))
 			bestLo, bestHi = best-t, best+t
@@ -655,7 +674,54 @@ func enumerate(prob *Problem, moves []move, newCols []int, load []float64, p *Re
 			break
 		}
 	}
-	res.Nodes = examined
+	firstPass := 0
+	if opt.Gap > 0 && opt.Rand != nil && bestOpt >= 0 && !stopped {
+		// The objective's magnitude: the previous columns' values plus
+		// the optimum's gain (the new row's values were shifted by its
+		// best when it is required).
+		total := best
+		for j := range p.Rows {
+			total += p.Rows[j].Value[p.Rows[j].Prev]
+		}
+		if p.NewRequired {
+			shift := math.Inf(-1)
+			for _, c := range newCols {
+				shift = math.Max(shift, p.New.Value[c])
+			}
+			total += shift
+		}
+		collect, floor = true, best-opt.Gap*math.Max(1, math.Abs(total))
+		firstPass = examined
+		examined, seen = 0, 0
+		for oi, o := range opts {
+			if o.val+gStar < floor {
+				continue
+			}
+			k := maxChanges
+			for r := range slack {
+				slack[r] = p.Capacity[r] - load[r]
+			}
+			if o.v >= 0 {
+				c := newCols[o.v-len(moves)]
+				slack[p.New.Resource[c]] -= p.New.Use[c]
+			} else {
+				k--
+			}
+			if k < 0 {
+				continue
+			}
+			curOpt = oi
+			dfs(0, k, o.val, 0)
+			if stopped {
+				break
+			}
+		}
+		if seen > 0 {
+			bestSet, bestOpt = pickSet, pickOpt
+		}
+		stopped = false // the optimum was proven; the sample is from the sets visited
+	}
+	res.Nodes = firstPass + examined
 	res.Elapsed = time.Since(start)
 	if bestOpt < 0 {
 		if stopped {

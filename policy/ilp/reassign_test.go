@@ -3,6 +3,7 @@ package ilp
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -278,4 +279,67 @@ func TestReassignmentLimitKeepsIncumbent(t *testing.T) {
 			t.Fatalf("instance %d: bound %v below the optimum %v", k, got.Result.Bound, want)
 		}
 	}
+}
+
+// TestReassignmentGapSampling: with a relative gap, the answer is a
+// feasible assignment (capacities, change limit) within the gap of the
+// brute-force optimum, the same for the same seed; over seeds it varies
+// when several assignments are within the gap. Gap 0 keeps the optimum.
+func TestReassignmentGapSampling(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	varied := 0
+	for k := 0; k < 600; k++ {
+		p := randomReassignment(r)
+		want, feasible := bruteForce(p)
+		if !feasible {
+			continue
+		}
+		gap := 0.2
+		tol := gap * math.Max(1, math.Abs(want))
+		objs := map[float64]bool{}
+		for seed := range uint64(8) {
+			a, ok, err := SolveReassignment(p, Options{Gap: gap, Rand: rand.New(rand.NewPCG(seed, 1))})
+			if err != nil || !ok {
+				t.Fatalf("instance %d seed %d: %v %v", k, seed, ok, err)
+			}
+			if a.Objective < want-tol-1e-6*math.Max(1, math.Abs(want)) || a.Objective > want+1e-6*math.Max(1, math.Abs(want)) {
+				t.Fatalf("instance %d seed %d: objective %v outside [%v, %v]", k, seed, a.Objective, want-tol, want)
+			}
+			if p.HasPrev && a.Changes > p.MaxChanges {
+				t.Fatalf("instance %d: %d changes", k, a.Changes)
+			}
+			if !fits(p, a) {
+				t.Fatalf("instance %d seed %d: assignment over capacity: %+v", k, seed, a)
+			}
+			again, _, _ := SolveReassignment(p, Options{Gap: gap, Rand: rand.New(rand.NewPCG(seed, 1))})
+			if again.Objective != a.Objective || !slices.Equal(again.Columns, a.Columns) || again.NewColumn != a.NewColumn {
+				t.Fatalf("instance %d seed %d: not reproducible", k, seed)
+			}
+			objs[a.Objective] = true
+		}
+		if len(objs) > 1 {
+			varied++
+		}
+	}
+	if varied == 0 {
+		t.Error("no instance gave different assignments over seeds")
+	}
+	t.Logf("%d instances varied over seeds", varied)
+}
+
+// fits checks an assignment's capacity use.
+func fits(p *Reassignment, a Assignment) bool {
+	use := make([]float64, len(p.Capacity))
+	for j, c := range a.Columns {
+		use[p.Rows[j].Resource[c]] += p.Rows[j].Use[c]
+	}
+	if a.NewColumn >= 0 {
+		use[p.New.Resource[a.NewColumn]] += p.New.Use[a.NewColumn]
+	}
+	for k := range use {
+		if use[k] > p.Capacity[k]+1e-7 {
+			return false
+		}
+	}
+	return true
 }
