@@ -59,6 +59,7 @@ fuzz:
 	$(GO) test ./experiments -run '^$$' -fuzz FuzzParseSpec -fuzztime 30s
 	$(GO) test ./sim -run '^$$' -fuzz FuzzParseClusterSpec -fuzztime 30s
 	$(GO) test ./policy -run '^$$' -fuzz FuzzParse -fuzztime 30s
+	$(GO) test ./policy/exec -run '^$$' -fuzz FuzzParseActions -fuzztime 30s
 	$(GO) test ./traces/table -run '^$$' -fuzz FuzzReadCSV -fuzztime 30s
 	for f in FuzzPhilly FuzzPollux FuzzHelios FuzzPAI FuzzAlibaba2023 FuzzGavel FuzzArena FuzzCapacityFiles; do \
 		$(GO) test ./traces/importers -run '^$$' -fuzz "^$$f\$$" -fuzztime 30s || exit 1; done

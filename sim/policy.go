@@ -16,8 +16,9 @@ type Policy interface {
 	Schedule(v *View) ([]Action, error)
 }
 
-// ThroughputReporter is an optional capability of a policy, consulted in
-// artifact timing only. The artifact prices each running job's share of a
+// ThroughputReporter is an artifact-fidelity hook: an optional capability
+// that exists so a port of an artifact policy reproduces its stored runs; a
+// new policy need not implement it. It is consulted in artifact timing only. The artifact prices each running job's share of a
 // round's reported cluster throughput through its policy's own gain
 // function, so a policy can make a running job count zero samples/s there
 // (arena-ddl does for a job that can no longer meet its deadline); the
@@ -84,7 +85,8 @@ type View struct {
 	// Occupant holds, per GPU slot, the job using it or NoJob. GPUs of jobs
 	// in Ended are already released.
 	Occupant []JobID
-	// BeforeRelease is the slot table as the previous decision left it:
+	// BeforeRelease is an artifact-fidelity hook (a new policy ignores it):
+	// the slot table as the previous decision left it:
 	// Occupant before the GPUs of Ended jobs were released (Arena's
 	// node-swap fix-up compares against it). In both timing modes.
 	BeforeRelease []JobID

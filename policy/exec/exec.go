@@ -176,32 +176,39 @@ func (p *Policy) send(round int, msg any) error {
 	return nil
 }
 
-// receive reads one message within the timeout into v.
-func (p *Policy) receive(round int, v any) error {
+// receive reads one line within the timeout.
+func (p *Policy) receive(round int) ([]byte, error) {
 	timer := time.NewTimer(p.cfg.Timeout)
 	defer timer.Stop()
 	select {
 	case l, ok := <-p.lines:
 		if !ok || l.err != nil {
-			return p.exitError(round, nil)
+			return nil, p.exitError(round, nil)
 		}
-		dec := json.NewDecoder(bytes.NewReader(l.data))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(v); err != nil {
-			var probe struct {
-				Type    string `json:"type"`
-				Message string `json:"message"`
-			}
-			if json.Unmarshal(l.data, &probe) == nil && probe.Type == "error" {
-				return p.fail(round, -1, "the policy reported an error: %s", probe.Message)
-			}
-			return p.fail(round, -1, "reply is not a valid message: %v: %s", err, abbreviate(l.data))
-		}
-		return nil
+		return l.data, nil
 	case <-timer.C:
 		p.kill()
-		return p.fail(round, -1, "no reply within %s (wall clock; raise it with exec(cmd=…,timeout=30m)); the process was killed", p.cfg.Timeout)
+		return nil, p.fail(round, -1, "no reply within %s (wall clock; raise it with exec(cmd=…,timeout=30m)); the process was killed", p.cfg.Timeout)
 	}
+}
+
+// decode reads one message strictly (unknown fields are errors, so a
+// misspelt key is not silently ignored); an error message from the policy
+// is reported as such.
+func decode(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var probe struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(data, &probe) == nil && probe.Type == "error" {
+			return fmt.Errorf("the policy reported an error: %s", probe.Message)
+		}
+		return fmt.Errorf("reply is not a valid message: %v: %s", err, abbreviate(data))
+	}
+	return nil
 }
 
 // exitError explains a broken pipe or EOF by the process's exit status.
@@ -373,9 +380,13 @@ func (p *Policy) hello(timing sim.Timing) error {
 	if err := p.send(-1, h); err != nil {
 		return err
 	}
-	var in helloIn
-	if err := p.receive(-1, &in); err != nil {
+	data, err := p.receive(-1)
+	if err != nil {
 		return err
+	}
+	var in helloIn
+	if err := decode(data, &in); err != nil {
+		return p.fail(-1, -1, "%v", err)
 	}
 	if in.Type != "hello" {
 		return p.fail(-1, -1, "want a hello reply, got type %q", in.Type)
@@ -427,17 +438,9 @@ func (p *Policy) Schedule(v *sim.View) ([]sim.Action, error) {
 	if err := p.send(v.Round, msg); err != nil {
 		return nil, err
 	}
-	var in actionsIn
-	if err := p.receive(v.Round, &in); err != nil {
+	data, err := p.receive(v.Round)
+	if err != nil {
 		return nil, err
-	}
-	switch {
-	case in.Type == "error":
-		return nil, p.fail(v.Round, -1, "the policy reported an error: %s", in.Message)
-	case in.Type != "actions":
-		return nil, p.fail(v.Round, -1, "want an actions reply, got type %q", in.Type)
-	case in.Round != v.Round:
-		return nil, p.fail(v.Round, -1, "reply is for round %d", in.Round)
 	}
 	inView := map[sim.JobID]bool{}
 	for _, list := range [][]*sim.Job{v.Running, v.Pending, v.Arrivals} {
@@ -445,29 +448,53 @@ func (p *Policy) Schedule(v *sim.View) ([]sim.Action, error) {
 			inView[j.Spec.ID] = true
 		}
 	}
+	actions, job, err := ParseActions(data, v.Round, inView, p.cluster.NumSlots())
+	if err != nil {
+		return nil, p.fail(v.Round, job, "%v", err)
+	}
+	return actions, nil
+}
+
+// ParseActions checks one reply to the decision of round: its type and
+// round, and each action's kind, job (one of inView) and GPU slots (in
+// 0..slots−1). On an error it returns the job concerned, or −1. The engine
+// then validates the actions as it does any policy's.
+func ParseActions(data []byte, round int, inView map[sim.JobID]bool, slots int) ([]sim.Action, sim.JobID, error) {
+	var in actionsIn
+	if err := decode(data, &in); err != nil {
+		return nil, -1, err
+	}
+	switch {
+	case in.Type == "error":
+		return nil, -1, fmt.Errorf("the policy reported an error: %s", in.Message)
+	case in.Type != "actions":
+		return nil, -1, fmt.Errorf("want an actions reply, got type %q", in.Type)
+	case in.Round != round:
+		return nil, -1, fmt.Errorf("reply is for round %d", in.Round)
+	}
 	actions := make([]sim.Action, 0, len(in.Actions))
 	for i, a := range in.Actions {
 		kind, ok := kinds[a.Kind]
 		if !ok {
-			return nil, p.fail(v.Round, a.Job, "action %d: kind %q: want start, reallocate, suspend or drop", i, a.Kind)
+			return nil, a.Job, fmt.Errorf("action %d: kind %q: want start, reallocate, suspend or drop", i, a.Kind)
 		}
 		if !inView[a.Job] {
-			return nil, p.fail(v.Round, a.Job, "action %d (%s): the job is not running, pending or arriving in this decision", i, a.Kind)
+			return nil, a.Job, fmt.Errorf("action %d (%s): the job is not running, pending or arriving in this decision", i, a.Kind)
 		}
 		if (kind == sim.Start || kind == sim.Reallocate) && len(a.GPUs) == 0 {
-			return nil, p.fail(v.Round, a.Job, "action %d (%s): no gpus given", i, a.Kind)
+			return nil, a.Job, fmt.Errorf("action %d (%s): no gpus given", i, a.Kind)
 		}
 		if (kind == sim.Suspend || kind == sim.Drop) && len(a.GPUs) > 0 {
-			return nil, p.fail(v.Round, a.Job, "action %d (%s): gpus given to a %s", i, a.Kind, a.Kind)
+			return nil, a.Job, fmt.Errorf("action %d (%s): gpus given to a %s", i, a.Kind, a.Kind)
 		}
 		for _, g := range a.GPUs {
-			if g < 0 || g >= p.cluster.NumSlots() {
-				return nil, p.fail(v.Round, a.Job, "action %d (%s): GPU slot %d out of range 0..%d", i, a.Kind, g, p.cluster.NumSlots()-1)
+			if g < 0 || g >= slots {
+				return nil, a.Job, fmt.Errorf("action %d (%s): GPU slot %d out of range 0..%d", i, a.Kind, g, slots-1)
 			}
 		}
 		actions = append(actions, sim.Action{Kind: kind, Job: a.Job, GPUs: a.GPUs, Reason: a.Reason})
 	}
-	return actions, nil
+	return actions, -1, nil
 }
 
 var kinds = map[string]sim.ActionKind{"start": sim.Start, "reallocate": sim.Reallocate, "suspend": sim.Suspend, "drop": sim.Drop}

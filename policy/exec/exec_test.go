@@ -186,3 +186,34 @@ func TestPythonConformance(t *testing.T) {
 		t.Run(p, func(t *testing.T) { policytest.Run(t, reg, p) })
 	}
 }
+
+// FuzzParseActions: any reply either fails with an error or yields actions
+// whose kind, job and slots are within what the decision allows.
+func FuzzParseActions(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"actions","round":3,"actions":[{"kind":"start","job":1,"gpus":[0,1]}]}`,
+		`{"type":"actions","round":3,"actions":[{"kind":"drop","job":2,"reason":"x"},{"kind":"suspend","job":1}]}`,
+		`{"type":"error","message":"boom"}`,
+		`{"type":"actions","round":3,"actions":null}`,
+		`not json`,
+	} {
+		f.Add([]byte(s))
+	}
+	inView := map[sim.JobID]bool{1: true, 2: true}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		acts, _, err := pexec.ParseActions(data, 3, inView, 8)
+		if err != nil {
+			return
+		}
+		for _, a := range acts {
+			if !inView[a.Job] || a.Kind < sim.Start || a.Kind > sim.Drop {
+				t.Fatalf("accepted %+v", a)
+			}
+			for _, g := range a.GPUs {
+				if g < 0 || g >= 8 {
+					t.Fatalf("accepted slot %d", g)
+				}
+			}
+		}
+	})
+}
