@@ -53,16 +53,18 @@ lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
 	$(GO) vet ./...
 
-# Short fuzzing session of every parser.
+# Fuzzing session of every Fuzz* target of every package (found with
+# go test -list, so new parsers' targets join by themselves), FUZZTIME each.
+# Seed corpora live in each package's testdata/fuzz/<target>/ and also run
+# in every plain `go test`.
+FUZZTIME ?= 15s
 fuzz:
-	$(GO) test ./traces -run '^$$' -fuzz FuzzReadArenaCSV -fuzztime 30s
-	$(GO) test ./experiments -run '^$$' -fuzz FuzzParseSpec -fuzztime 30s
-	$(GO) test ./sim -run '^$$' -fuzz FuzzParseClusterSpec -fuzztime 30s
-	$(GO) test ./policy -run '^$$' -fuzz FuzzParse -fuzztime 30s
-	$(GO) test ./policy/exec -run '^$$' -fuzz FuzzParseActions -fuzztime 30s
-	$(GO) test ./traces/table -run '^$$' -fuzz FuzzReadCSV -fuzztime 30s
-	for f in FuzzPhilly FuzzPollux FuzzHelios FuzzPAI FuzzAlibaba2023 FuzzGavel FuzzArena FuzzCapacityFiles; do \
-		$(GO) test ./traces/importers -run '^$$' -fuzz "^$$f\$$" -fuzztime 30s || exit 1; done
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "== $$pkg $$target ($(FUZZTIME))"; \
+	    $(GO) test $$pkg -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME); \
+	  done; \
+	done
 
 clean:
 	rm -rf bin results

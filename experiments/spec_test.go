@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
@@ -201,9 +202,12 @@ func FuzzParseSpec(f *testing.F) {
 			t.Fatalf("accepted a spec with an empty axis: %+v", s)
 		}
 		for _, d := range s.Densities {
-			if !(d > 0) {
+			if !(d >= MinDensity && d <= MaxDensity) {
 				t.Fatalf("accepted density %v", d)
 			}
+		}
+		if s.Name == "" || checkName(s.Name) != nil {
+			t.Fatalf("accepted spec name %q", s.Name)
 		}
 	})
 }
@@ -311,4 +315,43 @@ func TestSpecOverheadsAndIterationScale(t *testing.T) {
 	if _, err := ParseSpec("s.yaml", dir, []byte(strings.Replace(spec, "iteration_scale: 1", "iteration_scale: 0", 1))); err == nil || !strings.Contains(err.Error(), "want a positive integer") {
 		t.Errorf("iteration_scale 0: %v", err)
 	}
+}
+
+// FuzzParseHorizon (--horizon, horizon:): never panics; an accepted value
+// is within [1 s, MaxHorizon] and a positive number of rounds.
+func FuzzParseHorizon(f *testing.F) {
+	for _, s := range []string{"7d", "36h", "90m", "1e99d", "Infd", "NaNd", "2562047h", "-1d", "0.5d", "1s", "36500d", "36501d", "1h30m", "d", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := ParseHorizon(s)
+		if err != nil {
+			return
+		}
+		if d < time.Second || d > MaxHorizon || HorizonRounds(d) < 1 {
+			t.Fatalf("%q: accepted %v (%d rounds)", s, d, HorizonRounds(d))
+		}
+	})
+}
+
+// FuzzParseShard (--shard): never panics; an accepted I/N has 0 ≤ I < N
+// and prints back as itself.
+func FuzzParseShard(f *testing.F) {
+	for _, s := range []string{"0/4", "3/4", "4/4", "-1/2", "1/0", " 1 / 2 ", "9223372036854775807/1", "1/2/3", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		sh, err := ParseShard(s)
+		if err != nil {
+			return
+		}
+		if sh.Index < 0 || sh.Index >= sh.Count {
+			t.Fatalf("%q: accepted %+v", s, sh)
+		}
+		if sh.Count > 1 {
+			if back, err := ParseShard(sh.String()); err != nil || back != sh {
+				t.Fatalf("%q: round trip %v, %v", s, back, err)
+			}
+		}
+	})
 }

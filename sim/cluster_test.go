@@ -60,15 +60,22 @@ func FuzzParseClusterSpec(f *testing.F) {
 	f.Add([]byte("name: x\npools:\n  - {gpu: a100, nodes: 2, gpus_per_node: 4}\n"))
 	f.Add([]byte(`[{"a100": {"node_num": 3}}]`))
 	f.Add([]byte("pools:\n - gpu: v100\n   nodes: 1\n"))
+	f.Add([]byte(`[{"a100": {"node_num": 2}, "v100": {"node_num": 1}}, {"a40": {"node_num": 4, "x": [1]}}]`))
+	f.Add([]byte("name: a\nname: b\npools:\n  - {gpu: a100, nodes: 2.5}\n---\n"))
+	f.Add([]byte(`[{"a100": {"node_num": 1e9}}] x`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		spec, err := ParseClusterSpec("fuzz.yaml", data)
 		if err != nil {
 			return
 		}
-		total := 0
+		total, nodes := 0, 0
 		for _, p := range spec.Pools {
-			if p.Nodes <= 0 || p.GPUsPerNode <= 0 {
+			if p.Nodes <= 0 || p.GPUsPerNode <= 0 || p.GPUsPerNode > MaxGPUsPerNode {
 				t.Fatalf("accepted pool %+v", p)
+			}
+			nodes += p.Nodes
+			if nodes > MaxNodes {
+				t.Fatalf("accepted %d nodes", nodes)
 			}
 			if p.Nodes > 1000 || p.GPUsPerNode > 64 {
 				return // valid but too large to build in a fuzz loop

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 const header = "job_id,submission_time,num_iteration,model_name,deadline,batch_size,num_gpu,gpu_type\n"
@@ -102,7 +103,12 @@ func FuzzReadArenaCSV(f *testing.F) {
 		if len(tr.Jobs) == 0 {
 			t.Fatal("accepted a trace with no jobs")
 		}
+		ids := map[string]bool{}
 		for i, j := range tr.Jobs {
+			if ids[j.Name] || !utf8.ValidString(j.Name) || len(j.Name) > MaxFieldBytes || float64(j.Submit) > MaxTime {
+				t.Fatalf("accepted a duplicate, non-UTF-8, long id or an out-of-range time: %+v", j)
+			}
+			ids[j.Name] = true
 			if int(j.ID) != i || j.Iterations <= 0 || j.Submit < 0 || j.Workload.Batch <= 0 || j.GPUs <= 0 || j.GPUs&(j.GPUs-1) != 0 || j.GPU == "" {
 				t.Fatalf("accepted invalid job %+v", j)
 			}
