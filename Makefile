@@ -59,12 +59,13 @@ lint:
 # in every plain `go test`.
 FUZZTIME ?= 15s
 fuzz:
-	@set -e; for pkg in $$($(GO) list ./...); do \
+	@failed=""; for pkg in $$($(GO) list ./...); do \
 	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 	    echo "== $$pkg $$target ($(FUZZTIME))"; \
-	    $(GO) test $$pkg -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME); \
+	    $(GO) test $$pkg -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) || failed="$$failed $$pkg.$$target"; \
 	  done; \
-	done
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz: failed:$$failed (new crashers are in the package's testdata/fuzz/)"; exit 1; fi
 
 clean:
 	rm -rf bin results

@@ -106,3 +106,30 @@ func readAll(t *testing.T, dir string) map[string][]byte {
 	}
 	return m
 }
+
+// TestRoundsCapBeforeRunning: a spec or flag asking for 10^9 rounds is
+// refused before anything runs, naming the cap and --max-rounds; an
+// explicit --max-rounds lets a long run through the check.
+func TestRoundsCapBeforeRunning(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "long.yaml")
+	os.WriteFile(spec, []byte("traces: pai\nclusters: paper-1280\npolicies: fcfs\ntiming: exact\nrounds: 1000000000\n"), 0o644)
+	out, err := runCLI(t, "sweep", spec, "--out", filepath.Join(dir, "res"), "--quiet")
+	if err == nil || !strings.Contains(err.Error(), "over the cap of 100000 rounds") || !strings.Contains(err.Error(), "--max-rounds") {
+		t.Fatalf("sweep: err = %v\n%s", err, out)
+	}
+	if _, statErr := os.Stat(filepath.Join(dir, "res", "runs")); statErr == nil {
+		t.Error("the sweep started before refusing")
+	}
+	for _, args := range [][]string{{"--rounds", "1000000000"}, {"--horizon", "1000d"}} {
+		_, err := runCLI(t, append([]string{"simulate", "--policy", "fcfs"}, args...)...)
+		if err == nil || !strings.Contains(err.Error(), "over the cap") {
+			t.Errorf("simulate %v: err = %v", args, err)
+		}
+	}
+	// Raised explicitly, the cap lets a 288000-round horizon past the
+	// check (the unknown policy, checked next, keeps it from running).
+	if _, err := runCLI(t, "simulate", "--policy", "no-such-policy", "--horizon", "1000d", "--max-rounds", "300000"); err == nil || !strings.Contains(err.Error(), "--policy") {
+		t.Errorf("--max-rounds 300000: err = %v", err)
+	}
+}

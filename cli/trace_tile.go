@@ -4,10 +4,10 @@ import (
 	"bufio"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/arena-sim/arena/sim/outdir"
 	"github.com/arena-sim/arena/traces"
 )
 
@@ -58,7 +58,7 @@ cluster eight times as large. Job names get "#<copy>".`,
 // writeFileAtomic writes path through a temporary file in the same
 // directory and renames it, so an error leaves no partial file.
 func writeFileAtomic(path string, write func(*bufio.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	f, err := outdir.CreateTemp(path) // mode from the umask, not 0600
 	if err != nil {
 		return err
 	}
@@ -66,9 +66,6 @@ func writeFileAtomic(path string, write func(*bufio.Writer) error) error {
 	err = write(w)
 	if err == nil {
 		err = w.Flush()
-	}
-	if err == nil {
-		err = f.Chmod(0o644)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

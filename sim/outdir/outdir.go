@@ -46,6 +46,14 @@ func create(dir, base, infix string, isDir bool) (string, *os.File, error) {
 	return "", nil, fmt.Errorf("%s: cannot find a free temporary name", dir)
 }
 
+// CreateTemp creates a temporary file next to path, to be renamed onto it
+// when complete (its name is one Clean recognises). Unlike os.CreateTemp
+// (mode 0600) its mode follows the umask.
+func CreateTemp(path string) (*os.File, error) {
+	_, f, err := create(filepath.Dir(path), filepath.Base(path), tmpInfix, false)
+	return f, err
+}
+
 // WriteFile writes data to a temporary file next to path and renames it
 // into place. On any error the temporary is removed and path is untouched.
 func WriteFile(path string, data []byte) error {

@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/arena-sim/arena/sim/outdir"
 )
 
 // Job is one row of the canonical table.
@@ -116,7 +118,7 @@ type File struct {
 
 // Create starts writing path (CSV, or Parquet for a .parquet name).
 func Create(path string) (*File, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	tmp, err := outdir.CreateTemp(path) // mode from the umask, not 0600
 	if err != nil {
 		return nil, fmt.Errorf("table: %w", err)
 	}
