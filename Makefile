@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/arena
 
-.PHONY: build install run test test-examples test-slurm bench lint fuzz clean
+.PHONY: build install run test test-examples test-slurm bench bench-scale lint fuzz clean
 
 # The source revision goes into every results file (arena_version).
 REVISION := $(shell git describe --always --dirty 2>/dev/null)
@@ -46,8 +46,20 @@ test-examples:
 test-slurm:
 	bash .ci/slurm-test.sh
 
+# Benchmarks in the format benchstat reads: every benchmark BENCH_COUNT
+# times, the output also saved to bench/<revision>.txt, so two commits compare
+# with `go run golang.org/x/perf/cmd/benchstat@latest bench/A.txt bench/B.txt`.
+BENCH_COUNT ?= 5
+BENCH_OUT ?= bench/$(REVISION).txt
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 3x ./...
+	@mkdir -p $(dir $(BENCH_OUT))
+	$(GO) test -run '^$$' -bench . -benchtime 3x -count $(BENCH_COUNT) ./... > $(BENCH_OUT); s=$$?; cat $(BENCH_OUT); echo "saved $(BENCH_OUT)"; exit $$s
+
+# The scaling benchmark: per policy, run time against jobs (fixed cluster) and
+# GPUs (fixed trace) at 1×, 2×, 4×, with the fitted exponents (several minutes).
+bench-scale:
+	@mkdir -p bench
+	ARENA_BENCH_SCALE=1 $(GO) test ./experiments -run '^$$' -bench Scaling -benchtime 1x -timeout 2h > bench/scale-$(REVISION).txt; s=$$?; cat bench/scale-$(REVISION).txt; exit $$s
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }

@@ -41,6 +41,9 @@ var scaleSizes = []int{1, 2, 4}
 // reported too. Exact timing, 2000 rounds of 300 s. Run it with
 // `make bench-scale` (one iteration; several minutes).
 func BenchmarkScaling(b *testing.B) {
+	if os.Getenv("ARENA_BENCH_SCALE") == "" {
+		b.Skip("several minutes; run with make bench-scale (ARENA_BENCH_SCALE=1)")
+	}
 	pols := scalePolicies
 	if s := os.Getenv("ARENA_SCALE_POLICIES"); s != "" {
 		pols = strings.Split(s, ",")

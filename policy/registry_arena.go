@@ -34,7 +34,7 @@ func arenaEntries() []Entry {
 		out = append(out, Entry{
 			Name: v.name, Aliases: v.aliases, Doc: v.doc, Overhead: append(sim.OverheadClass{v.name}, v.overhead...), Cost: 30,
 			New: func(o Options) (sim.Policy, error) {
-				return arena.New(arena.Variants[v.name], o.Cluster, o.Source.View(v.view), o.Source.View(estimator.ViewOptimal)), nil
+				return arena.New(arena.Variants[v.name], o.Cluster, o.Source.View(v.view), o.Source.View(estimator.ViewOptimal)).Engine(), nil
 			},
 		})
 	}

@@ -70,3 +70,48 @@ func BenchmarkEngine(b *testing.B) {
 		})
 	}
 }
+
+// noop never acts: the engine's own cost per event (arrivals, rounds).
+type noop struct{ quiet bool }
+
+func (noop) Name() string                     { return "noop" }
+func (noop) Schedule(*View) ([]Action, error) { return nil, nil }
+func (n noop) IdleWhenQuiet() bool            { return n.quiet }
+
+// BenchmarkEngineNoop reports the events per second of the engine alone: a
+// policy that never acts, 20,000 arrivals over 2000 rounds on 1,280 GPUs,
+// with the policy called every round (plain) or only when jobs arrive
+// (quiet: sim.QuietRounds). events/cpu-s divides by the process's CPU
+// time (steadier than wall time on a shared machine).
+func BenchmarkEngineNoop(b *testing.B) {
+	db, _ := estimator.DefaultProfileDB()
+	m, _ := estimator.ParseModel("gpt-760m")
+	spec, _ := LoadClusterSpec("paper-1280")
+	c, _ := NewCluster(spec)
+	specs := make([]JobSpec, 20000)
+	for i := range specs {
+		specs[i] = JobSpec{ID: JobID(i), Submit: Time(30 * i), Workload: estimator.Workload{Model: m, Batch: 128}, Iterations: 1000, GPU: "a40", GPUs: 1}
+	}
+	for _, timing := range []Timing{Exact, Artifact} {
+		for _, quiet := range []bool{false, true} {
+			name := fmt.Sprintf("%s/plain", timing)
+			if quiet {
+				name = fmt.Sprintf("%s/quiet", timing)
+			}
+			b.Run(name, func(b *testing.B) {
+				cfg := DefaultConfig(c, db.View(estimator.ViewOptimal))
+				cfg.Timing, cfg.Rounds = timing, 2000
+				events, c0 := 0, cpuSeconds()
+				for b.Loop() {
+					res, err := Run(context.Background(), cfg, noop{quiet}, specs)
+					if err != nil {
+						b.Fatal(err)
+					}
+					events += res.Events
+				}
+				b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+				b.ReportMetric(float64(events)/(cpuSeconds()-c0), "events/cpu-s")
+			})
+		}
+	}
+}

@@ -432,6 +432,9 @@ type Cluster struct {
 	nodesByType map[string][]int
 	// capacity is the largest node's GPU count per type.
 	capacity map[string]int
+	// typeIndex is each type's position in Types; slotType, per slot.
+	typeIndex map[string]int
+	slotType  []uint8
 }
 
 // NewCluster builds a cluster from a spec.
@@ -468,7 +471,23 @@ func NewCluster(spec ClusterSpec) (*Cluster, error) {
 		c.capacity[p.GPU] = max(c.capacity[p.GPU], p.GPUsPerNode)
 	}
 	c.Types = estimator.TypeOrder(seen)
+	c.typeIndex = make(map[string]int, len(c.Types))
+	for i, t := range c.Types {
+		c.typeIndex[t] = i
+	}
+	c.slotType = make([]uint8, len(c.slotNode))
+	for s, n := range c.slotNode {
+		c.slotType[s] = uint8(c.typeIndex[c.Nodes[n].GPU])
+	}
 	return c, nil
+}
+
+// TypeIndex returns the position of a GPU type in Types, or −1.
+func (c *Cluster) TypeIndex(gpu string) int {
+	if i, ok := c.typeIndex[gpu]; ok {
+		return i
+	}
+	return -1
 }
 
 // NumSlots is the number of GPUs in the cluster.

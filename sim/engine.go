@@ -126,6 +126,11 @@ type engine struct {
 
 	res        *Result
 	decisionNs []int64
+	// beforeBuf holds the artifact loop's per-round "before" snapshot.
+	beforeBuf []JobID
+	// quiet: the policy skips decisions with no arrival and no ended job
+	// (QuietRounds).
+	quiet bool
 
 	// vb are the copies of the engine's slices a View hands out, reused
 	// from call to call so a policy never holds the engine's own.
@@ -199,7 +204,10 @@ func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 		if specs[i].ID != JobID(i) {
 			return nil, fmt.Errorf("sim: job %d has ID %d; IDs must equal trace positions", i, specs[i].ID)
 		}
-		e.jobs[i] = &Job{Spec: &specs[i], FirstStart: -1, Finish: -1, gpuSeconds: map[string]float64{}}
+		e.jobs[i] = &Job{Spec: &specs[i], FirstStart: -1, Finish: -1, gpuSeconds: make([]float64, len(cfg.Cluster.Types))}
+	}
+	if q, ok := p.(QuietRounds); ok {
+		e.quiet = q.IdleWhenQuiet()
 	}
 	e.t0 = startOf(cfg.Timing, specs)
 	e.res = newResult(e)
@@ -301,7 +309,8 @@ func (e *engine) runArtifact(ctx context.Context) error {
 		}
 		e.res.Events += len(ended)
 		// 3. "Before" snapshot (ended jobs still hold GPUs), then release.
-		before := append([]JobID(nil), e.occupant...)
+		before := append(e.beforeBuf[:0], e.occupant...)
+		e.beforeBuf = before
 		for _, j := range ended {
 			e.release(j)
 		}
@@ -322,14 +331,19 @@ func (e *engine) runArtifact(ctx context.Context) error {
 			j.QueueTime += float64(L)
 		}
 		// 7. Reschedule detection and per-round throughput with overhead debt.
-		resched := map[JobID]bool{}
-		for s, occ := range e.occupant {
-			if occ != NoJob && before[s] != occ {
-				resched[occ] = true
+		// A decision that changed no allocation leaves every slot as it was
+		// or idle (ended jobs released): nothing to detect.
+		var resched map[JobID]bool
+		if changed {
+			resched = map[JobID]bool{}
+			for s, occ := range e.occupant {
+				if occ != NoJob && before[s] != occ {
+					resched[occ] = true
+				}
 			}
 		}
-		_ = changed
-		total, busy := 0.0, map[string]int{}
+		total := 0.0
+		busy := make([]int, len(e.cfg.Cluster.Types))
 		reporter, _ := e.policy.(ThroughputReporter)
 		var after *View
 		if reporter != nil {
@@ -367,8 +381,8 @@ func (e *engine) runArtifact(ctx context.Context) error {
 			}
 			j.TimeDebt = e.debt[id]
 			total += thr
-			busy[j.Config.GPU] += len(j.GPUs)
-			j.gpuSeconds[j.Config.GPU] += float64(L) * float64(len(j.GPUs))
+			busy[j.typ] += len(j.GPUs)
+			j.gpuSeconds[j.typ] += float64(L) * float64(len(j.GPUs))
 		}
 		e.res.recordRound(e, r, estimator.PyRound(total, 3), busy)
 		if e.cfg.Check {
@@ -480,6 +494,12 @@ func (e *engine) release(j *Job) {
 // decide calls the policy and applies its actions. It reports whether any
 // allocation changed.
 func (e *engine) decide(arrivals, ended []*Job, before []JobID) (bool, error) {
+	if e.quiet && len(arrivals) == 0 && len(ended) == 0 {
+		// The policy promised nothing would happen (QuietRounds); no slot
+		// changed since its last decision, so decided stays right too.
+		e.decisionNs = append(e.decisionNs, 0)
+		return false, nil
+	}
 	v := e.view(e.now, arrivals, ended, before)
 	if e.cfg.Check {
 		e.snapshotJobs(v)
@@ -620,6 +640,7 @@ func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
 	}
 	// Commit, queues in action order.
 	changed := false
+	var suspended map[JobID]bool
 	for _, a := range actions {
 		j := e.jobs[a.Job]
 		switch a.Kind {
@@ -645,6 +666,10 @@ func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
 			e.setAlloc(j, a.GPUs)
 			changed = true
 		case Suspend:
+			if suspended == nil {
+				suspended = map[JobID]bool{}
+			}
+			suspended[j.Spec.ID] = true
 			e.advance(j, e.now)
 			e.running = removeJob(e.running, j)
 			e.pending = append(e.pending, j)
@@ -662,8 +687,12 @@ func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
 			e.res.recordDrop(j)
 		}
 	}
+	// An arrival is in no queue until here (arrive puts it in none), unless
+	// the batch started and then suspended it, which put it at the pending
+	// queue's end; the others the policy neither started nor dropped join
+	// the end now. (No scan of the pending queue per arrival.)
 	for _, j := range arrivals {
-		if j.Status == Pending && !containsJob(e.pending, j) {
+		if j.Status == Pending && !suspended[j.Spec.ID] {
 			e.pending = append(e.pending, j)
 		}
 	}
@@ -689,6 +718,7 @@ func (e *engine) setAlloc(j *Job, gpus []int) {
 	e.res.recordHold(e, j, gpus)
 	j.GPUs = append([]int(nil), gpus...)
 	j.Config = cfg
+	j.typ = e.cfg.Cluster.TypeIndex(cfg.GPU)
 	j.LastConfig = cfg
 	if e.cfg.Timing == Exact {
 		e.scheduleCompletion(j)
@@ -729,10 +759,14 @@ func SameGPUs(a, b []int) bool {
 	return true
 }
 
+// removeJob deletes j from q in place (the engine's queues are its own:
+// a View holds copies).
 func removeJob(q []*Job, j *Job) []*Job {
 	for i, x := range q {
 		if x == j {
-			return append(q[:i:i], q[i+1:]...)
+			copy(q[i:], q[i+1:])
+			q[len(q)-1] = nil
+			return q[:len(q)-1]
 		}
 	}
 	return q

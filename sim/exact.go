@@ -87,7 +87,7 @@ func (e *engine) runExact(ctx context.Context) error {
 		}
 	}
 	e.events.push(&event{at: e.t0, kind: evRound, round: 0})
-	var busy map[string]int
+	var busy []int
 	for e.events.Len() > 0 {
 		ev := heap.Pop(&e.events).(*event)
 		if err := e.checkClock(ev.at); err != nil {
@@ -146,9 +146,9 @@ func (e *engine) runExact(ctx context.Context) error {
 			if _, err := e.decide(arrivals, ended, e.decided); err != nil {
 				return err
 			}
-			busy = map[string]int{}
+			busy = make([]int, len(e.cfg.Cluster.Types))
 			for _, j := range e.running {
-				busy[j.Config.GPU] += len(j.GPUs)
+				busy[j.typ] += len(j.GPUs)
 			}
 			if r+1 < e.cfg.Rounds || e.extend() {
 				e.events.push(&event{at: e.t0.Add(Duration(r+1) * L), kind: evRound, round: r + 1})
@@ -171,7 +171,7 @@ func (e *engine) runExact(ctx context.Context) error {
 // closeWindow records round r's throughput: the samples processed during
 // [t_r, t_r + L) divided by L, so reconfiguration time and mid-round
 // completions are accounted exactly.
-func (e *engine) closeWindow(r int, busy map[string]int) {
+func (e *engine) closeWindow(r int, busy []int) {
 	for _, j := range e.running {
 		e.advance(j, e.now)
 	}
@@ -186,7 +186,7 @@ func (e *engine) advance(j *Job, now Time) {
 		return
 	}
 	if now > j.lastUpdate {
-		j.gpuSeconds[j.Config.GPU] += float64(now-j.lastUpdate) * float64(len(j.GPUs))
+		j.gpuSeconds[j.typ] += float64(now-j.lastUpdate) * float64(len(j.GPUs))
 	}
 	from := max(j.lastUpdate, j.readyAt)
 	if now > from && j.iterTime > 0 {

@@ -111,7 +111,8 @@ type Job struct {
 	lastUpdate   Time
 	pendingSince Time
 	completion   *event
-	gpuSeconds   map[string]float64
+	gpuSeconds   []float64 // by Cluster.Types index
+	typ          int       // Cluster.Types index of Config.GPU
 }
 
 // Progress is the fraction of the job's iterations done, in [0, 1]:

@@ -126,14 +126,10 @@ func newResult(e *engine) *Result {
 
 func (r *Result) recordDigest(e *engine) {
 	idle := make([]int, len(r.Types))
+	st := e.cfg.Cluster.slotType // r.Types is Cluster.Types
 	for s, occ := range e.occupant {
 		if occ == NoJob {
-			gpu := e.cfg.Cluster.Nodes[e.cfg.Cluster.NodeOf(s)].GPU
-			for i, t := range r.Types {
-				if t == gpu {
-					idle[i]++
-				}
-			}
+			idle[st[s]]++
 		}
 	}
 	running := len(e.running)
@@ -194,10 +190,10 @@ func (r *Result) closeHold(e *engine, id JobID, h hold, t Time) {
 	}
 }
 
-func (r *Result) recordRound(e *engine, round int, thr float64, busy map[string]int) {
+func (r *Result) recordRound(e *engine, round int, thr float64, busy []int) {
 	b := make([]int32, len(r.Types))
-	for i, t := range r.Types {
-		b[i] = int32(busy[t])
+	for i := range b {
+		b[i] = int32(busy[i])
 	}
 	r.Timeline = append(r.Timeline, RoundRecord{
 		Round: int32(round), Time: float64(e.t0) + float64(round)*float64(e.cfg.RoundLength),
@@ -267,15 +263,19 @@ func (r *Result) finish(e *engine, wall time.Duration) {
 			rec.FinalGPU, rec.FinalN, rec.FinalNodes = last.GPU, int32(last.GPUs()), int32(last.Nodes)
 		}
 		var parts []string
-		types := make([]string, 0, len(j.gpuSeconds))
-		for t := range j.gpuSeconds {
-			types = append(types, t)
+		// Types the job ran on (a positive GPU-second count), by name.
+		var types []int
+		for i, v := range j.gpuSeconds {
+			if v > 0 {
+				types = append(types, i)
+			}
 		}
-		sort.Strings(types)
-		for _, t := range types {
-			r.BusyGPUSeconds[t] += j.gpuSeconds[t]
-			rec.GPUSeconds += j.gpuSeconds[t]
-			parts = append(parts, t+"="+trimFloat(j.gpuSeconds[t]))
+		sort.Slice(types, func(a, b int) bool { return r.Types[types[a]] < r.Types[types[b]] })
+		for _, i := range types {
+			t, v := r.Types[i], j.gpuSeconds[i]
+			r.BusyGPUSeconds[t] += v
+			rec.GPUSeconds += v
+			parts = append(parts, t+"="+trimFloat(v))
 		}
 		rec.GPUSecondsBy = strings.Join(parts, ";")
 		r.Jobs = append(r.Jobs, rec)

@@ -161,7 +161,27 @@ func (p *Policy) Schedule(v *sim.View) ([]sim.Action, error) {
 	return acts, nil
 }
 
-var _ sim.ThroughputReporter = (*Policy)(nil)
+// IdleWhenQuiet implements sim.QuietRounds: a decision with no arrival and
+// no ended job returns nothing. (arena-ddl's timed-out marks are taken
+// again from the pending queue at the next call, so skipping quiet calls
+// changes nothing.)
+func (p *Policy) IdleWhenQuiet() bool { return true }
+
+// Engine returns the policy as the engine should run it: arena-ddl with
+// the sim.ThroughputReporter capability, the other variants without it, so
+// that the engine builds no per-round View just to hear that they report
+// every job's throughput.
+func (p *Policy) Engine() sim.Policy {
+	if p.variant.Deadline {
+		return reporting{p}
+	}
+	return p
+}
+
+// reporting is arena-ddl as the engine sees it (see Engine).
+type reporting struct{ *Policy }
+
+var _ sim.ThroughputReporter = reporting{}
 
 // ReportsThroughput implements sim.ThroughputReporter for arena-ddl. The
 // artifact's per-round throughput asks _get_delta_thr for each running job,

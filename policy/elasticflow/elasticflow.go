@@ -77,6 +77,11 @@ func (e *ElasticFlow) Name() string {
 	return "elasticflow"
 }
 
+// IdleWhenQuiet implements sim.QuietRounds: a decision with no arrival and
+// no ended job returns nothing (the plain variant's timed-out marks are
+// taken again from the pending queue at the next call).
+func (*ElasticFlow) IdleWhenQuiet() bool { return true }
+
 // Schedule implements sim.Policy: (plain variant) mark pending jobs whose
 // deadline has passed as timed out, then in rounds with departures a restart pass over the pending
 // queue, then the new jobs in arrival order.

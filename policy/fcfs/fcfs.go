@@ -82,6 +82,10 @@ func (f *FCFS) sync(v *sim.View) {
 	}
 }
 
+// IdleWhenQuiet implements sim.QuietRounds: a decision with no arrival and
+// no ended job returns nothing and leaves the queue mirror as it is.
+func (*FCFS) IdleWhenQuiet() bool { return true }
+
 // Schedule implements sim.Policy: a restart pass over the pending queue in
 // rounds where jobs ended, then the new jobs in arrival order.
 func (f *FCFS) Schedule(v *sim.View) ([]sim.Action, error) {

@@ -190,6 +190,10 @@ func (g *Gavel) Stats() Stats { return g.stats }
 // budget.
 func (g *Gavel) BudgetHits() int { return g.stats.LimitHits }
 
+// IdleWhenQuiet implements sim.QuietRounds: a decision with no arrival and
+// no ended job returns nothing and changes no state.
+func (*Gavel) IdleWhenQuiet() bool { return true }
+
 // Schedule implements sim.Policy: departures leave the admitted table; in
 // rounds with departures a restart pass walks the pending queue (a failure
 // blocks the job's type for the pass); then each arrival is pre-filtered

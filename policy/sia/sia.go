@@ -180,6 +180,10 @@ func (s *Sia) Stats() gavel.Stats { return s.stats }
 // budget.
 func (s *Sia) BudgetHits() int { return s.stats.LimitHits }
 
+// IdleWhenQuiet implements sim.QuietRounds: a decision with no arrival and
+// no ended job returns nothing and changes no state.
+func (*Sia) IdleWhenQuiet() bool { return true }
+
 // Schedule implements sim.Policy: departures leave the admitted table; in
 // rounds with departures the pending jobs are tried in queue order (at
 // Head every one; in StoredRun a failure blocks the job's requested type
