@@ -126,6 +126,11 @@ type engine struct {
 
 	res        *Result
 	decisionNs []int64
+	// apply's overlay on occupant (see overlay).
+	ovStamp []uint32
+	ovVal   []JobID
+	ovList  []int
+	ovGen   uint32
 	// beforeBuf holds the artifact loop's per-round "before" snapshot.
 	beforeBuf []JobID
 	// quiet: the policy skips decisions with no arrival and no ended job
@@ -615,27 +620,28 @@ func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
 			}
 		}
 	}
-	// Final occupancy: every touched job's slots cleared, then re-filled.
-	occ := append([]JobID(nil), e.occupant...)
+	// Final occupancy: every touched job's slots cleared, then re-filled,
+	// in an overlay on the slot table (only the touched slots; the table
+	// itself changes at the commit).
+	ov := e.newOverlay()
 	for _, id := range order {
 		for _, s := range e.jobs[id].GPUs {
-			if occ[s] == id {
-				occ[s] = NoJob
+			if ov.at(s) == id {
+				ov.set(s, NoJob)
 			}
 		}
 	}
 	for _, id := range order {
 		t := state[id]
 		for _, s := range t.gpus {
-			if occ[s] != NoJob {
+			if holder := ov.at(s); holder != NoJob {
 				a := Action{Kind: Start, Job: id, GPUs: t.gpus}
 				if e.jobs[id].Status == Running {
 					a.Kind = Reallocate
 				}
-				holder := e.jobs[occ[s]].Spec.Alias()
-				return false, bad(a, "GPU %d (node %d) would be held twice: %s holds it", s, e.cfg.Cluster.NodeOf(s), holder)
+				return false, bad(a, "GPU %d (node %d) would be held twice: %s holds it", s, e.cfg.Cluster.NodeOf(s), e.jobs[holder].Spec.Alias())
 			}
-			occ[s] = id
+			ov.set(s, id)
 		}
 	}
 	// Commit, queues in action order.
@@ -696,8 +702,52 @@ func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
 			e.pending = append(e.pending, j)
 		}
 	}
-	copy(e.occupant, occ)
+	ov.commit()
 	return changed, nil
+}
+
+// overlay is apply's tentative slot table: values for the touched slots
+// over the engine's table (a generation stamp per slot marks them), so a
+// decision costs its own slots, not a copy of the cluster.
+type overlay struct {
+	e *engine
+}
+
+func (e *engine) newOverlay() overlay {
+	if len(e.ovStamp) != len(e.occupant) {
+		e.ovStamp = make([]uint32, len(e.occupant))
+		e.ovVal = make([]JobID, len(e.occupant))
+	}
+	e.ovGen++
+	if e.ovGen == 0 { // wrapped: forget every old stamp
+		clear(e.ovStamp)
+		e.ovGen = 1
+	}
+	e.ovList = e.ovList[:0]
+	return overlay{e}
+}
+
+func (o overlay) at(s int) JobID {
+	if o.e.ovStamp[s] == o.e.ovGen {
+		return o.e.ovVal[s]
+	}
+	return o.e.occupant[s]
+}
+
+func (o overlay) set(s int, id JobID) {
+	e := o.e
+	if e.ovStamp[s] != e.ovGen {
+		e.ovStamp[s] = e.ovGen
+		e.ovList = append(e.ovList, s)
+	}
+	e.ovVal[s] = id
+}
+
+func (o overlay) commit() {
+	e := o.e
+	for _, s := range e.ovList {
+		e.occupant[s] = e.ovVal[s]
+	}
 }
 
 // setAlloc gives a job new GPUs (start or reallocation).

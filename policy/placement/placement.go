@@ -9,7 +9,7 @@
 package placement
 
 import (
-	"sort"
+	"slices"
 
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/sim"
@@ -92,15 +92,21 @@ func (t *Table) SlotsOf(job sim.JobID) []int {
 // NodesByFree returns the nodes of a type with at least q idle GPUs, in
 // node order stably sorted by idle GPUs, most first.
 func (t *Table) NodesByFree(gpu string, q int) []int {
-	var out []int
-	free := map[int]int{}
+	type nodeFree struct{ node, free int }
+	var cands []nodeFree
 	for _, n := range t.Cluster.NodesOfType(gpu) {
 		if f := t.Free(n); f >= q {
-			out = append(out, n)
-			free[n] = f
+			cands = append(cands, nodeFree{n, f})
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return free[out[i]] > free[out[j]] })
+	// Stable: node order among nodes with equal idle GPUs (the artifact's
+	// tie-break). Pairs rather than a node → free map: on a 10,240-GPU
+	// cluster the map was most of an FCFS run.
+	slices.SortStableFunc(cands, func(a, b nodeFree) int { return b.free - a.free })
+	out := make([]int, len(cands))
+	for i, c := range cands {
+		out[i] = c.node
+	}
 	return out
 }
 
