@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"strconv"
 	"sync"
+	"sync/atomic"
 )
 
 //go:embed data/prof_database_optimal.json
@@ -43,9 +44,62 @@ type ProfileDB struct {
 	dpMem map[string][]float64
 
 	// cache memoises answers; policies ask the same questions millions of
-	// times per run. Keys pack the query into 64 bits (see packKey).
-	mu    sync.RWMutex
-	cache map[uint64]Estimate
+	// times per run, and concurrent runs share the database. Keys pack the
+	// query into 64 bits (see packKey).
+	cache estimateCache
+}
+
+// estimateCache is a read-mostly memo shared by concurrent runs: lookups
+// read an immutable map through an atomic pointer (no lock, no shared
+// counter to bounce between cores, unlike an RWMutex's reader count); new
+// answers go to a locked map that is merged into a fresh immutable map
+// once it holds a quarter as many entries as the published one (at once
+// while that is small), so publishing costs amortised O(1) per entry. The
+// distinct questions of a run number in the thousands.
+type estimateCache struct {
+	ro    atomic.Pointer[map[uint64]Estimate]
+	mu    sync.Mutex
+	dirty map[uint64]Estimate
+}
+
+func (c *estimateCache) get(key uint64) (Estimate, bool) {
+	if m := c.ro.Load(); m != nil {
+		if e, ok := (*m)[key]; ok {
+			return e, true
+		}
+	}
+	c.mu.Lock()
+	e, ok := c.dirty[key]
+	c.mu.Unlock()
+	return e, ok
+}
+
+func (c *estimateCache) put(key uint64, e Estimate) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dirty == nil {
+		c.dirty = map[uint64]Estimate{}
+	}
+	c.dirty[key] = e
+	old := c.ro.Load()
+	n := 0
+	if old != nil {
+		n = len(*old)
+	}
+	if len(c.dirty) < max(1, n/4) {
+		return
+	}
+	merged := make(map[uint64]Estimate, n+len(c.dirty))
+	if old != nil {
+		for k, v := range *old {
+			merged[k] = v
+		}
+	}
+	for k, v := range c.dirty {
+		merged[k] = v
+	}
+	c.ro.Store(&merged)
+	c.dirty = map[uint64]Estimate{}
 }
 
 // gpuIndex maps catalog names to a small integer for cache keys.
@@ -105,7 +159,7 @@ func LoadProfileDB(profile, dpMem []byte) (*ProfileDB, error) {
 	if err := json.Unmarshal(dpMem, &m); err != nil {
 		return nil, fmt.Errorf("estimator: dp_mem table: %w", err)
 	}
-	db := &ProfileDB{times: p.Optimal, dpMem: map[string][]float64{}, cache: map[uint64]Estimate{}}
+	db := &ProfileDB{times: p.Optimal, dpMem: map[string][]float64{}}
 	for _, part := range m {
 		for k, row := range part {
 			if len(row) != 5 {
@@ -155,16 +209,11 @@ func (db *ProfileDB) Estimate(w Workload, c Config, v View) Estimate {
 	if !ok {
 		return db.estimate(w, c, v)
 	}
-	db.mu.RLock()
-	e, hit := db.cache[key]
-	db.mu.RUnlock()
-	if hit {
+	if e, hit := db.cache.get(key); hit {
 		return e
 	}
-	e = db.estimate(w, c, v)
-	db.mu.Lock()
-	db.cache[key] = e
-	db.mu.Unlock()
+	e := db.estimate(w, c, v)
+	db.cache.put(key, e)
 	return e
 }
 

@@ -1,7 +1,9 @@
 package estimator
 
 import (
+	"fmt"
 	"math"
+	"sync"
 	"testing"
 )
 
@@ -144,4 +146,74 @@ func BenchmarkProfileDBEstimate(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		db.Estimate(w, cfgs[i%len(cfgs)], ViewOptimal)
 	}
+}
+
+// TestEstimateCacheConcurrent: goroutines asking overlapping questions at
+// once get, from the shared cache, exactly what the uncached lookup
+// answers (the oracle), while the cache publishes new maps under them.
+// Run with -race to check the publication.
+func TestEstimateCacheConcurrent(t *testing.T) {
+	db, err := LoadProfileDB(profileDBJSON, dpMemJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var qs []struct {
+		w Workload
+		c Config
+		v View
+	}
+	for _, name := range []string{"gpt-760m", "gpt-1.3b", "gpt-2.6b", "gpt-6.7b", "moe-1.3b", "wresnet-1b"} {
+		m, err := ParseModel(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, batch := range []int{128, 256, 512} {
+			for _, g := range []string{"a100", "v100", "a40", "a10"} {
+				for _, c := range []Config{{g, 1, 1}, {g, 1, 2}, {g, 1, 4}, {g, 2, 2}, {g, 2, 4}, {g, 4, 4}} {
+					for _, v := range []View{ViewOptimal, ViewDataParallel} {
+						qs = append(qs, struct {
+							w Workload
+							c Config
+							v View
+						}{Workload{m, batch}, c, v})
+					}
+				}
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range qs {
+				q := qs[(i*(g+1)+g)%len(qs)]
+				if got, want := db.Estimate(q.w, q.c, q.v), db.estimate(q.w, q.c, q.v); got != want {
+					errs <- fmt.Sprintf("%v %v %v: cached %+v, uncached %+v", q.w, q.c, q.v, got, want)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
+
+// BenchmarkProfileDBEstimateParallel is the cached lookup from concurrent
+// runs (GOMAXPROCS goroutines sharing the database, as `arena simulate`
+// with several policies does).
+func BenchmarkProfileDBEstimateParallel(b *testing.B) {
+	db, _ := DefaultProfileDB()
+	w := Workload{Model: Model{Family: GPT, Size: "1.3B", SizeIndex: 1}, Batch: 128}
+	cfgs := []Config{{"a100", 1, 2}, {"a100", 2, 1}, {"a40", 2, 2}, {"v100", 1, 8}}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for i := 0; pb.Next(); i++ {
+			db.Estimate(w, cfgs[i%len(cfgs)], ViewOptimal)
+		}
+	})
 }
