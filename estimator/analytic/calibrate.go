@@ -403,8 +403,19 @@ func predictAll(pl Planner, jobs []Job, entries []Entry) []float64 {
 // not depend on fitted parameters, so OOM entries keep the full model's
 // verdict. maxEval bounds each refit (default 1500).
 func (f *Fit) CrossValidate(maxEval int) []float64 {
+	return f.CrossValidateSome(nil, maxEval)
+}
+
+// CrossValidateSome is CrossValidate restricted to the entries whose
+// indices are in only (nil: every entry); the others keep the full fit's
+// prediction. Tests use it to check a subsample cheaply.
+func (f *Fit) CrossValidateSome(only []int, maxEval int) []float64 {
 	if maxEval <= 0 {
 		maxEval = 1500
+	}
+	want := map[int]bool{}
+	for _, i := range only {
+		want[i] = true
 	}
 	x0 := f.layout.encode(f.Params)
 	meas := make([]float64, len(f.Entries))
@@ -413,7 +424,7 @@ func (f *Fit) CrossValidate(maxEval int) []float64 {
 	}
 	out := make([]float64, len(f.Entries))
 	parallel(len(f.Entries), func(i int) {
-		if meas[i] <= 0 {
+		if meas[i] <= 0 || (only != nil && !want[i]) {
 			out[i] = f.Predicted[i]
 			return
 		}
