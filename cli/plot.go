@@ -35,7 +35,10 @@ RESULTS given). Padded mean JCTs are computed within each group.
 Kinds: jct-cdf, jct-bars, throughput, queue, utilization (the default "all"),
 occupancy (one Gantt-style figure per run: every GPU over time, coloured by the
 job holding it), and load (padded mean JCT and mean throughput against the load
-density, one line per policy, one panel per trace).
+density, one line per policy, one panel per trace; several seeds at a density give the
+mean with its 95 % bootstrap interval as error bars). Runs of several seeds also get
+<cell>.seeds.jct-bars: mean JCTs over seeds with their intervals (summary.parquet's
+*_mean / *_ci_lo / *_ci_hi columns).
 
 Figures have no title (the caption belongs to the paper; --title adds one) and
 are sized for a paper: --size column (3.3×2.4 in) or full (7×3 in) or WxH in
@@ -140,6 +143,14 @@ func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
 		}
 		for _, g := range order {
 			figs, err := experiments.WriteFigures(f.out, g+".", groups[g], runKinds, opt)
+			if err != nil {
+				return err
+			}
+			written = append(written, figs...)
+		}
+		if slices.Contains(runKinds, "jct-bars") {
+			// Cells run with several seeds: means with 95 % intervals.
+			figs, err := experiments.WriteSeedFigures(f.out, all, opt)
 			if err != nil {
 				return err
 			}

@@ -2,9 +2,11 @@ package experiments
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/arena-sim/arena/plots"
@@ -153,6 +155,14 @@ var LoadKinds = []string{"load-jct", "load-throughput"}
 // trace that differ in anything but policy and density (cluster, timing,
 // rounds, seed, estimator) are refused: their points would zig-zag.
 func WriteLoadFigures(dir, prefix string, runs []*Results, o FigureOptions) ([]FigureFile, error) {
+	// Across-seed means and 95 % intervals: summary.parquet's columns
+	// (padded_mean_jct_s_mean/_ci_lo/_ci_hi, mean_throughput_…), computed
+	// from the runs as padded by the caller.
+	rows := summaryRowsAsPadded(runs)
+	rowOf := map[*Results]*SummaryRow{}
+	for i, r := range runs {
+		rowOf[r] = &rows[i]
+	}
 	var traceOrder []string
 	byTrace := map[string][]*Results{}
 	for _, r := range runs {
@@ -178,18 +188,46 @@ func WriteLoadFigures(dir, prefix string, runs []*Results, o FigureOptions) ([]F
 		for _, p := range policies {
 			prs := byPolicy[p]
 			sort.SliceStable(prs, func(i, j int) bool { return prs[i].Record.Density < prs[j].Record.Density })
-			for i := 1; i < len(prs); i++ {
-				a, b := prs[i-1], prs[i]
-				if a.Record.Density == b.Record.Density || loadCell(a) != loadCell(b) {
-					return nil, fmt.Errorf("load figure: trace %s, policy %s: runs %s and %s differ in more than the density (%s vs %s); plot them separately, one directory per setting",
-						t, p, a.Dir, b.Dir, loadCell(a), loadCell(b))
-				}
-			}
 			cj, ct := plots.Curve{Label: p}, plots.Curve{Label: p}
-			for _, r := range prs {
-				d := density(r.Record.Density)
-				cj.X, cj.Y = append(cj.X, d), append(cj.Y, r.Summary.PaddedMeanJCT/3600)
-				ct.X, ct.Y = append(ct.X, d), append(ct.Y, r.Summary.MeanThroughput)
+			withCI := false
+			for i := 0; i < len(prs); {
+				k := i + 1
+				for k < len(prs) && prs[k].Record.Density == prs[i].Record.Density {
+					k++
+				}
+				// Runs at one density may differ in their seed only.
+				seeds := map[int64]bool{}
+				for _, r := range prs[i:k] {
+					if loadCell(r) != loadCell(prs[i]) || seeds[r.Record.Seed] {
+						return nil, fmt.Errorf("load figure: trace %s, policy %s: runs %s and %s differ in more than the density and seed (%s vs %s); plot them separately, one directory per setting",
+							t, p, prs[i].Dir, r.Dir, loadCell(prs[i]), loadCell(r))
+					}
+					seeds[r.Record.Seed] = true
+				}
+				if i > 0 && loadCell(prs[i]) != loadCell(prs[i-1]) {
+					return nil, fmt.Errorf("load figure: trace %s, policy %s: runs %s and %s differ in more than the density (%s vs %s); plot them separately, one directory per setting",
+						t, p, prs[i-1].Dir, prs[i].Dir, loadCell(prs[i-1]), loadCell(prs[i]))
+				}
+				d := density(prs[i].Record.Density)
+				row := rowOf[prs[i]]
+				cj.X, ct.X = append(cj.X, d), append(ct.X, d)
+				if k-i > 1 {
+					cj.Y, ct.Y = append(cj.Y, row.PaddedMeanJCTMean/3600), append(ct.Y, row.MeanThroughputMean)
+					lo, hi := ciOr(row.PaddedMeanJCTCILo, row.PaddedMeanJCTMean), ciOr(row.PaddedMeanJCTCIHi, row.PaddedMeanJCTMean)
+					cj.Lo, cj.Hi = append(cj.Lo, lo/3600), append(cj.Hi, hi/3600)
+					ct.Lo = append(ct.Lo, ciOr(row.MeanThroughputCILo, row.MeanThroughputMean))
+					ct.Hi = append(ct.Hi, ciOr(row.MeanThroughputCIHi, row.MeanThroughputMean))
+					withCI = true
+				} else {
+					s := prs[i].Summary
+					cj.Y, ct.Y = append(cj.Y, s.PaddedMeanJCT/3600), append(ct.Y, s.MeanThroughput)
+					cj.Lo, cj.Hi = append(cj.Lo, s.PaddedMeanJCT/3600), append(cj.Hi, s.PaddedMeanJCT/3600)
+					ct.Lo, ct.Hi = append(ct.Lo, s.MeanThroughput), append(ct.Hi, s.MeanThroughput)
+				}
+				i = k
+			}
+			if !withCI {
+				cj.Lo, cj.Hi, ct.Lo, ct.Hi = nil, nil, nil, nil
 			}
 			jct, thr = append(jct, cj), append(thr, ct)
 		}
@@ -219,10 +257,76 @@ func WriteLoadFigures(dir, prefix string, runs []*Results, o FigureOptions) ([]F
 	return out, nil
 }
 
+// ciOr is an interval bound, or v when the bound is null or NaN (one seed).
+func ciOr(b *float64, v float64) float64 {
+	if b == nil || math.IsNaN(*b) {
+		return v
+	}
+	return *b
+}
+
+// WriteSeedFigures draws, for each cell (runs that differ only in policy
+// and seed) with at least two seeds, the mean-JCT bars over seeds with
+// their 95 % bootstrap intervals as error bars — summary.parquet's
+// mean_jct_s_mean / _ci_lo / _ci_hi and padded_mean_jct_s_… columns — into
+// <cell>.seeds.jct-bars.<format> (the cell is the group with its seed
+// replaced by "seeds"). Runs must be padded within their groups.
+func WriteSeedFigures(dir string, runs []*Results, o FigureOptions) ([]FigureFile, error) {
+	rows := summaryRowsAsPadded(runs)
+	type cell struct {
+		name     string
+		policies []string
+		row      map[string]*SummaryRow
+	}
+	var order []string
+	cells := map[string]*cell{}
+	for i, r := range runs {
+		row := &rows[i]
+		if row.Seeds < 2 {
+			continue
+		}
+		k := cellKey(row)
+		c, ok := cells[k]
+		if !ok {
+			name := strings.Replace(r.Record.Group, ".s"+strconv.FormatInt(r.Record.Seed, 10), ".seeds", 1)
+			c = &cell{name: name, row: map[string]*SummaryRow{}}
+			cells[k] = c
+			order = append(order, k)
+		}
+		if _, ok := c.row[row.Policy]; !ok {
+			c.policies = append(c.policies, row.Policy)
+			c.row[row.Policy] = row
+		}
+	}
+	var out []FigureFile
+	for _, k := range order {
+		c := cells[k]
+		var pr []plots.Run
+		for _, p := range c.policies {
+			row := c.row[p]
+			r := plots.Run{Label: fmt.Sprintf("%s (%d seeds)", p, row.Seeds), MeanJCT: row.MeanJCTMean, PaddedMeanJCT: row.PaddedMeanJCTMean}
+			r.MeanJCTCI = [2]float64{ciOr(row.MeanJCTCILo, row.MeanJCTMean), ciOr(row.MeanJCTCIHi, row.MeanJCTMean)}
+			r.PaddedMeanJCTCI = [2]float64{ciOr(row.PaddedMeanJCTCILo, row.PaddedMeanJCTMean), ciOr(row.PaddedMeanJCTCIHi, row.PaddedMeanJCTMean)}
+			pr = append(pr, r)
+		}
+		f, err := plots.MeanJCTBars(pr)
+		if err != nil {
+			return out, err
+		}
+		f.Title = o.Title
+		path := filepath.Join(dir, c.name+".jct-bars."+o.ext())
+		if err := f.Save(path, o.render()); err != nil {
+			return out, err
+		}
+		out = append(out, FigureFile{Kind: "jct-bars", Title: "mean JCT over seeds (95 % CI)", Path: path})
+	}
+	return out, nil
+}
+
 // loadCell names what a load curve's points must share.
 func loadCell(r *Results) string {
 	s := r.Summary
-	return fmt.Sprintf("cluster %s, %s timing, %d rounds, seed %d, estimator %s", s.Cluster, s.Timing, s.Rounds, r.Record.Seed, s.Estimator)
+	return fmt.Sprintf("cluster %s, %s timing, %d rounds, estimator %s", s.Cluster, s.Timing, s.Rounds, s.Estimator)
 }
 
 // ParseKinds validates a --kind list ("" or "all" = every per-group kind

@@ -411,6 +411,12 @@ func PadGroups(rs []*Results) {
 // SummaryRows pads the runs' means within their groups and flattens them.
 func SummaryRows(rs []*Results) []SummaryRow {
 	PadGroups(rs)
+	return summaryRowsAsPadded(rs)
+}
+
+// summaryRowsAsPadded flattens runs whose padded means are already set
+// (e.g. over a wider set than rs), with the across-seed columns.
+func summaryRowsAsPadded(rs []*Results) []SummaryRow {
 	rows := make([]SummaryRow, len(rs))
 	for i, r := range rs {
 		s, rec := r.Summary, r.Record
