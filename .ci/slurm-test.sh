@@ -285,16 +285,19 @@ done
 for i in 0 2 3; do
   wait_for 180 "task ${ARRAY}_$i COMPLETED" bash -c "[ \"\$(sacct -n -X -P -j ${ARRAY}_$i -o State | tail -n 1 | cut -d' ' -f1)\" = COMPLETED ]"
 done
-reason=$(squeue -h -j "$MERGE" -o %r)
 say "requeued task ${ARRAY}_1 completed; merge job $MERGE: $(squeue -h -j "$MERGE" -o '%T %r')"
-if [ "$reason" = DependencyNeverSatisfied ]; then
-  scontrol update JobId="$MERGE" Dependency=
-  say "released: scontrol update JobId=$MERGE Dependency="
-fi
 
-# Wait for the merge job.
+# Wait for the merge job. slurmctld marks the dependency "never satisfied"
+# on its own schedule — seen both before and some seconds after the requeued
+# task completed — so the release is checked on every poll, not once.
 end=$((SECONDS + 300))
+released=""
 until [ "$(state "$MERGE")" = COMPLETED ]; do
+  if [ -z "$released" ] && [ "$(timeout 10 squeue -h -j "$MERGE" -o %r 2>/dev/null)" = DependencyNeverSatisfied ]; then
+    scontrol update JobId="$MERGE" Dependency=
+    released=1
+    say "released: scontrol update JobId=$MERGE Dependency="
+  fi
   s=$(state "$MERGE")
   case $s in FAILED | CANCELLED* | TIMEOUT | OUT_OF_ME* | NODE_FAIL) die "merge job $MERGE: $s" ;; esac
   [ $SECONDS -lt $end ] || die "merge job $MERGE not COMPLETED within 300 s (state ${s:-none}: $(squeue -h -j "$MERGE" -o '%T %r'))"
