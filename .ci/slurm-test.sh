@@ -329,8 +329,14 @@ for i in 0 1; do
   code=$(sacct -n -X -P -j "${FARRAY}_$i" -o ExitCode | tail -n 1)
   [ "${code%%:*}" != 0 ] || die "failed task ${FARRAY}_$i has exit code $code in sacct"
 done
-reason=$(squeue -h -j "$FMERGE" -o %r)
-[ "$reason" = DependencyNeverSatisfied ] || die "the failing array's merge job: reason '$reason', want DependencyNeverSatisfied"
+# slurmctld re-evaluates dependencies on its own schedule: poll for the reason.
+merge_held() { [ "$(timeout 10 squeue -h -j "$FMERGE" -o %r)" = DependencyNeverSatisfied ]; }
+end=$((SECONDS + 120))
+until merge_held; do
+  [ $SECONDS -lt $end ] || die "the failing array's merge job: reason '$(squeue -h -j "$FMERGE" -o %r)' after 120 s, want DependencyNeverSatisfied"
+  sleep 0.5
+done
+reason=DependencyNeverSatisfied
 sacct -X -j "$FARRAY,$FMERGE" -o JobID,JobName%22,State,ExitCode >&2
 say "failing array: tasks FAILED with non-zero exits in sacct, merge job held ($reason)"
 
