@@ -133,3 +133,25 @@ func TestRoundsCapBeforeRunning(t *testing.T) {
 		t.Errorf("--max-rounds 300000: err = %v", err)
 	}
 }
+
+// TestSimulateBadClusterReportedOnce: a cluster or trace error names its
+// flag and the file position once, not once per policy (it used to read
+// "arena: fcfs: …" or "arena: arena: …" after the first policy's name).
+func TestSimulateBadClusterReportedOnce(t *testing.T) {
+	dir := t.TempDir()
+	c := filepath.Join(dir, "c.yaml")
+	if err := os.WriteFile(c, []byte("name: x\npools:\n  - {gpu: a100, nodes: 2.5}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := runCLI(t, "simulate", "--cluster", c, "--policy", "fcfs,arena", "--rounds", "10")
+	if err == nil {
+		t.Fatal("a cluster with nodes: 2.5 was accepted")
+	}
+	if msg := err.Error(); !strings.HasPrefix(msg, "--cluster: "+c+":3: key nodes") {
+		t.Errorf("error %q: want it to start with --cluster: %s:3: key nodes", msg, c)
+	}
+	_, err = runCLI(t, "simulate", "--trace", filepath.Join(dir, "none.csv"), "--policy", "fcfs,arena", "--rounds", "10")
+	if err == nil || !strings.HasPrefix(err.Error(), "--trace: ") {
+		t.Errorf("missing trace: error %v, want one starting with --trace:", err)
+	}
+}

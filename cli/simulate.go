@@ -22,6 +22,7 @@ import (
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/outdir"
+	"github.com/arena-sim/arena/traces"
 )
 
 type simulateFlags struct {
@@ -152,6 +153,16 @@ func runSimulate(cmd *cobra.Command, reg *policy.Registry, f simulateFlags) erro
 				names = append(names, n)
 			}
 		}
+	}
+	// The trace and cluster are the same for every policy: a bad one is
+	// reported once, under its flag, not once per policy run.
+	if _, err := traces.Load(f.trace); err != nil {
+		return fmt.Errorf("--trace: %w", err)
+	}
+	if spec, err := sim.LoadClusterSpec(f.cluster); err != nil {
+		return fmt.Errorf("--cluster: %w", err)
+	} else if _, err := sim.NewCluster(spec); err != nil {
+		return fmt.Errorf("--cluster: %w", err)
 	}
 	if f.out != "" {
 		// Before simulating: an --out that cannot be written, or that
