@@ -43,7 +43,7 @@ func PlotRun(r *Results) plots.Run {
 		start = r.Timeline[0].Time
 	}
 	pr := plots.Run{
-		Label: r.Label(), JCTs: r.Record.JCTs, MeanJCT: r.Summary.MeanJCT, PaddedMeanJCT: r.Summary.PaddedMeanJCT,
+		Label: r.Label(), JCTs: r.Record.JCTs, MeanJCT: r.Summary.MeanJCT, CensoredMeanJCT: r.Summary.CensoredMeanJCT, PaddedMeanJCT: r.Summary.PaddedMeanJCT,
 		Timeline: r.Timeline, Types: r.Types, Start: start, Utilization: r.Summary.Utilization,
 		Allocations: r.Allocations,
 	}
@@ -304,8 +304,9 @@ func WriteSeedFigures(dir string, runs []*Results, o FigureOptions) ([]FigureFil
 		var pr []plots.Run
 		for _, p := range c.policies {
 			row := c.row[p]
-			r := plots.Run{Label: fmt.Sprintf("%s (%d seeds)", p, row.Seeds), MeanJCT: row.MeanJCTMean, PaddedMeanJCT: row.PaddedMeanJCTMean}
+			r := plots.Run{Label: fmt.Sprintf("%s (%d seeds)", p, row.Seeds), MeanJCT: row.MeanJCTMean, CensoredMeanJCT: row.CensoredMeanJCTMean, PaddedMeanJCT: row.PaddedMeanJCTMean}
 			r.MeanJCTCI = [2]float64{ciOr(row.MeanJCTCILo, row.MeanJCTMean), ciOr(row.MeanJCTCIHi, row.MeanJCTMean)}
+			r.CensoredMeanJCTCI = [2]float64{ciOr(row.CensoredMeanJCTCILo, row.CensoredMeanJCTMean), ciOr(row.CensoredMeanJCTCIHi, row.CensoredMeanJCTMean)}
 			r.PaddedMeanJCTCI = [2]float64{ciOr(row.PaddedMeanJCTCILo, row.PaddedMeanJCTMean), ciOr(row.PaddedMeanJCTCIHi, row.PaddedMeanJCTMean)}
 			pr = append(pr, r)
 		}

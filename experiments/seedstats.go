@@ -32,6 +32,9 @@ var seedMetrics = []struct {
 	{"p99_jct_s", func(r *SummaryRow) float64 { return float64(r.P99JCT) }, func(r *SummaryRow, iv ci.Interval) {
 		r.P99JCTMean, r.P99JCTCILo, r.P99JCTCIHi = iv.Mean, opt(iv.Lo), opt(iv.Hi)
 	}},
+	{"censored_mean_jct_s", func(r *SummaryRow) float64 { return float64(r.CensoredMeanJCT) }, func(r *SummaryRow, iv ci.Interval) {
+		r.CensoredMeanJCTMean, r.CensoredMeanJCTCILo, r.CensoredMeanJCTCIHi = iv.Mean, opt(iv.Lo), opt(iv.Hi)
+	}},
 	{"padded_mean_jct_s", func(r *SummaryRow) float64 { return float64(r.PaddedMeanJCT) }, func(r *SummaryRow, iv ci.Interval) {
 		r.PaddedMeanJCTMean, r.PaddedMeanJCTCILo, r.PaddedMeanJCTCIHi = iv.Mean, opt(iv.Lo), opt(iv.Hi)
 	}},
@@ -95,14 +98,17 @@ func addSeedStats(rows []SummaryRow) {
 		}
 		r.RefPolicy = RefPolicy
 		r.JCTReduction, r.JCTReductionCILo, r.JCTReductionCIHi = nil, nil, nil
+		r.PaddedJCTReduction, r.PaddedJCTReductionCILo, r.PaddedJCTReductionCIHi = nil, nil, nil
 		r.ThroughputRatio, r.ThroughputRatioCILo, r.ThroughputRatioCIHi = nil, nil, nil
 		ref := c[RefPolicy]
 		if r.Policy == RefPolicy || ref == nil {
 			continue
 		}
-		red, thr := PairedRatios(ref, mine)
+		red, padded, thr := PairedRatios(ref, mine)
 		iv := ci.Bootstrap(red)
 		r.JCTReduction, r.JCTReductionCILo, r.JCTReductionCIHi = opt(iv.Mean), opt(iv.Lo), opt(iv.Hi)
+		iv = ci.Bootstrap(padded)
+		r.PaddedJCTReduction, r.PaddedJCTReductionCILo, r.PaddedJCTReductionCIHi = opt(iv.Mean), opt(iv.Lo), opt(iv.Hi)
 		iv = ci.Bootstrap(thr)
 		r.ThroughputRatio, r.ThroughputRatioCILo, r.ThroughputRatioCIHi = opt(iv.Mean), opt(iv.Lo), opt(iv.Hi)
 	}
@@ -110,25 +116,27 @@ func addSeedStats(rows []SummaryRow) {
 
 // PairedRatios pairs the reference's and another policy's runs by seed and
 // returns, per common seed in increasing order, the JCT reduction 1 −
-// ref/other (padded mean JCT) and the throughput ratio ref/other (mean
+// ref/other of the censored mean JCT (the default comparison) and of the
+// artifact's padded mean JCT, and the throughput ratio ref/other (mean
 // throughput). A seed where the other's value is 0 gives NaN.
-func PairedRatios(ref, other map[int64]*SummaryRow) (reduction, ratio []float64) {
+func PairedRatios(ref, other map[int64]*SummaryRow) (reduction, paddedReduction, ratio []float64) {
+	frac := func(a, b float64) float64 {
+		if b > 0 {
+			return a / b
+		}
+		return math.NaN()
+	}
 	for _, s := range sortedSeeds(other) {
 		a, ok := ref[s]
 		if !ok {
 			continue
 		}
 		b := other[s]
-		red, thr := math.NaN(), math.NaN()
-		if b.PaddedMeanJCT > 0 {
-			red = 1 - a.PaddedMeanJCT/b.PaddedMeanJCT
-		}
-		if b.MeanThroughput > 0 {
-			thr = a.MeanThroughput / b.MeanThroughput
-		}
-		reduction, ratio = append(reduction, red), append(ratio, thr)
+		reduction = append(reduction, 1-frac(a.CensoredMeanJCT, b.CensoredMeanJCT))
+		paddedReduction = append(paddedReduction, 1-frac(a.PaddedMeanJCT, b.PaddedMeanJCT))
+		ratio = append(ratio, frac(a.MeanThroughput, b.MeanThroughput))
 	}
-	return reduction, ratio
+	return reduction, paddedReduction, ratio
 }
 
 func sortedSeeds(m map[int64]*SummaryRow) []int64 {

@@ -27,11 +27,13 @@ type Run struct {
 	// Jobs are every submitted job's outcome (the CDF's denominator and
 	// its censored tail; the common set of jobs is found by ID).
 	Jobs []Job
-	// MeanJCT and PaddedMeanJCT, seconds (PaddedMeanJCT 0 = not computed).
-	MeanJCT, PaddedMeanJCT float64
-	// MeanJCTCI and PaddedMeanJCTCI are confidence intervals (low, high)
-	// over seeds, seconds; zero = none (no error bar drawn).
-	MeanJCTCI, PaddedMeanJCTCI [2]float64
+	// MeanJCT (over finished jobs), CensoredMeanJCT (unfinished jobs at
+	// their age at the horizon) and PaddedMeanJCT (the artifact's), seconds;
+	// 0 = not computed.
+	MeanJCT, CensoredMeanJCT, PaddedMeanJCT float64
+	// MeanJCTCI, CensoredMeanJCTCI and PaddedMeanJCTCI are confidence
+	// intervals (low, high) over seeds, seconds; zero = none (no error bar).
+	MeanJCTCI, CensoredMeanJCTCI, PaddedMeanJCTCI [2]float64
 	// Timeline is the per-round table; Types names its Busy columns.
 	Timeline []sim.RoundRecord
 	Types    []string
@@ -320,40 +322,53 @@ func fin0(xs []float64) float64 {
 	return xs[0]
 }
 
-// MeanJCTBars plots each run's mean JCT over finished jobs and, when
-// computed, its padded mean (the artifact's metric: unfinished jobs count
-// with the largest JCT) as horizontal bars, one row per run, so long
-// policy names never collide. Error bars show confidence intervals when
-// the runs carry them.
+// MeanJCTBars plots, as horizontal bars with one row per run (so long
+// policy names never collide), each run's mean JCT over finished jobs and,
+// where computed, its censored mean (the default comparison: an unfinished
+// job counts its age at the horizon) and its padded mean (the artifact's
+// metric: unfinished jobs count with the group's largest JCT). Error bars
+// show confidence intervals when the runs carry them.
 func MeanJCTBars(runs []Run) (*Figure, error) {
 	f := &Figure{}
 	p := newPlot("mean JCT (h)", "")
 	f.Panels = []*plot.Plot{p}
 	n := len(runs)
 	labels := make([]string, n)
-	raw := make(plotter.Values, n)
-	padded := make(plotter.Values, n)
-	anyPadded := false
-	// Rows run top to bottom in run order.
-	for i, r := range runs {
-		k := n - 1 - i
-		labels[k] = r.Label
-		raw[k] = r.MeanJCT / 3600
-		padded[k] = r.PaddedMeanJCT / 3600
-		anyPadded = anyPadded || r.PaddedMeanJCT > 0
-	}
 	type series struct {
 		name string
-		vals plotter.Values
+		get  func(Run) float64
 		ci   func(Run) [2]float64
 	}
-	ss := []series{{"mean over finished jobs", raw, func(r Run) [2]float64 { return r.MeanJCTCI }}}
-	if anyPadded {
-		ss = append(ss, series{"padded mean (unfinished = largest JCT)", padded, func(r Run) [2]float64 { return r.PaddedMeanJCTCI }})
+	all := []series{
+		{"mean over finished jobs", func(r Run) float64 { return r.MeanJCT }, func(r Run) [2]float64 { return r.MeanJCTCI }},
+		{"censored mean (unfinished: age at horizon)", func(r Run) float64 { return r.CensoredMeanJCT }, func(r Run) [2]float64 { return r.CensoredMeanJCTCI }},
+		{"artifact's padded mean (unfinished: largest JCT)", func(r Run) float64 { return r.PaddedMeanJCT }, func(r Run) [2]float64 { return r.PaddedMeanJCTCI }},
 	}
+	var ss []series
+	var vals []plotter.Values
+	for k, s := range all {
+		v := make(plotter.Values, n)
+		present := false
+		// Rows run top to bottom in run order.
+		for i, r := range runs {
+			v[n-1-i] = s.get(r) / 3600
+			present = present || s.get(r) > 0
+		}
+		if k == 0 || present {
+			ss, vals = append(ss, s), append(vals, v)
+		}
+	}
+	for i, r := range runs {
+		labels[n-1-i] = r.Label
+	}
+	top := 0.0
 	w := vg.Points(min(9, 150/float64(n*len(ss))))
 	for k, s := range ss {
-		b, err := plotter.NewBarChart(s.vals, w)
+		top = math.Max(top, slices.Max(vals[k]))
+		for _, r := range runs {
+			top = math.Max(top, s.ci(r)[1]/3600)
+		}
+		b, err := plotter.NewBarChart(vals[k], w)
 		if err != nil {
 			return nil, fmt.Errorf("plots: jct-bars: %w", err)
 		}
@@ -376,13 +391,6 @@ func MeanJCTBars(runs []Run) (*Figure, error) {
 	p.NominalY(labels...)
 	p.Y.Min, p.Y.Max = -0.5, float64(n)-0.5
 	p.X.Min = 0
-	top := slices.Max(raw)
-	if anyPadded {
-		top = math.Max(top, slices.Max(padded))
-	}
-	for _, r := range runs {
-		top = math.Max(top, math.Max(r.MeanJCTCI[1], r.PaddedMeanJCTCI[1])/3600)
-	}
 	p.X.Max = top * 1.05
 	return f, nil
 }
