@@ -64,7 +64,6 @@ type Policy struct {
 	optCache map[thrKey]float64
 	wIndex   map[estimator.Workload]int
 	pool     tablePool
-	idx      indexCache
 }
 
 var _ sim.Policy = (*Policy)(nil)
@@ -242,7 +241,6 @@ func (p *Policy) newRound(v *sim.View) *round {
 	for _, j := range v.Ended {
 		p.state(j)
 	}
-	p.idx.numJobs = len(p.jobs)
 	r.refreshQuotas()
 	return r
 }

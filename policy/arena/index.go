@@ -1,73 +1,288 @@
 package arena
 
-import "github.com/arena-sim/arena/sim"
+import (
+	"slices"
 
-// jobIndex lists, for one version of one table, every real job's slots in
-// slot order (a counting sort of the slots by occupant, arrays indexed by
-// job ID and reused through a generation stamp). The searches ask the same
-// unchanged table — the round's real table, the node-swap fix-up's "before"
-// snapshot — for many jobs' slots in a row; with the index each answer
-// costs the job's slots instead of a scan of the whole table.
-type jobIndex struct {
-	tbl *table
-	ver uint64
+	"github.com/arena-sim/arena/sim"
+)
 
-	// By job ID, valid where stamp (and placed) equal gen: the job's slot
-	// count, where its slots start in slots, and the fill cursor.
-	gen                         int
-	stamp, placed, count, start []int32
-	fill                        []int32
-	slots                       []int32
+// Tables and their snapshots.
+//
+// The searches copy a table, change a few of its slots, read it and throw
+// it away, many thousands of times per round; a copy of the whole table and
+// a scan of it for one job's slots or for the partial nodes of a type both
+// cost the cluster's size, which made a round's cost grow with jobs × GPUs.
+// So a table is kept as a delta against a snapshot: a frozen copy of some
+// earlier content of it (or of the table it was copied from), with every
+// real job's slots indexed. The table lists the slots (and nodes) it wrote
+// since it last equalled the snapshot; the snapshot's content plus those
+// slots, read from the table, is the table. Then:
+//   - copying a table over a pooled table of the same snapshot undoes the
+//     pooled table's delta and writes the source's (copyFrom);
+//   - a job's slots are its slots in the snapshot, and the listed slots it
+//     holds now, each read from the table (slotsOf);
+//   - the partial nodes of a type are the snapshot's nodes bucketed by idle
+//     GPUs, with the listed nodes taken out and put back in their current
+//     bucket (partialNodes).
+//
+// Each costs the deltas, not the table. A delta that grows past
+// topology.deltaLimit is dropped (the table detaches and works as a plain
+// flat table until it is rebased); so is one whose snapshot was recycled,
+// which the generation stamp tells.
+
+// snapshot is a frozen table content with its job index.
+type snapshot struct {
+	gen  uint64
+	occ  []sim.JobID
+	used []bool
+	free []int
+
+	// The job index, by job ID, valid where stamp equals gen: a job's slot
+	// count and where its slots (in slot order) start in slots.
+	stamp        []uint64
+	count, start []int32
+	slots        []int32
+
+	// buckets per GPU type, built on first use (valid where bucketGen
+	// equals gen).
+	bucketGen []uint64
+	buckets   []typeBuckets
 }
 
-// indexCache keeps the indexes of the last two tables queried twice
-// between writes (the fix-up alternates between two tables). A table asked
-// once is scanned directly: building an index costs about two scans.
-type indexCache struct {
-	idx     [2]jobIndex
-	next    int
-	missTbl *table
-	missVer uint64
-	scratch []int32
-	numJobs int
+// typeBuckets are a type's nodes by idle GPUs in a snapshot, each list in
+// node order: partial[f] the nodes with f idle GPUs and some used; idle the
+// nodes with none used.
+type typeBuckets struct {
+	partial [][]int32
+	idle    []int32
 }
 
-// slotsOf returns the slots of real job id (≥ 0) in tb, in slot order. The
-// slice is valid until the next call.
-func (c *indexCache) slotsOf(tb *table, id sim.JobID) []int32 {
-	if id < 0 {
-		return c.scan(tb, id)
+// snapshotCache recycles a few snapshots round robin: the round's real
+// table, the fix-up's "before" table and whatever the searches rebased
+// since. A table whose snapshot is recycled detaches (its delta stays
+// correct against nothing, so it is dropped).
+type snapshotCache struct {
+	ring [4]*snapshot
+	next int
+	gen  uint64
+}
+
+// rebase makes t's current content a new snapshot and attaches t to it
+// with an empty delta. It costs a few passes over the table.
+func (c *snapshotCache) rebase(t *table) {
+	s := c.ring[c.next]
+	if s == nil {
+		s = &snapshot{}
+		c.ring[c.next] = s
 	}
-	for i := range c.idx {
-		x := &c.idx[i]
-		if x.tbl == tb && x.ver == tb.ver {
-			return x.lookup(id)
+	c.next = (c.next + 1) % len(c.ring)
+	c.gen++
+	s.gen = c.gen
+	s.occ = append(s.occ[:0], t.occ...)
+	s.used = append(s.used[:0], t.used...)
+	s.free = append(s.free[:0], t.free...)
+	s.buildIndex()
+	t.detach()
+	t.base, t.baseGen = s, s.gen
+}
+
+// buildIndex is a counting sort of the slots by occupant, the jobs laid
+// out in order of first slot.
+func (s *snapshot) buildIndex() {
+	g := s.gen
+	n := 0
+	for _, o := range s.occ {
+		if o < 0 {
+			continue
+		}
+		if int(o) >= len(s.stamp) {
+			s.grow(int(o) + 1)
+		}
+		if s.stamp[o] != g {
+			s.stamp[o], s.count[o], s.start[o] = g, 0, -1
+		}
+		s.count[o]++
+		n++
+	}
+	if cap(s.slots) < n {
+		s.slots = make([]int32, n)
+	}
+	s.slots = s.slots[:n]
+	cursor := int32(0)
+	for i, o := range s.occ {
+		if o < 0 {
+			continue
+		}
+		if s.start[o] < 0 {
+			s.start[o] = cursor
+			cursor += s.count[o]
+			s.count[o] = 0 // refilled below as the fill cursor
+		}
+		s.slots[s.start[o]+s.count[o]] = int32(i)
+		s.count[o]++
+	}
+}
+
+func (s *snapshot) grow(n int) {
+	n = max(n, 2*len(s.stamp))
+	s.stamp = append(s.stamp, make([]uint64, n-len(s.stamp))...)
+	s.count = append(s.count, make([]int32, n-len(s.count))...)
+	s.start = append(s.start, make([]int32, n-len(s.start))...)
+}
+
+// lookup returns the slots of real job id in the snapshot, in slot order.
+func (s *snapshot) lookup(id sim.JobID) []int32 {
+	if int(id) >= len(s.stamp) || s.stamp[id] != s.gen {
+		return nil
+	}
+	st := s.start[id]
+	return s.slots[st : st+s.count[id]]
+}
+
+// bucketsOf returns type ty's node buckets, building them on first use.
+func (s *snapshot) bucketsOf(tp *topology, ty int) *typeBuckets {
+	if len(s.bucketGen) < len(tp.nodesOfType) {
+		s.bucketGen = append(s.bucketGen, make([]uint64, len(tp.nodesOfType)-len(s.bucketGen))...)
+		s.buckets = append(s.buckets, make([]typeBuckets, len(tp.nodesOfType)-len(s.buckets))...)
+	}
+	b := &s.buckets[ty]
+	if s.bucketGen[ty] == s.gen {
+		return b
+	}
+	s.bucketGen[ty] = s.gen
+	maxCap := 0
+	for _, nd := range tp.nodesOfType[ty] {
+		maxCap = max(maxCap, tp.nodeCap[nd])
+	}
+	for len(b.partial) < maxCap {
+		b.partial = append(b.partial, nil)
+	}
+	for f := range b.partial {
+		b.partial[f] = b.partial[f][:0]
+	}
+	b.idle = b.idle[:0]
+	for _, nd := range tp.nodesOfType[ty] {
+		f := s.free[nd]
+		switch {
+		case f == tp.nodeCap[nd]:
+			b.idle = append(b.idle, int32(nd))
+		case f > 0:
+			b.partial[f] = append(b.partial[f], int32(nd))
 		}
 	}
-	if c.missTbl == tb && c.missVer == tb.ver {
-		x := &c.idx[c.next]
-		c.next = 1 - c.next
-		x.build(tb, c.numJobs)
-		return x.lookup(id)
-	}
-	c.missTbl, c.missVer = tb, tb.ver
-	return c.scan(tb, id)
+	return b
 }
 
-func (c *indexCache) scan(tb *table, id sim.JobID) []int32 {
-	c.scratch = c.scratch[:0]
-	for s, o := range tb.occ {
-		if o == id {
-			c.scratch = append(c.scratch, int32(s))
+// attached reports whether t's delta is against a live snapshot, dropping
+// the delta if its snapshot was recycled.
+func (t *table) attached() bool {
+	if t.base != nil && t.base.gen == t.baseGen {
+		return true
+	}
+	if t.base != nil {
+		t.detach()
+	}
+	return false
+}
+
+// detach drops t's delta: t is a plain table until it is rebased.
+func (t *table) detach() {
+	t.clearDelta()
+	t.base = nil
+}
+
+// clearDelta empties the delta lists and their marks, keeping the base.
+func (t *table) clearDelta() {
+	for _, s := range t.dirty {
+		t.slotMark[s>>6] &^= 1 << (s & 63)
+	}
+	for _, n := range t.dirtyNodes {
+		t.nodeMark[n>>6] &^= 1 << (n & 63)
+	}
+	t.dirty, t.dirtyNodes = t.dirty[:0], t.dirtyNodes[:0]
+}
+
+// touch records that slot s is about to change.
+func (t *table) touch(s int) {
+	if t.base == nil {
+		return
+	}
+	bit := uint64(1) << (s & 63)
+	if t.slotMark[s>>6]&bit != 0 {
+		return
+	}
+	if len(t.dirty) >= t.tp.deltaLimit {
+		t.detach()
+		return
+	}
+	t.slotMark[s>>6] |= bit
+	t.dirty = append(t.dirty, int32(s))
+	n := t.tp.slotNode[s]
+	if nb := uint64(1) << (n & 63); t.nodeMark[n>>6]&nb == 0 {
+		t.nodeMark[n>>6] |= nb
+		t.dirtyNodes = append(t.dirtyNodes, int32(n))
+	}
+}
+
+func (t *table) nodeDirty(n int32) bool { return t.nodeMark[n>>6]&(1<<(n&63)) != 0 }
+
+// adoptDelta copies u's delta (and base) into t, whose delta is empty and
+// whose content already equals u's.
+func (t *table) adoptDelta(u *table) {
+	t.base, t.baseGen = u.base, u.baseGen
+	t.dirty = append(t.dirty[:0], u.dirty...)
+	t.dirtyNodes = append(t.dirtyNodes[:0], u.dirtyNodes...)
+	for _, s := range t.dirty {
+		t.slotMark[s>>6] |= 1 << (s & 63)
+	}
+	for _, n := range t.dirtyNodes {
+		t.nodeMark[n>>6] |= 1 << (n & 63)
+	}
+}
+
+// slotsOf returns the slots of job id in t, any status, in slot order. The
+// slice is valid until the next slotsOf on t. A detached table is scanned;
+// asked again unchanged, it is rebased so that it and its copies answer
+// from the index.
+func (t *table) slotsOf(id sim.JobID) []int32 {
+	if id >= 0 && !t.attached() && t.scanVer == t.ver {
+		t.tp.snaps.rebase(t)
+	}
+	out := t.qbuf[:0]
+	if id < 0 || !t.attached() {
+		t.scanVer = t.ver
+		for s, o := range t.occ {
+			if o == id {
+				out = append(out, int32(s))
+			}
+		}
+		t.qbuf = out
+		return out
+	}
+	b := t.base
+	for _, s := range b.lookup(id) {
+		if t.occ[s] == id {
+			out = append(out, s)
 		}
 	}
-	return c.scratch
+	fromSnap := len(out)
+	for _, s := range t.dirty {
+		// A slot the snapshot gave id is already counted above.
+		if t.occ[s] == id && b.occ[s] != id {
+			out = append(out, s)
+		}
+	}
+	if len(out) > fromSnap {
+		slices.Sort(out)
+	}
+	t.qbuf = out
+	return out
 }
 
 // clearPlacement releases every slot whose occupant is id in tb, whatever
 // its status (_clear_placement). It reports whether anything changed.
 func (r *round) clearPlacement(tb *table, id sim.JobID) bool {
-	slots := r.p.idx.slotsOf(tb, id)
+	slots := tb.slotsOf(id)
 	for _, s := range slots {
 		tb.idle(int(s))
 	}
@@ -79,7 +294,7 @@ func (r *round) clearPlacement(tb *table, id sim.JobID) bool {
 func (r *round) nodesAndFirstCount(tb *table, id sim.JobID) ([]int, int) {
 	var nodes []int
 	first := 0
-	for _, s := range r.p.idx.slotsOf(tb, id) {
+	for _, s := range tb.slotsOf(id) {
 		n := tb.tp.slotNode[s]
 		if len(nodes) == 0 || nodes[len(nodes)-1] != n {
 			nodes = append(nodes, n)
@@ -89,58 +304,4 @@ func (r *round) nodesAndFirstCount(tb *table, id sim.JobID) ([]int, int) {
 		}
 	}
 	return nodes, first
-}
-
-func (x *jobIndex) lookup(id sim.JobID) []int32 {
-	if int(id) >= len(x.stamp) || x.stamp[id] != int32(x.gen) {
-		return nil
-	}
-	st := x.start[id]
-	return x.slots[st : st+x.count[id]]
-}
-
-func (x *jobIndex) build(tb *table, numJobs int) {
-	x.tbl, x.ver = tb, tb.ver
-	x.grow(numJobs)
-	x.gen++
-	g := int32(x.gen)
-	// Count per job, then lay the jobs out in order of first slot.
-	n := 0
-	for _, o := range tb.occ {
-		if o < 0 {
-			continue
-		}
-		if int(o) >= len(x.stamp) {
-			x.grow(int(o) + 1)
-		}
-		if x.stamp[o] != g {
-			x.stamp[o], x.count[o] = g, 0
-		}
-		x.count[o]++
-		n++
-	}
-	if cap(x.slots) < n {
-		x.slots = make([]int32, n)
-	}
-	x.slots = x.slots[:n]
-	cursor := int32(0)
-	for s, o := range tb.occ {
-		if o < 0 {
-			continue
-		}
-		if x.placed[o] != g {
-			x.placed[o], x.start[o], x.fill[o] = g, cursor, cursor
-			cursor += x.count[o]
-		}
-		x.slots[x.fill[o]] = int32(s)
-		x.fill[o]++
-	}
-}
-
-func (x *jobIndex) grow(n int) {
-	if len(x.stamp) >= n {
-		return
-	}
-	grow := func(a []int32) []int32 { return append(a, make([]int32, n-len(a))...) }
-	x.stamp, x.placed, x.start, x.count, x.fill = grow(x.stamp), grow(x.placed), grow(x.start), grow(x.count), grow(x.fill)
 }

@@ -46,10 +46,8 @@ func (r *round) migrationSearchOn(in inst, tb *table, budget, local int, clear b
 			}
 		}
 	} else {
-		for s, o := range tb.occ {
-			if o == in.id {
-				slots = append(slots, s)
-			}
+		for _, s := range tb.slotsOf(in.id) {
+			slots = append(slots, int(s))
 		}
 	}
 	prev := 0.0
@@ -221,12 +219,8 @@ func (r *round) rhdPair(tb *table, a, fa, b, fb, capacity int) (*table, bool) {
 	saveFreeA, saveFreeB := tb.free[a], tb.free[b]
 	abort := func() (*table, bool) {
 		nt := r.clone(tb)
-		copy(nt.occ[alo:ahi], saveOccA[:ahi-alo])
-		copy(nt.used[alo:ahi], saveUsedA[:ahi-alo])
-		copy(nt.occ[blo:bhi], saveOccB[:bhi-blo])
-		copy(nt.used[blo:bhi], saveUsedB[:bhi-blo])
-		nt.restoreNodeFree(a, saveFreeA)
-		nt.restoreNodeFree(b, saveFreeB)
+		nt.restoreNode(a, saveOccA[:ahi-alo], saveUsedA[:ahi-alo], saveFreeA)
+		nt.restoreNode(b, saveOccB[:bhi-blo], saveUsedB[:bhi-blo], saveFreeB)
 		return nt, false
 	}
 	changed := func() bool {

@@ -468,7 +468,7 @@ func (r *round) anyUpgrade(id sim.JobID, q quota) bool {
 	} else {
 		extra = freed[:n]
 	}
-	for _, s := range r.p.idx.slotsOf(tb, id) {
+	for _, s := range tb.slotsOf(id) {
 		if tb.used[s] {
 			extra[tb.tp.nodeType[tb.tp.slotNode[s]]]++
 		}

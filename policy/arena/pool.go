@@ -2,9 +2,10 @@ package arena
 
 import "github.com/arena-sim/arena/sim"
 
-// tablePool recycles scratch tables. The searches copy the 1,280-slot
-// table many thousands of times per round (the artifact deep-copies it at
-// every step); most copies die within one search step. Tables are handed
+// tablePool recycles scratch tables. The searches copy the table many
+// thousands of times per round (the artifact deep-copies it at every
+// step); most copies die within one search step, and a copy onto a
+// recycled table of the same snapshot costs only the two deltas. Tables are handed
 // out by clone and tracked in scopes: release(mark, keep) returns every
 // table cloned since mark to the free list except keep, which moves to the
 // enclosing scope. A table that escapes a scope other than as keep must not
@@ -15,9 +16,23 @@ type tablePool struct {
 }
 
 func (tp *tablePool) clone(src *table) *table {
+	// A copy costs the deltas when src and the recycled table share a
+	// snapshot (index.go): rebase a detached src, which is then likely to
+	// be copied again, and prefer a recently freed table of its snapshot.
+	if !src.attached() {
+		src.tp.snaps.rebase(src)
+	}
 	var t *table
 	if n := len(tp.free); n > 0 {
-		t = tp.free[n-1]
+		k := n - 1
+		for i := n - 1; i >= max(0, n-8); i-- {
+			if f := tp.free[i]; f.base == src.base && f.baseGen == src.baseGen {
+				k = i
+				break
+			}
+		}
+		t = tp.free[k]
+		tp.free[k] = tp.free[n-1]
 		tp.free = tp.free[:n-1]
 		t.copyFrom(src)
 	} else {

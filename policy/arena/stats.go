@@ -74,7 +74,7 @@ func (r *round) rtStat(tb *table, id sim.JobID, fbType, fbNum int) (int, int, lo
 	tp := tb.tp
 	ty, num := -1, 0
 	var nodes []int
-	for _, s := range r.p.idx.slotsOf(tb, id) {
+	for _, s := range tb.slotsOf(id) {
 		n := tp.slotNode[s]
 		if ty < 0 {
 			ty = tp.nodeType[n]

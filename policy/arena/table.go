@@ -32,10 +32,17 @@ type topology struct {
 	nodesOfType [][]int // node indices per type, node order
 	// clusterTypes is the number of types with nodes (the first ones).
 	clusterTypes int
+
+	// deltaLimit is the longest delta a table keeps against its snapshot
+	// (index.go); past it, answering from the delta would cost about as
+	// much as the flat table does.
+	deltaLimit int
+	// snaps holds the snapshots of this topology's tables.
+	snaps *snapshotCache
 }
 
 func newTopology(c *sim.Cluster) *topology {
-	tp := &topology{c: c, types: c.Types, typeIndex: map[string]int{}, clusterTypes: len(c.Types)}
+	tp := &topology{c: c, types: c.Types, typeIndex: map[string]int{}, clusterTypes: len(c.Types), snaps: &snapshotCache{}}
 	for i, t := range c.Types {
 		tp.typeIndex[t] = i
 		tp.typeCap = append(tp.typeCap, c.NodeCapacity(t))
@@ -51,6 +58,7 @@ func newTopology(c *sim.Cluster) *topology {
 			tp.slotNode = append(tp.slotNode, n.Index)
 		}
 	}
+	tp.deltaLimit = max(32, len(tp.slotNode)/32)
 	return tp
 }
 
@@ -84,22 +92,40 @@ type table struct {
 	used  []bool
 	free  []int // IDLE slots per node
 	tfree []int // IDLE slots per cluster GPU type
-	// ver changes with every write, so a jobIndex built on the table can
-	// tell it is stale (tables are recycled through the pool: the counter
-	// only grows).
-	ver uint64
+	// ver changes with every write (tables are recycled through the pool:
+	// the counter only grows); scanVer is the version of the last full
+	// scan of a detached table (see slotsOf).
+	ver, scanVer uint64
+
+	// The delta against base (index.go), valid while base.gen equals
+	// baseGen: the slots and nodes written since t last equalled base,
+	// each listed once (marked in the bitsets).
+	base               *snapshot
+	baseGen            uint64
+	dirty, dirtyNodes  []int32
+	slotMark, nodeMark []uint64
+	// scratch of slotsOf and partialNodes
+	qbuf, nbuf []int32
 }
 
 func newTable(tp *topology, occupant []sim.JobID) *table {
-	t := &table{tp: tp, occ: make([]sim.JobID, len(occupant)), used: make([]bool, len(occupant)),
-		free: make([]int, len(tp.nodeCap)), tfree: make([]int, tp.clusterTypes)}
+	t := blankTable(tp)
 	t.load(occupant)
 	return t
 }
 
-// load resets t to an occupant list (every occupied slot USED).
+func blankTable(tp *topology) *table {
+	slots, nodes := len(tp.slotNode), len(tp.nodeCap)
+	return &table{tp: tp, occ: make([]sim.JobID, slots), used: make([]bool, slots),
+		free: make([]int, nodes), tfree: make([]int, tp.clusterTypes),
+		slotMark: make([]uint64, (slots+63)/64), nodeMark: make([]uint64, (nodes+63)/64)}
+}
+
+// load resets t to an occupant list (every occupied slot USED). The table
+// is detached.
 func (t *table) load(occupant []sim.JobID) {
 	t.ver++
+	t.detach()
 	copy(t.occ, occupant)
 	clear(t.tfree)
 	for n := range t.free {
@@ -118,24 +144,52 @@ func (t *table) load(occupant []sim.JobID) {
 
 // clone returns an independent copy (the artifact's deepcopy of the table).
 func (t *table) clone() *table {
-	u := &table{tp: t.tp, occ: make([]sim.JobID, len(t.occ)), used: make([]bool, len(t.used)),
-		free: make([]int, len(t.free)), tfree: make([]int, len(t.tfree))}
+	u := blankTable(t.tp)
 	u.copyFrom(t)
 	return u
 }
 
-// copyFrom overwrites t with u's content (same topology).
+// copyFrom overwrites t with u's content (same topology). When both are
+// deltas against the same snapshot, only the two deltas are copied: t's
+// slots back to the snapshot's content, then u's slots from u.
 func (t *table) copyFrom(u *table) {
 	t.ver++
+	if u.attached() && t.attached() && t.base == u.base {
+		b := t.base
+		for _, s := range t.dirty {
+			t.occ[s], t.used[s] = b.occ[s], b.used[s]
+		}
+		for _, n := range t.dirtyNodes {
+			t.free[n] = b.free[n]
+		}
+		t.clearDelta()
+		for _, s := range u.dirty {
+			t.occ[s], t.used[s] = u.occ[s], u.used[s]
+		}
+		for _, n := range u.dirtyNodes {
+			t.free[n] = u.free[n]
+		}
+		copy(t.tfree, u.tfree)
+		t.adoptDelta(u)
+		return
+	}
+	t.detach()
 	copy(t.occ, u.occ)
 	copy(t.used, u.used)
 	copy(t.free, u.free)
 	copy(t.tfree, u.tfree)
+	if u.attached() {
+		t.adoptDelta(u)
+	}
 }
 
 // set writes one slot, keeping the per-node and per-type idle counts.
 func (t *table) set(s int, occ sim.JobID, used bool) {
+	if t.occ[s] == occ && t.used[s] == used {
+		return
+	}
 	t.ver++
+	t.touch(s)
 	if t.used[s] != used {
 		n := t.tp.slotNode[s]
 		if used {
@@ -157,15 +211,23 @@ func (t *table) moveNode(from, to int, id sim.JobID) {
 	flo, fhi := t.slots(from)
 	tlo, _ := t.slots(to)
 	for i := 0; i < fhi-flo; i++ {
+		t.touch(tlo + i)
+		t.touch(flo + i)
 		t.occ[tlo+i] = t.occ[flo+i]
 		t.occ[flo+i] = id
 	}
 }
 
-// restoreNodeFree sets node n's idle count to f after its slots were
-// restored behind set's back (rhdPair's rollback), keeping the type's count.
-func (t *table) restoreNodeFree(n, f int) {
+// restoreNode writes node n's slots and idle count back from a saved
+// copy (rhdPair's rollback), keeping the type's count.
+func (t *table) restoreNode(n int, occ []sim.JobID, used []bool, f int) {
 	t.ver++
+	lo, hi := t.slots(n)
+	for s := lo; s < hi; s++ {
+		t.touch(s)
+	}
+	copy(t.occ[lo:hi], occ)
+	copy(t.used[lo:hi], used)
 	t.tfree[t.tp.nodeType[n]] += f - t.free[n]
 	t.free[n] = f
 }
@@ -226,16 +288,100 @@ type nodeFree struct{ node, free int }
 
 // partialNodes is _sort_partial_occ_nodes: the nodes of type ty with
 // 0 < idle < capacity, stably sorted by idle GPUs (most first) and cut to
-// the shortest prefix holding at least n idle GPUs, plus the idle nodes in
-// node order.
+// the shortest prefix holding at least n idle GPUs, plus the first n idle
+// nodes in node order (no caller needs more: a job of n GPUs spans at most
+// n nodes).
 func (t *table) partialNodes(ty, n int, partial []nodeFree, idleNodes []int) ([]nodeFree, []int) {
 	partial, idleNodes = partial[:0], idleNodes[:0]
+	if !t.attached() {
+		return t.scanPartialNodes(ty, n, partial, idleNodes)
+	}
+	tp := t.tp
+	bk := t.base.bucketsOf(tp, ty)
+	// The delta's nodes of type ty: idle ones in node order, then partial
+	// ones by idle GPUs (most first), node order on ties.
+	dn := t.nbuf[:0]
+	for _, nd := range t.dirtyNodes {
+		if tp.nodeType[nd] == ty {
+			dn = append(dn, nd)
+		}
+	}
+	t.nbuf = dn
+	full := func(nd int32) bool { return t.free[nd] == tp.nodeCap[nd] }
+	slices.SortFunc(dn, func(a, b int32) int {
+		if fa, fb := full(a), full(b); fa != fb {
+			if fa {
+				return -1
+			}
+			return 1
+		}
+		if d := t.free[b] - t.free[a]; d != 0 {
+			return d
+		}
+		return int(a - b)
+	})
+	j := 0
+	// Idle nodes: merge the snapshot's (those not in the delta) with the
+	// delta's, in node order.
+	for i := 0; len(idleNodes) < n; {
+		var next int32 = -1
+		for i < len(bk.idle) && t.nodeDirty(bk.idle[i]) {
+			i++
+		}
+		if i < len(bk.idle) {
+			next = bk.idle[i]
+		}
+		if j < len(dn) && full(dn[j]) && (next < 0 || dn[j] < next) {
+			next = dn[j]
+			j++
+		} else if next >= 0 {
+			i++
+		} else {
+			break
+		}
+		idleNodes = append(idleNodes, int(next))
+	}
+	for j < len(dn) && full(dn[j]) {
+		j++
+	}
+	// Partial nodes, most idle GPUs first, until they hold n.
+	sum := 0
+	for f := len(bk.partial) - 1; f >= 1; f-- {
+		list := bk.partial[f]
+		for i := 0; ; {
+			var next int32 = -1
+			for i < len(list) && t.nodeDirty(list[i]) {
+				i++
+			}
+			if i < len(list) {
+				next = list[i]
+			}
+			if j < len(dn) && t.free[dn[j]] == f && (next < 0 || dn[j] < next) {
+				next = dn[j]
+				j++
+			} else if next >= 0 {
+				i++
+			} else {
+				break
+			}
+			partial = append(partial, nodeFree{int(next), f})
+			if sum += f; sum >= n {
+				return partial, idleNodes
+			}
+		}
+	}
+	return partial, idleNodes
+}
+
+// scanPartialNodes is partialNodes on a detached table: a scan of the
+// type's nodes.
+func (t *table) scanPartialNodes(ty, n int, partial []nodeFree, idleNodes []int) ([]nodeFree, []int) {
 	for _, nd := range t.tp.nodesOfType[ty] {
 		f := t.free[nd]
 		if f > 0 && f < t.tp.nodeCap[nd] {
 			partial = append(partial, nodeFree{nd, f})
 		}
-		if f == t.tp.nodeCap[nd] {
+		if f == t.tp.nodeCap[nd] && len(idleNodes) < n {
 			idleNodes = append(idleNodes, nd)
 		}
 	}
@@ -251,10 +397,19 @@ func (t *table) partialNodes(ty, n int, partial []nodeFree, idleNodes []int) ([]
 	return partial, idleNodes
 }
 
-// jobNodes returns the nodes (node order) holding slots of id, any status,
-// among the nodes of type ty.
+// jobNodesOfType returns the nodes (node order) holding slots of id, any
+// status, among the nodes of type ty.
 func (t *table) jobNodesOfType(id sim.JobID, ty int) []int {
 	var out []int
+	if id >= 0 && t.attached() {
+		for _, s := range t.slotsOf(id) {
+			n := t.tp.slotNode[s]
+			if t.tp.nodeType[n] == ty && (len(out) == 0 || out[len(out)-1] != n) {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
 	for _, n := range t.tp.nodesOfType[ty] {
 		lo, hi := t.slots(n)
 		for s := lo; s < hi; s++ {
@@ -270,10 +425,8 @@ func (t *table) jobNodesOfType(id sim.JobID, ty int) []int {
 // jobSlots lists the slots of id in slot order.
 func (t *table) jobSlots(id sim.JobID) []int {
 	var out []int
-	for s, o := range t.occ {
-		if o == id {
-			out = append(out, s)
-		}
+	for _, s := range t.slotsOf(id) {
+		out = append(out, int(s))
 	}
 	return out
 }
