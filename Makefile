@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/arena
 
-.PHONY: build install run test test-examples test-slurm bench bench-scale lint fuzz clean
+.PHONY: build install run test test-race test-examples test-slurm bench bench-scale lint fuzz clean
 
 # The source revision goes into every results file (arena_version).
 REVISION := $(shell git describe --always --dirty 2>/dev/null)
@@ -28,7 +28,18 @@ test:
 	@command -v python3 >/dev/null || echo "WARNING: python3 not found: the Python example policies (examples/python, policy/exec tests) are SKIPPED"
 	$(GO) vet ./...
 	$(GO) test ./...
+	$(MAKE) test-race
 	$(MAKE) test-examples
+
+# The race detector on the packages where goroutines meet: the engine, one
+# policy, the profile-database cache shared by concurrent runs, and the
+# sweep's worker pool, shards, resume, lock and merge (the rest of
+# experiments under -race takes ~6 min here: its single-goroutine parity
+# and golden runs are left to the plain pass above).
+RACE_SWEEP_TESTS := TestShardsMergedEqualUnshardedSweep|TestResumeSkipsCompleteRunsAndRedoesBrokenOnes|TestSweepLocksOut|TestMergeCleansStaleTemporaries|TestRunTimeoutAbandonsLongRuns|TestCompareSweeps
+test-race:
+	$(GO) test -race ./sim ./policy/fcfs ./estimator
+	$(GO) test -race -run '$(RACE_SWEEP_TESTS)' ./experiments
 
 # The policy written outside the repository (its own Go module, built against
 # this checkout by a replace): vet, conformance test, build, and a short run.
