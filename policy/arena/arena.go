@@ -64,6 +64,10 @@ type Policy struct {
 	optCache map[thrKey]float64
 	wIndex   map[estimator.Workload]int
 	pool     tablePool
+	// statsA and statsB are the job stats of the real table and of the
+	// plan being expanded; kept across rounds (they pin snapshots, which
+	// stay at most two, and their arrays are reused).
+	statsA, statsB statSet
 }
 
 var _ sim.Policy = (*Policy)(nil)
@@ -211,14 +215,13 @@ func (p *Policy) markTimedOut(v *sim.View) {
 // round is the planning state of one Schedule call: the real table as the
 // artifact's scheduler would hold it, and its queues.
 type round struct {
-	p              *Policy
-	v              *sim.View
-	real           *table
-	running        []sim.JobID
-	pending        []sim.JobID
-	ops            []sim.Action // Start/Suspend in the order the queues moved
-	started        map[sim.JobID]bool
-	statsA, statsB statSet
+	p       *Policy
+	v       *sim.View
+	real    *table
+	running []sim.JobID
+	pending []sim.JobID
+	ops     []sim.Action // Start/Suspend in the order the queues moved
+	started map[sim.JobID]bool
 	// buffers of the migration search's partial-node and idle-node lists
 	partialBuf []nodeFree
 	idleBuf    []int
@@ -251,7 +254,7 @@ func (r *round) js(id sim.JobID) *jobState { return r.p.jobs[id] }
 // it holds in the real table.
 func (r *round) refreshQuotas() {
 	p := r.p
-	st := r.stats(r.real, &r.statsA)
+	st := r.stats(r.real, &r.p.statsA)
 	for _, id := range r.running {
 		s := st.get(id)
 		js := p.jobs[id]

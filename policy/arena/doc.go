@@ -68,8 +68,9 @@
 // scoped pool (tablePool) and kept as deltas against a snapshot with a job
 // index (index.go), so that a copy, a job's slots and the partial-node list
 // cost what the search changed rather than the cluster's size; a table's
-// job statistics come from one scan (statSet) shared by all steps of a plan
-// expansion, trial migrations scan only the nodes a job is known to hold,
+// job statistics (statSet) are its snapshot's, computed once, with the jobs
+// its delta touched recomputed, and are shared by all steps of a plan
+// expansion; trial migrations scan only the nodes a job is known to hold,
 // and an RHD pass that changes nothing ends the passes early (the artifact
 // would repeat the same pass to its budget with the same result); the
 // breadth-first search skips the third level's re-expansion of first-level

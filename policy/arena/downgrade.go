@@ -104,7 +104,7 @@ func (r *round) expandPlan(p plan, targetID sim.JobID, local int, feasible, outp
 // appearance, then the target job. It also returns the table's stats,
 // which the step reads before it changes the table.
 func (r *round) candidates(tb *table, target sim.JobID) ([]sim.JobID, *statSet) {
-	st := r.stats(tb, &r.statsB)
+	st := r.stats(tb, &r.p.statsB)
 	out := make([]sim.JobID, 0, len(st.order)+1)
 	out = append(out, st.order...)
 	return append(out, target), st

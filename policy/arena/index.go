@@ -47,6 +47,13 @@ type snapshot struct {
 	// equals gen).
 	bucketGen []uint64
 	buckets   []typeBuckets
+
+	// stats are the snapshot's job stats, built on first use (valid when
+	// statsGen equals gen). A statSet reading them pins the snapshot
+	// (pins > 0), which is then not recycled.
+	stats    statSet
+	statsGen uint64
+	pins     int
 }
 
 // typeBuckets are a type's nodes by idle GPUs in a snapshot, each list in
@@ -57,10 +64,11 @@ type typeBuckets struct {
 	idle    []int32
 }
 
-// snapshotCache recycles a few snapshots round robin: the round's real
-// table, the fix-up's "before" table and whatever the searches rebased
-// since. A table whose snapshot is recycled detaches (its delta stays
-// correct against nothing, so it is dropped).
+// snapshotCache recycles a few snapshots round robin, skipping pinned
+// ones: the round's real table, the fix-up's "before" table and whatever
+// the searches rebased since. A table whose snapshot is recycled detaches
+// (its delta stays correct against nothing, so it is dropped). At most two
+// statSets pin a snapshot at a time (Policy.statsA, statsB).
 type snapshotCache struct {
 	ring [4]*snapshot
 	next int
@@ -70,6 +78,9 @@ type snapshotCache struct {
 // rebase makes t's current content a new snapshot and attaches t to it
 // with an empty delta. It costs a few passes over the table.
 func (c *snapshotCache) rebase(t *table) {
+	for c.ring[c.next] != nil && c.ring[c.next].pins > 0 {
+		c.next = (c.next + 1) % len(c.ring)
+	}
 	s := c.ring[c.next]
 	if s == nil {
 		s = &snapshot{}

@@ -1,68 +1,162 @@
 package arena
 
 import (
+	"slices"
+
 	"github.com/arena-sim/arena/sim"
 )
 
 // jobStat is what a table says about one job: its GPU type, slot count
-// (any status), nodes in node order and the slot count on its first node.
+// (any status), nodes in node order, the slot count on its first node and
+// its first USED slot (−1 if none).
 type jobStat struct {
 	t, num     int
 	nodes      []int
 	firstCount int
-	usedSeen   bool
+	firstUsed  int
 }
 
 // statSet holds the stats of every real job of one table, indexed by job
 // ID (a generation stamp marks the entries of the current scan), and the
 // order in which jobs first appear on a USED slot (the artifact's
-// candidate order, _get_run_job_ids).
+// candidate order, _get_run_job_ids). A set built from a table's delta
+// holds only the jobs the delta touched and reads the others from the
+// stats of the table's snapshot (base), which it pins.
 type statSet struct {
 	gen   int
 	stamp []int
 	byID  []jobStat
 	order []sim.JobID
+
+	base   *statSet
+	pinned *snapshot
+	// jobs the delta touched, by first USED slot
+	touched []sim.JobID
 }
 
 func (s *statSet) get(id sim.JobID) *jobStat {
-	if id < 0 || int(id) >= len(s.stamp) || s.stamp[id] != s.gen {
+	if id < 0 {
 		return nil
 	}
-	return &s.byID[id]
+	if int(id) < len(s.stamp) && s.stamp[id] == s.gen {
+		if js := &s.byID[id]; js.num > 0 {
+			return js
+		}
+		return nil
+	}
+	if s.base != nil {
+		return s.base.get(id)
+	}
+	return nil
 }
 
-// stats scans a table once into dst.
-func (r *round) stats(tb *table, dst *statSet) *statSet {
-	n := len(r.p.jobs)
-	if len(dst.stamp) < n {
-		dst.stamp = append(dst.stamp, make([]int, n-len(dst.stamp))...)
-		dst.byID = append(dst.byID, make([]jobStat, n-len(dst.byID))...)
+// begin starts a new generation of s for up to n jobs.
+func (s *statSet) begin(n int) {
+	if len(s.stamp) < n {
+		s.stamp = append(s.stamp, make([]int, n-len(s.stamp))...)
+		s.byID = append(s.byID, make([]jobStat, n-len(s.byID))...)
 	}
-	dst.gen++
-	dst.order = dst.order[:0]
-	tp := tb.tp
-	for s, o := range tb.occ {
+	s.gen++
+	s.order = s.order[:0]
+	s.base = nil
+	if s.pinned != nil {
+		s.pinned.pins--
+		s.pinned = nil
+	}
+}
+
+// add counts slot sl (on node nd, USED or not) for job o.
+func (s *statSet) add(tp *topology, o sim.JobID, sl, nd int, used bool) *jobStat {
+	js := &s.byID[o]
+	if s.stamp[o] != s.gen {
+		s.stamp[o] = s.gen
+		*js = jobStat{t: tp.nodeType[nd], nodes: js.nodes[:0], firstUsed: -1}
+	}
+	if used && js.firstUsed < 0 {
+		js.firstUsed = sl
+	}
+	js.num++
+	if len(js.nodes) == 0 || js.nodes[len(js.nodes)-1] != nd {
+		js.nodes = append(js.nodes, nd)
+	}
+	if js.nodes[0] == nd {
+		js.firstCount++
+	}
+	return js
+}
+
+// scan fills s from a whole slot table.
+func (s *statSet) scan(tp *topology, occ []sim.JobID, used []bool, n int) {
+	s.begin(n)
+	for sl, o := range occ {
 		if o < 0 {
 			continue
 		}
-		nd := tp.slotNode[s]
-		js := &dst.byID[o]
-		if dst.stamp[o] != dst.gen {
-			dst.stamp[o] = dst.gen
-			*js = jobStat{t: tp.nodeType[nd], nodes: js.nodes[:0], usedSeen: false}
-		}
-		if tb.used[s] && !js.usedSeen {
-			js.usedSeen = true
-			dst.order = append(dst.order, o)
-		}
-		js.num++
-		if len(js.nodes) == 0 || js.nodes[len(js.nodes)-1] != nd {
-			js.nodes = append(js.nodes, nd)
-		}
-		if js.nodes[0] == nd {
-			js.firstCount++
+		if js := s.add(tp, o, sl, tp.slotNode[sl], used[sl]); js.firstUsed == sl {
+			s.order = append(s.order, o)
 		}
 	}
+}
+
+// stats computes a table's job stats into dst: from its snapshot's stats
+// and its delta when it has one (the snapshot's are computed once), else
+// by a scan.
+func (r *round) stats(tb *table, dst *statSet) *statSet {
+	n := len(r.p.jobs)
+	if !tb.attached() {
+		tb.tp.snaps.rebase(tb)
+	}
+	snap := tb.base
+	if snap.statsGen != snap.gen {
+		snap.statsGen = snap.gen
+		snap.stats.scan(tb.tp, snap.occ, snap.used, n)
+	}
+	base := &snap.stats
+	if len(tb.dirty) == 0 {
+		dst.begin(0)
+		dst.base, dst.pinned = base, snap
+		snap.pins++
+		dst.order = append(dst.order, base.order...)
+		return dst
+	}
+	dst.begin(n)
+	dst.base, dst.pinned = base, snap
+	snap.pins++
+	// The jobs the delta touched, recomputed from their slots in tb.
+	touched := dst.touched[:0]
+	for _, d := range tb.dirty {
+		for _, o := range [2]sim.JobID{snap.occ[d], tb.occ[d]} {
+			if o < 0 || dst.stamp[o] == dst.gen {
+				continue
+			}
+			for _, sl := range tb.slotsOf(o) {
+				dst.add(tb.tp, o, int(sl), tb.tp.slotNode[sl], tb.used[sl])
+			}
+			switch {
+			case dst.stamp[o] != dst.gen: // gone from tb
+				dst.stamp[o] = dst.gen
+				dst.byID[o] = jobStat{nodes: dst.byID[o].nodes[:0], firstUsed: -1}
+			case dst.byID[o].firstUsed >= 0:
+				touched = append(touched, o)
+			}
+		}
+	}
+	slices.SortFunc(touched, func(a, b sim.JobID) int { return dst.byID[a].firstUsed - dst.byID[b].firstUsed })
+	dst.touched = touched
+	// Merge them into the snapshot's order of the untouched jobs; every
+	// job's first USED slot is its own, so the merge is the scan's order.
+	k := 0
+	for _, o := range base.order {
+		if dst.stamp[o] == dst.gen {
+			continue
+		}
+		for k < len(touched) && dst.byID[touched[k]].firstUsed < base.byID[o].firstUsed {
+			dst.order = append(dst.order, touched[k])
+			k++
+		}
+		dst.order = append(dst.order, o)
+	}
+	dst.order = append(dst.order, touched[k:]...)
 	return dst
 }
 
