@@ -225,6 +225,7 @@ type round struct {
 	// buffers of the migration search's partial-node and idle-node lists
 	partialBuf []nodeFree
 	idleBuf    []int
+	shrinkBuf  shrinkView
 }
 
 func (p *Policy) newRound(v *sim.View) *round {

@@ -62,13 +62,17 @@ func (r *round) expandPlan(p plan, targetID sim.JobID, local int, feasible, outp
 	// Every step starts from a fresh copy of p's table, so the candidate
 	// list and the table's job stats are the same for all of them.
 	cands, st := r.candidates(p.tbl, targetID)
+	var sv *shrinkView
+	if !v.NoScaling {
+		sv = r.shrinkCandidates(p.target, cands, st)
+	}
 	for T := range r.p.tp.types {
 		if v.NoScaling || len(r.p.tp.nodesOfType[T]) == 0 {
 			continue // shrink is off, or the type is absent (_is_type_existed)
 		}
 		tbl := r.clone(p.tbl)
 		tgt := p.target
-		res := r.shrinkStep(&tgt, T, cands, st, tbl, p.gain, p.budget, local)
+		res := r.shrinkStep(&tgt, T, sv, st, tbl, p.gain, p.budget, local)
 		if !res.changed {
 			continue
 		}
@@ -123,43 +127,86 @@ type stepResult struct {
 	budgetAfter int // budget after the target's migration
 }
 
+// shrinkView is what every shrink step of one plan expansion reads of the
+// candidates (the plan's table and target are the same for all of them),
+// computed once per expansion instead of once per GPU type.
+type shrinkView struct {
+	// maxAlloc is, per type, the largest slot count of a candidate of that
+	// type as the plan's table gives it (−1 if none).
+	maxAlloc []int
+	// byType lists, per type, the candidates whose config — from the
+	// plan's table, else (a job absent from it, not the target) the real
+	// table — is of that type, in candidate order.
+	byType [][]shrinkCand
+}
+
+// shrinkCand is one candidate of a shrinkView: its slot count in the
+// plan's table (statNum, which the cut at half the largest reads) and its
+// config.
+type shrinkCand struct {
+	id      sim.JobID
+	statNum int
+	num     int
+	l       loc
+	nodes   []int
+}
+
+// shrinkCandidates builds the shrink steps' view of cands on a plan's
+// table (stats st) for the plan's target tgt: configs are read from the
+// table, else from the target's plan copy or the job's quota.
+func (r *round) shrinkCandidates(tgt inst, cands []sim.JobID, st *statSet) *shrinkView {
+	nt := len(r.p.tp.types)
+	sv := &r.shrinkBuf
+	sv.maxAlloc = sv.maxAlloc[:0]
+	for len(sv.maxAlloc) < nt {
+		sv.maxAlloc = append(sv.maxAlloc, -1)
+	}
+	for len(sv.byType) < nt {
+		sv.byType = append(sv.byType, nil)
+	}
+	for T := range sv.byType {
+		sv.byType[T] = sv.byType[T][:0]
+	}
+	for _, id := range cands {
+		ft, fn := tgt.t, tgt.num
+		if id != tgt.id {
+			q := r.js(id).quota
+			ft, fn = q.t, q.num
+		}
+		t, num, l, nodes := r.statOf(st, id, ft, fn)
+		if t >= 0 && t < nt {
+			sv.maxAlloc[t] = max(num, sv.maxAlloc[t])
+		}
+		c := shrinkCand{id: id, statNum: num}
+		if id != tgt.id && len(nodes) == 0 {
+			q := r.js(id).quota
+			t, num, l, nodes = r.rtStat(r.real, id, q.t, q.num)
+		}
+		if t < 0 || t >= nt {
+			continue
+		}
+		c.num, c.l, c.nodes = num, l, nodes
+		sv.byType[t] = append(sv.byType[t], c)
+	}
+	return sv
+}
+
 // shrinkStep is _shrink_one_job_and_migration_search for GPU type T: halve
 // the job of type T with the best throughput change among those holding
 // at least half the largest count; then, if T is the target's type, run
-// the target's migration search on a copy.
-func (r *round) shrinkStep(tgt *inst, T int, cands []sim.JobID, st *statSet, tb *table, gain float64, budget, local int) stepResult {
+// the target's migration search on a copy. sv is the plan's candidates
+// (shrinkCandidates).
+func (r *round) shrinkStep(tgt *inst, T int, sv *shrinkView, st *statSet, tb *table, gain float64, budget, local int) stepResult {
 	targetType, _, _, _ := r.statOf(st, tgt.id, tgt.t, tgt.num)
-	fallback := func(id sim.JobID) (int, int) {
-		if id == tgt.id {
-			return tgt.t, tgt.num
-		}
-		q := r.js(id).quota
-		return q.t, q.num
-	}
-	maxAlloc := -1
-	for _, id := range cands {
-		ft, fn := fallback(id)
-		t, num, _, _ := r.statOf(st, id, ft, fn)
-		if t == T {
-			maxAlloc = max(num, maxAlloc)
-		}
-	}
+	maxAlloc := sv.maxAlloc[T]
 	maxGain := infeasibleThr - 1
 	chosen := empty
 	var prevLoc, newLoc loc
 	var prevNodes []int
 	newNum := 0
-	for _, id := range cands {
-		ft, fn := fallback(id)
-		t, num, l, nodes := r.statOf(st, id, ft, fn)
-		if num < floorDiv(maxAlloc, 2) {
-			continue
-		}
-		if id != tgt.id && len(nodes) == 0 {
-			q := r.js(id).quota
-			t, num, l, nodes = r.rtStat(r.real, id, q.t, q.num)
-		}
-		if t != T || num == 1 {
+	for _, c := range sv.byType[T] {
+		id, num, l, nodes := c.id, c.num, c.l, c.nodes
+		if c.statNum < floorDiv(maxAlloc, 2) || num == 1 {
 			continue
 		}
 		nn := num / 2

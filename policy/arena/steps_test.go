@@ -263,7 +263,7 @@ func TestShrinkStep(t *testing.T) {
 		t.Fatalf("candidates %v, want %v", cands, want)
 	}
 	tgt := r.registered(3)
-	res := r.shrinkStep(&tgt, 0, cands, st, tb, 0, 4096, 256)
+	res := r.shrinkStep(&tgt, 0, r.shrinkCandidates(tgt, cands, st), st, tb, 0, 4096, 256)
 	if !res.changed || res.mod != (modification{0, 0, loc{1, 2}}) {
 		t.Fatalf("shrunk %+v, want job 0 to [2]", res.mod)
 	}
