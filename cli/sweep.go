@@ -124,8 +124,12 @@ func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweep
 		plan.Runs[i].Run.MaxRounds = f.maxRounds
 	}
 	if r := plan.Runs[0].Run.Rounds; r > 0 { // every run shares the spec's rounds
-		if err := experiments.CheckRounds(r, f.maxRounds, specPath+": rounds/horizon"); err != nil {
-			return err
+		key := "rounds"
+		if spec.HasKey("horizon") {
+			key = "horizon"
+		}
+		if err := experiments.CheckRounds(r, f.maxRounds, ""); err != nil {
+			return spec.KeyError(key, err)
 		}
 	}
 	if f.compare != "" {

@@ -95,7 +95,10 @@ func CheckRounds(rounds, maxRounds int, from string) error {
 		maxRounds = DefaultMaxRounds
 	}
 	if rounds > maxRounds {
-		return fmt.Errorf("%s: %d rounds of 300 s (%s simulated) is over the cap of %d rounds (%s); a run's time and memory grow with its rounds — give --rounds or --horizon, or raise the cap with --max-rounds",
+		if from != "" {
+			from += ": "
+		}
+		return fmt.Errorf("%s%d rounds of 300 s (%s simulated) is over the cap of %d rounds (%s); a run's time and memory grow with its rounds — give --rounds or --horizon, or raise the cap with --max-rounds",
 			from, rounds, sim.Duration(float64(rounds)*300), maxRounds, sim.Duration(float64(maxRounds)*300))
 	}
 	return nil

@@ -99,6 +99,22 @@ func (e *SpecError) Error() string {
 
 func (e *SpecError) Unwrap() error { return e.Err }
 
+// HasKey reports whether the spec file sets key.
+func (s *Spec) HasKey(key string) bool {
+	_, ok := s.lines[key]
+	return ok
+}
+
+// KeyError is a SpecError at key's line (the file's first line when the
+// spec does not set key), for problems found after parsing.
+func (s *Spec) KeyError(key string, err error) *SpecError {
+	line, ok := s.lines[key]
+	if !ok {
+		line = 1
+	}
+	return &SpecError{File: s.File, Line: line, Key: key, Err: err}
+}
+
 // specKeys are the keys a spec may hold, in documentation order.
 var specKeys = []string{"name", "traces", "clusters", "policies", "skip_missing", "timing", "rounds", "horizon", "density", "seeds", "estimators", "overheads", "iteration_scale", "slowdown", "relaxed_slowdown", "baseline", "synth"}
 

@@ -42,6 +42,7 @@ var (
 	ErrGPU       = errors.New("unknown GPU type")
 	ErrEmpty     = errors.New("trace has no jobs")
 	ErrDuplicate = errors.New("duplicate job id")
+	ErrID        = errors.New("bad job id")
 )
 
 // ParseError locates a bad value in a trace file.
@@ -278,7 +279,7 @@ func parseRow(file string, line int, rec []string, col map[string]int) (sim.JobS
 		return s, fail("job_id", ErrNumber, "empty job id")
 	}
 	if !utf8.ValidString(s.Name) || strings.ContainsFunc(s.Name, unicode.IsControl) {
-		return s, fail("job_id", ErrNumber, "%s: not UTF-8 text, or holds control characters; ids appear in results and logs", clip(s.Name))
+		return s, fail("job_id", ErrID, "%s: not UTF-8 text, or holds control characters; ids appear in results and logs", clip(s.Name))
 	}
 	sub, err := parseTime(get("submission_time"))
 	if err != nil {

@@ -35,8 +35,8 @@ func TestTraceHostile(t *testing.T) {
 		{"long field", strings.NewReader(csvHead + strings.Repeat("x", 2000) + ",0,100,bert__1.3B,0,128,2,a100\n"), "line 2, column job_id: wrong number of columns: field of 2000 bytes; at most 1024", ErrColumns},
 		{"duplicate column", strings.NewReader(strings.TrimSuffix(csvHead, "\n") + ",num_gpu\n" + strings.TrimSuffix(row, "\n") + ",8\n"), `line 1, column num_gpu: bad header: column named twice (fields 7 and 9)`, ErrHeader},
 		{"duplicate id", strings.NewReader(csvHead + row + "j2,5,100,bert__1.3B,0,128,2,a100\n" + row), `line 4, column job_id: duplicate job id: "j1" is also the id on line 2`, ErrDuplicate},
-		{"non-UTF-8 id", strings.NewReader(csvHead + "j\xff\xfe,0,100,bert__1.3B,0,128,2,a100\n"), "line 2, column job_id: bad number: (a value of 3 bytes, not shown: not a plain word): not UTF-8 text", ErrNumber},
-		{"control char id", strings.NewReader(csvHead + "j\x1b[31m,0,100,bert__1.3B,0,128,2,a100\n"), "(a value of 6 bytes, not shown: not a plain word): not UTF-8 text, or holds control characters", ErrNumber},
+		{"non-UTF-8 id", strings.NewReader(csvHead + "j\xff\xfe,0,100,bert__1.3B,0,128,2,a100\n"), "line 2, column job_id: bad job id: (a value of 3 bytes, not shown: not a plain word): not UTF-8 text", ErrID},
+		{"control char id", strings.NewReader(csvHead + "j\x1b[31m,0,100,bert__1.3B,0,128,2,a100\n"), "(a value of 6 bytes, not shown: not a plain word): not UTF-8 text, or holds control characters", ErrID},
 		{"timestamp 1e12", strings.NewReader(csvHead + row + "j2,1e12,100,bert__1.3B,0,128,2,a100\n"), "line 3, column submission_time: bad time: \"1e12\": over 1e+10 s", ErrTime},
 		{"timestamp 1e300", strings.NewReader(csvHead + "j2,1e300,100,bert__1.3B,0,128,2,a100\n"), "over 1e+10 s (317 years; milliseconds instead of seconds?)", ErrTime},
 	}
