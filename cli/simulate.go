@@ -208,6 +208,11 @@ func runSimulate(cmd *cobra.Command, reg *policy.Registry, f simulateFlags) erro
 	prog.finish()
 	for i, err := range errs {
 		if err != nil {
+			// Name the policy unless the error already does (policy
+			// construction and exec errors say "policy NAME: …").
+			if strings.Contains(err.Error(), names[i]) {
+				return err
+			}
 			return fmt.Errorf("%s: %w", names[i], err)
 		}
 	}
