@@ -362,7 +362,9 @@ func MeanJCTBars(runs []Run) (*Figure, error) {
 		labels[n-1-i] = r.Label
 	}
 	top := 0.0
-	w := vg.Points(min(9, 150/float64(n*len(ss))))
+	// About 100 pt of bars in all: a column-width figure has ~110 pt of
+	// plot height, so a row of grouped bars never reaches into the next.
+	w := vg.Points(min(9, 100/float64(n*len(ss))))
 	for k, s := range ss {
 		top = math.Max(top, slices.Max(vals[k]))
 		for _, r := range runs {
