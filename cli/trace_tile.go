@@ -27,7 +27,7 @@ uniform in [0, 1) drawn from SEED; the first copy keeps the original times.
 cluster, a longer trace); --overlap 8 offers eight times the load, for a
 cluster eight times as large. Job names get "#<copy>".`,
 		Example: `  arena trace tile philly --copies 42 --overlap 8 --seed 1 -o philly-x42.csv   # 81,396 jobs
-  arena simulate --trace philly-x42.csv --cluster paper-10240.yaml --policy fcfs --rounds 40000`,
+  arena simulate --trace philly-x42.csv --cluster examples/scale/paper-10240.yaml --policy fcfs --rounds 40000`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
