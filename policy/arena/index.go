@@ -95,6 +95,7 @@ func (c *snapshotCache) rebase(t *table) {
 	s.buildIndex()
 	t.detach()
 	t.base, t.baseGen = s, s.gen
+	t.copied = 0
 }
 
 // buildIndex is a counting sort of the slots by occupant, the jobs laid

@@ -19,9 +19,13 @@ func (tp *tablePool) clone(src *table) *table {
 	// A copy costs the deltas when src and the recycled table share a
 	// snapshot (index.go): rebase a detached src, which is then likely to
 	// be copied again, and prefer a recently freed table of its snapshot.
-	if !src.attached() {
+	// A src whose delta was copied about as many slots as a rebase costs
+	// (its delta is long and it is copied again and again, as the real
+	// table is by every trial of a step) is rebased too.
+	if !src.attached() || src.copied > 2*len(src.occ) {
 		src.tp.snaps.rebase(src)
 	}
+	src.copied += len(src.dirty)
 	var t *table
 	if n := len(tp.free); n > 0 {
 		k := n - 1

@@ -104,6 +104,8 @@ type table struct {
 	baseGen            uint64
 	dirty, dirtyNodes  []int32
 	slotMark, nodeMark []uint64
+	// copied counts the delta slots copied from t since its last rebase.
+	copied int
 	// scratch of slotsOf and partialNodes
 	qbuf, nbuf []int32
 }
@@ -154,6 +156,7 @@ func (t *table) clone() *table {
 // slots back to the snapshot's content, then u's slots from u.
 func (t *table) copyFrom(u *table) {
 	t.ver++
+	t.copied = 0
 	if u.attached() && t.attached() && t.base == u.base {
 		b := t.base
 		for _, s := range t.dirty {
