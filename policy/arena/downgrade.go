@@ -329,10 +329,13 @@ func (r *round) htcStep(tgt *inst, cands []sim.JobID, st *statSet, tb *table, ga
 			}
 			nl := r.p.bestLocality(U, num)
 			g := r.gain(job, U, nl, pt, l)
+			// The trial runs on tb and is undone (the artifact runs it on
+			// a copy; an aborted RHD pair's table is released).
 			mark := r.p.pool.mark()
-			cp := r.clone(tb)
+			ck := tb.checkpoint()
 			job.t, job.num = U, num
-			m := r.migrationSearchOn(job, cp, budget, local, true, nodes, true)
+			m := r.migrationSearchOn(job, tb, budget, local, true, nodes, true)
+			tb.rollback(ck)
 			r.p.pool.release(mark, nil)
 			gm := g + m.gain
 			if ((g > maxGain && id == tgt.id) || (gm > maxGainMig && id != tgt.id)) && m.ok {

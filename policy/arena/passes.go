@@ -405,6 +405,11 @@ func (r *round) upgradeTrial() {
 // upgradeSearch is _job_upgrade_search for one running job: with its GPUs
 // released, try each other GPU type with enough idle GPUs, then doubling
 // its GPU count; keep the best gain if positive.
+//
+// The artifact runs each trial on a copy of the real table with the job
+// released. Here the trials run on the real table itself, each undone
+// after it (table.checkpoint), and only a trial that improves on the best
+// so far is copied; the real table is left as it was.
 func (r *round) upgradeSearch(id sim.JobID, budget, local int) (bool, *table, float64, int) {
 	js := r.js(id)
 	q := js.quota
@@ -413,39 +418,45 @@ func (r *round) upgradeSearch(id sim.JobID, budget, local int) (bool, *table, fl
 		return false, nil, infeasibleThr, budget
 	}
 	mark := r.p.pool.mark()
-	base := r.clone(r.real)
+	base := r.real
+	released := base.checkpoint()
 	r.clearPlacement(base, id)
 	maxGain := infeasibleThr
 	var dec *table
 	decBudget := 0
+	// try runs one trial on base and undoes it, keeping a copy of the
+	// result if it is the best so far. The gain reads the job's new
+	// locality from the result, the job's registered count when absent
+	// (fbNum).
+	try := func(job inst, fbNum int) {
+		ck := base.checkpoint()
+		defer base.rollback(ck)
+		m := r.migrationSearchOn(job, base, budget, local, true, nil, true)
+		if !m.ok {
+			return
+		}
+		_, _, nl, _ := r.rtStat(m.tbl, id, job.t, fbNum)
+		if g := r.gain(job, job.t, nl, q.t, q.loc); g > maxGain {
+			maxGain, decBudget = g, m.budget
+			// After an aborted RHD pair the result is a table of its own.
+			dec = m.tbl
+			if dec == base {
+				dec = r.clone(base)
+			}
+		}
+	}
 	if !v.NoTypeChange {
 		for U := range r.p.tp.types {
 			if U == q.t || base.freeOfType(U) < q.num {
 				continue
 			}
-			job := inst{id: id, t: U, num: q.num}
-			m := r.migrationSearchOn(job, r.clone(base), budget, local, true, nil, true)
-			if !m.ok {
-				continue
-			}
-			_, _, nl, _ := r.rtStat(m.tbl, id, job.t, job.num)
-			g := r.gain(job, U, nl, q.t, q.loc)
-			if g > maxGain {
-				maxGain, dec, decBudget = g, m.tbl, m.budget
-			}
+			try(inst{id: id, t: U, num: q.num}, q.num)
 		}
 	}
 	if !v.NoScaling && q.num < maxGPUsPerJob && base.freeOfType(q.t) >= 2*q.num {
-		job := inst{id: id, t: q.t, num: 2 * q.num}
-		m := r.migrationSearchOn(job, r.clone(base), budget, local, true, nil, true)
-		if m.ok {
-			_, _, nl, _ := r.rtStat(m.tbl, id, q.t, q.num)
-			g := r.gain(job, q.t, nl, q.t, q.loc)
-			if g > maxGain {
-				maxGain, dec, decBudget = g, m.tbl, m.budget
-			}
-		}
+		try(inst{id: id, t: q.t, num: 2 * q.num}, q.num)
 	}
+	base.rollback(released)
 	if maxGain > 0 {
 		r.p.pool.release(mark, dec)
 		return true, dec, maxGain, decBudget

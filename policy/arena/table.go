@@ -106,6 +106,10 @@ type table struct {
 	slotMark, nodeMark []uint64
 	// copied counts the delta slots copied from t since its last rebase.
 	copied int
+	// undo logs the slots' previous content while a checkpoint is open
+	// (logging > 0).
+	undo    []undoEntry
+	logging int
 	// scratch of slotsOf and partialNodes
 	qbuf, nbuf []int32
 }
@@ -128,6 +132,7 @@ func blankTable(tp *topology) *table {
 func (t *table) load(occupant []sim.JobID) {
 	t.ver++
 	t.detach()
+	t.undo, t.logging = t.undo[:0], 0
 	copy(t.occ, occupant)
 	clear(t.tfree)
 	for n := range t.free {
@@ -157,6 +162,7 @@ func (t *table) clone() *table {
 func (t *table) copyFrom(u *table) {
 	t.ver++
 	t.copied = 0
+	t.undo, t.logging = t.undo[:0], 0
 	if u.attached() && t.attached() && t.base == u.base {
 		b := t.base
 		for _, s := range t.dirty {
@@ -193,6 +199,13 @@ func (t *table) set(s int, occ sim.JobID, used bool) {
 	}
 	t.ver++
 	t.touch(s)
+	t.log(s)
+	t.write(s, occ, used)
+}
+
+// write sets a slot and the idle counts, leaving the delta and the log to
+// the caller.
+func (t *table) write(s int, occ sim.JobID, used bool) {
 	if t.used[s] != used {
 		n := t.tp.slotNode[s]
 		if used {
@@ -216,6 +229,8 @@ func (t *table) moveNode(from, to int, id sim.JobID) {
 	for i := 0; i < fhi-flo; i++ {
 		t.touch(tlo + i)
 		t.touch(flo + i)
+		t.log(tlo + i)
+		t.log(flo + i)
 		t.occ[tlo+i] = t.occ[flo+i]
 		t.occ[flo+i] = id
 	}
@@ -228,6 +243,7 @@ func (t *table) restoreNode(n int, occ []sim.JobID, used []bool, f int) {
 	lo, hi := t.slots(n)
 	for s := lo; s < hi; s++ {
 		t.touch(s)
+		t.log(s)
 	}
 	copy(t.occ[lo:hi], occ)
 	copy(t.used[lo:hi], used)
@@ -432,4 +448,53 @@ func (t *table) jobSlots(id sim.JobID) []int {
 		out = append(out, int(s))
 	}
 	return out
+}
+
+// A checkpoint lets a trial run on a table in place and be undone,
+// instead of running on a copy that is thrown away: rollback restores the
+// slots the log recorded since, and, when the table kept its snapshot, its
+// delta too (a slot first written after the checkpoint held the
+// snapshot's content before it). Checkpoints nest.
+type checkpoint struct {
+	undo, dirty, dirtyNodes int
+	base                    *snapshot
+	baseGen                 uint64
+}
+
+type undoEntry struct {
+	s    int32
+	used bool
+	occ  sim.JobID
+}
+
+func (t *table) checkpoint() checkpoint {
+	t.logging++
+	return checkpoint{undo: len(t.undo), dirty: len(t.dirty), dirtyNodes: len(t.dirtyNodes), base: t.base, baseGen: t.baseGen}
+}
+
+func (t *table) log(s int) {
+	if t.logging > 0 {
+		t.undo = append(t.undo, undoEntry{int32(s), t.used[s], t.occ[s]})
+	}
+}
+
+// rollback undoes every write since ck and closes it.
+func (t *table) rollback(ck checkpoint) {
+	t.ver++
+	for i := len(t.undo) - 1; i >= ck.undo; i-- {
+		e := t.undo[i]
+		t.touch(int(e.s))
+		t.write(int(e.s), e.occ, e.used)
+	}
+	t.undo = t.undo[:ck.undo]
+	t.logging--
+	if t.base != nil && t.base == ck.base && t.baseGen == ck.baseGen && t.attached() {
+		for _, s := range t.dirty[ck.dirty:] {
+			t.slotMark[s>>6] &^= 1 << (s & 63)
+		}
+		for _, n := range t.dirtyNodes[ck.dirtyNodes:] {
+			t.nodeMark[n>>6] &^= 1 << (n & 63)
+		}
+		t.dirty, t.dirtyNodes = t.dirty[:ck.dirty], t.dirtyNodes[:ck.dirtyNodes]
+	}
 }
