@@ -376,30 +376,42 @@ func (r *round) upgradeTrial() {
 	}
 	budget := globalMigrationEta
 	for step := 0; step < maxUpgradeSteps; step++ {
-		mark := r.p.pool.mark()
 		maxGain := infeasibleThr
 		best := empty
-		var bestTbl *table
-		bestBudget := 0
+		var bestUp upgrade
 		for _, id := range r.running {
-			ok, tbl, g, b := r.upgradeSearch(id, budget, localMigrationEta)
-			if ok && g > maxGain {
-				js := r.js(id)
-				t, _, l, _ := r.rtStat(tbl, id, js.quota.t, js.quota.num)
-				ok = r.feasible(r.registered(id), t, l)
+			u := r.upgradeSearch(id, budget, localMigrationEta)
+			ok := u.ok
+			if ok && u.gain > maxGain {
+				ok = r.feasible(r.registered(id), u.t, u.l)
 			}
-			if ok && g > maxGain {
-				maxGain, best, bestTbl, bestBudget = g, id, tbl, b
+			if ok && u.gain > maxGain {
+				maxGain, best, bestUp = u.gain, id, u
 			}
 		}
-		r.p.pool.release(mark, bestTbl)
 		if best == empty {
 			return
 		}
+		mark := r.p.pool.mark()
+		bestTbl := r.applyUpgrade(best, bestUp, budget, localMigrationEta)
+		r.p.pool.release(mark, bestTbl)
 		r.real = bestTbl
 		r.refreshQuotas()
-		budget = bestBudget
+		budget = bestUp.budget
 	}
+}
+
+// upgrade is the outcome of one job's upgrade search: whether it found a
+// positive gain, the gain, the migration budget left after the winning
+// trial, the instance that trial placed, and the job's config in its
+// result (type and locality, read with the job's quota as fallback).
+type upgrade struct {
+	ok     bool
+	gain   float64
+	budget int
+	job    inst
+	t      int
+	l      loc
 }
 
 // upgradeSearch is _job_upgrade_search for one running job: with its GPUs
@@ -407,42 +419,43 @@ func (r *round) upgradeTrial() {
 // its GPU count; keep the best gain if positive.
 //
 // The artifact runs each trial on a copy of the real table with the job
-// released. Here the trials run on the real table itself, each undone
-// after it (table.checkpoint), and only a trial that improves on the best
-// so far is copied; the real table is left as it was.
-func (r *round) upgradeSearch(id sim.JobID, budget, local int) (bool, *table, float64, int) {
+// released, and the upgrade trial keeps the copy of the best job's best
+// trial. Here the trials run on the real table itself, each undone after
+// it (table.checkpoint), and the search reports the winning trial, which
+// applyUpgrade replays for the one job the step picks (the search is
+// deterministic: the replay builds the same table).
+func (r *round) upgradeSearch(id sim.JobID, budget, local int) upgrade {
 	js := r.js(id)
 	q := js.quota
 	v := r.p.variant
+	none := upgrade{gain: infeasibleThr, budget: budget}
 	if !r.anyUpgrade(id, q) {
-		return false, nil, infeasibleThr, budget
+		return none
 	}
-	mark := r.p.pool.mark()
 	base := r.real
 	released := base.checkpoint()
 	r.clearPlacement(base, id)
 	maxGain := infeasibleThr
-	var dec *table
-	decBudget := 0
-	// try runs one trial on base and undoes it, keeping a copy of the
-	// result if it is the best so far. The gain reads the job's new
-	// locality from the result, the job's registered count when absent
+	var best upgrade
+	// try runs one trial on base and undoes it. The gain reads the job's
+	// new locality from the result, the job's registered count when absent
 	// (fbNum).
 	try := func(job inst, fbNum int) {
+		mark := r.p.pool.mark()
 		ck := base.checkpoint()
-		defer base.rollback(ck)
+		defer func() {
+			base.rollback(ck)
+			r.p.pool.release(mark, nil)
+		}()
 		m := r.migrationSearchOn(job, base, budget, local, true, nil, true)
 		if !m.ok {
 			return
 		}
 		_, _, nl, _ := r.rtStat(m.tbl, id, job.t, fbNum)
 		if g := r.gain(job, job.t, nl, q.t, q.loc); g > maxGain {
-			maxGain, decBudget = g, m.budget
-			// After an aborted RHD pair the result is a table of its own.
-			dec = m.tbl
-			if dec == base {
-				dec = r.clone(base)
-			}
+			maxGain = g
+			t, _, l, _ := r.rtStat(m.tbl, id, q.t, q.num)
+			best = upgrade{ok: true, gain: g, budget: m.budget, job: job, t: t, l: l}
 		}
 	}
 	if !v.NoTypeChange {
@@ -458,11 +471,18 @@ func (r *round) upgradeSearch(id sim.JobID, budget, local int) (bool, *table, fl
 	}
 	base.rollback(released)
 	if maxGain > 0 {
-		r.p.pool.release(mark, dec)
-		return true, dec, maxGain, decBudget
+		return best
 	}
-	r.p.pool.release(mark, nil)
-	return false, nil, infeasibleThr, budget
+	return none
+}
+
+// applyUpgrade replays job id's winning upgrade trial u (found with
+// migration budget budget) on a copy of the real table and returns the
+// table it ends on.
+func (r *round) applyUpgrade(id sim.JobID, u upgrade, budget, local int) *table {
+	tbl := r.clone(r.real)
+	r.clearPlacement(tbl, id)
+	return r.migrationSearchOn(u.job, tbl, budget, local, true, nil, true).tbl
 }
 
 // anyUpgrade reports whether upgradeSearch would try anything for the job:
