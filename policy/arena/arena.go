@@ -2,7 +2,6 @@ package arena
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/sim"
@@ -271,30 +270,29 @@ func (r *round) refreshQuotas() {
 // whose slots changed.
 func (r *round) actions() []sim.Action {
 	var out []sim.Action
-	slots := map[sim.JobID][]int{}
-	for s, o := range r.real.occ {
-		if o >= 0 {
-			slots[o] = append(slots[o], s)
+	gpus := func(id sim.JobID) []int {
+		var s []int
+		for _, x := range r.real.slotsOf(id) {
+			s = append(s, int(x))
 		}
+		return s
 	}
 	for _, a := range r.ops {
 		if a.Kind == sim.Start {
-			a.GPUs = slots[a.Job]
+			a.GPUs = gpus(a.Job)
 		}
 		out = append(out, a)
 	}
-	orig := map[sim.JobID][]int{}
+	// A job's slots changed iff a slot changed occupant to or from it.
+	changed := map[sim.JobID]bool{}
 	for s, o := range r.v.Occupant {
-		if o >= 0 {
-			orig[o] = append(orig[o], s)
+		if n := r.real.occ[s]; n != o {
+			changed[o], changed[n] = true, true
 		}
 	}
 	for _, id := range r.running {
-		if r.started[id] {
-			continue
-		}
-		if !slices.Equal(orig[id], slots[id]) {
-			out = append(out, sim.Action{Kind: sim.Reallocate, Job: id, GPUs: slots[id]})
+		if !r.started[id] && changed[id] {
+			out = append(out, sim.Action{Kind: sim.Reallocate, Job: id, GPUs: gpus(id)})
 		}
 	}
 	return out

@@ -250,7 +250,7 @@ func (r *round) migrateTarget(tgt *inst, tb *table, changed sim.JobID, budget, l
 		q := r.js(changed).quota
 		ft, fn = q.t, q.num
 	}
-	t, _, l, _ := r.rtStat(m.tbl, changed, ft, fn)
+	t, _, l := r.rtConfig(m.tbl, changed, ft, fn)
 	return m, t, l
 }
 

@@ -98,7 +98,7 @@ func (r *round) introspectiveMigration() error {
 			js := r.js(id)
 			self := inst{id: id, t: js.quota.t, num: js.quota.num}
 			tbl := r.clone(r.real)
-			pt, pn, pl, _ := r.rtStat(tbl, id, self.t, self.num)
+			pt, pn, pl := r.rtConfig(tbl, id, self.t, self.num)
 			if pl == r.p.bestLocality(pt, pn) {
 				continue
 			}
@@ -117,7 +117,7 @@ func (r *round) introspectiveMigration() error {
 				}
 				continue
 			}
-			nt, _, nl, _ := r.rtStat(tbl, id, self.t, self.num)
+			nt, _, nl := r.rtConfig(tbl, id, self.t, self.num)
 			g := r.gain(self, nt, nl, pt, pl)
 			if g > 0 && g > maxGain {
 				maxGain, best, bestTbl, bestBudget = g, id, tbl, m.budget
@@ -451,10 +451,10 @@ func (r *round) upgradeSearch(id sim.JobID, budget, local int) upgrade {
 		if !m.ok {
 			return
 		}
-		_, _, nl, _ := r.rtStat(m.tbl, id, job.t, fbNum)
+		_, _, nl := r.rtConfig(m.tbl, id, job.t, fbNum)
 		if g := r.gain(job, job.t, nl, q.t, q.loc); g > maxGain {
 			maxGain = g
-			t, _, l, _ := r.rtStat(m.tbl, id, q.t, q.num)
+			t, _, l := r.rtConfig(m.tbl, id, q.t, q.num)
 			best = upgrade{ok: true, gain: g, budget: m.budget, job: job, t: t, l: l}
 		}
 	}

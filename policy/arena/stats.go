@@ -190,6 +190,33 @@ func (r *round) rtStat(tb *table, id sim.JobID, fbType, fbNum int) (int, int, lo
 	return ty, num, r.localityOf(ty, num, len(nodes)), nodes
 }
 
+// rtConfig is rtStat without the node list (it allocates nothing: the
+// searches ask it once or twice per trial).
+func (r *round) rtConfig(tb *table, id sim.JobID, fbType, fbNum int) (int, int, loc) {
+	tp := tb.tp
+	ty, num, nodes, last := -1, 0, 0, -1
+	for _, s := range tb.slotsOf(id) {
+		n := tp.slotNode[s]
+		if ty < 0 {
+			ty = tp.nodeType[n]
+		}
+		num++
+		if n != last {
+			nodes, last = nodes+1, n
+		}
+	}
+	if ty < 0 {
+		ty = fbType
+	}
+	if num == 0 {
+		num = fbNum
+	}
+	if ty < 0 {
+		return ty, num, loc{}
+	}
+	return ty, num, r.localityOf(ty, num, nodes)
+}
+
 // localityOf is the artifact's [num // k]·k with k = nodeCount, or
 // max(1, num // cap) when the job holds no slot.
 func (r *round) localityOf(ty, num, nodeCount int) loc {
