@@ -70,8 +70,11 @@
 // cost what the search changed rather than the cluster's size; a table's
 // job statistics (statSet) are its snapshot's, computed once, with the jobs
 // its delta touched recomputed, and are shared by all steps of a plan
-// expansion; trial migrations scan only the nodes a job is known to hold,
-// and an RHD pass that changes nothing ends the passes early (the artifact
+// expansion; the upgrade and type-change trials run in place and are
+// rolled back (table.checkpoint) instead of on throw-away copies, and the
+// upgrade step replays the one winning trial instead of keeping a copy of
+// each job's best; trial migrations scan only the nodes a job is known to
+// hold, and an RHD pass that changes nothing ends the passes early (the artifact
 // would repeat the same pass to its budget with the same result); the
 // breadth-first search skips the third level's re-expansion of first-level
 // plans, which can only add duplicates that strict comparison never picks.

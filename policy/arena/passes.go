@@ -376,6 +376,11 @@ func (r *round) upgradeTrial() {
 	}
 	budget := globalMigrationEta
 	for step := 0; step < maxUpgradeSteps; step++ {
+		// Every job's trials run on the real table and read its delta
+		// (index.go) many times over: start them from a fresh snapshot.
+		if !r.real.attached() || len(r.real.dirty) > 32 {
+			r.p.tp.snaps.rebase(r.real)
+		}
 		maxGain := infeasibleThr
 		best := empty
 		var bestUp upgrade
