@@ -110,27 +110,35 @@ type classKey struct {
 func SolveReassignment(p *Reassignment, opt Options) (Assignment, bool, error) {
 	start := time.Now()
 	nres := len(p.Capacity)
-	check := func(r *AssignRow, name string) error {
+	// check names the row (j < 0: the new row) only on error: formatting
+	// the name up front cost as much as the rest of the validation.
+	check := func(r *AssignRow, j int) error {
+		name := func() string {
+			if j < 0 {
+				return "new row"
+			}
+			return fmt.Sprintf("row %d", j)
+		}
 		if len(r.Resource) != len(r.Value) || len(r.Use) != len(r.Value) {
-			return fmt.Errorf("%w: %s: %d values, %d resources, %d uses", ErrProblem, name, len(r.Value), len(r.Resource), len(r.Use))
+			return fmt.Errorf("%w: %s: %d values, %d resources, %d uses", ErrProblem, name(), len(r.Value), len(r.Resource), len(r.Use))
 		}
 		for c, res := range r.Resource {
 			if res < 0 || res >= nres {
-				return fmt.Errorf("%w: %s, column %d: resource %d out of range [0,%d)", ErrProblem, name, c, res, nres)
+				return fmt.Errorf("%w: %s, column %d: resource %d out of range [0,%d)", ErrProblem, name(), c, res, nres)
 			}
 		}
 		return nil
 	}
 	for j := range p.Rows {
 		r := &p.Rows[j]
-		if err := check(r, fmt.Sprintf("row %d", j)); err != nil {
+		if err := check(r, j); err != nil {
 			return Assignment{}, false, err
 		}
 		if r.Prev < 0 || r.Prev >= len(r.Value) {
 			return Assignment{}, false, fmt.Errorf("%w: row %d: previous column %d out of range", ErrProblem, j, r.Prev)
 		}
 	}
-	if err := check(&p.New, "new row"); err != nil {
+	if err := check(&p.New, -1); err != nil {
 		return Assignment{}, false, err
 	}
 	maxChanges := p.MaxChanges
@@ -264,109 +272,72 @@ func SolveReassignment(p *Reassignment, opt Options) (Assignment, bool, error) {
 	for i, c := range newCols {
 		prob.Obj[len(moves)+i] = p.New.Value[c] - shift
 	}
-	// Capacity rows.
-	capRows := make([]Row, nres)
-	for r := range capRows {
-		capRows[r] = Row{Sense: LE, RHS: p.Capacity[r] - load[r]}
-	}
-	for i, m := range moves {
+	// The rows' early rejections, decided without building the rows: a
+	// resource no column touches still constrains "keep everything", and
+	// a program without variables must allow no change.
+	touched := make([]bool, nres)
+	for _, m := range moves {
 		k := m.key
 		if k.fromRes == k.toRes {
-			if d := k.toUse - k.fromUse; d != 0 {
-				capRows[k.toRes].Vars = append(capRows[k.toRes].Vars, i)
-				capRows[k.toRes].Coefs = append(capRows[k.toRes].Coefs, d)
-			}
+			touched[k.toRes] = touched[k.toRes] || k.toUse-k.fromUse != 0
 			continue
 		}
-		capRows[k.fromRes].Vars = append(capRows[k.fromRes].Vars, i)
-		capRows[k.fromRes].Coefs = append(capRows[k.fromRes].Coefs, -k.fromUse)
-		capRows[k.toRes].Vars = append(capRows[k.toRes].Vars, i)
-		capRows[k.toRes].Coefs = append(capRows[k.toRes].Coefs, k.toUse)
+		touched[k.fromRes], touched[k.toRes] = true, true
 	}
-	for i, c := range newCols {
-		r := p.New.Resource[c]
-		capRows[r].Vars = append(capRows[r].Vars, len(moves)+i)
-		capRows[r].Coefs = append(capRows[r].Coefs, p.New.Use[c])
+	for _, c := range newCols {
+		touched[p.New.Resource[c]] = true
 	}
-	for _, r := range capRows {
-		// A resource no column touches still constrains "keep everything".
-		if len(r.Vars) == 0 && r.RHS < -feasTol {
+	for r := range touched {
+		if !touched[r] && p.Capacity[r]-load[r] < -feasTol {
 			return Assignment{}, false, nil
 		}
-		if len(r.Vars) > 0 {
-			prob.Rows = append(prob.Rows, r)
-		}
 	}
-	// New row: Σz = 1 or ≤ 1; changes: Σy − Σz ≤ K − 1.
-	newRow := Row{Sense: LE, RHS: 1}
-	if p.NewRequired {
-		newRow.Sense = EQ
-	}
-	changes := Row{Sense: LE, RHS: float64(maxChanges - 1)}
-	for i := range moves {
-		changes.Vars = append(changes.Vars, i)
-		changes.Coefs = append(changes.Coefs, 1)
-	}
-	for i := range newCols {
-		newRow.Vars = append(newRow.Vars, len(moves)+i)
-		newRow.Coefs = append(newRow.Coefs, 1)
-		changes.Vars = append(changes.Vars, len(moves)+i)
-		changes.Coefs = append(changes.Coefs, -1)
-	}
-	if len(newRow.Vars) > 0 {
-		prob.Rows = append(prob.Rows, newRow)
-	}
-	if len(changes.Vars) > 0 {
-		prob.Rows = append(prob.Rows, changes)
-	} else if maxChanges-1 < 0 {
+	if nv == 0 && maxChanges-1 < 0 {
 		return Assignment{}, false, nil
 	}
-	// One move per job (lazy: rarely binding).
-	for a := 0; a < len(moves); {
-		b := a
-		for b < len(moves) && moves[b].row == moves[a].row {
-			b++
+	// The rows themselves are built only when something reads them (the
+	// branch and bound, the polish below, the gap LP of a stopped
+	// enumeration): the enumeration works on the moves directly, and
+	// building rows for every program was a fifth of Sia's solver time.
+	built := false
+	rows := func() *Problem {
+		if !built {
+			built = true
+			buildRows(prob, p, moves, newCols, load, maxChanges)
 		}
-		if b-a > 1 {
-			row := Row{Sense: LE, RHS: 1, Lazy: true}
-			for i := a; i < b; i++ {
-				row.Vars = append(row.Vars, i)
-				row.Coefs = append(row.Coefs, 1)
-			}
-			prob.Rows = append(prob.Rows, row)
-		}
-		a = b
-	}
-
-	// Warm start: nobody moves; the new job takes its best column that fits
-	// (or none, when allowed).
-	hint := make([]float64, nv)
-	order := make([]int, len(newCols))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(prob.Obj[len(moves)+b], prob.Obj[len(moves)+a]) })
-	for _, i := range order {
-		hint[len(moves)+i] = 1
-		if prob.Feasible(hint) {
-			break
-		}
-		hint[len(moves)+i] = 0
-	}
-	opt.Hint = hint
-	// Decide the new job's column first: it moves the bound the most.
-	opt.Priority = make([]int, nv)
-	for i := range newCols {
-		opt.Priority[len(moves)+i] = 1
+		return prob
 	}
 	var res Result
 	if p.BranchAndBound {
+		rows()
+		// Warm start: nobody moves; the new job takes its best column that fits
+		// (or none, when allowed).
+		hint := make([]float64, nv)
+		order := make([]int, len(newCols))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(prob.Obj[len(moves)+b], prob.Obj[len(moves)+a]) })
+		for _, i := range order {
+			hint[len(moves)+i] = 1
+			if prob.Feasible(hint) {
+				break
+			}
+			hint[len(moves)+i] = 0
+		}
+		opt.Hint = hint
+		// Decide the new job's column first: it moves the bound the most.
+		opt.Priority = make([]int, nv)
+		for i := range newCols {
+			opt.Priority[len(moves)+i] = 1
+		}
 		var err error
 		if res, err = Solve(prob, opt); err != nil {
 			return Assignment{}, false, err
 		}
 	} else {
-		res = enumerate(prob, moves, newCols, load, p, maxChanges, opt)
+		// The enumeration ignores the hint and the priorities.
+		res = enumerate(prob, rows, moves, newCols, load, p, maxChanges, opt)
 	}
 	// Report the search in the artifact's terms: the reduced objective
 	// plus the previous columns' values and the new row's shift.
@@ -392,7 +363,7 @@ func SolveReassignment(p *Reassignment, opt Options) (Assignment, bool, error) {
 	for i := len(moves) - 1; i >= 0; i-- {
 		if x[i] == 1 && moves[i].gain <= 0 {
 			x[i] = 0
-			if !prob.Feasible(x) {
+			if !rows().Feasible(x) {
 				x[i] = 1
 			}
 		}
@@ -422,6 +393,78 @@ func SolveReassignment(p *Reassignment, opt Options) (Assignment, bool, error) {
 	return out, true, nil
 }
 
+// buildRows adds the reduced program's rows to prob (whose Obj is set).
+func buildRows(prob *Problem, p *Reassignment, moves []move, newCols []int, load []float64, maxChanges int) {
+	nres := len(p.Capacity)
+	// Capacity rows.
+	capRows := make([]Row, nres)
+	for r := range capRows {
+		capRows[r] = Row{Sense: LE, RHS: p.Capacity[r] - load[r]}
+	}
+	for i, m := range moves {
+		k := m.key
+		if k.fromRes == k.toRes {
+			if d := k.toUse - k.fromUse; d != 0 {
+				capRows[k.toRes].Vars = append(capRows[k.toRes].Vars, i)
+				capRows[k.toRes].Coefs = append(capRows[k.toRes].Coefs, d)
+			}
+			continue
+		}
+		capRows[k.fromRes].Vars = append(capRows[k.fromRes].Vars, i)
+		capRows[k.fromRes].Coefs = append(capRows[k.fromRes].Coefs, -k.fromUse)
+		capRows[k.toRes].Vars = append(capRows[k.toRes].Vars, i)
+		capRows[k.toRes].Coefs = append(capRows[k.toRes].Coefs, k.toUse)
+	}
+	for i, c := range newCols {
+		r := p.New.Resource[c]
+		capRows[r].Vars = append(capRows[r].Vars, len(moves)+i)
+		capRows[r].Coefs = append(capRows[r].Coefs, p.New.Use[c])
+	}
+	for _, r := range capRows {
+		if len(r.Vars) > 0 {
+			prob.Rows = append(prob.Rows, r)
+		}
+	}
+	// New row: Σz = 1 or ≤ 1; changes: Σy − Σz ≤ K − 1.
+	newRow := Row{Sense: LE, RHS: 1}
+	if p.NewRequired {
+		newRow.Sense = EQ
+	}
+	changes := Row{Sense: LE, RHS: float64(maxChanges - 1)}
+	for i := range moves {
+		changes.Vars = append(changes.Vars, i)
+		changes.Coefs = append(changes.Coefs, 1)
+	}
+	for i := range newCols {
+		newRow.Vars = append(newRow.Vars, len(moves)+i)
+		newRow.Coefs = append(newRow.Coefs, 1)
+		changes.Vars = append(changes.Vars, len(moves)+i)
+		changes.Coefs = append(changes.Coefs, -1)
+	}
+	if len(newRow.Vars) > 0 {
+		prob.Rows = append(prob.Rows, newRow)
+	}
+	if len(changes.Vars) > 0 {
+		prob.Rows = append(prob.Rows, changes)
+	}
+	// One move per job (lazy: rarely binding).
+	for a := 0; a < len(moves); {
+		b := a
+		for b < len(moves) && moves[b].row == moves[a].row {
+			b++
+		}
+		if b-a > 1 {
+			row := Row{Sense: LE, RHS: 1, Lazy: true}
+			for i := a; i < b; i++ {
+				row.Vars = append(row.Vars, i)
+				row.Coefs = append(row.Coefs, 1)
+			}
+			prob.Rows = append(prob.Rows, row)
+		}
+		a = b
+	}
+}
+
 // frees reports whether a move of class k releases capacity somewhere.
 func frees(k classKey) bool {
 	if k.fromRes == k.toRes {
@@ -441,7 +484,7 @@ func frees(k classKey) bool {
 // the tie-break. opt.NodeLimit caps the sets examined (a deterministic
 // budget); when it stops the search the result is Feasible and the gap
 // comes from the LP relaxation.
-func enumerate(prob *Problem, moves []move, newCols []int, load []float64, p *Reassignment, maxChanges int, opt Options) Result {
+func enumerate(prob *Problem, rows func() *Problem, moves []move, newCols []int, load []float64, p *Reassignment, maxChanges int, opt Options) Result {
 	start := time.Now()
 	tol := opt.Tol
 	if tol <= 0 {
@@ -743,7 +786,7 @@ func enumerate(prob *Problem, moves []move, newCols []int, load []float64, p *Re
 	res.Status, res.Bound = Optimal, res.Objective
 	if stopped {
 		// Bound the gap with the LP relaxation (one LP).
-		lpRes, err := Solve(prob, Options{NodeLimit: 1})
+		lpRes, err := Solve(rows(), Options{NodeLimit: 1})
 		res.Status, res.Bound = Feasible, math.Inf(1)
 		if err == nil && !math.IsInf(lpRes.Bound, 0) {
 			res.Bound = math.Max(lpRes.Bound, res.Objective)
