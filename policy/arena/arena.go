@@ -59,8 +59,8 @@ type Policy struct {
 	jobs     []*jobState // by job ID
 	decision []sim.JobID // the decision queue
 	timedOut map[sim.JobID]bool
-	thrCache map[thrKey]float64
-	optCache map[thrKey]float64
+	thrCache memo
+	optCache memo
 	wIndex   map[estimator.Workload]int
 	pool     tablePool
 	// statsA and statsB are the job stats of the real table and of the
@@ -77,7 +77,7 @@ var _ sim.Policy = (*Policy)(nil)
 func New(v Variant, c *sim.Cluster, decide, opt estimator.Estimator) *Policy {
 	return &Policy{
 		variant: v, tp: newTopology(c), decide: decide, opt: opt,
-		timedOut: map[sim.JobID]bool{}, thrCache: map[thrKey]float64{}, optCache: map[thrKey]float64{},
+		timedOut: map[sim.JobID]bool{}, thrCache: newMemo(), optCache: newMemo(),
 		wIndex: map[estimator.Workload]int{},
 	}
 }

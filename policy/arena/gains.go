@@ -49,15 +49,65 @@ func (r *round) optIterTime(id sim.JobID, t int, l loc) float64 {
 
 // lookup memoises one number derived from an estimate of (job's workload,
 // t, l): the searches ask the same questions many thousands of times.
-func (r *round) lookup(cache map[thrKey]float64, est estimator.Estimator, id sim.JobID, t int, l loc, value func(estimator.Estimate) float64) float64 {
+func (r *round) lookup(cache memo, est estimator.Estimator, id sim.JobID, t int, l loc, value func(estimator.Estimate) float64) float64 {
 	js := r.p.jobs[id]
+	slot := cache.slot(js.wi, t, l, len(r.p.tp.types))
+	if slot != nil && slot.ok {
+		return slot.v
+	}
 	k := thrKey{int32(js.wi), int32(t), int32(l.nodes), int32(l.per)}
-	if v, ok := cache[k]; ok {
-		return v
+	if slot == nil {
+		if v, ok := cache.sparse[k]; ok {
+			return v
+		}
 	}
 	v := value(est.Estimate(js.w, estimator.Config{GPU: r.p.tp.types[t], Nodes: l.nodes, PerNode: l.per}))
-	cache[k] = v
+	if slot != nil {
+		*slot = memoEntry{v, true}
+	} else {
+		cache.sparse[k] = v
+	}
 	return v
+}
+
+// memo is lookup's cache: per workload a dense array over (type, nodes,
+// GPUs per node) for the usual small configs, a map for the others (a
+// map lookup hashes the key, which the searches felt).
+type memo struct {
+	dense  *[][]memoEntry // by workload index
+	sparse map[thrKey]float64
+}
+
+type memoEntry struct {
+	v  float64
+	ok bool
+}
+
+// Bounds of the dense part of a memo.
+const memoNodes, memoPer = 33, 17
+
+func newMemo() memo { return memo{dense: new([][]memoEntry), sparse: map[thrKey]float64{}} }
+
+// slot returns the dense entry of (wi, t, l), nil when it has none.
+// types is the number of GPU types known now; a workload's array covers
+// those known at its first lookup.
+func (m memo) slot(wi, t int, l loc, types int) *memoEntry {
+	if l.nodes < 0 || l.nodes >= memoNodes || l.per < 0 || l.per >= memoPer {
+		return nil
+	}
+	d := *m.dense
+	for len(d) <= wi {
+		d = append(d, nil)
+	}
+	*m.dense = d
+	if d[wi] == nil {
+		d[wi] = make([]memoEntry, types*memoNodes*memoPer)
+	}
+	i := (t*memoNodes+l.nodes)*memoPer + l.per
+	if i >= len(d[wi]) {
+		return nil
+	}
+	return &d[wi][i]
 }
 
 // deadlineMet is _is_crius_ddl_satisfied (arena-ddl only): the job still
