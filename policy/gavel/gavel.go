@@ -77,6 +77,9 @@ type Gavel struct {
 	// requested GPU count, per type (static for a job).
 	thr   map[sim.JobID][]float64
 	stats Stats
+	// solver is ilp.SolveReassignment with its state kept between
+	// programs (the admitted rows rarely change between two programs).
+	solver ilp.ReassignmentSolver
 }
 
 var (
@@ -294,7 +297,7 @@ func (g *Gavel) fit(v *sim.View, plan *Plan, job *sim.Job) (bool, error) {
 	if g.gap > 0 {
 		opt.Gap, opt.Rand = g.gap, g.rng
 	}
-	sol, ok, err := ilp.SolveReassignment(prob, opt)
+	sol, ok, err := g.solver.Solve(prob, opt)
 	if err != nil {
 		return false, fmt.Errorf("gavel: job %s: %w", job.Spec.Alias(), err)
 	}

@@ -108,6 +108,119 @@ type classKey struct {
 // SolveReassignment solves p; ok is false when the program has no
 // solution (the artifact's "status ≠ optimal" rejection).
 func SolveReassignment(p *Reassignment, opt Options) (Assignment, bool, error) {
+	return new(ReassignmentSolver).Solve(p, opt)
+}
+
+// ReassignmentSolver solves Reassignment programs exactly as
+// SolveReassignment does, keeping from one call to the next what depends
+// only on the existing rows, the capacities and the change limit: the
+// candidate moves, the enumeration's tables and the change sets' bound
+// (gStar, with the sets it examined). The baselines solve one program per
+// pending job against the same admitted rows — 98% of Sia's programs on a
+// four-fold Philly workload have the previous program's rows — so that
+// work is done once per set of rows. Rows are compared by content, never
+// by slice identity, so callers may reuse and overwrite their slices. The
+// zero value is ready to use; a ReassignmentSolver is not safe for
+// concurrent use.
+type ReassignmentSolver struct {
+	// The previous program's rows, capacities and change limit (the key of
+	// everything below); valid is false before the first program.
+	valid      bool
+	keyCap     []float64
+	keyMax     int
+	keyLen     []int
+	keyPrev    []int
+	keyRes     []int
+	keyVal     []float64
+	keyUse     []float64
+	load       []float64
+	moves      []move
+	tables     enumTables
+	gStarCache gStarPass
+	// Scratch of the moves' construction.
+	index map[classKey]int
+	lists [][]move
+}
+
+// enumTables are enumerate's move tables (see there); built reports they
+// match the solver's moves.
+type enumTables struct {
+	built        bool
+	order        []int
+	eff          [][]float64
+	maxFree      []float64
+	bestFreeFrom [][]float64
+	posPrefix    []float64
+}
+
+// gStarPass is the outcome of enumerate's first pass (the best change set
+// with the full slack), which depends on the rows and on the node limit
+// and tolerance only: gStar, the sets it examined, whether the limit
+// stopped it, and the capacity effect vector it left behind (its
+// additions and subtractions need not cancel exactly in floating point,
+// and the next pass starts from it).
+type gStarPass struct {
+	valid    bool
+	limit    int
+	tol      float64
+	gStar    float64
+	examined int
+	stopped  bool
+	e        []float64
+}
+
+// sameRows reports whether p has the rows, capacities and change limit of
+// the previous program, and records them otherwise.
+func (s *ReassignmentSolver) sameRows(p *Reassignment, maxChanges int) bool {
+	same := s.valid && maxChanges == s.keyMax && sameBits(p.Capacity, s.keyCap) && len(p.Rows) == len(s.keyLen)
+	if same {
+		off := 0
+		for j := range p.Rows {
+			r := &p.Rows[j]
+			n := len(r.Value)
+			if n != s.keyLen[j] || r.Prev != s.keyPrev[j] || !slices.Equal(r.Resource, s.keyRes[off:off+n]) ||
+				!sameBits(r.Value, s.keyVal[off:off+n]) || !sameBits(r.Use, s.keyUse[off:off+n]) {
+				same = false
+				break
+			}
+			off += n
+		}
+	}
+	if same {
+		return true
+	}
+	s.valid, s.keyMax = true, maxChanges
+	s.keyCap = append(s.keyCap[:0], p.Capacity...)
+	s.keyLen, s.keyPrev = s.keyLen[:0], s.keyPrev[:0]
+	s.keyRes, s.keyVal, s.keyUse = s.keyRes[:0], s.keyVal[:0], s.keyUse[:0]
+	for j := range p.Rows {
+		r := &p.Rows[j]
+		s.keyLen = append(s.keyLen, len(r.Value))
+		s.keyPrev = append(s.keyPrev, r.Prev)
+		s.keyRes = append(s.keyRes, r.Resource...)
+		s.keyVal = append(s.keyVal, r.Value...)
+		s.keyUse = append(s.keyUse, r.Use...)
+	}
+	s.tables.built, s.gStarCache.valid = false, false
+	return false
+}
+
+// sameBits compares float slices bit for bit (so NaN equals NaN and 0
+// differs from −0: the cached results must be those of these very values).
+func sameBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// Solve solves p as SolveReassignment does.
+func (s *ReassignmentSolver) Solve(p *Reassignment, opt Options) (Assignment, bool, error) {
 	start := time.Now()
 	nres := len(p.Capacity)
 	// check names the row (j < 0: the new row) only on error: formatting
@@ -146,104 +259,10 @@ func SolveReassignment(p *Reassignment, opt Options) (Assignment, bool, error) {
 		maxChanges = len(p.Rows) + 1 // no limit
 	}
 
-	// Load at the previous columns.
-	load := make([]float64, nres)
-	for j := range p.Rows {
-		r := &p.Rows[j]
-		load[r.Resource[r.Prev]] += r.Use[r.Prev]
+	if !s.sameRows(p, maxChanges) {
+		s.load, s.moves = s.buildMoves(p, maxChanges)
 	}
-
-	// Candidate moves: the best MaxChanges of each capacity class, kept by
-	// insertion (stable: on equal gains the lower row stays first). Rows
-	// sharing their Resource and Use slices (Sia's) share a column-pair →
-	// class cache, which saves hashing.
-	type classList struct{ ms []move }
-	var lists []classList
-	index := map[classKey]int{}
-	var cacheRes []int
-	var cacheUse []float64
-	var cache []int32
-	for j := range p.Rows {
-		r := &p.Rows[j]
-		ncol := len(r.Value)
-		if !sameInts(r.Resource, cacheRes) || !sameFloats(r.Use, cacheUse) {
-			cacheRes, cacheUse = r.Resource, r.Use
-			cache = make([]int32, ncol*ncol)
-			for i := range cache {
-				cache[i] = -1
-			}
-		}
-		from := r.Prev
-		for c := range r.Value {
-			if c == from || r.Value[c] <= InfeasibleValue {
-				continue
-			}
-			k := classKey{r.Resource[from], r.Resource[c], r.Use[from], r.Use[c]}
-			gain := r.Value[c] - r.Value[from]
-			if k.fromRes == k.toRes && k.fromUse == k.toUse {
-				// Same capacity effect as staying: only worth it if it gains.
-				if gain <= 0 {
-					continue
-				}
-			}
-			if gain <= 0 && !frees(k) {
-				continue
-			}
-			ci := cache[from*ncol+c]
-			if ci < 0 {
-				id, ok := index[k]
-				if !ok {
-					id = len(lists)
-					index[k] = id
-					lists = append(lists, classList{})
-				}
-				ci = int32(id)
-				cache[from*ncol+c] = ci
-			}
-			l := &lists[ci]
-			m := move{row: j, col: c, gain: gain, key: k}
-			// A row keeps only its best move of a class (several columns
-			// may share a capacity effect).
-			if n := len(l.ms); n > 0 {
-				dup := -1
-				for i := range l.ms {
-					if l.ms[i].row == j {
-						dup = i
-					}
-				}
-				if dup >= 0 {
-					if gain <= l.ms[dup].gain {
-						continue
-					}
-					l.ms = append(l.ms[:dup], l.ms[dup+1:]...)
-				}
-			}
-			if len(l.ms) >= maxChanges && gain <= l.ms[len(l.ms)-1].gain {
-				continue
-			}
-			at := len(l.ms)
-			for at > 0 && l.ms[at-1].gain < gain {
-				at--
-			}
-			l.ms = append(l.ms, move{})
-			copy(l.ms[at+1:], l.ms[at:])
-			l.ms[at] = m
-			if len(l.ms) > maxChanges {
-				l.ms = l.ms[:maxChanges]
-			}
-		}
-	}
-	var moves []move
-	for _, l := range lists {
-		moves = append(moves, l.ms...)
-	}
-	// Deterministic variable order: by row, then column.
-	slices.SortFunc(moves, func(a, b move) int {
-		if a.row != b.row {
-			return a.row - b.row
-		}
-		return a.col - b.col
-	})
+	load, moves := s.load, s.moves
 
 	// New-row columns.
 	var newCols []int
@@ -337,7 +356,7 @@ func SolveReassignment(p *Reassignment, opt Options) (Assignment, bool, error) {
 		}
 	} else {
 		// The enumeration ignores the hint and the priorities.
-		res = enumerate(prob, rows, moves, newCols, load, p, maxChanges, opt)
+		res = enumerate(prob, rows, moves, newCols, load, p, maxChanges, opt, &s.tables, &s.gStarCache)
 	}
 	// Report the search in the artifact's terms: the reduced objective
 	// plus the previous columns' values and the new row's shift.
@@ -391,6 +410,174 @@ func SolveReassignment(p *Reassignment, opt Options) (Assignment, bool, error) {
 	}
 	out.Result.Elapsed = time.Since(start)
 	return out, true, nil
+}
+
+// buildMoves returns the load at the previous columns and the candidate
+// moves, sorted by row then column (reusing s's buffers).
+func (s *ReassignmentSolver) buildMoves(p *Reassignment, maxChanges int) ([]float64, []move) {
+	// Load at the previous columns.
+	nres := len(p.Capacity)
+	load := s.load[:0]
+	for range nres {
+		load = append(load, 0)
+	}
+	for j := range p.Rows {
+		r := &p.Rows[j]
+		load[r.Resource[r.Prev]] += r.Use[r.Prev]
+	}
+
+	// Candidate moves: the best MaxChanges of each capacity class, kept by
+	// insertion (stable: on equal gains the lower row stays first). Rows
+	// sharing their Resource and Use slices (Sia's) share a column-pair →
+	// class cache, which saves hashing.
+	// The class lists and the index are the previous call's, emptied.
+	lists := s.lists[:0]
+	if s.index == nil {
+		s.index = map[classKey]int{}
+	}
+	index := s.index
+	clear(index)
+	var cacheRes []int
+	var cacheUse []float64
+	var cache []int32
+	for j := range p.Rows {
+		r := &p.Rows[j]
+		ncol := len(r.Value)
+		if !sameInts(r.Resource, cacheRes) || !sameFloats(r.Use, cacheUse) {
+			cacheRes, cacheUse = r.Resource, r.Use
+			cache = make([]int32, ncol*ncol)
+			for i := range cache {
+				cache[i] = -1
+			}
+		}
+		from := r.Prev
+		for c := range r.Value {
+			if c == from || r.Value[c] <= InfeasibleValue {
+				continue
+			}
+			k := classKey{r.Resource[from], r.Resource[c], r.Use[from], r.Use[c]}
+			gain := r.Value[c] - r.Value[from]
+			if k.fromRes == k.toRes && k.fromUse == k.toUse {
+				// Same capacity effect as staying: only worth it if it gains.
+				if gain <= 0 {
+					continue
+				}
+			}
+			if gain <= 0 && !frees(k) {
+				continue
+			}
+			ci := cache[from*ncol+c]
+			if ci < 0 {
+				id, ok := index[k]
+				if !ok {
+					id = len(lists)
+					index[k] = id
+					if len(lists) < cap(lists) {
+						lists = lists[:len(lists)+1]
+						lists[len(lists)-1] = lists[len(lists)-1][:0]
+					} else {
+						lists = append(lists, nil)
+					}
+				}
+				ci = int32(id)
+				cache[from*ncol+c] = ci
+			}
+			l := &lists[ci]
+			m := move{row: j, col: c, gain: gain, key: k}
+			// A row keeps only its best move of a class (several columns
+			// may share a capacity effect).
+			if n := len(*l); n > 0 {
+				dup := -1
+				for i := range *l {
+					if (*l)[i].row == j {
+						dup = i
+					}
+				}
+				if dup >= 0 {
+					if gain <= (*l)[dup].gain {
+						continue
+					}
+					*l = append((*l)[:dup], (*l)[dup+1:]...)
+				}
+			}
+			if len(*l) >= maxChanges && gain <= (*l)[len(*l)-1].gain {
+				continue
+			}
+			at := len(*l)
+			for at > 0 && (*l)[at-1].gain < gain {
+				at--
+			}
+			*l = append(*l, move{})
+			copy((*l)[at+1:], (*l)[at:])
+			(*l)[at] = m
+			if len(*l) > maxChanges {
+				*l = (*l)[:maxChanges]
+			}
+		}
+	}
+	s.lists = lists
+	moves := s.moves[:0]
+	for _, l := range lists {
+		moves = append(moves, l...)
+	}
+	// Deterministic variable order: by row, then column.
+	slices.SortFunc(moves, func(a, b move) int {
+		if a.row != b.row {
+			return a.row - b.row
+		}
+		return a.col - b.col
+	})
+
+	return load, moves
+}
+
+// build fills t in for moves: the moves' order by gain, their capacity
+// effects, the largest release of each resource, the best releasing gain
+// from each sorted position on, and the prefix sums of positive gains.
+func (t *enumTables) build(moves []move, nres int) {
+	// Moves by gain, descending (ties: row, then column order as built).
+	order := t.order[:0]
+	for range moves {
+		order = append(order, 0)
+	}
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(moves[b].gain, moves[a].gain) })
+	eff := t.eff[:0]
+	maxFree := make([]float64, nres)
+	for _, m := range moves {
+		e := make([]float64, nres)
+		e[m.key.fromRes] -= m.key.fromUse
+		e[m.key.toRes] += m.key.toUse
+		eff = append(eff, e)
+		for r := range e {
+			maxFree[r] = math.Max(maxFree[r], -e[r])
+		}
+	}
+	// bestFreeFrom[r][a]: the largest gain of a move at sorted position ≥ a
+	// that frees resource r; posPrefix: prefix sums of positive gains.
+	bestFreeFrom := t.bestFreeFrom[:0]
+	for range nres {
+		bestFreeFrom = append(bestFreeFrom, nil)
+	}
+	for r := range bestFreeFrom {
+		b := make([]float64, len(order)+1)
+		b[len(order)] = math.Inf(-1)
+		for a := len(order) - 1; a >= 0; a-- {
+			b[a] = b[a+1]
+			if eff[order[a]][r] < 0 {
+				b[a] = moves[order[a]].gain // gains descend: the first is the best
+			}
+		}
+		bestFreeFrom[r] = b
+	}
+	posPrefix := make([]float64, len(order)+1)
+	for a, i := range order {
+		posPrefix[a+1] = posPrefix[a] + math.Max(0, moves[i].gain)
+	}
+	t.built = true
+	t.order, t.eff, t.maxFree, t.bestFreeFrom, t.posPrefix = order, eff, maxFree, bestFreeFrom, posPrefix
 }
 
 // buildRows adds the reduced program's rows to prob (whose Obj is set).
@@ -484,7 +671,7 @@ func frees(k classKey) bool {
 // the tie-break. opt.NodeLimit caps the sets examined (a deterministic
 // budget); when it stops the search the result is Feasible and the gap
 // comes from the LP relaxation.
-func enumerate(prob *Problem, rows func() *Problem, moves []move, newCols []int, load []float64, p *Reassignment, maxChanges int, opt Options) Result {
+func enumerate(prob *Problem, rows func() *Problem, moves []move, newCols []int, load []float64, p *Reassignment, maxChanges int, opt Options, t *enumTables, gs *gStarPass) Result {
 	start := time.Now()
 	tol := opt.Tol
 	if tol <= 0 {
@@ -495,41 +682,10 @@ func enumerate(prob *Problem, rows func() *Problem, moves []move, newCols []int,
 		limit = 200000
 	}
 	nres := len(p.Capacity)
-	// Moves by gain, descending (ties: row, then column order as built).
-	order := make([]int, len(moves))
-	for i := range order {
-		order[i] = i
+	if !t.built {
+		t.build(moves, nres)
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(moves[b].gain, moves[a].gain) })
-	eff := make([][]float64, len(moves))
-	maxFree := make([]float64, nres)
-	for i, m := range moves {
-		e := make([]float64, nres)
-		e[m.key.fromRes] -= m.key.fromUse
-		e[m.key.toRes] += m.key.toUse
-		eff[i] = e
-		for r := range e {
-			maxFree[r] = math.Max(maxFree[r], -e[r])
-		}
-	}
-	// bestFreeFrom[r][a]: the largest gain of a move at sorted position ≥ a
-	// that frees resource r; posPrefix: prefix sums of positive gains.
-	bestFreeFrom := make([][]float64, nres)
-	for r := range bestFreeFrom {
-		b := make([]float64, len(order)+1)
-		b[len(order)] = math.Inf(-1)
-		for a := len(order) - 1; a >= 0; a-- {
-			b[a] = b[a+1]
-			if eff[order[a]][r] < 0 {
-				b[a] = moves[order[a]].gain // gains descend: the first is the best
-			}
-		}
-		bestFreeFrom[r] = b
-	}
-	posPrefix := make([]float64, len(order)+1)
-	for a, i := range order {
-		posPrefix[a+1] = posPrefix[a] + math.Max(0, moves[i].gain)
-	}
+	order, eff, maxFree, bestFreeFrom, posPrefix := t.order, t.eff, t.maxFree, t.bestFreeFrom, t.posPrefix
 	topPositive := func(from, cnt int) float64 {
 		if cnt <= 0 || from >= len(order) {
 			return 0
@@ -678,7 +834,11 @@ func enumerate(prob *Problem, rows func() *Problem, moves []move, newCols []int,
 	// Options come best-first, so once val + gStar cannot reach the
 	// incumbent, no later option can either.
 	gStar := math.Inf(1)
-	if len(opts) > 1 {
+	if len(opts) > 1 && gs.valid && gs.limit == limit && gs.tol == tol {
+		// The previous program's rows: the pass's outcome is the same.
+		gStar, examined, stopped = gs.gStar, gs.examined, gs.stopped
+		copy(e, gs.e)
+	} else if len(opts) > 1 {
 		for r := range slack {
 			slack[r] = p.Capacity[r] - load[r]
 		}
@@ -688,6 +848,9 @@ func enumerate(prob *Problem, rows func() *Problem, moves []move, newCols []int,
 		}
 		best, bestMoves, bestSet, bestOpt = math.Inf(-1), 0, nil, -2
 		bestLo, bestHi = math.Inf(-1), math.Inf(-1)
+		gs.valid, gs.limit, gs.tol = true, limit, tol
+		gs.gStar, gs.examined, gs.stopped = gStar, examined, stopped
+		gs.e = append(gs.e[:0], e...)
 	}
 	for oi, o := range opts {
 		if !math.IsInf(best, -1) && o.val+gStar < best-tol*math.Max(1, math.Abs(best)) {

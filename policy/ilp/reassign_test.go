@@ -343,3 +343,57 @@ func fits(p *Reassignment, a Assignment) bool {
 	}
 	return true
 }
+
+// TestReassignmentSolverReuse: one ReassignmentSolver kept across a
+// sequence of programs — the same rows with other new rows, options and
+// limits, rows overwritten in place, rows added — answers exactly as a
+// fresh SolveReassignment on each.
+func TestReassignmentSolverReuse(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	var s ReassignmentSolver
+	same := func(a, b Assignment) bool {
+		a.Result.Elapsed, b.Result.Elapsed = 0, 0
+		return a.Objective == b.Objective && a.NewColumn == b.NewColumn && a.Changes == b.Changes &&
+			slices.Equal(a.Columns, b.Columns) && a.ReducedVars == b.ReducedVars &&
+			a.Result.Status == b.Result.Status && a.Result.Nodes == b.Result.Nodes &&
+			a.Result.Objective == b.Result.Objective && a.Result.Bound == b.Result.Bound &&
+			slices.Equal(a.Result.X, b.Result.X)
+	}
+	for k := 0; k < 400; k++ {
+		p := randomReassignment(r)
+		for step := 0; step < 8; step++ {
+			switch r.IntN(5) {
+			case 0: // a new row of the same shape
+				for c := range p.New.Value {
+					p.New.Value[c] = float64(r.IntN(12))
+				}
+			case 1: // an existing row's values overwritten in place
+				if len(p.Rows) > 0 {
+					row := p.Rows[r.IntN(len(p.Rows))]
+					row.Value[r.IntN(len(row.Value))] = float64(r.IntN(12))
+				}
+			case 2: // a previous column changed (it may no longer fit)
+				if len(p.Rows) > 0 {
+					j := r.IntN(len(p.Rows))
+					p.Rows[j].Prev = r.IntN(len(p.Rows[j].Value))
+				}
+			case 3: // the capacity
+				p.Capacity[r.IntN(len(p.Capacity))] += float64(r.IntN(3) - 1)
+			}
+			opt := Options{NodeLimit: []int{0, 2, 5}[r.IntN(3)]}
+			var gapSeed uint64
+			if r.IntN(4) == 0 {
+				opt.Gap, gapSeed = 0.2, r.Uint64()
+				opt.Rand = rand.New(rand.NewPCG(gapSeed, 1))
+			}
+			got, ok, err := s.Solve(p, opt)
+			if opt.Rand != nil {
+				opt.Rand = rand.New(rand.NewPCG(gapSeed, 1))
+			}
+			want, wok, werr := SolveReassignment(p, opt)
+			if (err == nil) != (werr == nil) || ok != wok || !same(got, want) {
+				t.Fatalf("instance %d step %d: reused solver %+v %v %v, fresh %+v %v %v", k, step, got, ok, err, want, wok, werr)
+			}
+		}
+	}
+}

@@ -76,8 +76,11 @@ type Sia struct {
 	// count-only change never moves them.
 	artifactCounts bool
 
-	// solve solves each program; nil means ilp.SolveReassignment (exact).
+	// solve solves each program; nil means reassign (exact).
 	solve Solver
+	// reassign is ilp.SolveReassignment with its state kept between
+	// programs (the admitted rows rarely change between two programs).
+	reassign ilp.ReassignmentSolver
 
 	rows    gavel.Rows
 	goodput map[estimator.Workload][]float64
@@ -329,7 +332,7 @@ func (s *Sia) fit(v *sim.View, plan *gavel.Plan, job *sim.Job, place estimator.E
 		newValue[c] = x + NewJobBonus
 	}
 	prob.New = ilp.AssignRow{Value: newValue, Resource: s.colType, Use: use}
-	solve := ilp.SolveReassignment
+	solve := s.reassign.Solve
 	if s.solve != nil {
 		solve = s.solve
 	}
