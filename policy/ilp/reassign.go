@@ -145,8 +145,14 @@ type ReassignmentSolver struct {
 // enumTables are enumerate's move tables (see there); built reports they
 // match the solver's moves.
 type enumTables struct {
-	built        bool
-	order        []int
+	built bool
+	order []int
+	// rowAt, gainAt and effAt (nres entries per position) are the moves'
+	// rows, gains and capacity effects by sorted position, contiguous for
+	// the search's inner loop.
+	rowAt        []int
+	gainAt       []float64
+	effAt        []float64
 	eff          [][]float64
 	maxFree      []float64
 	bestFreeFrom [][]float64
@@ -576,6 +582,12 @@ func (t *enumTables) build(moves []move, nres int) {
 	for a, i := range order {
 		posPrefix[a+1] = posPrefix[a] + math.Max(0, moves[i].gain)
 	}
+	t.rowAt, t.gainAt, t.effAt = t.rowAt[:0], t.gainAt[:0], t.effAt[:0]
+	for _, i := range order {
+		t.rowAt = append(t.rowAt, moves[i].row)
+		t.gainAt = append(t.gainAt, moves[i].gain)
+		t.effAt = append(t.effAt, eff[i]...)
+	}
 	t.built = true
 	t.order, t.eff, t.maxFree, t.bestFreeFrom, t.posPrefix = order, eff, maxFree, bestFreeFrom, posPrefix
 }
@@ -685,7 +697,7 @@ func enumerate(prob *Problem, rows func() *Problem, moves []move, newCols []int,
 	if !t.built {
 		t.build(moves, nres)
 	}
-	order, eff, maxFree, bestFreeFrom, posPrefix := t.order, t.eff, t.maxFree, t.bestFreeFrom, t.posPrefix
+	order, maxFree, bestFreeFrom, posPrefix := t.order, t.maxFree, t.bestFreeFrom, t.posPrefix
 	topPositive := func(from, cnt int) float64 {
 		if cnt <= 0 || from >= len(order) {
 			return 0
@@ -785,7 +797,8 @@ func enumerate(prob *Problem, rows func() *Problem, moves []move, newCols []int,
 				return
 			}
 			i := order[a]
-			if usedRow[moves[i].row] {
+			effAt := t.effAt[a*nres : (a+1)*nres]
+			if usedRow[t.rowAt[a]] {
 				continue
 			}
 			// Capacity-aware bound: every resource left short needs at
@@ -794,7 +807,7 @@ func enumerate(prob *Problem, rows func() *Problem, moves []move, newCols []int,
 			// freeing move still ahead; the others at most the best gains.
 			need, ubFree, ok := 0, 0.0, true
 			for r := range e {
-				d := e[r] + eff[i][r] - slack[r]
+				d := e[r] + effAt[r] - slack[r]
 				if d <= feasTol {
 					continue
 				}
@@ -813,19 +826,19 @@ func enumerate(prob *Problem, rows func() *Problem, moves []move, newCols []int,
 			if !ok {
 				continue
 			}
-			if prune(base+gain+moves[i].gain+ubFree+topPositive(a+1, left-1-need), len(set)+1) {
+			if prune(base+gain+t.gainAt[a]+ubFree+topPositive(a+1, left-1-need), len(set)+1) {
 				continue
 			}
 			for r := range e {
-				e[r] += eff[i][r]
+				e[r] += effAt[r]
 			}
-			usedRow[moves[i].row] = true
+			usedRow[t.rowAt[a]] = true
 			set = append(set, i)
-			dfs(a+1, k, base, gain+moves[i].gain)
+			dfs(a+1, k, base, gain+t.gainAt[a])
 			set = set[:len(set)-1]
-			usedRow[moves[i].row] = false
+			usedRow[t.rowAt[a]] = false
 			for r := range e {
-				e[r] -= eff[i][r]
+				e[r] -= effAt[r]
 			}
 		}
 	}
