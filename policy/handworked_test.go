@@ -52,6 +52,12 @@ func handRun(t *testing.T, c *sim.Cluster, p sim.Policy, onEvents bool, jobs ...
 	cfg := sim.DefaultConfig(c, db.View(estimator.ViewOptimal))
 	cfg.Rounds, cfg.Check, cfg.ScheduleOnEvents = 20, true, onEvents
 	cfg.Overhead = sim.Overhead{PerGPU: 150, Cap: 600}
+	return runJCTs(t, cfg, p, specs)
+}
+
+// runJCTs runs specs under cfg and returns each job's JCT by job ID.
+func runJCTs(t *testing.T, cfg sim.Config, p sim.Policy, specs []sim.JobSpec) []float64 {
+	t.Helper()
 	res, err := sim.Run(context.Background(), cfg, p, specs)
 	if err != nil {
 		t.Fatal(err)
@@ -171,15 +177,7 @@ func handRunPolicy(t *testing.T, pools []sim.Pool, src estimator.Source, p strin
 	}
 	cfg := sim.DefaultConfig(c, src.View(estimator.ViewOptimal))
 	cfg.Rounds, cfg.Check, cfg.Overhead = 20, true, overhead
-	res, err := sim.Run(context.Background(), cfg, pol, specs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	jct := make([]float64, len(specs))
-	for _, r := range res.Jobs {
-		jct[r.ID] = r.JCT
-	}
-	return jct
+	return runJCTs(t, cfg, pol, specs)
 }
 
 // twoPools is one 2-GPU A100 node and one 2-GPU V100 node; fastV100 is a
