@@ -422,7 +422,8 @@ func printSummaries(w io.Writer, outcomes []*experiments.Outcome, withReference 
 
 // printWarnings notes runs whose figures need care: a queue left on an
 // idle cluster (the policy may never place those jobs) and an until-done
-// run stopped by its cap.
+// run stopped by its cap, and artifact-timing results the artifact could
+// not have produced (an internal assertion of its was false).
 func printWarnings(w io.Writer, outcomes []*experiments.Outcome) {
 	for _, o := range outcomes {
 		s := &o.Summary
@@ -431,6 +432,9 @@ func printWarnings(w io.Writer, outcomes []*experiments.Outcome) {
 		}
 		if s.UntilDoneCapReached {
 			fmt.Fprintf(w, "⚠ %s: --until-done stopped at the --max-rounds cap (%d rounds) with %d jobs unfinished\n", s.Policy, s.Rounds, s.Unfinished)
+		}
+		if a := s.ArtifactAssertionsFailed; a != nil && *a > 0 {
+			fmt.Fprintf(w, "⚠ %s: %d of the artifact's internal assertions were false (skipped, as in exact timing): the artifact would have stopped on this workload, so these artifact-timing results are arena's, not the artifact's\n", s.Policy, *a)
 		}
 	}
 }

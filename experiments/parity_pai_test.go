@@ -51,6 +51,9 @@ func TestPAIArtifactParity(t *testing.T) {
 				t.Errorf("per-round digest vs the authors' run: %s", d)
 			}
 			s := o.Summary
+			if a := s.ArtifactAssertionsFailed; a != nil && *a != 0 {
+				t.Errorf("artifact_assertions_failed = %d on the artifact's own trace, want 0 (the port departed)", *a)
+			}
 			if s.Finished != c.finished {
 				t.Errorf("jobs finished %d, want %d", s.Finished, c.finished)
 			}

@@ -233,6 +233,10 @@ func (e *engine) run(ctx context.Context) (*Result, error) {
 		n := b.BudgetHits()
 		e.res.BudgetHits = &n
 	}
+	if a, ok := e.policy.(AssertionReporter); ok {
+		n := a.ArtifactAssertionsFailed()
+		e.res.AssertionsFailed = &n
+	}
 	if err == nil && e.cfg.Check {
 		err = e.checkAccounted()
 	}

@@ -37,6 +37,19 @@ type BudgetReporter interface {
 	BudgetHits() int
 }
 
+// AssertionReporter is an artifact-fidelity hook: an optional capability
+// of a policy ported from an artifact that asserts invariants of its own
+// search. Where such an assertion fails in artifact timing, the artifact
+// itself would have stopped with an error, so there is no artifact
+// behaviour to reproduce; the policy continues as it does in exact timing
+// (skipping the case) and counts it. The count lands in summary.json as
+// artifact_assertions_failed: 0 on the artifact's own traces (the
+// fidelity tests check it), and non-zero flags a run whose artifact-timing
+// results the artifact could not have produced.
+type AssertionReporter interface {
+	ArtifactAssertionsFailed() int
+}
+
 // QuietRounds is an optional capability of a policy. A policy whose
 // IdleWhenQuiet returns true promises that a decision with no arrivals and
 // no ended jobs returns no action and changes nothing its later decisions

@@ -95,6 +95,9 @@ type Result struct {
 	UntilDone bool
 	// BudgetHits is the policy's BudgetReporter figure; nil if it has none.
 	BudgetHits *int
+	// AssertionsFailed is the policy's AssertionReporter figure; nil if
+	// it has none.
+	AssertionsFailed *int
 
 	// BusyGPUSeconds per GPU type: the GPU-seconds jobs held over the
 	// window (the sum of jobs.parquet's gpu_seconds_by_type).

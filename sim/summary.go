@@ -81,6 +81,10 @@ type Summary struct {
 	// deterministic budget (sim.BudgetReporter); absent for policies
 	// without one.
 	SolverBudgetHits *int `json:"solver_budget_hits,omitempty"`
+	// ArtifactAssertionsFailed counts the artifact assertions the policy
+	// found false and skipped (sim.AssertionReporter): where the artifact
+	// would have stopped. Absent for policies without such assertions.
+	ArtifactAssertionsFailed *int `json:"artifact_assertions_failed,omitempty"`
 	// Wallclock holds measurements of the machine, not of the simulation;
 	// they differ between identical runs.
 	Wallclock Wallclock `json:"wallclock"`
@@ -103,6 +107,7 @@ func (r *Result) Summarize(trace string, jobsInTrace int, estimatorName string) 
 		Rounds: r.Rounds, HorizonS: float64(r.Rounds) * float64(r.RoundLength),
 		JobsInTrace: jobsInTrace, Submitted: r.Submitted, Finished: len(r.JCTs),
 		Utilization: map[string]float64{}, SolverBudgetHits: r.BudgetHits,
+		ArtifactAssertionsFailed: r.AssertionsFailed,
 	}
 	var lastFinish float64
 	earliest := math.Inf(1)

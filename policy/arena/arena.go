@@ -67,6 +67,9 @@ type Policy struct {
 	// plan being expanded; kept across rounds (they pin snapshots, which
 	// stay at most two, and their arrays are reused).
 	statsA, statsB statSet
+	// assertionsFailed counts, in artifact timing, the artifact's
+	// assertions found false (see round.assertionFailed).
+	assertionsFailed int
 }
 
 var _ sim.Policy = (*Policy)(nil)
@@ -168,6 +171,11 @@ func (p *Policy) Schedule(v *sim.View) ([]sim.Action, error) {
 // again from the pending queue at the next call, so skipping quiet calls
 // changes nothing.)
 func (p *Policy) IdleWhenQuiet() bool { return true }
+
+// ArtifactAssertionsFailed implements sim.AssertionReporter.
+func (p *Policy) ArtifactAssertionsFailed() int { return p.assertionsFailed }
+
+var _ sim.AssertionReporter = (*Policy)(nil)
 
 // Engine returns the policy as the engine should run it: arena-ddl with
 // the sim.ThroughputReporter capability, the other variants without it, so

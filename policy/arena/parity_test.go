@@ -76,6 +76,9 @@ func TestPhillyParity(t *testing.T) {
 			if !ok {
 				t.Fatalf("no stored result for %s", c.policy)
 			}
+			if a := out.Summary.ArtifactAssertionsFailed; a == nil || *a != 0 {
+				t.Errorf("artifact_assertions_failed = %v on the artifact's own trace, want 0 (the port departed)", a)
+			}
 			got := out.Result.JCTs
 			if !within(float64(len(got)), float64(len(ref.JCT)), c.tol) {
 				t.Errorf("jobs finished: ours %d, stored %d", len(got), len(ref.JCT))

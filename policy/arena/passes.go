@@ -105,16 +105,14 @@ func (r *round) introspectiveMigration() error {
 			recolorAsBubbles(tbl, id)
 			m := r.migrationSearch(self, tbl, budget, localMigrationEta, false)
 			if !m.ok {
-				if r.strict() {
-					return errorf("introspective migration of %s found no placement", r.v.Job(id).Spec.Alias())
-				}
+				// The artifact asserts a placement is always found.
+				r.assertionFailed()
 				continue
 			}
 			tbl = m.tbl
 			if err := restoreRecolored(tbl); err != nil {
-				if r.strict() {
-					return errorf("introspective migration of %s: %v", r.v.Job(id).Spec.Alias(), err)
-				}
+				// The artifact asserts no bubble is left.
+				r.assertionFailed()
 				continue
 			}
 			nt, _, nl := r.rtConfig(tbl, id, self.t, self.num)
@@ -562,12 +560,11 @@ func (r *round) nodeSwapFixup(prev *table) error {
 					continue
 				}
 				flo, fhi := tb.slots(from)
-				if idle := firstIdle(tb, flo, fhi); idle >= 0 {
-					// The artifact asserts this never happens (and never
-					// hits it on its traces); other timings may.
-					if r.strict() {
-						return errorf("node-swap fix-up of %s: GPU %d of node %d is idle", r.v.Job(id).Spec.Alias(), idle, from)
-					}
+				if firstIdle(tb, flo, fhi) >= 0 {
+					// The artifact asserts node from is full (others
+					// took it): true on its traces, not on every
+					// workload (a job can leave a node nobody takes).
+					r.assertionFailed()
 					continue
 				}
 				switched = append(switched, from)
@@ -589,10 +586,17 @@ func firstIdle(tb *table, lo, hi int) int {
 	return -1
 }
 
-// strict reports whether the artifact's internal assertions are errors:
-// in artifact timing a failed one means the port departed from the
-// artifact; in exact timing the situation is legitimate and skipped.
-func (r *round) strict() bool { return r.v.Timing == sim.Artifact }
+// assertionFailed records that one of the artifact's internal assertions
+// is false here and the case is skipped. In exact timing such cases are
+// legitimate; in artifact timing the artifact would have stopped, so the
+// run counts them (sim.AssertionReporter): on the artifact's own traces
+// the count is 0, and a non-zero count marks results the artifact could
+// not have produced.
+func (r *round) assertionFailed() {
+	if r.v.Timing == sim.Artifact {
+		r.p.assertionsFailed++
+	}
+}
 
 // fitNewJobs is _fit_new_jobs: each arrival joins the decision queue and is
 // fitted on the current table; a fitted job runs (opportunistically if
