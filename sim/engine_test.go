@@ -558,3 +558,50 @@ func TestUntilDone(t *testing.T) {
 		}
 	}
 }
+
+// TestArtifactQueueTime: in artifact timing a job's queue time is 300 s for
+// every round whose step 6 finds it pending (the artifact's eager sum; the
+// engine adds it lazily), on the View as in the results. Hand-worked, 10
+// rounds, all three jobs submitted in round 0:
+//   - j0 starts in round 2 (rounds 0, 1 counted: 600 s), is suspended in
+//     round 4 and restarts in round 7 (rounds 4, 5, 6: 900 s): 1500 s;
+//     the View in round 6 shows 600 + 2·300 = 1200 s;
+//   - j1 is dropped in round 5: rounds 0–4, 1500 s;
+//   - j2 never starts: rounds 0–9, 3000 s; the View in round 3 shows 900 s.
+func TestArtifactQueueTime(t *testing.T) {
+	cfg := baseConfig(t, Artifact, 10)
+	specs := []JobSpec{
+		{ID: 0, Name: "j0", Submit: 1000, Workload: gpt13b(t), Iterations: 1_000_000, GPU: "a100", GPUs: 2},
+		{ID: 1, Name: "j1", Submit: 1000, Workload: gpt13b(t), Iterations: 1_000_000, GPU: "a100", GPUs: 2},
+		{ID: 2, Name: "j2", Submit: 1000, Workload: gpt13b(t), Iterations: 1_000_000, GPU: "a100", GPUs: 2},
+	}
+	seen := map[int]float64{}
+	p := &scripted{
+		byRound: map[int][]Action{
+			2: {{Kind: Start, Job: 0, GPUs: []int{0, 1}}},
+			4: {{Kind: Suspend, Job: 0}},
+			5: {{Kind: Drop, Job: 1}},
+			7: {{Kind: Start, Job: 0, GPUs: []int{0, 1}}},
+		},
+		hook: func(v *View) {
+			switch v.Round {
+			case 3:
+				seen[3] = v.Job(2).QueueTime
+			case 6:
+				seen[6] = v.Job(0).QueueTime
+			}
+		},
+	}
+	res, err := Run(context.Background(), cfg, p, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []float64{1500, 1500, 3000} {
+		if got := res.Jobs[i].Queueing; got != want {
+			t.Errorf("j%d queueing %v s, want %v", i, got, want)
+		}
+	}
+	if seen[3] != 900 || seen[6] != 1200 {
+		t.Errorf("View queue times: j2 in round 3 %v s (want 900), j0 in round 6 %v s (want 1200)", seen[3], seen[6])
+	}
+}
