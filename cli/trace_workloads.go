@@ -162,7 +162,7 @@ func newTraceSynthCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "synth [--from SRC] -o OUT [options]",
 		Short: "Build a seeded workload: filters, windows, Poisson arrivals, Gavel laws, re-labelling recipes",
-		Long: `synth builds a workload from a trace (--from: a built-in public trace, ` + strings.Join(importers.SourceNames(), ", ") + `;
+		Long: `synth builds a workload from a trace (--from: a built-in trace, ` + strings.Join(importers.SourceNames(), ", ") + `;
 a canonical table made by 'arena trace import'; or a raw trace file with --format) or,
 without --from, from scratch (--jobs, --rate, --durations, --gpu-mix). Stages run in
 this order: filters, window, sample, arrivals (rate), rate-scale, durations, gpu-mix,

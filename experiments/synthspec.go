@@ -20,7 +20,7 @@ import (
 // sweep — the seed drives every random choice.
 //
 //	synth:
-//	  from: philly-pollux      # built-in public trace, canonical table or raw file (+ format:)
+//	  from: philly-pollux      # built-in trace (importers.SourceNames), canonical table or raw file (+ format:)
 //	  recipe: arena
 //	  rate: [20, 40]           # a list makes an axis: one trace per value
 type SynthTrace struct {

@@ -105,6 +105,18 @@ func BuiltinNames() []string {
 	return out
 }
 
+// OpenBuiltin opens the embedded file of built-in trace name (a CSV in the
+// artifact format, see ReadArenaCSV) and returns its iteration scale; ok
+// is false when no built-in trace has that name.
+func OpenBuiltin(name string) (r io.ReadCloser, scale int64, ok bool, err error) {
+	f, ok := builtinFiles[name]
+	if !ok {
+		return nil, 0, false, nil
+	}
+	r, err = builtin.Open(f)
+	return r, builtinScales[name], true, err
+}
+
 // Load resolves a --trace argument: a built-in name or a path to a CSV file
 // in the artifact format.
 func Load(nameOrPath string) (*Trace, error) {

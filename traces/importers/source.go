@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/arena-sim/arena/traces"
 	"github.com/arena-sim/arena/traces/table"
 )
 
@@ -23,9 +24,11 @@ var builtinSources = map[string][2]string{
 	"philly-pollux": {"pollux", "data/philly-pollux.csv.gz"},
 }
 
-// SourceNames lists the built-in public traces.
+// SourceNames lists the built-in traces a synthesis can start from: the
+// public ones above and the artifact's (traces.BuiltinNames: philly,
+// helios, pai, testbed, read with the arena importer).
 func SourceNames() []string {
-	var out []string
+	out := traces.BuiltinNames()
 	for k := range builtinSources {
 		out = append(out, k)
 	}
@@ -50,6 +53,9 @@ func Open(src, format string, opt Options) ([]table.Job, error) {
 		}
 		imp, _ := Lookup(b[0])
 		return ReadAll(imp, src, zr, opt)
+	}
+	if jobs, ok, err := openArtifactBuiltin(src, format, opt); ok {
+		return jobs, err
 	}
 	if format == "" || format == "table" {
 		if table.IsParquet(src) {
@@ -76,6 +82,27 @@ func Open(src, format string, opt Options) ([]table.Job, error) {
 		return nil, err
 	}
 	return ReadAll(imp, src, r, opt)
+}
+
+// openArtifactBuiltin reads one of the artifact's built-in traces (philly,
+// helios, pai, testbed) as canonical jobs, with that trace's iteration
+// scale (testbed's is 1, the others' 5); ok is false for other names.
+func openArtifactBuiltin(src, format string, opt Options) ([]table.Job, bool, error) {
+	r, scale, ok, err := traces.OpenBuiltin(src)
+	if !ok || err != nil {
+		return nil, ok, err
+	}
+	if format != "" && format != "arena" && format != "table" {
+		r.Close()
+		return nil, true, fmt.Errorf("built-in trace %s is in the arena format, not %s: drop the format or give arena", src, format)
+	}
+	defer r.Close()
+	imp, _ := Lookup("arena")
+	jobs, err := ReadAll(imp, src, r, opt)
+	for i := range jobs {
+		jobs[i].IterationScale = scale
+	}
+	return jobs, true, err
 }
 
 // Decompress returns r, gunzipped when name ends in .gz.
