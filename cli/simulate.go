@@ -434,7 +434,7 @@ func printWarnings(w io.Writer, outcomes []*experiments.Outcome) {
 			fmt.Fprintf(w, "⚠ %s: --until-done stopped at the --max-rounds cap (%d rounds) with %d jobs unfinished\n", s.Policy, s.Rounds, s.Unfinished)
 		}
 		if a := s.ArtifactAssertionsFailed; a != nil && *a > 0 {
-			fmt.Fprintf(w, "⚠ %s: %d of the artifact's internal assertions were false (skipped, as in exact timing): the artifact would have stopped on this workload, so these artifact-timing results are arena's, not the artifact's\n", s.Policy, *a)
+			fmt.Fprintf(w, "⚠ %s: an internal assertion of the artifact was false %s (skipped, as in exact timing): the artifact would have stopped on this workload, so these artifact-timing results are arena's, not the artifact's\n", s.Policy, times(*a))
 		}
 	}
 }
@@ -477,4 +477,12 @@ func printArenaRatios(w io.Writer, outcomes []*experiments.Outcome) {
 		}
 		fmt.Fprintf(w, "%s, mean throughput %.2fx, peak %.2fx\n", line, arena.MeanThroughput/s.MeanThroughput, arena.PeakThroughput/s.PeakThroughput)
 	}
+}
+
+// times renders a count of occurrences: "once", "16 times".
+func times(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
 }

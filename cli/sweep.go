@@ -149,7 +149,7 @@ func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweep
 			return err
 		}
 		fmt.Fprintf(stdout, "merged %d of %d runs into %s\n", len(rows), len(plan.Runs), filepath.Join(f.out, experiments.SummaryParquet))
-		return experiments.WriteSeedTable(stdout, rows)
+		return writeSweepTable(stdout, rows)
 	}
 	shard := experiments.Shard{}
 	if f.shard != "" {
@@ -191,7 +191,28 @@ func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweep
 		return err
 	}
 	fmt.Fprintf(stdout, "%d runs in %s\n", len(rows), filepath.Join(f.out, experiments.SummaryParquet))
-	return experiments.WriteSeedTable(stdout, rows)
+	return writeSweepTable(stdout, rows)
+}
+
+// writeSweepTable prints the seed table, then a warning naming the runs in
+// artifact timing whose policy found one of the artifact's internal
+// assertions false (summary.parquet's artifact_assertions_failed): their
+// results are arena's, as 'arena simulate' says for a single run.
+func writeSweepTable(w io.Writer, rows []experiments.SummaryRow) error {
+	if err := experiments.WriteSeedTable(w, rows); err != nil {
+		return err
+	}
+	var hit []string
+	for _, r := range rows {
+		if a := r.ArtifactAssertionsFailed; a != nil && *a > 0 {
+			hit = append(hit, fmt.Sprintf("%s (%d)", r.Key, *a))
+		}
+	}
+	if len(hit) > 0 {
+		fmt.Fprintf(w, "\n⚠ %d run(s) found an internal assertion of the artifact false (skipped, as in exact timing; count in parentheses, column artifact_assertions_failed): the artifact would have stopped on these workloads, so their artifact-timing results are arena's:\n  %s\n",
+			len(hit), strings.Join(hit, "\n  "))
+	}
+	return nil
 }
 
 // emitOptions gathers --emit's options. For Slurm, paths become absolute

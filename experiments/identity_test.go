@@ -144,3 +144,39 @@ func TestExportCSV(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryParquetZeroIsNotNull: an optional column holding 0 (a
+// count of 0, a confidence bound of exactly 0) reads back as 0, and a
+// missing one as null. parquet-go wrote both as null while SummaryRow was
+// embedded in the reflect.StructOf row type (found with the
+// artifact_assertions_failed column: every 0 read back empty).
+func TestSummaryParquetZeroIsNotNull(t *testing.T) {
+	zero, zeroF, three := int32(0), 0.0, int32(3)
+	rows := []SummaryRow{
+		{Key: "a", ArtifactAssertionsFailed: &zero, SolverBudgetHits: &three, JCTReductionCILo: &zeroF, Utilization: map[string]float64{"a100": 0.5}},
+		{Key: "b", Utilization: map[string]float64{"a100": 0}},
+	}
+	data, err := EncodeSummaryParquet(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), SummaryParquet)
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadSummaryParquet(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := back[0], back[1]
+	if a.ArtifactAssertionsFailed == nil || *a.ArtifactAssertionsFailed != 0 || a.SolverBudgetHits == nil || *a.SolverBudgetHits != 3 ||
+		a.JCTReductionCILo == nil || *a.JCTReductionCILo != 0 {
+		t.Errorf("row a read back as assertions %v, budget hits %v, ci lo %v; want 0, 3, 0", a.ArtifactAssertionsFailed, a.SolverBudgetHits, a.JCTReductionCILo)
+	}
+	if b.ArtifactAssertionsFailed != nil || b.SolverBudgetHits != nil || b.JCTReductionCILo != nil {
+		t.Errorf("row b: absent values read back as %v, %v, %v; want null", b.ArtifactAssertionsFailed, b.SolverBudgetHits, b.JCTReductionCILo)
+	}
+	if a.Utilization["a100"] != 0.5 || b.Utilization["a100"] != 0 {
+		t.Errorf("utilization read back as %v, %v", a.Utilization, b.Utilization)
+	}
+}

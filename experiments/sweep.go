@@ -261,6 +261,11 @@ type SummaryRow struct {
 	MeanThroughput       float64 `parquet:"mean_throughput_samples_per_s"`
 	PeakThroughput       float64 `parquet:"peak_throughput_samples_per_s"`
 	Reconfigurations     int32   `parquet:"reconfigurations"`
+	// SolverBudgetHits and ArtifactAssertionsFailed are summary.json's
+	// solver_budget_hits and artifact_assertions_failed; null for
+	// policies without a budget or without the artifact's assertions.
+	SolverBudgetHits         *int32 `parquet:"solver_budget_hits,optional"`
+	ArtifactAssertionsFailed *int32 `parquet:"artifact_assertions_failed,optional"`
 	// Utilization is the mean busy share (0–1) per GPU type, written as
 	// one utilization_<type> column per type ("-" as "_"; NaN where the
 	// run's cluster lacks the type).
@@ -445,10 +450,19 @@ func summaryRowsAsPadded(rs []*Results) []SummaryRow {
 			Utilization: s.Utilization, ArenaVersion: s.Version, InputHash: s.InputHash,
 			WallRunS: s.Wallclock.RunS, WallDecisions: int32(s.Wallclock.Decisions),
 			WallDecisionSum: s.Wallclock.DecisionSum, WallDecisionP99: s.Wallclock.DecisionP99,
+			SolverBudgetHits: int32Ptr(s.SolverBudgetHits), ArtifactAssertionsFailed: int32Ptr(s.ArtifactAssertionsFailed),
 		}
 	}
 	addSeedStats(rows)
 	return rows
+}
+
+func int32Ptr(p *int) *int32 {
+	if p == nil {
+		return nil
+	}
+	v := int32(*p)
+	return &v
 }
 
 // utilizationColumn names a GPU type's utilisation column.
@@ -466,7 +480,17 @@ func EncodeSummaryParquet(rows []SummaryRow) ([]byte, error) {
 		}
 	}
 	slices.Sort(types)
-	fields := []reflect.StructField{{Name: "SummaryRow", Type: reflect.TypeFor[SummaryRow](), Anonymous: true}}
+	// SummaryRow's fields are copied one by one, not embedded: parquet-go
+	// (v0.32) writes a pointer to a zero value as null when the pointer
+	// sits in an anonymous struct of a reflect.StructOf type, which turned
+	// a 0 count or a confidence bound of exactly 0 into a missing value.
+	base := reflect.TypeFor[SummaryRow]()
+	var fields []reflect.StructField
+	for i := range base.NumField() {
+		sf := base.Field(i)
+		fields = append(fields, reflect.StructField{Name: sf.Name, Type: sf.Type, Tag: sf.Tag})
+	}
+	nBase := len(fields)
 	for i, t := range types {
 		fields = append(fields, reflect.StructField{Name: fmt.Sprintf("U%d", i), Type: reflect.TypeFor[float64](),
 			Tag: reflect.StructTag(`parquet:"` + utilizationColumn(t) + `"`)})
@@ -476,13 +500,16 @@ func EncodeSummaryParquet(rows []SummaryRow) ([]byte, error) {
 	w := parquet.NewWriter(&buf, parquet.SchemaOf(reflect.New(rowType).Interface()))
 	for _, r := range rows {
 		v := reflect.New(rowType).Elem()
-		v.Field(0).Set(reflect.ValueOf(r))
+		rv := reflect.ValueOf(r)
+		for i := range nBase {
+			v.Field(i).Set(rv.Field(i))
+		}
 		for i, t := range types {
 			u, ok := r.Utilization[t]
 			if !ok {
 				u = math.NaN()
 			}
-			v.Field(1 + i).SetFloat(u)
+			v.Field(nBase + i).SetFloat(u)
 		}
 		if err := w.Write(v.Addr().Interface()); err != nil {
 			return nil, fmt.Errorf("summary.parquet: %w", err)
