@@ -349,4 +349,4 @@ reason=DependencyNeverSatisfied
 sacct -X -j "$FARRAY,$FMERGE" -o JobID,JobName%22,State,ExitCode >&2
 say "failing array: tasks FAILED with non-zero exits in sacct, merge job held ($reason)"
 
-say "PASS in $((SECONDS - T0))s: $RUNS runs in 4 Slurm array tasks (task 1 cancelled after $before runs and requeued) equal the local sweep"
+say "PASS in $((SECONDS - T0))s: $RUNS runs in 4 Slurm array tasks (task 1 cancelled with $before of its $SHARD1 runs complete, then requeued) equal the local sweep"
