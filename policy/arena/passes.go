@@ -25,7 +25,8 @@ func (r *round) optimizeRunningJobs(upgrade bool) error {
 	if upgrade {
 		r.upgradeTrial()
 	}
-	return r.nodeSwapFixup(before)
+	r.nodeSwapFixup(before)
+	return nil
 }
 
 // releaseEnded is the decision-queue part of
@@ -528,7 +529,7 @@ func (r *round) anyUpgrade(id sim.JobID, q quota) bool {
 // prev: a running job that filled whole nodes and now fills the same number
 // of other nodes of the same type takes its previous nodes back, slot for
 // slot, and whoever got them moves to the job's new nodes.
-func (r *round) nodeSwapFixup(prev *table) error {
+func (r *round) nodeSwapFixup(prev *table) {
 	tb := r.real
 	tp := r.p.tp
 	for _, id := range r.running {
@@ -560,7 +561,7 @@ func (r *round) nodeSwapFixup(prev *table) error {
 					continue
 				}
 				flo, fhi := tb.slots(from)
-				if firstIdle(tb, flo, fhi) >= 0 {
+				if anyIdle(tb, flo, fhi) {
 					// The artifact asserts node from is full (others
 					// took it): true on its traces, not on every
 					// workload (a job can leave a node nobody takes).
@@ -574,16 +575,15 @@ func (r *round) nodeSwapFixup(prev *table) error {
 		}
 	}
 	r.refreshQuotas()
-	return nil
 }
 
-func firstIdle(tb *table, lo, hi int) int {
+func anyIdle(tb *table, lo, hi int) bool {
 	for s := lo; s < hi; s++ {
 		if !tb.used[s] {
-			return s
+			return true
 		}
 	}
-	return -1
+	return false
 }
 
 // assertionFailed records that one of the artifact's internal assertions
@@ -638,7 +638,8 @@ func (r *round) fitNewJobs() error {
 		r.refreshQuotas()
 	}
 	r.upgradeTrial()
-	return r.nodeSwapFixup(before)
+	r.nodeSwapFixup(before)
+	return nil
 }
 
 func (r *round) pendingOfType(t int) bool {
