@@ -67,6 +67,8 @@ type Policy struct {
 	// plan being expanded; kept across rounds (they pin snapshots, which
 	// stay at most two, and their arrays are reused).
 	statsA, statsB statSet
+	// trials is the upgrade trial's memo (upgrade.go), kept for its array.
+	trials trialMemo
 	// assertionsFailed counts, in artifact timing, the artifact's
 	// assertions found false (see round.assertionFailed).
 	assertionsFailed int

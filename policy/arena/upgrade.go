@@ -1,0 +1,288 @@
+package arena
+
+import "github.com/arena-sim/arena/sim"
+
+// upgradeTrial is _running_jobs_upgrade_trial: up to 10 steps, each
+// applying the running job's upgrade (type change or doubling) with the
+// largest positive gain.
+//
+// Every step searches every running job again, but a step changes the
+// slots of at most the two GPU types of the job it upgrades (those its
+// migration moved, in fact), and a trial reads only the slots of the type
+// it places the job on and the job's quota. So the steps share a memo of
+// trial outcomes (trialMemo) and a later step runs only the trials whose
+// type or job changed since.
+func (r *round) upgradeTrial() {
+	if len(r.running) == 0 {
+		return
+	}
+	budget := globalMigrationEta
+	memo := &r.p.trials
+	memo.reset(len(r.running), len(r.p.tp.types))
+	for step := 0; step < maxUpgradeSteps; step++ {
+		// Every job's trials run on the real table and read its delta
+		// (index.go) many times over: start them from a fresh snapshot.
+		if !r.real.attached() || len(r.real.dirty) > 32 {
+			r.p.tp.snaps.rebase(r.real)
+		}
+		maxGain := infeasibleThr
+		best := empty
+		var bestUp upgrade
+		for i, id := range r.running {
+			u := r.upgradeSearch(id, budget, localMigrationEta, memo, i)
+			ok := u.ok
+			if ok && u.gain > maxGain {
+				ok = r.feasible(r.registered(id), u.t, u.l)
+			}
+			if ok && u.gain > maxGain {
+				maxGain, best, bestUp = u.gain, id, u
+			}
+		}
+		if best == empty {
+			return
+		}
+		mark := r.p.pool.mark()
+		bestTbl := r.applyUpgrade(best, bestUp, budget, localMigrationEta)
+		memo.tableChanged(r.real, bestTbl)
+		r.p.pool.release(mark, bestTbl)
+		r.real = bestTbl
+		r.refreshQuotas()
+		budget = bestUp.budget
+	}
+}
+
+// upgrade is the outcome of one job's upgrade search: whether it found a
+// positive gain, the gain, the migration budget left after the winning
+// trial, the instance that trial placed, and the job's config in its
+// result (type and locality, read with the job's quota as fallback).
+type upgrade struct {
+	ok     bool
+	gain   float64
+	budget int
+	job    inst
+	t      int
+	l      loc
+}
+
+// upgradeSearch is _job_upgrade_search for one running job (the k-th of
+// the round's running queue in memo): with its GPUs released, try each
+// other GPU type with enough idle GPUs, then doubling its GPU count; keep
+// the best gain if positive.
+//
+// The artifact runs each trial on a copy of the real table with the job
+// released, and the upgrade trial keeps the copy of the best job's best
+// trial. Here the trials run on the real table itself, each undone after
+// it (table.checkpoint), and the search reports the winning trial, which
+// applyUpgrade replays for the one job the step picks (the search is
+// deterministic: the replay builds the same table). A trial whose outcome
+// the memo holds from an earlier step is not run again.
+func (r *round) upgradeSearch(id sim.JobID, budget, local int, memo *trialMemo, k int) upgrade {
+	q := r.js(id).quota
+	v := r.p.variant
+	none := upgrade{gain: infeasibleThr, budget: budget}
+	var freeBuf [8]int
+	free := r.freeAfterRelease(id, freeBuf[:0])
+	if !r.anyUpgrade(q, free) {
+		return none
+	}
+	base := r.real
+	var released checkpoint
+	cleared := false
+	upper := min(budget, local)
+	maxGain := infeasibleThr
+	var best upgrade
+	// consider takes trial i of the job (placing job, reading the slots of
+	// its type) from the memo, or runs it on base with the job released.
+	// The gain reads the job's new locality from the result, the job's
+	// registered count when absent (fbNum).
+	consider := func(i int, job inst, fbNum int) {
+		o := memo.outcome(k, i)
+		if !memo.holds(o, job.t, q, upper) {
+			if !cleared {
+				released = base.checkpoint()
+				r.clearPlacement(base, id)
+				cleared = true
+			}
+			*o = r.upgradeOutcome(base, job, fbNum, q, budget, local)
+			memo.stamp(o, job.t, q, upper)
+		}
+		if o.ok && o.gain > maxGain {
+			maxGain = o.gain
+			best = upgrade{ok: true, gain: o.gain, budget: budget - o.used, job: job, t: o.t, l: o.l}
+		}
+	}
+	if !v.NoTypeChange {
+		for U := range r.p.tp.types {
+			if U == q.t || freeOf(free, U) < q.num {
+				continue
+			}
+			consider(U, inst{id: id, t: U, num: q.num}, q.num)
+		}
+	}
+	if r.canDouble(q, free) {
+		consider(len(r.p.tp.types), inst{id: id, t: q.t, num: 2 * q.num}, q.num)
+	}
+	if cleared {
+		base.rollback(released)
+	}
+	if maxGain > 0 {
+		return best
+	}
+	return none
+}
+
+// upgradeOutcome runs one upgrade trial of job (quota q before the search)
+// on base, which has the job released, and undoes it.
+func (r *round) upgradeOutcome(base *table, job inst, fbNum int, q quota, budget, local int) trialOutcome {
+	mark := r.p.pool.mark()
+	ck := base.checkpoint()
+	defer func() {
+		base.rollback(ck)
+		r.p.pool.release(mark, nil)
+	}()
+	m := r.migrationSearchOn(job, base, budget, local, true, nil, true)
+	if !m.ok {
+		return trialOutcome{}
+	}
+	_, _, nl := r.rtConfig(m.tbl, job.id, job.t, fbNum)
+	o := trialOutcome{ok: true, gain: r.gain(job, job.t, nl, q.t, q.loc), used: budget - m.budget}
+	o.t, _, o.l = r.rtConfig(m.tbl, job.id, q.t, q.num)
+	return o
+}
+
+// applyUpgrade replays job id's winning upgrade trial u (found with
+// migration budget budget) on a copy of the real table and returns the
+// table it ends on.
+func (r *round) applyUpgrade(id sim.JobID, u upgrade, budget, local int) *table {
+	tbl := r.clone(r.real)
+	r.clearPlacement(tbl, id)
+	return r.migrationSearchOn(u.job, tbl, budget, local, true, nil, true).tbl
+}
+
+// freeAfterRelease returns, per cluster GPU type, the idle GPUs of the
+// real table once job id's slots are released (appended to buf): what the
+// upgrade search's table holds. It reads the job's slots, not a copy.
+func (r *round) freeAfterRelease(id sim.JobID, buf []int) []int {
+	tb := r.real
+	free := append(buf[:0], tb.tfree...)
+	for _, s := range tb.slotsOf(id) {
+		if tb.used[s] {
+			free[tb.tp.nodeType[tb.tp.slotNode[s]]]++
+		}
+	}
+	return free
+}
+
+// freeOf is free's count for type t; a type the cluster lacks has none.
+func freeOf(free []int, t int) int {
+	if t >= len(free) {
+		return 0
+	}
+	return free[t]
+}
+
+// anyUpgrade reports whether upgradeSearch would try anything for a job
+// with quota q and free idle GPUs once it is released: some other GPU
+// type, or its own type for a doubling, with enough of them. The common
+// answer "nothing to try" then costs no trial.
+func (r *round) anyUpgrade(q quota, free []int) bool {
+	if !r.p.variant.NoTypeChange {
+		for U := range r.p.tp.types {
+			if U != q.t && freeOf(free, U) >= q.num {
+				return true
+			}
+		}
+	}
+	return r.canDouble(q, free)
+}
+
+// canDouble reports whether the upgrade search tries doubling the job.
+func (r *round) canDouble(q quota, free []int) bool {
+	return !r.p.variant.NoScaling && q.num < maxGPUsPerJob && freeOf(free, q.t) >= 2*q.num
+}
+
+// trialMemo holds the outcomes of the upgrade trials of one upgradeTrial
+// call: per running job, one trial per GPU type and then the doubling.
+//
+// A trial's outcome is a function of the slots of the type it places the
+// job on (with the job released) and of the job's quota: the migration
+// search reads only the partial and idle nodes of that type and the jobs
+// on them (each job holds one type), the gain reads the quota, and the
+// budget it leaves is what it had less what it used, the same for any
+// budget above the per-search limit (the upgrade trial's budget stays
+// above 4096 − 10·256). So an outcome holds while its type's slots, the
+// job's quota and the pass limit are those it was computed with; the
+// types' versions (gen) move when a step changes one of their slots.
+type trialMemo struct {
+	trials int      // per job: the number of GPU types, plus the doubling
+	gen    []uint64 // per GPU type, the version of its slots
+	clock  uint64   // the last version handed out
+	out    []trialOutcome
+}
+
+// trialOutcome is one trial's result and what it was computed from.
+type trialOutcome struct {
+	gen   uint64 // the version of the trial type's slots; 0: none yet
+	q     quota  // the job's quota
+	upper int    // the trial's migration-pass limit, min(budget, local)
+
+	ok   bool    // a placement was found
+	gain float64 // its gain over the job's quota
+	used int     // the migration budget it consumed
+	t    int     // the job's type and locality in the result
+	l    loc
+}
+
+// reset empties the memo for jobs running jobs on a cluster of types GPU
+// types (as the topology knows them).
+func (m *trialMemo) reset(jobs, types int) {
+	m.trials = types + 1
+	m.clock++
+	m.gen = m.gen[:0]
+	for range types {
+		m.gen = append(m.gen, m.clock)
+	}
+	n := jobs * m.trials
+	if cap(m.out) < n {
+		m.out = make([]trialOutcome, n)
+	}
+	m.out = m.out[:n]
+	clear(m.out)
+}
+
+func (m *trialMemo) outcome(job, trial int) *trialOutcome { return &m.out[job*m.trials+trial] }
+
+// holds reports whether o was computed on type t's current slots for
+// quota q and pass limit upper.
+func (m *trialMemo) holds(o *trialOutcome, t int, q quota, upper int) bool {
+	return o.gen != 0 && o.gen == m.gen[t] && o.q == q && o.upper == upper
+}
+
+func (m *trialMemo) stamp(o *trialOutcome, t int, q quota, upper int) {
+	o.gen, o.q, o.upper = m.gen[t], q, upper
+}
+
+// tableChanged moves the version of every GPU type with a slot that
+// differs between a and b. Tables deltas against the same snapshot can
+// only differ where one of them wrote since it equalled it.
+func (m *trialMemo) tableChanged(a, b *table) {
+	m.clock++
+	tp := a.tp
+	mark := func(s int32) {
+		if a.occ[s] != b.occ[s] || a.used[s] != b.used[s] {
+			m.gen[tp.nodeType[tp.slotNode[s]]] = m.clock
+		}
+	}
+	if a.attached() && b.attached() && a.base == b.base {
+		for _, s := range a.dirty {
+			mark(s)
+		}
+		for _, s := range b.dirty {
+			mark(s)
+		}
+		return
+	}
+	for s := range a.occ {
+		mark(int32(s))
+	}
+}
