@@ -91,10 +91,7 @@ func (r *round) migrationSearchInternal(in inst, ty, n int, tb *table, budget, l
 		return migration{gain: infeasibleThr, budget: budget, tbl: tb}
 	}
 	gainBest := r.gainNew(in, ty, best)
-	need := 1
-	if n > capacity {
-		need = n / capacity
-	}
+	need := nodesNeeded(n, capacity)
 	if tryDirect(tb, in.id, n, need, partial, idle) {
 		return migration{ok: true, gain: gainBest, budget: budget, tbl: tb}
 	}
@@ -118,20 +115,43 @@ func (r *round) migrationSearchInternal(in inst, ty, n int, tb *table, budget, l
 	return migration{gain: infeasibleThr, budget: budget, tbl: tb}
 }
 
-// tryDirect places a job at best locality without moving anyone: on the
-// first idle nodes, else on the first partial node with enough idle GPUs.
+// nodesNeeded is the number of nodes a job of n GPUs fills at best
+// locality on nodes of the given capacity.
+func nodesNeeded(n, capacity int) int {
+	if n > capacity {
+		return n / capacity
+	}
+	return 1
+}
+
+// tryDirect places a job at best locality without moving anyone (see
+// directPlace).
 func tryDirect(tb *table, id sim.JobID, n, need int, partial []nodeFree, idle []int) bool {
-	if need <= len(idle) {
+	fromIdle, node, ok := directPlace(n, need, partial, idle)
+	switch {
+	case !ok:
+		return false
+	case fromIdle:
 		tb.placeJob(id, n, idle[:need])
-		return true
+	default:
+		tb.placeJob(id, n, []int{node})
+	}
+	return true
+}
+
+// directPlace is where tryDirect puts a job of n GPUs on need nodes: the
+// first need idle nodes (fromIdle), else the first partial node with n
+// idle GPUs (node); ok is false when there is neither.
+func directPlace(n, need int, partial []nodeFree, idle []int) (fromIdle bool, node int, ok bool) {
+	if need <= len(idle) {
+		return true, 0, true
 	}
 	for _, rec := range partial {
 		if n <= rec.free {
-			tb.placeJob(id, n, []int{rec.node})
-			return true
+			return false, rec.node, true
 		}
 	}
-	return false
+	return false, 0, false
 }
 
 // relaxedLocality is _place_job_with_relaxted_locality: halve the GPUs per

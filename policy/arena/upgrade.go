@@ -98,12 +98,22 @@ func (r *round) upgradeSearch(id sim.JobID, budget, local int, memo *trialMemo, 
 	consider := func(i int, job inst, fbNum int) {
 		o := memo.outcome(k, i)
 		if !memo.holds(o, job.t, q, upper) {
-			if !cleared {
+			// A type change reads only the other type's slots, which the
+			// job's release leaves as they are.
+			if !cleared && job.t == q.t {
 				released = base.checkpoint()
 				r.clearPlacement(base, id)
 				cleared = true
 			}
-			*o = r.upgradeOutcome(base, job, fbNum, q, budget, local)
+			var known bool
+			if *o, known = r.directOutcome(base, job, q); !known {
+				if !cleared {
+					released = base.checkpoint()
+					r.clearPlacement(base, id)
+					cleared = true
+				}
+				*o = r.upgradeOutcome(base, job, fbNum, q, budget, local)
+			}
 			memo.stamp(o, job.t, q, upper)
 		}
 		if o.ok && o.gain > maxGain {
@@ -148,6 +158,37 @@ func (r *round) upgradeOutcome(base *table, job inst, fbNum int, q quota, budget
 	o := trialOutcome{ok: true, gain: r.gain(job, job.t, nl, q.t, q.loc), used: budget - m.budget}
 	o.t, _, o.l = r.rtConfig(m.tbl, job.id, q.t, q.num)
 	return o
+}
+
+// directOutcome is upgradeOutcome where the migration search ends before
+// moving anyone, told from the table without writing it: the job's best
+// locality on its trial type is infeasible, or the job goes directly onto
+// idle or partial nodes (directPlace; then its result is those nodes, n/k
+// GPUs on each of k). known is false when the search must run. base must
+// hold no slot of the job on the trial's type.
+func (r *round) directOutcome(base *table, job inst, q quota) (o trialOutcome, known bool) {
+	tp := r.p.tp
+	ty, n := job.t, job.num
+	partial, idle := base.partialNodes(ty, n, r.partialBuf, r.idleBuf)
+	r.partialBuf, r.idleBuf = partial, idle
+	if !r.feasible(job, ty, r.p.bestLocality(ty, n)) {
+		return trialOutcome{}, true
+	}
+	need := nodesNeeded(n, tp.typeCap[ty])
+	fromIdle, _, ok := directPlace(n, need, partial, idle)
+	if !ok {
+		return trialOutcome{}, false
+	}
+	l := loc{1, n} // on one partial node with n idle GPUs
+	if fromIdle {
+		l = loc{need, n / need}
+		for _, nd := range idle[:need] {
+			if tp.nodeCap[nd] < l.per {
+				return trialOutcome{}, false // placeJob would fail: let the search tell
+			}
+		}
+	}
+	return trialOutcome{ok: true, gain: r.gain(job, ty, l, q.t, q.loc), t: ty, l: l}, true
 }
 
 // applyUpgrade replays job id's winning upgrade trial u (found with
