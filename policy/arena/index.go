@@ -185,6 +185,50 @@ func (s *snapshot) bucketsOf(tp *topology, ty int) *typeBuckets {
 	return b
 }
 
+// roomOf returns how many nodes of type ty are idle in t and the most idle
+// GPUs of a partly used one (0 if none): what tells whether a job can be
+// placed without moving anyone (directPlace). It costs the delta, not the
+// type's nodes, and writes nothing.
+func (t *table) roomOf(ty int) (idleNodes, maxPartial int) {
+	tp := t.tp
+	if !t.attached() {
+		for _, nd := range tp.nodesOfType[ty] {
+			switch f := t.free[nd]; {
+			case f == tp.nodeCap[nd]:
+				idleNodes++
+			case f > 0:
+				maxPartial = max(maxPartial, f)
+			}
+		}
+		return idleNodes, maxPartial
+	}
+	bk := t.base.bucketsOf(tp, ty)
+	idleNodes = len(bk.idle)
+	for _, nd := range t.dirtyNodes {
+		if tp.nodeType[nd] != ty {
+			continue
+		}
+		if t.base.free[nd] == tp.nodeCap[nd] {
+			idleNodes-- // counted in the snapshot's bucket
+		}
+		switch f := t.free[nd]; {
+		case f == tp.nodeCap[nd]:
+			idleNodes++
+		case f > 0:
+			maxPartial = max(maxPartial, f)
+		}
+	}
+	// The snapshot's fullest bucket with a node the delta left alone.
+	for f := len(bk.partial) - 1; f > maxPartial; f-- {
+		for _, nd := range bk.partial[f] {
+			if !t.nodeDirty(nd) {
+				return idleNodes, f
+			}
+		}
+	}
+	return idleNodes, maxPartial
+}
+
 // attached reports whether t's delta is against a live snapshot, dropping
 // the delta if its snapshot was recycled.
 func (t *table) attached() bool {

@@ -16,6 +16,7 @@ import (
 // are chosen so the expected placements can be worked out by hand.
 type fakeEstimator struct {
 	rate       map[string]float64 // per GPU, by model name
+	typeRate   map[string]float64 // factor per GPU type (1 if absent)
 	infeasible map[string]bool    // "model gpu:NxP" or "model <g" (fewer than g GPUs)
 	minGPUs    map[string]int     // model → smallest feasible GPU count
 }
@@ -28,6 +29,9 @@ func (f *fakeEstimator) Estimate(w estimator.Workload, c estimator.Config) estim
 		return estimator.Estimate{Throughput: estimator.InfeasibleThroughput, IterTime: estimator.InfeasibleIterTime, Reason: estimator.NotProfiled}
 	}
 	thr := f.rate[name] * float64(c.GPUs()) * math.Pow(0.9, float64(c.Nodes-1))
+	if k, ok := f.typeRate[c.GPU]; ok {
+		thr *= k
+	}
 	return estimator.Estimate{Throughput: thr, IterTime: estimator.PyRound(float64(w.Batch)/thr, 3)}
 }
 

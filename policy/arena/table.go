@@ -30,6 +30,7 @@ type topology struct {
 	firstSlot   []int   // first slot per node
 	slotNode    []int   // node per slot
 	nodesOfType [][]int // node indices per type, node order
+	uniformCap  []bool  // per type: every node has typeCap GPUs
 	// clusterTypes is the number of types with nodes (the first ones).
 	clusterTypes int
 
@@ -57,6 +58,13 @@ func newTopology(c *sim.Cluster) *topology {
 		for s := 0; s < n.Capacity; s++ {
 			tp.slotNode = append(tp.slotNode, n.Index)
 		}
+	}
+	for t, nodes := range tp.nodesOfType {
+		uniform := true
+		for _, n := range nodes {
+			uniform = uniform && tp.nodeCap[n] == tp.typeCap[t]
+		}
+		tp.uniformCap = append(tp.uniformCap, uniform)
 	}
 	tp.deltaLimit = max(32, len(tp.slotNode)/32)
 	return tp

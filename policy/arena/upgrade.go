@@ -51,6 +51,10 @@ func (r *round) upgradeTrial() {
 	}
 }
 
+// upgradeShortcuts enables the upgrade trial's memo and directOutcome;
+// the tests turn it off to check them against running every trial.
+var upgradeShortcuts = true
+
 // upgrade is the outcome of one job's upgrade search: whether it found a
 // positive gain, the gain, the migration budget left after the winning
 // trial, the instance that trial placed, and the job's config in its
@@ -97,7 +101,7 @@ func (r *round) upgradeSearch(id sim.JobID, budget, local int, memo *trialMemo, 
 	// registered count when absent (fbNum).
 	consider := func(i int, job inst, fbNum int) {
 		o := memo.outcome(k, i)
-		if !memo.holds(o, job.t, q, upper) {
+		if !upgradeShortcuts || !memo.holds(o, job.t, q, upper) {
 			// A type change reads only the other type's slots, which the
 			// job's release leaves as they are.
 			if !cleared && job.t == q.t {
@@ -105,8 +109,11 @@ func (r *round) upgradeSearch(id sim.JobID, budget, local int, memo *trialMemo, 
 				r.clearPlacement(base, id)
 				cleared = true
 			}
-			var known bool
-			if *o, known = r.directOutcome(base, job, q); !known {
+			known := false
+			if upgradeShortcuts {
+				*o, known = r.directOutcome(base, job, q)
+			}
+			if !known {
 				if !cleared {
 					released = base.checkpoint()
 					r.clearPlacement(base, id)
@@ -163,30 +170,33 @@ func (r *round) upgradeOutcome(base *table, job inst, fbNum int, q quota, budget
 // directOutcome is upgradeOutcome where the migration search ends before
 // moving anyone, told from the table without writing it: the job's best
 // locality on its trial type is infeasible, or the job goes directly onto
-// idle or partial nodes (directPlace; then its result is those nodes, n/k
-// GPUs on each of k). known is false when the search must run. base must
+// idle nodes or a partial node (directPlace; then its result is those
+// nodes, n/k GPUs on each of k). known is false when the search must run. base must
 // hold no slot of the job on the trial's type.
 func (r *round) directOutcome(base *table, job inst, q quota) (o trialOutcome, known bool) {
 	tp := r.p.tp
 	ty, n := job.t, job.num
-	partial, idle := base.partialNodes(ty, n, r.partialBuf, r.idleBuf)
-	r.partialBuf, r.idleBuf = partial, idle
 	if !r.feasible(job, ty, r.p.bestLocality(ty, n)) {
 		return trialOutcome{}, true
 	}
-	need := nodesNeeded(n, tp.typeCap[ty])
-	fromIdle, _, ok := directPlace(n, need, partial, idle)
-	if !ok {
-		return trialOutcome{}, false
+	if ty >= tp.clusterTypes {
+		return trialOutcome{}, false // no nodes: let the search tell
 	}
-	l := loc{1, n} // on one partial node with n idle GPUs
-	if fromIdle {
+	// directPlace on partialNodes' lists, which hold the first n idle
+	// nodes and the partial nodes from the most idle GPUs down.
+	need := nodesNeeded(n, tp.typeCap[ty])
+	idleNodes, maxPartial := base.roomOf(ty)
+	var l loc
+	switch {
+	case need <= idleNodes:
 		l = loc{need, n / need}
-		for _, nd := range idle[:need] {
-			if tp.nodeCap[nd] < l.per {
-				return trialOutcome{}, false // placeJob would fail: let the search tell
-			}
+		if !tp.uniformCap[ty] {
+			return trialOutcome{}, false // placeJob could fail on a smaller node
 		}
+	case n <= maxPartial:
+		l = loc{1, n}
+	default:
+		return trialOutcome{}, false
 	}
 	return trialOutcome{ok: true, gain: r.gain(job, ty, l, q.t, q.loc), t: ty, l: l}, true
 }

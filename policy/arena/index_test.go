@@ -1,0 +1,88 @@
+package arena
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/arena-sim/arena/sim"
+)
+
+// TestDeltaQueriesMatchScan: a table kept as a delta against a snapshot
+// (index.go) must answer roomOf, partialNodes and slotsOf as a plain scan
+// of its slots does. Random writes, copies, checkpoints and rebases on a
+// cluster with an A100 type of two node sizes (4 and 8 GPUs) and a V100
+// type; the oracle is the same table detached (no snapshot: every query
+// scans).
+func TestDeltaQueriesMatchScan(t *testing.T) {
+	c := testCluster(t,
+		sim.Pool{GPU: "a100", Nodes: 6, GPUsPerNode: 4}, sim.Pool{GPU: "a100", Nodes: 3, GPUsPerNode: 8},
+		sim.Pool{GPU: "v100", Nodes: 5, GPUsPerNode: 2})
+	tp := newTopology(c)
+	if tp.uniformCap[0] || !tp.uniformCap[1] {
+		t.Fatalf("uniformCap %v, want [false true]", tp.uniformCap)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	slots := len(tp.slotNode)
+	for trial := range 300 {
+		tb := blankTable(tp)
+		tb.load(randomOccupants(rng, slots, 12))
+		tp.snaps.rebase(tb)
+		work := tb.clone() // a copy of the same snapshot
+		var ck []checkpoint
+		for step := range 60 {
+			switch op := rng.IntN(10); {
+			case op < 6:
+				s := rng.IntN(slots)
+				occ := sim.JobID(rng.IntN(13)) - 1 // −1 is empty
+				work.set(s, occ, occ != empty && rng.IntN(5) > 0)
+			case op == 6:
+				ck = append(ck, work.checkpoint())
+			case op == 7 && len(ck) > 0:
+				work.rollback(ck[len(ck)-1])
+				ck = ck[:len(ck)-1]
+			case op == 8 && len(ck) == 0:
+				cp := blankTable(tp)
+				cp.copyFrom(work)
+				work = cp
+			case op == 9 && len(ck) == 0 && rng.IntN(4) == 0:
+				tp.snaps.rebase(work)
+			}
+			flat := blankTable(tp)
+			copy(flat.occ, work.occ)
+			copy(flat.used, work.used)
+			copy(flat.free, work.free)
+			copy(flat.tfree, work.tfree)
+			for ty := range tp.clusterTypes {
+				gi, gp := work.roomOf(ty)
+				wi, wp := flat.roomOf(ty)
+				if gi != wi || gp != wp {
+					t.Fatalf("trial %d step %d type %d: roomOf = (%d, %d), scan says (%d, %d)", trial, step, ty, gi, gp, wi, wp)
+				}
+				n := 1 + rng.IntN(16)
+				p1, i1 := work.partialNodes(ty, n, nil, nil)
+				p2, i2 := flat.partialNodes(ty, n, nil, nil)
+				if !reflect.DeepEqual(p1, p2) || !slices.Equal(i1, i2) {
+					t.Fatalf("trial %d step %d type %d n %d: partialNodes = %v %v, scan says %v %v", trial, step, ty, n, p1, i1, p2, i2)
+				}
+			}
+			id := sim.JobID(rng.IntN(12))
+			if got, want := slices.Clone(work.slotsOf(id)), flat.slotsOf(id); !slices.Equal(got, want) {
+				t.Fatalf("trial %d step %d: slotsOf(%d) = %v, scan says %v", trial, step, id, got, want)
+			}
+		}
+	}
+}
+
+// randomOccupants fills about half the slots with jobs 0..jobs−1.
+func randomOccupants(rng *rand.Rand, slots, jobs int) []sim.JobID {
+	occ := make([]sim.JobID, slots)
+	for s := range occ {
+		occ[s] = empty
+		if rng.IntN(2) == 0 {
+			occ[s] = sim.JobID(rng.IntN(jobs))
+		}
+	}
+	return occ
+}

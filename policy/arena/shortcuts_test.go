@@ -1,0 +1,68 @@
+package arena_test
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/policy/arena"
+	"github.com/arena-sim/arena/sim"
+)
+
+// TestUpgradeShortcutsChangeNothing: the upgrade trial's memo (a trial's
+// outcome kept across steps while its type's slots and the job's quota
+// stand) and its direct outcomes (a placement told without running the
+// search) are shortcuts, not a model: every run must equal the run that
+// performs every trial in full, job for job and round for round. The
+// oracle is the literal port (shortcuts off); the workloads are a Philly
+// window and a synthesised Pollux window on paper-1280 and on the
+// 10,240-GPU cluster, where upgrades and type changes are frequent.
+func TestUpgradeShortcutsChangeNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("several Arena runs; skipped with -short")
+	}
+	pollux := &experiments.SynthTrace{
+		Name: "philly-pollux.arena", From: "philly-pollux",
+		Keys: [][2]string{{"since", "35d"}, {"until", "37d"}, {"sample", "1920"}, {"recipe", "arena"}},
+	}
+	cases := []experiments.Run{
+		{Trace: "philly", Cluster: "paper-1280", Policy: "arena", Timing: sim.Exact, Rounds: 800},
+		{Trace: "philly", Cluster: "paper-1280", Policy: "arena-ns", Timing: sim.Artifact, Rounds: 800},
+		{Synth: pollux, Cluster: "paper-1280", Policy: "arena", Timing: sim.Artifact, Rounds: 300},
+		{Synth: pollux, Cluster: "../../examples/scale/paper-10240.yaml", Policy: "arena-ddl", Timing: sim.Exact, Rounds: 300},
+	}
+	for _, run := range cases {
+		name := run.Trace + "/" + run.Cluster + "/" + run.Policy + "/" + run.Timing.String()
+		if run.Synth != nil {
+			name = run.Synth.Name + "/" + run.Cluster + "/" + run.Policy + "/" + run.Timing.String()
+		}
+		t.Run(name, func(t *testing.T) {
+			outcome := func(shortcuts bool) *sim.Result {
+				defer arena.SetUpgradeShortcuts(arena.SetUpgradeShortcuts(shortcuts))
+				o, err := experiments.Execute(context.Background(), policy.NewRegistry(), run)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return o.Result
+			}
+			full, fast := outcome(false), outcome(true)
+			if len(full.Jobs) == 0 {
+				t.Fatal("no jobs")
+			}
+			if !reflect.DeepEqual(full.Jobs, fast.Jobs) {
+				t.Errorf("per-job records differ with the shortcuts on")
+			}
+			if !reflect.DeepEqual(full.Timeline, fast.Timeline) {
+				t.Errorf("per-round timeline differs with the shortcuts on")
+			}
+			if !reflect.DeepEqual(full.Allocations, fast.Allocations) {
+				t.Errorf("GPU holdings differ with the shortcuts on")
+			}
+			if !reflect.DeepEqual(full.Digest, fast.Digest) {
+				t.Errorf("per-round digest differs with the shortcuts on")
+			}
+		})
+	}
+}
