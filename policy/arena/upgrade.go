@@ -190,8 +190,10 @@ func (r *round) directOutcome(base *table, job inst, q quota) (o trialOutcome, k
 	switch {
 	case need <= idleNodes:
 		l = loc{need, n / need}
-		if !tp.uniformCap[ty] {
-			return trialOutcome{}, false // placeJob could fail on a smaller node
+		if !tp.uniformCap[ty] || l.per > tp.typeCap[ty] {
+			// placeJob could fail (a smaller node; a count such as 6 on
+			// nodes of 4): let the search tell.
+			return trialOutcome{}, false
 		}
 	case n <= maxPartial:
 		l = loc{1, n}

@@ -2,6 +2,7 @@ package arena
 
 import (
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/arena-sim/arena/sim"
@@ -67,4 +68,35 @@ func TestUpgradeMemoFollowsTableChanges(t *testing.T) {
 
 	defer SetUpgradeShortcuts(SetUpgradeShortcuts(false))
 	check("every trial run", r.upgradeSearch(job, globalMigrationEta, localMigrationEta, memo, 0), 34, loc{2, 1})
+}
+
+// TestUpgradeShortcutsOddCounts: a job whose GPU count is not a multiple
+// of the nodes' (6 GPUs on nodes of 4, 3 on nodes of 2) is where placing
+// it "directly" can fail; the shortcuts must then leave the answer to the
+// search. Every upgrade search equals the one that runs every trial.
+func TestUpgradeShortcutsOddCounts(t *testing.T) {
+	c := testCluster(t, sim.Pool{GPU: "a100", Nodes: 3, GPUsPerNode: 4}, sim.Pool{GPU: "a40", Nodes: 5, GPUsPerNode: 2})
+	est := uniformRates("gpt-1.3b", "moe-1.3b")
+	est.typeRate = map[string]float64{"a100": 3}
+	for _, jobs := range [][]testJob{
+		{{"gpt-1.3b", "a40", 6, seq(12, 17)}},
+		{{"gpt-1.3b", "a40", 6, seq(12, 17)}, {"moe-1.3b", "a100", 1, []int{0}}},
+		{{"gpt-1.3b", "a40", 3, seq(12, 14)}, {"moe-1.3b", "a100", 2, []int{0, 4}}},
+		{{"moe-1.3b", "a100", 3, seq(0, 2)}, {"gpt-1.3b", "a40", 2, seq(12, 13)}},
+	} {
+		var got [2][]upgrade
+		for i, on := range []bool{false, true} {
+			prev := SetUpgradeShortcuts(on)
+			r := newTestRound(t, c, est, jobs)
+			memo := &r.p.trials
+			memo.reset(len(r.running), len(r.p.tp.types))
+			for k, id := range r.running {
+				got[i] = append(got[i], r.upgradeSearch(id, globalMigrationEta, localMigrationEta, memo, k))
+			}
+			SetUpgradeShortcuts(prev)
+		}
+		if !reflect.DeepEqual(got[0], got[1]) {
+			t.Errorf("jobs %v: every trial run gives %+v, the shortcuts %+v", jobs, got[0], got[1])
+		}
+	}
 }
