@@ -329,14 +329,8 @@ func (r *round) htcStep(tgt *inst, cands []sim.JobID, st *statSet, tb *table, ga
 			}
 			nl := r.p.bestLocality(U, num)
 			g := r.gain(job, U, nl, pt, l)
-			// The trial runs on tb and is undone (the artifact runs it on
-			// a copy; an aborted RHD pair's table is released).
-			mark := r.p.pool.mark()
-			ck := tb.checkpoint()
 			job.t, job.num = U, num
-			m := r.migrationSearchOn(job, tb, budget, local, true, nodes, true)
-			tb.rollback(ck)
-			r.p.pool.release(mark, nil)
+			m := r.typeChangeTrial(job, tb, budget, local, pt, l, nodes)
 			gm := g + m.gain
 			if ((g > maxGain && id == tgt.id) || (gm > maxGainMig && id != tgt.id)) && m.ok {
 				if id == tgt.id {
@@ -370,6 +364,34 @@ func (r *round) htcStep(tgt *inst, cands []sim.JobID, st *statSet, tb *table, ga
 	}
 	m, t, l := r.migrateTarget(tgt, tb, chosen, budget, local)
 	return stepResult{ok: m.ok, tbl: m.tbl, changed: true, mod: modification{chosen, t, l}, gain: gain, migGain: m.gain, relaxed: m.relaxed, budget: budget, budgetAfter: m.budget}
+}
+
+// typeChangeTrial is the migration search of htcStep's trial: job (on
+// type pt at locality l over nodes in tb, none if nodes is empty) placed
+// on its new type. The search runs on tb and is undone (the artifact runs
+// it on a copy; an aborted RHD pair's table is released) unless directFit
+// tells its outcome: then nobody moves, and the gain is the best
+// locality's throughput less that of the job's slots, as the search
+// prices them.
+func (r *round) typeChangeTrial(job inst, tb *table, budget, local, pt int, l loc, nodes []int) migration {
+	if searchShortcuts {
+		switch ok, known := r.directFit(tb, job); {
+		case known && !ok:
+			return migration{gain: infeasibleThr, budget: budget, tbl: tb}
+		case known:
+			prev := 0.0
+			if len(nodes) > 0 {
+				prev = r.gainNew(job, pt, l)
+			}
+			return migration{ok: true, gain: r.gainNew(job, job.t, r.p.bestLocality(job.t, job.num)) - prev, budget: budget, tbl: tb}
+		}
+	}
+	mark := r.p.pool.mark()
+	ck := tb.checkpoint()
+	m := r.migrationSearchOn(job, tb, budget, local, true, nodes, true)
+	tb.rollback(ck)
+	r.p.pool.release(mark, nil)
+	return m
 }
 
 // modificationCheck is _is_no_infeasible_job: walking the modifications in

@@ -1,9 +1,9 @@
 package arena
 
-// SetUpgradeShortcuts turns the upgrade trial's memo and direct outcomes
-// on or off and returns the previous setting.
-func SetUpgradeShortcuts(on bool) bool {
-	prev := upgradeShortcuts
-	upgradeShortcuts = on
+// SetSearchShortcuts turns the searches' shortcuts (searchShortcuts) on
+// or off and returns the previous setting.
+func SetSearchShortcuts(on bool) bool {
+	prev := searchShortcuts
+	searchShortcuts = on
 	return prev
 }

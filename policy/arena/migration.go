@@ -115,6 +115,41 @@ func (r *round) migrationSearchInternal(in inst, ty, n int, tb *table, budget, l
 	return migration{gain: infeasibleThr, budget: budget, tbl: tb}
 }
 
+// directFit tells how migrationSearchInternal ends for job in on its GPU
+// type when nobody has to move, without writing tb: the best locality is
+// infeasible (known, !ok), or tryDirect places the job at its best
+// locality (known, ok): on the first idle nodes, n/k GPUs on each of k,
+// or on the partial node with the most idle GPUs. known is false when the
+// search must run (bubble migration, relaxed locality, or a placement
+// placeJob could refuse). tb must hold no slot of the job on that type.
+func (r *round) directFit(tb *table, in inst) (ok, known bool) {
+	tp := r.p.tp
+	ty, n := in.t, in.num
+	if !r.feasible(in, ty, r.p.bestLocality(ty, n)) {
+		return false, true
+	}
+	if ty >= tp.clusterTypes {
+		return false, false // no nodes: let the search tell
+	}
+	// directPlace on partialNodes' lists, which hold the first n idle
+	// nodes and the partial nodes from the most idle GPUs down.
+	need := nodesNeeded(n, tp.typeCap[ty])
+	idleNodes, maxPartial := tb.roomOf(ty)
+	switch {
+	case need <= idleNodes:
+		// n/need GPUs on each: the best locality unless n does not fill
+		// whole nodes (6 on nodes of 4), where placeJob fails, as it may
+		// on a smaller node of the type.
+		if !tp.uniformCap[ty] || n/need > tp.typeCap[ty] {
+			return false, false
+		}
+		return true, true
+	case n <= maxPartial:
+		return true, true
+	}
+	return false, false
+}
+
 // nodesNeeded is the number of nodes a job of n GPUs fills at best
 // locality on nodes of the given capacity.
 func nodesNeeded(n, capacity int) int {

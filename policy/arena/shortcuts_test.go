@@ -11,15 +11,16 @@ import (
 	"github.com/arena-sim/arena/sim"
 )
 
-// TestUpgradeShortcutsChangeNothing: the upgrade trial's memo (a trial's
+// TestSearchShortcutsChangeNothing: the upgrade trial's memo (a trial's
 // outcome kept across steps while its type's slots and the job's quota
-// stand) and its direct outcomes (a placement told without running the
-// search) are shortcuts, not a model: every run must equal the run that
-// performs every trial in full, job for job and round for round. The
-// oracle is the literal port (shortcuts off); the workloads are a Philly
-// window and a synthesised Pollux window on paper-1280 and on the
+// stand) and the outcomes told without running a migration search (a
+// direct placement, an infeasible best locality; in the upgrade and the
+// type-change trials) are shortcuts, not a model: every run must equal the
+// run that performs every search in full, job for job and round for round.
+// The oracle is the literal port (shortcuts off); the workloads are a
+// Philly window and a synthesised Pollux window on paper-1280 and on the
 // 10,240-GPU cluster, where upgrades and type changes are frequent.
-func TestUpgradeShortcutsChangeNothing(t *testing.T) {
+func TestSearchShortcutsChangeNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("several Arena runs; skipped with -short")
 	}
@@ -40,7 +41,7 @@ func TestUpgradeShortcutsChangeNothing(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			outcome := func(shortcuts bool) *sim.Result {
-				defer arena.SetUpgradeShortcuts(arena.SetUpgradeShortcuts(shortcuts))
+				defer arena.SetSearchShortcuts(arena.SetSearchShortcuts(shortcuts))
 				o, err := experiments.Execute(context.Background(), policy.NewRegistry(), run)
 				if err != nil {
 					t.Fatal(err)

@@ -51,9 +51,10 @@ func (r *round) upgradeTrial() {
 	}
 }
 
-// upgradeShortcuts enables the upgrade trial's memo and directOutcome;
-// the tests turn it off to check them against running every trial.
-var upgradeShortcuts = true
+// searchShortcuts enables the upgrade trial's memo and the outcomes told
+// without running a search (directOutcome, typeChangeTrial); the tests
+// turn it off to check them against running every search in full.
+var searchShortcuts = true
 
 // upgrade is the outcome of one job's upgrade search: whether it found a
 // positive gain, the gain, the migration budget left after the winning
@@ -101,7 +102,7 @@ func (r *round) upgradeSearch(id sim.JobID, budget, local int, memo *trialMemo, 
 	// registered count when absent (fbNum).
 	consider := func(i int, job inst, fbNum int) {
 		o := memo.outcome(k, i)
-		if !upgradeShortcuts || !memo.holds(o, job.t, q, upper) {
+		if !searchShortcuts || !memo.holds(o, job.t, q, upper) {
 			// A type change reads only the other type's slots, which the
 			// job's release leaves as they are.
 			if !cleared && job.t == q.t {
@@ -110,7 +111,7 @@ func (r *round) upgradeSearch(id sim.JobID, budget, local int, memo *trialMemo, 
 				cleared = true
 			}
 			known := false
-			if upgradeShortcuts {
+			if searchShortcuts {
 				*o, known = r.directOutcome(base, job, q)
 			}
 			if !known {
@@ -168,39 +169,17 @@ func (r *round) upgradeOutcome(base *table, job inst, fbNum int, q quota, budget
 }
 
 // directOutcome is upgradeOutcome where the migration search ends before
-// moving anyone, told from the table without writing it: the job's best
-// locality on its trial type is infeasible, or the job goes directly onto
-// idle nodes or a partial node (directPlace; then its result is those
-// nodes, n/k GPUs on each of k). known is false when the search must run. base must
-// hold no slot of the job on the trial's type.
+// moving anyone (directFit), told without writing the table. known is
+// false when the search must run. base must hold no slot of the job on
+// the trial's type.
 func (r *round) directOutcome(base *table, job inst, q quota) (o trialOutcome, known bool) {
-	tp := r.p.tp
-	ty, n := job.t, job.num
-	if !r.feasible(job, ty, r.p.bestLocality(ty, n)) {
-		return trialOutcome{}, true
+	ok, known := r.directFit(base, job)
+	if !ok || !known {
+		return trialOutcome{}, known
 	}
-	if ty >= tp.clusterTypes {
-		return trialOutcome{}, false // no nodes: let the search tell
-	}
-	// directPlace on partialNodes' lists, which hold the first n idle
-	// nodes and the partial nodes from the most idle GPUs down.
-	need := nodesNeeded(n, tp.typeCap[ty])
-	idleNodes, maxPartial := base.roomOf(ty)
-	var l loc
-	switch {
-	case need <= idleNodes:
-		l = loc{need, n / need}
-		if !tp.uniformCap[ty] || l.per > tp.typeCap[ty] {
-			// placeJob could fail (a smaller node; a count such as 6 on
-			// nodes of 4): let the search tell.
-			return trialOutcome{}, false
-		}
-	case n <= maxPartial:
-		l = loc{1, n}
-	default:
-		return trialOutcome{}, false
-	}
-	return trialOutcome{ok: true, gain: r.gain(job, ty, l, q.t, q.loc), t: ty, l: l}, true
+	// Placed at its best locality: what rtConfig reads back.
+	l := r.p.bestLocality(job.t, job.num)
+	return trialOutcome{ok: true, gain: r.gain(job, job.t, l, q.t, q.loc), t: job.t, l: l}, true
 }
 
 // applyUpgrade replays job id's winning upgrade trial u (found with

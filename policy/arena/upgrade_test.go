@@ -1,6 +1,7 @@
 package arena
 
 import (
+	"fmt"
 	"math"
 	"reflect"
 	"testing"
@@ -66,14 +67,16 @@ func TestUpgradeMemoFollowsTableChanges(t *testing.T) {
 	r.refreshQuotas()
 	check("after", r.upgradeSearch(job, globalMigrationEta, localMigrationEta, memo, 0), 34, loc{2, 1})
 
-	defer SetUpgradeShortcuts(SetUpgradeShortcuts(false))
+	defer SetSearchShortcuts(SetSearchShortcuts(false))
 	check("every trial run", r.upgradeSearch(job, globalMigrationEta, localMigrationEta, memo, 0), 34, loc{2, 1})
 }
 
 // TestUpgradeShortcutsOddCounts: a job whose GPU count is not a multiple
 // of the nodes' (6 GPUs on nodes of 4, 3 on nodes of 2) is where placing
 // it "directly" can fail; the shortcuts must then leave the answer to the
-// search. Every upgrade search equals the one that runs every trial.
+// search. Every upgrade search and every pending job's fit (whose
+// downgrade search runs type-change trials) equals the one that runs
+// every search.
 func TestUpgradeShortcutsOddCounts(t *testing.T) {
 	c := testCluster(t, sim.Pool{GPU: "a100", Nodes: 3, GPUsPerNode: 4}, sim.Pool{GPU: "a40", Nodes: 5, GPUsPerNode: 2})
 	est := uniformRates("gpt-1.3b", "moe-1.3b")
@@ -83,20 +86,36 @@ func TestUpgradeShortcutsOddCounts(t *testing.T) {
 		{{"gpt-1.3b", "a40", 6, seq(12, 17)}, {"moe-1.3b", "a100", 1, []int{0}}},
 		{{"gpt-1.3b", "a40", 3, seq(12, 14)}, {"moe-1.3b", "a100", 2, []int{0, 4}}},
 		{{"moe-1.3b", "a100", 3, seq(0, 2)}, {"gpt-1.3b", "a40", 2, seq(12, 13)}},
+		{{"moe-1.3b", "a100", 4, seq(0, 3)}, {"gpt-1.3b", "a100", 6, nil}, {"gpt-1.3b", "a40", 3, nil}},
+		{{"moe-1.3b", "a40", 4, seq(12, 15)}, {"moe-1.3b", "a100", 2, []int{4, 5}}, {"gpt-1.3b", "a40", 6, nil}},
 	} {
 		var got [2][]upgrade
+		var fits [2][]string
 		for i, on := range []bool{false, true} {
-			prev := SetUpgradeShortcuts(on)
+			prev := SetSearchShortcuts(on)
 			r := newTestRound(t, c, est, jobs)
 			memo := &r.p.trials
 			memo.reset(len(r.running), len(r.p.tp.types))
 			for k, id := range r.running {
 				got[i] = append(got[i], r.upgradeSearch(id, globalMigrationEta, localMigrationEta, memo, k))
 			}
-			SetUpgradeShortcuts(prev)
+			// The pending jobs' fits, through the downgrade search's
+			// type-change trials.
+			for _, id := range r.pending {
+				ok, dec, budget := r.fitOneJob(r.real, r.registered(id), globalMigrationEta, localMigrationEta)
+				var slots []int
+				if ok {
+					slots = slotsOf(dec, id)
+				}
+				fits[i] = append(fits[i], fmt.Sprint(ok, slots, budget))
+			}
+			SetSearchShortcuts(prev)
 		}
 		if !reflect.DeepEqual(got[0], got[1]) {
 			t.Errorf("jobs %v: every trial run gives %+v, the shortcuts %+v", jobs, got[0], got[1])
+		}
+		if !reflect.DeepEqual(fits[0], fits[1]) {
+			t.Errorf("jobs %v: every search run fits %v, the shortcuts %v", jobs, fits[0], fits[1])
 		}
 	}
 }
