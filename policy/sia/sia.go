@@ -85,10 +85,21 @@ type Sia struct {
 	rows    gavel.Rows
 	goodput map[estimator.Workload][]float64
 	// weights caches a job's weight row for one round (exec time and
-	// reschedule count only change between rounds).
-	weights      map[sim.JobID][]float64
-	weightsRound int
-	stats        gavel.Stats
+	// reschedule count only change between rounds), by job ID.
+	weights []cachedRow
+	stats   gavel.Stats
+
+	// Scratch of fit, reused by every program: a program's rows are
+	// copied by the solver, not kept. use is each column's GPU count.
+	prob     ilp.Reassignment
+	use      []float64
+	newValue []float64
+}
+
+// cachedRow is a job's cached objective row and the round it is for.
+type cachedRow struct {
+	round int
+	row   []float64
 }
 
 var (
@@ -112,13 +123,13 @@ func NewVersion(c *sim.Cluster, src estimator.Source, v Version, artifactCounts 
 		dp:      src.View(estimator.ViewDataParallel),
 		noMem:   src.View(estimator.ViewDataParallelNoMemCheck),
 		goodput: map[estimator.Workload][]float64{},
-		weights: map[sim.JobID][]float64{}, weightsRound: -1,
 	}
 	for k, t := range s.types {
 		s.capacity = append(s.capacity, float64(c.TotalGPUs(t)))
 		for _, n := range Counts {
 			s.colType = append(s.colType, k)
 			s.colCount = append(s.colCount, n)
+			s.use = append(s.use, float64(n))
 		}
 	}
 	return s
@@ -197,9 +208,6 @@ func (s *Sia) Schedule(v *sim.View) ([]sim.Action, error) {
 	}
 	if len(v.Ended) == 0 && len(v.Arrivals) == 0 {
 		return nil, nil
-	}
-	if v.Round != s.weightsRound {
-		s.weights, s.weightsRound = map[sim.JobID][]float64{}, v.Round
 	}
 	plan := gavel.NewPlan(v)
 	if len(v.Ended) > 0 {
@@ -286,13 +294,22 @@ func (s *Sia) normalisedGoodput(w estimator.Workload) []float64 {
 // weightRow is a job's objective row: min((g·r)^p, clip) for feasible
 // entries, −1e9 otherwise, with the restart factor
 // r = max((exec − rescheds·600)/(exec + 600), 0.01).
-func (s *Sia) weightRow(j *sim.Job) []float64 {
-	if row, ok := s.weights[j.Spec.ID]; ok {
-		return row
+func (s *Sia) weightRow(j *sim.Job, round int) []float64 {
+	id := int(j.Spec.ID)
+	for len(s.weights) <= id {
+		s.weights = append(s.weights, cachedRow{round: -1})
+	}
+	w := &s.weights[id]
+	if w.round == round {
+		return w.row
 	}
 	r := math.Max((j.ExecTime-float64(j.Rescheds)*RestartCost)/(j.ExecTime+RestartCost), MinRestartFactor)
 	g := s.normalisedGoodput(j.Spec.Workload)
-	row := make([]float64, len(g))
+	if len(w.row) != len(g) {
+		w.row = make([]float64, len(g))
+	}
+	w.round = round
+	row := w.row
 	for c, v := range g {
 		if v > estimator.InfeasibleThroughput {
 			row[c] = math.Min(math.Pow(v*r, Fairness), GoodputClip)
@@ -300,22 +317,18 @@ func (s *Sia) weightRow(j *sim.Job) []float64 {
 			row[c] = estimator.InfeasibleThroughput
 		}
 	}
-	s.weights[j.Spec.ID] = row
 	return row
 }
 
 // fit is the artifact's _sia_fit_one_job; place is the feasibility view of
 // the placements (force_opt in the new-job pass, DP in the restart pass).
 func (s *Sia) fit(v *sim.View, plan *gavel.Plan, job *sim.Job, place estimator.Estimator) (bool, error) {
-	use := make([]float64, len(s.colCount))
-	for c, n := range s.colCount {
-		use[c] = float64(n)
-	}
-	prob := &ilp.Reassignment{Capacity: s.capacity, MaxChanges: MaxChanges, HasPrev: s.rows.HasPrev}
+	prob := &s.prob
+	*prob = ilp.Reassignment{Capacity: s.capacity, MaxChanges: MaxChanges, HasPrev: s.rows.HasPrev, Rows: prob.Rows[:0]}
 	for i, id := range s.rows.Jobs {
-		prob.Rows = append(prob.Rows, ilp.AssignRow{Value: s.weightRow(v.Job(id)), Resource: s.colType, Use: use, Prev: s.rows.Prev[i]})
+		prob.Rows = append(prob.Rows, ilp.AssignRow{Value: s.weightRow(v.Job(id), v.Round), Resource: s.colType, Use: s.use, Prev: s.rows.Prev[i]})
 	}
-	w := s.weightRow(job)
+	w := s.weightRow(job, v.Round)
 	// A job no configuration can run (DP memory filter) is left out by
 	// every optimum: reject without solving (it would be, after solving).
 	runnable := false
@@ -327,11 +340,11 @@ func (s *Sia) fit(v *sim.View, plan *gavel.Plan, job *sim.Job, place estimator.E
 		s.stats.Rejected++
 		return false, nil
 	}
-	newValue := make([]float64, len(w))
-	for c, x := range w {
-		newValue[c] = x + NewJobBonus
+	s.newValue = s.newValue[:0]
+	for _, x := range w {
+		s.newValue = append(s.newValue, x+NewJobBonus)
 	}
-	prob.New = ilp.AssignRow{Value: newValue, Resource: s.colType, Use: use}
+	prob.New = ilp.AssignRow{Value: s.newValue, Resource: s.colType, Use: s.use}
 	solve := s.reassign.Solve
 	if s.solve != nil {
 		solve = s.solve

@@ -56,12 +56,12 @@ func TestThroughputModelAndNormalisation(t *testing.T) {
 	}
 	// A new job's weights use the floor restart factor 0.01.
 	j := &sim.Job{Spec: &sim.JobSpec{ID: 0, Workload: w}}
-	if got, want := s.weightRow(j)[2], math.Sqrt(2*0.01); math.Abs(got-want) > 1e-12 {
+	if got, want := s.weightRow(j, 0)[2], math.Sqrt(2*0.01); math.Abs(got-want) > 1e-12 {
 		t.Errorf("weight %v, want %v", got, want)
 	}
 	// A running job: exec 3000 s, one reschedule: r = (3000−600)/(3600).
 	j2 := &sim.Job{Spec: &sim.JobSpec{ID: 1, Workload: w}, ExecTime: 3000, Rescheds: 1}
-	if got, want := s.weightRow(j2)[2], math.Sqrt(2*2400.0/3600); math.Abs(got-want) > 1e-12 {
+	if got, want := s.weightRow(j2, 0)[2], math.Sqrt(2*2400.0/3600); math.Abs(got-want) > 1e-12 {
 		t.Errorf("weight %v, want %v", got, want)
 	}
 }
