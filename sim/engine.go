@@ -114,8 +114,9 @@ type engine struct {
 	t0       Time
 	round    int
 
-	// artifact mode
-	debt map[JobID]Duration
+	// artifact mode: resched[id] == r+1 marks a job whose slots changed
+	// in round r's decision.
+	resched []int
 
 	// exact mode
 	events     eventQueue
@@ -195,12 +196,18 @@ func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 	e := &engine{
 		cfg: cfg, policy: p, specs: specs,
 		occupant: make([]JobID, cfg.Cluster.NumSlots()),
-		debt:     map[JobID]Duration{},
 	}
 	for i := range e.occupant {
 		e.occupant[i] = NoJob
 	}
+	// The jobs and their per-type GPU-second counters live in two arrays
+	// rather than one allocation each: the per-round walks over the queues
+	// then read memory in trace order, and the collector has two objects
+	// to scan instead of tens of thousands.
 	e.jobs = make([]*Job, len(specs))
+	jobs := make([]Job, len(specs))
+	nt := len(cfg.Cluster.Types)
+	gpuSeconds := make([]float64, len(specs)*nt)
 	e.lastRemain = make([]int64, len(specs))
 	e.revalued = make([]bool, len(specs))
 	e.updCfg = make([]estimator.Config, len(specs))
@@ -209,7 +216,8 @@ func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 		if specs[i].ID != JobID(i) {
 			return nil, fmt.Errorf("sim: job %d has ID %d; IDs must equal trace positions", i, specs[i].ID)
 		}
-		e.jobs[i] = &Job{Spec: &specs[i], FirstStart: -1, Finish: -1, gpuSeconds: make([]float64, len(cfg.Cluster.Types))}
+		jobs[i] = Job{Spec: &specs[i], FirstStart: -1, Finish: -1, gpuSeconds: gpuSeconds[i*nt : (i+1)*nt : (i+1)*nt]}
+		e.jobs[i] = &jobs[i]
 	}
 	if q, ok := p.(QuietRounds); ok {
 		e.quiet = q.IdleWhenQuiet()
@@ -294,7 +302,7 @@ func (e *engine) runArtifact(ctx context.Context) error {
 		var ended []*Job
 		kept := e.running[:0]
 		for _, j := range e.running {
-			if _, inDebt := e.debt[j.Spec.ID]; !inDebt {
+			if j.TimeDebt == 0 {
 				j.ExecTime += float64(L)
 				it := e.exec(j).IterTime
 				id := j.Spec.ID
@@ -342,12 +350,13 @@ func (e *engine) runArtifact(ctx context.Context) error {
 		// 7. Reschedule detection and per-round throughput with overhead debt.
 		// A decision that changed no allocation leaves every slot as it was
 		// or idle (ended jobs released): nothing to detect.
-		var resched map[JobID]bool
 		if changed {
-			resched = map[JobID]bool{}
+			if e.resched == nil {
+				e.resched = make([]int, len(e.jobs))
+			}
 			for s, occ := range e.occupant {
 				if occ != NoJob && before[s] != occ {
-					resched[occ] = true
+					e.resched[occ] = r + 1
 				}
 			}
 		}
@@ -364,8 +373,10 @@ func (e *engine) runArtifact(ctx context.Context) error {
 			if reporter != nil && !reporter.ReportsThroughput(after, j) {
 				thr = 0
 			}
-			id := j.Spec.ID
-			if resched[id] {
+			// The artifact keeps the debt in a dict; a job is in it exactly
+			// when its TimeDebt is positive (an entry is only ever set to
+			// more than L, or to d − L for d > L).
+			if changed && e.resched[j.Spec.ID] == r+1 {
 				j.Rescheds++
 				j.Reconfigs++
 				t := e.cfg.Overhead.Cost(j.change, len(j.GPUs))
@@ -374,21 +385,20 @@ func (e *engine) runArtifact(ctx context.Context) error {
 				}
 				if t <= L {
 					thr *= float64(L-t) / float64(L)
-					delete(e.debt, id)
+					j.TimeDebt = 0
 				} else {
-					e.debt[id] = t
+					j.TimeDebt = t
 				}
 			}
-			if d, ok := e.debt[id]; ok {
+			if d := j.TimeDebt; d > 0 {
 				if d <= L {
 					thr *= float64(L-d) / float64(L)
-					delete(e.debt, id)
+					j.TimeDebt = 0
 				} else {
 					thr = 0
-					e.debt[id] = d - L
+					j.TimeDebt = d - L
 				}
 			}
-			j.TimeDebt = e.debt[id]
 			total += thr
 			busy[j.typ] += len(j.GPUs)
 			j.gpuSeconds[j.typ] += float64(L) * float64(len(j.GPUs))

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/arena-sim/arena/estimator"
 )
@@ -34,8 +35,20 @@ type JobSpec struct {
 }
 
 // Alias is the artifact's per-round digest name of the job: "job_" and its
-// 1-based trace row, zero-padded to 4 digits.
-func (s *JobSpec) Alias() string { return fmt.Sprintf("job_%04d", int(s.ID)+1) }
+// 1-based trace row, zero-padded to 4 digits (fmt's "job_%04d", built
+// without fmt: results name every job).
+func (s *JobSpec) Alias() string {
+	row := int(s.ID) + 1
+	if row < 0 { // no trace position; fmt pads after the sign
+		return fmt.Sprintf("job_%04d", row)
+	}
+	b := make([]byte, 0, 24)
+	b = append(b, "job_"...)
+	for p := 1000; p > 1 && row < p; p /= 10 {
+		b = append(b, '0')
+	}
+	return string(strconv.AppendInt(b, int64(row), 10))
+}
 
 // Status is where a job is in its life.
 type Status int

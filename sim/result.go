@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/arena-sim/arena/estimator"
 )
 
 // JobRecord is one row of jobs.parquet.
@@ -243,14 +245,28 @@ func (r *Result) finish(e *engine, wall time.Duration) {
 	for _, j := range e.pending {
 		r.Queueing = append(r.Queueing, j.QueueTime)
 	}
+	submitted := 0
+	for _, j := range e.jobs {
+		if j.Status != NotArrived {
+			submitted++
+		}
+	}
+	r.Jobs = make([]JobRecord, 0, submitted)
+	// A trace has a handful of models: one name string each, not one per job.
+	modelNames := map[estimator.Model]string{}
 	for _, j := range e.jobs {
 		if j.Status == NotArrived {
 			continue
 		}
 		r.Submitted++
 		s := j.Spec
+		model, ok := modelNames[s.Workload.Model]
+		if !ok {
+			model = s.Workload.Model.Name()
+			modelNames[s.Workload.Model] = model
+		}
 		rec := JobRecord{
-			ID: int32(s.ID), Name: s.Name, Alias: s.Alias(), Model: s.Workload.Model.Name(),
+			ID: int32(s.ID), Name: s.Name, Alias: s.Alias(), Model: model,
 			Batch: int32(s.Workload.Batch), Iterations: j.Iterations, RequestedGPU: s.GPU, RequestedN: int32(s.GPUs),
 			Submit: float64(j.SubmitTime), FirstStart: float64(j.FirstStart), Finish: float64(j.Finish), JCT: -1,
 			Queueing: j.QueueTime, Reconfigs: int32(j.Reconfigs), State: j.Status.String(),
