@@ -120,6 +120,7 @@ type engine struct {
 
 	// exact mode
 	events     eventQueue
+	arrivalQ   []*Job // arrivals to come, in event order (runExact)
 	arrived    []*Job
 	ended      []*Job
 	roundWork  float64 // samples processed in the current round window
@@ -566,10 +567,6 @@ func (e *engine) view(now Time, arrivals, ended []*Job, before []JobID) *View {
 // checked on the final state, so a policy may swap two jobs' GPUs in one
 // batch.
 func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
-	isArrival := map[JobID]bool{}
-	for _, j := range arrivals {
-		isArrival[j.Spec.ID] = true
-	}
 	// Job-level simulation of the batch.
 	type tent struct {
 		status Status
