@@ -130,12 +130,16 @@ func newResult(e *engine) *Result {
 }
 
 func (r *Result) recordDigest(e *engine) {
-	idle := make([]int, len(r.Types))
-	st := e.cfg.Cluster.slotType // r.Types is Cluster.Types
-	for s, occ := range e.occupant {
-		if occ == NoJob {
-			idle[st[s]]++
-		}
+	// A type's idle GPUs are its total less those running jobs hold: every
+	// held slot belongs to exactly one running job, of the slot's type (the
+	// engine validates each allocation; the checker asserts it), so the
+	// running queue, not the slot table, is walked.
+	idle := make([]int, len(r.Types)) // r.Types is Cluster.Types
+	for t, name := range r.Types {
+		idle[t] = e.cfg.Cluster.TotalGPUs(name)
+	}
+	for _, j := range e.running {
+		idle[j.typ] -= len(j.GPUs)
 	}
 	running := len(e.running)
 	if e.cfg.Timing == Exact {
