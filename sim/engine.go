@@ -305,7 +305,7 @@ func (e *engine) runArtifact(ctx context.Context) error {
 		for _, j := range e.running {
 			if j.TimeDebt == 0 {
 				j.ExecTime += float64(L)
-				it := e.exec(j).IterTime
+				it := j.exec.IterTime
 				id := j.Spec.ID
 				e.revalued[id] = e.updCfg[id] != (estimator.Config{}) && e.updCfg[id] != j.Config
 				e.updCfg[id] = j.Config
@@ -370,7 +370,7 @@ func (e *engine) runArtifact(ctx context.Context) error {
 			after = e.view(e.now-Time(L), nil, nil, nil)
 		}
 		for _, j := range e.running {
-			thr := e.exec(j).Throughput
+			thr := j.exec.Throughput
 			if reporter != nil && !reporter.ReportsThroughput(after, j) {
 				thr = 0
 			}
@@ -459,15 +459,6 @@ func (e *engine) extend() bool {
 	return true
 }
 
-// exec is the ground-truth estimate of j's current allocation, memoised
-// per job until its configuration changes.
-func (e *engine) exec(j *Job) estimator.Estimate {
-	if j.execCfg != j.Config || j.execEst.Throughput == 0 {
-		j.execEst = e.cfg.Exec.Estimate(j.Spec.Workload, j.Config)
-		j.execCfg = j.Config
-	}
-	return j.execEst
-}
 
 // arrive admits a job into the system at time t (not yet into a queue).
 func (e *engine) arrive(j *Job, t Time) {
@@ -773,12 +764,12 @@ func (e *engine) setAlloc(j *Job, gpus []int) {
 				j.readyAt = j.readyAt.Add(e.cfg.ProfilingDelay(j.Spec))
 			}
 		}
-		j.iterTime = e.cfg.Exec.Estimate(j.Spec.Workload, cfg).IterTime
 		j.lastUpdate = e.now
 	}
 	e.res.recordHold(e, j, gpus)
 	j.GPUs = append([]int(nil), gpus...)
 	j.Config = cfg
+	j.exec = e.cfg.Exec.Estimate(j.Spec.Workload, cfg)
 	j.typ = e.cfg.Cluster.TypeIndex(cfg.GPU)
 	j.LastConfig = cfg
 	if e.cfg.Timing == Exact {

@@ -208,8 +208,8 @@ func (e *engine) advance(j *Job, now Time) {
 		j.gpuSeconds[j.typ] += float64(now-j.lastUpdate) * float64(len(j.GPUs))
 	}
 	from := max(j.lastUpdate, j.readyAt)
-	if now > from && j.iterTime > 0 {
-		iters := float64(now-from) / j.iterTime
+	if now > from && j.exec.IterTime > 0 {
+		iters := float64(now-from) / j.exec.IterTime
 		iters = math.Min(iters, j.remainingF)
 		j.remainingF -= iters
 		j.ExecTime += float64(now - from)
@@ -244,7 +244,7 @@ func (e *engine) moreAt(t Time) bool {
 func (e *engine) scheduleCompletion(j *Job) {
 	e.cancelCompletion(j)
 	from := max(e.now, j.readyAt)
-	ev := &event{at: from.Add(Duration(j.remainingF * j.iterTime)), kind: evCompletion, job: j}
+	ev := &event{at: from.Add(Duration(j.remainingF * j.exec.IterTime)), kind: evCompletion, job: j}
 	j.completion = ev
 	e.events.push(ev)
 }

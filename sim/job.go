@@ -114,12 +114,11 @@ type Job struct {
 	// prices its overhead.
 	change Change
 
-	execEst estimator.Estimate // memo of exec(), valid for execCfg
-	execCfg estimator.Config
+	// exec is the ground truth of Config, set with it (setAlloc).
+	exec estimator.Estimate
 
 	// exact-mode state
 	remainingF   float64 // iterations left (fractional)
-	iterTime     float64 // seconds per iteration on the current config
 	readyAt      Time    // end of the current reconfiguration
 	lastUpdate   Time
 	pendingSince Time
