@@ -115,8 +115,9 @@ type engine struct {
 	round    int
 
 	// artifact mode: resched[id] == r+1 marks a job whose slots changed
-	// in round r's decision.
+	// in round r's decision; qclock is the pending queue's queue-time clock.
 	resched []int
+	qclock  queueClock
 
 	// exact mode
 	events     eventQueue
@@ -197,6 +198,7 @@ func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 	e := &engine{
 		cfg: cfg, policy: p, specs: specs,
 		occupant: make([]JobID, cfg.Cluster.NumSlots()),
+		qclock:   queueClock{step: float64(cfg.RoundLength)},
 	}
 	for i := range e.occupant {
 		e.occupant[i] = NoJob
@@ -345,9 +347,7 @@ func (e *engine) runArtifact(ctx context.Context) error {
 		}
 		// 6. Timer and queue times.
 		e.now = e.now.Add(L)
-		for _, j := range e.pending {
-			j.QueueTime += float64(L)
-		}
+		e.qclock.steps++ // every pending job accrues L (QueueTime)
 		// 7. Reschedule detection and per-round throughput with overhead debt.
 		// A decision that changed no allocation leaves every slot as it was
 		// or idle (ended jobs released): nothing to detect.
@@ -458,7 +458,6 @@ func (e *engine) extend() bool {
 	e.cfg.Rounds++
 	return true
 }
-
 
 // arrive admits a job into the system at time t (not yet into a queue).
 func (e *engine) arrive(j *Job, t Time) {
@@ -653,7 +652,7 @@ func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
 		j := e.jobs[a.Job]
 		switch a.Kind {
 		case Start:
-			e.pending = removeJob(e.pending, j)
+			e.dequeue(j)
 			e.running = append(e.running, j)
 			j.change = Restart
 			if j.FirstStart < 0 {
@@ -661,7 +660,7 @@ func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
 				j.FirstStart = e.now
 			}
 			if e.cfg.Timing == Exact {
-				j.QueueTime += float64(e.now - j.pendingSince)
+				j.queueTime += float64(e.now - j.pendingSince)
 				// Nothing to integrate while it waited: progress restarts now.
 				j.lastUpdate = e.now
 			}
@@ -680,7 +679,7 @@ func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
 			suspended[j.Spec.ID] = true
 			e.advance(j, e.now)
 			e.running = removeJob(e.running, j)
-			e.pending = append(e.pending, j)
+			e.enqueue(j)
 			j.Status = Pending
 			j.pendingSince = e.now
 			j.IterNum = j.Remaining // artifact: iter_num ← remaining, exec_time kept
@@ -690,7 +689,7 @@ func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
 			e.cancelCompletion(j)
 			changed = true
 		case Drop:
-			e.pending = removeJob(e.pending, j)
+			e.dequeue(j)
 			j.Status = Dropped
 			e.res.recordDrop(j)
 		}
@@ -701,7 +700,7 @@ func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
 	// the end now. (No scan of the pending queue per arrival.)
 	for _, j := range arrivals {
 		if j.Status == Pending && !suspended[j.Spec.ID] {
-			e.pending = append(e.pending, j)
+			e.enqueue(j)
 		}
 	}
 	ov.commit()
@@ -809,6 +808,21 @@ func SameGPUs(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+// enqueue appends j to the pending queue; in artifact timing its queue
+// time accrues from here on the queue's clock.
+func (e *engine) enqueue(j *Job) {
+	e.pending = append(e.pending, j)
+	if e.cfg.Timing == Artifact {
+		j.queue, j.queuedAt = &e.qclock, e.qclock.steps
+	}
+}
+
+// dequeue removes j from the pending queue, settling its queue time.
+func (e *engine) dequeue(j *Job) {
+	e.pending = removeJob(e.pending, j)
+	j.queueTime, j.queue = j.QueueTime(), nil
 }
 
 // removeJob deletes j from q in place (the engine's queues are its own:

@@ -152,7 +152,7 @@ func (e *engine) runExact(ctx context.Context) error {
 				// pending queue's end, as they would have at the next one.
 				for _, j := range e.arrived {
 					if j.Status == Pending && !containsJob(e.pending, j) {
-						e.pending = append(e.pending, j)
+						e.enqueue(j)
 					}
 				}
 				e.arrived = nil

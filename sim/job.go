@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/arena-sim/arena/estimator"
@@ -107,8 +108,11 @@ type Job struct {
 	// TimeDebt is the artifact's overhead "time debt" still owed (seconds);
 	// while positive the job skips progress updates (artifact timing only).
 	TimeDebt Duration
-	// QueueTime is the time spent pending, seconds (artifact: 300-s steps).
-	QueueTime float64
+	// queueTime is QueueTime but for the spell in the pending queue under
+	// way in artifact timing: since step queuedAt of queue (nil when none).
+	queueTime float64
+	queue     *queueClock
+	queuedAt  int
 
 	// change is the kind of the job's last start or reallocation, which
 	// prices its overhead.
@@ -125,6 +129,41 @@ type Job struct {
 	completion   *event
 	gpuSeconds   []float64 // by Cluster.Types index
 	typ          int       // Cluster.Types index of Config.GPU
+}
+
+// QueueTime is the time spent pending, seconds. In artifact timing it is
+// the artifact's: one round length for every decision after which the job
+// was in the pending queue. In exact timing it covers the waits that ended
+// with a start, and at the end of the run the wait still under way.
+func (j *Job) QueueTime() float64 {
+	if j.queue == nil {
+		return j.queueTime
+	}
+	return accrue(j.queueTime, j.queue.steps-j.queuedAt, j.queue.step)
+}
+
+// queueClock counts artifact timing's queue-time steps: after each decision
+// every job in the pending queue accrues step seconds. One tick covers the
+// whole queue; a job adds up its steps when asked (QueueTime) or when it
+// leaves the queue.
+type queueClock struct {
+	steps int
+	step  float64
+}
+
+// accrue returns q with n steps of L added one at a time, as the artifact
+// sums queue time. When q and L are whole numbers and the total is below
+// 2^53, every partial sum is a whole number below 2^53 and so exact in
+// float64: one multiplication gives the very same value (the artifact's
+// 300-s rounds). Otherwise the additions are made one by one.
+func accrue(q float64, n int, L float64) float64 {
+	if sum := q + float64(n)*L; q == math.Trunc(q) && L == math.Trunc(L) && sum < 1<<53 {
+		return sum
+	}
+	for ; n > 0; n-- {
+		q += L
+	}
+	return q
 }
 
 // Progress is the fraction of the job's iterations done, in [0, 1]:

@@ -150,7 +150,7 @@ func (r *Result) recordDigest(e *engine) {
 
 func (r *Result) recordFinish(j *Job) {
 	r.JCTs = append(r.JCTs, float64(j.Finish-j.SubmitTime))
-	r.Queueing = append(r.Queueing, j.QueueTime)
+	r.Queueing = append(r.Queueing, j.QueueTime())
 	r.finishedIDs = append(r.finishedIDs, j.Spec.ID)
 	if n := len(r.Digest); n > 0 && r.Timing == Artifact {
 		r.Digest[n-1].Ended = append(r.Digest[n-1].Ended, j.Spec.Alias())
@@ -230,7 +230,7 @@ func (r *Result) finish(e *engine, wall time.Duration) {
 		}
 		horizon := e.t0.Add(Duration(e.cfg.Rounds) * e.cfg.RoundLength)
 		for _, j := range e.pending {
-			j.QueueTime += float64(horizon - j.pendingSince)
+			j.queueTime += float64(horizon - j.pendingSince)
 		}
 	}
 	end := e.t0.Add(Duration(e.cfg.Rounds) * e.cfg.RoundLength)
@@ -244,10 +244,10 @@ func (r *Result) finish(e *engine, wall time.Duration) {
 	}
 	r.holding = nil
 	for _, j := range e.running {
-		r.Queueing = append(r.Queueing, j.QueueTime)
+		r.Queueing = append(r.Queueing, j.QueueTime())
 	}
 	for _, j := range e.pending {
-		r.Queueing = append(r.Queueing, j.QueueTime)
+		r.Queueing = append(r.Queueing, j.QueueTime())
 	}
 	submitted := 0
 	for _, j := range e.jobs {
@@ -273,7 +273,7 @@ func (r *Result) finish(e *engine, wall time.Duration) {
 			ID: int32(s.ID), Name: s.Name, Alias: s.Alias(), Model: model,
 			Batch: int32(s.Workload.Batch), Iterations: j.Iterations, RequestedGPU: s.GPU, RequestedN: int32(s.GPUs),
 			Submit: float64(j.SubmitTime), FirstStart: float64(j.FirstStart), Finish: float64(j.Finish), JCT: -1,
-			Queueing: j.QueueTime, Reconfigs: int32(j.Reconfigs), State: j.Status.String(),
+			Queueing: j.QueueTime(), Reconfigs: int32(j.Reconfigs), State: j.Status.String(),
 		}
 		if j.Status == Finished {
 			rec.JCT = float64(j.Finish - j.SubmitTime)
