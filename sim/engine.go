@@ -120,12 +120,11 @@ type engine struct {
 	qclock  queueClock
 
 	// exact mode
-	events     eventQueue
-	arrivalQ   []*Job // arrivals to come, in event order (runExact)
-	arrived    []*Job
-	ended      []*Job
-	roundWork  float64 // samples processed in the current round window
-	lastRemain []int64
+	events    eventQueue
+	arrivalQ  []*Job // arrivals to come, in event order (runExact)
+	arrived   []*Job
+	ended     []*Job
+	roundWork float64 // samples processed in the current round window
 
 	res        *Result
 	decisionNs []int64
@@ -151,12 +150,14 @@ type engine struct {
 	decided []JobID
 	// Check mode: what the policy saw, to catch it changing a Job.
 	seen []jobSnapshot
+	// Check mode: each job's remaining work at the last check, and
 	// revalued[id]: the artifact's last progress update of the job ran on
-	// another configuration than its previous update (ARENA.md §6: the
-	// cumulative exec_time is re-valued at the new speed, remaining may
-	// grow). The only way remaining may grow.
-	revalued []bool
-	updCfg   []estimator.Config
+	// another configuration (updCfg[id] before it) than its previous update
+	// (ARENA.md §6: the cumulative exec_time is re-valued at the new speed,
+	// remaining may grow). The only way remaining may grow.
+	lastRemain []int64
+	revalued   []bool
+	updCfg     []estimator.Config
 
 	idleRounds int // until-done: consecutive idle rounds with a queue
 }
@@ -211,9 +212,11 @@ func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 	jobs := make([]Job, len(specs))
 	nt := len(cfg.Cluster.Types)
 	gpuSeconds := make([]float64, len(specs)*nt)
-	e.lastRemain = make([]int64, len(specs))
-	e.revalued = make([]bool, len(specs))
-	e.updCfg = make([]estimator.Config, len(specs))
+	if cfg.Check {
+		e.lastRemain = make([]int64, len(specs))
+		e.revalued = make([]bool, len(specs))
+		e.updCfg = make([]estimator.Config, len(specs))
+	}
 	e.decided = append([]JobID(nil), e.occupant...)
 	for i := range specs {
 		if specs[i].ID != JobID(i) {
@@ -308,9 +311,11 @@ func (e *engine) runArtifact(ctx context.Context) error {
 			if j.TimeDebt == 0 {
 				j.ExecTime += float64(L)
 				it := j.exec.IterTime
-				id := j.Spec.ID
-				e.revalued[id] = e.updCfg[id] != (estimator.Config{}) && e.updCfg[id] != j.Config
-				e.updCfg[id] = j.Config
+				if e.cfg.Check {
+					id := j.Spec.ID
+					e.revalued[id] = e.updCfg[id] != (estimator.Config{}) && e.updCfg[id] != j.Config
+					e.updCfg[id] = j.Config
+				}
 				j.Remaining = j.IterNum - int64(math.Floor(j.ExecTime/it))
 				if j.Remaining == j.IterNum {
 					j.Deadline = 0 // the artifact's quirk
@@ -474,7 +479,9 @@ func (e *engine) arrive(j *Job, t Time) {
 	j.Iterations = j.IterNum
 	j.Remaining = j.IterNum
 	j.remainingF = float64(j.IterNum)
-	e.lastRemain[s.ID] = j.IterNum
+	if e.cfg.Check {
+		e.lastRemain[s.ID] = j.IterNum
+	}
 	if s.Deadline > 0 {
 		j.Deadline = j.SubmitTime + Time(e.cfg.DeadlineScale*float64(s.Deadline-j.SubmitTime))
 	} else {

@@ -126,6 +126,8 @@ func newResult(e *engine) *Result {
 	return &Result{
 		Policy: e.policy.Name(), Cluster: e.cfg.Cluster.Name, Timing: e.cfg.Timing,
 		Rounds: e.cfg.Rounds, RoundLength: e.cfg.RoundLength, Types: e.cfg.Cluster.Types, Start: e.t0,
+		// One row per round (an until-done run grows them past Rounds).
+		Digest: make([]DigestRow, 0, e.cfg.Rounds), Timeline: make([]RoundRecord, 0, e.cfg.Rounds),
 	}
 }
 
