@@ -288,13 +288,10 @@ func (e *engine) runArtifact(ctx context.Context) error {
 	// submission time is earlier than a previous row's joins the previous
 	// row's chunk (PAI rows 79–82 follow row 78 of chunk 168 although they
 	// were submitted in rounds 166–167; with the formula alone the authors'
-	// PAI digests depart at round 167 for every policy).
-	chunks := map[int][]*Job{}
-	k := 0
-	for i := range e.specs {
-		k = max(k, e.chunkOf(e.specs[i].Submit))
-		chunks[k] = append(chunks[k], e.jobs[i])
-	}
+	// PAI digests depart at round 167 for every policy). So chunks never
+	// go back along the trace: round r's is the run of jobs from next up to
+	// the first of a later chunk.
+	next, k := 0, 0
 	for r := 0; r < e.cfg.Rounds; r++ {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -340,7 +337,15 @@ func (e *engine) runArtifact(ctx context.Context) error {
 			e.release(j)
 		}
 		// Submissions of this round.
-		arrivals := chunks[r]
+		first := next
+		for ; next < len(e.specs); next++ {
+			kn := max(k, e.chunkOf(e.specs[next].Submit))
+			if kn > r {
+				break
+			}
+			k = kn
+		}
+		arrivals := e.jobs[first:next]
 		for _, j := range arrivals {
 			e.arrive(j, e.now)
 		}
