@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
+	"strconv"
 
 	"github.com/arena-sim/arena/sim"
 )
@@ -34,13 +34,44 @@ func InputHash(r Run, policy string, spec sim.ClusterSpec, cfg sim.Config, jobs 
 	if r.Slowdown != 0 && r.Slowdown != 1 || r.RelaxedSlowdown != 0 && r.RelaxedSlowdown != 1 {
 		fmt.Fprintf(h, "slowdown %g relaxed %g\n", r.Slowdown, r.RelaxedSlowdown)
 	}
+	var line []byte
 	for _, j := range jobs {
-		writeJob(h, j)
+		line = appendJob(line[:0], j)
+		h.Write(line)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func writeJob(w io.Writer, j sim.JobSpec) {
-	fmt.Fprintf(w, "%d %q %v %s %d %d %s %d %v %q %q\n", j.ID, j.Name, j.Submit, j.Workload.Model.Name(), j.Workload.Batch,
-		j.Iterations, j.GPU, j.GPUs, j.Deadline, j.User, j.VirtualCluster)
+// appendJob appends the hashed text of job j to b: what fmt makes of
+//
+//	"%d %q %v %s %d %d %s %d %v %q %q\n", ID, Name, Submit, model name, batch,
+//	Iterations, GPU, GPUs, Deadline, User, VirtualCluster
+//
+// written without fmt, which was most of the hash's cost on a trace of
+// thousands of jobs: %d is AppendInt, %q AppendQuote, %v of a float
+// AppendFloat's shortest 'g' form, ±Inf and NaN included
+// (TestAppendJobIsTheFmtText).
+func appendJob(b []byte, j sim.JobSpec) []byte {
+	b = strconv.AppendInt(b, int64(j.ID), 10)
+	b = append(b, ' ')
+	b = strconv.AppendQuote(b, j.Name)
+	b = append(b, ' ')
+	b = strconv.AppendFloat(b, float64(j.Submit), 'g', -1, 64)
+	b = append(b, ' ')
+	b = append(b, j.Workload.Model.Name()...)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(j.Workload.Batch), 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, j.Iterations, 10)
+	b = append(b, ' ')
+	b = append(b, j.GPU...)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(j.GPUs), 10)
+	b = append(b, ' ')
+	b = strconv.AppendFloat(b, float64(j.Deadline), 'g', -1, 64)
+	b = append(b, ' ')
+	b = strconv.AppendQuote(b, j.User)
+	b = append(b, ' ')
+	b = strconv.AppendQuote(b, j.VirtualCluster)
+	return append(b, '\n')
 }

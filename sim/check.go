@@ -123,7 +123,7 @@ type jobPublic struct {
 
 func publicOf(j *Job) jobPublic {
 	return jobPublic{j.Status, j.Config, j.LastConfig, j.SubmitTime, j.Deadline, j.FirstStart, j.Finish,
-		j.Iterations, j.IterNum, j.Remaining, j.ExecTime, j.QueueTime, j.Reconfigs, j.Rescheds, j.TimeDebt}
+		j.Iterations, j.IterNum, j.Remaining, j.ExecTime, j.QueueTime(), j.Reconfigs, j.Rescheds, j.TimeDebt}
 }
 
 // snapshotJobs records every job a View reaches (Check mode).

@@ -432,9 +432,8 @@ type Cluster struct {
 	nodesByType map[string][]int
 	// capacity is the largest node's GPU count per type.
 	capacity map[string]int
-	// typeIndex is each type's position in Types; slotType, per slot.
+	// typeIndex is each type's position in Types.
 	typeIndex map[string]int
-	slotType  []uint8
 }
 
 // NewCluster builds a cluster from a spec.
@@ -474,10 +473,6 @@ func NewCluster(spec ClusterSpec) (*Cluster, error) {
 	c.typeIndex = make(map[string]int, len(c.Types))
 	for i, t := range c.Types {
 		c.typeIndex[t] = i
-	}
-	c.slotType = make([]uint8, len(c.slotNode))
-	for s, n := range c.slotNode {
-		c.slotType[s] = uint8(c.typeIndex[c.Nodes[n].GPU])
 	}
 	return c, nil
 }

@@ -114,15 +114,17 @@ type engine struct {
 	t0       Time
 	round    int
 
-	// artifact mode
-	debt map[JobID]Duration
+	// artifact mode: resched[id] == r+1 marks a job whose slots changed
+	// in round r's decision; qclock is the pending queue's queue-time clock.
+	resched []int
+	qclock  queueClock
 
 	// exact mode
-	events     eventQueue
-	arrived    []*Job
-	ended      []*Job
-	roundWork  float64 // samples processed in the current round window
-	lastRemain []int64
+	events    eventQueue
+	arrivalQ  []*Job // arrivals to come, in event order (runExact)
+	arrived   []*Job
+	ended     []*Job
+	roundWork float64 // samples processed in the current round window
 
 	res        *Result
 	decisionNs []int64
@@ -148,12 +150,14 @@ type engine struct {
 	decided []JobID
 	// Check mode: what the policy saw, to catch it changing a Job.
 	seen []jobSnapshot
+	// Check mode: each job's remaining work at the last check, and
 	// revalued[id]: the artifact's last progress update of the job ran on
-	// another configuration than its previous update (ARENA.md §6: the
-	// cumulative exec_time is re-valued at the new speed, remaining may
-	// grow). The only way remaining may grow.
-	revalued []bool
-	updCfg   []estimator.Config
+	// another configuration (updCfg[id] before it) than its previous update
+	// (ARENA.md §6: the cumulative exec_time is re-valued at the new speed,
+	// remaining may grow). The only way remaining may grow.
+	lastRemain []int64
+	revalued   []bool
+	updCfg     []estimator.Config
 
 	idleRounds int // until-done: consecutive idle rounds with a queue
 }
@@ -195,21 +199,31 @@ func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 	e := &engine{
 		cfg: cfg, policy: p, specs: specs,
 		occupant: make([]JobID, cfg.Cluster.NumSlots()),
-		debt:     map[JobID]Duration{},
+		qclock:   queueClock{step: float64(cfg.RoundLength)},
 	}
 	for i := range e.occupant {
 		e.occupant[i] = NoJob
 	}
+	// The jobs and their per-type GPU-second counters live in two arrays
+	// rather than one allocation each: the per-round walks over the queues
+	// then read memory in trace order, and the collector has two objects
+	// to scan instead of tens of thousands.
 	e.jobs = make([]*Job, len(specs))
-	e.lastRemain = make([]int64, len(specs))
-	e.revalued = make([]bool, len(specs))
-	e.updCfg = make([]estimator.Config, len(specs))
+	jobs := make([]Job, len(specs))
+	nt := len(cfg.Cluster.Types)
+	gpuSeconds := make([]float64, len(specs)*nt)
+	if cfg.Check {
+		e.lastRemain = make([]int64, len(specs))
+		e.revalued = make([]bool, len(specs))
+		e.updCfg = make([]estimator.Config, len(specs))
+	}
 	e.decided = append([]JobID(nil), e.occupant...)
 	for i := range specs {
 		if specs[i].ID != JobID(i) {
 			return nil, fmt.Errorf("sim: job %d has ID %d; IDs must equal trace positions", i, specs[i].ID)
 		}
-		e.jobs[i] = &Job{Spec: &specs[i], FirstStart: -1, Finish: -1, gpuSeconds: make([]float64, len(cfg.Cluster.Types))}
+		jobs[i] = Job{Spec: &specs[i], FirstStart: -1, Finish: -1, gpuSeconds: gpuSeconds[i*nt : (i+1)*nt : (i+1)*nt]}
+		e.jobs[i] = &jobs[i]
 	}
 	if q, ok := p.(QuietRounds); ok {
 		e.quiet = q.IdleWhenQuiet()
@@ -274,13 +288,10 @@ func (e *engine) runArtifact(ctx context.Context) error {
 	// submission time is earlier than a previous row's joins the previous
 	// row's chunk (PAI rows 79–82 follow row 78 of chunk 168 although they
 	// were submitted in rounds 166–167; with the formula alone the authors'
-	// PAI digests depart at round 167 for every policy).
-	chunks := map[int][]*Job{}
-	k := 0
-	for i := range e.specs {
-		k = max(k, e.chunkOf(e.specs[i].Submit))
-		chunks[k] = append(chunks[k], e.jobs[i])
-	}
+	// PAI digests depart at round 167 for every policy). So chunks never
+	// go back along the trace: round r's is the run of jobs from next up to
+	// the first of a later chunk.
+	next, k := 0, 0
 	for r := 0; r < e.cfg.Rounds; r++ {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -294,12 +305,14 @@ func (e *engine) runArtifact(ctx context.Context) error {
 		var ended []*Job
 		kept := e.running[:0]
 		for _, j := range e.running {
-			if _, inDebt := e.debt[j.Spec.ID]; !inDebt {
+			if j.TimeDebt == 0 {
 				j.ExecTime += float64(L)
-				it := e.exec(j).IterTime
-				id := j.Spec.ID
-				e.revalued[id] = e.updCfg[id] != (estimator.Config{}) && e.updCfg[id] != j.Config
-				e.updCfg[id] = j.Config
+				it := j.exec.IterTime
+				if e.cfg.Check {
+					id := j.Spec.ID
+					e.revalued[id] = e.updCfg[id] != (estimator.Config{}) && e.updCfg[id] != j.Config
+					e.updCfg[id] = j.Config
+				}
 				j.Remaining = j.IterNum - int64(math.Floor(j.ExecTime/it))
 				if j.Remaining == j.IterNum {
 					j.Deadline = 0 // the artifact's quirk
@@ -324,7 +337,15 @@ func (e *engine) runArtifact(ctx context.Context) error {
 			e.release(j)
 		}
 		// Submissions of this round.
-		arrivals := chunks[r]
+		first := next
+		for ; next < len(e.specs); next++ {
+			kn := max(k, e.chunkOf(e.specs[next].Submit))
+			if kn > r {
+				break
+			}
+			k = kn
+		}
+		arrivals := e.jobs[first:next]
 		for _, j := range arrivals {
 			e.arrive(j, e.now)
 		}
@@ -336,18 +357,17 @@ func (e *engine) runArtifact(ctx context.Context) error {
 		}
 		// 6. Timer and queue times.
 		e.now = e.now.Add(L)
-		for _, j := range e.pending {
-			j.QueueTime += float64(L)
-		}
+		e.qclock.steps++ // every pending job accrues L (QueueTime)
 		// 7. Reschedule detection and per-round throughput with overhead debt.
 		// A decision that changed no allocation leaves every slot as it was
 		// or idle (ended jobs released): nothing to detect.
-		var resched map[JobID]bool
 		if changed {
-			resched = map[JobID]bool{}
+			if e.resched == nil {
+				e.resched = make([]int, len(e.jobs))
+			}
 			for s, occ := range e.occupant {
 				if occ != NoJob && before[s] != occ {
-					resched[occ] = true
+					e.resched[occ] = r + 1
 				}
 			}
 		}
@@ -360,12 +380,14 @@ func (e *engine) runArtifact(ctx context.Context) error {
 			after = e.view(e.now-Time(L), nil, nil, nil)
 		}
 		for _, j := range e.running {
-			thr := e.exec(j).Throughput
+			thr := j.exec.Throughput
 			if reporter != nil && !reporter.ReportsThroughput(after, j) {
 				thr = 0
 			}
-			id := j.Spec.ID
-			if resched[id] {
+			// The artifact keeps the debt in a dict; a job is in it exactly
+			// when its TimeDebt is positive (an entry is only ever set to
+			// more than L, or to d − L for d > L).
+			if changed && e.resched[j.Spec.ID] == r+1 {
 				j.Rescheds++
 				j.Reconfigs++
 				t := e.cfg.Overhead.Cost(j.change, len(j.GPUs))
@@ -374,21 +396,20 @@ func (e *engine) runArtifact(ctx context.Context) error {
 				}
 				if t <= L {
 					thr *= float64(L-t) / float64(L)
-					delete(e.debt, id)
+					j.TimeDebt = 0
 				} else {
-					e.debt[id] = t
+					j.TimeDebt = t
 				}
 			}
-			if d, ok := e.debt[id]; ok {
+			if d := j.TimeDebt; d > 0 {
 				if d <= L {
 					thr *= float64(L-d) / float64(L)
-					delete(e.debt, id)
+					j.TimeDebt = 0
 				} else {
 					thr = 0
-					e.debt[id] = d - L
+					j.TimeDebt = d - L
 				}
 			}
-			j.TimeDebt = e.debt[id]
 			total += thr
 			busy[j.typ] += len(j.GPUs)
 			j.gpuSeconds[j.typ] += float64(L) * float64(len(j.GPUs))
@@ -448,16 +469,6 @@ func (e *engine) extend() bool {
 	return true
 }
 
-// exec is the ground-truth estimate of j's current allocation, memoised
-// per job until its configuration changes.
-func (e *engine) exec(j *Job) estimator.Estimate {
-	if j.execCfg != j.Config || j.execEst.Throughput == 0 {
-		j.execEst = e.cfg.Exec.Estimate(j.Spec.Workload, j.Config)
-		j.execCfg = j.Config
-	}
-	return j.execEst
-}
-
 // arrive admits a job into the system at time t (not yet into a queue).
 func (e *engine) arrive(j *Job, t Time) {
 	s := j.Spec
@@ -473,7 +484,9 @@ func (e *engine) arrive(j *Job, t Time) {
 	j.Iterations = j.IterNum
 	j.Remaining = j.IterNum
 	j.remainingF = float64(j.IterNum)
-	e.lastRemain[s.ID] = j.IterNum
+	if e.cfg.Check {
+		e.lastRemain[s.ID] = j.IterNum
+	}
 	if s.Deadline > 0 {
 		j.Deadline = j.SubmitTime + Time(e.cfg.DeadlineScale*float64(s.Deadline-j.SubmitTime))
 	} else {
@@ -556,10 +569,6 @@ func (e *engine) view(now Time, arrivals, ended []*Job, before []JobID) *View {
 // checked on the final state, so a policy may swap two jobs' GPUs in one
 // batch.
 func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
-	isArrival := map[JobID]bool{}
-	for _, j := range arrivals {
-		isArrival[j.Spec.ID] = true
-	}
 	// Job-level simulation of the batch.
 	type tent struct {
 		status Status
@@ -655,7 +664,7 @@ func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
 		j := e.jobs[a.Job]
 		switch a.Kind {
 		case Start:
-			e.pending = removeJob(e.pending, j)
+			e.dequeue(j)
 			e.running = append(e.running, j)
 			j.change = Restart
 			if j.FirstStart < 0 {
@@ -663,7 +672,7 @@ func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
 				j.FirstStart = e.now
 			}
 			if e.cfg.Timing == Exact {
-				j.QueueTime += float64(e.now - j.pendingSince)
+				j.queueTime += float64(e.now - j.pendingSince)
 				// Nothing to integrate while it waited: progress restarts now.
 				j.lastUpdate = e.now
 			}
@@ -682,7 +691,7 @@ func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
 			suspended[j.Spec.ID] = true
 			e.advance(j, e.now)
 			e.running = removeJob(e.running, j)
-			e.pending = append(e.pending, j)
+			e.enqueue(j)
 			j.Status = Pending
 			j.pendingSince = e.now
 			j.IterNum = j.Remaining // artifact: iter_num ← remaining, exec_time kept
@@ -692,7 +701,7 @@ func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
 			e.cancelCompletion(j)
 			changed = true
 		case Drop:
-			e.pending = removeJob(e.pending, j)
+			e.dequeue(j)
 			j.Status = Dropped
 			e.res.recordDrop(j)
 		}
@@ -703,7 +712,7 @@ func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
 	// the end now. (No scan of the pending queue per arrival.)
 	for _, j := range arrivals {
 		if j.Status == Pending && !suspended[j.Spec.ID] {
-			e.pending = append(e.pending, j)
+			e.enqueue(j)
 		}
 	}
 	ov.commit()
@@ -766,12 +775,12 @@ func (e *engine) setAlloc(j *Job, gpus []int) {
 				j.readyAt = j.readyAt.Add(e.cfg.ProfilingDelay(j.Spec))
 			}
 		}
-		j.iterTime = e.cfg.Exec.Estimate(j.Spec.Workload, cfg).IterTime
 		j.lastUpdate = e.now
 	}
 	e.res.recordHold(e, j, gpus)
 	j.GPUs = append([]int(nil), gpus...)
 	j.Config = cfg
+	j.exec = e.cfg.Exec.Estimate(j.Spec.Workload, cfg)
 	j.typ = e.cfg.Cluster.TypeIndex(cfg.GPU)
 	j.LastConfig = cfg
 	if e.cfg.Timing == Exact {
@@ -811,6 +820,21 @@ func SameGPUs(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+// enqueue appends j to the pending queue; in artifact timing its queue
+// time accrues from here on the queue's clock.
+func (e *engine) enqueue(j *Job) {
+	e.pending = append(e.pending, j)
+	if e.cfg.Timing == Artifact {
+		j.queue, j.queuedAt = &e.qclock, e.qclock.steps
+	}
+}
+
+// dequeue removes j from the pending queue, settling its queue time.
+func (e *engine) dequeue(j *Job) {
+	e.pending = removeJob(e.pending, j)
+	j.queueTime, j.queue = j.QueueTime(), nil
 }
 
 // removeJob deletes j from q in place (the engine's queues are its own:

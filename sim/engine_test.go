@@ -586,9 +586,9 @@ func TestArtifactQueueTime(t *testing.T) {
 		hook: func(v *View) {
 			switch v.Round {
 			case 3:
-				seen[3] = v.Job(2).QueueTime
+				seen[3] = v.Job(2).QueueTime()
 			case 6:
-				seen[6] = v.Job(0).QueueTime
+				seen[6] = v.Job(0).QueueTime()
 			}
 		},
 	}
@@ -603,5 +603,29 @@ func TestArtifactQueueTime(t *testing.T) {
 	}
 	if seen[3] != 900 || seen[6] != 1200 {
 		t.Errorf("View queue times: j2 in round 3 %v s (want 900), j0 in round 6 %v s (want 1200)", seen[3], seen[6])
+	}
+}
+
+// accrue is the artifact's one-by-one sum of queue-time steps, bit for bit:
+// with whole-number steps (the closed form) up to and across 2^53, and with
+// fractional ones (the additions themselves).
+func TestAccrueIsTheStepwiseSum(t *testing.T) {
+	stepwise := func(q float64, n int, L float64) float64 {
+		for ; n > 0; n-- {
+			q += L
+		}
+		return q
+	}
+	for _, c := range []struct {
+		q float64
+		n int
+		L float64
+	}{
+		{0, 0, 300}, {0, 1, 300}, {600, 2000, 300}, {0, 1_000_000, 300}, {1<<53 - 3000, 12, 300},
+		{1<<53 - 900, 3, 300}, {1<<53 - 1200, 7, 300}, {0, 1000, 0.1}, {0.5, 100, 300}, {7, 333, 2.5},
+	} {
+		if got, want := accrue(c.q, c.n, c.L), stepwise(c.q, c.n, c.L); got != want {
+			t.Errorf("accrue(%v, %d, %v) = %v, the stepwise sum %v", c.q, c.n, c.L, got, want)
+		}
 	}
 }

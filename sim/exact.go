@@ -1,9 +1,11 @@
 package sim
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"math"
+	"slices"
 )
 
 // Event kinds, in the order they are handled when simultaneous: a job that
@@ -81,15 +83,32 @@ func (e *engine) runExact(ctx context.Context) error {
 	if e.cfg.UntilDone {
 		last = e.cfg.MaxRounds
 	}
+	// Arrivals are known up front: rather than events in the heap they are
+	// a queue in the heap's own order for them (submission time, ties in
+	// trace order), merged with the heap as the loop goes, so the heap
+	// holds only rounds, completions and the horizon.
+	e.arrivalQ = e.arrivalQ[:0]
 	for i := range e.specs {
 		if e.specs[i].Submit < e.t0.Add(Duration(last)*L) {
-			e.events.push(&event{at: e.specs[i].Submit, kind: evArrival, job: e.jobs[i]})
+			e.arrivalQ = append(e.arrivalQ, e.jobs[i])
 		}
 	}
+	slices.SortStableFunc(e.arrivalQ, func(a, b *Job) int {
+		return cmp.Compare(a.Spec.Submit, b.Spec.Submit) // finite: traces reject NaN
+	})
 	e.events.push(&event{at: e.t0, kind: evRound, round: 0})
 	var busy []int
-	for e.events.Len() > 0 {
-		ev := heap.Pop(&e.events).(*event)
+	var arrival event
+	for e.events.Len() > 0 || len(e.arrivalQ) > 0 {
+		var ev *event
+		if e.arrivalNext() {
+			j := e.arrivalQ[0]
+			e.arrivalQ = e.arrivalQ[1:]
+			arrival = event{at: j.Spec.Submit, kind: evArrival, job: j}
+			ev = &arrival
+		} else {
+			ev = heap.Pop(&e.events).(*event)
+		}
 		if err := e.checkClock(ev.at); err != nil {
 			return err
 		}
@@ -133,7 +152,7 @@ func (e *engine) runExact(ctx context.Context) error {
 				// pending queue's end, as they would have at the next one.
 				for _, j := range e.arrived {
 					if j.Status == Pending && !containsJob(e.pending, j) {
-						e.pending = append(e.pending, j)
+						e.enqueue(j)
 					}
 				}
 				e.arrived = nil
@@ -189,8 +208,8 @@ func (e *engine) advance(j *Job, now Time) {
 		j.gpuSeconds[j.typ] += float64(now-j.lastUpdate) * float64(len(j.GPUs))
 	}
 	from := max(j.lastUpdate, j.readyAt)
-	if now > from && j.iterTime > 0 {
-		iters := float64(now-from) / j.iterTime
+	if now > from && j.exec.IterTime > 0 {
+		iters := float64(now-from) / j.exec.IterTime
 		iters = math.Min(iters, j.remainingF)
 		j.remainingF -= iters
 		j.ExecTime += float64(now - from)
@@ -200,20 +219,32 @@ func (e *engine) advance(j *Job, now Time) {
 	j.lastUpdate = now
 }
 
+// arrivalNext reports whether the next event is the arrival at the head of
+// arrivalQ: it is due before the heap's first event, or at the same time
+// and of an earlier kind (the heap holds no arrivals).
+func (e *engine) arrivalNext() bool {
+	if len(e.arrivalQ) == 0 {
+		return false
+	}
+	if e.events.Len() == 0 {
+		return true
+	}
+	at, top := e.arrivalQ[0].Spec.Submit, e.events.items[0]
+	return at < top.at || at == top.at && evArrival < top.kind
+}
+
 // moreAt reports whether another event is due at t, so simultaneous events
 // reach the policy in one decision.
 func (e *engine) moreAt(t Time) bool {
-	if e.events.Len() == 0 {
-		return false
-	}
 	// Any event at t comes next; a round at t will decide anyway.
-	return e.events.items[0].at == t
+	return len(e.arrivalQ) > 0 && e.arrivalQ[0].Spec.Submit == t ||
+		e.events.Len() > 0 && e.events.items[0].at == t
 }
 
 func (e *engine) scheduleCompletion(j *Job) {
 	e.cancelCompletion(j)
 	from := max(e.now, j.readyAt)
-	ev := &event{at: from.Add(Duration(j.remainingF * j.iterTime)), kind: evCompletion, job: j}
+	ev := &event{at: from.Add(Duration(j.remainingF * j.exec.IterTime)), kind: evCompletion, job: j}
 	j.completion = ev
 	e.events.push(ev)
 }

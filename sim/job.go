@@ -2,6 +2,8 @@ package sim
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 
 	"github.com/arena-sim/arena/estimator"
 )
@@ -34,8 +36,20 @@ type JobSpec struct {
 }
 
 // Alias is the artifact's per-round digest name of the job: "job_" and its
-// 1-based trace row, zero-padded to 4 digits.
-func (s *JobSpec) Alias() string { return fmt.Sprintf("job_%04d", int(s.ID)+1) }
+// 1-based trace row, zero-padded to 4 digits (fmt's "job_%04d", built
+// without fmt: results name every job).
+func (s *JobSpec) Alias() string {
+	row := int(s.ID) + 1
+	if row < 0 { // no trace position; fmt pads after the sign
+		return fmt.Sprintf("job_%04d", row)
+	}
+	b := make([]byte, 0, 24)
+	b = append(b, "job_"...)
+	for p := 1000; p > 1 && row < p; p /= 10 {
+		b = append(b, '0')
+	}
+	return string(strconv.AppendInt(b, int64(row), 10))
+}
 
 // Status is where a job is in its life.
 type Status int
@@ -94,25 +108,62 @@ type Job struct {
 	// TimeDebt is the artifact's overhead "time debt" still owed (seconds);
 	// while positive the job skips progress updates (artifact timing only).
 	TimeDebt Duration
-	// QueueTime is the time spent pending, seconds (artifact: 300-s steps).
-	QueueTime float64
+	// queueTime is QueueTime but for the spell in the pending queue under
+	// way in artifact timing: since step queuedAt of queue (nil when none).
+	queueTime float64
+	queue     *queueClock
+	queuedAt  int
 
 	// change is the kind of the job's last start or reallocation, which
 	// prices its overhead.
 	change Change
 
-	execEst estimator.Estimate // memo of exec(), valid for execCfg
-	execCfg estimator.Config
+	// exec is the ground truth of Config, set with it (setAlloc).
+	exec estimator.Estimate
 
 	// exact-mode state
 	remainingF   float64 // iterations left (fractional)
-	iterTime     float64 // seconds per iteration on the current config
 	readyAt      Time    // end of the current reconfiguration
 	lastUpdate   Time
 	pendingSince Time
 	completion   *event
 	gpuSeconds   []float64 // by Cluster.Types index
 	typ          int       // Cluster.Types index of Config.GPU
+}
+
+// QueueTime is the time spent pending, seconds. In artifact timing it is
+// the artifact's: one round length for every decision after which the job
+// was in the pending queue. In exact timing it covers the waits that ended
+// with a start, and at the end of the run the wait still under way.
+func (j *Job) QueueTime() float64 {
+	if j.queue == nil {
+		return j.queueTime
+	}
+	return accrue(j.queueTime, j.queue.steps-j.queuedAt, j.queue.step)
+}
+
+// queueClock counts artifact timing's queue-time steps: after each decision
+// every job in the pending queue accrues step seconds. One tick covers the
+// whole queue; a job adds up its steps when asked (QueueTime) or when it
+// leaves the queue.
+type queueClock struct {
+	steps int
+	step  float64
+}
+
+// accrue returns q with n steps of L added one at a time, as the artifact
+// sums queue time. When q and L are whole numbers and the total is below
+// 2^53, every partial sum is a whole number below 2^53 and so exact in
+// float64: one multiplication gives the very same value (the artifact's
+// 300-s rounds). Otherwise the additions are made one by one.
+func accrue(q float64, n int, L float64) float64 {
+	if sum := q + float64(n)*L; q == math.Trunc(q) && L == math.Trunc(L) && sum < 1<<53 {
+		return sum
+	}
+	for ; n > 0; n-- {
+		q += L
+	}
+	return q
 }
 
 // Progress is the fraction of the job's iterations done, in [0, 1]:

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/arena-sim/arena/estimator"
 )
 
 // JobRecord is one row of jobs.parquet.
@@ -124,16 +126,22 @@ func newResult(e *engine) *Result {
 	return &Result{
 		Policy: e.policy.Name(), Cluster: e.cfg.Cluster.Name, Timing: e.cfg.Timing,
 		Rounds: e.cfg.Rounds, RoundLength: e.cfg.RoundLength, Types: e.cfg.Cluster.Types, Start: e.t0,
+		// One row per round (an until-done run grows them past Rounds).
+		Digest: make([]DigestRow, 0, e.cfg.Rounds), Timeline: make([]RoundRecord, 0, e.cfg.Rounds),
 	}
 }
 
 func (r *Result) recordDigest(e *engine) {
-	idle := make([]int, len(r.Types))
-	st := e.cfg.Cluster.slotType // r.Types is Cluster.Types
-	for s, occ := range e.occupant {
-		if occ == NoJob {
-			idle[st[s]]++
-		}
+	// A type's idle GPUs are its total less those running jobs hold: every
+	// held slot belongs to exactly one running job, of the slot's type (the
+	// engine validates each allocation; the checker asserts it), so the
+	// running queue, not the slot table, is walked.
+	idle := make([]int, len(r.Types)) // r.Types is Cluster.Types
+	for t, name := range r.Types {
+		idle[t] = e.cfg.Cluster.TotalGPUs(name)
+	}
+	for _, j := range e.running {
+		idle[j.typ] -= len(j.GPUs)
 	}
 	running := len(e.running)
 	if e.cfg.Timing == Exact {
@@ -144,7 +152,7 @@ func (r *Result) recordDigest(e *engine) {
 
 func (r *Result) recordFinish(j *Job) {
 	r.JCTs = append(r.JCTs, float64(j.Finish-j.SubmitTime))
-	r.Queueing = append(r.Queueing, j.QueueTime)
+	r.Queueing = append(r.Queueing, j.QueueTime())
 	r.finishedIDs = append(r.finishedIDs, j.Spec.ID)
 	if n := len(r.Digest); n > 0 && r.Timing == Artifact {
 		r.Digest[n-1].Ended = append(r.Digest[n-1].Ended, j.Spec.Alias())
@@ -224,7 +232,7 @@ func (r *Result) finish(e *engine, wall time.Duration) {
 		}
 		horizon := e.t0.Add(Duration(e.cfg.Rounds) * e.cfg.RoundLength)
 		for _, j := range e.pending {
-			j.QueueTime += float64(horizon - j.pendingSince)
+			j.queueTime += float64(horizon - j.pendingSince)
 		}
 	}
 	end := e.t0.Add(Duration(e.cfg.Rounds) * e.cfg.RoundLength)
@@ -238,22 +246,36 @@ func (r *Result) finish(e *engine, wall time.Duration) {
 	}
 	r.holding = nil
 	for _, j := range e.running {
-		r.Queueing = append(r.Queueing, j.QueueTime)
+		r.Queueing = append(r.Queueing, j.QueueTime())
 	}
 	for _, j := range e.pending {
-		r.Queueing = append(r.Queueing, j.QueueTime)
+		r.Queueing = append(r.Queueing, j.QueueTime())
 	}
+	submitted := 0
+	for _, j := range e.jobs {
+		if j.Status != NotArrived {
+			submitted++
+		}
+	}
+	r.Jobs = make([]JobRecord, 0, submitted)
+	// A trace has a handful of models: one name string each, not one per job.
+	modelNames := map[estimator.Model]string{}
 	for _, j := range e.jobs {
 		if j.Status == NotArrived {
 			continue
 		}
 		r.Submitted++
 		s := j.Spec
+		model, ok := modelNames[s.Workload.Model]
+		if !ok {
+			model = s.Workload.Model.Name()
+			modelNames[s.Workload.Model] = model
+		}
 		rec := JobRecord{
-			ID: int32(s.ID), Name: s.Name, Alias: s.Alias(), Model: s.Workload.Model.Name(),
+			ID: int32(s.ID), Name: s.Name, Alias: s.Alias(), Model: model,
 			Batch: int32(s.Workload.Batch), Iterations: j.Iterations, RequestedGPU: s.GPU, RequestedN: int32(s.GPUs),
 			Submit: float64(j.SubmitTime), FirstStart: float64(j.FirstStart), Finish: float64(j.Finish), JCT: -1,
-			Queueing: j.QueueTime, Reconfigs: int32(j.Reconfigs), State: j.Status.String(),
+			Queueing: j.QueueTime(), Reconfigs: int32(j.Reconfigs), State: j.Status.String(),
 		}
 		if j.Status == Finished {
 			rec.JCT = float64(j.Finish - j.SubmitTime)

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -85,6 +86,13 @@ type Trace struct {
 	ScaleSource string
 }
 
+// clone copies t and its job list (a JobSpec holds no pointers).
+func (t *Trace) clone() *Trace {
+	c := *t
+	c.Jobs = slices.Clone(t.Jobs)
+	return &c
+}
+
 // DefaultIterationScale is the scale of an artifact-format CSV that
 // declares none: the artifact's simulator divides every trace by 5.
 const DefaultIterationScale = 5
@@ -117,10 +125,18 @@ func OpenBuiltin(name string) (r io.ReadCloser, scale int64, ok bool, err error)
 	return r, builtinScales[name], true, err
 }
 
+// parsedBuiltin holds each built-in trace (name → *Trace) once parsed: the
+// embedded files never change, and one command loads the same trace for
+// every policy it runs. Load hands out copies, which callers may edit.
+var parsedBuiltin sync.Map
+
 // Load resolves a --trace argument: a built-in name or a path to a CSV file
-// in the artifact format.
+// in the artifact format. The caller owns the Trace and its Jobs.
 func Load(nameOrPath string) (*Trace, error) {
 	if f, ok := builtinFiles[nameOrPath]; ok {
+		if t, ok := parsedBuiltin.Load(nameOrPath); ok {
+			return t.(*Trace).clone(), nil
+		}
 		r, err := builtin.Open(f)
 		if err != nil {
 			return nil, err
@@ -131,7 +147,8 @@ func Load(nameOrPath string) (*Trace, error) {
 			return nil, err
 		}
 		t.IterationScale, t.ScaleSource = builtinScales[nameOrPath], "built-in"
-		return t, nil
+		parsedBuiltin.Store(nameOrPath, t)
+		return t.clone(), nil
 	}
 	if t, ok, err := loadTable(nameOrPath); ok { // a canonical job table
 		return t, err

@@ -403,7 +403,7 @@ func (p *Policy) hello(timing sim.Timing) error {
 
 func state(v *sim.View, j *sim.Job) stateOut {
 	s := stateOut{ID: j.Spec.ID, Status: j.Status.String(), GPUs: j.GPUs, Progress: j.Progress(),
-		Remaining: j.Remaining, Total: j.IterNum, FirstStart: float64(j.FirstStart), Reconfigs: j.Reconfigs, QueueTime: j.QueueTime}
+		Remaining: j.Remaining, Total: j.IterNum, FirstStart: float64(j.FirstStart), Reconfigs: j.Reconfigs, QueueTime: j.QueueTime()}
 	s.GPUs = nonNil(s.GPUs)
 	if j.Status == sim.Running {
 		s.Grid = &Grid{GPU: j.Config.GPU, Nodes: j.Config.Nodes, PerNode: j.Config.PerNode}

@@ -32,6 +32,8 @@ type FCFS struct {
 	count   []int
 	typeIdx map[string]int
 	round   int
+
+	table placement.Table // Schedule's scratch copy of the slot table
 }
 
 type queued struct {
@@ -94,7 +96,10 @@ func (f *FCFS) Schedule(v *sim.View) ([]sim.Action, error) {
 	}
 	f.sync(v)
 	f.round = v.Round
-	table := placement.NewTable(v.Cluster, v.Occupant)
+	// One table for the policy's life, refilled per decision: a fresh one
+	// per decision was most of an FCFS run's allocations.
+	table := &f.table
+	table.Cluster, table.Occupant = v.Cluster, append(table.Occupant[:0], v.Occupant...)
 	var actions []sim.Action
 	// f.count holds the pending queue's jobs per GPU type as it stands
 	// during the pass (restarted jobs leave, pended arrivals join).

@@ -19,7 +19,11 @@ import (
 type Table struct {
 	Cluster  *sim.Cluster
 	Occupant []sim.JobID
+
+	cands []nodeFree // byFree's result, reused from call to call
 }
+
+type nodeFree struct{ node, free int }
 
 // NewTable copies occupant.
 func NewTable(c *sim.Cluster, occupant []sim.JobID) *Table {
@@ -92,8 +96,18 @@ func (t *Table) SlotsOf(job sim.JobID) []int {
 // NodesByFree returns the nodes of a type with at least q idle GPUs, in
 // node order stably sorted by idle GPUs, most first.
 func (t *Table) NodesByFree(gpu string, q int) []int {
-	type nodeFree struct{ node, free int }
-	var cands []nodeFree
+	cands := t.byFree(gpu, q)
+	out := make([]int, len(cands))
+	for i, c := range cands {
+		out[i] = c.node
+	}
+	return out
+}
+
+// byFree is NodesByFree as (node, idle GPUs) pairs in the table's scratch
+// buffer, valid until the next call.
+func (t *Table) byFree(gpu string, q int) []nodeFree {
+	cands := t.cands[:0]
 	for _, n := range t.Cluster.NodesOfType(gpu) {
 		if f := t.Free(n); f >= q {
 			cands = append(cands, nodeFree{n, f})
@@ -103,11 +117,8 @@ func (t *Table) NodesByFree(gpu string, q int) []int {
 	// tie-break). Pairs rather than a node → free map: on a 10,240-GPU
 	// cluster the map was most of an FCFS run.
 	slices.SortStableFunc(cands, func(a, b nodeFree) int { return b.free - a.free })
-	out := make([]int, len(cands))
-	for i, c := range cands {
-		out[i] = c.node
-	}
-	return out
+	t.cands = cands
+	return cands
 }
 
 // PlaceMostFree is the baselines' placement helper (FCFS, Gavel, Sia): for
@@ -115,13 +126,13 @@ func (t *Table) NodesByFree(gpu string, q int) []int {
 // and on each the first c.PerNode idle slots. It returns the slots, or
 // ok = false with the table unchanged.
 func (t *Table) PlaceMostFree(job sim.JobID, c estimator.Config) ([]int, bool) {
-	nodes := t.NodesByFree(c.GPU, c.PerNode)
+	nodes := t.byFree(c.GPU, c.PerNode)
 	if len(nodes) < c.Nodes {
 		return nil, false
 	}
 	var slots []int
 	for _, n := range nodes[:c.Nodes] {
-		got, ok := t.Take(job, n, c.PerNode)
+		got, ok := t.Take(job, n.node, c.PerNode)
 		if !ok { // cannot happen: the node had ≥ PerNode idle slots
 			for _, s := range slots {
 				t.Occupant[s] = sim.NoJob
