@@ -80,6 +80,11 @@ type Gavel struct {
 	// solver is ilp.SolveReassignment with its state kept between
 	// programs (the admitted rows rarely change between two programs).
 	solver ilp.ReassignmentSolver
+	// Scratch of fit: the program, the resource row and the use rows by
+	// GPU count, reused by every program.
+	prob     ilp.Reassignment
+	resource []int
+	use      map[int][]float64
 }
 
 var (
@@ -136,6 +141,7 @@ func NewVersion(c *sim.Cluster, src estimator.Source, v Version) *Gavel {
 		decide:      src.View(estimator.ViewDataParallel),
 		anyFeasible: src.View(estimator.ViewDataParallelNoMemCheck),
 		thr:         map[sim.JobID][]float64{},
+		use:         map[int][]float64{},
 	}
 	g.deployable = g.decide
 	if v == StoredRun {
@@ -272,22 +278,35 @@ func (g *Gavel) throughputs(j *sim.Job) []float64 {
 	return row
 }
 
+// useOf is the use row of a job of n GPUs: n of every type.
+func (g *Gavel) useOf(n int) []float64 {
+	if u, ok := g.use[n]; ok {
+		return u
+	}
+	u := make([]float64, len(g.types))
+	for k := range u {
+		u[k] = float64(n)
+	}
+	g.use[n] = u
+	return u
+}
+
 // fit is the artifact's _gavel_fit_one_job: admit job into the program,
 // solve, and re-place every job whose type changed plus the new one on a
 // copy of the table; revert on failure (keeping the quirk that the other
 // rows keep the program's new types).
 func (g *Gavel) fit(v *sim.View, plan *Plan, job *sim.Job) (bool, error) {
-	prob := &ilp.Reassignment{Capacity: g.capacity, NewRequired: true, MaxChanges: MaxChanges, HasPrev: g.rows.HasPrev}
-	resource := make([]int, len(g.types))
-	for k := range resource {
-		resource[k] = k
+	// The program reuses fit's scratch: the solver copies what it keeps.
+	prob := &g.prob
+	*prob = ilp.Reassignment{Capacity: g.capacity, NewRequired: true, MaxChanges: MaxChanges, HasPrev: g.rows.HasPrev, Rows: prob.Rows[:0]}
+	if len(g.resource) != len(g.types) {
+		g.resource = make([]int, len(g.types))
+		for k := range g.resource {
+			g.resource[k] = k
+		}
 	}
 	row := func(j *sim.Job, prev int) ilp.AssignRow {
-		use := make([]float64, len(g.types))
-		for k := range use {
-			use[k] = float64(j.Spec.GPUs)
-		}
-		return ilp.AssignRow{Value: g.throughputs(j), Resource: resource, Use: use, Prev: prev}
+		return ilp.AssignRow{Value: g.throughputs(j), Resource: g.resource, Use: g.useOf(j.Spec.GPUs), Prev: prev}
 	}
 	for i, id := range g.rows.Jobs {
 		prob.Rows = append(prob.Rows, row(v.Job(id), g.rows.Prev[i]))
