@@ -3,6 +3,7 @@ package ilp
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -396,4 +397,80 @@ func TestReassignmentSolverReuse(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestLastChangeLoopIsTheGeneralOne: enumerate's loop for the last change
+// (dfsLast) is the general loop made cheaper, so it must visit the same
+// change sets in the same order: the same answer, tie-break, node count
+// (hence the same budget stops) and gap draw. The oracle is the general
+// loop (lastChangeLoop off), on random programs from a few rows (those of
+// randomReassignment) to a few dozen with up to three changes, tight
+// capacities, small node budgets and gap sampling.
+func TestLastChangeLoopIsTheGeneralOne(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	for k := range 3000 {
+		p := randomReassignment(r)
+		if k%2 == 1 {
+			p = largerReassignment(r)
+		}
+		opt := Options{NodeLimit: []int{0, 3, 20, 200}[r.IntN(4)]}
+		var seed uint64
+		if r.IntN(4) == 0 {
+			opt.Gap, seed = 0.2, r.Uint64()
+		}
+		solve := func(last bool) (Assignment, bool, error) {
+			defer func(prev bool) { lastChangeLoop = prev }(lastChangeLoop)
+			lastChangeLoop = last
+			o := opt
+			if o.Gap > 0 {
+				o.Rand = rand.New(rand.NewPCG(seed, 1))
+			}
+			return SolveReassignment(p, o)
+		}
+		want, wok, werr := solve(false)
+		got, ok, err := solve(true)
+		got.Result.Elapsed, want.Result.Elapsed = 0, 0
+		if (err == nil) != (werr == nil) || ok != wok || !reflect.DeepEqual(got, want) {
+			t.Fatalf("program %d (%d rows, limit %d, gap %v): last-change loop %+v %v %v, general loop %+v %v %v",
+				k, len(p.Rows), opt.NodeLimit, opt.Gap, got, ok, err, want, wok, werr)
+		}
+	}
+}
+
+// largerReassignment is randomReassignment with 10–40 rows, 4 resources,
+// Sia's counts (1–16 GPUs) and at most 3 changes, the capacities a little
+// above the previous load.
+func largerReassignment(r *rand.Rand) *Reassignment {
+	const nres = 4
+	counts := []float64{1, 2, 4, 8, 16}
+	var colRes []int
+	var colUse []float64
+	for k := range nres {
+		for _, n := range counts {
+			colRes, colUse = append(colRes, k), append(colUse, n)
+		}
+	}
+	p := &Reassignment{Capacity: make([]float64, nres), NewRequired: r.IntN(2) == 0, MaxChanges: 3, HasPrev: true}
+	mk := func(infeasibleOK bool) AssignRow {
+		row := AssignRow{Value: make([]float64, len(colRes)), Resource: colRes, Use: colUse}
+		for c := range row.Value {
+			row.Value[c] = float64(r.IntN(30))
+			if infeasibleOK && r.IntN(4) == 0 {
+				row.Value[c] = -1e9
+			}
+		}
+		return row
+	}
+	load := make([]float64, nres)
+	for range 10 + r.IntN(31) {
+		row := mk(false)
+		row.Prev = r.IntN(len(colRes))
+		load[colRes[row.Prev]] += colUse[row.Prev]
+		p.Rows = append(p.Rows, row)
+	}
+	for k := range p.Capacity {
+		p.Capacity[k] = load[k] + float64(r.IntN(12))
+	}
+	p.New = mk(true)
+	return p
 }
