@@ -78,4 +78,14 @@
 // would repeat the same pass to its budget with the same result); the
 // breadth-first search skips the third level's re-expansion of first-level
 // plans, which can only add duplicates that strict comparison never picks.
+// The upgrade trial's steps share a memo of trial outcomes: a trial reads
+// only the slots of the type it places the job on and the job's quota, so
+// a step re-runs only the trials whose type or job the previous step
+// changed (upgrade.go). A trial whose migration search would end without
+// moving anyone — the best locality infeasible, or an idle node or a
+// partial node with room — is told from the type's idle-node count and
+// fullest partial node (table.roomOf) without writing the table, in the
+// upgrade and the type-change trials alike (directFit). These shortcuts
+// are checked against running every search in full
+// (TestSearchShortcutsChangeNothing).
 package arena
