@@ -3,6 +3,7 @@ package elasticflow
 import (
 	"container/heap"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/arena-sim/arena/estimator"
@@ -98,13 +99,24 @@ func (e *ElasticFlow) Schedule(v *sim.View) ([]sim.Action, error) {
 	}
 	p := newPlan(e, v)
 	if len(v.Ended) > 0 {
-		blocked := map[string]bool{}
+		// Once every type of the cluster is blocked the rest of the
+		// queue (tens of thousands of jobs on a long trace) can change
+		// nothing: its jobs are skipped, or ask for a type the cluster
+		// lacks, whose fit fails without effect. So the pass stops there.
+		var blocked []string
+		clusterBlocked := 0
 		for _, j := range v.Pending {
-			if e.timedOut[j.Spec.ID] || blocked[j.Spec.GPU] {
+			if clusterBlocked == len(v.Cluster.Types) {
+				break
+			}
+			if slices.Contains(blocked, j.Spec.GPU) || (len(e.timedOut) > 0 && e.timedOut[j.Spec.ID]) {
 				continue
 			}
 			if !p.fit(j) {
-				blocked[j.Spec.GPU] = true
+				blocked = append(blocked, j.Spec.GPU)
+				if v.Cluster.TotalGPUs(j.Spec.GPU) > 0 {
+					clusterBlocked++
+				}
 			}
 		}
 	}
