@@ -3,6 +3,7 @@ package gavel
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/arena-sim/arena/estimator"
@@ -216,9 +217,13 @@ func (g *Gavel) Schedule(v *sim.View) ([]sim.Action, error) {
 	}
 	plan := NewPlan(v)
 	if len(v.Ended) > 0 {
-		blocked := map[string]bool{}
+		// The pass walks the whole queue (tens of thousands of jobs on a
+		// long trace) after every type is blocked, since a job may ask
+		// for a type the cluster lacks and still fit on another: the
+		// per-job test compares a few strings rather than hashing one.
+		var blocked []string
 		for _, j := range v.Pending {
-			if blocked[j.Spec.GPU] {
+			if slices.Contains(blocked, j.Spec.GPU) {
 				continue
 			}
 			ok, err := g.fit(v, plan, j)
@@ -226,7 +231,7 @@ func (g *Gavel) Schedule(v *sim.View) ([]sim.Action, error) {
 				return nil, err
 			}
 			if !ok {
-				blocked[j.Spec.GPU] = true
+				blocked = append(blocked, j.Spec.GPU)
 			}
 		}
 	}

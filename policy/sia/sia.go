@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/policy/gavel"
@@ -211,9 +212,9 @@ func (s *Sia) Schedule(v *sim.View) ([]sim.Action, error) {
 	}
 	plan := gavel.NewPlan(v)
 	if len(v.Ended) > 0 {
-		blocked := map[string]bool{}
+		var blocked []string // a few types: compared, not hashed
 		for _, j := range v.Pending {
-			if blocked[j.Spec.GPU] {
+			if slices.Contains(blocked, j.Spec.GPU) {
 				continue
 			}
 			ok, err := s.fit(v, plan, j, s.dp)
@@ -221,7 +222,7 @@ func (s *Sia) Schedule(v *sim.View) ([]sim.Action, error) {
 				return nil, err
 			}
 			if !ok && s.version == StoredRun {
-				blocked[j.Spec.GPU] = true
+				blocked = append(blocked, j.Spec.GPU)
 			}
 		}
 	}
