@@ -95,12 +95,28 @@ type Sia struct {
 	prob     ilp.Reassignment
 	use      []float64
 	newValue []float64
+	// probJobs and probRound: the admitted jobs and the round prob's
+	// rows were built for (probHolds).
+	probJobs  []sim.JobID
+	probRound int
 }
 
-// cachedRow is a job's cached objective row and the round it is for.
+// cachedRow is a job's cached objective row and the round it is for, and
+// whether no configuration can ever run the job (never: 1 yes, −1 no, 0
+// not known yet; see neverRunnable).
 type cachedRow struct {
 	round int
 	row   []float64
+	never int8
+}
+
+// cachedRow returns job j's entry of the weights cache.
+func (s *Sia) cachedRow(j *sim.Job) *cachedRow {
+	id := int(j.Spec.ID)
+	for len(s.weights) <= id {
+		s.weights = append(s.weights, cachedRow{round: -1})
+	}
+	return &s.weights[id]
 }
 
 var (
@@ -123,7 +139,7 @@ func NewVersion(c *sim.Cluster, src estimator.Source, v Version, artifactCounts 
 		cluster: c, types: c.Types, artifactCounts: artifactCounts, version: v,
 		dp:      src.View(estimator.ViewDataParallel),
 		noMem:   src.View(estimator.ViewDataParallelNoMemCheck),
-		goodput: map[estimator.Workload][]float64{},
+		goodput: map[estimator.Workload][]float64{}, probRound: -1,
 	}
 	for k, t := range s.types {
 		s.capacity = append(s.capacity, float64(c.TotalGPUs(t)))
@@ -214,7 +230,7 @@ func (s *Sia) Schedule(v *sim.View) ([]sim.Action, error) {
 	if len(v.Ended) > 0 {
 		var blocked []string // a few types: compared, not hashed
 		for _, j := range v.Pending {
-			if slices.Contains(blocked, j.Spec.GPU) {
+			if len(blocked) > 0 && slices.Contains(blocked, j.Spec.GPU) {
 				continue
 			}
 			ok, err := s.fit(v, plan, j, s.dp)
@@ -296,11 +312,7 @@ func (s *Sia) normalisedGoodput(w estimator.Workload) []float64 {
 // entries, −1e9 otherwise, with the restart factor
 // r = max((exec − rescheds·600)/(exec + 600), 0.01).
 func (s *Sia) weightRow(j *sim.Job, round int) []float64 {
-	id := int(j.Spec.ID)
-	for len(s.weights) <= id {
-		s.weights = append(s.weights, cachedRow{round: -1})
-	}
-	w := &s.weights[id]
+	w := s.cachedRow(j)
 	if w.round == round {
 		return w.row
 	}
@@ -324,11 +336,23 @@ func (s *Sia) weightRow(j *sim.Job, round int) []float64 {
 // fit is the artifact's _sia_fit_one_job; place is the feasibility view of
 // the placements (force_opt in the new-job pass, DP in the restart pass).
 func (s *Sia) fit(v *sim.View, plan *gavel.Plan, job *sim.Job, place estimator.Estimator) (bool, error) {
-	prob := &s.prob
-	*prob = ilp.Reassignment{Capacity: s.capacity, MaxChanges: MaxChanges, HasPrev: s.rows.HasPrev, Rows: prob.Rows[:0]}
-	for i, id := range s.rows.Jobs {
-		prob.Rows = append(prob.Rows, ilp.AssignRow{Value: s.weightRow(v.Job(id), v.Round), Resource: s.colType, Use: s.use, Prev: s.rows.Prev[i]})
+	if s.neverRunnable(job) {
+		// What the check below concludes, without the weight row: the
+		// restart pass meets thousands of such jobs on a long trace.
+		s.stats.Solves++
+		s.stats.Rejected++
+		return false, nil
 	}
+	prob := &s.prob
+	if !s.probHolds(v.Round) {
+		*prob = ilp.Reassignment{Capacity: s.capacity, MaxChanges: MaxChanges, Rows: prob.Rows[:0]}
+		for i, id := range s.rows.Jobs {
+			prob.Rows = append(prob.Rows, ilp.AssignRow{Value: s.weightRow(v.Job(id), v.Round), Resource: s.colType, Use: s.use, Prev: s.rows.Prev[i]})
+		}
+		s.probJobs = append(s.probJobs[:0], s.rows.Jobs...)
+		s.probRound = v.Round
+	}
+	prob.HasPrev = s.rows.HasPrev
 	w := s.weightRow(job, v.Round)
 	// A job no configuration can run (DP memory filter) is left out by
 	// every optimum: reject without solving (it would be, after solving).
@@ -407,6 +431,42 @@ func (s *Sia) fit(v *sim.View, plan *gavel.Plan, job *sim.Job, place estimator.E
 	}
 	plan.Commit(t, job.Spec.ID, moved)
 	return true, nil
+}
+
+// neverRunnable reports whether no weight row of job j can have a feasible
+// entry, whatever its restart factor r: its workload's goodput row has no
+// entry above the infeasible mark. (A row entry is min((g·r)^p, clip) for
+// such g and −1e9 otherwise, and r ≥ 0.01.) Decided once per job.
+func (s *Sia) neverRunnable(j *sim.Job) bool {
+	w := s.cachedRow(j)
+	if w.never == 0 {
+		w.never = 1
+		for _, g := range s.normalisedGoodput(j.Spec.Workload) {
+			if g > estimator.InfeasibleThroughput {
+				w.never = -1
+				break
+			}
+		}
+	}
+	return w.never > 0
+}
+
+// probHolds reports whether the admitted rows of s.prob are still those
+// of s.rows in this round: the same jobs, in order, with the same previous
+// columns (their weight rows only change between rounds). The restart
+// pass solves one program per pending job, thousands on a long trace, and
+// a rejection leaves the rows as they were: rebuilding them each time,
+// one weight-row lookup per admitted job, was most of Sia's time there.
+func (s *Sia) probHolds(round int) bool {
+	if s.probRound != round || len(s.probJobs) != len(s.rows.Jobs) || !slices.Equal(s.probJobs, s.rows.Jobs) {
+		return false
+	}
+	for i := range s.prob.Rows {
+		if s.prob.Rows[i].Prev != s.rows.Prev[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // recount fills an external solver's Assignment in from its columns: the
