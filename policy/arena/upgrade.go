@@ -100,26 +100,27 @@ func (r *round) upgradeSearch(id sim.JobID, budget, local int, memo *trialMemo, 
 	// its type) from the memo, or runs it on base with the job released.
 	// The gain reads the job's new locality from the result, the job's
 	// registered count when absent (fbNum).
+	release := func() {
+		if !cleared {
+			released = base.checkpoint()
+			r.clearPlacement(base, id)
+			cleared = true
+		}
+	}
 	consider := func(i int, job inst, fbNum int) {
 		o := memo.outcome(k, i)
 		if !searchShortcuts || !memo.holds(o, job.t, q, upper) {
 			// A type change reads only the other type's slots, which the
 			// job's release leaves as they are.
-			if !cleared && job.t == q.t {
-				released = base.checkpoint()
-				r.clearPlacement(base, id)
-				cleared = true
+			if job.t == q.t {
+				release()
 			}
 			known := false
 			if searchShortcuts {
 				*o, known = r.directOutcome(base, job, q)
 			}
 			if !known {
-				if !cleared {
-					released = base.checkpoint()
-					r.clearPlacement(base, id)
-					cleared = true
-				}
+				release()
 				*o = r.upgradeOutcome(base, job, fbNum, q, budget, local)
 			}
 			memo.stamp(o, job.t, q, upper)

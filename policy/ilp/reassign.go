@@ -829,6 +829,22 @@ func enumerate(prob *Problem, rows func() *Problem, moves []move, newCols []int,
 		return ub < bestLo || (ub <= bestHi && n >= bestMoves)
 	}
 	var dfs func(from, k int, base, gain float64)
+	// descend adds the move at sorted position a to the set, searches on
+	// from there, and takes it out again.
+	descend := func(a, k int, base, gain float64) {
+		effAt := t.effAt[a*nres : (a+1)*nres]
+		for r := range e {
+			e[r] += effAt[r]
+		}
+		usedRow[t.rowAt[a]] = true
+		set = append(set, order[a])
+		dfs(a+1, k, base, gain+t.gainAt[a])
+		set = set[:len(set)-1]
+		usedRow[t.rowAt[a]] = false
+		for r := range e {
+			e[r] -= effAt[r]
+		}
+	}
 	// dfsLast is dfs's loop over the moves when one change is left, the
 	// search's most frequent case, visiting the same children in the same
 	// order. With no change left to free a resource, the capacity-aware
@@ -867,17 +883,7 @@ func enumerate(prob *Problem, rows func() *Problem, moves []move, newCols []int,
 			if prune(base+gain+t.gainAt[a], len(set)+1) {
 				return
 			}
-			for r := range e {
-				e[r] += effAt[r]
-			}
-			usedRow[t.rowAt[a]] = true
-			set = append(set, order[a])
-			dfs(a+1, k, base, gain+t.gainAt[a])
-			set = set[:len(set)-1]
-			usedRow[t.rowAt[a]] = false
-			for r := range e {
-				e[r] -= effAt[r]
-			}
+			descend(a, k, base, gain)
 			if stopped {
 				return
 			}
@@ -925,7 +931,6 @@ func enumerate(prob *Problem, rows func() *Problem, moves []move, newCols []int,
 			if prune(base+gain+topPositive(a, left), len(set)+1) {
 				return
 			}
-			i := order[a]
 			effAt := t.effAt[a*nres : (a+1)*nres]
 			if usedRow[t.rowAt[a]] {
 				continue
@@ -958,17 +963,7 @@ func enumerate(prob *Problem, rows func() *Problem, moves []move, newCols []int,
 			if prune(base+gain+t.gainAt[a]+ubFree+topPositive(a+1, left-1-need), len(set)+1) {
 				continue
 			}
-			for r := range e {
-				e[r] += effAt[r]
-			}
-			usedRow[t.rowAt[a]] = true
-			set = append(set, i)
-			dfs(a+1, k, base, gain+t.gainAt[a])
-			set = set[:len(set)-1]
-			usedRow[t.rowAt[a]] = false
-			for r := range e {
-				e[r] -= effAt[r]
-			}
+			descend(a, k, base, gain)
 		}
 	}
 	// gStar bounds the changes' gain whatever the new job takes: the best

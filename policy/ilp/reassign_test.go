@@ -22,28 +22,36 @@ func randomReassignment(r *rand.Rand) *Reassignment {
 		colRes[c] = r.IntN(nres)
 		colUse[c] = float64(int(1) << r.IntN(3))
 	}
+	fillRandomRows(r, p, colRes, colUse, rows, 12, 5, 6)
+	return p
+}
+
+// fillRandomRows gives p rows admitted rows over the columns (colRes,
+// colUse) with previous columns drawn at random, integer values below
+// values (the new row also −1e9 one time in infeasibleOneIn), and each
+// capacity the previous load plus up to spare−1.
+func fillRandomRows(r *rand.Rand, p *Reassignment, colRes []int, colUse []float64, rows, values, infeasibleOneIn, spare int) {
 	mk := func(infeasibleOK bool) AssignRow {
-		row := AssignRow{Value: make([]float64, ncol), Resource: colRes, Use: colUse}
+		row := AssignRow{Value: make([]float64, len(colRes)), Resource: colRes, Use: colUse}
 		for c := range row.Value {
-			row.Value[c] = float64(r.IntN(12)) // small integers: many ties
-			if infeasibleOK && r.IntN(5) == 0 {
+			row.Value[c] = float64(r.IntN(values)) // small integers: many ties
+			if infeasibleOK && r.IntN(infeasibleOneIn) == 0 {
 				row.Value[c] = -1e9
 			}
 		}
 		return row
 	}
-	load := make([]float64, nres)
+	load := make([]float64, len(p.Capacity))
 	for j := 0; j < rows; j++ {
 		row := mk(false)
-		row.Prev = r.IntN(ncol)
+		row.Prev = r.IntN(len(colRes))
 		load[colRes[row.Prev]] += colUse[row.Prev]
 		p.Rows = append(p.Rows, row)
 	}
 	for k := range p.Capacity {
-		p.Capacity[k] = load[k] + float64(r.IntN(6))
+		p.Capacity[k] = load[k] + float64(r.IntN(spare))
 	}
 	p.New = mk(true)
-	return p
 }
 
 // bruteForce enumerates every assignment of the full program (existing rows
@@ -451,26 +459,6 @@ func largerReassignment(r *rand.Rand) *Reassignment {
 		}
 	}
 	p := &Reassignment{Capacity: make([]float64, nres), NewRequired: r.IntN(2) == 0, MaxChanges: 3, HasPrev: true}
-	mk := func(infeasibleOK bool) AssignRow {
-		row := AssignRow{Value: make([]float64, len(colRes)), Resource: colRes, Use: colUse}
-		for c := range row.Value {
-			row.Value[c] = float64(r.IntN(30))
-			if infeasibleOK && r.IntN(4) == 0 {
-				row.Value[c] = -1e9
-			}
-		}
-		return row
-	}
-	load := make([]float64, nres)
-	for range 10 + r.IntN(31) {
-		row := mk(false)
-		row.Prev = r.IntN(len(colRes))
-		load[colRes[row.Prev]] += colUse[row.Prev]
-		p.Rows = append(p.Rows, row)
-	}
-	for k := range p.Capacity {
-		p.Capacity[k] = load[k] + float64(r.IntN(12))
-	}
-	p.New = mk(true)
+	fillRandomRows(r, p, colRes, colUse, 10+r.IntN(31), 30, 4, 12)
 	return p
 }
