@@ -77,6 +77,7 @@ type noop struct{ quiet bool }
 func (noop) Name() string                     { return "noop" }
 func (noop) Schedule(*View) ([]Action, error) { return nil, nil }
 func (n noop) IdleWhenQuiet() bool            { return n.quiet }
+func (noop) ReadsViewOnly() bool              { return true }
 
 // BenchmarkEngineNoop reports the events per second of the engine alone: a
 // policy that never acts, 20,000 arrivals over 2000 rounds on 1,280 GPUs,

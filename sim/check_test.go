@@ -190,3 +190,73 @@ func TestPolicyCannotReachEngineSlices(t *testing.T) {
 		}
 	})
 }
+
+// reader is scripted with the ViewReader promise: its Views hold the
+// engine's own slices.
+type reader struct{ scripted }
+
+func (*reader) ReadsViewOnly() bool { return true }
+
+// TestSharedViewIsHeldToItsPromise: a ViewReader sees the engine's own
+// queues (the same run as with copies), an append to them reallocates
+// rather than writes into the engine's spare capacity, and one that breaks
+// its promise by writing into them is caught by the checker, naming the
+// promise.
+func TestSharedViewIsHeldToItsPromise(t *testing.T) {
+	specs := func() []JobSpec {
+		var s []JobSpec
+		for i := range 6 {
+			s = append(s, JobSpec{ID: JobID(i), Name: "j", Submit: Time(1000 + 400*i), Workload: gpt13b(t), Iterations: 2000, GPU: "a100", GPUs: 4})
+		}
+		return s
+	}
+	acts := map[int][]Action{1: {{Kind: Start, Job: 0, GPUs: []int{0, 1, 2, 3}}}, 4: {{Kind: Start, Job: 2, GPUs: []int{4, 5, 6, 7}}}}
+	for _, timing := range []Timing{Exact, Artifact} {
+		t.Run(timing.String(), func(t *testing.T) {
+			copied, err := Run(context.Background(), baseConfig(t, timing, 12), &scripted{byRound: acts}, specs())
+			if err != nil {
+				t.Fatal(err)
+			}
+			shared := &reader{scripted{byRound: acts}}
+			var stranger Job
+			shared.hook = func(v *View) {
+				if cap(v.Pending) != len(v.Pending) || cap(v.Running) != len(v.Running) {
+					t.Fatalf("round %d: a shared queue has spare capacity a policy's append would write into", v.Round)
+				}
+				_ = append(v.Pending, &stranger)
+				_ = append(v.Running, &stranger)
+			}
+			got, err := Run(context.Background(), baseConfig(t, timing, 12), shared, specs())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(copied.JCTs, got.JCTs) || !slices.Equal(copied.Queueing, got.Queueing) || len(copied.Timeline) != len(got.Timeline) {
+				t.Fatalf("shared views changed the run: JCTs %v vs %v", got.JCTs, copied.JCTs)
+			}
+			for i := range copied.Timeline {
+				if copied.Timeline[i].Pending != got.Timeline[i].Pending || copied.Timeline[i].Running != got.Timeline[i].Running {
+					t.Fatalf("round %d differs with shared views", i)
+				}
+			}
+		})
+	}
+	for what, vandalise := range map[string]func(v *View){
+		"pending order": func(v *View) { slices.Reverse(v.Pending) },
+		"slot table":    func(v *View) { v.Occupant[7] = 3 },
+	} {
+		t.Run("broken promise: "+what, func(t *testing.T) {
+			p := &reader{scripted{byRound: acts}}
+			done := false
+			p.hook = func(v *View) {
+				if !done && len(v.Pending) >= 2 {
+					vandalise(v)
+					done = true
+				}
+			}
+			_, err := Run(context.Background(), baseConfig(t, Exact, 12), p, specs())
+			if !errors.Is(err, ErrInvariant) || !strings.Contains(err.Error(), "ReadsViewOnly") {
+				t.Fatalf("err = %v, want the checker to report the broken ReadsViewOnly promise", err)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/arena-sim/arena/estimator"
@@ -145,6 +146,9 @@ type engine struct {
 		occupant, before                  []JobID
 		running, pending, arrivals, ended []*Job
 	}
+	// shareView: the policy is a ViewReader, so a View holds the engine's
+	// own slices (vb then keeps Check mode's copies to compare against).
+	shareView bool
 	// decided is the slot table right after the last decision (exact
 	// timing): the BeforeRelease of the next one.
 	decided []JobID
@@ -222,11 +226,17 @@ func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 		if specs[i].ID != JobID(i) {
 			return nil, fmt.Errorf("sim: job %d has ID %d; IDs must equal trace positions", i, specs[i].ID)
 		}
-		jobs[i] = Job{Spec: &specs[i], FirstStart: -1, Finish: -1, gpuSeconds: gpuSeconds[i*nt : (i+1)*nt : (i+1)*nt]}
-		e.jobs[i] = &jobs[i]
+		// Field by field: the array is zeroed already, and a composite
+		// literal would write all of the Job again.
+		j := &jobs[i]
+		j.Spec, j.FirstStart, j.Finish, j.gpuSeconds = &specs[i], -1, -1, gpuSeconds[i*nt:(i+1)*nt:(i+1)*nt]
+		e.jobs[i] = j
 	}
 	if q, ok := p.(QuietRounds); ok {
 		e.quiet = q.IdleWhenQuiet()
+	}
+	if r, ok := p.(ViewReader); ok {
+		e.shareView = r.ReadsViewOnly()
 	}
 	e.t0 = startOf(cfg.Timing, specs)
 	e.res = newResult(e)
@@ -536,6 +546,11 @@ func (e *engine) decide(arrivals, ended []*Job, before []JobID) (bool, error) {
 		if err := e.checkUnchanged(); err != nil {
 			return false, err
 		}
+		if e.shareView {
+			if err := e.checkSharedView(v); err != nil {
+				return false, err
+			}
+		}
 	}
 	changed, err := e.apply(actions, arrivals)
 	copy(e.decided, e.occupant)
@@ -546,6 +561,9 @@ func (e *engine) decide(arrivals, ended []*Job, before []JobID) (bool, error) {
 // queues (in buffers reused between calls, valid during the call), so a
 // policy that sorts or edits them changes nothing of the engine's.
 func (e *engine) view(now Time, arrivals, ended []*Job, before []JobID) *View {
+	if e.shareView {
+		return e.sharedView(now, arrivals, ended, before)
+	}
 	b := &e.vb
 	b.occupant = append(b.occupant[:0], e.occupant...)
 	b.running = append(b.running[:0], e.running...)
@@ -563,6 +581,45 @@ func (e *engine) view(now Time, arrivals, ended []*Job, before []JobID) *View {
 	}
 	return v
 }
+
+// sharedView is view for a policy that promised to leave it alone
+// (ViewReader): the engine's own slices, each capped at its length.
+func (e *engine) sharedView(now Time, arrivals, ended []*Job, before []JobID) *View {
+	v := &View{
+		Now: now, Round: e.round, RoundLength: e.cfg.RoundLength, Cluster: e.cfg.Cluster,
+		Occupant: capped(e.occupant), Running: capped(e.running), Pending: capped(e.pending),
+		Arrivals: capped(arrivals), Ended: capped(ended), Timing: e.cfg.Timing, jobs: e.jobs,
+	}
+	if before != nil {
+		v.BeforeRelease = capped(before)
+	}
+	if e.cfg.Check {
+		// Keep copies to hold the policy to its promise after the call.
+		b := &e.vb
+		b.occupant = append(b.occupant[:0], e.occupant...)
+		b.running = append(b.running[:0], e.running...)
+		b.pending = append(b.pending[:0], e.pending...)
+		b.arrivals = append(b.arrivals[:0], arrivals...)
+		b.ended = append(b.ended[:0], ended...)
+		b.before = append(b.before[:0], before...)
+	}
+	return v
+}
+
+// checkSharedView (Check mode) asserts that a ViewReader policy wrote to
+// none of the engine's slices it was handed.
+func (e *engine) checkSharedView(v *View) error {
+	b := &e.vb
+	same := slices.Equal(v.Occupant, b.occupant) && slices.Equal(v.BeforeRelease, b.before) &&
+		slices.Equal(v.Running, b.running) && slices.Equal(v.Pending, b.pending) &&
+		slices.Equal(v.Arrivals, b.arrivals) && slices.Equal(v.Ended, b.ended)
+	if !same {
+		return e.invariantf("policy %s wrote to its View's slices, which it promised to leave alone (ReadsViewOnly)", e.policy.Name())
+	}
+	return nil
+}
+
+func capped[T any](s []T) []T { return s[:len(s):len(s)] }
 
 // apply validates a batch of actions against the state as a whole and
 // commits it, or rejects it without changing anything. Allocations are

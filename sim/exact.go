@@ -93,9 +93,14 @@ func (e *engine) runExact(ctx context.Context) error {
 			e.arrivalQ = append(e.arrivalQ, e.jobs[i])
 		}
 	}
-	slices.SortStableFunc(e.arrivalQ, func(a, b *Job) int {
+	bySubmit := func(a, b *Job) int {
 		return cmp.Compare(a.Spec.Submit, b.Spec.Submit) // finite: traces reject NaN
-	})
+	}
+	// Traces are nearly always in submission order already; checking is
+	// one pass where the stable sort is several.
+	if !slices.IsSortedFunc(e.arrivalQ, bySubmit) {
+		slices.SortStableFunc(e.arrivalQ, bySubmit)
+	}
 	e.events.push(&event{at: e.t0, kind: evRound, round: 0})
 	var busy []int
 	var arrival event

@@ -43,12 +43,17 @@ func (s *JobSpec) Alias() string {
 	if row < 0 { // no trace position; fmt pads after the sign
 		return fmt.Sprintf("job_%04d", row)
 	}
-	b := make([]byte, 0, 24)
+	return string(appendAlias(make([]byte, 0, 24), s.ID))
+}
+
+// appendAlias appends the Alias of a job with a non-negative ID.
+func appendAlias(b []byte, id JobID) []byte {
+	row := int(id) + 1
 	b = append(b, "job_"...)
 	for p := 1000; p > 1 && row < p; p /= 10 {
 		b = append(b, '0')
 	}
-	return string(strconv.AppendInt(b, int64(row), 10))
+	return strconv.AppendInt(b, int64(row), 10)
 }
 
 // Status is where a job is in its life.

@@ -64,6 +64,21 @@ type QuietRounds interface {
 	IdleWhenQuiet() bool
 }
 
+// ViewReader is an optional capability of a policy. A policy whose
+// ReadsViewOnly returns true promises never to write to a View's slices
+// (Occupant, BeforeRelease and the queues): no sort, no element changed.
+// The engine then hands it its own slices instead of copies, capped at
+// their length so an append by the policy reallocates rather than
+// overwrites. That saves copying the whole pending queue at every decision,
+// which on a long overloaded trace (tens of thousands of pending jobs) is
+// most of the engine's own cost. With Config.Check the engine verifies the
+// promise after every decision and fails the run on a broken one. A policy
+// that does not implement it gets copies it may edit, as the View
+// documents.
+type ViewReader interface {
+	ReadsViewOnly() bool
+}
+
 // ActionKind enumerates what a policy can ask for.
 type ActionKind int
 
@@ -100,7 +115,8 @@ type Action struct {
 // View is what a policy sees at a scheduling point. Its slices (Occupant,
 // BeforeRelease and the queues) are copies the engine reuses from call to
 // call: a policy may sort or edit them, but must not keep them past the
-// call. The Jobs they point to are the engine's and read-only; with
+// call. (A policy that implements ViewReader gets the engine's own slices
+// and must not write to them.) The Jobs they point to are the engine's and read-only; with
 // Config.Check a policy that changes one fails the run.
 type View struct {
 	// Now is the simulated time of the decision; Round its round number.

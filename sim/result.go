@@ -258,21 +258,43 @@ func (r *Result) finish(e *engine, wall time.Duration) {
 		}
 	}
 	r.Jobs = make([]JobRecord, 0, submitted)
-	// A trace has a handful of models: one name string each, not one per job.
-	modelNames := map[estimator.Model]string{}
+	// The aliases are substrings of one string rather than one allocation
+	// each.
+	var aliasBuf []byte
+	aliasEnd := make([]int, 0, submitted)
+	for _, j := range e.jobs {
+		if j.Status != NotArrived {
+			aliasBuf = appendAlias(aliasBuf, j.Spec.ID)
+			aliasEnd = append(aliasEnd, len(aliasBuf))
+		}
+	}
+	aliases, aliasStart := string(aliasBuf), 0
+	// A trace has a handful of models: one name string each, not one per
+	// job, found by a short linear search (cheaper than hashing a Model).
+	type modelName struct {
+		m    estimator.Model
+		name string
+	}
+	var modelNames []modelName
+	nameOf := func(m estimator.Model) string {
+		for _, mn := range modelNames {
+			if mn.m == m {
+				return mn.name
+			}
+		}
+		modelNames = append(modelNames, modelName{m, m.Name()})
+		return modelNames[len(modelNames)-1].name
+	}
 	for _, j := range e.jobs {
 		if j.Status == NotArrived {
 			continue
 		}
-		r.Submitted++
 		s := j.Spec
-		model, ok := modelNames[s.Workload.Model]
-		if !ok {
-			model = s.Workload.Model.Name()
-			modelNames[s.Workload.Model] = model
-		}
+		alias := aliases[aliasStart:aliasEnd[r.Submitted]]
+		aliasStart = aliasEnd[r.Submitted]
+		r.Submitted++
 		rec := JobRecord{
-			ID: int32(s.ID), Name: s.Name, Alias: s.Alias(), Model: model,
+			ID: int32(s.ID), Name: s.Name, Alias: alias, Model: nameOf(s.Workload.Model),
 			Batch: int32(s.Workload.Batch), Iterations: j.Iterations, RequestedGPU: s.GPU, RequestedN: int32(s.GPUs),
 			Submit: float64(j.SubmitTime), FirstStart: float64(j.FirstStart), Finish: float64(j.Finish), JCT: -1,
 			Queueing: j.QueueTime(), Reconfigs: int32(j.Reconfigs), State: j.Status.String(),
@@ -295,7 +317,9 @@ func (r *Result) finish(e *engine, wall time.Duration) {
 				types = append(types, i)
 			}
 		}
-		sort.Slice(types, func(a, b int) bool { return r.Types[types[a]] < r.Types[types[b]] })
+		if len(types) > 1 {
+			sort.Slice(types, func(a, b int) bool { return r.Types[types[a]] < r.Types[types[b]] })
+		}
 		for _, i := range types {
 			t, v := r.Types[i], j.gpuSeconds[i]
 			r.BusyGPUSeconds[t] += v

@@ -174,6 +174,10 @@ func (p *Policy) Schedule(v *sim.View) ([]sim.Action, error) {
 // changes nothing.)
 func (p *Policy) IdleWhenQuiet() bool { return true }
 
+// ReadsViewOnly implements sim.ViewReader: the policy writes to none of
+// the View's slices (its slot tables are loaded from copies of the View's).
+func (*Policy) ReadsViewOnly() bool { return true }
+
 // ArtifactAssertionsFailed implements sim.AssertionReporter.
 func (p *Policy) ArtifactAssertionsFailed() int { return p.assertionsFailed }
 

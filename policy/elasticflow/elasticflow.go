@@ -83,6 +83,10 @@ func (e *ElasticFlow) Name() string {
 // taken again from the pending queue at the next call).
 func (*ElasticFlow) IdleWhenQuiet() bool { return true }
 
+// ReadsViewOnly implements sim.ViewReader: the policy writes to none of
+// the View's slices (its plan copies the slot table and running queue it edits).
+func (*ElasticFlow) ReadsViewOnly() bool { return true }
+
 // Schedule implements sim.Policy: (plain variant) mark pending jobs whose
 // deadline has passed as timed out, then in rounds with departures a restart pass over the pending
 // queue, then the new jobs in arrival order.

@@ -428,6 +428,10 @@ func states(v *sim.View, jobs []*sim.Job) []stateOut {
 	return out
 }
 
+// ReadsViewOnly implements sim.ViewReader: the policy writes to none of
+// the View's slices (it only serialises them).
+func (*Policy) ReadsViewOnly() bool { return true }
+
 // Schedule implements sim.Policy: one decide message, one actions reply.
 func (p *Policy) Schedule(v *sim.View) ([]sim.Action, error) {
 	msg := decideOut{Type: "decide", Round: v.Round, Now: float64(v.Now), RoundLength: float64(v.RoundLength), Occupant: nonNil(v.Occupant),

@@ -88,6 +88,10 @@ func (f *FCFS) sync(v *sim.View) {
 // no ended job returns nothing and leaves the queue mirror as it is.
 func (*FCFS) IdleWhenQuiet() bool { return true }
 
+// ReadsViewOnly implements sim.ViewReader: the policy writes to none of
+// the View's slices (its slot table and queue mirror are its own copies).
+func (*FCFS) ReadsViewOnly() bool { return true }
+
 // Schedule implements sim.Policy: a restart pass over the pending queue in
 // rounds where jobs ended, then the new jobs in arrival order.
 func (f *FCFS) Schedule(v *sim.View) ([]sim.Action, error) {

@@ -204,6 +204,10 @@ func (g *Gavel) BudgetHits() int { return g.stats.LimitHits }
 // no ended job returns nothing and changes no state.
 func (*Gavel) IdleWhenQuiet() bool { return true }
 
+// ReadsViewOnly implements sim.ViewReader: the policy writes to none of
+// the View's slices (its plan copies the slot table it edits).
+func (*Gavel) ReadsViewOnly() bool { return true }
+
 // Schedule implements sim.Policy: departures leave the admitted table; in
 // rounds with departures a restart pass walks the pending queue (a failure
 // blocks the job's type for the pass); then each arrival is pre-filtered

@@ -295,6 +295,14 @@ func (w *watcher) ReportsThroughput(v *sim.View, j *sim.Job) bool {
 	return true
 }
 
+// ReadsViewOnly forwards sim.ViewReader, so a policy that promises to
+// leave the View alone is run on the engine's own slices here too (and
+// Check mode holds it to the promise).
+func (w *watcher) ReadsViewOnly() bool {
+	r, ok := w.inner.(sim.ViewReader)
+	return ok && r.ReadsViewOnly()
+}
+
 type viewSnapshot struct {
 	jobs  map[sim.JobID]jobSnapshot
 	nodes []sim.Node

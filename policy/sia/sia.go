@@ -215,6 +215,10 @@ func (s *Sia) BudgetHits() int { return s.stats.LimitHits }
 // no ended job returns nothing and changes no state.
 func (*Sia) IdleWhenQuiet() bool { return true }
 
+// ReadsViewOnly implements sim.ViewReader: the policy writes to none of
+// the View's slices (its plan copies the slot table it edits).
+func (*Sia) ReadsViewOnly() bool { return true }
+
 // Schedule implements sim.Policy: departures leave the admitted table; in
 // rounds with departures the pending jobs are tried in queue order (at
 // Head every one; in StoredRun a failure blocks the job's requested type

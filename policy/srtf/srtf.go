@@ -45,6 +45,10 @@ func (s *SRTF) RemainingTime(c *sim.Cluster, j *sim.Job) float64 {
 	return float64(j.Remaining) * s.est.Estimate(j.Spec.Workload, cfg).IterTime
 }
 
+// ReadsViewOnly implements sim.ViewReader: the policy writes to none of
+// the View's slices (preemptive.Live and Schedule copy what they order and edit).
+func (*SRTF) ReadsViewOnly() bool { return true }
+
 // Schedule implements sim.Policy.
 func (s *SRTF) Schedule(v *sim.View) ([]sim.Action, error) {
 	order, actions := preemptive.Live(v, s.est)

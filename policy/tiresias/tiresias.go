@@ -103,6 +103,10 @@ func (t *Tiresias) enter(s *jobState, queue int) {
 	s.queue, s.entry = queue, t.entries
 }
 
+// ReadsViewOnly implements sim.ViewReader: the policy writes to none of
+// the View's slices (preemptive.Live and Schedule copy what they order and edit).
+func (*Tiresias) ReadsViewOnly() bool { return true }
+
 // Schedule implements sim.Policy.
 func (t *Tiresias) Schedule(v *sim.View) ([]sim.Action, error) {
 	dt := 0.0
