@@ -23,24 +23,32 @@ import (
 // overrides the list, comma-separated).
 var scalePolicies = []string{"fcfs", "arena", "elasticflow-ls", "gavel", "sia", "tiresias"}
 
-// scaleSizes are the multipliers: k copies of Philly (overlapping, so k
-// times the load in the same window) and k times the paper cluster.
+// scaleSizes are the multipliers: k copies of Philly (end to end, or
+// overlapping) and k times the paper cluster.
 var scaleSizes = []int{1, 2, 4}
 
 // BenchmarkScaling measures how one run's cost grows, per policy, and
-// prints the fitted exponents (least squares on log–log, over k = 1, 2, 4):
+// prints the fitted exponents (least squares on log–log, over k = 1, 2, 4).
+// Cost against jobs at a fixed cluster is measured two ways, because more
+// jobs can mean a longer trace or a heavier one:
 //
-//   - jobs/exp: cost ∝ jobs^a at a fixed cluster — k overlapping copies
-//     (traces.Tile, overlap k, seed 1) of the 986 Philly jobs of the paper's
-//     2000-round window: k times the jobs and the load, on paper-1280;
-//   - gpus/exp: cost ∝ GPUs^b at a fixed trace — 4 such copies on
-//     paper-1280 with every pool's node count × k.
+//   - length/exp: cost ∝ jobs^a at a fixed cluster and load — k copies of
+//     the 986 Philly jobs of the paper's 2000-round window laid end to end
+//     (traces.Tile, overlap 1, seed 1; the "copies shifted in time" of the
+//     scale targets), on paper-1280, for 2000·(k+1) rounds (the window
+//     once per copy plus the same tail as k = 1);
+//   - load/exp: cost ∝ jobs^a at a fixed cluster and window — k
+//     overlapping copies (overlap k): k times the jobs and the load on
+//     paper-1280, for 4000 rounds. Past k = 1 the cluster is overloaded and
+//     the pending queue grows with k, so this also measures how a policy's
+//     own algorithm grows with its queue (named "jobs" before 2 Dec 2026);
+//   - gpus/exp: cost ∝ GPUs^b at a fixed trace — 4 overlapping copies on
+//     paper-1280 with every pool's node count × k, for 4000 rounds.
 //
-// Each run is 4000 rounds of 300 s (twice the window, so every copy has
-// arrived), exact timing. Cost is the process CPU time (user + system) of
-// the run, which a busy shared machine disturbs less than wall time; wall
-// seconds per size are reported too. Run it with `make bench-scale` (one
-// iteration; several minutes).
+// Runs are in exact timing; k = 1 is the same run on every jobs axis. Cost
+// is the process CPU time (user + system) of the run, which a busy shared
+// machine disturbs less than wall time; wall seconds per size are reported
+// too. Run it with `make bench-scale` (one iteration; several minutes).
 func BenchmarkScaling(b *testing.B) {
 	if os.Getenv("ARENA_BENCH_SCALE") == "" {
 		b.Skip("several minutes; run with make bench-scale (ARENA_BENCH_SCALE=1)")
@@ -66,12 +74,12 @@ func BenchmarkScaling(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	tracePath := func(k int) string {
-		p := filepath.Join(dir, fmt.Sprintf("philly-x%d.csv", k))
+	tracePath := func(k int, overlap float64) string {
+		p := filepath.Join(dir, fmt.Sprintf("philly-x%d-o%g.csv", k, overlap))
 		if _, err := os.Stat(p); err == nil {
 			return p
 		}
-		t, err := traces.Tile(window, traces.TileOptions{Copies: k, Overlap: float64(k), Seed: 1})
+		t, err := traces.Tile(window, traces.TileOptions{Copies: k, Overlap: overlap, Seed: 1})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -94,17 +102,20 @@ func BenchmarkScaling(b *testing.B) {
 	}
 	reg := policy.NewRegistry()
 	for _, pol := range pols {
-		for _, axis := range []string{"jobs", "gpus"} {
+		for _, axis := range []string{"length", "load", "gpus"} {
 			b.Run(pol+"/"+axis, func(b *testing.B) {
 				var xs, cpu, wall []float64
 				for b.Loop() {
 					xs, cpu, wall = xs[:0], cpu[:0], wall[:0]
 					for _, k := range scaleSizes {
 						run := experiments.Run{Policy: pol, Timing: sim.Exact, Rounds: 4000,
-							Trace: tracePath(k), Cluster: clusterPath(1)}
+							Trace: tracePath(k, float64(k)), Cluster: clusterPath(1)}
 						x := float64(k * len(window.Jobs))
-						if axis == "gpus" {
-							run.Trace, run.Cluster = tracePath(4), clusterPath(k)
+						switch axis {
+						case "length":
+							run.Trace, run.Rounds = tracePath(k, 1), 2000*(k+1)
+						case "gpus":
+							run.Trace, run.Cluster = tracePath(4, 4), clusterPath(k)
 							x = float64(1280 * k)
 						}
 						c0, w0 := cpuSeconds(), time.Now()
