@@ -146,6 +146,9 @@ type engine struct {
 		occupant, before                  []JobID
 		running, pending, arrivals, ended []*Job
 	}
+	// spareArrived, spareEnded: the previous decision's event lists,
+	// reused for the next (exact timing).
+	spareArrived, spareEnded []*Job
 	// shareView: the policy is a ViewReader, so a View holds the engine's
 	// own slices (vb then keeps Check mode's copies to compare against).
 	shareView bool

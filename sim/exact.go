@@ -134,9 +134,7 @@ func (e *engine) runExact(ctx context.Context) error {
 			e.arrived = append(e.arrived, ev.job)
 		}
 		if (ev.kind == evCompletion || ev.kind == evArrival) && e.cfg.ScheduleOnEvents && !e.moreAt(e.now) {
-			arrivals, ended := e.arrived, e.ended
-			e.arrived, e.ended = nil, nil
-			if _, err := e.decide(arrivals, ended, e.decided); err != nil {
+			if err := e.decideOnEvents(); err != nil {
 				return err
 			}
 		}
@@ -165,12 +163,14 @@ func (e *engine) runExact(ctx context.Context) error {
 			}
 			e.round = r
 			e.res.recordDigest(e)
-			arrivals, ended := e.arrived, e.ended
-			e.arrived, e.ended = nil, nil
-			if _, err := e.decide(arrivals, ended, e.decided); err != nil {
+			if err := e.decideOnEvents(); err != nil {
 				return err
 			}
-			busy = make([]int, len(e.cfg.Cluster.Types))
+			// closeWindow has copied the last window's counts.
+			if len(busy) != len(e.cfg.Cluster.Types) {
+				busy = make([]int, len(e.cfg.Cluster.Types))
+			}
+			clear(busy)
 			for _, j := range e.running {
 				busy[j.typ] += len(j.GPUs)
 			}
@@ -190,6 +190,18 @@ func (e *engine) runExact(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// decideOnEvents hands the arrivals and completions gathered since the
+// last decision to the policy. The two lists swap with a spare pair rather
+// than being allocated anew: neither the engine nor the policy keeps one
+// past the decision.
+func (e *engine) decideOnEvents() error {
+	arrivals, ended := e.arrived, e.ended
+	e.arrived, e.ended = e.spareArrived[:0], e.spareEnded[:0]
+	_, err := e.decide(arrivals, ended, e.decided)
+	e.spareArrived, e.spareEnded = arrivals, ended
+	return err
 }
 
 // closeWindow records round r's throughput: the samples processed during
