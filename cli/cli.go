@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 
 	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/sim"
 	"github.com/spf13/cobra"
 )
 
@@ -21,12 +22,9 @@ import (
 //	if err := reg.Register(policy.Entry{Name: "mine", ...}); err != nil { ... }
 //	cli.Main(reg)
 func Main(reg *policy.Registry) {
-	// A run is a short batch job whose heap is mostly its own results: the
-	// collector's default pace (GOGC=100) spends a quarter of a Philly run's
-	// instructions on marking. 400 trades memory (the 82,000-job scale run
-	// peaks well under 1 GB) for that work; GOGC in the environment wins.
+	// GOGC in the environment wins over sim.GCPercent (why 400: there).
 	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
+		debug.SetGCPercent(sim.GCPercent)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	root := New(reg)

@@ -3,6 +3,8 @@ package sim
 import (
 	"context"
 	"fmt"
+	"os"
+	"runtime/debug"
 	"testing"
 
 	"github.com/arena-sim/arena/estimator"
@@ -83,8 +85,14 @@ func (noop) ReadsViewOnly() bool              { return true }
 // policy that never acts, 20,000 arrivals over 2000 rounds on 1,280 GPUs,
 // with the policy called every round (plain) or only when jobs arrive
 // (quiet: sim.QuietRounds). events/cpu-s divides by the process's CPU
-// time (steadier than wall time on a shared machine).
+// time (steadier than wall time on a shared machine). It measures at the
+// collector pace the arena command runs at (GCPercent; GOGC in the
+// environment wins), since most of a no-op run is allocating its jobs and
+// results.
 func BenchmarkEngineNoop(b *testing.B) {
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(GCPercent))
+	}
 	db, _ := estimator.DefaultProfileDB()
 	m, _ := estimator.ParseModel("gpt-760m")
 	spec, _ := LoadClusterSpec("paper-1280")

@@ -293,12 +293,14 @@ func (r *Result) finish(e *engine, wall time.Duration) {
 		alias := aliases[aliasStart:aliasEnd[r.Submitted]]
 		aliasStart = aliasEnd[r.Submitted]
 		r.Submitted++
-		rec := JobRecord{
-			ID: int32(s.ID), Name: s.Name, Alias: alias, Model: nameOf(s.Workload.Model),
-			Batch: int32(s.Workload.Batch), Iterations: j.Iterations, RequestedGPU: s.GPU, RequestedN: int32(s.GPUs),
-			Submit: float64(j.SubmitTime), FirstStart: float64(j.FirstStart), Finish: float64(j.Finish), JCT: -1,
-			Queueing: j.QueueTime(), Reconfigs: int32(j.Reconfigs), State: j.Status.String(),
-		}
+		// Built in place: a JobRecord is 200-odd bytes, and appending a
+		// finished one would copy it again.
+		r.Jobs = append(r.Jobs, JobRecord{})
+		rec := &r.Jobs[len(r.Jobs)-1]
+		rec.ID, rec.Name, rec.Alias, rec.Model = int32(s.ID), s.Name, alias, nameOf(s.Workload.Model)
+		rec.Batch, rec.Iterations, rec.RequestedGPU, rec.RequestedN = int32(s.Workload.Batch), j.Iterations, s.GPU, int32(s.GPUs)
+		rec.Submit, rec.FirstStart, rec.Finish, rec.JCT = float64(j.SubmitTime), float64(j.FirstStart), float64(j.Finish), -1
+		rec.Queueing, rec.Reconfigs, rec.State = j.QueueTime(), int32(j.Reconfigs), j.Status.String()
 		if j.Status == Finished {
 			rec.JCT = float64(j.Finish - j.SubmitTime)
 		}
@@ -327,6 +329,5 @@ func (r *Result) finish(e *engine, wall time.Duration) {
 			parts = append(parts, t+"="+trimFloat(v))
 		}
 		rec.GPUSecondsBy = strings.Join(parts, ";")
-		r.Jobs = append(r.Jobs, rec)
 	}
 }
