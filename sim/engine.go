@@ -570,33 +570,11 @@ func (e *engine) decide(arrivals, ended []*Job, before []JobID) (bool, error) {
 
 // view builds what the policy sees: copies of the engine's slot table and
 // queues (in buffers reused between calls, valid during the call), so a
-// policy that sorts or edits them changes nothing of the engine's; a
-// ViewReader gets the engine's own (sharedView).
+// policy that sorts or edits them changes nothing of the engine's. A
+// ViewReader gets the engine's own slices, each capped at its length; under
+// Check the copies are still made, as the record checkSharedView holds the
+// policy's promise to.
 func (e *engine) view(now Time, arrivals, ended []*Job, before []JobID) *View {
-	if e.shareView {
-		return e.sharedView(now, arrivals, ended, before)
-	}
-	b := &e.vb
-	b.occupant = append(b.occupant[:0], e.occupant...)
-	b.running = append(b.running[:0], e.running...)
-	b.pending = append(b.pending[:0], e.pending...)
-	b.arrivals = append(b.arrivals[:0], arrivals...)
-	b.ended = append(b.ended[:0], ended...)
-	v := &View{
-		Now: now, Round: e.round, RoundLength: e.cfg.RoundLength, Cluster: e.cfg.Cluster,
-		Occupant: b.occupant, Running: b.running, Pending: b.pending, Arrivals: b.arrivals, Ended: b.ended,
-		Timing: e.cfg.Timing, jobs: e.jobs,
-	}
-	if before != nil {
-		b.before = append(b.before[:0], before...)
-		v.BeforeRelease = b.before
-	}
-	return v
-}
-
-// sharedView is view for a policy that promised to leave it alone
-// (ViewReader): the engine's own slices, each capped at its length.
-func (e *engine) sharedView(now Time, arrivals, ended []*Job, before []JobID) *View {
 	v := &View{
 		Now: now, Round: e.round, RoundLength: e.cfg.RoundLength, Cluster: e.cfg.Cluster,
 		Occupant: capped(e.occupant), Running: capped(e.running), Pending: capped(e.pending),
@@ -605,15 +583,21 @@ func (e *engine) sharedView(now Time, arrivals, ended []*Job, before []JobID) *V
 	if before != nil {
 		v.BeforeRelease = capped(before)
 	}
-	if e.cfg.Check {
-		// Keep copies to hold the policy to its promise after the call.
-		b := &e.vb
-		b.occupant = append(b.occupant[:0], e.occupant...)
-		b.running = append(b.running[:0], e.running...)
-		b.pending = append(b.pending[:0], e.pending...)
-		b.arrivals = append(b.arrivals[:0], arrivals...)
-		b.ended = append(b.ended[:0], ended...)
-		b.before = append(b.before[:0], before...)
+	if e.shareView && !e.cfg.Check {
+		return v
+	}
+	b := &e.vb
+	b.occupant = append(b.occupant[:0], e.occupant...)
+	b.running = append(b.running[:0], e.running...)
+	b.pending = append(b.pending[:0], e.pending...)
+	b.arrivals = append(b.arrivals[:0], arrivals...)
+	b.ended = append(b.ended[:0], ended...)
+	b.before = append(b.before[:0], before...)
+	if !e.shareView {
+		v.Occupant, v.Running, v.Pending, v.Arrivals, v.Ended = b.occupant, b.running, b.pending, b.arrivals, b.ended
+		if before != nil {
+			v.BeforeRelease = b.before
+		}
 	}
 	return v
 }
