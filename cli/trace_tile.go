@@ -22,10 +22,12 @@ func newTraceTileCmd() *cobra.Command {
 		Long: `tile writes COPIES copies of TRACE (a built-in name or an artifact-format CSV)
 as one trace in the artifact's CSV format. Copy k is shifted in time by
 (k + u)·span/OVERLAP, span being TRACE's first-to-last submission time and u
-uniform in [0, 1) drawn from SEED; the first copy keeps the original times.
---overlap 1 lays the copies end to end (the original's load on the original
-cluster, a longer trace); --overlap 8 offers eight times the load, for a
-cluster eight times as large. Job names get "#<copy>".`,
+uniform in [0, 1) drawn from SEED (0 with --regular); the first copy keeps
+the original times. --overlap 1 lays the copies end to end (the original's
+load on the original cluster, a longer trace); --overlap 8 offers eight times
+the load, for a cluster eight times as large. With random offsets two
+neighbouring copies can overlap for a while (u of copy k above u of copy k+1);
+--regular makes them abut exactly. Job names get "#<copy>".`,
 		Example: `  arena trace tile philly --copies 42 --overlap 8 --seed 1 -o philly-x42.csv   # 81,396 jobs
   arena simulate --trace philly-x42.csv --cluster examples/scale/paper-10240.yaml --policy fcfs --rounds 40000`,
 		Args: cobra.ExactArgs(1),
@@ -51,6 +53,7 @@ cluster eight times as large. Job names get "#<copy>".`,
 	cmd.Flags().IntVar(&o.Copies, "copies", 10, "number of copies")
 	cmd.Flags().Float64Var(&o.Overlap, "overlap", 1, "copies submitted per span of the original (load multiplier)")
 	cmd.Flags().Uint64Var(&o.Seed, "seed", 0, "seed of the copies' offsets")
+	cmd.Flags().BoolVar(&o.Regular, "regular", false, "no random offsets: copy k starts exactly k·span/OVERLAP after the first")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "output CSV file")
 	return cmd
 }

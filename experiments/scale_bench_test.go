@@ -28,20 +28,37 @@ var scalePolicies = []string{"fcfs", "arena", "elasticflow-ls", "gavel", "sia", 
 // comma-separated: length, load, gpus).
 var scaleAxes = []string{"length", "load", "gpus"}
 
-// scaleSizes are the multipliers: k copies of Philly (end to end, or
-// overlapping) and k times the paper cluster.
-var scaleSizes = []int{1, 2, 4}
+// scaleSizes are the multipliers per axis: k copies of Philly (end to
+// end, or overlapping) and k times the paper cluster. The length axis
+// starts at 2 copies: the first copy starts on an empty cluster and runs
+// at about half the steady load (68 jobs running on average at k = 1, 143
+// at k = 8 for Arena), so a fit through k = 1 measures the end of the
+// warm-up as much as the trace's length.
+var scaleSizes = map[string][]int{"length": {2, 4, 8}, "load": {1, 2, 4}, "gpus": {1, 2, 4}}
 
 // BenchmarkScaling measures how one run's cost grows, per policy, and
-// prints the fitted exponents (least squares on log–log, over k = 1, 2, 4).
+// prints the fitted exponents (least squares on log–log over the axis's
+// three sizes, scaleSizes).
 // Cost against jobs at a fixed cluster is measured two ways, because more
 // jobs can mean a longer trace or a heavier one:
 //
-//   - length/exp: cost ∝ jobs^a at a fixed cluster and load — k copies of
-//     the 986 Philly jobs of the paper's 2000-round window laid end to end
-//     (traces.Tile, overlap 1, seed 1; the "copies shifted in time" of the
-//     scale targets), on paper-1280, for 2000·(k+1) rounds (the window
-//     once per copy plus the same tail as k = 1);
+//   - length/exp: cost ∝ jobs^a at a fixed cluster and load — k = 2, 4, 8
+//     copies of the 986 Philly jobs of the paper's 2000-round window laid
+//     end to end (traces.Tile, overlap 1, Regular: copy k starts exactly k
+//     windows after the first), for 2000·(k+1) rounds (the window once per
+//     copy plus one window of tail), on paper-1280 with twice its nodes.
+//     On paper-1280 itself Philly's load outruns what Gavel, Sia and Arena
+//     clear once the first window's empty start is behind: their queues
+//     grow with every copy, so that run measures queue growth (the load
+//     axis's subject), not trace length. With twice the nodes Arena's
+//     queue stays empty and Gavel's and Sia's hold only jobs that never
+//     start (218 and 149 per copy, as many at the end of the run as when
+//     the last copy has arrived). Tiresias, which never resizes a job,
+//     still queues more with every copy there, and the jobs running grow
+//     with k for all of them (Arena: 90 on average over the first copy's
+//     window of k = 8, 168 over the eighth; 16 of one copy's 986 jobs run
+//     past two windows), so a policy whose decision costs grow with the
+//     jobs it runs still grows faster than the trace;
 //   - load/exp: cost ∝ jobs^a at a fixed cluster and window — k
 //     overlapping copies (overlap k): k times the jobs and the load on
 //     paper-1280, for 4000 rounds. Past k = 1 the cluster is overloaded and
@@ -50,8 +67,8 @@ var scaleSizes = []int{1, 2, 4}
 //   - gpus/exp: cost ∝ GPUs^b at a fixed trace — 4 overlapping copies on
 //     paper-1280 with every pool's node count × k, for 4000 rounds.
 //
-// Runs are in exact timing; k = 1 is the same run on every jobs axis. Cost
-// is the process CPU time (user + system) of the run, which a busy shared
+// Runs are in exact timing; k = 1 is the same run on the load and gpus
+// axes. Cost is the process CPU time (user + system) of the run, which a busy shared
 // machine disturbs less than wall time; wall seconds per size are reported
 // too. A run that takes longer than a wall-clock budget (ARENA_SCALE_BUDGET,
 // default 5m) is stopped there; its cost is then a lower bound and so is
@@ -69,6 +86,11 @@ func BenchmarkScaling(b *testing.B) {
 	}
 	if s := os.Getenv("ARENA_SCALE_AXES"); s != "" {
 		axes = strings.Split(s, ",")
+		for _, a := range axes {
+			if scaleSizes[a] == nil {
+				b.Fatalf("ARENA_SCALE_AXES=%q: unknown axis %q (want length, load or gpus)", s, a)
+			}
+		}
 	}
 	budget := 5 * time.Minute
 	if s := os.Getenv("ARENA_SCALE_BUDGET"); s != "" {
@@ -95,12 +117,12 @@ func BenchmarkScaling(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	tracePath := func(k int, overlap float64) string {
-		p := filepath.Join(dir, fmt.Sprintf("philly-x%d-o%g.csv", k, overlap))
+	tracePath := func(k int, overlap float64, regular bool) string {
+		p := filepath.Join(dir, fmt.Sprintf("philly-x%d-o%g-r%t.csv", k, overlap, regular))
 		if _, err := os.Stat(p); err == nil {
 			return p
 		}
-		t, err := traces.Tile(window, traces.TileOptions{Copies: k, Overlap: overlap, Seed: 1})
+		t, err := traces.Tile(window, traces.TileOptions{Copies: k, Overlap: overlap, Seed: 1, Regular: regular})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -129,15 +151,15 @@ func BenchmarkScaling(b *testing.B) {
 				cut := false
 				for b.Loop() {
 					xs, cpu, wall = xs[:0], cpu[:0], wall[:0]
-					for _, k := range scaleSizes {
+					for _, k := range scaleSizes[axis] {
 						run := experiments.Run{Policy: pol, Timing: sim.Exact, Rounds: 4000,
-							Trace: tracePath(k, float64(k)), Cluster: clusterPath(1)}
+							Trace: tracePath(k, float64(k), false), Cluster: clusterPath(1)}
 						x := float64(k * len(window.Jobs))
 						switch axis {
 						case "length":
-							run.Trace, run.Rounds = tracePath(k, 1), 2000*(k+1)
+							run.Trace, run.Cluster, run.Rounds = tracePath(k, 1, true), clusterPath(2), 2000*(k+1)
 						case "gpus":
-							run.Trace, run.Cluster = tracePath(4, 4), clusterPath(k)
+							run.Trace, run.Cluster = tracePath(4, 4, false), clusterPath(k)
 							x = float64(1280 * k)
 						}
 						c0, w0 := cpuSeconds(), time.Now()
@@ -162,7 +184,7 @@ func BenchmarkScaling(b *testing.B) {
 				} else {
 					b.ReportMetric(slope(xs, cpu), "exp")
 				}
-				for i, k := range scaleSizes {
+				for i, k := range scaleSizes[axis] {
 					b.ReportMetric(cpu[i], fmt.Sprintf("cpu-s@%dx", k))
 					b.ReportMetric(wall[i], fmt.Sprintf("wall-s@%dx", k))
 				}

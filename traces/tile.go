@@ -22,12 +22,17 @@ type TileOptions struct {
 	Overlap float64
 	// Seed draws each copy's offset within its slot (below).
 	Seed uint64
+	// Regular drops the random offsets: copy k starts exactly k·W after
+	// the first. With Overlap 1 the copies abut, so the offered load is
+	// the original's throughout; with random offsets neighbouring copies
+	// can overlap (u_k > u_{k+1}) and briefly double it.
+	Regular bool
 }
 
 // Tile builds a larger trace with the job mix of t: Copies copies of t,
 // copy k shifted in time by (k + u_k)·W where W = span/Overlap, span is
 // t's first-to-last submission time and u_k is uniform in [0, 1) drawn
-// from Seed. Within a copy the jobs keep their order, gaps, models,
+// from Seed (0 with Regular). Within a copy the jobs keep their order, gaps, models,
 // batches, iterations, GPU requests and deadline budgets (a deadline moves
 // with its submission). The result is sorted by submission time (ties:
 // copy, then original position), its IDs are the new positions and its job
@@ -61,6 +66,9 @@ func Tile(t *Trace, o TileOptions) (*Trace, error) {
 	rows := make([]row, 0, o.Copies*len(t.Jobs))
 	for k := 0; k < o.Copies; k++ {
 		shift := sim.Time((float64(k) + rng.Float64()) * w)
+		if o.Regular {
+			shift = sim.Time(float64(k) * w)
+		}
 		if k == 0 {
 			shift = 0 // the first copy keeps the original times
 		}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"reflect"
 	"testing"
+
+	"github.com/arena-sim/arena/sim"
 )
 
 // TestTile checks the scale-up against the original trace it is built
@@ -71,6 +73,24 @@ func TestTile(t *testing.T) {
 	other, _ := Tile(orig, TileOptions{Copies: copies, Overlap: 2, Seed: 8})
 	if reflect.DeepEqual(big.Jobs, other.Jobs) {
 		t.Error("seeds 7 and 8 give the same trace")
+	}
+	// Regular: copy k is shifted by exactly k·span/overlap, the seed
+	// notwithstanding (hand-worked from the original's span).
+	reg, err := Tile(orig, TileOptions{Copies: copies, Overlap: 2, Seed: 7, Regular: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	regByName := map[string]sim.JobSpec{}
+	for _, j := range reg.Jobs {
+		regByName[j.Name] = j
+	}
+	for k := 0; k < copies; k++ {
+		for _, o := range orig.Jobs {
+			j := regByName[o.Name+"#"+string(rune('0'+k))]
+			if want := o.Submit + sim.Time(float64(k)*span/2); j.Submit != want {
+				t.Fatalf("regular copy %d job %s: submitted at %v, want %v", k, o.Name, j.Submit, want)
+			}
+		}
 	}
 	for _, bad := range []TileOptions{{Copies: 0}, {Copies: 2, Overlap: -1}, {Copies: 2, Overlap: 3}} {
 		if _, err := Tile(orig, bad); err == nil {
