@@ -21,6 +21,8 @@
 package preemptive
 
 import (
+	"slices"
+
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/policy/placement"
 	"github.com/arena-sim/arena/sim"
@@ -55,29 +57,45 @@ func Live(v *sim.View, est estimator.Estimator) ([]*sim.Job, []sim.Action) {
 // returned by Live, reordered by the policy) as described in the package
 // comment: suspensions first, then starts in priority order.
 func Schedule(v *sim.View, est estimator.Estimator, order []*sim.Job) []sim.Action {
-	left := map[string]int{}
-	for _, gpu := range v.Cluster.Types {
-		left[gpu] = v.Cluster.TotalGPUs(gpu)
+	// GPUs left per type, in Cluster.Types order (a few types: a linear
+	// search is cheaper than hashing the name for every job in order).
+	types := v.Cluster.Types
+	left := make([]int, len(types))
+	for t, gpu := range types {
+		left[t] = v.Cluster.TotalGPUs(gpu)
 	}
-	admitted := make(map[sim.JobID]bool, len(order))
-	for _, j := range order {
-		if n := j.Spec.GPUs; n <= left[j.Spec.GPU] {
-			left[j.Spec.GPU] -= n
-			admitted[j.Spec.ID] = true
+	admitted := make([]bool, len(order))
+	// The running jobs admitted: the only ones the suspension pass looks
+	// up by ID (a running job missing from order is not admitted).
+	keep := make(map[sim.JobID]bool, len(v.Running))
+	for i, j := range order {
+		t := slices.Index(types, j.Spec.GPU)
+		avail := 0
+		if t >= 0 {
+			avail = left[t]
+		}
+		if n := j.Spec.GPUs; n <= avail {
+			if t >= 0 {
+				left[t] -= n
+			}
+			admitted[i] = true
+			if j.Status == sim.Running {
+				keep[j.Spec.ID] = true
+			}
 		}
 	}
 	table := placement.NewTable(v.Cluster, v.Occupant)
 	var actions []sim.Action
 	for _, j := range v.Running {
-		if !admitted[j.Spec.ID] {
+		if !keep[j.Spec.ID] {
 			actions = append(actions, sim.Action{Kind: sim.Suspend, Job: j.Spec.ID, Reason: "preempted by higher-priority jobs"})
 			for _, s := range j.GPUs {
 				table.Occupant[s] = sim.NoJob
 			}
 		}
 	}
-	for _, j := range order {
-		if !admitted[j.Spec.ID] || j.Status == sim.Running {
+	for i, j := range order {
+		if !admitted[i] || j.Status == sim.Running {
 			continue
 		}
 		best := placement.Best(v.Cluster, j.Spec.GPU, j.Spec.GPUs)

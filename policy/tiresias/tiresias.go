@@ -22,7 +22,8 @@
 package tiresias
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/policy/preemptive"
@@ -57,14 +58,20 @@ type jobState struct {
 	service, executed float64
 	// waited is the time pending since the job last ran.
 	waited float64
+	// live: the job has arrived and has not ended or been dropped.
+	live bool
 }
 
 // Tiresias is the policy. Create it with New.
 type Tiresias struct {
-	cfg     Config
-	est     estimator.Estimator
-	jobs    map[sim.JobID]*jobState
+	cfg Config
+	est estimator.Estimator
+	// jobs by ID (the engine's IDs are the trace positions 0…n−1): a
+	// slice, since every decision reads the state of every live job.
+	jobs    []jobState
 	entries int64
+	// byKey is Schedule's scratch for ordering the live jobs.
+	byKey   []keyed
 	last    sim.Time
 	started bool
 }
@@ -73,7 +80,7 @@ var _ sim.Policy = (*Tiresias)(nil)
 
 // New returns Tiresias judging feasibility with est.
 func New(est estimator.Estimator, cfg Config) *Tiresias {
-	return &Tiresias{cfg: cfg, est: est, jobs: map[sim.JobID]*jobState{}}
+	return &Tiresias{cfg: cfg, est: est}
 }
 
 // Name implements sim.Policy.
@@ -81,25 +88,49 @@ func (*Tiresias) Name() string { return "tiresias" }
 
 // Queue returns the queue job id is in (−1 if unknown), for tests and logs.
 func (t *Tiresias) Queue(id sim.JobID) int {
-	if s, ok := t.jobs[id]; ok {
-		return s.queue
+	if int(id) < len(t.jobs) && t.jobs[id].live {
+		return t.jobs[id].queue
 	}
 	return -1
 }
 
 // state returns job id's record, creating it in queue 0 if new.
 func (t *Tiresias) state(id sim.JobID) *jobState {
-	s, ok := t.jobs[id]
-	if !ok {
-		s = &jobState{}
+	if int(id) >= len(t.jobs) {
+		t.jobs = append(t.jobs, make([]jobState, int(id)+1-len(t.jobs))...)
+	}
+	s := &t.jobs[id]
+	if !s.live {
+		*s = jobState{live: true}
 		t.enter(s, 0)
-		t.jobs[id] = s
 	}
 	return s
 }
 
+// forget drops job id's record (it ended or was dropped).
+func (t *Tiresias) forget(id sim.JobID) {
+	if int(id) < len(t.jobs) {
+		t.jobs[id] = jobState{}
+	}
+}
+
+// keyed is a live job with its place in the order, (queue, entry) packed
+// into one integer: queue above bit entryBits, entry below. Entries are
+// unique, so the key orders the jobs totally and any sort gives one order.
+type keyed struct {
+	key uint64
+	job *sim.Job
+}
+
+// entryBits is the width of the entry counter in a sort key (2^48 queue
+// entries: beyond any trace).
+const entryBits = 48
+
 func (t *Tiresias) enter(s *jobState, queue int) {
 	t.entries++
+	if t.entries >= 1<<entryBits || queue >= 1<<(64-entryBits) {
+		panic("tiresias: queue or entry counter overflows the sort key")
+	}
 	s.queue, s.entry = queue, t.entries
 }
 
@@ -115,7 +146,7 @@ func (t *Tiresias) Schedule(v *sim.View) ([]sim.Action, error) {
 	}
 	t.started, t.last = true, v.Now
 	for _, j := range v.Ended {
-		delete(t.jobs, j.Spec.ID)
+		t.forget(j.Spec.ID)
 	}
 
 	// Running jobs held their GPUs since the last decision.
@@ -145,14 +176,16 @@ func (t *Tiresias) Schedule(v *sim.View) ([]sim.Action, error) {
 		t.state(j.Spec.ID)
 	}
 	for _, a := range actions { // dropped arrivals
-		delete(t.jobs, a.Job)
+		t.forget(a.Job)
 	}
-	sort.SliceStable(order, func(a, b int) bool {
-		sa, sb := t.jobs[order[a].Spec.ID], t.jobs[order[b].Spec.ID]
-		if sa.queue != sb.queue {
-			return sa.queue < sb.queue
-		}
-		return sa.entry < sb.entry
-	})
+	t.byKey = t.byKey[:0]
+	for _, j := range order {
+		s := &t.jobs[j.Spec.ID]
+		t.byKey = append(t.byKey, keyed{uint64(s.queue)<<entryBits | uint64(s.entry), j})
+	}
+	slices.SortFunc(t.byKey, func(a, b keyed) int { return cmp.Compare(a.key, b.key) })
+	for i, k := range t.byKey {
+		order[i] = k.job
+	}
 	return append(actions, preemptive.Schedule(v, t.est, order)...), nil
 }
