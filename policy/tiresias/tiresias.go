@@ -60,7 +60,18 @@ type jobState struct {
 	waited float64
 	// live: the job has arrived and has not ended or been dropped.
 	live bool
+	// For Schedule's ordering: the decision at which the job was last in
+	// the live order and its position there; the decision at which it was
+	// kept in place from the previous order; its key in that order.
+	inOrder, keptAt int64
+	pos             int
+	sortedKey       uint64
 }
+
+// key is the job's place in the order: (queue, entry) packed into one
+// integer, queue above bit entryBits, entry below. Entries are unique, so
+// the key orders the jobs totally and any sort gives the same order.
+func (s *jobState) key() uint64 { return uint64(s.queue)<<entryBits | uint64(s.entry) }
 
 // Tiresias is the policy. Create it with New.
 type Tiresias struct {
@@ -70,10 +81,14 @@ type Tiresias struct {
 	// slice, since every decision reads the state of every live job.
 	jobs    []jobState
 	entries int64
-	// byKey is Schedule's scratch for ordering the live jobs.
-	byKey   []keyed
-	last    sim.Time
-	started bool
+	// sorted is the live jobs in order at the last decision; decisions
+	// counts the decisions; kept, fresh and merged are orderLive's scratch.
+	sorted      []sim.JobID
+	decisions   int64
+	kept, fresh []keyed
+	merged      []*sim.Job
+	last        sim.Time
+	started     bool
 }
 
 var _ sim.Policy = (*Tiresias)(nil)
@@ -114,9 +129,10 @@ func (t *Tiresias) forget(id sim.JobID) {
 	}
 }
 
-// keyed is a live job with its place in the order, (queue, entry) packed
-// into one integer: queue above bit entryBits, entry below. Entries are
-// unique, so the key orders the jobs totally and any sort gives one order.
+// sortWhole makes orderLive sort all of order at every decision (tests).
+var sortWhole = false
+
+// keyed is a live job with its key.
 type keyed struct {
 	key uint64
 	job *sim.Job
@@ -178,14 +194,63 @@ func (t *Tiresias) Schedule(v *sim.View) ([]sim.Action, error) {
 	for _, a := range actions { // dropped arrivals
 		t.forget(a.Job)
 	}
-	t.byKey = t.byKey[:0]
+	t.orderLive(order)
+	return append(actions, preemptive.Schedule(v, t.est, order)...), nil
+}
+
+// orderLive sorts order, the live jobs, by key. A decision changes few
+// keys: a job's key changes only when it enters a queue (arrival,
+// demotion, promotion), and then takes the newest entry. So the jobs
+// still live with the key they had in the last decision's order keep
+// that order among themselves, and only the others (their keys all newer)
+// need sorting; a merge of the two sorted runs gives what sorting all of
+// order gives, since keys are unique. Sorting the whole queue at every
+// decision was most of Tiresias's time on a long trace.
+func (t *Tiresias) orderLive(order []*sim.Job) {
+	if sortWhole {
+		// The oracle the tests compare with: every job sorted afresh.
+		t.sorted = t.sorted[:0]
+		slices.SortFunc(order, func(a, b *sim.Job) int {
+			return cmp.Compare(t.jobs[a.Spec.ID].key(), t.jobs[b.Spec.ID].key())
+		})
+		return
+	}
+	t.decisions++
+	now := t.decisions
+	for i, j := range order {
+		s := &t.jobs[j.Spec.ID]
+		s.inOrder, s.pos = now, i
+	}
+	t.kept, t.fresh = t.kept[:0], t.fresh[:0]
+	for _, id := range t.sorted {
+		s := &t.jobs[id]
+		if s.live && s.inOrder == now && s.keptAt != now && s.sortedKey == s.key() {
+			s.keptAt = now
+			t.kept = append(t.kept, keyed{s.sortedKey, order[s.pos]})
+		}
+	}
+	for _, j := range order {
+		if s := &t.jobs[j.Spec.ID]; s.keptAt != now {
+			t.fresh = append(t.fresh, keyed{s.key(), j})
+		}
+	}
+	slices.SortFunc(t.fresh, func(a, b keyed) int { return cmp.Compare(a.key, b.key) })
+	t.merged = t.merged[:0]
+	kept, fresh := t.kept, t.fresh
+	for len(kept) > 0 || len(fresh) > 0 {
+		var k keyed
+		if len(fresh) == 0 || (len(kept) > 0 && kept[0].key < fresh[0].key) {
+			k, kept = kept[0], kept[1:]
+		} else {
+			k, fresh = fresh[0], fresh[1:]
+		}
+		t.merged = append(t.merged, k.job)
+	}
+	copy(order, t.merged)
+	t.sorted = t.sorted[:0]
 	for _, j := range order {
 		s := &t.jobs[j.Spec.ID]
-		t.byKey = append(t.byKey, keyed{uint64(s.queue)<<entryBits | uint64(s.entry), j})
+		s.sortedKey = s.key()
+		t.sorted = append(t.sorted, j.Spec.ID)
 	}
-	slices.SortFunc(t.byKey, func(a, b keyed) int { return cmp.Compare(a.key, b.key) })
-	for i, k := range t.byKey {
-		order[i] = k.job
-	}
-	return append(actions, preemptive.Schedule(v, t.est, order)...), nil
 }

@@ -1,11 +1,13 @@
 package tiresias
 
 import (
+	"context"
 	"reflect"
 	"testing"
 
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/traces"
 )
 
 // anyFeasible says every config runs at 128 samples/s.
@@ -150,5 +152,48 @@ func TestFIFOWithinQueue(t *testing.T) {
 	}
 	if got := w.round(p, 300); len(got) != 0 {
 		t.Errorf("t=300: %+v, want nothing (all in queue 0, FIFO)", got)
+	}
+}
+
+// TestOrderLiveEqualsWholeSort: ordering only the jobs whose keys changed
+// and merging them with the last order gives, decision by decision, what
+// sorting every live job gives (the oracle, sortWhole). Four queues with
+// low thresholds and promotion make keys change often; on the built-in
+// Philly trace every JCT, queueing time and round of the two runs agree.
+func TestOrderLiveEqualsWholeSort(t *testing.T) {
+	tr, err := traces.Load("philly")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := estimator.DefaultProfileDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := sim.LoadClusterSpec("paper-1280")
+	c, _ := sim.NewCluster(spec)
+	cfg := sim.DefaultConfig(c, db.View(estimator.ViewOptimal))
+	cfg.Timing, cfg.Rounds, cfg.IterationScale, cfg.Check = sim.Exact, 1500, tr.IterationScale, true
+	run := func(whole bool) *sim.Result {
+		defer func(old bool) { sortWhole = old }(sortWhole)
+		sortWhole = whole
+		p := New(db.View(estimator.ViewOptimal), Config{Thresholds: []float64{600, 3600, 36000}, PromoteKnob: 2})
+		res, err := sim.Run(context.Background(), cfg, p, tr.Jobs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	whole, merged := run(true), run(false)
+	if !reflect.DeepEqual(whole.JCTs, merged.JCTs) || !reflect.DeepEqual(whole.Queueing, merged.Queueing) {
+		t.Fatalf("JCTs or queueing differ: %d vs %d finished", len(whole.JCTs), len(merged.JCTs))
+	}
+	for i := range whole.Timeline {
+		a, b := whole.Timeline[i], merged.Timeline[i]
+		if a.Running != b.Running || a.Pending != b.Pending {
+			t.Fatalf("round %d: running/pending %d/%d with the whole sort, %d/%d merged", i, a.Running, a.Pending, b.Running, b.Pending)
+		}
+	}
+	if len(whole.JCTs) < 100 {
+		t.Fatalf("only %d jobs finished: the test exercises too little", len(whole.JCTs))
 	}
 }
