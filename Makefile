@@ -67,9 +67,10 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3x -count $(BENCH_COUNT) ./... > $(BENCH_OUT); s=$$?; cat $(BENCH_OUT); echo "saved $(BENCH_OUT)"; exit $$s
 
 # The scaling benchmark: per policy, run time against jobs at a fixed cluster
-# (a longer trace, or a heavier one) and against GPUs at a fixed trace, at 1×,
-# 2×, 4×, with the fitted exponents (several minutes; a run is stopped at
-# ARENA_SCALE_BUDGET, default 5m; ARENA_SCALE_POLICIES / ARENA_SCALE_AXES pick).
+# (a longer trace at 2×, 4×, 8×, or a heavier one at 1×, 2×, 4×) and against
+# GPUs at a fixed trace (1×, 2×, 4×), with the fitted exponents (about five
+# minutes; a run is stopped at ARENA_SCALE_BUDGET, default 5m;
+# ARENA_SCALE_POLICIES / ARENA_SCALE_AXES pick).
 bench-scale:
 	@mkdir -p bench
 	ARENA_BENCH_SCALE=1 $(GO) test ./experiments -run '^$$' -bench Scaling -benchtime 1x -timeout 2h > bench/scale-$(REVISION).txt; s=$$?; cat bench/scale-$(REVISION).txt; exit $$s
