@@ -88,7 +88,12 @@ type Sia struct {
 	// weights caches a job's weight row for one round (exec time and
 	// reschedule count only change between rounds), by job ID.
 	weights []cachedRow
-	stats   gavel.Stats
+	// never says, by job ID, whether no configuration can ever run the
+	// job: 1 yes, −1 no, 0 not known yet (see neverRunnable). One byte per
+	// job apart from the rows: the restart pass reads it for every pending
+	// job at every departure, thousands on a long trace.
+	never []int8
+	stats gavel.Stats
 
 	// Scratch of fit, reused by every program: a program's rows are
 	// copied by the solver, not kept. use is each column's GPU count.
@@ -99,15 +104,25 @@ type Sia struct {
 	// rows were built for (probHolds).
 	probJobs  []sim.JobID
 	probRound int
+
+	// pending mirrors the engine's pending queue (job IDs, in queue order)
+	// from one decision to the next, as of round pendingRound, so that
+	// the restart pass passes over the jobs no configuration can run (a
+	// byte each in never) without reading their records: on a long trace
+	// they are most of the queue, and the walk over their records was a
+	// third of Sia's time. Sia never suspends, so the queue changes only
+	// by its own starts and by the arrivals it neither starts nor drops; a
+	// View whose queue disagrees with the mirror (length or last job;
+	// another caller, a repeated round) makes Schedule rebuild it.
+	pending      []sim.JobID
+	pendingRound int
+	rebuilds     int // decisions that rebuilt the mirror (tests)
 }
 
-// cachedRow is a job's cached objective row and the round it is for, and
-// whether no configuration can ever run the job (never: 1 yes, −1 no, 0
-// not known yet; see neverRunnable).
+// cachedRow is a job's cached objective row and the round it is for.
 type cachedRow struct {
 	round int
 	row   []float64
-	never int8
 }
 
 // cachedRow returns job j's entry of the weights cache.
@@ -231,9 +246,17 @@ func (s *Sia) Schedule(v *sim.View) ([]sim.Action, error) {
 		return nil, nil
 	}
 	plan := gavel.NewPlan(v)
+	s.syncPending(v)
 	if len(v.Ended) > 0 {
 		var blocked []string // a few types: compared, not hashed
-		for _, j := range v.Pending {
+		for i, id := range s.pending {
+			if s.version == Head && !plainRestart && int(id) < len(s.never) && s.never[id] > 0 {
+				// What fit concludes for such a job, without its record.
+				s.stats.Solves++
+				s.stats.Rejected++
+				continue
+			}
+			j := v.Pending[i]
 			if len(blocked) > 0 && slices.Contains(blocked, j.Spec.GPU) {
 				continue
 			}
@@ -241,22 +264,55 @@ func (s *Sia) Schedule(v *sim.View) ([]sim.Action, error) {
 			if err != nil {
 				return nil, err
 			}
-			if !ok && s.version == StoredRun {
+			if ok {
+				s.pending[i] = sim.NoJob // started: leaves the queue
+			} else if s.version == StoredRun {
 				blocked = append(blocked, j.Spec.GPU)
 			}
 		}
 	}
+	kept := s.pending[:0]
+	for _, id := range s.pending {
+		if id != sim.NoJob {
+			kept = append(kept, id)
+		}
+	}
+	s.pending = kept
 	for _, j := range v.Arrivals {
 		if !gavel.RunnableSomewhere(s.cluster, s.noMem, j) {
 			plan.Drop(j.Spec.ID, "infeasible on every GPU type at best locality")
 			continue
 		}
-		if _, err := s.fit(v, plan, j, s.noMem); err != nil {
+		ok, err := s.fit(v, plan, j, s.noMem)
+		if err != nil {
 			return nil, err
+		}
+		if !ok {
+			s.pending = append(s.pending, j.Spec.ID) // joins the queue's end
 		}
 	}
 	return plan.Actions(), nil
 }
+
+// syncPending makes the mirror describe v.Pending (see Sia.pending).
+func (s *Sia) syncPending(v *sim.View) {
+	n := len(v.Pending)
+	if !plainRestart && len(s.pending) == n && v.Round >= s.pendingRound && (n == 0 || s.pending[n-1] == v.Pending[n-1].Spec.ID) {
+		s.pendingRound = v.Round
+		return
+	}
+	s.rebuilds++
+	s.pending = s.pending[:0]
+	for _, j := range v.Pending {
+		s.pending = append(s.pending, j.Spec.ID)
+	}
+	s.pendingRound = v.Round
+}
+
+// plainRestart makes every decision rebuild the mirror from the View and
+// the restart pass fit every pending job, as before the mirror (tests:
+// the oracle the carried mirror and the shortcut are compared with).
+var plainRestart = false
 
 // throughput is the artifact's Sia throughput model for n GPUs of type t
 // (DP data with the memory check): the single-GPU throughput scaled
@@ -442,17 +498,20 @@ func (s *Sia) fit(v *sim.View, plan *gavel.Plan, job *sim.Job, place estimator.E
 // entry above the infeasible mark. (A row entry is min((g·r)^p, clip) for
 // such g and −1e9 otherwise, and r ≥ 0.01.) Decided once per job.
 func (s *Sia) neverRunnable(j *sim.Job) bool {
-	w := s.cachedRow(j)
-	if w.never == 0 {
-		w.never = 1
+	id := int(j.Spec.ID)
+	if id >= len(s.never) {
+		s.never = append(s.never, make([]int8, id+1-len(s.never))...)
+	}
+	if s.never[id] == 0 {
+		s.never[id] = 1
 		for _, g := range s.normalisedGoodput(j.Spec.Workload) {
 			if g > estimator.InfeasibleThroughput {
-				w.never = -1
+				s.never[id] = -1
 				break
 			}
 		}
 	}
-	return w.never > 0
+	return s.never[id] > 0
 }
 
 // probHolds reports whether the admitted rows of s.prob are still those

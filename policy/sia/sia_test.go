@@ -3,10 +3,12 @@ package sia
 import (
 	"context"
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/traces"
 )
 
 // table: throughput by model, GPU type and count (any locality).
@@ -163,6 +165,64 @@ func TestRestartBlockingByVersion(t *testing.T) {
 		if sum.Finished != tc.finished || sum.Running != tc.running || sum.Pending != tc.pending {
 			t.Errorf("%v: %d finished, %d running, %d pending; want %d, %d, %d (%v)", tc.v, sum.Finished, sum.Running, sum.Pending,
 				tc.finished, tc.running, tc.pending, s.Stats())
+		}
+	}
+}
+
+// TestCarriedPendingMirror: the queue mirror Sia carries from one decision
+// to the next, and the restart pass's shortcut over the jobs no
+// configuration can run, decide as rebuilding the mirror from the View and
+// fitting every pending job at every decision do (the oracle,
+// plainRestart), at both versions. On the built-in Philly trace in exact
+// timing the restart pass meets hundreds of such jobs; every JCT,
+// queueing time, round and solver count of the two runs agree, and the
+// carried mirror is never rebuilt.
+func TestCarriedPendingMirror(t *testing.T) {
+	tr, err := traces.Load("philly")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := estimator.DefaultProfileDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := sim.LoadClusterSpec("paper-1280")
+	c, _ := sim.NewCluster(spec)
+	cfg := sim.DefaultConfig(c, db.View(estimator.ViewOptimal))
+	cfg.Timing, cfg.Rounds, cfg.IterationScale, cfg.Check = sim.Exact, 1500, tr.IterationScale, true
+	for _, v := range []Version{Head, StoredRun} {
+		run := func(rebuild bool) (*sim.Result, *Sia) {
+			defer func(old bool) { plainRestart = old }(plainRestart)
+			plainRestart = rebuild
+			p := NewVersion(c, db, v, false)
+			res, err := sim.Run(context.Background(), cfg, p, tr.Jobs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res, p
+		}
+		whole, ps := run(true)
+		carried, pc := run(false)
+		if !reflect.DeepEqual(whole.JCTs, carried.JCTs) || !reflect.DeepEqual(whole.Queueing, carried.Queueing) {
+			t.Fatalf("%v: JCTs or queueing differ: %d vs %d finished", v, len(whole.JCTs), len(carried.JCTs))
+		}
+		for i := range whole.Timeline {
+			a, b := whole.Timeline[i], carried.Timeline[i]
+			if a.Running != b.Running || a.Pending != b.Pending {
+				t.Fatalf("%v round %d: running/pending %d/%d rebuilt, %d/%d carried", v, i, a.Running, a.Pending, b.Running, b.Pending)
+			}
+		}
+		a, b := ps.Stats(), pc.Stats()
+		if a.Solves != b.Solves || a.Rejected != b.Rejected || a.Nodes != b.Nodes || a.PlacementFailures != b.PlacementFailures {
+			t.Errorf("%v: solver counts differ: rebuilt %v, carried %v", v, a, b)
+		}
+		if a.Rejected < 1000 {
+			t.Errorf("%v: only %d rejections: the test exercises too little", v, a.Rejected)
+		}
+		// The mirror is carried, not rebuilt: only the first decision
+		// with a queue builds it.
+		if pc.rebuilds > 1 {
+			t.Errorf("%v: the mirror was rebuilt at %d decisions, want at most 1", v, pc.rebuilds)
 		}
 	}
 }
