@@ -3,7 +3,6 @@ package gavel
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"time"
 
 	"github.com/arena-sim/arena/estimator"
@@ -86,6 +85,11 @@ type Gavel struct {
 	prob     ilp.Reassignment
 	resource []int
 	use      map[int][]float64
+
+	// queue mirrors the pending queue between decisions; blocked is the
+	// restart pass's scratch (by Queued.Type).
+	queue   PendingMirror
+	blocked []bool
 }
 
 var (
@@ -220,24 +224,31 @@ func (g *Gavel) Schedule(v *sim.View) ([]sim.Action, error) {
 		return nil, nil
 	}
 	plan := NewPlan(v)
+	if plainRestart {
+		g.queue.Invalidate()
+	}
+	g.queue.Sync(v)
 	if len(v.Ended) > 0 {
 		// The pass walks the whole queue (tens of thousands of jobs on a
 		// long trace) after every type is blocked, since a job may ask
-		// for a type the cluster lacks and still fit on another: the
-		// per-job test compares a few strings rather than hashing one.
-		var blocked []string
-		for _, j := range v.Pending {
-			if slices.Contains(blocked, j.Spec.GPU) {
+		// for a type the cluster lacks and still fit on another; the
+		// mirror numbers the types, so the per-job test reads a flag.
+		g.blocked = append(g.blocked[:0], make([]bool, g.queue.Types())...)
+		for i, q := range g.queue.Jobs {
+			if g.blocked[q.Type] {
 				continue
 			}
-			ok, err := g.fit(v, plan, j)
+			ok, err := g.fit(v, plan, v.Pending[i])
 			if err != nil {
 				return nil, err
 			}
-			if !ok {
-				blocked = append(blocked, j.Spec.GPU)
+			if ok {
+				g.queue.Started(i)
+			} else {
+				g.blocked[q.Type] = true
 			}
 		}
+		g.queue.Compact()
 	}
 	admit := g.anyFeasible
 	if g.admit != nil {
@@ -249,12 +260,20 @@ func (g *Gavel) Schedule(v *sim.View) ([]sim.Action, error) {
 			plan.Drop(j.Spec.ID, "infeasible on every GPU type at best locality")
 			continue
 		}
-		if _, err := g.fit(v, plan, j); err != nil {
+		ok, err := g.fit(v, plan, j)
+		if err != nil {
 			return nil, err
+		}
+		if !ok {
+			g.queue.Append(j) // joins the queue's end
 		}
 	}
 	return plan.Actions(), nil
 }
+
+// plainRestart makes every decision rebuild the queue mirror from the View
+// (tests: the oracle the carried mirror is compared with).
+var plainRestart = false
 
 // RunnableSomewhere is the Gavel and Sia arrival pre-filter: the job is
 // feasible under est (the artifact passes force_opt: no memory filter) on

@@ -2,10 +2,12 @@ package gavel
 
 import (
 	"context"
+	"reflect"
 	"testing"
 
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/traces"
 )
 
 // table is a hand-written estimator: throughput by model name, GPU type
@@ -198,6 +200,61 @@ func TestDeployCheckByVersion(t *testing.T) {
 		}
 		if s := g.Stats(); s.Solves != 1 || s.Rejected != 0 {
 			t.Errorf("%v: stats %v, want one accepted program", tc.v, s)
+		}
+	}
+}
+
+// TestCarriedPendingMirror: the queue mirror Gavel carries from one
+// decision to the next decides as rebuilding it from the View at every
+// decision does (the oracle, plainRestart), at both versions. On the
+// built-in Philly trace in exact timing the restart pass walks hundreds of
+// pending jobs; every JCT, queueing time, round and solver count of the
+// two runs agree, and the carried mirror is never rebuilt.
+func TestCarriedPendingMirror(t *testing.T) {
+	tr, err := traces.Load("philly")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := estimator.DefaultProfileDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := sim.LoadClusterSpec("paper-1280")
+	c, _ := sim.NewCluster(spec)
+	cfg := sim.DefaultConfig(c, db.View(estimator.ViewOptimal))
+	cfg.Timing, cfg.Rounds, cfg.IterationScale, cfg.Check = sim.Exact, 2500, tr.IterationScale, true
+	for _, v := range []Version{Head, StoredRun} {
+		run := func(rebuild bool) (*sim.Result, *Gavel) {
+			defer func(old bool) { plainRestart = old }(plainRestart)
+			plainRestart = rebuild
+			p := NewVersion(c, db, v)
+			res, err := sim.Run(context.Background(), cfg, p, tr.Jobs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res, p
+		}
+		whole, ps := run(true)
+		carried, pc := run(false)
+		if !reflect.DeepEqual(whole.JCTs, carried.JCTs) || !reflect.DeepEqual(whole.Queueing, carried.Queueing) {
+			t.Fatalf("%v: JCTs or queueing differ: %d vs %d finished", v, len(whole.JCTs), len(carried.JCTs))
+		}
+		maxPending := 0
+		for i := range whole.Timeline {
+			a, b := whole.Timeline[i], carried.Timeline[i]
+			if a.Running != b.Running || a.Pending != b.Pending {
+				t.Fatalf("%v round %d: running/pending %d/%d rebuilt, %d/%d carried", v, i, a.Running, a.Pending, b.Running, b.Pending)
+			}
+			maxPending = max(maxPending, int(a.Pending))
+		}
+		if a, b := ps.Stats(), pc.Stats(); a.Solves != b.Solves || a.Rejected != b.Rejected || a.Nodes != b.Nodes || a.PlacementFailures != b.PlacementFailures {
+			t.Errorf("%v: solver counts differ: rebuilt %v, carried %v", v, a, b)
+		}
+		if maxPending < 100 {
+			t.Errorf("%v: at most %d jobs pending: the test exercises too little", v, maxPending)
+		}
+		if pc.queue.Rebuilds() > 1 {
+			t.Errorf("%v: the mirror was rebuilt at %d decisions, want at most 1", v, pc.queue.Rebuilds())
 		}
 	}
 }

@@ -105,18 +105,11 @@ type Sia struct {
 	probJobs  []sim.JobID
 	probRound int
 
-	// pending mirrors the engine's pending queue (job IDs, in queue order)
-	// from one decision to the next, as of round pendingRound, so that
-	// the restart pass passes over the jobs no configuration can run (a
-	// byte each in never) without reading their records: on a long trace
-	// they are most of the queue, and the walk over their records was a
-	// third of Sia's time. Sia never suspends, so the queue changes only
-	// by its own starts and by the arrivals it neither starts nor drops; a
-	// View whose queue disagrees with the mirror (length or last job;
-	// another caller, a repeated round) makes Schedule rebuild it.
-	pending      []sim.JobID
-	pendingRound int
-	rebuilds     int // decisions that rebuilt the mirror (tests)
+	// queue mirrors the engine's pending queue between decisions
+	// (gavel.PendingMirror), so that the restart pass passes over the jobs
+	// no configuration can run by a byte each in never, without reading
+	// their records: on a long trace they are most of the queue.
+	queue gavel.PendingMirror
 }
 
 // cachedRow is a job's cached objective row and the round it is for.
@@ -246,11 +239,14 @@ func (s *Sia) Schedule(v *sim.View) ([]sim.Action, error) {
 		return nil, nil
 	}
 	plan := gavel.NewPlan(v)
-	s.syncPending(v)
+	if plainRestart {
+		s.queue.Invalidate()
+	}
+	s.queue.Sync(v)
 	if len(v.Ended) > 0 {
 		var blocked []string // a few types: compared, not hashed
-		for i, id := range s.pending {
-			if s.version == Head && !plainRestart && int(id) < len(s.never) && s.never[id] > 0 {
+		for i, q := range s.queue.Jobs {
+			if s.version == Head && !plainRestart && int(q.ID) < len(s.never) && s.never[q.ID] > 0 {
 				// What fit concludes for such a job, without its record.
 				s.stats.Solves++
 				s.stats.Rejected++
@@ -265,19 +261,13 @@ func (s *Sia) Schedule(v *sim.View) ([]sim.Action, error) {
 				return nil, err
 			}
 			if ok {
-				s.pending[i] = sim.NoJob // started: leaves the queue
+				s.queue.Started(i)
 			} else if s.version == StoredRun {
 				blocked = append(blocked, j.Spec.GPU)
 			}
 		}
+		s.queue.Compact()
 	}
-	kept := s.pending[:0]
-	for _, id := range s.pending {
-		if id != sim.NoJob {
-			kept = append(kept, id)
-		}
-	}
-	s.pending = kept
 	for _, j := range v.Arrivals {
 		if !gavel.RunnableSomewhere(s.cluster, s.noMem, j) {
 			plan.Drop(j.Spec.ID, "infeasible on every GPU type at best locality")
@@ -288,25 +278,10 @@ func (s *Sia) Schedule(v *sim.View) ([]sim.Action, error) {
 			return nil, err
 		}
 		if !ok {
-			s.pending = append(s.pending, j.Spec.ID) // joins the queue's end
+			s.queue.Append(j) // joins the queue's end
 		}
 	}
 	return plan.Actions(), nil
-}
-
-// syncPending makes the mirror describe v.Pending (see Sia.pending).
-func (s *Sia) syncPending(v *sim.View) {
-	n := len(v.Pending)
-	if !plainRestart && len(s.pending) == n && v.Round >= s.pendingRound && (n == 0 || s.pending[n-1] == v.Pending[n-1].Spec.ID) {
-		s.pendingRound = v.Round
-		return
-	}
-	s.rebuilds++
-	s.pending = s.pending[:0]
-	for _, j := range v.Pending {
-		s.pending = append(s.pending, j.Spec.ID)
-	}
-	s.pendingRound = v.Round
 }
 
 // plainRestart makes every decision rebuild the mirror from the View and
