@@ -2,12 +2,11 @@ package gavel
 
 import (
 	"context"
-	"reflect"
 	"testing"
 
 	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/policy/internal/runtest"
 	"github.com/arena-sim/arena/sim"
-	"github.com/arena-sim/arena/traces"
 )
 
 // table is a hand-written estimator: throughput by model name, GPU type
@@ -211,42 +210,17 @@ func TestDeployCheckByVersion(t *testing.T) {
 // pending jobs; every JCT, queueing time, round and solver count of the
 // two runs agree, and the carried mirror is never rebuilt.
 func TestCarriedPendingMirror(t *testing.T) {
-	tr, err := traces.Load("philly")
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := estimator.DefaultProfileDB()
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, _ := sim.LoadClusterSpec("paper-1280")
-	c, _ := sim.NewCluster(spec)
-	cfg := sim.DefaultConfig(c, db.View(estimator.ViewOptimal))
-	cfg.Timing, cfg.Rounds, cfg.IterationScale, cfg.Check = sim.Exact, 2500, tr.IterationScale, true
+	philly := runtest.NewPhilly(t, 2500)
 	for _, v := range []Version{Head, StoredRun} {
 		run := func(rebuild bool) (*sim.Result, *Gavel) {
 			defer func(old bool) { plainRestart = old }(plainRestart)
 			plainRestart = rebuild
-			p := NewVersion(c, db, v)
-			res, err := sim.Run(context.Background(), cfg, p, tr.Jobs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return res, p
+			p := NewVersion(philly.Cluster, philly.DB, v)
+			return philly.Run(t, p), p
 		}
 		whole, ps := run(true)
 		carried, pc := run(false)
-		if !reflect.DeepEqual(whole.JCTs, carried.JCTs) || !reflect.DeepEqual(whole.Queueing, carried.Queueing) {
-			t.Fatalf("%v: JCTs or queueing differ: %d vs %d finished", v, len(whole.JCTs), len(carried.JCTs))
-		}
-		maxPending := 0
-		for i := range whole.Timeline {
-			a, b := whole.Timeline[i], carried.Timeline[i]
-			if a.Running != b.Running || a.Pending != b.Pending {
-				t.Fatalf("%v round %d: running/pending %d/%d rebuilt, %d/%d carried", v, i, a.Running, a.Pending, b.Running, b.Pending)
-			}
-			maxPending = max(maxPending, int(a.Pending))
-		}
+		maxPending := runtest.SameDecisions(t, v.String(), whole, carried)
 		if a, b := ps.Stats(), pc.Stats(); a.Solves != b.Solves || a.Rejected != b.Rejected || a.Nodes != b.Nodes || a.PlacementFailures != b.PlacementFailures {
 			t.Errorf("%v: solver counts differ: rebuilt %v, carried %v", v, a, b)
 		}

@@ -1,13 +1,12 @@
 package tiresias
 
 import (
-	"context"
 	"reflect"
 	"testing"
 
 	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/policy/internal/runtest"
 	"github.com/arena-sim/arena/sim"
-	"github.com/arena-sim/arena/traces"
 )
 
 // anyFeasible says every config runs at 128 samples/s.
@@ -161,38 +160,14 @@ func TestFIFOWithinQueue(t *testing.T) {
 // low thresholds and promotion make keys change often; on the built-in
 // Philly trace every JCT, queueing time and round of the two runs agree.
 func TestOrderLiveEqualsWholeSort(t *testing.T) {
-	tr, err := traces.Load("philly")
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := estimator.DefaultProfileDB()
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, _ := sim.LoadClusterSpec("paper-1280")
-	c, _ := sim.NewCluster(spec)
-	cfg := sim.DefaultConfig(c, db.View(estimator.ViewOptimal))
-	cfg.Timing, cfg.Rounds, cfg.IterationScale, cfg.Check = sim.Exact, 1500, tr.IterationScale, true
+	philly := runtest.NewPhilly(t, 1500)
 	run := func(whole bool) *sim.Result {
 		defer func(old bool) { sortWhole = old }(sortWhole)
 		sortWhole = whole
-		p := New(db.View(estimator.ViewOptimal), Config{Thresholds: []float64{600, 3600, 36000}, PromoteKnob: 2})
-		res, err := sim.Run(context.Background(), cfg, p, tr.Jobs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res
+		return philly.Run(t, New(philly.DB.View(estimator.ViewOptimal), Config{Thresholds: []float64{600, 3600, 36000}, PromoteKnob: 2}))
 	}
 	whole, merged := run(true), run(false)
-	if !reflect.DeepEqual(whole.JCTs, merged.JCTs) || !reflect.DeepEqual(whole.Queueing, merged.Queueing) {
-		t.Fatalf("JCTs or queueing differ: %d vs %d finished", len(whole.JCTs), len(merged.JCTs))
-	}
-	for i := range whole.Timeline {
-		a, b := whole.Timeline[i], merged.Timeline[i]
-		if a.Running != b.Running || a.Pending != b.Pending {
-			t.Fatalf("round %d: running/pending %d/%d with the whole sort, %d/%d merged", i, a.Running, a.Pending, b.Running, b.Pending)
-		}
-	}
+	runtest.SameDecisions(t, "tiresias", whole, merged)
 	if len(whole.JCTs) < 100 {
 		t.Fatalf("only %d jobs finished: the test exercises too little", len(whole.JCTs))
 	}
