@@ -51,4 +51,12 @@
 //     requested type for the rest of the pass, as in Gavel; pending jobs
 //     then almost never restart, as in the stored run
 //     (docs/ilp-baselines.md).
+//
+// Performance. A failed fit changes nothing a later fit reads, unless its
+// placement failed and left new previous columns: so within a pass a job
+// with the workload, execution time and reschedule count of a remembered
+// failure fails the same way without its program being solved
+// (rememberFailed). On an overloaded cluster that is most of the restart
+// pass: one program per pending job per departure, most of them admitting
+// the job and then failing to place it.
 package sia

@@ -105,11 +105,32 @@ type Sia struct {
 	probJobs  []sim.JobID
 	probRound int
 
+	// failed remembers the fits that failed since the rows, the plan or
+	// the pass last changed (sameFit).
+	failed map[fitKey]failedFit
+	// repeats counts the fits answered by a remembered failure.
+	repeats int
+
 	// queue mirrors the engine's pending queue between decisions
 	// (gavel.PendingMirror), so that the restart pass passes over the jobs
 	// no configuration can run by a byte each in never, without reading
 	// their records: on a long trace they are most of the queue.
 	queue gavel.PendingMirror
+}
+
+// fitKey is what fit reads of the job it fits: its workload (goodput row
+// and placement check) and the two inputs of its restart factor.
+type fitKey struct {
+	w        estimator.Workload
+	exec     float64
+	rescheds int
+}
+
+// failedFit is a remembered failed fit: the solver's figures and where it
+// failed, for the statistics a repeat would add.
+type failedFit struct {
+	sol       ilp.Assignment // Columns dropped
+	placement bool           // the program accepted it; placement failed
 }
 
 // cachedRow is a job's cached objective row and the round it is for.
@@ -239,6 +260,7 @@ func (s *Sia) Schedule(v *sim.View) ([]sim.Action, error) {
 		return nil, nil
 	}
 	plan := gavel.NewPlan(v)
+	s.forgetFailed()
 	if plainRestart {
 		s.queue.Invalidate()
 	}
@@ -268,6 +290,7 @@ func (s *Sia) Schedule(v *sim.View) ([]sim.Action, error) {
 		}
 		s.queue.Compact()
 	}
+	s.forgetFailed() // the arrival pass checks placements with another view
 	for _, j := range v.Arrivals {
 		if !gavel.RunnableSomewhere(s.cluster, s.noMem, j) {
 			plan.Drop(j.Spec.ID, "infeasible on every GPU type at best locality")
@@ -285,8 +308,9 @@ func (s *Sia) Schedule(v *sim.View) ([]sim.Action, error) {
 }
 
 // plainRestart makes every decision rebuild the mirror from the View and
-// the restart pass fit every pending job, as before the mirror (tests:
-// the oracle the carried mirror and the shortcut are compared with).
+// fit every job in full, as before the mirror and the remembered failures
+// (tests: the oracle the carried mirror and the shortcuts are compared
+// with).
 var plainRestart = false
 
 // throughput is the artifact's Sia throughput model for n GPUs of type t
@@ -378,6 +402,18 @@ func (s *Sia) fit(v *sim.View, plan *gavel.Plan, job *sim.Job, place estimator.E
 		s.stats.Rejected++
 		return false, nil
 	}
+	key := fitKey{job.Spec.Workload, job.ExecTime, job.Rescheds}
+	if f, ok := s.failed[key]; ok && s.solve == nil && !plainRestart {
+		// The same program and placements as the remembered failure.
+		s.repeats++
+		s.stats.Record(f.sol)
+		if f.placement {
+			s.stats.PlacementFailures++
+		} else {
+			s.stats.Rejected++
+		}
+		return false, nil
+	}
 	prob := &s.prob
 	if !s.probHolds(v.Round) {
 		*prob = ilp.Reassignment{Capacity: s.capacity, MaxChanges: MaxChanges, Rows: prob.Rows[:0]}
@@ -421,9 +457,10 @@ func (s *Sia) fit(v *sim.View, plan *gavel.Plan, job *sim.Job, place estimator.E
 	// exactly 0 (the bonus is not part of it).
 	if !ok || sol.NewColumn < 0 || sol.Objective-NewJobBonus == 0 {
 		s.stats.Rejected++
+		s.rememberFailed(key, sol, false)
 		return false, nil
 	}
-	oldPrev := s.rows.Prev
+	oldPrev, hadPrev := s.rows.Prev, s.rows.HasPrev
 	s.rows.Prev = append(append([]int(nil), sol.Columns...), sol.NewColumn)
 	s.rows.Jobs = append(s.rows.Jobs, job.Spec.ID)
 	s.rows.HasPrev = true
@@ -461,12 +498,45 @@ func (s *Sia) fit(v *sim.View, plan *gavel.Plan, job *sim.Job, place estimator.E
 			s.stats.PlacementFailures++
 			s.rows.Jobs = s.rows.Jobs[:len(s.rows.Jobs)-1]
 			s.rows.Prev = s.rows.Prev[:len(s.rows.Prev)-1]
+			// The reverted decision keeps the program's columns as the
+			// admitted jobs' previous ones (the artifact's stale rows):
+			// unless they are the old ones, the next program differs.
+			if hadPrev && slices.Equal(oldPrev, s.rows.Prev) {
+				s.rememberFailed(key, sol, true)
+			} else {
+				s.forgetFailed()
+			}
 			return false, nil
 		}
 	}
 	plan.Commit(t, job.Spec.ID, moved)
+	s.forgetFailed()
 	return true, nil
 }
+
+// A fit reads the admitted rows (jobs, previous columns), the plan's
+// table, the round's weight rows, the pass's placement view and of the
+// job only its fitKey, and a fit that fails leaves all of them as they
+// were unless its placement failed with new previous columns. So while
+// none of them changes, a job with the fit key of a failed one fails the
+// same way: the same program, answered the same, and the same placements
+// refused. The restart pass meets the same few workloads again and
+// again in a long queue: on an overloaded cluster most of its fits are
+// programs accepted whose placement then fails. rememberFailed records a
+// failure; forgetFailed is called wherever one of those inputs changes
+// (a new decision or pass, an admission, a failed placement that moved
+// the previous columns). Only for the built-in solver, which answers a
+// program the same way every time. TestCarriedPendingMirror compares
+// with fitting every job.
+func (s *Sia) rememberFailed(key fitKey, sol ilp.Assignment, placement bool) {
+	if s.failed == nil {
+		s.failed = map[fitKey]failedFit{}
+	}
+	sol.Columns = nil
+	s.failed[key] = failedFit{sol: sol, placement: placement}
+}
+
+func (s *Sia) forgetFailed() { clear(s.failed) }
 
 // neverRunnable reports whether no weight row of job j can have a feasible
 // entry, whatever its restart factor r: its workload's goodput row has no

@@ -169,36 +169,51 @@ func TestRestartBlockingByVersion(t *testing.T) {
 }
 
 // TestCarriedPendingMirror: the queue mirror Sia carries from one decision
-// to the next, and the restart pass's shortcut over the jobs no
-// configuration can run, decide as rebuilding the mirror from the View and
-// fitting every pending job at every decision do (the oracle,
-// plainRestart), at both versions. On the built-in Philly trace in exact
-// timing the restart pass meets hundreds of such jobs; every JCT,
-// queueing time, round and solver count of the two runs agree, and the
-// carried mirror is never rebuilt.
+// to the next, the restart pass's shortcut over the jobs no configuration
+// can run and the remembered failures (rememberFailed) decide as
+// rebuilding the mirror from the View and fitting every job in full at
+// every decision do (the oracle, plainRestart), at both versions. On the
+// built-in Philly trace in exact timing the restart pass meets hundreds of
+// jobs no configuration can run; on Philly submitted twice as densely
+// (the queue grows into the hundreds) most fits repeat a remembered
+// failure. Every JCT, queueing time, round and solver count of the two
+// runs agree, and the carried mirror is never rebuilt.
 func TestCarriedPendingMirror(t *testing.T) {
 	philly := runtest.NewPhilly(t, 1500)
-	for _, v := range []Version{Head, StoredRun} {
+	for _, tc := range []struct {
+		name    string
+		run     *runtest.Philly
+		v       Version
+		repeats int // at least this many fits answered by a remembered failure
+	}{
+		{"philly/head", philly, Head, 100},
+		{"philly/stored-run", philly, StoredRun, 0},
+		{"philly-x4/head", runtest.NewPhilly(t, 500).Overloaded(t, 4), Head, 1000},
+	} {
 		run := func(rebuild bool) (*sim.Result, *Sia) {
 			defer func(old bool) { plainRestart = old }(plainRestart)
 			plainRestart = rebuild
-			p := NewVersion(philly.Cluster, philly.DB, v, false)
-			return philly.Run(t, p), p
+			p := NewVersion(tc.run.Cluster, tc.run.DB, tc.v, false)
+			return tc.run.Run(t, p), p
 		}
 		whole, ps := run(true)
 		carried, pc := run(false)
-		runtest.SameDecisions(t, v.String(), whole, carried)
+		most := runtest.SameDecisions(t, tc.name, whole, carried)
 		a, b := ps.Stats(), pc.Stats()
+		t.Logf("%s: at most %d pending, %d fits answered by a remembered failure; %v", tc.name, most, pc.repeats, b)
 		if a.Solves != b.Solves || a.Rejected != b.Rejected || a.Nodes != b.Nodes || a.PlacementFailures != b.PlacementFailures {
-			t.Errorf("%v: solver counts differ: rebuilt %v, carried %v", v, a, b)
+			t.Errorf("%s: solver counts differ: rebuilt %v, carried %v", tc.name, a, b)
 		}
 		if a.Rejected < 1000 {
-			t.Errorf("%v: only %d rejections: the test exercises too little", v, a.Rejected)
+			t.Errorf("%s: only %d rejections: the test exercises too little", tc.name, a.Rejected)
+		}
+		if ps.repeats != 0 || pc.repeats < tc.repeats {
+			t.Errorf("%s: %d / %d fits answered by a remembered failure (oracle / carried): want 0 / at least %d", tc.name, ps.repeats, pc.repeats, tc.repeats)
 		}
 		// The mirror is carried, not rebuilt: only the first decision
 		// with a queue builds it.
 		if pc.queue.Rebuilds() > 1 {
-			t.Errorf("%v: the mirror was rebuilt at %d decisions, want at most 1", v, pc.queue.Rebuilds())
+			t.Errorf("%s: the mirror was rebuilt at %d decisions, want at most 1", tc.name, pc.queue.Rebuilds())
 		}
 	}
 }

@@ -46,6 +46,34 @@ func NewPhilly(t *testing.T, rounds int) *Philly {
 	return &Philly{DB: db, Cluster: c, Config: cfg, Jobs: tr.Jobs}
 }
 
+// Overloaded is the run with its jobs submitted copies times as densely:
+// the jobs submitted within its rounds, tiled (traces.Tile: copies
+// copies, overlap copies, seed 1) over the same span. Past one copy
+// paper-1280 cannot keep up and the pending queue grows into the
+// hundreds, where a policy's restart pass does most of its work.
+func (r *Philly) Overloaded(t *testing.T, copies int) *Philly {
+	t.Helper()
+	tr, err := traces.Load("philly")
+	if err != nil {
+		t.Fatal(err)
+	}
+	window := &traces.Trace{Name: tr.Name, IterationScale: tr.IterationScale}
+	end := tr.Jobs[0].Submit.Add(sim.Duration(r.Config.Rounds) * r.Config.RoundLength)
+	for _, j := range tr.Jobs {
+		if j.Submit < end {
+			j.ID = sim.JobID(len(window.Jobs))
+			window.Jobs = append(window.Jobs, j)
+		}
+	}
+	tiled, err := traces.Tile(window, traces.TileOptions{Copies: copies, Overlap: float64(copies), Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := *r
+	o.Jobs = tiled.Jobs
+	return &o
+}
+
 // Run simulates p on the run.
 func (r *Philly) Run(t *testing.T, p sim.Policy) *sim.Result {
 	t.Helper()
