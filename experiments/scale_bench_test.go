@@ -35,7 +35,11 @@ var scaleAxes = []string{"length", "load", "gpus"}
 // at about half the steady load (68 jobs running on average at k = 1, 143
 // at k = 8 for Arena), so a fit through k = 1 measures the end of the
 // warm-up as much as the trace's length.
-var scaleSizes = map[string][]int{"length": {2, 4, 8}, "load": {1, 2, 4}, "gpus": {1, 2, 4}}
+// The load axis goes on to 8 copies: its cost is not a power law — at
+// 1 copy nothing waits, past it the queue fills with the trace's few
+// workloads — and the exponent of each doubling (exp@Ax-Bx) shows where
+// it grows.
+var scaleSizes = map[string][]int{"length": {2, 4, 8}, "load": {1, 2, 4, 8}, "gpus": {1, 2, 4}}
 
 // scaleRepeats is how many times a run is repeated for its fastest time,
 // while it takes under scaleRepeatBelow CPU seconds.
@@ -46,7 +50,8 @@ const (
 
 // BenchmarkScaling measures how one run's cost grows, per policy, and
 // prints the fitted exponents (least squares on log–log over the axis's
-// three sizes, scaleSizes).
+// sizes, scaleSizes) and, on an axis of more than two sizes, the exponent
+// of each step between two neighbouring sizes (exp@Ax-Bx).
 // Cost against jobs at a fixed cluster is measured two ways, because more
 // jobs can mean a longer trace or a heavier one:
 //
@@ -67,11 +72,12 @@ const (
 //     window of k = 8, 168 over the eighth; 16 of one copy's 986 jobs run
 //     past two windows), so a policy whose decision costs grow with the
 //     jobs it runs still grows faster than the trace;
-//   - load/exp: cost ∝ jobs^a at a fixed cluster and window — k
-//     overlapping copies (overlap k): k times the jobs and the load on
+//   - load/exp: cost ∝ jobs^a at a fixed cluster and window — k = 1, 2,
+//     4, 8 overlapping copies (overlap k): k times the jobs and the load on
 //     paper-1280, for 4000 rounds. Past k = 1 the cluster is overloaded and
 //     the pending queue grows with k, so this also measures how a policy's
-//     own algorithm grows with its queue (named "jobs" before 2 Dec 2026);
+//     own algorithm grows with its queue (named "jobs" before 2 Dec 2026;
+//     k = 8 added the same day);
 //   - gpus/exp: cost ∝ GPUs^b at a fixed trace — 4 overlapping copies on
 //     paper-1280 with every pool's node count × k, for 4000 rounds.
 //
@@ -205,9 +211,13 @@ func BenchmarkScaling(b *testing.B) {
 				} else {
 					b.ReportMetric(slope(xs, cpu), "exp")
 				}
-				for i, k := range scaleSizes[axis] {
+				sizes := scaleSizes[axis]
+				for i, k := range sizes {
 					b.ReportMetric(cpu[i], fmt.Sprintf("cpu-s@%dx", k))
 					b.ReportMetric(wall[i], fmt.Sprintf("wall-s@%dx", k))
+					if i > 0 && len(sizes) > 2 {
+						b.ReportMetric(slope(xs[i-1:i+1], cpu[i-1:i+1]), fmt.Sprintf("exp@%dx-%dx", sizes[i-1], k))
+					}
 				}
 			})
 		}
