@@ -135,6 +135,10 @@ type engine struct {
 	ended     []*Job
 	roundWork float64 // samples processed in the current round window
 
+	// gpuSeconds[id·T+t] is job id's GPU-seconds on Cluster.Types[t]
+	// (T types).
+	gpuSeconds []float64
+
 	res        *Result
 	decisionNs []int64
 	// apply's overlay on occupant (see overlay).
@@ -144,6 +148,12 @@ type engine struct {
 	ovGen   uint32
 	// beforeBuf holds the artifact loop's per-round "before" snapshot.
 	beforeBuf []JobID
+	// occGen counts writes to the slot table (release, apply's commit);
+	// decidedGen and beforeGen are its value when decided and beforeBuf
+	// were last copied from it. A copy of the table (10 KB on paper-1280)
+	// is remade only when the table changed since: most rounds of a long
+	// run change nothing, and the copies were most of a round's cost.
+	occGen, decidedGen, beforeGen uint64
 	// quiet: the policy skips decisions with no arrival and no ended job
 	// (QuietRounds).
 	quiet bool
@@ -221,12 +231,15 @@ func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 	}
 	// The jobs and their per-type GPU-second counters live in two arrays
 	// rather than one allocation each: the per-round walks over the queues
-	// then read memory in trace order, and the collector has two objects
-	// to scan instead of tens of thousands.
+	// then read memory in trace order, and the collector has one object
+	// to scan instead of tens of thousands (the counters, pointer-free,
+	// are not scanned at all, nor pointed at from each Job).
 	e.jobs = make([]*Job, len(specs))
 	jobs := make([]Job, len(specs))
-	nt := len(cfg.Cluster.Types)
-	gpuSeconds := make([]float64, len(specs)*nt)
+	e.gpuSeconds = make([]float64, len(specs)*len(cfg.Cluster.Types))
+	// The pending queue can hold every job; growing it by doubling
+	// copied it again and again in runs whose queue gets long.
+	e.pending = make([]*Job, 0, len(specs))
 	if cfg.Check {
 		e.lastRemain = make([]int64, len(specs))
 		e.revalued = make([]bool, len(specs))
@@ -240,7 +253,7 @@ func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 		// Field by field: the array is zeroed already, and a composite
 		// literal would write all of the Job again.
 		j := &jobs[i]
-		j.Spec, j.FirstStart, j.Finish, j.gpuSeconds = &specs[i], -1, -1, gpuSeconds[i*nt:(i+1)*nt:(i+1)*nt]
+		j.Spec, j.FirstStart, j.Finish = &specs[i], -1, -1
 		e.jobs[i] = j
 	}
 	if q, ok := p.(QuietRounds); ok {
@@ -252,6 +265,11 @@ func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 	e.t0 = startOf(cfg.Timing, specs)
 	e.res = newResult(e)
 	return e, nil
+}
+
+// gpuSecondsOf returns j's GPU-second counter for the type it runs on.
+func (e *engine) gpuSecondsOf(j *Job) *float64 {
+	return &e.gpuSeconds[int(j.Spec.ID)*len(e.cfg.Cluster.Types)+j.typ]
 }
 
 // run simulates to the horizon and builds the result.
@@ -328,7 +346,7 @@ func (e *engine) runArtifact(ctx context.Context) error {
 		for _, j := range e.running {
 			if j.TimeDebt == 0 {
 				j.ExecTime += float64(L)
-				it := j.exec.IterTime
+				it := j.iterTime
 				if e.cfg.Check {
 					id := j.Spec.ID
 					e.revalued[id] = e.updCfg[id] != (estimator.Config{}) && e.updCfg[id] != j.Config
@@ -352,8 +370,11 @@ func (e *engine) runArtifact(ctx context.Context) error {
 		}
 		e.res.Events += len(ended)
 		// 3. "Before" snapshot (ended jobs still hold GPUs), then release.
-		before := append(e.beforeBuf[:0], e.occupant...)
-		e.beforeBuf = before
+		if e.beforeBuf == nil || e.beforeGen != e.occGen {
+			e.beforeBuf = append(e.beforeBuf[:0], e.occupant...)
+			e.beforeGen = e.occGen
+		}
+		before := e.beforeBuf
 		for _, j := range ended {
 			e.release(j)
 		}
@@ -401,7 +422,7 @@ func (e *engine) runArtifact(ctx context.Context) error {
 			after = e.view(e.now-Time(L), nil, nil, nil)
 		}
 		for _, j := range e.running {
-			thr := j.exec.Throughput
+			thr := j.throughput
 			if reporter != nil && !reporter.ReportsThroughput(after, j) {
 				thr = 0
 			}
@@ -433,7 +454,7 @@ func (e *engine) runArtifact(ctx context.Context) error {
 			}
 			total += thr
 			busy[j.typ] += len(j.GPUs)
-			j.gpuSeconds[j.typ] += float64(L) * float64(len(j.GPUs))
+			*e.gpuSecondsOf(j) += float64(L) * float64(len(j.GPUs))
 		}
 		e.res.recordRound(e, r, estimator.PyRound(total, 3), busy)
 		if e.cfg.Check {
@@ -525,6 +546,7 @@ func (e *engine) finishJob(j *Job, t Time) {
 
 func (e *engine) release(j *Job) {
 	e.res.recordHold(e, j, nil)
+	e.occGen++
 	for _, s := range j.GPUs {
 		if e.occupant[s] == j.Spec.ID {
 			e.occupant[s] = NoJob
@@ -564,7 +586,10 @@ func (e *engine) decide(arrivals, ended []*Job, before []JobID) (bool, error) {
 		}
 	}
 	changed, err := e.apply(actions, arrivals)
-	copy(e.decided, e.occupant)
+	if e.decidedGen != e.occGen {
+		copy(e.decided, e.occupant)
+		e.decidedGen = e.occGen
+	}
 	return changed, err
 }
 
@@ -811,6 +836,9 @@ func (o overlay) set(s int, id JobID) {
 
 func (o overlay) commit() {
 	e := o.e
+	if len(e.ovList) > 0 {
+		e.occGen++
+	}
 	for _, s := range e.ovList {
 		e.occupant[s] = e.ovVal[s]
 	}
@@ -833,7 +861,8 @@ func (e *engine) setAlloc(j *Job, gpus []int) {
 	e.res.recordHold(e, j, gpus)
 	j.GPUs = append([]int(nil), gpus...)
 	j.Config = cfg
-	j.exec = e.cfg.Exec.Estimate(j.Spec.Workload, cfg)
+	est := e.cfg.Exec.Estimate(j.Spec.Workload, cfg)
+	j.throughput, j.iterTime = est.Throughput, est.IterTime
 	j.typ = e.cfg.Cluster.TypeIndex(cfg.GPU)
 	j.LastConfig = cfg
 	if e.cfg.Timing == Exact {
@@ -901,13 +930,4 @@ func removeJob(q []*Job, j *Job) []*Job {
 		}
 	}
 	return q
-}
-
-func containsJob(q []*Job, j *Job) bool {
-	for _, x := range q {
-		if x == j {
-			return true
-		}
-	}
-	return false
 }

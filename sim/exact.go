@@ -87,19 +87,22 @@ func (e *engine) runExact(ctx context.Context) error {
 	// a queue in the heap's own order for them (submission time, ties in
 	// trace order), merged with the heap as the loop goes, so the heap
 	// holds only rounds, completions and the horizon.
-	e.arrivalQ = e.arrivalQ[:0]
+	// Traces are nearly always in submission order already: the one pass
+	// that builds the queue checks it, where the stable sort is several.
+	e.arrivalQ = slices.Grow(e.arrivalQ[:0], len(e.specs))
+	end, sorted := e.t0.Add(Duration(last)*L), true
 	for i := range e.specs {
-		if e.specs[i].Submit < e.t0.Add(Duration(last)*L) {
+		if s := e.specs[i].Submit; s < end {
+			if n := len(e.arrivalQ); n > 0 && s < e.arrivalQ[n-1].Spec.Submit {
+				sorted = false
+			}
 			e.arrivalQ = append(e.arrivalQ, e.jobs[i])
 		}
 	}
-	bySubmit := func(a, b *Job) int {
-		return cmp.Compare(a.Spec.Submit, b.Spec.Submit) // finite: traces reject NaN
-	}
-	// Traces are nearly always in submission order already; checking is
-	// one pass where the stable sort is several.
-	if !slices.IsSortedFunc(e.arrivalQ, bySubmit) {
-		slices.SortStableFunc(e.arrivalQ, bySubmit)
+	if !sorted {
+		slices.SortStableFunc(e.arrivalQ, func(a, b *Job) int {
+			return cmp.Compare(a.Spec.Submit, b.Spec.Submit) // finite: traces reject NaN
+		})
 	}
 	e.events.push(&event{at: e.t0, kind: evRound, round: 0})
 	var busy []int
@@ -153,8 +156,12 @@ func (e *engine) runExact(ctx context.Context) error {
 			if ev.kind == evHorizon {
 				// Jobs that arrived after the last decision join the
 				// pending queue's end, as they would have at the next one.
+				// None is in the queue yet: only apply enqueues, and these
+				// were not arrived (so not startable) at any decision.
+				// (Scanning the queue for each was a no-op run's largest
+				// end-of-run cost, its queue holding every job.)
 				for _, j := range e.arrived {
-					if j.Status == Pending && !containsJob(e.pending, j) {
+					if j.Status == Pending {
 						e.enqueue(j)
 					}
 				}
@@ -222,11 +229,11 @@ func (e *engine) advance(j *Job, now Time) {
 		return
 	}
 	if now > j.lastUpdate {
-		j.gpuSeconds[j.typ] += float64(now-j.lastUpdate) * float64(len(j.GPUs))
+		*e.gpuSecondsOf(j) += float64(now-j.lastUpdate) * float64(len(j.GPUs))
 	}
 	from := max(j.lastUpdate, j.readyAt)
-	if now > from && j.exec.IterTime > 0 {
-		iters := float64(now-from) / j.exec.IterTime
+	if now > from && j.iterTime > 0 {
+		iters := float64(now-from) / j.iterTime
 		iters = math.Min(iters, j.remainingF)
 		j.remainingF -= iters
 		j.ExecTime += float64(now - from)
@@ -261,7 +268,7 @@ func (e *engine) moreAt(t Time) bool {
 func (e *engine) scheduleCompletion(j *Job) {
 	e.cancelCompletion(j)
 	from := max(e.now, j.readyAt)
-	ev := &event{at: from.Add(Duration(j.remainingF * j.exec.IterTime)), kind: evCompletion, job: j}
+	ev := &event{at: from.Add(Duration(j.remainingF * j.iterTime)), kind: evCompletion, job: j}
 	j.completion = ev
 	e.events.push(ev)
 }

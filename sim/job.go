@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync"
+	"sync/atomic"
 
 	"github.com/arena-sim/arena/estimator"
 )
@@ -43,7 +45,78 @@ func (s *JobSpec) Alias() string {
 	if row < 0 { // no trace position; fmt pads after the sign
 		return fmt.Sprintf("job_%04d", row)
 	}
+	if a, ok := cachedAlias(s.ID); ok {
+		return a
+	}
 	return string(appendAlias(make([]byte, 0, 24), s.ID))
+}
+
+// The aliases of jobs 0…n−1, back to back ("job_0001job_0002…"), are one
+// string shared by every run of the process, grown (under aliasMu) when a
+// run has more jobs: a result names every job, and formatting the names
+// anew in every run was a fifth of building a no-op run's results. Job
+// id's alias starts at aliasOffset(id).
+var (
+	aliasMu  sync.Mutex
+	aliasTab atomic.Pointer[aliasTable]
+)
+
+type aliasTable struct {
+	n   int // jobs covered
+	all string
+}
+
+// aliasesFor returns a table covering at least jobs 0…n−1.
+func aliasesFor(n int) *aliasTable {
+	if t := aliasTab.Load(); t != nil && t.n >= n {
+		return t
+	}
+	aliasMu.Lock()
+	defer aliasMu.Unlock()
+	t := aliasTab.Load()
+	if t != nil && t.n >= n {
+		return t
+	}
+	from := 0
+	if t != nil {
+		from, n = t.n, max(n, 2*t.n) // doubling: a growing sweep formats each name about once
+	}
+	b := make([]byte, 0, aliasOffset(JobID(n)))
+	if t != nil {
+		b = append(b, t.all...)
+	}
+	for id := from; id < n; id++ {
+		b = appendAlias(b, JobID(id))
+	}
+	t = &aliasTable{n: n, all: string(b)}
+	aliasTab.Store(t)
+	return t
+}
+
+// alias returns job id's alias; id must be below t.n.
+func (t *aliasTable) alias(id JobID) string {
+	return t.all[aliasOffset(id):aliasOffset(id+1)]
+}
+
+// cachedAlias returns job id's alias if the shared table covers it.
+func cachedAlias(id JobID) (string, bool) {
+	if t := aliasTab.Load(); t != nil && id >= 0 && int(id) < t.n {
+		return t.alias(id), true
+	}
+	return "", false
+}
+
+// aliasOffset is where job id's alias starts in the table: the length of
+// the aliases of rows 1…id, 8 bytes each ("job_" and 4 digits) and one
+// more for each digit past 4 (every row from 10,000 on has a fifth, every
+// row from 100,000 on a sixth, …).
+func aliasOffset(id JobID) int {
+	n := int(id)
+	off := 8 * n
+	for p := 10000; p <= n; p *= 10 {
+		off += n - p + 1
+	}
+	return off
 }
 
 // appendAlias appends the Alias of a job with a non-negative ID.
@@ -71,8 +144,10 @@ func (s Status) String() string {
 	if s < NotArrived || s > Dropped {
 		return fmt.Sprintf("Status(%d)", int(s))
 	}
-	return [...]string{"not-arrived", "pending", "running", "finished", "dropped"}[s]
+	return statusNames[s]
 }
+
+var statusNames = [...]string{"not-arrived", "pending", "running", "finished", "dropped"}
 
 // Job is the engine's record of one job. Policies receive pointers to it
 // in a View and must treat every field as read-only; the engine alone
@@ -123,8 +198,9 @@ type Job struct {
 	// prices its overhead.
 	change Change
 
-	// exec is the ground truth of Config, set with it (setAlloc).
-	exec estimator.Estimate
+	// throughput and iterTime are the ground truth's estimate of Config,
+	// set with it (setAlloc): the two figures of it the engine uses.
+	throughput, iterTime float64
 
 	// exact-mode state
 	remainingF   float64 // iterations left (fractional)
@@ -132,8 +208,7 @@ type Job struct {
 	lastUpdate   Time
 	pendingSince Time
 	completion   *event
-	gpuSeconds   []float64 // by Cluster.Types index
-	typ          int       // Cluster.Types index of Config.GPU
+	typ          int // Cluster.Types index of Config.GPU
 }
 
 // QueueTime is the time spent pending, seconds. In artifact timing it is

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -114,6 +115,7 @@ type Result struct {
 
 	finishedIDs []JobID
 	holding     map[JobID]hold
+	aliases     *aliasTable // covers every job of the run
 }
 
 // hold is a job's current GPU holding: since when, which slots.
@@ -128,6 +130,7 @@ func newResult(e *engine) *Result {
 		Rounds: e.cfg.Rounds, RoundLength: e.cfg.RoundLength, Types: e.cfg.Cluster.Types, Start: e.t0,
 		// One row per round (an until-done run grows them past Rounds).
 		Digest: make([]DigestRow, 0, e.cfg.Rounds), Timeline: make([]RoundRecord, 0, e.cfg.Rounds),
+		aliases: aliasesFor(len(e.specs)),
 	}
 }
 
@@ -155,7 +158,7 @@ func (r *Result) recordFinish(j *Job) {
 	r.Queueing = append(r.Queueing, j.QueueTime())
 	r.finishedIDs = append(r.finishedIDs, j.Spec.ID)
 	if n := len(r.Digest); n > 0 && r.Timing == Artifact {
-		r.Digest[n-1].Ended = append(r.Digest[n-1].Ended, j.Spec.Alias())
+		r.Digest[n-1].Ended = append(r.Digest[n-1].Ended, r.aliases.alias(j.Spec.ID))
 	}
 }
 
@@ -227,7 +230,7 @@ func (r *Result) finish(e *engine, wall time.Duration) {
 			j := e.jobs[id]
 			k := int(math.Ceil((float64(j.Finish) - float64(e.t0)) / L))
 			if k < len(r.Digest) {
-				r.Digest[k].Ended = append(r.Digest[k].Ended, j.Spec.Alias())
+				r.Digest[k].Ended = append(r.Digest[k].Ended, r.aliases.alias(j.Spec.ID))
 			}
 		}
 		horizon := e.t0.Add(Duration(e.cfg.Rounds) * e.cfg.RoundLength)
@@ -245,6 +248,7 @@ func (r *Result) finish(e *engine, wall time.Duration) {
 		r.closeHold(e, id, r.holding[id], end)
 	}
 	r.holding = nil
+	r.Queueing = slices.Grow(r.Queueing, len(e.running)+len(e.pending))
 	for _, j := range e.running {
 		r.Queueing = append(r.Queueing, j.QueueTime())
 	}
@@ -257,18 +261,12 @@ func (r *Result) finish(e *engine, wall time.Duration) {
 			submitted++
 		}
 	}
-	r.Jobs = make([]JobRecord, 0, submitted)
-	// The aliases are substrings of one string rather than one allocation
-	// each.
-	var aliasBuf []byte
-	aliasEnd := make([]int, 0, submitted)
-	for _, j := range e.jobs {
-		if j.Status != NotArrived {
-			aliasBuf = appendAlias(aliasBuf, j.Spec.ID)
-			aliasEnd = append(aliasEnd, len(aliasBuf))
-		}
-	}
-	aliases, aliasStart := string(aliasBuf), 0
+	// Built in place, in a table of the final length: a JobRecord is
+	// 200-odd bytes, and appending one (even a zero one) writes it again.
+	r.Jobs = make([]JobRecord, submitted)
+	// The aliases are substrings of the process's one string of them
+	// (aliasesFor) rather than one allocation each.
+	aliases := r.aliases
 	// A trace has a handful of models: one name string each, not one per
 	// job, found by a short linear search (cheaper than hashing a Model).
 	type modelName struct {
@@ -290,14 +288,9 @@ func (r *Result) finish(e *engine, wall time.Duration) {
 			continue
 		}
 		s := j.Spec
-		alias := aliases[aliasStart:aliasEnd[r.Submitted]]
-		aliasStart = aliasEnd[r.Submitted]
+		rec := &r.Jobs[r.Submitted]
 		r.Submitted++
-		// Built in place: a JobRecord is 200-odd bytes, and appending a
-		// finished one would copy it again.
-		r.Jobs = append(r.Jobs, JobRecord{})
-		rec := &r.Jobs[len(r.Jobs)-1]
-		rec.ID, rec.Name, rec.Alias, rec.Model = int32(s.ID), s.Name, alias, nameOf(s.Workload.Model)
+		rec.ID, rec.Name, rec.Alias, rec.Model = int32(s.ID), s.Name, aliases.alias(s.ID), nameOf(s.Workload.Model)
 		rec.Batch, rec.Iterations, rec.RequestedGPU, rec.RequestedN = int32(s.Workload.Batch), j.Iterations, s.GPU, int32(s.GPUs)
 		rec.Submit, rec.FirstStart, rec.Finish, rec.JCT = float64(j.SubmitTime), float64(j.FirstStart), float64(j.Finish), -1
 		rec.Queueing, rec.Reconfigs, rec.State = j.QueueTime(), int32(j.Reconfigs), j.Status.String()
@@ -314,7 +307,9 @@ func (r *Result) finish(e *engine, wall time.Duration) {
 		var parts []string
 		// Types the job ran on (a positive GPU-second count), by name.
 		var types []int
-		for i, v := range j.gpuSeconds {
+		nt := len(r.Types)
+		gpuSeconds := e.gpuSeconds[int(s.ID)*nt : int(s.ID+1)*nt]
+		for i, v := range gpuSeconds {
 			if v > 0 {
 				types = append(types, i)
 			}
@@ -323,7 +318,7 @@ func (r *Result) finish(e *engine, wall time.Duration) {
 			sort.Slice(types, func(a, b int) bool { return r.Types[types[a]] < r.Types[types[b]] })
 		}
 		for _, i := range types {
-			t, v := r.Types[i], j.gpuSeconds[i]
+			t, v := r.Types[i], gpuSeconds[i]
 			r.BusyGPUSeconds[t] += v
 			rec.GPUSeconds += v
 			parts = append(parts, t+"="+trimFloat(v))
@@ -331,3 +326,4 @@ func (r *Result) finish(e *engine, wall time.Duration) {
 		rec.GPUSecondsBy = strings.Join(parts, ";")
 	}
 }
+
