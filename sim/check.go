@@ -113,7 +113,7 @@ type jobSnapshot struct {
 // jobPublic is the part of Job a policy can reach.
 type jobPublic struct {
 	Status                                Status
-	Config, LastConfig                    estimator.Config
+	Config                                estimator.Config
 	SubmitTime, Deadline, FirstStart, End Time
 	Iterations, IterNum, Remaining        int64
 	ExecTime, QueueTime                   float64
@@ -122,7 +122,7 @@ type jobPublic struct {
 }
 
 func publicOf(j *Job) jobPublic {
-	return jobPublic{j.Status, j.Config, j.LastConfig, j.SubmitTime, j.Deadline, j.FirstStart, j.Finish,
+	return jobPublic{j.Status, j.Config, j.SubmitTime, j.Deadline, j.FirstStart, j.Finish,
 		j.Iterations, j.IterNum, j.Remaining, j.ExecTime, j.QueueTime(), j.Reconfigs, j.Rescheds, j.TimeDebt}
 }
 

@@ -269,7 +269,7 @@ func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 
 // gpuSecondsOf returns j's GPU-second counter for the type it runs on.
 func (e *engine) gpuSecondsOf(j *Job) *float64 {
-	return &e.gpuSeconds[int(j.Spec.ID)*len(e.cfg.Cluster.Types)+j.typ]
+	return &e.gpuSeconds[int(j.Spec.ID)*len(e.cfg.Cluster.Types)+int(j.typ)]
 }
 
 // run simulates to the horizon and builds the result.
@@ -552,7 +552,6 @@ func (e *engine) release(j *Job) {
 			e.occupant[s] = NoJob
 		}
 	}
-	j.LastConfig = j.Config
 	j.GPUs = nil
 }
 
@@ -773,7 +772,6 @@ func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
 			j.Status = Pending
 			j.pendingSince = e.now
 			j.IterNum = j.Remaining // artifact: iter_num ← remaining, exec_time kept
-			j.LastConfig = j.Config
 			e.res.recordHold(e, j, nil)
 			j.GPUs = nil
 			e.cancelCompletion(j)
@@ -863,8 +861,7 @@ func (e *engine) setAlloc(j *Job, gpus []int) {
 	j.Config = cfg
 	est := e.cfg.Exec.Estimate(j.Spec.Workload, cfg)
 	j.throughput, j.iterTime = est.Throughput, est.IterTime
-	j.typ = e.cfg.Cluster.TypeIndex(cfg.GPU)
-	j.LastConfig = cfg
+	j.typ = int32(e.cfg.Cluster.TypeIndex(cfg.GPU))
 	if e.cfg.Timing == Exact {
 		e.scheduleCompletion(j)
 	}
@@ -909,7 +906,7 @@ func SameGPUs(a, b []int) bool {
 func (e *engine) enqueue(j *Job) {
 	e.pending = append(e.pending, j)
 	if e.cfg.Timing == Artifact {
-		j.queue, j.queuedAt = &e.qclock, e.qclock.steps
+		j.queue, j.queuedAt = &e.qclock, int32(e.qclock.steps)
 	}
 }
 

@@ -157,10 +157,10 @@ type Job struct {
 	Status Status
 	// GPUs are the slots held while running, in the order the policy gave.
 	GPUs []int
-	// Config is the shape of GPUs (valid while running).
+	// Config is the shape of GPUs while running; once the job stops
+	// (suspended, finished) the shape it last ran on, and the zero shape
+	// before its first start.
 	Config estimator.Config
-	// LastConfig is the shape the job last ran on (kept while suspended).
-	LastConfig estimator.Config
 	// SubmitTime is when the job entered the system: the round timer in
 	// artifact mode (as the artifact does), the trace time in exact mode.
 	SubmitTime Time
@@ -192,7 +192,6 @@ type Job struct {
 	// way in artifact timing: since step queuedAt of queue (nil when none).
 	queueTime float64
 	queue     *queueClock
-	queuedAt  int
 
 	// change is the kind of the job's last start or reallocation, which
 	// prices its overhead.
@@ -208,7 +207,8 @@ type Job struct {
 	lastUpdate   Time
 	pendingSince Time
 	completion   *event
-	typ          int // Cluster.Types index of Config.GPU
+	typ          int32 // Cluster.Types index of Config.GPU
+	queuedAt     int32 // see queueTime (next to typ: one word for the two)
 }
 
 // QueueTime is the time spent pending, seconds. In artifact timing it is
@@ -219,7 +219,7 @@ func (j *Job) QueueTime() float64 {
 	if j.queue == nil {
 		return j.queueTime
 	}
-	return accrue(j.queueTime, j.queue.steps-j.queuedAt, j.queue.step)
+	return accrue(j.queueTime, j.queue.steps-int(j.queuedAt), j.queue.step)
 }
 
 // queueClock counts artifact timing's queue-time steps: after each decision

@@ -297,10 +297,7 @@ func (r *Result) finish(e *engine, wall time.Duration) {
 		if j.Status == Finished {
 			rec.JCT = float64(j.Finish - j.SubmitTime)
 		}
-		last := j.LastConfig
-		if j.Status == Running {
-			last = j.Config
-		}
+		last := j.Config // while running and after
 		if last.GPU != "" {
 			rec.FinalGPU, rec.FinalN, rec.FinalNodes = last.GPU, int32(last.GPUs()), int32(last.Nodes)
 		}
@@ -326,4 +323,3 @@ func (r *Result) finish(e *engine, wall time.Duration) {
 		rec.GPUSecondsBy = strings.Join(parts, ";")
 	}
 }
-

@@ -344,8 +344,8 @@ func (w *watcher) Schedule(v *sim.View) ([]sim.Action, error) {
 		diff(fmt.Sprintf("job %d GPUs", id), b.gpus, a.gpus)
 		bj, aj := b.job, a.job
 		diff(fmt.Sprintf("job %d state", id),
-			[]any{bj.Status, bj.Config, bj.LastConfig, bj.SubmitTime, bj.IterNum, bj.Remaining, bj.ExecTime, bj.Deadline, bj.FirstStart, bj.Finish, bj.Reconfigs, bj.Rescheds, bj.TimeDebt, bj.QueueTime()},
-			[]any{aj.Status, aj.Config, aj.LastConfig, aj.SubmitTime, aj.IterNum, aj.Remaining, aj.ExecTime, aj.Deadline, aj.FirstStart, aj.Finish, aj.Reconfigs, aj.Rescheds, aj.TimeDebt, aj.QueueTime()})
+			[]any{bj.Status, bj.Config, bj.SubmitTime, bj.IterNum, bj.Remaining, bj.ExecTime, bj.Deadline, bj.FirstStart, bj.Finish, bj.Reconfigs, bj.Rescheds, bj.TimeDebt, bj.QueueTime()},
+			[]any{aj.Status, aj.Config, aj.SubmitTime, aj.IterNum, aj.Remaining, aj.ExecTime, aj.Deadline, aj.FirstStart, aj.Finish, aj.Reconfigs, aj.Rescheds, aj.TimeDebt, aj.QueueTime()})
 	}
 	return actions, err
 }
