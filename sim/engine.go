@@ -164,6 +164,11 @@ type engine struct {
 		occupant, before                  []JobID
 		running, pending, arrivals, ended []*Job
 	}
+	// decisionView and afterView are the Views themselves, reused alike:
+	// one per decision was a no-op run's most frequent allocation. (The
+	// artifact's throughput check gets its own, so the decision's stays as
+	// the policy saw it during the round.)
+	decisionView, afterView View
 	// spareArrived, spareEnded: the previous decision's event lists,
 	// reused for the next (exact timing).
 	spareArrived, spareEnded []*Job
@@ -419,7 +424,7 @@ func (e *engine) runArtifact(ctx context.Context) error {
 		var after *View
 		if reporter != nil {
 			// The artifact's check sees the round's own timer, t_r.
-			after = e.view(e.now-Time(L), nil, nil, nil)
+			after = e.view(&e.afterView, e.now-Time(L), nil, nil, nil)
 		}
 		for _, j := range e.running {
 			thr := j.throughput
@@ -564,7 +569,7 @@ func (e *engine) decide(arrivals, ended []*Job, before []JobID) (bool, error) {
 		e.decisionNs = append(e.decisionNs, 0)
 		return false, nil
 	}
-	v := e.view(e.now, arrivals, ended, before)
+	v := e.view(&e.decisionView, e.now, arrivals, ended, before)
 	if e.cfg.Check {
 		e.snapshotJobs(v)
 	}
@@ -592,14 +597,14 @@ func (e *engine) decide(arrivals, ended []*Job, before []JobID) (bool, error) {
 	return changed, err
 }
 
-// view builds what the policy sees: copies of the engine's slot table and
-// queues (in buffers reused between calls, valid during the call), so a
-// policy that sorts or edits them changes nothing of the engine's. A
-// ViewReader gets the engine's own slices, each capped at its length; under
-// Check the copies are still made, as the record checkSharedView holds the
-// policy's promise to.
-func (e *engine) view(now Time, arrivals, ended []*Job, before []JobID) *View {
-	v := &View{
+// view builds what the policy sees, in v: copies of the engine's slot
+// table and queues (in buffers reused between calls, valid during the
+// call), so a policy that sorts or edits them changes nothing of the
+// engine's. A ViewReader gets the engine's own slices, each capped at its
+// length; under Check the copies are still made, as the record
+// checkSharedView holds the policy's promise to.
+func (e *engine) view(v *View, now Time, arrivals, ended []*Job, before []JobID) *View {
+	*v = View{
 		Now: now, Round: e.round, RoundLength: e.cfg.RoundLength, Cluster: e.cfg.Cluster,
 		Occupant: capped(e.occupant), Running: capped(e.running), Pending: capped(e.pending),
 		Arrivals: capped(arrivals), Ended: capped(ended), Timing: e.cfg.Timing, jobs: e.jobs,

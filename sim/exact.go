@@ -104,7 +104,10 @@ func (e *engine) runExact(ctx context.Context) error {
 			return cmp.Compare(a.Spec.Submit, b.Spec.Submit) // finite: traces reject NaN
 		})
 	}
-	e.events.push(&event{at: e.t0, kind: evRound, round: 0})
+	// The heap holds one round (or the horizon) at a time: one event,
+	// re-pushed for the next round once popped, serves them all.
+	tick := &event{at: e.t0, kind: evRound, round: 0}
+	e.events.push(tick)
 	var busy []int
 	var arrival event
 	for e.events.Len() > 0 || len(e.arrivalQ) > 0 {
@@ -182,10 +185,11 @@ func (e *engine) runExact(ctx context.Context) error {
 				busy[j.typ] += len(j.GPUs)
 			}
 			if r+1 < e.cfg.Rounds || e.extend() {
-				e.events.push(&event{at: e.t0.Add(Duration(r+1) * L), kind: evRound, round: r + 1})
+				*tick = event{at: e.t0.Add(Duration(r+1) * L), kind: evRound, round: r + 1}
 			} else {
-				e.events.push(&event{at: e.t0.Add(Duration(e.cfg.Rounds) * L), kind: evHorizon})
+				*tick = event{at: e.t0.Add(Duration(e.cfg.Rounds) * L), kind: evHorizon}
 			}
+			e.events.push(tick)
 			if e.cfg.OnRound != nil {
 				e.cfg.OnRound(r+1, e.cfg.Rounds)
 			}

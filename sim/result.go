@@ -115,6 +115,11 @@ type Result struct {
 
 	finishedIDs []JobID
 	holding     map[JobID]hold
+	// idleBuf, busyBuf: blocks the digest's and the timeline's per-type
+	// counts are cut from, many rounds' at a time rather than one
+	// allocation per row (see carve).
+	idleBuf []int
+	busyBuf []int32
 	aliases     *aliasTable // covers every job of the run
 }
 
@@ -139,7 +144,7 @@ func (r *Result) recordDigest(e *engine) {
 	// held slot belongs to exactly one running job, of the slot's type (the
 	// engine validates each allocation; the checker asserts it), so the
 	// running queue, not the slot table, is walked.
-	idle := make([]int, len(r.Types)) // r.Types is Cluster.Types
+	idle := carve(&r.idleBuf, len(r.Types), e.cfg.Rounds-len(r.Digest)) // r.Types is Cluster.Types
 	for t, name := range r.Types {
 		idle[t] = e.cfg.Cluster.TotalGPUs(name)
 	}
@@ -205,7 +210,7 @@ func (r *Result) closeHold(e *engine, id JobID, h hold, t Time) {
 }
 
 func (r *Result) recordRound(e *engine, round int, thr float64, busy []int) {
-	b := make([]int32, len(r.Types))
+	b := carve(&r.busyBuf, len(r.Types), e.cfg.Rounds-len(r.Timeline))
 	for i := range b {
 		b[i] = int32(busy[i])
 	}
@@ -213,6 +218,18 @@ func (r *Result) recordRound(e *engine, round int, thr float64, busy []int) {
 		Round: int32(round), Time: float64(e.t0) + float64(round)*float64(e.cfg.RoundLength),
 		Throughput: thr, Running: int32(len(e.running)), Pending: int32(len(e.pending)), Busy: b,
 	})
+}
+
+// carve returns the next n elements of *buf, capped (an append to them
+// cannot reach the next row's), refilling *buf with room for rows rows (at
+// least 64) when it runs short.
+func carve[T any](buf *[]T, n, rows int) []T {
+	if len(*buf) < n {
+		*buf = make([]T, n*max(rows, 64))
+	}
+	s := (*buf)[:n:n]
+	*buf = (*buf)[n:]
+	return s
 }
 
 // finish builds the per-job table once the run is over.
