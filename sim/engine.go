@@ -131,13 +131,16 @@ type engine struct {
 	// exact mode
 	events    eventQueue
 	arrivalQ  []*Job // arrivals to come, in event order (runExact)
+	sorted    bool   // the specs are in submission order
 	arrived   []*Job
 	ended     []*Job
 	roundWork float64 // samples processed in the current round window
 
 	// gpuSeconds[id·T+t] is job id's GPU-seconds on Cluster.Types[t]
-	// (T types).
+	// (T types); nil until a job first gets GPUs (setAlloc).
 	gpuSeconds []float64
+	// arrivedJobs counts the jobs that have arrived.
+	arrivedJobs int
 
 	res        *Result
 	decisionNs []int64
@@ -241,7 +244,6 @@ func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 	// are not scanned at all, nor pointed at from each Job).
 	e.jobs = make([]*Job, len(specs))
 	jobs := make([]Job, len(specs))
-	e.gpuSeconds = make([]float64, len(specs)*len(cfg.Cluster.Types))
 	// The pending queue can hold every job; growing it by doubling
 	// copied it again and again in runs whose queue gets long.
 	e.pending = make([]*Job, 0, len(specs))
@@ -251,9 +253,22 @@ func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 		e.updCfg = make([]estimator.Config, len(specs))
 	}
 	e.decided = append([]JobID(nil), e.occupant...)
+	// One pass over the specs checks the IDs and finds T0 and whether the
+	// trace is in submission order (runExact's arrivals), each of which
+	// was a pass over 150-byte specs of its own. T0, the instant of round
+	// 0: in exact timing the earliest submission, whatever the row order
+	// (a new minimum is below its predecessor); in artifact timing, as the
+	// artifact does, the first row's (rows before it in time go to round 0).
+	e.t0, e.sorted = specs[0].Submit, true
 	for i := range specs {
 		if specs[i].ID != JobID(i) {
 			return nil, fmt.Errorf("sim: job %d has ID %d; IDs must equal trace positions", i, specs[i].ID)
+		}
+		if s := specs[i].Submit; i > 0 && s < specs[i-1].Submit {
+			e.sorted = false
+			if cfg.Timing == Exact {
+				e.t0 = min(e.t0, s)
+			}
 		}
 		// Field by field: the array is zeroed already, and a composite
 		// literal would write all of the Job again.
@@ -267,7 +282,6 @@ func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 	if r, ok := p.(ViewReader); ok {
 		e.shareView = r.ReadsViewOnly()
 	}
-	e.t0 = startOf(cfg.Timing, specs)
 	e.res = newResult(e)
 	return e, nil
 }
@@ -299,19 +313,6 @@ func (e *engine) run(ctx context.Context) (*Result, error) {
 		err = e.checkAccounted()
 	}
 	return e.res, err
-}
-
-// startOf returns T0, the instant of round 0. Exact timing starts at the
-// earliest submission, whatever the row order; artifact timing, as the
-// artifact does, at the first row's (rows before it in time go to round 0).
-func startOf(t Timing, specs []JobSpec) Time {
-	t0 := specs[0].Submit
-	if t == Exact {
-		for i := range specs {
-			t0 = min(t0, specs[i].Submit)
-		}
-	}
-	return t0
 }
 
 // ---------------------------------------------------------------------------
@@ -541,6 +542,7 @@ func (e *engine) arrive(j *Job, t Time) {
 	}
 	j.Status = Pending
 	j.pendingSince = s.Submit
+	e.arrivedJobs++
 }
 
 func (e *engine) finishJob(j *Job, t Time) {
@@ -850,6 +852,9 @@ func (o overlay) commit() {
 // setAlloc gives a job new GPUs (start or reallocation).
 func (e *engine) setAlloc(j *Job, gpus []int) {
 	cfg, _ := e.cfg.Cluster.ShapeOf(gpus)
+	if e.gpuSeconds == nil { // the run's first allocation
+		e.gpuSeconds = make([]float64, len(e.jobs)*len(e.cfg.Cluster.Types))
+	}
 	if e.cfg.Timing == Exact {
 		e.advance(j, e.now)
 		if !SameGPUs(j.GPUs, gpus) {

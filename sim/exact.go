@@ -6,6 +6,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"sort"
 )
 
 // Event kinds, in the order they are handled when simultaneous: a job that
@@ -87,19 +88,20 @@ func (e *engine) runExact(ctx context.Context) error {
 	// a queue in the heap's own order for them (submission time, ties in
 	// trace order), merged with the heap as the loop goes, so the heap
 	// holds only rounds, completions and the horizon.
-	// Traces are nearly always in submission order already: the one pass
-	// that builds the queue checks it, where the stable sort is several.
-	e.arrivalQ = slices.Grow(e.arrivalQ[:0], len(e.specs))
-	end, sorted := e.t0.Add(Duration(last)*L), true
-	for i := range e.specs {
-		if s := e.specs[i].Submit; s < end {
-			if n := len(e.arrivalQ); n > 0 && s < e.arrivalQ[n-1].Spec.Submit {
-				sorted = false
+	// Traces are nearly always in submission order already (newEngine
+	// checked): the queue is then the jobs due before the end, a prefix of
+	// the job table itself; otherwise a stably sorted copy of them.
+	end := e.t0.Add(Duration(last) * L)
+	if e.sorted {
+		n := sort.Search(len(e.specs), func(i int) bool { return e.specs[i].Submit >= end })
+		e.arrivalQ = e.jobs[:n:n]
+	} else {
+		e.arrivalQ = make([]*Job, 0, len(e.specs))
+		for i := range e.specs {
+			if e.specs[i].Submit < end {
+				e.arrivalQ = append(e.arrivalQ, e.jobs[i])
 			}
-			e.arrivalQ = append(e.arrivalQ, e.jobs[i])
 		}
-	}
-	if !sorted {
 		slices.SortStableFunc(e.arrivalQ, func(a, b *Job) int {
 			return cmp.Compare(a.Spec.Submit, b.Spec.Submit) // finite: traces reject NaN
 		})

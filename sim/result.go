@@ -120,7 +120,7 @@ type Result struct {
 	// allocation per row (see carve).
 	idleBuf []int
 	busyBuf []int32
-	aliases     *aliasTable // covers every job of the run
+	aliases *aliasTable // covers every job of the run
 }
 
 // hold is a job's current GPU holding: since when, which slots.
@@ -250,10 +250,6 @@ func (r *Result) finish(e *engine, wall time.Duration) {
 				r.Digest[k].Ended = append(r.Digest[k].Ended, r.aliases.alias(j.Spec.ID))
 			}
 		}
-		horizon := e.t0.Add(Duration(e.cfg.Rounds) * e.cfg.RoundLength)
-		for _, j := range e.pending {
-			j.queueTime += float64(horizon - j.pendingSince)
-		}
 	}
 	end := e.t0.Add(Duration(e.cfg.Rounds) * e.cfg.RoundLength)
 	ids := make([]JobID, 0, len(r.holding))
@@ -269,15 +265,16 @@ func (r *Result) finish(e *engine, wall time.Duration) {
 	for _, j := range e.running {
 		r.Queueing = append(r.Queueing, j.QueueTime())
 	}
+	// Exact timing: the waits still under way end at the horizon (here,
+	// in the one pass over the queue, rather than a pass of their own).
+	horizon := e.t0.Add(Duration(e.cfg.Rounds) * e.cfg.RoundLength)
 	for _, j := range e.pending {
+		if e.cfg.Timing == Exact {
+			j.queueTime += float64(horizon - j.pendingSince)
+		}
 		r.Queueing = append(r.Queueing, j.QueueTime())
 	}
-	submitted := 0
-	for _, j := range e.jobs {
-		if j.Status != NotArrived {
-			submitted++
-		}
-	}
+	submitted := e.arrivedJobs
 	// Built in place, in a table of the final length: a JobRecord is
 	// 200-odd bytes, and appending one (even a zero one) writes it again.
 	r.Jobs = make([]JobRecord, submitted)
@@ -317,6 +314,9 @@ func (r *Result) finish(e *engine, wall time.Duration) {
 		last := j.Config // while running and after
 		if last.GPU != "" {
 			rec.FinalGPU, rec.FinalN, rec.FinalNodes = last.GPU, int32(last.GPUs()), int32(last.Nodes)
+		}
+		if e.gpuSeconds == nil {
+			continue // no job ever ran
 		}
 		var parts []string
 		// Types the job ran on (a positive GPU-second count), by name.
