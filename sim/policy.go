@@ -115,9 +115,10 @@ type Action struct {
 // View is what a policy sees at a scheduling point. The View and its
 // slices (Occupant, BeforeRelease and the queues) are the engine's, reused
 // from call to call: a policy may sort or edit the slices, which are
-// copies, but must keep neither the View nor them past the call. (A policy that implements ViewReader gets the engine's own slices
-// and must not write to them.) The Jobs they point to are the engine's and read-only; with
-// Config.Check a policy that changes one fails the run.
+// copies, but must keep neither the View nor them past the call. (A
+// policy that implements ViewReader gets the engine's own slices and must
+// not write to them.) The Jobs they point to are the engine's and
+// read-only; with Config.Check a policy that changes one fails the run.
 type View struct {
 	// Now is the simulated time of the decision; Round its round number.
 	Now   Time
