@@ -64,9 +64,10 @@ type Policy struct {
 	wIndex   map[estimator.Workload]int
 	pool     tablePool
 	// statsA and statsB are the job stats of the real table and of the
-	// plan being expanded; kept across rounds (they pin snapshots, which
-	// stay at most two, and their arrays are reused).
-	statsA, statsB statSet
+	// plan being expanded, statsC those of the node-swap fix-up's "before"
+	// table while it runs; kept across rounds (they pin snapshots, which
+	// stay at most three, and their arrays are reused).
+	statsA, statsB, statsC statSet
 	// trials is the upgrade trial's memo (upgrade.go), kept for its array.
 	trials trialMemo
 	// assertionsFailed counts, in artifact timing, the artifact's

@@ -67,8 +67,9 @@ type typeBuckets struct {
 // snapshotCache recycles a few snapshots round robin, skipping pinned
 // ones: the round's real table, the fix-up's "before" table and whatever
 // the searches rebased since. A table whose snapshot is recycled detaches
-// (its delta stays correct against nothing, so it is dropped). At most two
-// statSets pin a snapshot at a time (Policy.statsA, statsB).
+// (its delta stays correct against nothing, so it is dropped). At most three
+// statSets pin a snapshot at a time (Policy.statsA, statsB, statsC), so one
+// ring slot is always free.
 type snapshotCache struct {
 	ring [4]*snapshot
 	next int

@@ -373,12 +373,27 @@ func (r *round) suspendOpportunistic(id sim.JobID) error {
 func (r *round) nodeSwapFixup(prev *table) {
 	tb := r.real
 	tp := r.p.tp
+	// Each running job's nodes and first-node count, before and now, read
+	// from the two tables' job stats (a snapshot's, computed once, and its
+	// delta's) instead of a scan of each job's slots in each table. A swap
+	// changes the table: from then on the current side is read from it.
+	before := r.stats(prev, &r.p.statsC)
+	defer r.p.statsC.begin(0) // unpin prev's snapshot
+	now := r.stats(tb, &r.p.statsA)
+	swapped := false
 	for _, id := range r.running {
-		pn, pc := r.nodesAndFirstCount(prev, id)
-		if len(pn) == 0 {
-			continue
+		b := before.get(id)
+		if b == nil {
+			continue // not in prev
 		}
-		nn, nc := r.nodesAndFirstCount(tb, id)
+		pn, pc := b.nodes, b.firstCount
+		var nn []int
+		var nc int
+		if swapped {
+			nn, nc = r.nodesAndFirstCount(tb, id)
+		} else if s := now.get(id); s != nil {
+			nn, nc = s.nodes, s.firstCount
+		}
 		if slices.Equal(pn, nn) {
 			continue
 		}
@@ -411,6 +426,7 @@ func (r *round) nodeSwapFixup(prev *table) {
 				}
 				switched = append(switched, from)
 				tb.moveNode(from, to, id)
+				swapped = true
 				break
 			}
 		}
