@@ -70,7 +70,8 @@
 // cost what the search changed rather than the cluster's size; a table's
 // job statistics (statSet) are its snapshot's, computed once, with the jobs
 // its delta touched recomputed, and are shared by all steps of a plan
-// expansion; the upgrade and type-change trials run in place and are
+// expansion (the node-swap fix-up reads every running job's nodes before
+// and after the round from such stats too); the upgrade and type-change trials run in place and are
 // rolled back (table.checkpoint) instead of on throw-away copies, and the
 // upgrade step replays the one winning trial instead of keeping a copy of
 // each job's best; trial migrations scan only the nodes a job is known to
