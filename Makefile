@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/arena
 
-.PHONY: build install run test test-race test-examples test-slurm bench bench-scale lint fuzz clean
+.PHONY: build install run test docs test-race test-examples test-slurm bench bench-scale lint fuzz clean
 
 # The source revision goes into every results file (arena_version).
 REVISION := $(shell git describe --always --dirty 2>/dev/null)
@@ -74,6 +74,11 @@ bench:
 bench-scale:
 	@mkdir -p bench
 	ARENA_BENCH_SCALE=1 $(GO) test ./experiments -run '^$$' -bench Scaling -benchtime 1x -timeout 2h > bench/scale-$(REVISION).txt; s=$$?; cat bench/scale-$(REVISION).txt; exit $$s
+
+# The command-line reference in docs/cli/, generated from the cobra commands
+# (cli.TestReferenceCurrent fails when it is stale).
+docs:
+	$(GO) run ./cmd/arena-docs
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
