@@ -2,12 +2,15 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/policy/policytest"
 	"github.com/arena-sim/arena/sim"
 )
 
@@ -63,5 +66,93 @@ policy too: exec:COMMAND (e.g. exec:python3 examples/python/fifo.py).`,
 		},
 	}
 	cmd.Flags().StringVar(&overheads, "overheads", sim.DefaultOverheads, "overhead profile: "+strings.Join(sim.BuiltinOverheadNames(), ", ")+" or a YAML file")
+	cmd.AddCommand(newPoliciesCheckCmd(reg))
 	return cmd
+}
+
+func newPoliciesCheckCmd(reg *policy.Registry) *cobra.Command {
+	return &cobra.Command{
+		Use:   "check POLICY...",
+		Short: "Run the conformance suite on policies (built-in, with options, or exec:COMMAND)",
+		Long: `check runs the conformance suite of package policytest on each policy given:
+every rule in both timing modes, with the engine's invariant checker on, on
+small hand-built clusters and workloads. The rules: a minimum workload
+finishes; two runs of fresh instances are identical (determinism); the
+policy does not modify the View; jobs larger than any node or than the
+cluster are handled; a cluster without the requested GPU type and an empty
+cluster are handled (docs/writing-a-policy.md, "The conformance suite").
+
+It prints each case's verdict as it is known and exits with status 1 when
+any case of any policy failed, so a policy author's CI can call it. A
+policy in another language is checked through the exec protocol exactly as
+'arena simulate' runs it.`,
+		Example: `  arena policies check fcfs 'tiresias(queues=3)'
+  arena policies check 'exec:python3 examples/python/sjf.py'`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runPoliciesCheck(cmd.OutOrStdout(), reg, args)
+		},
+	}
+}
+
+// runPoliciesCheck checks each policy string and reports the verdicts;
+// the error names every policy that failed a case.
+func runPoliciesCheck(w io.Writer, reg *policy.Registry, args []string) error {
+	var failed []string
+	for i, p := range args {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		name, overhead, newPolicy, err := policytest.Factory(reg, p)
+		if err != nil {
+			return fmt.Errorf("policy %s: %w", clip(p), err)
+		}
+		fmt.Fprintf(w, "%s: conformance suite, %d cases (%d rules × %s timing)\n", name, policytest.Cases(), policytest.Cases()/len(policytest.Timings), timingNames())
+		bad := 0
+		verdicts, err := policytest.Check(name, overhead, newPolicy, func(v policytest.Verdict) {
+			mark := "ok  "
+			if !v.Passed() {
+				mark, bad = "FAIL", bad+1
+			}
+			fmt.Fprintf(w, "  %s  %-8s %s\n", mark, v.Timing, v.Rule)
+			for _, e := range v.Errs {
+				for _, line := range strings.Split(clip(e.Error()), "\n") {
+					fmt.Fprintf(w, "          %s\n", line)
+				}
+			}
+		})
+		if err != nil {
+			return fmt.Errorf("policy %s: %w", name, err)
+		}
+		fmt.Fprintf(w, "%s: %d of %d cases passed\n", name, len(verdicts)-bad, len(verdicts))
+		if bad > 0 {
+			failed = append(failed, fmt.Sprintf("%s (%d of %d cases)", name, bad, len(verdicts)))
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("conformance failed: %s", strings.Join(failed, ", "))
+	}
+	return nil
+}
+
+func timingNames() string {
+	names := make([]string, len(policytest.Timings))
+	for i, t := range policytest.Timings {
+		names[i] = t.String()
+	}
+	return strings.Join(names, ", ")
+}
+
+// clip bounds what a message echoes of a policy's own output: a policy's
+// error can be megabytes.
+func clip(s string) string {
+	const max = 2000
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf(" … (%d more bytes)", len(s)-cut)
 }

@@ -41,33 +41,44 @@ import (
 )
 
 // Run checks the policy named by the policy string p (a name, options, or
-// exec:COMMAND) as reg builds it.
+// exec:COMMAND) as reg builds it: each case is a subtest
+// (<timing>/<rule>) that fails with the case's violations.
 func Run(t *testing.T, reg *policy.Registry, p string) {
 	t.Helper()
-	spec, err := reg.Parse(p)
+	name, overhead, newPolicy, err := Factory(reg, p)
 	if err != nil {
 		t.Fatal(err)
 	}
+	RunFactory(t, name, overhead, newPolicy)
+}
+
+// Factory resolves the policy string p in reg into what the suite runs: the
+// canonical name, the overhead of its class in the artifact profile, and a
+// constructor of fresh instances with p's options.
+func Factory(reg *policy.Registry, p string) (string, sim.Overhead, func(policy.Options) (sim.Policy, error), error) {
+	spec, err := reg.Parse(p)
+	if err != nil {
+		return "", sim.Overhead{}, nil, err
+	}
 	overhead, err := policy.Options{}.Resolve(spec.Entry.Overhead)
 	if err != nil {
-		t.Fatalf("%s: overhead class %s: %v", spec, spec.Entry.Overhead, err)
+		return "", sim.Overhead{}, nil, fmt.Errorf("%s: overhead class %s: %w", spec, spec.Entry.Overhead, err)
 	}
-	RunFactory(t, spec.String(), overhead, func(o policy.Options) (sim.Policy, error) {
+	return spec.String(), overhead, func(o policy.Options) (sim.Policy, error) {
 		o.Values = spec.Values
 		return spec.Entry.New(o)
-	})
+	}, nil
 }
 
 // RunFactory checks the policies newPolicy builds (one per run), charged
 // overhead (resolved, e.g. from the artifact profile); name labels failures.
 func RunFactory(t *testing.T, name string, overhead sim.Overhead, newPolicy func(policy.Options) (sim.Policy, error)) {
 	t.Helper()
-	src, err := estimator.DefaultProfileDB()
+	h, err := newHarness(name, overhead, newPolicy)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{name: name, overhead: overhead, newPolicy: newPolicy, src: src}
-	for _, timing := range []sim.Timing{sim.Exact, sim.Artifact} {
+	for _, timing := range Timings {
 		t.Run(timing.String(), func(t *testing.T) {
 			for _, c := range cases {
 				t.Run(c.Name, func(t *testing.T) {
@@ -78,6 +89,53 @@ func RunFactory(t *testing.T, name string, overhead sim.Overhead, newPolicy func
 			}
 		})
 	}
+}
+
+// Timings are the timing modes every case runs in, in order.
+var Timings = []sim.Timing{sim.Exact, sim.Artifact}
+
+// Verdict is the outcome of one case of the suite: a rule in one timing
+// mode, and its violations (none: the case passed).
+type Verdict struct {
+	Timing sim.Timing
+	Rule   string
+	Errs   []error
+}
+
+// Passed reports whether the case found no violation.
+func (v Verdict) Passed() bool { return len(v.Errs) == 0 }
+
+// Cases is the number of cases Check runs: every rule in every timing.
+func Cases() int { return len(cases) * len(Timings) }
+
+// Check runs the suite outside `go test` (arena policies check): every rule
+// in every timing mode, in the order Run runs them, calling report with
+// each case's verdict as soon as it is known. It returns the verdicts; an
+// error only when the suite could not start (the estimator's data).
+func Check(name string, overhead sim.Overhead, newPolicy func(policy.Options) (sim.Policy, error), report func(Verdict)) ([]Verdict, error) {
+	h, err := newHarness(name, overhead, newPolicy)
+	if err != nil {
+		return nil, err
+	}
+	var out []Verdict
+	for _, timing := range Timings {
+		for _, c := range cases {
+			v := Verdict{Timing: timing, Rule: c.Name, Errs: c.Check(h, timing)}
+			out = append(out, v)
+			if report != nil {
+				report(v)
+			}
+		}
+	}
+	return out, nil
+}
+
+func newHarness(name string, overhead sim.Overhead, newPolicy func(policy.Options) (sim.Policy, error)) (*harness, error) {
+	src, err := estimator.DefaultProfileDB()
+	if err != nil {
+		return nil, err
+	}
+	return &harness{name: name, overhead: overhead, newPolicy: newPolicy, src: src}, nil
 }
 
 // rule is one rule of the suite; Check returns its violations.
