@@ -29,13 +29,48 @@ type EmitOptions struct {
 	Logs, Partition, Time, Mem string
 	// RunTimeout, if positive, is passed to every shard as --run-timeout.
 	RunTimeout time.Duration
+
+	// K8sName is Name as a Kubernetes object name (set by defaults).
+	K8sName string
 }
 
+// k8sName turns a job name into an RFC 1123 label, which a Kubernetes Job
+// name must be: lowercase letters, digits and '-', starting and ending
+// with a letter or digit, at most 63 characters ('_' and '+', fine for
+// Slurm, are not).
+func k8sName(name string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(name) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	out := strings.Trim(b.String(), "-")
+	if len(out) > 63 {
+		out = strings.TrimRight(out[:63], "-")
+	}
+	if out == "" {
+		out = "arena-sweep"
+	}
+	return out
+}
+
+// Caps on the counts an emitted job file carries: a Kubernetes Indexed
+// Job takes at most 100,000 completions, and no Slurm site allows a larger
+// array (MaxArraySize defaults to 1,001); no node has more cores than
+// MaxEmitCPUs. A typo (--shards 1e9) is an error, not a job file.
+const (
+	MaxEmitShards = 100_000
+	MaxEmitCPUs   = 1024
+)
+
 func (o *EmitOptions) defaults() {
-	if o.Shards < 1 {
+	if o.Shards == 0 {
 		o.Shards = 1
 	}
-	if o.CPUs < 1 {
+	if o.CPUs == 0 {
 		o.CPUs = 2
 	}
 	if o.Binary == "" {
@@ -51,6 +86,7 @@ func (o *EmitOptions) defaults() {
 	if o.Name == "" {
 		o.Name = "arena-sweep"
 	}
+	o.K8sName = k8sName(o.Name)
 	if o.Logs == "" {
 		o.Logs = path.Join(o.Out, "slurm-logs")
 	}
@@ -61,6 +97,12 @@ func (o *EmitOptions) defaults() {
 // line and start a command; #SBATCH values are parsed by sbatch, not by a
 // shell, so they take no whitespace or quotes either.
 func (o *EmitOptions) check(kind string) error {
+	if o.Shards < 1 || o.Shards > MaxEmitShards {
+		return fmt.Errorf("--emit %s: --shards %d: want 1 to %d (a Kubernetes Indexed Job's cap; Slurm sites allow fewer)", kind, o.Shards, MaxEmitShards)
+	}
+	if o.CPUs < 1 || o.CPUs > MaxEmitCPUs {
+		return fmt.Errorf("--emit %s: %d CPUs per task (--parallel): want 1 to %d", kind, o.CPUs, MaxEmitCPUs)
+	}
 	for _, f := range []struct{ flag, v string }{{"spec path", o.Spec}, {"--out", o.Out}, {"--binary", o.Binary}, {"--image", o.Image}, {"--claim", o.Claim}, {"--logs", o.Logs}, {"--partition", o.Partition}, {"--time", o.Time}, {"--mem", o.Mem}} {
 		if i := strings.IndexFunc(f.v, unicode.IsControl); i >= 0 {
 			return fmt.Errorf("--emit %s: %s %q contains a control character (byte %d); a job script cannot carry it safely", kind, f.flag, f.v, i)
@@ -147,12 +189,12 @@ var k8sTemplate = template.Must(template.New("k8s").Funcs(template.FuncMap{"yaml
 # Untested on a live cluster (its structure is checked by arena's tests).
 # The spec must be readable in the image (or mount it); results go to the
 # PersistentVolumeClaim {{sh .Claim}} (ReadWriteMany), mounted at /results.
-# Apply:  kubectl apply -f {{.Name}}-job.yaml
+# Apply:  kubectl apply -f {{.K8sName}}-job.yaml
 # Merge:  {{sh .Binary}} sweep {{sh .Spec}} --merge --out <the claim's contents>/{{sh .Out}}
 apiVersion: batch/v1
 kind: Job
 metadata:
-  name: {{yaml .Name}}
+  name: {{yaml .K8sName}}
 spec:
   completionMode: Indexed
   completions: {{.Shards}}
@@ -201,11 +243,13 @@ func Emit(kind string, opt EmitOptions) (string, error) {
 		MergeFlags      string // the merge job's optional sbatch flags
 		Command         string // the Kubernetes container's shell command
 	}{EmitOptions: opt, LastShard: opt.Shards - 1, LogsInDirective: sbatchSafe(opt.Logs)}
+	// The merge job's flags stand in a shell command line, where a value
+	// an #SBATCH line takes as is ("$(…)", "`…`") would be expanded: quoted.
 	if opt.Partition != "" {
-		data.MergeFlags += " --partition=" + opt.Partition
+		data.MergeFlags += " --partition=" + ShellQuote(opt.Partition)
 	}
 	if opt.Time != "" {
-		data.MergeFlags += " --time=" + opt.Time
+		data.MergeFlags += " --time=" + ShellQuote(opt.Time)
 	}
 	// The container's shell command; JOB_COMPLETION_INDEX is set by
 	// Kubernetes in every pod of an Indexed Job.

@@ -1,7 +1,11 @@
 package experiments
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -84,6 +88,84 @@ func TestEmitQuotesForYAML(t *testing.T) {
 		want := []string{"sweep", "s.yaml", "--out", "/results/" + v, "--parallel", "2", "--shard", "1/3", "--resume"}
 		if strings.Join(args, "\x00") != strings.Join(want, "\x00") {
 			t.Errorf("%q: arena got %q, want %q", v, args, want)
+		}
+	}
+}
+
+// TestEmitMergeFlagsAreQuoted runs the sbatch script as bash on a login
+// node would (no SLURM_ARRAY_TASK_ID), with sbatch stubbed to print its
+// arguments: a partition or time limit holding a command substitution
+// without whitespace (an #SBATCH line takes it as is) must reach the merge
+// job's sbatch as one unchanged argument, and nothing may run.
+func TestEmitMergeFlagsAreQuoted(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	for _, v := range []string{"$(touch${IFS}X)", "`touch${IFS}X`", "a;touch${IFS}X", "a|touch${IFS}X", "a&&touch${IFS}X"} {
+		text, err := Emit("slurm", EmitOptions{Spec: "s.yaml", Out: "o", Shards: 2, Partition: v, Time: v})
+		if err != nil {
+			t.Fatalf("%q: %v", v, err)
+		}
+		dir := t.TempDir()
+		script := `sbatch() { printf '%s\0' "$@" >> args; echo 7; }; cd "$1"; set -- script; ` + text
+		if out, err := exec.Command(bash, "-c", script, "bash", dir).CombinedOutput(); err != nil {
+			t.Fatalf("%q: %v\n%s", v, err, out)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "X")); err == nil {
+			t.Errorf("%q: the script ran a command carried in --partition/--time", v)
+		}
+		raw, err := os.ReadFile(filepath.Join(dir, "args"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := strings.Split(string(raw), "\x00")
+		if !slices.Contains(args, "--partition="+v) || !slices.Contains(args, "--time="+v) {
+			t.Errorf("%q: the merge job's sbatch got %q", v, args)
+		}
+	}
+}
+
+// TestEmitRefusesCountsOutOfRange: a shard or CPU count no cluster takes
+// is an error naming the flag, never a job file.
+func TestEmitRefusesCountsOutOfRange(t *testing.T) {
+	for _, kind := range []string{"slurm", "k8s"} {
+		for _, o := range []EmitOptions{{Shards: 1e9}, {Shards: -1}, {Shards: MaxEmitShards + 1}, {Shards: 2, CPUs: -3}, {Shards: 2, CPUs: 1 << 20}} {
+			o.Spec, o.Out = "s.yaml", "o"
+			text, err := Emit(kind, o)
+			if err == nil {
+				t.Errorf("%s: shards %d, cpus %d accepted:\n%.200s", kind, o.Shards, o.CPUs, text)
+				continue
+			}
+			if !strings.Contains(err.Error(), "--shards") && !strings.Contains(err.Error(), "--parallel") {
+				t.Errorf("%s: error does not name the flag: %v", kind, err)
+			}
+		}
+		if _, err := Emit(kind, EmitOptions{Spec: "s.yaml", Out: "o", Shards: MaxEmitShards}); err != nil {
+			t.Errorf("%s: the cap itself refused: %v", kind, err)
+		}
+	}
+}
+
+// TestEmitK8sNameIsRFC1123: the Job's name must be a DNS label
+// (Kubernetes rejects '_', '+', upper case, a leading '-', > 63 chars).
+func TestEmitK8sNameIsRFC1123(t *testing.T) {
+	label := regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+	for _, name := range []string{"my_sweep", "a+b", "-lead", "Philly.Arena", strings.Repeat("x_", 60), "___", "ünï"} {
+		text, err := Emit("k8s", EmitOptions{Spec: "s.yaml", Out: "o", Shards: 2, Name: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct {
+			Metadata struct {
+				Name string `yaml:"name"`
+			} `yaml:"metadata"`
+		}
+		if err := yaml.Unmarshal([]byte(text), &m); err != nil {
+			t.Fatal(err)
+		}
+		if !label.MatchString(m.Metadata.Name) {
+			t.Errorf("name %q became %q, not an RFC 1123 label", name, m.Metadata.Name)
 		}
 	}
 }
