@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -93,7 +94,7 @@ func TestSimulateENOSPCKeepsOldResults(t *testing.T) {
 func readAll(t *testing.T, dir string) map[string][]byte {
 	t.Helper()
 	m := map[string][]byte{}
-	for _, n := range sim.ResultNames {
+	for _, n := range append(slices.Clone(sim.ResultNames), outdir.ManifestFile) {
 		b, err := os.ReadFile(filepath.Join(dir, n))
 		if err != nil {
 			t.Fatal(err)

@@ -30,6 +30,12 @@ const (
 // ResultNames are the files of a results directory written by WriteDir.
 var ResultNames = []string{JobsFile, TimelineFile, AllocationsFile, DigestFile, SummaryFile}
 
+// CompanionNames are what other commands add to a results directory after
+// its run (arena export's CSV copies, arena plot's figures): arena's too,
+// so a new run may replace them. Anything else in the directory is the
+// user's, and WriteDir refuses to replace it.
+var CompanionNames = []string{"jobs.csv", "timeline.csv", "allocations.csv", "summary.csv", "figures"}
+
 // File is a named file of a results directory.
 type File struct {
 	Name string
@@ -63,7 +69,7 @@ func WriteDir(dir string, r *Result, s Summary, extra ...File) error {
 		return fmt.Errorf("results: summary: %w", err)
 	}
 	files := slices.Concat(extra, []File{{JobsFile, jobs}, {TimelineFile, timeline}, {AllocationsFile, allocs}, {DigestFile, r.DigestCSV()}, {SummaryFile, append(summary, '\n')}})
-	known := slices.Clone(ResultNames)
+	known := slices.Concat(ResultNames, CompanionNames)
 	for _, f := range extra {
 		known = append(known, f.Name)
 	}

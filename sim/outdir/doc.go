@@ -6,7 +6,10 @@
 //   - ReplaceDir builds a whole directory under a temporary sibling name and
 //     swaps it in (renameat2 RENAME_EXCHANGE on Linux, two renames
 //     elsewhere), so a results directory is all-new or all-old even when the
-//     disk fills up or the process is killed mid-write.
+//     disk fills up or the process is killed mid-write. It lists what it
+//     wrote in the directory's manifest (.arena-files) and replaces a
+//     directory only when everything in it is arena's, so a file a user put
+//     beside the results is never deleted.
 //   - Lock takes an flock on an output directory, so a second sweep on the
 //     same OUT fails with "OUT is in use by pid N" instead of deleting the
 //     first one's temporary files.

@@ -3,6 +3,7 @@ package outdir
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -78,9 +79,11 @@ func WriteFile(path string, data []byte) error {
 // it in dir's place: afterwards dir holds exactly what write wrote. If
 // write or the swap fails, the temporary is removed and dir is as it was.
 //
-// An existing non-empty dir is replaced only if it holds at least one of
-// the names in known (it is a results directory): a directory of the
-// user's that happens to sit at the path is never deleted.
+// An existing non-empty dir is replaced only if everything in it is
+// arena's: a name in known, or a name its manifest (ManifestFile, written
+// by the ReplaceDir that made it) lists. A directory holding anything else
+// (a user's notes beside the results, a directory of the user's that
+// happens to sit at the path) is refused, not deleted.
 func ReplaceDir(dir string, known []string, write func(tmp string) error) error {
 	dir = filepath.Clean(dir)
 	parent, base := filepath.Split(dir)
@@ -98,6 +101,10 @@ func ReplaceDir(dir string, known []string, write func(tmp string) error) error 
 		return err
 	}
 	if err := write(tmp); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	if err := writeManifest(tmp); err != nil {
 		os.RemoveAll(tmp)
 		return err
 	}
@@ -119,12 +126,86 @@ func checkReplaceable(dir string, known []string) error {
 	if len(entries) == 0 {
 		return nil
 	}
+	ours, err := readManifest(dir)
+	if err != nil {
+		return err
+	}
+	var foreign []string
 	for _, e := range entries {
-		if slices.Contains(known, e.Name()) {
-			return nil
+		name := e.Name()
+		// Temporaries of interrupted writes (IsTemporary) are arena's too.
+		if name == ManifestFile || slices.Contains(known, name) || ours[name] || IsTemporary(name) {
+			continue
+		}
+		foreign = append(foreign, name)
+	}
+	if len(foreign) == 0 {
+		return nil
+	}
+	shown := foreign
+	if len(shown) > 5 {
+		shown = shown[:5]
+	}
+	quoted := make([]string, len(shown))
+	for i, n := range shown {
+		quoted[i] = strconv.Quote(n)
+	}
+	more := ""
+	if len(foreign) > len(shown) {
+		more = fmt.Sprintf(" and %d more", len(foreign)-len(shown))
+	}
+	return fmt.Errorf("%s holds files arena did not write (%s%s); not replacing it — move them away, or choose another --out", dir, strings.Join(quoted, ", "), more)
+}
+
+// ManifestFile names what ReplaceDir wrote into a directory, one name per
+// line, so a later ReplaceDir knows what it may replace: everything else
+// in the directory is someone else's.
+const ManifestFile = ".arena-files"
+
+// maxManifest bounds the manifest read: a results directory holds a few
+// files; a larger "manifest" is not one of arena's.
+const maxManifest = 64 << 10
+
+func writeManifest(tmp string) error {
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	for _, e := range entries {
+		if e.Name() != ManifestFile {
+			b.WriteString(e.Name())
+			b.WriteByte('\n')
 		}
 	}
-	return fmt.Errorf("%s exists and holds no results (none of %s); not replacing it — choose another --out or remove it", dir, strings.Join(known, ", "))
+	return os.WriteFile(filepath.Join(tmp, ManifestFile), []byte(b.String()), 0o666)
+}
+
+// readManifest returns the names dir's manifest lists (none when it has
+// no manifest, as directories written before manifests existed).
+func readManifest(dir string) (map[string]bool, error) {
+	f, err := os.Open(filepath.Join(dir, ManifestFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxManifest+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxManifest {
+		return nil, fmt.Errorf("%s: over %d bytes, not a manifest arena wrote; not replacing %s", filepath.Join(dir, ManifestFile), maxManifest, dir)
+	}
+	names := map[string]bool{}
+	for _, n := range strings.Split(string(data), "\n") {
+		if n != "" && !strings.ContainsAny(n, "/\x00") && n != "." && n != ".." {
+			names[n] = true
+		}
+	}
+	return names, nil
 }
 
 // swapIn moves the directory tmp to dir, replacing dir's old content.

@@ -20,6 +20,9 @@ func listDir(t *testing.T, dir string) map[string]string {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
+		if e.Name() == ManifestFile {
+			continue // checked by TestReplaceDirKeepsUsersFilesBesideResults
+		}
 		b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
 		out[e.Name()] = string(b)
 	}
@@ -121,11 +124,55 @@ func TestReplaceDirRefusesForeignDirectory(t *testing.T) {
 	os.Mkdir(dir, 0o755)
 	os.WriteFile(filepath.Join(dir, "thesis.tex"), []byte("precious"), 0o644)
 	err := ReplaceDir(dir, []string{"summary.json"}, func(string) error { return nil })
-	if err == nil || !strings.Contains(err.Error(), "holds no results") {
+	if err == nil || !strings.Contains(err.Error(), `files arena did not write ("thesis.tex")`) {
 		t.Fatalf("err = %v", err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "thesis.tex")); string(b) != "precious" {
 		t.Error("foreign file lost")
+	}
+}
+
+// TestReplaceDirKeepsUsersFilesBesideResults: a results directory the user
+// also put a file in is refused as a whole (replacing it would delete the
+// file), naming the file; what an earlier ReplaceDir wrote — listed in its
+// manifest — is arena's, even when the new call does not know the name.
+func TestReplaceDirKeepsUsersFilesBesideResults(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "arena")
+	write := func(names ...string) func(string) error {
+		return func(tmp string) error {
+			for _, n := range names {
+				if err := os.WriteFile(filepath.Join(tmp, n), []byte("run"), 0o644); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	if err := ReplaceDir(dir, []string{"summary.json"}, write("summary.json", "run.json")); err != nil {
+		t.Fatal(err)
+	}
+	// run.json is in the manifest: a run that writes only summary.json may
+	// replace the directory.
+	if err := ReplaceDir(dir, []string{"summary.json"}, write("summary.json")); err != nil {
+		t.Fatalf("a directory arena wrote refused: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "run.json")); err == nil {
+		t.Error("the old run's run.json survived the swap")
+	}
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("precious"), 0o644)
+	err := ReplaceDir(dir, []string{"summary.json"}, write("summary.json"))
+	if err == nil || !strings.Contains(err.Error(), `"notes.txt"`) {
+		t.Fatalf("a directory holding the user's notes.txt: err = %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "notes.txt")); string(b) != "precious" {
+		t.Error("the user's file was deleted")
+	}
+	// A manifest cannot vouch for a name with a path in it, and a huge one
+	// is not arena's.
+	os.Remove(filepath.Join(dir, "notes.txt"))
+	os.WriteFile(filepath.Join(dir, ManifestFile), []byte(strings.Repeat("x\n", maxManifest)), 0o644)
+	if err := ReplaceDir(dir, []string{"summary.json"}, write("summary.json")); err == nil {
+		t.Error("an oversized manifest accepted")
 	}
 }
 
