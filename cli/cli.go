@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"syscall"
 
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
@@ -26,7 +27,10 @@ func Main(reg *policy.Registry) {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(sim.GCPercent)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// Ctrl-C and SIGTERM (a batch system's cancel, a container's stop)
+	// cancel the same context: every command stops at its next check,
+	// removes its temporaries and exits 130 with nothing half-written.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	root := New(reg)
 	err := root.ExecuteContext(ctx)
 	stop()
