@@ -30,15 +30,22 @@ func formatHelp() string {
 
 func newTraceImportCmd() *cobra.Command {
 	var format, out, attempts, tasks string
-	var keepCPU bool
+	var keepCPU, keepNeverRan bool
 	cmd := &cobra.Command{
 		Use:   "import --format F IN -o OUT",
 		Short: "Convert a public trace (Philly, Pollux, Helios, PAI, Alibaba 2023, Gavel, Arena) into the canonical job table",
 		Long: `import reads a public GPU-cluster trace, streaming, and writes the canonical job
-table (README "Canonical job table"): CSV, or Parquet when OUT ends in .parquet.
+table (docs/workloads.md): CSV, or Parquet when OUT ends in .parquet.
 IN may be gzip-compressed (.gz) or - for standard input. A bad value stops the
-import with the file, line and field, and OUT is not written. Rows the format
-says to leave out (jobs that never ran, CPU-only jobs) are counted by reason.
+import with the file, line and field, and OUT is not written. Rows left out
+(CPU-only jobs, jobs without tasks) are counted by reason.
+
+Jobs that never ran (Philly: no attempt with a start and an end; Helios: no
+start_time; PAI: no task started; Alibaba 2023: never scheduled) follow one
+rule in every format: skipped and counted under "never ran: …", or, with
+--keep-never-ran, kept with duration_s -1 and their final state. Absurd values
+warn: a negative run time skips its row; a job larger than any cluster arena
+knows is kept and reported (a misread layout gives such counts).
 
 Formats:
 ` + formatHelp(),
@@ -101,7 +108,7 @@ Formats:
 			if out == "" {
 				return fmt.Errorf("import: -o OUT (.csv or .parquet) is required")
 			}
-			opt := importers.Options{Attempts: attempts, KeepCPU: keepCPU}
+			opt := importers.Options{Attempts: attempts, KeepCPU: keepCPU, KeepNeverRan: keepNeverRan}
 			if tasks != "" {
 				tf, err := os.Open(tasks)
 				if err != nil {
@@ -113,8 +120,7 @@ Formats:
 				}
 				opt.TasksName = tasks
 			}
-			skipped := map[string]int{}
-			opt.Skipped = func(reason string) { skipped[reason]++ }
+			tally := newImportTally(&opt)
 			w, err := table.Create(out)
 			if err != nil {
 				return err
@@ -128,14 +134,7 @@ Formats:
 				return err
 			}
 			fmt.Fprintf(stdout, "%s: %d jobs from %s (%s)\n", out, n, name, format)
-			reasons := make([]string, 0, len(skipped))
-			for k := range skipped {
-				reasons = append(reasons, k)
-			}
-			sort.Strings(reasons)
-			for _, k := range reasons {
-				fmt.Fprintf(stdout, "  skipped %d: %s\n", skipped[k], k)
-			}
+			tally.print(stdout, keepNeverRan)
 			return nil
 		},
 	}
@@ -144,6 +143,7 @@ Formats:
 	cmd.Flags().StringVar(&attempts, "attempts", "job", "philly: one row per job, or per attempt (attempt)")
 	cmd.Flags().StringVar(&tasks, "tasks", "", "pai: the pai_task_table.csv to join")
 	cmd.Flags().BoolVar(&keepCPU, "keep-cpu", false, "keep jobs that use no GPU (helios, pai, alibaba2023)")
+	cmd.Flags().BoolVar(&keepNeverRan, "keep-never-ran", false, "keep jobs that never ran, with duration_s -1 and their state (default: skip and count them)")
 	cmd.MarkFlagRequired("format")
 	return cmd
 }
@@ -221,4 +221,52 @@ Options:
 		cmd.Flags().StringVar(v, k.Name, "", k.Help)
 	}
 	return cmd
+}
+
+// importTally counts what an import skipped, by reason, and the absurd
+// values it warned about, keeping the first place each warning was met.
+type importTally struct {
+	skipped map[string]int
+	warned  map[string]int
+	first   map[string]importers.Warning
+}
+
+func newImportTally(opt *importers.Options) *importTally {
+	t := &importTally{skipped: map[string]int{}, warned: map[string]int{}, first: map[string]importers.Warning{}}
+	opt.Skipped = func(reason string) { t.skipped[reason]++ }
+	opt.Warned = func(w importers.Warning) {
+		if t.warned[w.Reason] == 0 {
+			t.first[w.Reason] = w
+		}
+		t.warned[w.Reason]++
+	}
+	return t
+}
+
+// print writes "  skipped N: reason" lines and "  warning: N × reason
+// (first: where)" lines, in reason order; a never-ran line says how to keep
+// those jobs.
+func (t *importTally) print(w io.Writer, keptNeverRan bool) {
+	for _, k := range sortedKeys(t.skipped) {
+		hint := ""
+		if strings.HasPrefix(k, importers.NeverRanPrefix) {
+			hint = " (the never-ran rule; --keep-never-ran keeps them with their state)"
+		}
+		fmt.Fprintf(w, "  skipped %d: %s%s\n", t.skipped[k], k, hint)
+	}
+	if keptNeverRan {
+		fmt.Fprintf(w, "  jobs that never ran are kept with duration_s -1 and their state (--keep-never-ran)\n")
+	}
+	for _, k := range sortedKeys(t.warned) {
+		fmt.Fprintf(w, "  warning: %d × %s — first at %s\n", t.warned[k], k, t.first[k])
+	}
+}
+
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
