@@ -158,6 +158,7 @@ func synthKeyHelp() string {
 
 func newTraceSynthCmd() *cobra.Command {
 	var from, format, out string
+	var keepNeverRan bool
 	vals := map[string]*string{}
 	cmd := &cobra.Command{
 		Use:   "synth [--from SRC] -o OUT [options]",
@@ -171,9 +172,19 @@ rate leaves the labels alone). OUT is a canonical job table (.csv or .parquet) t
 'arena simulate --trace OUT' and experiment specs accept once it has models (a recipe).
 The same keys are accepted in an experiment spec's synth mapping.
 
+synth prints what each stage changed: the jobs each filter, the window and the
+sample dropped, whether arrivals were replaced, and the run times and GPU counts a
+stage redrew. The arena recipe, as the artifact does, replaces a run time by a
+uniform draw of iterations whenever duration ÷ iteration time falls outside
+--iter-range, and draws GPU counts from its own mix: on Philly that replaces most
+run times and turns a 1-GPU trace into a multi-GPU one. --keep-durations and
+--keep-gpus keep the trace's run times (iterations derived exactly, scale 1) and GPU
+counts (rounded up to a power of two, at most 16) under the recipe's labels.
+
 Options:
 ` + synthKeyHelp(),
 		Example: `  arena trace synth --recipe arena --from philly-pollux --seed 1 -o philly-arena.csv
+  arena trace synth --recipe arena --keep-durations --keep-gpus --from philly-pollux --seed 1 -o philly-kept.csv
   arena trace synth --from philly-pollux --window 2+8 --sample 160 --min-duration 60s --max-gpu-time 1000h --recipe pollux --seed 3 -o pollux-w3.csv
   arena trace synth --jobs 1000 --rate 30 --durations gavel --gpu-mix gavel --recipe arena --iteration-scale 1 --seed 0 -o gavel-30.csv`,
 		Args: cobra.NoArgs,
@@ -190,13 +201,20 @@ Options:
 				}
 			}
 			var in []table.Job
+			stdout := cmd.OutOrStdout()
 			if from != "" {
+				opt := importers.Options{KeepNeverRan: keepNeverRan}
+				tally := newImportTally(&opt)
 				var err error
-				if in, err = importers.Open(from, format, importers.Options{}); err != nil {
+				if in, err = importers.Open(from, format, opt); err != nil {
 					return err
 				}
+				if len(tally.skipped)+len(tally.warned) > 0 {
+					fmt.Fprintf(stdout, "reading %s:\n", from)
+					tally.print(stdout, keepNeverRan)
+				}
 			}
-			jobs, err := synth.Run(in, o)
+			jobs, rep, err := synth.RunReport(in, o)
 			if err != nil {
 				return err
 			}
@@ -208,17 +226,25 @@ Options:
 			if src == "" {
 				src = "scratch"
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d jobs over %.1f h from %s (%d in), seed %d\n", out, len(jobs), span/3600, src, len(in), o.Seed)
+			fmt.Fprintf(stdout, "%s: %d jobs over %.1f h from %s (%d in), seed %d\n", out, len(jobs), span/3600, src, len(in), o.Seed)
+			fmt.Fprintln(stdout, "stages:")
+			for _, l := range rep.Lines() {
+				fmt.Fprintln(stdout, "  "+l)
+			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&from, "from", "", "source: a built-in public trace, a canonical table, or a raw trace with --format")
 	cmd.Flags().StringVar(&format, "format", "", "format of --from when it is a raw trace (see 'arena trace import --help')")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "output table: .csv or .parquet")
+	cmd.Flags().BoolVar(&keepNeverRan, "keep-never-ran", false, "with --format: keep jobs that never ran (a recipe then drops them, counted)")
 	for _, k := range synth.Keys() {
 		v := new(string)
 		vals[k.Name] = v
 		cmd.Flags().StringVar(v, k.Name, "", k.Help)
+		if strings.HasPrefix(k.Name, "keep-") {
+			cmd.Flags().Lookup(k.Name).NoOptDefVal = "true" // --keep-gpus alone means true
+		}
 	}
 	return cmd
 }
