@@ -57,12 +57,18 @@ on each job's best-locality plan, and says so.`,
 			}
 			w := cmd.OutOrStdout()
 			for i, name := range args {
-				jobs, t, estimated, err := loadForInspect(name, format, importers.Options{KeepNeverRan: keepNeverRan})
+				opt := importers.Options{KeepNeverRan: keepNeverRan}
+				tally := newImportTally(&opt)
+				jobs, t, estimated, err := loadForInspect(name, format, opt)
 				if err != nil {
 					return err
 				}
 				if i > 0 {
 					fmt.Fprintln(w)
+				}
+				if len(tally.skipped)+len(tally.warned) > 0 {
+					fmt.Fprintf(w, "reading %s:\n", name)
+					tally.print(w, keepNeverRan)
 				}
 				s := traces.InspectTable(jobs)
 				s.DurationsEstimated = estimated
@@ -184,7 +190,11 @@ func printTableStats(w io.Writer, name string, s traces.TableStats, cluster stri
 	}
 	fmt.Fprintf(w, "trace %s: %d jobs submitted over %s (%.1f h%s)\n", name, s.Jobs, sim.Duration(s.Last-s.First), s.SpanHours(), zone)
 	if s.SpanHours() > 0 {
-		fmt.Fprintf(w, "  arrivals per hour: mean %.3g, busiest hour %d, hours without an arrival %.0f %%\n", s.ArrivalsPerHour, s.PeakHour, 100*s.IdleHours)
+		rate := strconv.FormatFloat(s.ArrivalsPerHour, 'f', 1, 64)
+		if s.ArrivalsPerHour < 1 {
+			rate = strconv.FormatFloat(s.ArrivalsPerHour, 'g', 2, 64) // a sparse trace keeps its digits
+		}
+		fmt.Fprintf(w, "  arrivals per hour: mean %s, busiest hour %d, hours without an arrival %.0f %%\n", rate, s.PeakHour, 100*s.IdleHours)
 	}
 	how := "the trace's"
 	if s.DurationsEstimated {
