@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -163,6 +164,9 @@ func loadForInspect(name, format string, opt importers.Options) (jobs []table.Jo
 			t = tt
 		}
 		return jobs, t, false, nil
+	}
+	if _, serr := os.Stat(name); serr != nil && !slices.Contains(importers.SourceNames(), name) {
+		return nil, nil, false, fmt.Errorf("%q is neither a built-in trace (%s) nor a file: %w", name, strings.Join(importers.SourceNames(), ", "), serr)
 	}
 	t, err = traces.Load(name)
 	if err == nil {
