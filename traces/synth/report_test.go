@@ -96,3 +96,21 @@ func TestRanksAndPearson(t *testing.T) {
 		t.Errorf("pearson of a reversed line %v, want -1", p)
 	}
 }
+
+// From scratch nothing is cycled; with an input of 5 and jobs 12, 7 jobs
+// repeat the input's. Gavel's law redraws every run time.
+func TestReportArrivalsAndRedraws(t *testing.T) {
+	_, rep, err := RunReport(nil, Options{Jobs: 50, Rate: 10, Durations: "gavel", GPUMix: "gavel", Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Join(rep.Lines(), "\n")
+	if !rep.Rearrived || rep.Cycled != 0 || rep.DurationsRedrawn != 50 || rep.GPUsRedrawn != 50 ||
+		!strings.Contains(lines, "rate: arrivals replaced by a Poisson process at 10 jobs/h\n") {
+		t.Errorf("scratch: %+v\n%s", rep, lines)
+	}
+	_, rep, err = RunReport(blank(5, 600), Options{Jobs: 12, Rate: 10, Seed: 2})
+	if err != nil || rep.Cycled != 7 || !strings.Contains(strings.Join(rep.Lines(), "\n"), "7 jobs repeat the input's (cycled)") {
+		t.Errorf("cycled: %+v %v", rep, err)
+	}
+}

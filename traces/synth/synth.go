@@ -142,7 +142,10 @@ func run(jobs []table.Job, o Options, rep *Report) ([]table.Job, error) {
 		out = picked
 	}
 	if o.Rate > 0 {
-		rep.Rearrived, rep.Cycled = true, max(0, o.Jobs-len(out))
+		rep.Rearrived = true
+		if len(out) > 0 {
+			rep.Cycled = max(0, o.Jobs-len(out))
+		}
 		out = poisson(out, o)
 	} else if o.Jobs > 0 {
 		return nil, errors.New("synth: jobs needs a rate (jobs/hour) to place their arrivals")
