@@ -162,6 +162,14 @@ func loadForInspect(name, format string, opt importers.Options) (jobs []table.Jo
 		}
 		if tt, ferr := traces.FromTable(name, name, jobs); ferr == nil {
 			t = tt
+			if !slices.ContainsFunc(jobs, func(j table.Job) bool { return j.HasDuration() }) {
+				// Iterations only (the arena and gavel formats): estimate.
+				db, derr := estimator.DefaultProfileDB()
+				if derr != nil {
+					return nil, nil, false, derr
+				}
+				return traces.TableOf(t, db), t, true, nil
+			}
 		}
 		return jobs, t, false, nil
 	}

@@ -36,6 +36,7 @@ func TestInspectEveryKindOfTable(t *testing.T) {
 		{[]string{csv}, []string{"3 jobs", "1 censored", "final states:   Pass 2 (66.7 %), Failed 1 (33.3 %)"}},
 		{[]string{pq}, []string{"3 jobs", "GPUs per job:   1: 2 (66.7 %), 8: 1 (33.3 %)"}},
 		{[]string{"--format", "helios", importerTestdata + "cluster_log.csv"}, []string{"2 jobs", "GPUs per job:   8: 1 (50.0 %), 16: 1 (50.0 %)"}},
+		{[]string{"--format", "arena", "../traces/data/pai.csv"}, []string{"125 jobs", "run time (estimated", "engine-ready trace"}},
 		{[]string{labelled}, []string{"200 jobs", "engine-ready trace labelled", "run time (estimated"}},
 		{[]string{"philly"}, []string{"trace philly: 1938 jobs", "engine-ready trace philly", "submitted within 2000 rounds of 300 s: 986"}},
 	}
