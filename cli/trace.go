@@ -1,16 +1,24 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
-	"github.com/arena-sim/arena/policy"
 	"io"
+	"math"
+	"os"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/traces"
+	"github.com/arena-sim/arena/traces/importers"
+	"github.com/arena-sim/arena/traces/table"
 )
 
 func init() { commands = append(commands, newTraceCmd) }
@@ -21,31 +29,66 @@ func newTraceCmd(reg *policy.Registry) *cobra.Command {
 		Short: "Inspect job traces",
 	}
 	var rounds int
+	var cluster, format string
+	var keepNeverRan bool
 	inspect := &cobra.Command{
 		Use:   "inspect TRACE...",
-		Short: "Print a trace's size, span, GPU, type and model mix (built-in name or CSV file)",
-		Example: `  arena trace inspect philly
-  arena trace inspect helios pai my_trace.csv`,
+		Short: "Print a trace's jobs, span, arrivals, durations, GPU and type mix, offered GPU-hours and load",
+		Long: `inspect reads any trace: a built-in one (` + strings.Join(importers.SourceNames(), ", ") + `), a canonical
+table written by 'arena trace import' or 'arena trace synth' (CSV or Parquet, labelled
+or not), an artifact-format CSV, or a raw public trace with --format. It prints the
+number of jobs, the submission span, arrivals per hour, run-time percentiles, the
+GPU-count, GPU-type, model and state mix, the offered GPU-hours (Σ run time × GPUs)
+and the offered load on --cluster (offered GPU-hours over the cluster's GPU-hours
+during the submission span; above 1 the cluster cannot keep up). A trace that
+carries iterations instead of run times (the artifact's) gets run times estimated
+on each job's best-locality plan, and says so.`,
+		Example: `  arena trace inspect philly philly-pollux
+  arena trace inspect pp.parquet --cluster testbed-64
+  arena trace inspect --format helios cluster_log.csv`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			spec, err := sim.LoadClusterSpec(cluster)
+			if err != nil {
+				return fmt.Errorf("--cluster: %w", err)
+			}
+			gpus := 0
+			for _, p := range spec.Pools {
+				gpus += p.Nodes * p.GPUsPerNode
+			}
+			w := cmd.OutOrStdout()
 			for i, name := range args {
-				t, err := traces.Load(name)
+				opt := importers.Options{KeepNeverRan: keepNeverRan}
+				tally := newImportTally(&opt)
+				jobs, t, estimated, err := loadForInspect(name, format, opt)
 				if err != nil {
 					return err
 				}
 				if i > 0 {
-					fmt.Fprintln(cmd.OutOrStdout())
+					fmt.Fprintln(w)
 				}
-				r := rounds
-				if r == 0 {
-					r = defaultRoundsFor(t)
+				if len(tally.skipped)+len(tally.warned) > 0 {
+					fmt.Fprintf(w, "reading %s:\n", name)
+					tally.print(w, keepNeverRan)
 				}
-				printStats(cmd.OutOrStdout(), t, traces.Inspect(t, r))
+				s := traces.InspectTable(jobs)
+				s.DurationsEstimated = estimated
+				printTableStats(w, name, s, spec.Name, gpus)
+				if t != nil {
+					r := rounds
+					if r == 0 {
+						r = defaultRoundsFor(t)
+					}
+					printStats(w, t, traces.Inspect(t, r))
+				}
 			}
 			return nil
 		},
 	}
 	inspect.Flags().IntVar(&rounds, "rounds", 0, "window in 300-s rounds for the 'submitted in window' count (default: the trace's)")
+	inspect.Flags().StringVar(&cluster, "cluster", "paper-1280", "cluster for the offered load: built-in ("+strings.Join(sim.BuiltinClusterNames(), ", ")+") or a YAML/JSON spec")
+	inspect.Flags().StringVar(&format, "format", "", "read TRACE as this raw public format (see 'arena trace import --help')")
+	inspect.Flags().BoolVar(&keepNeverRan, "keep-never-ran", false, "with --format: count jobs that never ran too (kept with their state, no run time)")
 	cmd.AddCommand(inspect)
 	cmd.AddCommand(newTraceTileCmd())
 	cmd.AddCommand(newTraceImportCmd(), newTraceSynthCmd())
@@ -65,7 +108,7 @@ func defaultRoundsFor(t *traces.Trace) int {
 }
 
 func printStats(w io.Writer, t *traces.Trace, s traces.Stats) {
-	fmt.Fprintf(w, "trace %s: %d jobs over %s (first submission %.0f s)\n", t.Name, s.Jobs, sim.Duration(float64(s.Last-s.First)), float64(s.First))
+	fmt.Fprintf(w, "engine-ready trace %s (first submission %.0f s)\n", t.Name, float64(s.First))
 	fmt.Fprintf(w, "  iteration scale: ÷%d (%s)\n", t.IterationScale, t.ScaleSource)
 	if s.Rounds > 0 {
 		fmt.Fprintf(w, "  submitted within %d rounds of 300 s: %d\n", s.Rounds, s.InWindow)
@@ -106,4 +149,172 @@ func countsInt(m map[int]int) string {
 		parts[i] = fmt.Sprintf("%d:%d", k, m[k])
 	}
 	return strings.Join(parts, " ")
+}
+
+// loadForInspect reads any trace inspect accepts as canonical rows; t is
+// the engine-ready trace when the input is one (nil for an unlabelled
+// table), and estimated says the rows' run times come from iterations.
+func loadForInspect(name, format string, opt importers.Options) (jobs []table.Job, t *traces.Trace, estimated bool, err error) {
+	if format != "" {
+		jobs, err = importers.Open(name, format, opt)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		if tt, ferr := traces.FromTable(name, name, jobs); ferr == nil {
+			t = tt
+			if !slices.ContainsFunc(jobs, func(j table.Job) bool { return j.HasDuration() }) {
+				// Iterations only (the arena and gavel formats): estimate.
+				db, derr := estimator.DefaultProfileDB()
+				if derr != nil {
+					return nil, nil, false, derr
+				}
+				return traces.TableOf(t, db), t, true, nil
+			}
+		}
+		return jobs, t, false, nil
+	}
+	if _, serr := os.Stat(name); serr != nil && !slices.Contains(importers.SourceNames(), name) {
+		return nil, nil, false, fmt.Errorf("%q is neither a built-in trace (%s) nor a file: %w", name, strings.Join(importers.SourceNames(), ", "), serr)
+	}
+	t, err = traces.Load(name)
+	if err == nil {
+		db, derr := estimator.DefaultProfileDB()
+		if derr != nil {
+			return nil, nil, false, derr
+		}
+		return traces.TableOf(t, db), t, true, nil
+	}
+	// An unlabelled canonical table (imported, or synthesised without a
+	// recipe) or a public built-in source: not runnable, but inspectable.
+	if errors.Is(err, traces.ErrNotRunnable) || slices.Contains(importers.SourceNames(), name) {
+		jobs, err = importers.Open(name, "", opt)
+		return jobs, nil, false, err
+	}
+	return nil, nil, false, err
+}
+
+// printTableStats prints what every table has: size, span, arrivals, run
+// times, GPU demand and offered work, and the offered load on a cluster.
+func printTableStats(w io.Writer, name string, s traces.TableStats, cluster string, clusterGPUs int) {
+	zone := ""
+	if s.Zone != "" {
+		zone = ", local zone " + s.Zone
+	}
+	fmt.Fprintf(w, "trace %s: %d jobs submitted over %s (%.1f h%s)\n", name, s.Jobs, sim.Duration(s.Last-s.First), s.SpanHours(), zone)
+	if s.SpanHours() > 0 {
+		rate := strconv.FormatFloat(s.ArrivalsPerHour, 'f', 1, 64)
+		if s.ArrivalsPerHour < 1 {
+			rate = strconv.FormatFloat(s.ArrivalsPerHour, 'g', 2, 64) // a sparse trace keeps its digits
+		}
+		fmt.Fprintf(w, "  arrivals per hour: mean %s, busiest hour %d, hours without an arrival %.0f %%\n", rate, s.PeakHour, 100*s.IdleHours)
+	}
+	how := "the trace's"
+	if s.DurationsEstimated {
+		how = "estimated: iterations ÷ scale × best-locality iteration time, no overheads"
+	}
+	if s.WithDuration == 0 {
+		fmt.Fprintf(w, "  run time: none of the jobs has one\n")
+	} else {
+		fmt.Fprintf(w, "  run time (%s): p10 %s, p50 %s, p90 %s, p99 %s, max %s, mean %s\n", how,
+			sim.Duration(s.DurationP[0]), sim.Duration(s.DurationP[1]), sim.Duration(s.DurationP[2]), sim.Duration(s.DurationP[3]), sim.Duration(s.DurationP[4]), sim.Duration(s.MeanDuration))
+		if s.WithDuration < s.Jobs || s.Censored > 0 {
+			fmt.Fprintf(w, "    %d jobs without a run time (left out of the percentiles and GPU-hours); %d censored (still running at the trace's end: a lower bound)\n", s.Jobs-s.WithDuration, s.Censored)
+		}
+	}
+	fmt.Fprintf(w, "  GPUs per job:   %s (max %s)\n", gpuMix(s.ByGPUs, s.Jobs), fmtGPUs(s.MaxGPUs))
+	fmt.Fprintf(w, "  GPU types:      %s\n", share(s.ByType, s.Jobs, "any"))
+	fmt.Fprintf(w, "  models:         %s\n", share(s.ByModel, s.Jobs, "unlabelled"))
+	if len(s.ByStatus) > 1 || s.ByStatus[""] == 0 {
+		fmt.Fprintf(w, "  final states:   %s\n", share(s.ByStatus, s.Jobs, "none"))
+	}
+	fmt.Fprintf(w, "  offered work:   %.0f GPU-hours\n", s.GPUHours)
+	if l := s.OfferedLoad(clusterGPUs); l > 0 {
+		verdict := "the cluster can keep up on average"
+		if l > 1 {
+			verdict = "more than the cluster can serve: queues grow"
+		}
+		fmt.Fprintf(w, "  offered load on %s (%d GPUs): %.2f (%s)\n", cluster, clusterGPUs, l, verdict)
+	}
+	if s.MaxGPUs > float64(clusterGPUs) {
+		fmt.Fprintf(w, "  warning: jobs ask for up to %s GPUs; %s has %d\n", fmtGPUs(s.MaxGPUs), cluster, clusterGPUs)
+	}
+}
+
+func fmtGPUs(g float64) string { return strconv.FormatFloat(g, 'f', -1, 64) }
+
+// gpuMix renders "1: 76,440 (92.9 %), 2: …" in GPU-count order, the
+// rarest counts after the ten most common folded into "other".
+func gpuMix(m map[float64]int, n int) string {
+	keys := make([]float64, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Float64s(keys)
+	if len(keys) > 10 {
+		byCount := slices.Clone(keys)
+		sort.SliceStable(byCount, func(a, b int) bool { return m[byCount[a]] > m[byCount[b]] })
+		keep := map[float64]bool{}
+		for _, k := range byCount[:10] {
+			keep[k] = true
+		}
+		other := 0
+		var kept []float64
+		for _, k := range keys {
+			if keep[k] {
+				kept = append(kept, k)
+			} else {
+				other += m[k]
+			}
+		}
+		parts := mixParts(kept, m, n)
+		return strings.Join(parts, ", ") + fmt.Sprintf(", other %d (%s)", other, pct(other, n))
+	}
+	return strings.Join(mixParts(keys, m, n), ", ")
+}
+
+func mixParts(keys []float64, m map[float64]int, n int) []string {
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s: %d (%s)", fmtGPUs(k), m[k], pct(m[k], n))
+	}
+	return parts
+}
+
+func pct(k, n int) string {
+	if n == 0 {
+		return "0 %"
+	}
+	p := 100 * float64(k) / float64(n)
+	if p < 0.1 && k > 0 {
+		return "<0.1 %"
+	}
+	return strconv.FormatFloat(math.Round(p*10)/10, 'f', 1, 64) + " %"
+}
+
+// share renders "name count (pct), …", most common first, "" shown as
+// blank, the rest after twelve folded into "N more".
+func share(m map[string]int, n int, blank string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if m[keys[i]] != m[keys[j]] {
+			return m[keys[i]] > m[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	var parts []string
+	for i, k := range keys {
+		if i == 12 {
+			parts = append(parts, fmt.Sprintf("%d more", len(keys)-12))
+			break
+		}
+		label := k
+		if label == "" {
+			label = "(" + blank + ")"
+		}
+		parts = append(parts, fmt.Sprintf("%s %d (%s)", label, m[k], pct(m[k], n)))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -30,15 +30,22 @@ func formatHelp() string {
 
 func newTraceImportCmd() *cobra.Command {
 	var format, out, attempts, tasks string
-	var keepCPU bool
+	var keepCPU, keepNeverRan bool
 	cmd := &cobra.Command{
 		Use:   "import --format F IN -o OUT",
 		Short: "Convert a public trace (Philly, Pollux, Helios, PAI, Alibaba 2023, Gavel, Arena) into the canonical job table",
 		Long: `import reads a public GPU-cluster trace, streaming, and writes the canonical job
-table (README "Canonical job table"): CSV, or Parquet when OUT ends in .parquet.
+table (docs/workloads.md): CSV, or Parquet when OUT ends in .parquet.
 IN may be gzip-compressed (.gz) or - for standard input. A bad value stops the
-import with the file, line and field, and OUT is not written. Rows the format
-says to leave out (jobs that never ran, CPU-only jobs) are counted by reason.
+import with the file, line and field, and OUT is not written. Rows left out
+(CPU-only jobs, jobs without tasks) are counted by reason.
+
+Jobs that never ran (Philly: no attempt with a start and an end; Helios: no
+start_time; PAI: no task started; Alibaba 2023: never scheduled) follow one
+rule in every format: skipped and counted under "never ran: …", or, with
+--keep-never-ran, kept with duration_s -1 and their final state. Absurd values
+warn: a negative run time skips its row; a job larger than any cluster arena
+knows is kept and reported (a misread layout gives such counts).
 
 Formats:
 ` + formatHelp(),
@@ -101,7 +108,7 @@ Formats:
 			if out == "" {
 				return fmt.Errorf("import: -o OUT (.csv or .parquet) is required")
 			}
-			opt := importers.Options{Attempts: attempts, KeepCPU: keepCPU}
+			opt := importers.Options{Attempts: attempts, KeepCPU: keepCPU, KeepNeverRan: keepNeverRan}
 			if tasks != "" {
 				tf, err := os.Open(tasks)
 				if err != nil {
@@ -113,8 +120,7 @@ Formats:
 				}
 				opt.TasksName = tasks
 			}
-			skipped := map[string]int{}
-			opt.Skipped = func(reason string) { skipped[reason]++ }
+			tally := newImportTally(&opt)
 			w, err := table.Create(out)
 			if err != nil {
 				return err
@@ -128,14 +134,7 @@ Formats:
 				return err
 			}
 			fmt.Fprintf(stdout, "%s: %d jobs from %s (%s)\n", out, n, name, format)
-			reasons := make([]string, 0, len(skipped))
-			for k := range skipped {
-				reasons = append(reasons, k)
-			}
-			sort.Strings(reasons)
-			for _, k := range reasons {
-				fmt.Fprintf(stdout, "  skipped %d: %s\n", skipped[k], k)
-			}
+			tally.print(stdout, keepNeverRan)
 			return nil
 		},
 	}
@@ -144,6 +143,7 @@ Formats:
 	cmd.Flags().StringVar(&attempts, "attempts", "job", "philly: one row per job, or per attempt (attempt)")
 	cmd.Flags().StringVar(&tasks, "tasks", "", "pai: the pai_task_table.csv to join")
 	cmd.Flags().BoolVar(&keepCPU, "keep-cpu", false, "keep jobs that use no GPU (helios, pai, alibaba2023)")
+	cmd.Flags().BoolVar(&keepNeverRan, "keep-never-ran", false, "keep jobs that never ran, with duration_s -1 and their state (default: skip and count them)")
 	cmd.MarkFlagRequired("format")
 	return cmd
 }
@@ -158,6 +158,7 @@ func synthKeyHelp() string {
 
 func newTraceSynthCmd() *cobra.Command {
 	var from, format, out string
+	var keepNeverRan bool
 	vals := map[string]*string{}
 	cmd := &cobra.Command{
 		Use:   "synth [--from SRC] -o OUT [options]",
@@ -171,9 +172,19 @@ rate leaves the labels alone). OUT is a canonical job table (.csv or .parquet) t
 'arena simulate --trace OUT' and experiment specs accept once it has models (a recipe).
 The same keys are accepted in an experiment spec's synth mapping.
 
+synth prints what each stage changed: the jobs each filter, the window and the
+sample dropped, whether arrivals were replaced, and the run times and GPU counts a
+stage redrew. The arena recipe, as the artifact does, replaces a run time by a
+uniform draw of iterations whenever duration ÷ iteration time falls outside
+--iter-range, and draws GPU counts from its own mix: on Philly that replaces most
+run times and turns a 1-GPU trace into a multi-GPU one. --keep-durations and
+--keep-gpus keep the trace's run times (iterations derived exactly, scale 1) and GPU
+counts (rounded up to a power of two, at most 16) under the recipe's labels.
+
 Options:
 ` + synthKeyHelp(),
 		Example: `  arena trace synth --recipe arena --from philly-pollux --seed 1 -o philly-arena.csv
+  arena trace synth --recipe arena --keep-durations --keep-gpus --from philly-pollux --seed 1 -o philly-kept.csv
   arena trace synth --from philly-pollux --window 2+8 --sample 160 --min-duration 60s --max-gpu-time 1000h --recipe pollux --seed 3 -o pollux-w3.csv
   arena trace synth --jobs 1000 --rate 30 --durations gavel --gpu-mix gavel --recipe arena --iteration-scale 1 --seed 0 -o gavel-30.csv`,
 		Args: cobra.NoArgs,
@@ -190,13 +201,20 @@ Options:
 				}
 			}
 			var in []table.Job
+			stdout := cmd.OutOrStdout()
 			if from != "" {
+				opt := importers.Options{KeepNeverRan: keepNeverRan}
+				tally := newImportTally(&opt)
 				var err error
-				if in, err = importers.Open(from, format, importers.Options{}); err != nil {
+				if in, err = importers.Open(from, format, opt); err != nil {
 					return err
 				}
+				if len(tally.skipped)+len(tally.warned) > 0 {
+					fmt.Fprintf(stdout, "reading %s:\n", from)
+					tally.print(stdout, keepNeverRan)
+				}
 			}
-			jobs, err := synth.Run(in, o)
+			jobs, rep, err := synth.RunReport(in, o)
 			if err != nil {
 				return err
 			}
@@ -208,17 +226,73 @@ Options:
 			if src == "" {
 				src = "scratch"
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d jobs over %.1f h from %s (%d in), seed %d\n", out, len(jobs), span/3600, src, len(in), o.Seed)
+			fmt.Fprintf(stdout, "%s: %d jobs over %.1f h from %s (%d in), seed %d\n", out, len(jobs), span/3600, src, len(in), o.Seed)
+			fmt.Fprintln(stdout, "stages:")
+			for _, l := range rep.Lines() {
+				fmt.Fprintln(stdout, "  "+l)
+			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&from, "from", "", "source: a built-in public trace, a canonical table, or a raw trace with --format")
 	cmd.Flags().StringVar(&format, "format", "", "format of --from when it is a raw trace (see 'arena trace import --help')")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "output table: .csv or .parquet")
+	cmd.Flags().BoolVar(&keepNeverRan, "keep-never-ran", false, "with --format: keep jobs that never ran (a recipe then drops them, counted)")
 	for _, k := range synth.Keys() {
 		v := new(string)
 		vals[k.Name] = v
 		cmd.Flags().StringVar(v, k.Name, "", k.Help)
+		if strings.HasPrefix(k.Name, "keep-") {
+			cmd.Flags().Lookup(k.Name).NoOptDefVal = "true" // --keep-gpus alone means true
+		}
 	}
 	return cmd
+}
+
+// importTally counts what an import skipped, by reason, and the absurd
+// values it warned about, keeping the first place each warning was met.
+type importTally struct {
+	skipped map[string]int
+	warned  map[string]int
+	first   map[string]importers.Warning
+}
+
+func newImportTally(opt *importers.Options) *importTally {
+	t := &importTally{skipped: map[string]int{}, warned: map[string]int{}, first: map[string]importers.Warning{}}
+	opt.Skipped = func(reason string) { t.skipped[reason]++ }
+	opt.Warned = func(w importers.Warning) {
+		if t.warned[w.Reason] == 0 {
+			t.first[w.Reason] = w
+		}
+		t.warned[w.Reason]++
+	}
+	return t
+}
+
+// print writes "  skipped N: reason" lines and "  warning: N × reason
+// (first: where)" lines, in reason order; a never-ran line says how to keep
+// those jobs.
+func (t *importTally) print(w io.Writer, keptNeverRan bool) {
+	for _, k := range sortedKeys(t.skipped) {
+		hint := ""
+		if strings.HasPrefix(k, importers.NeverRanPrefix) {
+			hint = " (the never-ran rule; --keep-never-ran keeps them with their state)"
+		}
+		fmt.Fprintf(w, "  skipped %d: %s%s\n", t.skipped[k], k, hint)
+	}
+	if keptNeverRan {
+		fmt.Fprintf(w, "  jobs that never ran are kept with duration_s -1 and their state (--keep-never-ran)\n")
+	}
+	for _, k := range sortedKeys(t.warned) {
+		fmt.Fprintf(w, "  warning: %d × %s — first at %s\n", t.warned[k], k, t.first[k])
+	}
+}
+
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

@@ -3,6 +3,7 @@ package importers
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -30,7 +31,7 @@ func ReadPollux(file string, r io.Reader, opt Options, emit Emit) error {
 		if !ok {
 			return c.fail("timestamp", "%q: want \"YYYY-MM-DD HH:MM:SS\"", c.get("timestamp"))
 		}
-		dur, err := c.float("duration", 0)
+		dur, err := c.float("duration", math.Inf(-1))
 		if err != nil {
 			return err
 		}
@@ -38,19 +39,26 @@ func ReadPollux(file string, r io.Reader, opt Options, emit Emit) error {
 		if err != nil {
 			return err
 		}
-		if _, err := c.float("gpu_time", 0); err != nil {
+		if _, err := c.float("gpu_time", math.Inf(-1)); err != nil {
 			return err
+		}
+		if dur < 0 {
+			opt.warn(WarnNegative, file, c.line, "duration", "row %d: %v s", row, dur)
+			opt.skip(WarnNegative)
+			continue
 		}
 		j := table.Job{ID: strconv.Itoa(row), Submit: sub, Duration: dur, IterationScale: 1, GPUs: float64(gpus),
 			VC: c.get("cluster"), Zone: ZonePhilly, Source: "pollux"}
-		if err := emit(j); err != nil {
+		if err := opt.emit(emit, file, c.line, j); err != nil {
 			return err
 		}
 	}
 }
 
 // ReadHelios reads a Helios cluster_log.csv. Times are Asia/Shanghai local
-// time; CPU-only jobs (gpu_num 0) are skipped unless opt.KeepCPU.
+// time; CPU-only jobs (gpu_num 0) are skipped unless opt.KeepCPU. A job
+// with no start_time (cancelled in the queue; Helios writes duration 0
+// for it) never ran: the never-ran rule applies.
 func ReadHelios(file string, r io.Reader, opt Options, emit Emit) error {
 	c, err := newCSV(file, r, []string{"job_id", "user", "vc", "gpu_num", "state", "submit_time", "duration"}, true, ',')
 	if err != nil {
@@ -74,16 +82,28 @@ func ReadHelios(file string, r io.Reader, opt Options, emit Emit) error {
 		if !ok {
 			return c.fail("submit_time", "%q: want \"YYYY-MM-DD HH:MM:SS\"", c.get("submit_time"))
 		}
-		dur, err := c.float("duration", 0)
-		if err != nil {
-			return err
-		}
 		if c.get("job_id") == "" {
 			return c.fail("job_id", "empty")
 		}
-		j := table.Job{ID: c.get("job_id"), Submit: sub, Duration: dur, IterationScale: 1, GPUs: float64(gpus),
+		j := table.Job{ID: c.get("job_id"), Submit: sub, IterationScale: 1, GPUs: float64(gpus),
 			User: c.get("user"), VC: c.get("vc"), Status: c.get("state"), Zone: ZoneChina, Source: "helios"}
-		if err := emit(j); err != nil {
+		if _, has := c.col["start_time"]; has && absent(c.get("start_time")) {
+			if err := opt.neverRan("helios job without start_time", j, emit, file, c.line); err != nil {
+				return err
+			}
+			continue
+		}
+		dur, err := c.float("duration", math.Inf(-1))
+		if err != nil {
+			return err
+		}
+		if dur < 0 {
+			opt.warn(WarnNegative, file, c.line, "duration", "job %s: %v s", j.ID, dur)
+			opt.skip(WarnNegative)
+			continue
+		}
+		j.Duration = dur
+		if err := opt.emit(emit, file, c.line, j); err != nil {
 			return err
 		}
 	}
@@ -130,6 +150,8 @@ func ReadHeliosCapacity(file string, r io.Reader) (total int, perVC map[string]i
 // scheduled time (−1 for a pod never scheduled); a deletion at or after
 // the trace end (12902960 s) is censored. GPUs are num_gpu, or gpu_milli /
 // 1000 for a shared single GPU. CPU-only pods are skipped unless KeepCPU.
+// A pod never scheduled (empty scheduled_time: Pending) never ran: the
+// never-ran rule applies.
 func ReadAlibaba2023(file string, r io.Reader, opt Options, emit Emit) error {
 	c, err := newCSV(file, r, []string{"name", "num_gpu", "gpu_milli", "gpu_spec", "pod_phase", "creation_time", "deletion_time", "scheduled_time"}, true, ',')
 	if err != nil {
@@ -168,20 +190,26 @@ func ReadAlibaba2023(file string, r io.Reader, opt Options, emit Emit) error {
 		}
 		j := table.Job{ID: c.get("name"), Submit: created, Duration: -1, IterationScale: 1, GPUs: gpus,
 			GPUType: c.get("gpu_spec"), Status: c.get("pod_phase"), Censored: deleted >= traceEnd, Source: "alibaba2023"}
-		if s := c.get("scheduled_time"); s != "" {
-			sched, err := c.float("scheduled_time", 0)
-			if err != nil {
-				return err
-			}
-			if deleted < sched {
-				return c.fail("deletion_time", "%v is before scheduled_time %v", deleted, sched)
-			}
-			j.Duration = deleted - sched
-		}
 		if j.ID == "" {
 			return c.fail("name", "empty")
 		}
-		if err := emit(j); err != nil {
+		if absent(c.get("scheduled_time")) {
+			if err := opt.neverRan("alibaba2023 pod never scheduled", j, emit, file, c.line); err != nil {
+				return err
+			}
+			continue
+		}
+		sched, err := c.float("scheduled_time", 0)
+		if err != nil {
+			return err
+		}
+		if deleted < sched {
+			opt.warn(WarnNegative, file, c.line, "deletion_time", "pod %s: deleted at %v, before it was scheduled at %v", j.ID, deleted, sched)
+			opt.skip(WarnNegative)
+			continue
+		}
+		j.Duration = deleted - sched
+		if err := opt.emit(emit, file, c.line, j); err != nil {
 			return err
 		}
 	}
@@ -244,7 +272,7 @@ func ReadGavel(file string, r io.Reader, opt Options, emit Emit) error {
 		}
 		j := table.Job{ID: strconv.Itoa(line - 1), Submit: arr, Duration: -1, Iterations: steps, IterationScale: 1,
 			GPUs: float64(sf), Model: c.get("job_type"), Source: "gavel"}
-		if err := emit(j); err != nil {
+		if err := opt.emit(emit, file, line, j); err != nil {
 			return err
 		}
 	}
@@ -298,8 +326,18 @@ func ReadArena(file string, r io.Reader, opt Options, emit Emit) error {
 		}
 		j := table.Job{ID: c.get("job_id"), Submit: sub, Duration: -1, Iterations: iters, IterationScale: 5, GPUs: float64(gpus),
 			GPUType: strings.ToLower(c.get("gpu_type")), Model: m.Name(), Batch: batch, Deadline: dl, Source: "arena"}
-		if err := emit(j); err != nil {
+		if err := opt.emit(emit, file, c.line, j); err != nil {
 			return err
 		}
 	}
+}
+
+// absent reports whether a time field records nothing: empty, or the
+// "None"/"NaN"/"NULL" that pandas and Python writers leave.
+func absent(s string) bool {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "none", "nan", "null", "nat":
+		return true
+	}
+	return false
 }

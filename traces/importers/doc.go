@@ -20,4 +20,21 @@
 //
 // and three capacity files that describe a cluster rather than jobs
 // (ReadPhillyMachines, ReadHeliosCapacity, ReadPAIMachines).
+//
+// The never-ran rule, one for every importer: a job the trace records as
+// never started — Philly: no attempt with both a start and an end time;
+// Helios: no start_time (cancelled in the queue); PAI 2020: none of its
+// tasks started; Alibaba 2023: no scheduled_time (Pending) — is skipped by
+// default and counted under a reason starting "never ran: ", because it
+// offers no run time to replay. With Options.KeepNeverRan it is kept with
+// duration_s −1 (unknown), censored false and the trace's final state, so
+// that studies of cancellations can count it; synthesis then drops it
+// before a recipe that derives work from the run time, and says so.
+// Formats without the notion (Pollux, Gavel, Arena) have every row run.
+//
+// Absurd values warn (Options.Warned) instead of passing silently: a
+// negative run time (end before start, or a negative duration column)
+// skips its row, and a job larger than the largest built-in cluster
+// (MaxKnownGPUs) is kept but reported, since it is as likely a misread
+// layout as a real job.
 package importers

@@ -12,6 +12,7 @@ import (
 	"time"
 	_ "time/tzdata" // the traces' zones must resolve on any machine
 
+	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/traces/table"
 )
 
@@ -30,14 +31,100 @@ type Options struct {
 	TasksName string
 	// KeepCPU keeps jobs that use no GPU (helios, pai, alibaba2023).
 	KeepCPU bool
+	// KeepNeverRan keeps the jobs the trace records as never started (the
+	// never-ran rule, doc.go) with duration_s −1 and their final state;
+	// by default they are skipped and counted under a "never ran: …"
+	// reason.
+	KeepNeverRan bool
 	// Skipped, if set, hears why each skipped row was skipped.
 	Skipped func(reason string)
+	// Warned, if set, hears each absurd value: a negative run time (the
+	// row or attempt is skipped) or a job larger than any cluster arena
+	// knows (kept: the trace may be right, its layout may be misread).
+	Warned func(Warning)
 }
+
+// Warning is an absurd value an import met, where it met it.
+type Warning struct {
+	Reason string // one of the Warn… constants
+	File   string
+	Line   int
+	Field  string
+	Detail string
+}
+
+func (w Warning) String() string {
+	loc := w.File
+	if w.Line > 0 {
+		loc += ":" + strconv.Itoa(w.Line)
+	}
+	if w.Field != "" {
+		loc += ": " + w.Field
+	}
+	return loc + ": " + w.Detail
+}
+
+// Warning reasons.
+const (
+	WarnNegative = "negative run time (end before start); the row is skipped"
+	WarnTooLarge = "job larger than any cluster arena knows; kept (check the format: a misread layout gives such counts)"
+)
+
+// Never-ran reasons, as Skipped hears them ("never ran: " + why).
+const NeverRanPrefix = "never ran: "
 
 func (o Options) skip(reason string) {
 	if o.Skipped != nil {
 		o.Skipped(reason)
 	}
+}
+
+func (o Options) warn(reason, file string, line int, field, format string, args ...any) {
+	if o.Warned != nil {
+		o.Warned(Warning{Reason: reason, File: file, Line: line, Field: field, Detail: fmt.Sprintf(format, args...)})
+	}
+}
+
+// neverRan applies the never-ran rule to j: skipped and counted under
+// why, or, with KeepNeverRan, emitted with no run time and its state.
+func (o Options) neverRan(why string, j table.Job, emit Emit, file string, line int) error {
+	if !o.KeepNeverRan {
+		o.skip(NeverRanPrefix + why)
+		return nil
+	}
+	j.Duration, j.Censored = -1, false
+	return o.emit(emit, file, line, j)
+}
+
+// emit passes j on, warning first when it is larger than any cluster
+// arena knows.
+func (o Options) emit(emit Emit, file string, line int, j table.Job) error {
+	if j.GPUs > float64(MaxKnownGPUs) {
+		o.warn(WarnTooLarge, file, line, "gpus", "job %s asks for %s GPUs; the largest cluster arena knows (%s) has %d",
+			j.ID, strconv.FormatFloat(j.GPUs, 'f', -1, 64), maxKnownCluster, MaxKnownGPUs)
+	}
+	return emit(j)
+}
+
+// MaxKnownGPUs is the GPU count of the largest built-in cluster.
+var MaxKnownGPUs, maxKnownCluster = largestCluster()
+
+func largestCluster() (int, string) {
+	best, name := 0, ""
+	for _, n := range sim.BuiltinClusterNames() {
+		spec, err := sim.LoadClusterSpec(n)
+		if err != nil {
+			continue
+		}
+		g := 0
+		for _, p := range spec.Pools {
+			g += p.Nodes * p.GPUsPerNode
+		}
+		if g > best {
+			best, name = g, n
+		}
+	}
+	return best, name
 }
 
 // Format is one importer.

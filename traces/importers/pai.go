@@ -74,7 +74,8 @@ func (c *csvRows) optFloat(name string) (float64, error) {
 // tasks (fractional: plan_gpu is a percentage); run time is the latest task
 // end − the earliest task start; a job with a task still running is
 // censored. Times are seconds shifted by a secret constant, read in UTC+8.
-// Jobs without tasks and CPU-only jobs are skipped.
+// Jobs without tasks (no GPU demand known) and CPU-only jobs are skipped; a
+// job none of whose tasks started never ran: the never-ran rule applies.
 func ReadPAI(file string, r io.Reader, opt Options, emit Emit) error {
 	if opt.Tasks == nil {
 		return fieldErr(file, 0, "", "the pai format needs the task table too (--tasks pai_task_table.csv)")
@@ -170,10 +171,21 @@ func ReadPAI(file string, r io.Reader, opt Options, emit Emit) error {
 		}
 		j := table.Job{ID: name, Submit: sub, Duration: -1, IterationScale: 1, GPUs: t.gpus, GPUType: t.gpuType,
 			User: c.get("user"), Status: c.get("status"), Censored: t.running, Zone: ZoneChina, Source: "pai"}
-		if !math.IsNaN(t.start) && !math.IsNaN(t.end) && t.end >= t.start {
+		if math.IsNaN(t.start) {
+			if err := opt.neverRan("pai job none of whose tasks started", j, emit, file, c.line); err != nil {
+				return err
+			}
+			continue
+		}
+		if !math.IsNaN(t.end) {
+			if t.end < t.start {
+				opt.warn(WarnNegative, tname, 0, "end_time", "job %s: its tasks end at %v, before the first starts at %v", name, t.end, t.start)
+				opt.skip(WarnNegative)
+				continue
+			}
 			j.Duration = t.end - t.start
 		}
-		if err := emit(j); err != nil {
+		if err := opt.emit(emit, file, c.line, j); err != nil {
 			return err
 		}
 	}

@@ -78,8 +78,9 @@ func rawTime(raw json.RawMessage) (string, bool) {
 }
 
 // ReadPhilly reads Philly's cluster_job_log. Jobs with no attempts, or no
-// attempt with both times, are skipped (they never ran); attempts with a
-// missing time are dropped. Times are US-Pacific local time. By default one
+// attempt with both times, never ran: the never-ran rule applies. Attempts
+// with a missing time are dropped, and so are attempts ending before they
+// start (with a warning). Times are US-Pacific local time. By default one
 // row per job: submit = submitted_time, duration = the sum of its attempts,
 // GPUs = the GPUs of its last attempt; with Attempts "attempt" one row per
 // attempt, the first arriving at submitted_time and each later one at the
@@ -175,8 +176,12 @@ func ReadPhilly(file string, r io.Reader, opt Options, emit Emit) error {
 			if !ok2 {
 				return fieldErr(file, line, "attempts["+strconv.Itoa(k)+"].end_time", "job %s: %q: want \"YYYY-MM-DD HH:MM:SS\"", j.JobID, en)
 			}
-			if e < s || n == 0 {
-				continue // a logging error: negative run time or no GPUs
+			if e < s {
+				opt.warn(WarnNegative, file, line, "attempts["+strconv.Itoa(k)+"].end_time", "job %s: attempt %d ends at %s, before its start %s", j.JobID, k+1, en, st)
+				continue // a logging error: the attempt is dropped
+			}
+			if n == 0 {
+				continue // a logging error: no GPUs
 			}
 			total += e - s
 			gpus = n
@@ -187,12 +192,22 @@ func ReadPhilly(file string, r io.Reader, opt Options, emit Emit) error {
 			prevEnd = e
 		}
 		if len(rows) == 0 {
-			opt.skip("philly job that never ran (no attempt with a start time)")
+			// Never ran: GPUs are those the last attempt logged, if any.
+			row := base
+			row.Submit = submit
+			if k := len(j.Attempts) - 1; k >= 0 {
+				for _, d := range j.Attempts[k].Detail {
+					row.GPUs += float64(len(d.GPUs))
+				}
+			}
+			if err := opt.neverRan("philly job without an attempt that ran (no attempts, or none with a start and an end)", row, emit, file, line); err != nil {
+				return err
+			}
 			continue
 		}
 		if perAttempt {
 			for _, row := range rows {
-				if err := emit(row); err != nil {
+				if err := opt.emit(emit, file, line, row); err != nil {
 					return err
 				}
 			}
@@ -200,7 +215,7 @@ func ReadPhilly(file string, r io.Reader, opt Options, emit Emit) error {
 		}
 		row := base
 		row.Submit, row.Duration, row.GPUs, row.Censored = submit, total, float64(gpus), censored
-		if err := emit(row); err != nil {
+		if err := opt.emit(emit, file, line, row); err != nil {
 			return err
 		}
 	}

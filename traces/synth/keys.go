@@ -169,6 +169,14 @@ var keys = []Key{
 		o.KeepGPUs = b
 		return nil
 	}},
+	{"keep-durations", "arena recipe: keep the trace's run times: iterations = duration × scale ÷ the drawn plan's iteration time, never redrawn (scale default 1)", func(o *Options, v string) error {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("want true or false")
+		}
+		o.KeepDurations = b
+		return nil
+	}},
 	{"iter-range", "arena recipe: MIN:MAX iterations; duration/iteration time outside is redrawn uniformly inside (default 2000:10000)", func(o *Options, v string) error {
 		a, b, ok := strings.Cut(v, ":")
 		lo, err1 := strconv.ParseFloat(a, 64)

@@ -90,7 +90,7 @@ func roundGPUs(g float64) int {
 // old batch / new batch (the artifact's Philly rule, on the trace's
 // scale); jobs with a run time get duration / iteration time, redrawn
 // uniformly in [IterMin, IterMax] when outside (the Helios/PAI rule).
-func arenaRecipe(jobs []table.Job, o Options) error {
+func arenaRecipe(jobs []table.Job, o Options, rep *Report) error {
 	db := o.ProfileDB
 	if db == nil {
 		var err error
@@ -105,12 +105,17 @@ func arenaRecipe(jobs []table.Job, o Options) error {
 	scale := o.IterationScale
 	if scale == 0 {
 		scale = 5
+		if o.KeepDurations {
+			scale = 1
+		}
 	}
 	factor := o.DeadlineFactor
 	if !o.DeadlineSet {
 		factor = 1.5
 	}
 	r := o.rng(streamLabel)
+	rc := newRecipeCounts(jobs)
+	defer rc.finish(rep, jobs)
 	for i := range jobs {
 		j := &jobs[i]
 		fixed := 0
@@ -125,10 +130,19 @@ func arenaRecipe(jobs []table.Job, o Options) error {
 		case j.Iterations > 0 && j.Batch > 0:
 			j.Iterations = max(1, j.Iterations*j.Batch/int64(l.Workload.Batch))
 			// keeps the trace's iteration scale
+		case j.HasDuration() && o.KeepDurations:
+			// The engine runs iterations ÷ scale × iteration time: the
+			// trace's run time on the drawn plan.
+			j.Iterations = max(1, int64(math.Round(j.Duration*float64(scale)/l.IterTime)))
+			j.IterationScale = scale
+			if factor > 0 {
+				j.Deadline = j.Submit + factor*j.Duration
+			}
 		case j.HasDuration():
 			it := j.Duration / l.IterTime
 			if it < lo || it > hi {
 				it = lo + (hi-lo)*r.Float64()
+				rc.redrawn++
 			}
 			j.Iterations = max(1, int64(it))
 			j.IterationScale = scale
@@ -141,6 +155,7 @@ func arenaRecipe(jobs []table.Job, o Options) error {
 			return fmt.Errorf("synth: job %s has neither a duration nor iterations to derive work from (use durations: gavel)", j.ID)
 		}
 		j.Model, j.Batch, j.GPUType, j.GPUs = l.Workload.Model.Name(), int64(l.Workload.Batch), l.GPU, float64(l.GPUs)
+		rc.iterTime[i] = l.IterTime
 	}
 	return nil
 }
@@ -148,8 +163,10 @@ func arenaRecipe(jobs []table.Job, o Options) error {
 // bucketRecipe assigns Pollux's (or Sia's) application by GPU-time:
 // < 1 GPU-h cifar10 or ncf (Sia: cifar10), 1–10 deepspeech2 (half of them
 // bert), 10–100 yolov3, ≥ 100 imagenet. Sia also caps GPUs at 16.
-func bucketRecipe(jobs []table.Job, o Options) error {
+func bucketRecipe(jobs []table.Job, o Options, rep *Report) error {
 	r := o.rng(streamLabel)
+	rc := newRecipeCounts(jobs)
+	defer rc.finish(rep, jobs)
 	for i := range jobs {
 		j := &jobs[i]
 		if !j.HasDuration() {

@@ -58,6 +58,11 @@ type Options struct {
 	// KeepGPUs (arena recipe): keep the trace's GPU count (rounded up to a
 	// power of two, at most 16) instead of drawing it.
 	KeepGPUs bool
+	// KeepDurations (arena recipe): keep the trace's run times. Iterations
+	// become duration × scale ÷ the drawn plan's best-locality iteration
+	// time, never redrawn, so the engine runs each job for its trace run
+	// time on that plan; the scale defaults to 1 instead of 5.
+	KeepDurations bool
 	// IterRange (arena recipe) bounds iterations = duration / iteration
 	// time; outside it they are redrawn uniformly in it. Default
 	// [2000, 10000] (the artifact's Helios range).
@@ -93,15 +98,33 @@ func (o *Options) Deterministic() bool {
 // Run applies the options to jobs (not modified) and returns the workload
 // sorted by submission, the first at time 0.
 func Run(jobs []table.Job, o Options) ([]table.Job, error) {
+	out, _, err := RunReport(jobs, o)
+	return out, err
+}
+
+// RunReport is Run, also saying what each stage changed.
+func RunReport(jobs []table.Job, o Options) ([]table.Job, *Report, error) {
+	rep := &Report{In: len(jobs), Recipe: o.Recipe, opts: o}
+	out, err := run(jobs, o, rep)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep.Out = len(out)
+	return out, rep, nil
+}
+
+func run(jobs []table.Job, o Options, rep *Report) ([]table.Job, error) {
 	if err := o.check(len(jobs)); err != nil {
 		return nil, err
 	}
-	out := filter(jobs, o)
+	out := filter(jobs, o, rep)
 	var err error
 	if o.WindowMode != "" {
+		n := len(out)
 		if out, err = window(out, o); err != nil {
 			return nil, err
 		}
+		rep.stage("window", n-len(out))
 	}
 	sortBySubmit(out)
 	if o.Sample > 0 {
@@ -115,9 +138,14 @@ func Run(jobs []table.Job, o Options) ([]table.Job, error) {
 		for i, k := range idx {
 			picked[i] = out[k]
 		}
+		rep.stage("sample", len(out)-len(picked))
 		out = picked
 	}
 	if o.Rate > 0 {
+		rep.Rearrived = true
+		if len(out) > 0 {
+			rep.Cycled = max(0, o.Jobs-len(out))
+		}
 		out = poisson(out, o)
 	} else if o.Jobs > 0 {
 		return nil, errors.New("synth: jobs needs a rate (jobs/hour) to place their arrivals")
@@ -136,6 +164,7 @@ func Run(jobs []table.Job, o Options) ([]table.Job, error) {
 		for i := range out {
 			out[i].Duration, out[i].Censored = GavelDuration(r), false
 		}
+		rep.DurationsRedrawn = len(out)
 	}
 	if o.GPUMix != "" {
 		mix, err := ParseGPUMix(o.GPUMix)
@@ -144,17 +173,34 @@ func Run(jobs []table.Job, o Options) ([]table.Job, error) {
 		}
 		r := o.rng(streamGPUs)
 		for i := range out {
-			out[i].GPUs = float64(mix.draw(r))
+			g := float64(mix.draw(r))
+			if g != out[i].GPUs {
+				rep.GPUsRedrawn++
+			}
+			out[i].GPUs = g
+		}
+	}
+	if o.Recipe != "" {
+		// A job the recipe cannot derive work from (no run time — a job
+		// kept by an importer's --keep-never-ran — and, for arena, no
+		// iterations either) is dropped here and counted, not an error.
+		n := len(out)
+		out = slices.DeleteFunc(out, func(j table.Job) bool {
+			return !j.HasDuration() && (o.Recipe != "arena" || j.Iterations <= 0)
+		})
+		rep.stage("no run time to derive work from (never ran, or unknown)", n-len(out))
+		if len(out) == 0 {
+			return nil, errors.New("synth: no job with a run time left for the recipe")
 		}
 	}
 	switch o.Recipe {
 	case "":
 	case "arena":
-		if err := arenaRecipe(out, o); err != nil {
+		if err := arenaRecipe(out, o, rep); err != nil {
 			return nil, err
 		}
 	case "pollux", "sia":
-		if err := bucketRecipe(out, o); err != nil {
+		if err := bucketRecipe(out, o, rep); err != nil {
 			return nil, err
 		}
 	}
@@ -212,25 +258,38 @@ func (o *Options) check(n int) error {
 	return nil
 }
 
-func filter(jobs []table.Job, o Options) []table.Job {
+func filter(jobs []table.Job, o Options, rep *Report) []table.Job {
 	var t0 float64 = math.Inf(1)
 	for i := range jobs {
 		t0 = math.Min(t0, jobs[i].Submit)
 	}
+	// A job is counted under the first filter it fails, in this order.
+	var drop [8]int
 	out := make([]table.Job, 0, len(jobs))
 	for _, j := range jobs {
 		switch {
 		case o.MinDuration > 0 && (!j.HasDuration() || j.Duration < o.MinDuration):
+			drop[0]++
 		case o.MaxDuration > 0 && (!j.HasDuration() || j.Duration > o.MaxDuration):
+			drop[1]++
 		case o.MaxGPUs > 0 && j.GPUs > o.MaxGPUs:
+			drop[2]++
 		case o.MaxGPUTime > 0 && (!j.HasDuration() || j.Duration*j.GPUs >= o.MaxGPUTime):
+			drop[3]++
 		case j.Submit-t0 < o.Since:
+			drop[4]++
 		case o.Until > 0 && j.Submit-t0 >= o.Until:
+			drop[5]++
 		case len(o.VCs) > 0 && !slices.Contains(o.VCs, j.VC):
+			drop[6]++
 		case len(o.Status) > 0 && !slices.Contains(o.Status, j.Status):
+			drop[7]++
 		default:
 			out = append(out, j)
 		}
+	}
+	for k, name := range []string{"min-duration", "max-duration", "max-gpus", "max-gpu-time", "since", "until", "vc", "status"} {
+		rep.stage(name, drop[k])
 	}
 	return out
 }
