@@ -24,7 +24,7 @@ import (
 
 type simulateFlags struct {
 	trace, policies, cluster, timing, horizon, out, estimator, gpuMap string
-	overheads                                                         string
+	overheads, baseline                                               string
 	rounds, maxRounds                                                 int
 	iterationScale                                                    int64
 	slowdown, relaxedSlowdown                                         float64
@@ -85,6 +85,7 @@ Philly trace in artifact timing the authors' stored results are printed alongsid
 	fl.BoolVar(&f.untilDone, "until-done", false, "run past --rounds/--horizon until every job of the trace has finished or been dropped (cap: --max-rounds; stops early if the policy leaves jobs queued on an idle cluster for 100 rounds)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	fl.DurationVar(&f.progressEvery, "progress", defaultProgressEvery, "when stderr is not a terminal: print a progress line this often (0 = never)")
+	fl.StringVar(&f.baseline, "baseline", "", "compare every policy with this one (JCT reduction and throughput ratio); default: the paper's form, arena against each")
 	fl.BoolVar(&f.noReference, "no-reference", false, "do not print the artifact's stored results next to ours")
 	addProfileFlags(cmd)
 	return cmd
@@ -149,6 +150,14 @@ func runSimulate(cmd *cobra.Command, reg *policy.Registry, f simulateFlags) erro
 			} else {
 				names = append(names, n)
 			}
+		}
+	}
+	if f.baseline != "" {
+		if ps, err := reg.Parse(f.baseline); err == nil {
+			f.baseline = ps.String()
+		}
+		if !slices.Contains(names, f.baseline) {
+			return fmt.Errorf("--baseline %s: not among the policies run (%s)", f.baseline, strings.Join(names, ", "))
 		}
 	}
 	// The trace and cluster are the same for every policy: a bad one is
@@ -229,7 +238,7 @@ func runSimulate(cmd *cobra.Command, reg *policy.Registry, f simulateFlags) erro
 		}
 	}
 	warnMissingTypes(stderr, outcomes[0])
-	printSummaries(cmd.OutOrStdout(), outcomes, timing == sim.Artifact && f.trace == "philly" && !f.noReference && outcomes[0].Summary.Rounds == 2000 && f.cluster == "paper-1280")
+	printSummaries(cmd.OutOrStdout(), outcomes, timing == sim.Artifact && f.trace == "philly" && !f.noReference && outcomes[0].Summary.Rounds == 2000 && f.cluster == "paper-1280", f.baseline)
 	if timing == sim.Artifact && f.trace == "pai" && !f.noReference && outcomes[0].Summary.Rounds == 500 && f.cluster == "paper-1280" {
 		// The authors' PAI runs are stored as per-round digests only.
 		for _, o := range outcomes {

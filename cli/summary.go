@@ -12,7 +12,10 @@ import (
 	"github.com/arena-sim/arena/sim"
 )
 
-func printSummaries(w io.Writer, outcomes []*experiments.Outcome, withReference bool) {
+// printSummaries prints the side-by-side table, the warnings and the
+// comparisons (against baseline, or the paper's arena against each when
+// baseline is "").
+func printSummaries(w io.Writer, outcomes []*experiments.Outcome, withReference bool, baseline string) {
 	s0 := outcomes[0].Summary
 	fmt.Fprintf(w, "trace %s (%d jobs, %d submitted in the window) on %s, %s timing, %d rounds of 300 s (%s)\n\n",
 		s0.Trace, s0.JobsInTrace, s0.Submitted, s0.Cluster, s0.Timing, s0.Rounds, sim.Duration(s0.HorizonS))
@@ -50,12 +53,29 @@ func printSummaries(w io.Writer, outcomes []*experiments.Outcome, withReference 
 			}
 			return fmt.Sprint(s.Pending)
 		}, nil},
-		{"jobs dropped", func(s *sim.Summary) string { return fmt.Sprint(s.Dropped) }, nil},
+		{"jobs dropped", func(s *sim.Summary) string {
+			if s.Dropped > 0 {
+				return fmt.Sprintf("%d ⚠", s.Dropped)
+			}
+			return fmt.Sprint(s.Dropped)
+		}, nil},
+		// The default comparison metric first: every submitted job.
+		{"mean JCT, all submitted (s)", func(s *sim.Summary) string { return f0(s.SubmittedMeanJCT) }, nil},
+		{"p50 JCT, all submitted (s)", func(s *sim.Summary) string { return f0(s.SubmittedP50JCT) }, nil},
+		{"p95 JCT, all submitted (s)", func(s *sim.Summary) string { return f0(s.SubmittedP95JCT) }, nil},
+		{"p99 JCT, all submitted (s)", func(s *sim.Summary) string { return f0(s.SubmittedP99JCT) }, nil},
 		{"censored mean JCT (s)", func(s *sim.Summary) string { return f0(s.CensoredMeanJCT) }, nil},
 		{"mean JCT, finished (s)", jct(func(s *sim.Summary) float64 { return s.MeanJCT }), func(r experiments.ReferenceRun) string { return f0(stat.Mean(r.JCT, nil)) }},
 		{"artifact padded mean JCT (s)", jct(func(s *sim.Summary) float64 { return s.PaddedMeanJCT }), nil},
 		{"median JCT (s)", jct(func(s *sim.Summary) float64 { return s.MedianJCT }), nil},
 		{"p95 JCT (s)", jct(func(s *sim.Summary) float64 { return s.P95JCT }), nil},
+		{"p99 JCT (s)", jct(func(s *sim.Summary) float64 { return s.P99JCT }), nil},
+		{"mean / p99 bounded slowdown", func(s *sim.Summary) string {
+			if s.Finished == 0 {
+				return "–"
+			}
+			return f1(s.MeanBoundedSlowdown) + " / " + f1(s.P99BoundedSlowdown)
+		}, nil},
 		{"makespan (s)", func(s *sim.Summary) string {
 			if s.MakespanLowerBound {
 				return "≥ " + f0(s.Makespan)
@@ -104,7 +124,7 @@ func printSummaries(w io.Writer, outcomes []*experiments.Outcome, withReference 
 	}
 	tw.Flush()
 	printWarnings(w, outcomes)
-	printArenaRatios(w, outcomes)
+	printComparisons(w, outcomes, baseline)
 	if withReference {
 		for _, o := range outcomes {
 			if ref, err := experiments.ReferenceDigest(o.Summary.Trace, o.Summary.Policy); err == nil {
@@ -124,6 +144,9 @@ func printSummaries(w io.Writer, outcomes []*experiments.Outcome, withReference 
 func printWarnings(w io.Writer, outcomes []*experiments.Outcome) {
 	for _, o := range outcomes {
 		s := &o.Summary
+		if s.Dropped > 0 {
+			fmt.Fprintf(w, "⚠ %s dropped %d of %d submitted jobs: they count in the mean JCT over all submitted jobs (the default comparison) at their age at the horizon, as if still waiting; the means over finished or admitted jobs leave them out and flatter it\n", s.Policy, s.Dropped, s.Submitted)
+		}
 		if s.StuckPending > 0 {
 			fmt.Fprintf(w, "⚠ %s ends with %d pending jobs and nothing running: it may never place them; they count in the censored mean at their age, not in the mean over finished jobs\n", s.Policy, s.StuckPending)
 		}
@@ -148,30 +171,57 @@ func relative(a, b float64) string {
 	return "equal"
 }
 
-// printArenaRatios states Arena's standing against each other policy: the
-// censored mean JCT (independent of which runs are compared), the
-// artifact's padded mean JCT (the paper's metric; it depends on the group)
-// and the ratio of mean and peak throughput.
-func printArenaRatios(w io.Writer, outcomes []*experiments.Outcome) {
-	var arena *sim.Summary
-	for _, o := range outcomes {
-		if o.Summary.Policy == "arena" {
-			arena = &o.Summary
-		}
-	}
-	if arena == nil || len(outcomes) < 2 {
+// printComparisons states each comparison on the default metric (the mean
+// JCT over every submitted job, independent of which runs are compared),
+// beside the jobs behind it, then the artifact's padded mean JCT (the
+// paper's metric; it depends on the group) and the ratio of mean and peak
+// throughput. With baseline "" it is the paper's form, arena against each
+// other policy; otherwise each policy against baseline. A side that dropped
+// or stranded jobs is marked ⚠.
+func printComparisons(w io.Writer, outcomes []*experiments.Outcome, baseline string) {
+	if len(outcomes) < 2 {
 		return
 	}
+	var ref *sim.Summary
+	name := baseline
+	if name == "" {
+		name = experiments.RefPolicy
+	}
+	for _, o := range outcomes {
+		if o.Summary.Policy == name {
+			ref = &o.Summary
+		}
+	}
+	if ref == nil {
+		return
+	}
+	mark := func(s *sim.Summary) string {
+		if s.Neglects() {
+			return s.Policy + " ⚠"
+		}
+		return s.Policy
+	}
 	fmt.Fprintln(w)
+	if baseline != "" {
+		fmt.Fprintf(w, "against the baseline %s (one seed: no interval; a sweep over seeds gives paired t-intervals):\n", baseline)
+	}
 	for _, o := range outcomes {
 		s := &o.Summary
-		if s == arena || s.CensoredMeanJCT == 0 || s.MeanThroughput == 0 || s.PeakThroughput == 0 {
+		if s == ref {
 			continue
 		}
-		line := fmt.Sprintf("arena vs %s: censored mean JCT %s", s.Policy, relative(arena.CensoredMeanJCT, s.CensoredMeanJCT))
-		if s.PaddedMeanJCT > 0 && arena.PaddedMeanJCT > 0 {
-			line += fmt.Sprintf(" (artifact padded mean %s)", relative(arena.PaddedMeanJCT, s.PaddedMeanJCT))
+		a, b := ref, s // the paper's form: arena against each
+		if baseline != "" {
+			a, b = s, ref
 		}
-		fmt.Fprintf(w, "%s, mean throughput %.2fx, peak %.2fx\n", line, arena.MeanThroughput/s.MeanThroughput, arena.PeakThroughput/s.PeakThroughput)
+		if b.SubmittedMeanJCT == 0 || b.MeanThroughput == 0 || b.PeakThroughput == 0 {
+			continue
+		}
+		line := fmt.Sprintf("%s vs %s: mean JCT over all submitted jobs %s (%s: %s; %s: %s)", mark(a), mark(b),
+			relative(a.SubmittedMeanJCT, b.SubmittedMeanJCT), a.Policy, a.Accounting(), b.Policy, b.Accounting())
+		if b.PaddedMeanJCT > 0 && a.PaddedMeanJCT > 0 {
+			line += fmt.Sprintf(", artifact padded mean %s", relative(a.PaddedMeanJCT, b.PaddedMeanJCT))
+		}
+		fmt.Fprintf(w, "%s, mean throughput %.2fx, peak %.2fx\n", line, a.MeanThroughput/b.MeanThroughput, a.PeakThroughput/b.PeakThroughput)
 	}
 }
