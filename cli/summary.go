@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 	"text/tabwriter"
 
 	"gonum.org/v1/gonum/floats"
@@ -224,4 +226,22 @@ func printComparisons(w io.Writer, outcomes []*experiments.Outcome, baseline str
 		}
 		fmt.Fprintf(w, "%s, mean throughput %.2fx, peak %.2fx\n", line, a.MeanThroughput/b.MeanThroughput, a.PeakThroughput/b.PeakThroughput)
 	}
+}
+
+// printPlotCaptions writes OUT/captions.txt — per comparison group, each
+// policy's mean JCT over all submitted jobs beside its jobs finished /
+// unfinished / dropped, for the figures' captions — prints its path, and
+// prints the seed table (means with t-intervals, paired comparisons) when
+// the runs have several seeds.
+func printPlotCaptions(w io.Writer, out string, rows []experiments.SummaryRow) error {
+	var b strings.Builder
+	if err := experiments.WriteCaptions(&b, rows); err != nil {
+		return err
+	}
+	path := filepath.Join(out, "captions.txt")
+	if err := sim.WriteFileAtomic(path, []byte(b.String())); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, path)
+	return experiments.WriteSeedTable(w, rows)
 }

@@ -158,3 +158,53 @@ func dedupe(xs []string) []string {
 	}
 	return out
 }
+
+// RowsAgainst flattens runs already padded within their groups (PadGroups)
+// into summary rows with their across-seed columns, compared with
+// baseline ("" = the paper's form; SetBaseline).
+func RowsAgainst(rs []*Results, baseline string) ([]SummaryRow, error) {
+	rows := summaryRowsAsPadded(rs)
+	return rows, SetBaseline(rows, baseline)
+}
+
+// WriteCaptions writes, for each comparison group of rows in order, a
+// caption line a figure of the group can carry: each policy's mean JCT
+// over all submitted jobs beside its jobs finished / unfinished / dropped
+// (⚠ for a policy that dropped or stranded jobs) and, where the row has
+// one, its comparison (arena against it, or it against the baseline).
+func WriteCaptions(w io.Writer, rows []SummaryRow) error {
+	var b strings.Builder
+	var order []string
+	byGroup := map[string][]*SummaryRow{}
+	for i := range rows {
+		g := rows[i].Group
+		if _, ok := byGroup[g]; !ok {
+			order = append(order, g)
+		}
+		byGroup[g] = append(byGroup[g], &rows[i])
+	}
+	for _, g := range order {
+		fmt.Fprintf(&b, "%s:", g)
+		for k, r := range byGroup[g] {
+			if k > 0 {
+				b.WriteString(";")
+			}
+			writeCaption(&b, r)
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeCaption(b *strings.Builder, r *SummaryRow) {
+	name := r.Policy
+	if r.Dropped > 0 || r.StuckPending > 0 {
+		name += " ⚠"
+	}
+	fmt.Fprintf(b, " %s: mean JCT over all %d submitted jobs %.0f s (%d finished, %d unfinished, %d dropped)",
+		name, r.Submitted, r.SubmittedMeanJCT, r.Finished, r.Running+r.Pending, r.Dropped)
+	if r.Comparison != "" && r.JCTReduction != nil && r.Seeds == 1 {
+		fmt.Fprintf(b, ", %s: JCT reduction %.1f %%", r.Comparison, 100**r.JCTReduction)
+	}
+}
