@@ -97,3 +97,25 @@ func deref(p *float64) float64 {
 	}
 	return *p
 }
+
+// The seed table names its interval and seed count, warns under 5 seeds,
+// shows finished / unfinished / dropped beside the mean and marks a policy
+// that dropped jobs.
+func TestSeedTableNamesIntervalAndAccounting(t *testing.T) {
+	rows := seedRows()[:4]
+	rows[1].Dropped, rows[3].Pending = 2, 1
+	addSeedStats(rows)
+	var b strings.Builder
+	if err := WriteSeedTable(&b, rows); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"95 % t-interval over 2 seeds", "⚠ fewer than 5 seeds", "9 fin · 0 unfin · 0 drop", "fcfs ⚠", "6 fin · 0.5 unfin · 1 drop", "arena JCT reduction"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("seed table lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "arena ⚠") {
+		t.Errorf("arena dropped nothing but is flagged:\n%s", out)
+	}
+}
