@@ -55,7 +55,7 @@ var coverageSizes = []int{3, 5, 10, 20}
 // from a normal distribution at every n, and in ≥ 90 % from a lognormal
 // one at n ≥ 10. It prints the table (go test -v -run Coverage), with the
 // percentile bootstrap's coverage beside (500 draws: 10,000 resamples
-// each make it slow; skipped with -short).
+// each make it slow; only with -v).
 func TestCoverage(t *testing.T) {
 	var table strings.Builder
 	fmt.Fprintf(&table, "%-18s %-22s", "distribution", "method")
@@ -69,8 +69,8 @@ func TestCoverage(t *testing.T) {
 			f     func([]float64) Interval
 			draws int
 		}{{string(T), TInterval, coverageDraws}, {string(PercentileBootstrap), Bootstrap, 500}} {
-			if m.draws < coverageDraws && testing.Short() {
-				continue
+			if m.draws < coverageDraws && !testing.Verbose() {
+				continue // slow (10,000 resamples per interval), and only shown with -v
 			}
 			fmt.Fprintf(&table, "%-18s %-22s", d.name, m.name)
 			for _, n := range coverageSizes {
