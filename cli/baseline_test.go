@@ -47,3 +47,31 @@ func TestBaselineEverywhere(t *testing.T) {
 		t.Errorf("simulate --baseline srtf: %v\n%s", err, out)
 	}
 }
+
+// reproduce and plot refuse a baseline none of their runs has, naming it,
+// before running or drawing anything; plot writes captions with the
+// accounting beside each mean.
+func TestBaselineReproduceAndPlot(t *testing.T) {
+	dir := t.TempDir()
+	// philly's section runs sia-stored, not sia.
+	if _, err := runCLI(t, "reproduce", "philly", "--baseline", "sia", "--out", filepath.Join(dir, "r"), "--quiet"); err == nil || !strings.Contains(err.Error(), `baseline "sia" is not among the policies run`) {
+		t.Errorf("reproduce --baseline sia: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r", "runs")); err == nil {
+		t.Error("reproduce ran before refusing the baseline")
+	}
+	res := filepath.Join(dir, "res")
+	if out, err := runCLI(t, "simulate", "--trace", "pai", "--policy", "fcfs,srtf", "--rounds", "60", "--out", res); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if _, err := runCLI(t, "plot", res, "--kind", "jct-bars", "--baseline", "sia", "--out", filepath.Join(dir, "f")); err == nil || !strings.Contains(err.Error(), `baseline "sia" is not among the policies run (fcfs, srtf)`) {
+		t.Errorf("plot --baseline sia: %v", err)
+	}
+	if _, err := runCLI(t, "plot", res, "--kind", "jct-bars", "--baseline", "srtf", "--out", filepath.Join(dir, "f")); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "f", "captions.txt"))
+	if !strings.Contains(string(b), "fcfs: mean JCT over all") || !strings.Contains(string(b), "finished,") || !strings.Contains(string(b), "fcfs vs srtf: JCT reduction") {
+		t.Errorf("captions.txt:\n%s", b)
+	}
+}

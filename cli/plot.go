@@ -37,7 +37,7 @@ Kinds: jct-cdf, jct-bars, throughput, queue, utilization (the default "all"),
 occupancy (one Gantt-style figure per run: every GPU over time, coloured by the
 job holding it), and load (padded mean JCT and mean throughput against the load
 density, one line per policy, one panel per trace; several seeds at a density give the
-mean with its 95 % bootstrap interval as error bars). Runs of several seeds also get
+mean with its 95 % t-interval as error bars). Runs of several seeds also get
 <cell>.seeds.jct-bars: mean JCTs over seeds with their intervals (summary.parquet's
 *_mean / *_ci_lo / *_ci_hi columns).
 
