@@ -16,6 +16,7 @@ import (
 
 type plotFlags struct {
 	kinds, out, format, title, size, cdf, policies string
+	baseline                                       string
 	window                                         time.Duration
 }
 
@@ -36,7 +37,7 @@ Kinds: jct-cdf, jct-bars, throughput, queue, utilization (the default "all"),
 occupancy (one Gantt-style figure per run: every GPU over time, coloured by the
 job holding it), and load (padded mean JCT and mean throughput against the load
 density, one line per policy, one panel per trace; several seeds at a density give the
-mean with its 95 % bootstrap interval as error bars). Runs of several seeds also get
+mean with its 95 % t-interval as error bars). Runs of several seeds also get
 <cell>.seeds.jct-bars: mean JCTs over seeds with their intervals (summary.parquet's
 *_mean / *_ci_lo / *_ci_hi columns).
 
@@ -65,6 +66,7 @@ the default, about 1/40 of the run, is stated in the axis label).`,
 	fl.StringVar(&f.title, "title", "", "title drawn above each figure (default: none)")
 	fl.StringVar(&f.cdf, "cdf", "all", "JCT CDF population: all (every submitted job; unfinished censored at the horizon) or common (jobs every policy finished)")
 	fl.DurationVar(&f.window, "window", 0, "rolling-mean window of throughput and queue figures, e.g. 6h (0: about 1/40 of the run; -1s: raw per-round values)")
+	fl.StringVar(&f.baseline, "baseline", "", "compare every policy with this one in the captions and the seed table printed (default: the paper's form, arena against each)")
 	fl.StringVar(&f.policies, "policies", "", "comma-separated policies to draw (default: every policy in RESULTS)")
 	return cmd
 }
@@ -121,6 +123,12 @@ func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
 		}
 		all = kept
 	}
+	// The captions' rows, checked before any figure is drawn: a baseline
+	// none of the runs has is an error naming it.
+	rows, err := experiments.RowsAgainst(all, f.baseline)
+	if err != nil {
+		return fmt.Errorf("--%w", err)
+	}
 	var runKinds []string
 	wantLoad := false
 	for _, k := range kinds {
@@ -167,5 +175,5 @@ func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
 	for _, w := range written {
 		fmt.Fprintln(cmd.OutOrStdout(), w.Path)
 	}
-	return nil
+	return printPlotCaptions(cmd.OutOrStdout(), f.out, rows)
 }

@@ -103,9 +103,11 @@ func runReproduce(cmd *cobra.Command, reg *policy.Registry, args []string, f rep
 		return fmt.Errorf("--format %q: want %s", f.format, strings.Join(plots.Formats, ", "))
 	}
 	if f.baseline != "" {
-		if _, err := reg.Lookup(f.baseline); err != nil {
+		ps, err := reg.Parse(f.baseline)
+		if err != nil {
 			return fmt.Errorf("--baseline: %w", err)
 		}
+		f.baseline = ps.String()
 	}
 	stderr := cmd.ErrOrStderr()
 	prog := newProgress(stderr, chooseProgress(stderr, f.quiet, f.progressEvery), "reproduce", "runs", f.progressEvery)

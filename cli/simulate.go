@@ -9,13 +9,10 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
-	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/stat"
 
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/experiments"
@@ -27,7 +24,7 @@ import (
 
 type simulateFlags struct {
 	trace, policies, cluster, timing, horizon, out, estimator, gpuMap string
-	overheads                                                         string
+	overheads, baseline                                               string
 	rounds, maxRounds                                                 int
 	iterationScale                                                    int64
 	slowdown, relaxedSlowdown                                         float64
@@ -88,6 +85,7 @@ Philly trace in artifact timing the authors' stored results are printed alongsid
 	fl.BoolVar(&f.untilDone, "until-done", false, "run past --rounds/--horizon until every job of the trace has finished or been dropped (cap: --max-rounds; stops early if the policy leaves jobs queued on an idle cluster for 100 rounds)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	fl.DurationVar(&f.progressEvery, "progress", defaultProgressEvery, "when stderr is not a terminal: print a progress line this often (0 = never)")
+	fl.StringVar(&f.baseline, "baseline", "", "compare every policy with this one (JCT reduction and throughput ratio); default: the paper's form, arena against each")
 	fl.BoolVar(&f.noReference, "no-reference", false, "do not print the artifact's stored results next to ours")
 	addProfileFlags(cmd)
 	return cmd
@@ -152,6 +150,14 @@ func runSimulate(cmd *cobra.Command, reg *policy.Registry, f simulateFlags) erro
 			} else {
 				names = append(names, n)
 			}
+		}
+	}
+	if f.baseline != "" {
+		if ps, err := reg.Parse(f.baseline); err == nil {
+			f.baseline = ps.String()
+		}
+		if !slices.Contains(names, f.baseline) {
+			return fmt.Errorf("--baseline %s: not among the policies run (%s)", f.baseline, strings.Join(names, ", "))
 		}
 	}
 	// The trace and cluster are the same for every policy: a bad one is
@@ -232,7 +238,7 @@ func runSimulate(cmd *cobra.Command, reg *policy.Registry, f simulateFlags) erro
 		}
 	}
 	warnMissingTypes(stderr, outcomes[0])
-	printSummaries(cmd.OutOrStdout(), outcomes, timing == sim.Artifact && f.trace == "philly" && !f.noReference && outcomes[0].Summary.Rounds == 2000 && f.cluster == "paper-1280")
+	printSummaries(cmd.OutOrStdout(), outcomes, timing == sim.Artifact && f.trace == "philly" && !f.noReference && outcomes[0].Summary.Rounds == 2000 && f.cluster == "paper-1280", f.baseline)
 	if timing == sim.Artifact && f.trace == "pai" && !f.noReference && outcomes[0].Summary.Rounds == 500 && f.cluster == "paper-1280" {
 		// The authors' PAI runs are stored as per-round digests only.
 		for _, o := range outcomes {
@@ -313,170 +319,6 @@ func isTerminal(w io.Writer) bool {
 	}
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-func printSummaries(w io.Writer, outcomes []*experiments.Outcome, withReference bool) {
-	s0 := outcomes[0].Summary
-	fmt.Fprintf(w, "trace %s (%d jobs, %d submitted in the window) on %s, %s timing, %d rounds of 300 s (%s)\n\n",
-		s0.Trace, s0.JobsInTrace, s0.Submitted, s0.Cluster, s0.Timing, s0.Rounds, sim.Duration(s0.HorizonS))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := "metric\t"
-	for _, o := range outcomes {
-		head += o.Summary.Policy + "\t"
-		if withReference {
-			head += "(artifact)\t"
-		}
-	}
-	fmt.Fprintln(tw, head)
-	type row struct {
-		name string
-		get  func(s *sim.Summary) string
-		ref  func(r experiments.ReferenceRun) string
-	}
-	f0 := func(v float64) string { return fmt.Sprintf("%.0f", v) }
-	f1 := func(v float64) string { return fmt.Sprintf("%.1f", v) }
-	// JCT statistics over finished jobs are undefined when none finished.
-	jct := func(get func(s *sim.Summary) float64) func(s *sim.Summary) string {
-		return func(s *sim.Summary) string {
-			if s.Finished == 0 {
-				return "–"
-			}
-			return f0(get(s))
-		}
-	}
-	rows := []row{
-		{"jobs finished", func(s *sim.Summary) string { return fmt.Sprint(s.Finished) }, func(r experiments.ReferenceRun) string { return fmt.Sprint(len(r.JCT)) }},
-		{"jobs running at end", func(s *sim.Summary) string { return fmt.Sprint(s.Running) }, nil},
-		{"jobs pending at end", func(s *sim.Summary) string {
-			if s.StuckPending > 0 {
-				return fmt.Sprintf("%d ⚠", s.Pending)
-			}
-			return fmt.Sprint(s.Pending)
-		}, nil},
-		{"jobs dropped", func(s *sim.Summary) string { return fmt.Sprint(s.Dropped) }, nil},
-		{"censored mean JCT (s)", func(s *sim.Summary) string { return f0(s.CensoredMeanJCT) }, nil},
-		{"mean JCT, finished (s)", jct(func(s *sim.Summary) float64 { return s.MeanJCT }), func(r experiments.ReferenceRun) string { return f0(stat.Mean(r.JCT, nil)) }},
-		{"artifact padded mean JCT (s)", jct(func(s *sim.Summary) float64 { return s.PaddedMeanJCT }), nil},
-		{"median JCT (s)", jct(func(s *sim.Summary) float64 { return s.MedianJCT }), nil},
-		{"p95 JCT (s)", jct(func(s *sim.Summary) float64 { return s.P95JCT }), nil},
-		{"makespan (s)", func(s *sim.Summary) string {
-			if s.MakespanLowerBound {
-				return "≥ " + f0(s.Makespan)
-			}
-			return f0(s.Makespan)
-		}, nil},
-		// The stored lists cover every admitted job, except FCFS's, which
-		// holds finished jobs only; each reference value sits in its row.
-		{"mean queueing, admitted (s)", func(s *sim.Summary) string { return f0(s.MeanQueueing) }, func(r experiments.ReferenceRun) string {
-			if len(r.Queueing) == len(r.JCT) {
-				return ""
-			}
-			return f0(stat.Mean(r.Queueing, nil))
-		}},
-		{"mean queueing, finished (s)", func(s *sim.Summary) string { return f0(s.MeanQueueingFinished) }, func(r experiments.ReferenceRun) string {
-			if len(r.Queueing) != len(r.JCT) {
-				return ""
-			}
-			return f0(stat.Mean(r.Queueing, nil))
-		}},
-		{"mean throughput (samples/s)", func(s *sim.Summary) string { return f1(s.MeanThroughput) }, func(r experiments.ReferenceRun) string { return f1(stat.Mean(r.Thr, nil)) }},
-		{"peak throughput (samples/s)", func(s *sim.Summary) string { return f1(s.PeakThroughput) }, func(r experiments.ReferenceRun) string { return f1(floats.Max(r.Thr)) }},
-		{"reconfigurations", func(s *sim.Summary) string { return fmt.Sprint(s.Reconfigurations) }, nil},
-		{"wall time (s)", func(s *sim.Summary) string { return fmt.Sprintf("%.2f", s.Wallclock.RunS) }, nil},
-		{"decision p99 (ms)", func(s *sim.Summary) string { return fmt.Sprintf("%.2f", s.Wallclock.DecisionP99*1e3) }, nil},
-	}
-	if s0.UntilDone {
-		// Each run ends when its jobs do: lengths (and the rounds the
-		// throughput means average over) differ.
-		rows = append([]row{{"rounds simulated (until done)", func(s *sim.Summary) string { return fmt.Sprint(s.Rounds) }, nil}}, rows...)
-	}
-	for _, r := range rows {
-		line := r.name + "\t"
-		for _, o := range outcomes {
-			line += r.get(&o.Summary) + "\t"
-			if withReference {
-				ref, ok := experiments.Reference(o.Summary.Policy)
-				if ok && r.ref != nil {
-					line += r.ref(ref) + "\t"
-				} else {
-					line += "\t"
-				}
-			}
-		}
-		fmt.Fprintln(tw, line)
-	}
-	tw.Flush()
-	printWarnings(w, outcomes)
-	printArenaRatios(w, outcomes)
-	if withReference {
-		for _, o := range outcomes {
-			if ref, err := experiments.ReferenceDigest(o.Summary.Trace, o.Summary.Policy); err == nil {
-				if d, err := sim.CompareDigests(ref, o.Result.DigestCSV()); err == nil {
-					fmt.Fprintf(w, "\n%s per-round digest vs the authors' run: %s", o.Summary.Policy, d)
-				}
-			}
-		}
-		fmt.Fprintln(w)
-	}
-}
-
-// printWarnings notes runs whose figures need care: a queue left on an
-// idle cluster (the policy may never place those jobs) and an until-done
-// run stopped by its cap, and artifact-timing results the artifact could
-// not have produced (an internal assertion of its was false).
-func printWarnings(w io.Writer, outcomes []*experiments.Outcome) {
-	for _, o := range outcomes {
-		s := &o.Summary
-		if s.StuckPending > 0 {
-			fmt.Fprintf(w, "⚠ %s ends with %d pending jobs and nothing running: it may never place them; they count in the censored mean at their age, not in the mean over finished jobs\n", s.Policy, s.StuckPending)
-		}
-		if s.UntilDoneCapReached {
-			fmt.Fprintf(w, "⚠ %s: --until-done stopped at the --max-rounds cap (%d rounds) with %d jobs unfinished\n", s.Policy, s.Rounds, s.Unfinished)
-		}
-		if a := s.ArtifactAssertionsFailed; a != nil && *a > 0 {
-			fmt.Fprintf(w, "⚠ %s: an internal assertion of the artifact was false %s (skipped, as in exact timing): the artifact would have stopped on this workload, so these artifact-timing results are arena's, not the artifact's\n", s.Policy, times(*a))
-		}
-	}
-}
-
-// relative says how a is placed against b in words: "12.3% lower",
-// "4.0% higher" or "equal".
-func relative(a, b float64) string {
-	switch {
-	case a < b:
-		return fmt.Sprintf("%.1f%% lower", 100*(b-a)/b)
-	case a > b:
-		return fmt.Sprintf("%.1f%% higher", 100*(a-b)/b)
-	}
-	return "equal"
-}
-
-// printArenaRatios states Arena's standing against each other policy: the
-// censored mean JCT (independent of which runs are compared), the
-// artifact's padded mean JCT (the paper's metric; it depends on the group)
-// and the ratio of mean and peak throughput.
-func printArenaRatios(w io.Writer, outcomes []*experiments.Outcome) {
-	var arena *sim.Summary
-	for _, o := range outcomes {
-		if o.Summary.Policy == "arena" {
-			arena = &o.Summary
-		}
-	}
-	if arena == nil || len(outcomes) < 2 {
-		return
-	}
-	fmt.Fprintln(w)
-	for _, o := range outcomes {
-		s := &o.Summary
-		if s == arena || s.CensoredMeanJCT == 0 || s.MeanThroughput == 0 || s.PeakThroughput == 0 {
-			continue
-		}
-		line := fmt.Sprintf("arena vs %s: censored mean JCT %s", s.Policy, relative(arena.CensoredMeanJCT, s.CensoredMeanJCT))
-		if s.PaddedMeanJCT > 0 && arena.PaddedMeanJCT > 0 {
-			line += fmt.Sprintf(" (artifact padded mean %s)", relative(arena.PaddedMeanJCT, s.PaddedMeanJCT))
-		}
-		fmt.Fprintf(w, "%s, mean throughput %.2fx, peak %.2fx\n", line, arena.MeanThroughput/s.MeanThroughput, arena.PeakThroughput/s.PeakThroughput)
-	}
 }
 
 // times renders a count of occurrences: "once", "16 times".

@@ -25,6 +25,7 @@ type sweepFlags struct {
 	list                           bool
 	from                           []string
 	compare                        string
+	baseline                       string
 }
 
 func init() { commands = append(commands, newSweepCmd) }
@@ -81,6 +82,7 @@ plain line every --progress with runs done/total and the ETA.`,
 	fl.StringVar(&f.time, "time", "", "with --emit slurm: #SBATCH --time per task and for the merge job, e.g. 2:00:00")
 	fl.StringVar(&f.mem, "mem", "", "with --emit slurm: #SBATCH --mem per task, e.g. 4G")
 	fl.StringVar(&f.compare, "compare", "", "do not run; check that DIR holds the same results as --out (every run's files byte for byte and summary.parquet, wall-clock fields aside); exit 1 listing differences")
+	fl.StringVar(&f.baseline, "baseline", "", "compare every policy with this one (JCT reduction and throughput ratio, paired by seed, with t-intervals); default: the spec's baseline key, else the paper's form (arena against each)")
 	fl.BoolVar(&f.list, "list", false, "print the keys of the runs (of --shard) in plan order and exit")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	fl.DurationVar(&f.progressEvery, "progress", defaultProgressEvery, "when stderr is not a terminal: print a progress line this often (0 = never)")
@@ -95,6 +97,10 @@ func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweep
 		return err
 	}
 	plan, err := spec.Expand(reg)
+	if err != nil {
+		return err
+	}
+	baseline, err := sweepBaseline(reg, spec, plan, f.baseline)
 	if err != nil {
 		return err
 	}
@@ -144,7 +150,7 @@ func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweep
 		return nil
 	}
 	if f.merge {
-		rows, err := experiments.MergeSweep(plan, experiments.MergeOptions{Out: f.out, From: f.from, Partial: f.partial})
+		rows, err := experiments.MergeSweep(plan, experiments.MergeOptions{Out: f.out, From: f.from, Partial: f.partial, Baseline: baseline})
 		if err != nil {
 			return err
 		}
@@ -186,7 +192,7 @@ func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweep
 		fmt.Fprintf(stdout, "when every shard has finished: arena sweep %s --merge --out %s\n", specPath, f.out)
 		return nil
 	}
-	rows, err := experiments.MergeSweep(plan, experiments.MergeOptions{Out: f.out})
+	rows, err := experiments.MergeSweep(plan, experiments.MergeOptions{Out: f.out, Baseline: baseline})
 	if err != nil {
 		return err
 	}
@@ -202,6 +208,19 @@ func writeSweepTable(w io.Writer, rows []experiments.SummaryRow) error {
 	if err := experiments.WriteSeedTable(w, rows); err != nil {
 		return err
 	}
+	multi := false
+	for _, r := range rows {
+		multi = multi || r.Seeds > 1
+	}
+	var neglect []string
+	for _, r := range rows {
+		if !multi && (r.Dropped > 0 || r.StuckPending > 0) { // the seed table flags them otherwise
+			neglect = append(neglect, fmt.Sprintf("%s (%d dropped, %d left queued on an idle cluster)", r.Key, r.Dropped, r.StuckPending))
+		}
+	}
+	if len(neglect) > 0 {
+		fmt.Fprintf(w, "\n⚠ %d run(s) dropped or stranded jobs; they count in submitted_mean_jct_s (the default comparison) at their age at the horizon:\n  %s\n", len(neglect), strings.Join(neglect, "\n  "))
+	}
 	var hit []string
 	for _, r := range rows {
 		if a := r.ArtifactAssertionsFailed; a != nil && *a > 0 {
@@ -213,6 +232,36 @@ func writeSweepTable(w io.Writer, rows []experiments.SummaryRow) error {
 			len(hit), strings.Join(hit, "\n  "))
 	}
 	return nil
+}
+
+// sweepBaseline is the comparisons' baseline: --baseline, else the spec's
+// baseline key, else "" (the paper's form), in the registry's canonical
+// spelling; one that names no policy of the plan is an error now, before
+// the sweep runs.
+func sweepBaseline(reg *policy.Registry, spec *experiments.Spec, plan *experiments.Plan, flag string) (string, error) {
+	b, where := flag, "--baseline"
+	if b == "" {
+		b = spec.Baseline
+		if b == "" {
+			return "", nil
+		}
+		err := checkBaseline(reg, &b, plan)
+		if err != nil {
+			return "", spec.KeyError("baseline", err)
+		}
+		return b, nil
+	}
+	if err := checkBaseline(reg, &b, plan); err != nil {
+		return "", fmt.Errorf("%s: %w", where, err)
+	}
+	return b, nil
+}
+
+func checkBaseline(reg *policy.Registry, b *string, plan *experiments.Plan) error {
+	if ps, err := reg.Parse(*b); err == nil {
+		*b = ps.String()
+	}
+	return experiments.CheckBaseline(plan, *b)
 }
 
 // emitOptions gathers --emit's options. For Slurm, paths become absolute

@@ -133,6 +133,9 @@ func Reproduce(ctx context.Context, reg Policies, opt ReproduceOptions) (*Reprod
 			return nil, fmt.Errorf("reproduce: no section %q (known: %s)", s, strings.Join(slices.Concat(Sections, ExtraSections), ", "))
 		}
 	}
+	if err := CheckBaseline(all, opt.Baseline); err != nil { // fail before running, naming it
+		return nil, fmt.Errorf("reproduce: --%w", err)
+	}
 	res.Runs = len(all.Runs)
 	parallel := opt.Parallel
 	if parallel <= 0 {

@@ -1,14 +1,20 @@
 package experiments
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/arena-sim/arena/experiments/ci"
 )
 
-// RefPolicy is the policy the ratios compare every other policy with.
+// RefPolicy is the policy the ratios compare every other policy with by
+// default (the paper's form: arena's JCT reduction and throughput ratio
+// against each policy). A baseline (SetBaseline) turns them round: each
+// policy against the baseline.
 const RefPolicy = "arena"
 
 // seedMetrics are the headline metrics summarised across seeds.
@@ -31,6 +37,12 @@ var seedMetrics = []struct {
 	}},
 	{"p99_jct_s", func(r *SummaryRow) float64 { return float64(r.P99JCT) }, func(r *SummaryRow, iv ci.Interval) {
 		r.P99JCTMean, r.P99JCTCILo, r.P99JCTCIHi = iv.Mean, opt(iv.Lo), opt(iv.Hi)
+	}},
+	{"submitted_mean_jct_s", func(r *SummaryRow) float64 { return r.SubmittedMeanJCT }, func(r *SummaryRow, iv ci.Interval) {
+		r.SubmittedMeanJCTMean, r.SubmittedMeanJCTCILo, r.SubmittedMeanJCTCIHi = iv.Mean, opt(iv.Lo), opt(iv.Hi)
+	}},
+	{"mean_bounded_slowdown", func(r *SummaryRow) float64 { return r.MeanBoundedSlowdown }, func(r *SummaryRow, iv ci.Interval) {
+		r.BoundedSlowdownMean, r.BoundedSlowdownCILo, r.BoundedSlowdownCIHi = iv.Mean, opt(iv.Lo), opt(iv.Hi)
 	}},
 	{"censored_mean_jct_s", func(r *SummaryRow) float64 { return float64(r.CensoredMeanJCT) }, func(r *SummaryRow, iv ci.Interval) {
 		r.CensoredMeanJCTMean, r.CensoredMeanJCTCILo, r.CensoredMeanJCTCIHi = iv.Mean, opt(iv.Lo), opt(iv.Hi)
@@ -67,74 +79,125 @@ func cellKey(r *SummaryRow) string {
 		strconv.FormatFloat(r.Density, 'g', -1, 64) + "|" + r.Estimator
 }
 
-// addSeedStats fills every row's across-seed columns from rows (padded means must
-// already be set). Seeds are taken in increasing order, so the result does
-// not depend on row order.
-func addSeedStats(rows []SummaryRow) {
-	cells := map[string]map[string]map[int64]*SummaryRow{} // cell → policy → seed → row
+// cells groups rows: cell → policy → seed → row.
+func cells(rows []SummaryRow) map[string]map[string]map[int64]*SummaryRow {
+	out := map[string]map[string]map[int64]*SummaryRow{}
 	for i := range rows {
 		r := &rows[i]
 		k := cellKey(r)
-		if cells[k] == nil {
-			cells[k] = map[string]map[int64]*SummaryRow{}
+		if out[k] == nil {
+			out[k] = map[string]map[int64]*SummaryRow{}
 		}
-		if cells[k][r.Policy] == nil {
-			cells[k][r.Policy] = map[int64]*SummaryRow{}
+		if out[k][r.Policy] == nil {
+			out[k][r.Policy] = map[int64]*SummaryRow{}
 		}
-		cells[k][r.Policy][r.Seed] = r
+		out[k][r.Policy][r.Seed] = r
 	}
+	return out
+}
+
+// addSeedStats fills every row's across-seed columns from rows (padded
+// means must already be set), with the paper's comparison (arena against
+// each policy). Seeds are taken in increasing order, so the result does
+// not depend on row order. Intervals are Student-t (ci.TInterval).
+func addSeedStats(rows []SummaryRow) {
+	cs := cells(rows)
 	for i := range rows {
 		r := &rows[i]
-		c := cells[cellKey(r)]
-		mine := c[r.Policy]
+		mine := cs[cellKey(r)][r.Policy]
 		seeds := sortedSeeds(mine)
 		r.Seeds = int32(len(seeds))
+		r.CIMethod = string(ci.T)
 		for _, m := range seedMetrics {
 			xs := make([]float64, len(seeds))
 			for k, s := range seeds {
 				xs[k] = m.get(mine[s])
 			}
-			m.set(r, ci.Bootstrap(xs))
+			m.set(r, ci.TInterval(xs))
 		}
-		r.RefPolicy = RefPolicy
+	}
+	setComparisons(rows, cs, "")
+}
+
+// SetBaseline recomputes rows' comparison columns against baseline: each
+// policy's JCT reduction (1 − its submitted mean JCT / the baseline's) and
+// throughput ratio (its / the baseline's), paired by seed, with t-intervals.
+// "" restores the paper's form (arena against each). A baseline that is
+// none of the rows' policies is an error naming it and them.
+func SetBaseline(rows []SummaryRow, baseline string) error {
+	if baseline == "" {
+		return nil
+	}
+	var have []string
+	for _, r := range rows {
+		if r.Policy == baseline {
+			setComparisons(rows, cells(rows), baseline)
+			return nil
+		}
+		if !slices.Contains(have, r.Policy) {
+			have = append(have, r.Policy)
+		}
+	}
+	return fmt.Errorf("baseline %q is not among the policies run (%s)", baseline, strings.Join(have, ", "))
+}
+
+// setComparisons fills the paired comparison columns: with baseline ""
+// arena against each other policy (the paper's direction), else each
+// policy against baseline.
+func setComparisons(rows []SummaryRow, cs map[string]map[string]map[int64]*SummaryRow, baseline string) {
+	for i := range rows {
+		r := &rows[i]
+		c := cs[cellKey(r)]
+		mine := c[r.Policy]
+		r.RefPolicy, r.Comparison = RefPolicy, RefPolicy+" vs "+r.Policy
+		if baseline != "" {
+			r.RefPolicy, r.Comparison = baseline, r.Policy+" vs "+baseline
+		}
 		r.JCTReduction, r.JCTReductionCILo, r.JCTReductionCIHi = nil, nil, nil
 		r.PaddedJCTReduction, r.PaddedJCTReductionCILo, r.PaddedJCTReductionCIHi = nil, nil, nil
 		r.ThroughputRatio, r.ThroughputRatioCILo, r.ThroughputRatioCIHi = nil, nil, nil
-		ref := c[RefPolicy]
-		if r.Policy == RefPolicy || ref == nil {
+		ref := c[r.RefPolicy]
+		if r.Policy == r.RefPolicy || ref == nil {
+			r.Comparison = ""
 			continue
 		}
-		red, padded, thr := PairedRatios(ref, mine)
-		iv := ci.Bootstrap(red)
+		var red, padded, thr []float64
+		if baseline == "" {
+			red, padded, thr = PairedRatios(ref, mine)
+		} else {
+			red, padded, thr = PairedRatios(mine, ref)
+		}
+		iv := ci.TInterval(red)
 		r.JCTReduction, r.JCTReductionCILo, r.JCTReductionCIHi = opt(iv.Mean), opt(iv.Lo), opt(iv.Hi)
-		iv = ci.Bootstrap(padded)
+		iv = ci.TInterval(padded)
 		r.PaddedJCTReduction, r.PaddedJCTReductionCILo, r.PaddedJCTReductionCIHi = opt(iv.Mean), opt(iv.Lo), opt(iv.Hi)
-		iv = ci.Bootstrap(thr)
+		iv = ci.TInterval(thr)
 		r.ThroughputRatio, r.ThroughputRatioCILo, r.ThroughputRatioCIHi = opt(iv.Mean), opt(iv.Lo), opt(iv.Hi)
 	}
 }
 
-// PairedRatios pairs the reference's and another policy's runs by seed and
-// returns, per common seed in increasing order, the JCT reduction 1 −
-// ref/other of the censored mean JCT (the default comparison) and of the
-// artifact's padded mean JCT, and the throughput ratio ref/other (mean
-// throughput). A seed where the other's value is 0 gives NaN.
-func PairedRatios(ref, other map[int64]*SummaryRow) (reduction, paddedReduction, ratio []float64) {
-	frac := func(a, b float64) float64 {
-		if b > 0 {
-			return a / b
+// PairedRatios pairs policy a's and policy b's runs by seed (the same
+// workload draw) and returns, per seed both have in increasing order of
+// seed, a's JCT reduction against b, 1 − a/b, of the submitted mean JCT
+// (the default comparison metric) and of the artifact's padded mean JCT,
+// and the throughput ratio a/b (mean throughput). A seed where b's value
+// is 0 gives NaN (left out of the interval).
+func PairedRatios(a, b map[int64]*SummaryRow) (reduction, paddedReduction, ratio []float64) {
+	frac := func(x, y float64) float64 {
+		if y > 0 {
+			return x / y
 		}
 		return math.NaN()
 	}
-	for _, s := range sortedSeeds(other) {
-		a, ok := ref[s]
+	for _, s := range sortedSeeds(b) {
+		x, ok := a[s]
 		if !ok {
 			continue
 		}
-		b := other[s]
-		reduction = append(reduction, 1-frac(a.CensoredMeanJCT, b.CensoredMeanJCT))
-		paddedReduction = append(paddedReduction, 1-frac(a.PaddedMeanJCT, b.PaddedMeanJCT))
-		ratio = append(ratio, frac(a.MeanThroughput, b.MeanThroughput))
+		y := b[s]
+		reduction = append(reduction, 1-frac(x.SubmittedMeanJCT, y.SubmittedMeanJCT))
+		paddedReduction = append(paddedReduction, 1-frac(x.PaddedMeanJCT, y.PaddedMeanJCT))
+		ratio = append(ratio, frac(x.MeanThroughput, y.MeanThroughput))
 	}
 	return reduction, paddedReduction, ratio
 }

@@ -280,10 +280,11 @@ type SummaryRow struct {
 	WallDecisionP99 float64 `parquet:"wall_decision_p99_s"`
 	// Across seeds (seedstats.go): Seeds is the number of seeds of the
 	// row's cell (every parameter but the seed); <metric>_mean/_ci_lo/_ci_hi
-	// are each headline metric's mean and 95 % bootstrap interval over them
-	// (package ci; null bounds with fewer than two seeds); jct_reduction and
-	// throughput_ratio (with bounds) compare the reference policy (arena)
-	// with this row's, paired by seed (null on arena's own rows).
+	// are each headline metric's mean and 95 % t-interval over them
+	// (package ci, ci_method; null bounds with fewer than two seeds);
+	// jct_reduction and throughput_ratio (with bounds) compare this row's
+	// policy and the reference policy, paired by seed (comparison; null on
+	// the reference's own rows).
 	Seeds               int32    `parquet:"seeds"`
 	FinishedMean        float64  `parquet:"jobs_finished_mean"`
 	FinishedCILo        *float64 `parquet:"jobs_finished_ci_lo,optional"`
@@ -319,8 +320,10 @@ type SummaryRow struct {
 	PeakThroughputCILo  *float64 `parquet:"peak_throughput_ci_lo,optional"`
 	PeakThroughputCIHi  *float64 `parquet:"peak_throughput_ci_hi,optional"`
 	RefPolicy           string   `parquet:"ref_policy"`
-	// JCTReduction is 1 − ref censored mean JCT / this policy's, per seed,
-	// averaged over seeds (the default comparison).
+	// JCTReduction is, per seed, 1 − the compared policy's
+	// submitted_mean_jct_s (the default comparison metric) / the other's,
+	// averaged over seeds: 1 − arena's / this policy's by default, 1 −
+	// this policy's / the baseline's with a baseline.
 	JCTReduction     *float64 `parquet:"jct_reduction,optional"`
 	JCTReductionCILo *float64 `parquet:"jct_reduction_ci_lo,optional"`
 	JCTReductionCIHi *float64 `parquet:"jct_reduction_ci_hi,optional"`
@@ -329,10 +332,38 @@ type SummaryRow struct {
 	PaddedJCTReduction     *float64 `parquet:"padded_jct_reduction,optional"`
 	PaddedJCTReductionCILo *float64 `parquet:"padded_jct_reduction_ci_lo,optional"`
 	PaddedJCTReductionCIHi *float64 `parquet:"padded_jct_reduction_ci_hi,optional"`
-	// ThroughputRatio is ref mean throughput / this policy's, per seed.
+	// ThroughputRatio is mean throughput, per seed, in the same direction
+	// (arena's / this policy's; this policy's / the baseline's).
 	ThroughputRatio     *float64 `parquet:"throughput_ratio,optional"`
 	ThroughputRatioCILo *float64 `parquet:"throughput_ratio_ci_lo,optional"`
 	ThroughputRatioCIHi *float64 `parquet:"throughput_ratio_ci_hi,optional"`
+
+	// summary.json's fields of the same names (sim.Summary): the default
+	// comparison metric over every submitted job, its percentiles, the
+	// bounded slowdown and the queue left on an idle cluster.
+	SubmittedMeanJCT    float64 `parquet:"submitted_mean_jct_s"`
+	SubmittedP50JCT     float64 `parquet:"submitted_p50_jct_s"`
+	SubmittedP95JCT     float64 `parquet:"submitted_p95_jct_s"`
+	SubmittedP99JCT     float64 `parquet:"submitted_p99_jct_s"`
+	MeanBoundedSlowdown float64 `parquet:"mean_bounded_slowdown"`
+	P99BoundedSlowdown  float64 `parquet:"p99_bounded_slowdown"`
+	StuckPending        int32   `parquet:"jobs_stuck_pending"`
+
+	SubmittedMeanJCTMean float64  `parquet:"submitted_mean_jct_s_mean"`
+	SubmittedMeanJCTCILo *float64 `parquet:"submitted_mean_jct_s_ci_lo,optional"`
+	SubmittedMeanJCTCIHi *float64 `parquet:"submitted_mean_jct_s_ci_hi,optional"`
+	BoundedSlowdownMean  float64  `parquet:"mean_bounded_slowdown_mean"`
+	BoundedSlowdownCILo  *float64 `parquet:"mean_bounded_slowdown_ci_lo,optional"`
+	BoundedSlowdownCIHi  *float64 `parquet:"mean_bounded_slowdown_ci_hi,optional"`
+	// CIMethod names the interval of every _ci_lo/_ci_hi column
+	// ("t-interval": Student-t over the seeds, paired for the ratios).
+	CIMethod string `parquet:"ci_method"`
+	// Comparison says which way jct_reduction and throughput_ratio go
+	// (ref_policy is the policy compared with: arena, or the baseline):
+	// "arena vs fcfs" (the paper's default: arena's reduction against
+	// this row's policy) or, with a baseline (--baseline, the spec's
+	// baseline key), "fcfs vs sia" (this row's policy against it).
+	Comparison string `parquet:"comparison"`
 }
 
 // MergeOptions control MergeSweep.
@@ -343,6 +374,9 @@ type MergeOptions struct {
 	From []string
 	// Partial writes the table even when runs are missing.
 	Partial bool
+	// Baseline is the policy the comparison columns are against (""
+	// the paper's form, arena against each; SetBaseline).
+	Baseline string
 }
 
 // MergeSweep gathers the complete runs of plan (from Out and opt.From)
@@ -394,6 +428,9 @@ func MergeSweep(plan *Plan, opt MergeOptions) ([]SummaryRow, error) {
 			len(missing), len(plan.Runs), strings.Join(append([]string{opt.Out}, opt.From...), ", "), strings.Join(show, "\n  "))
 	}
 	rows := SummaryRows(loaded)
+	if err := SetBaseline(rows, opt.Baseline); err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
 	data, err := EncodeSummaryParquet(rows)
 	if err != nil {
 		return nil, err
@@ -445,6 +482,8 @@ func summaryRowsAsPadded(rs []*Results) []SummaryRow {
 			Running: int32(s.Running), Pending: int32(s.Pending), Dropped: int32(s.Dropped),
 			MeanJCT: s.MeanJCT, MedianJCT: s.MedianJCT, P95JCT: s.P95JCT, P99JCT: s.P99JCT,
 			CensoredMeanJCT: s.CensoredMeanJCT, PaddedMeanJCT: s.PaddedMeanJCT, PadTo: int32(s.PadTo), PadValue: s.PadValue, Makespan: s.Makespan,
+			SubmittedMeanJCT: s.SubmittedMeanJCT, SubmittedP50JCT: s.SubmittedP50JCT, SubmittedP95JCT: s.SubmittedP95JCT, SubmittedP99JCT: s.SubmittedP99JCT,
+			MeanBoundedSlowdown: s.MeanBoundedSlowdown, P99BoundedSlowdown: s.P99BoundedSlowdown, StuckPending: int32(s.StuckPending),
 			MeanQueueing: s.MeanQueueing, MeanQueueingFinished: s.MeanQueueingFinished,
 			MeanThroughput: s.MeanThroughput, PeakThroughput: s.PeakThroughput, Reconfigurations: int32(s.Reconfigurations),
 			Utilization: s.Utilization, ArenaVersion: s.Version, InputHash: s.InputHash,

@@ -871,6 +871,9 @@ func (e *engine) setAlloc(j *Job, gpus []int) {
 	j.Config = cfg
 	est := e.cfg.Exec.Estimate(j.Spec.Workload, cfg)
 	j.throughput, j.iterTime = est.Throughput, est.IterTime
+	if j.firstIterTime == 0 { // its first configuration: the bounded slowdown's yardstick
+		j.firstIterTime = est.IterTime
+	}
 	j.typ = int32(e.cfg.Cluster.TypeIndex(cfg.GPU))
 	if e.cfg.Timing == Exact {
 		e.scheduleCompletion(j)

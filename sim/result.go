@@ -35,6 +35,11 @@ type JobRecord struct {
 	GPUSeconds   float64 `parquet:"gpu_seconds"`
 	GPUSecondsBy string  `parquet:"gpu_seconds_by_type"` // "a100=1200;a40=600"
 	State        string  `parquet:"state"`
+	// RunAlone is the job's run time alone on its first configuration
+	// (Iterations × that configuration's iteration time, no queueing, no
+	// overhead); 0 if it never started. In memory only (summary.json's
+	// bounded slowdown), not a jobs.parquet column.
+	RunAlone float64 `parquet:"-"`
 }
 
 // RoundRecord is one row of timeline.parquet: the cluster during one round.
@@ -311,6 +316,7 @@ func (r *Result) finish(e *engine, wall time.Duration) {
 		if j.Status == Finished {
 			rec.JCT = float64(j.Finish - j.SubmitTime)
 		}
+		rec.RunAlone = float64(j.Iterations) * j.firstIterTime
 		last := j.Config // while running and after
 		if last.GPU != "" {
 			rec.FinalGPU, rec.FinalN, rec.FinalNodes = last.GPU, int32(last.GPUs()), int32(last.Nodes)

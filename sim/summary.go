@@ -37,12 +37,33 @@ type Summary struct {
 	// queue the policy left on an idle cluster (it may never place those
 	// jobs, e.g. Gavel's DP-memory filter on Helios); 0 otherwise.
 	StuckPending int `json:"jobs_stuck_pending"`
-	// CensoredMeanJCT is the default comparison metric, independent of
-	// the runs compared: the mean over every admitted, not dropped job of
+	// CensoredMeanJCT is the mean over every admitted, not dropped job of
 	// its JCT if it finished, else its age at the horizon (horizon −
-	// submit), a lower bound of its JCT. Read it beside MeanJCT and
-	// Unfinished.
+	// submit), a lower bound of its JCT. It leaves dropped jobs out, so a
+	// policy can lower it by refusing work: no longer the default
+	// comparison (SubmittedMeanJCT is), kept with its old values.
 	CensoredMeanJCT float64 `json:"censored_mean_jct_s"`
+	// SubmittedMeanJCT is the default comparison metric (ComparisonJCT):
+	// the mean over every submitted job — finished, unfinished and
+	// dropped — of its JCT if it finished, else its age at the horizon
+	// (horizon − submit). A dropped job counts as if it were still
+	// waiting at the horizon: dropping a job can never score better than
+	// leaving it queued, so refusing work never pays. Independent of the
+	// runs compared; read it beside Finished, Unfinished and Dropped.
+	SubmittedMeanJCT float64 `json:"submitted_mean_jct_s"`
+	// SubmittedP50/P95/P99JCT are percentiles of the same list (every
+	// submitted job, unfinished and dropped ones at their age at the
+	// horizon).
+	SubmittedP50JCT float64 `json:"submitted_p50_jct_s"`
+	SubmittedP95JCT float64 `json:"submitted_p95_jct_s"`
+	SubmittedP99JCT float64 `json:"submitted_p99_jct_s"`
+	// MeanBoundedSlowdown is, over finished jobs, the mean of max(1,
+	// JCT / max(run time alone, 10 s)), the run time alone being the job's
+	// iterations on its first configuration without queueing or overhead
+	// (the usual bound of 10 s keeps seconds-long jobs from dominating);
+	// P99BoundedSlowdown its 99th percentile. 0 when none finished.
+	MeanBoundedSlowdown float64 `json:"mean_bounded_slowdown"`
+	P99BoundedSlowdown  float64 `json:"p99_bounded_slowdown"`
 	// JCT statistics over jobs finished inside the window (finish − submit);
 	// 0 when none finished (tables print "–").
 	MeanJCT   float64 `json:"mean_jct_s"`
@@ -112,14 +133,19 @@ func (r *Result) Summarize(trace string, jobsInTrace int, estimatorName string) 
 	var lastFinish float64
 	earliest := math.Inf(1)
 	horizon := float64(r.Start) + s.HorizonS
-	var censored []float64
+	var censored, submitted, slowdown []float64
 	for _, j := range r.Jobs {
 		earliest = math.Min(earliest, j.Submit)
 		switch j.State {
 		case "finished":
 			censored = append(censored, j.JCT)
+			submitted = append(submitted, j.JCT)
+			slowdown = append(slowdown, BoundedSlowdown(j.JCT, j.RunAlone))
 		case "running", "pending":
 			censored = append(censored, horizon-j.Submit)
+			submitted = append(submitted, horizon-j.Submit)
+		case "dropped":
+			submitted = append(submitted, horizon-j.Submit)
 		}
 		switch j.State {
 		case "running":
@@ -146,6 +172,18 @@ func (r *Result) Summarize(trace string, jobsInTrace int, estimatorName string) 
 		s.StuckPending = s.Pending
 	}
 	s.CensoredMeanJCT = mean(censored)
+	s.SubmittedMeanJCT = mean(submitted)
+	if len(submitted) > 0 {
+		sort.Float64s(submitted)
+		s.SubmittedP50JCT = quantile(submitted, 0.5)
+		s.SubmittedP95JCT = quantile(submitted, 0.95)
+		s.SubmittedP99JCT = quantile(submitted, 0.99)
+	}
+	if len(slowdown) > 0 {
+		s.MeanBoundedSlowdown = mean(slowdown)
+		sort.Float64s(slowdown)
+		s.P99BoundedSlowdown = quantile(slowdown, 0.99)
+	}
 	s.UntilDone, s.UntilDoneCapReached = r.UntilDone, r.CapReached
 	if len(r.Jobs) > 0 {
 		if s.Unfinished == 0 && s.Submitted == jobsInTrace {
@@ -175,6 +213,34 @@ func (r *Result) Summarize(trace string, jobsInTrace int, estimatorName string) 
 	}
 	return s
 }
+
+// SlowdownBound is the usual lower bound on the run time in a bounded
+// slowdown (seconds): a job shorter than it counts as lasting it.
+const SlowdownBound = 10.0
+
+// BoundedSlowdown is max(1, jct / max(runAlone, SlowdownBound)).
+func BoundedSlowdown(jct, runAlone float64) float64 {
+	return math.Max(1, jct/math.Max(runAlone, SlowdownBound))
+}
+
+// ComparisonJCT is the default comparison metric of s: SubmittedMeanJCT,
+// which counts every submitted job (dropped ones at their age at the
+// horizon, like unfinished ones), so a policy cannot improve it by
+// dropping or stranding jobs.
+func (s *Summary) ComparisonJCT() float64 { return s.SubmittedMeanJCT }
+
+// ComparisonJCTName is ComparisonJCT's summary.json key.
+const ComparisonJCTName = "submitted_mean_jct_s"
+
+// Accounting is "828 finished · 158 unfinished · 0 dropped": what stands
+// behind a mean, printed beside it in every comparison.
+func (s *Summary) Accounting() string {
+	return strconv.Itoa(s.Finished) + " finished · " + strconv.Itoa(s.Unfinished) + " unfinished · " + strconv.Itoa(s.Dropped) + " dropped"
+}
+
+// Neglects says whether a policy dropped or stranded jobs (a queue left
+// on an idle cluster): its means deserve a ⚠.
+func (s *Summary) Neglects() bool { return s.Dropped > 0 || s.StuckPending > 0 }
 
 // SetUtilization fills Utilization: per GPU type, the GPU-seconds jobs held
 // GPUs of that type (running or reconfiguring) over the window, divided by
