@@ -71,8 +71,23 @@ func (b Bound) allows(golden, got float64) (bool, string) {
 
 // GoldenRun is one run of a golden file.
 type GoldenRun struct {
-	Run     GoldenRunSpec  `json:"run"`
+	Run GoldenRunSpec `json:"run"`
+	// Anchor says what the summary rests on besides arena's own earlier
+	// output (optional for regress; the committed goldens all give one).
+	Anchor  *GoldenAnchor  `json:"anchor,omitempty"`
 	Summary map[string]any `json:"summary"`
+}
+
+// GoldenAnchor is a golden run's anchor. Kind "outside": the summary
+// agrees with figures from outside arena (Source: the artifact's stored
+// results, a hand-worked case), given in Values as the source prints
+// them, to the source's precision. Kind "guard": the summary is arena's
+// own output and only notices a change (Source says why there is no
+// outside figure).
+type GoldenAnchor struct {
+	Kind   string                 `json:"kind"`
+	Source string                 `json:"source"`
+	Values map[string]json.Number `json:"values,omitempty"`
 }
 
 // GoldenRunSpec is the run's parameters (Run without its callbacks).

@@ -29,8 +29,12 @@ func goldenFilesForTest(t *testing.T) []string {
 }
 
 // TestGolden is the regression check `make test` runs: every committed
-// golden run must still produce its summary. After an intended change,
-// regenerate with: go test ./experiments -run Golden -update
+// golden run must still produce its summary, exactly. Results are
+// byte-identical run to run, so any move of any metric is a change; the
+// files' tolerances are for `arena regress` users (other machines, other
+// builds), not for this test. The runs' anchors (outside figures or guard
+// only) are TestGoldenAnchors'. After an intended change, regenerate with:
+// go test ./experiments -run Golden -update
 func TestGolden(t *testing.T) {
 	for _, file := range goldenFilesForTest(t) {
 		t.Run(filepath.Base(file), func(t *testing.T) {
@@ -52,12 +56,25 @@ func TestGolden(t *testing.T) {
 				t.Logf("updated %s", file)
 				return
 			}
-			rep, err := Regress(context.Background(), testRegistry(), g, nil)
-			if err != nil {
-				t.Fatalf("%v\n(after an intended change: go test ./experiments -run Golden -update)", err)
+			// A zero tolerance, and every deviation counted, even one
+			// Regress would let through: exact, not "within 1e-9".
+			rep, err := Regress(context.Background(), testRegistry(), g, &Tolerance{})
+			if err != nil && !errors.Is(err, ErrRegression) {
+				t.Fatal(err)
 			}
 			if rep.Runs != len(g.Runs) {
 				t.Errorf("checked %d runs of %d", rep.Runs, len(g.Runs))
+			}
+			for _, d := range rep.Deviations {
+				t.Errorf("%s (compared exactly; the file's tolerance %q is for arena regress)", d, g.Tolerance)
+			}
+			for _, r := range rep.Relations {
+				if !r.OK {
+					t.Error(r)
+				}
+			}
+			if t.Failed() {
+				t.Log("after an intended change: go test ./experiments -run Golden -update")
 			}
 		})
 	}

@@ -34,6 +34,12 @@ type Config struct {
 	View estimator.View
 	// Stderr receives the process's stderr (nil = os.Stderr).
 	Stderr io.Writer
+
+	// expiry, if set, replaces the wall-clock timer of each reply wait:
+	// it returns the channel that ends the wait. Tests set it
+	// (export_test.go) to expire a chosen wait on cue instead of waiting
+	// out a real timeout.
+	expiry func(time.Duration) <-chan time.Time
 }
 
 // DefaultTimeout is the default wait for one reply.
@@ -178,15 +184,21 @@ func (p *Policy) send(round int, msg any) error {
 
 // receive reads one line within the timeout.
 func (p *Policy) receive(round int) ([]byte, error) {
-	timer := time.NewTimer(p.cfg.Timeout)
-	defer timer.Stop()
+	var expired <-chan time.Time
+	if p.cfg.expiry != nil {
+		expired = p.cfg.expiry(p.cfg.Timeout)
+	} else {
+		timer := time.NewTimer(p.cfg.Timeout)
+		defer timer.Stop()
+		expired = timer.C
+	}
 	select {
 	case l, ok := <-p.lines:
 		if !ok || l.err != nil {
 			return nil, p.exitError(round, nil)
 		}
 		return l.data, nil
-	case <-timer.C:
+	case <-expired:
 		p.kill()
 		return nil, p.fail(round, -1, "no reply within %s (wall clock; raise it with exec(cmd=…,timeout=30m)); the process was killed", p.cfg.Timeout)
 	}

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/arena-sim/arena/experiments"
 	"github.com/arena-sim/arena/policy"
@@ -115,7 +116,6 @@ func TestProtocolErrors(t *testing.T) {
 		{"crash at hello", `exec:sh -c 'exit 4'`, []string{"hello", "exit status 4"}},
 		{"protocol mismatch", `exec:sh -c 'read l; echo "{\"type\":\"hello\",\"protocol\":2}"'`, []string{"hello", "speaks protocol 2, arena speaks 1"}},
 		{"no such program", "exec:/nonexistent/policy", []string{"cannot start", "/nonexistent/policy"}},
-		{"timeout", `exec(cmd='sh -c "read l; sleep 30"',timeout=1s)`, []string{"hello", "no reply within 1s", "killed"}},
 		{"missing command", "exec:", []string{"policy exec: option cmd"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -124,6 +124,60 @@ func TestProtocolErrors(t *testing.T) {
 			})
 			if err == nil {
 				t.Fatal("no error")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// expiringRegistry serves exec with its k-th reply wait expired on cue
+// (pexec.ExpireWait) and every other wait unbounded; the command and the
+// timeout option are read as the real entry reads them.
+type expiringRegistry struct {
+	*policy.Registry
+	k int
+}
+
+func (r expiringRegistry) Lookup(name string) (policy.Entry, error) {
+	e, err := r.Registry.Lookup(name)
+	if err != nil || e.Name != policy.ExecName {
+		return e, err
+	}
+	e.New = func(o policy.Options) (sim.Policy, error) {
+		argv, err := pexec.SplitCommand(o.Values.String("cmd"))
+		if err != nil {
+			return nil, err
+		}
+		timeout := time.Duration(float64(o.Values.Duration("timeout")) * float64(time.Second))
+		return pexec.Start(o.Cluster, o.Source, o.Timing, pexec.ExpireWait(pexec.Config{Command: argv, Timeout: timeout}, r.k))
+	}
+	return e, nil
+}
+
+// A policy that does not answer within the timeout is killed and the run
+// ends with an error naming where it stopped and the timeout. The wait
+// expires on cue (no test waits on the wall clock): the hello's wait, or
+// round 0's after a good hello.
+func TestTimeoutKillsASilentPolicy(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		k      int
+		policy string
+		want   []string
+	}{
+		{"at hello", 0, `exec(cmd='sh -c "read l; read l"',timeout=1s)`, []string{"hello", "no reply within 1s", "the process was killed"}},
+		{"at round 0", 1, `exec(cmd='` + strings.TrimPrefix(script(`read l`), "exec:") + `',timeout=90s)`, []string{"round 0", "no reply within 1m30s", "the process was killed"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := experiments.Execute(context.Background(), expiringRegistry{policy.NewRegistry(), c.k}, experiments.Run{
+				Trace: "testbed", Cluster: "testbed-64", Policy: c.policy, Timing: sim.Exact, Rounds: 3,
+			})
+			if err == nil {
+				t.Fatal("no error: the silent policy was waited for to the end")
 			}
 			for _, w := range c.want {
 				if !strings.Contains(err.Error(), w) {

@@ -504,58 +504,14 @@ func (s *search) solveLP(nd *node) ([]float64, float64, lpStatus) {
 	for j := range col {
 		col[j] = -1
 	}
-	type lrow struct {
-		coef  map[int]float64 // by variable
-		vars  []int           // free variables in first-occurrence order
-		sense Sense
-		rhs   float64
-	}
-	var rows []lrow
 	x := append([]float64(nil), nd.lo...)
 	constVal := 0.0
 	for j := 0; j < s.n; j++ {
 		constVal += p.Obj[j] * nd.lo[j]
 	}
-	for i := range p.Rows {
-		r := &p.Rows[i]
-		if r.Lazy && !nd.activeRow[i] {
-			continue
-		}
-		lr := lrow{sense: r.Sense, rhs: r.RHS}
-		for k, v := range r.Vars {
-			c := r.Coefs[k]
-			lr.rhs -= c * nd.lo[v]
-			if nd.lo[v] == nd.hi[v] || c == 0 {
-				continue
-			}
-			if lr.coef == nil {
-				lr.coef = map[int]float64{}
-			}
-			if _, seen := lr.coef[v]; !seen {
-				lr.vars = append(lr.vars, v)
-			}
-			lr.coef[v] += c
-		}
-		nonzero := false
-		for _, v := range lr.vars {
-			if lr.coef[v] != 0 {
-				nonzero = true
-				break
-			}
-		}
-		if !nonzero {
-			tol := feasTol * (1 + math.Abs(r.RHS))
-			if (lr.sense == LE && lr.rhs < -tol) || (lr.sense == GE && lr.rhs > tol) || (lr.sense == EQ && math.Abs(lr.rhs) > tol) {
-				return nil, 0, lpInfeasible
-			}
-			continue
-		}
-		rows = append(rows, lr)
-	}
-	for j := 0; j < s.n; j++ {
-		if nd.activeBound[j] && nd.lo[j] < nd.hi[j] && !math.IsInf(nd.hi[j], 1) {
-			rows = append(rows, lrow{coef: map[int]float64{j: 1}, vars: []int{j}, sense: LE, rhs: nd.hi[j] - nd.lo[j]})
-		}
+	rows, ok := s.nodeRows(nd)
+	if !ok {
+		return nil, 0, lpInfeasible
 	}
 	var vars []int
 	for _, r := range rows {
@@ -582,6 +538,89 @@ func (s *search) solveLP(nd *node) ([]float64, float64, lpStatus) {
 	if len(rows) == 0 {
 		return x, constVal, lpOptimal
 	}
+	A, b, c, init, ok := standardForm(rows, vars, col, p.Obj)
+	if !ok {
+		return nil, 0, lpFailed
+	}
+	opt, y, err := simplexSafe(c, A, b, init)
+	switch {
+	case errors.Is(err, lp.ErrInfeasible):
+		return nil, 0, lpInfeasible
+	case errors.Is(err, lp.ErrUnbounded):
+		return nil, 0, lpUnbounded
+	case err != nil:
+		return nil, 0, lpFailed
+	}
+	for k, v := range vars {
+		x[v] = nd.lo[v] + y[k]
+	}
+	return x, constVal - opt, lpOptimal
+}
+
+// lpRow is a row of a node's LP over its free variables (the fixed ones
+// moved into rhs).
+type lpRow struct {
+	coef  map[int]float64 // by variable
+	vars  []int           // free variables in first-occurrence order
+	sense Sense
+	rhs   float64
+}
+
+// nodeRows returns the node's LP rows: its active rows with the fixed
+// variables substituted (a row left without a free variable is checked
+// and dropped; ok is false if it is violated), then its active upper
+// bounds as rows.
+func (s *search) nodeRows(nd *node) (rows []lpRow, ok bool) {
+	p := s.p
+	for i := range p.Rows {
+		r := &p.Rows[i]
+		if r.Lazy && !nd.activeRow[i] {
+			continue
+		}
+		lr := lpRow{sense: r.Sense, rhs: r.RHS}
+		for k, v := range r.Vars {
+			c := r.Coefs[k]
+			lr.rhs -= c * nd.lo[v]
+			if nd.lo[v] == nd.hi[v] || c == 0 {
+				continue
+			}
+			if lr.coef == nil {
+				lr.coef = map[int]float64{}
+			}
+			if _, seen := lr.coef[v]; !seen {
+				lr.vars = append(lr.vars, v)
+			}
+			lr.coef[v] += c
+		}
+		nonzero := false
+		for _, v := range lr.vars {
+			if lr.coef[v] != 0 {
+				nonzero = true
+				break
+			}
+		}
+		if !nonzero {
+			tol := feasTol * (1 + math.Abs(r.RHS))
+			if (lr.sense == LE && lr.rhs < -tol) || (lr.sense == GE && lr.rhs > tol) || (lr.sense == EQ && math.Abs(lr.rhs) > tol) {
+				return nil, false
+			}
+			continue
+		}
+		rows = append(rows, lr)
+	}
+	for j := 0; j < s.n; j++ {
+		if nd.activeBound[j] && nd.lo[j] < nd.hi[j] && !math.IsInf(nd.hi[j], 1) {
+			rows = append(rows, lpRow{coef: map[int]float64{j: 1}, vars: []int{j}, sense: LE, rhs: nd.hi[j] - nd.lo[j]})
+		}
+	}
+	return rows, true
+}
+
+// standardForm writes rows as min c·y, A·y = b, y ≥ 0 over the columns
+// vars (col maps a variable to its column) plus one slack per inequality,
+// and the slack basis to start from when it is feasible (init, else nil).
+// ok is false when there are fewer columns than rows.
+func standardForm(rows []lpRow, vars, col []int, obj []float64) (A *mat.Dense, b, c []float64, init []int, ok bool) {
 	nIneq := 0
 	for _, r := range rows {
 		if r.sense != EQ {
@@ -590,13 +629,13 @@ func (s *search) solveLP(nd *node) ([]float64, float64, lpStatus) {
 	}
 	m, nc := len(rows), len(vars)+nIneq
 	if nc < m {
-		return nil, 0, lpFailed
+		return nil, nil, nil, nil, false
 	}
-	A := mat.NewDense(m, nc, nil)
-	b := make([]float64, m)
-	c := make([]float64, nc)
+	A = mat.NewDense(m, nc, nil)
+	b = make([]float64, m)
+	c = make([]float64, nc)
 	for k, v := range vars {
-		c[k] = -p.Obj[v]
+		c[k] = -obj[v]
 	}
 	slackBasis := true
 	basis := make([]int, 0, m)
@@ -624,23 +663,10 @@ func (s *search) solveLP(nd *node) ([]float64, float64, lpStatus) {
 			slackBasis = false
 		}
 	}
-	var init []int
 	if slackBasis {
 		init = basis
 	}
-	opt, y, err := simplexSafe(c, A, b, init)
-	switch {
-	case errors.Is(err, lp.ErrInfeasible):
-		return nil, 0, lpInfeasible
-	case errors.Is(err, lp.ErrUnbounded):
-		return nil, 0, lpUnbounded
-	case err != nil:
-		return nil, 0, lpFailed
-	}
-	for k, v := range vars {
-		x[v] = nd.lo[v] + y[k]
-	}
-	return x, constVal - opt, lpOptimal
+	return A, b, c, init, true
 }
 
 // simplexSafe calls gonum's Simplex, turning its panics on ill-posed input

@@ -335,30 +335,15 @@ func (s *ReassignmentSolver) remember(p *Reassignment, opt Options, out Assignme
 	})
 }
 
-// solveMoves is Solve once the moves of p's rows are built.
+// solveMoves is Solve once the moves of p's rows are built: the reduced
+// program over the moves and the new job's columns, solved by branch and
+// bound or by enumeration, then read back as an Assignment.
 func (s *ReassignmentSolver) solveMoves(p *Reassignment, opt Options, maxChanges int, start time.Time) (Assignment, bool, error) {
-	nres := len(p.Capacity)
 	load, moves := s.load, s.moves
-
-	// New-row columns.
-	var newCols []int
-	newMax := math.Inf(-1)
-	for c, v := range p.New.Value {
-		if v > InfeasibleValue || p.NewRequired {
-			newCols = append(newCols, c)
-			newMax = math.Max(newMax, v)
-		}
-	}
-	// With Σz = 1 a constant shift of the new row's values changes nothing
-	// but keeps −1e9 entries from swamping the tolerances.
-	shift := 0.0
-	if p.NewRequired && len(newCols) > 0 {
-		shift = newMax
-	}
+	newCols, shift := newColumns(p)
 	if p.NewRequired && len(newCols) == 0 {
 		return Assignment{}, false, nil
 	}
-
 	nv := len(moves) + len(newCols)
 	prob := &Problem{Obj: make([]float64, nv)}
 	for i, m := range moves {
@@ -367,27 +352,7 @@ func (s *ReassignmentSolver) solveMoves(p *Reassignment, opt Options, maxChanges
 	for i, c := range newCols {
 		prob.Obj[len(moves)+i] = p.New.Value[c] - shift
 	}
-	// The rows' early rejections, decided without building the rows: a
-	// resource no column touches still constrains "keep everything", and
-	// a program without variables must allow no change.
-	touched := make([]bool, nres)
-	for _, m := range moves {
-		k := m.key
-		if k.fromRes == k.toRes {
-			touched[k.toRes] = touched[k.toRes] || k.toUse-k.fromUse != 0
-			continue
-		}
-		touched[k.fromRes], touched[k.toRes] = true, true
-	}
-	for _, c := range newCols {
-		touched[p.New.Resource[c]] = true
-	}
-	for r := range touched {
-		if !touched[r] && p.Capacity[r]-load[r] < -feasTol {
-			return Assignment{}, false, nil
-		}
-	}
-	if nv == 0 && maxChanges-1 < 0 {
+	if rejectedEarly(p, moves, newCols, load, nv, maxChanges) {
 		return Assignment{}, false, nil
 	}
 	// The rows themselves are built only when something reads them (the
@@ -404,30 +369,8 @@ func (s *ReassignmentSolver) solveMoves(p *Reassignment, opt Options, maxChanges
 	}
 	var res Result
 	if p.BranchAndBound {
-		rows()
-		// Warm start: nobody moves; the new job takes its best column that fits
-		// (or none, when allowed).
-		hint := make([]float64, nv)
-		order := make([]int, len(newCols))
-		for i := range order {
-			order[i] = i
-		}
-		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(prob.Obj[len(moves)+b], prob.Obj[len(moves)+a]) })
-		for _, i := range order {
-			hint[len(moves)+i] = 1
-			if prob.Feasible(hint) {
-				break
-			}
-			hint[len(moves)+i] = 0
-		}
-		opt.Hint = hint
-		// Decide the new job's column first: it moves the bound the most.
-		opt.Priority = make([]int, nv)
-		for i := range newCols {
-			opt.Priority[len(moves)+i] = 1
-		}
 		var err error
-		if res, err = Solve(prob, opt); err != nil {
+		if res, err = branchAndBound(rows(), len(moves), len(newCols), opt); err != nil {
 			return Assignment{}, false, err
 		}
 	} else {
@@ -452,9 +395,87 @@ func (s *ReassignmentSolver) solveMoves(p *Reassignment, opt Options, maxChanges
 		out.Result.Elapsed = time.Since(start)
 		return out, false, nil
 	}
-	x := res.X
-	// Polish: undo moves that gain nothing if the rest stays feasible, so
-	// that among equally good solutions previous assignments are kept.
+	readAssignment(&out, p, moves, newCols, rows)
+	out.Result.Elapsed = time.Since(start)
+	return out, true, nil
+}
+
+// newColumns lists the new row's columns the program may give it (all
+// when it is required, else the feasible ones) and the shift of their
+// values: with Σz = 1 a constant shift of the new row's values changes
+// nothing but keeps −1e9 entries from swamping the tolerances.
+func newColumns(p *Reassignment) (newCols []int, shift float64) {
+	newMax := math.Inf(-1)
+	for c, v := range p.New.Value {
+		if v > InfeasibleValue || p.NewRequired {
+			newCols = append(newCols, c)
+			newMax = math.Max(newMax, v)
+		}
+	}
+	if p.NewRequired && len(newCols) > 0 {
+		shift = newMax
+	}
+	return newCols, shift
+}
+
+// rejectedEarly is the rows' early rejections, decided without building
+// the rows: a resource no column touches still constrains "keep
+// everything", and a program without variables must allow no change.
+func rejectedEarly(p *Reassignment, moves []move, newCols []int, load []float64, nv, maxChanges int) bool {
+	touched := make([]bool, len(p.Capacity))
+	for _, m := range moves {
+		k := m.key
+		if k.fromRes == k.toRes {
+			touched[k.toRes] = touched[k.toRes] || k.toUse-k.fromUse != 0
+			continue
+		}
+		touched[k.fromRes], touched[k.toRes] = true, true
+	}
+	for _, c := range newCols {
+		touched[p.New.Resource[c]] = true
+	}
+	for r := range touched {
+		if !touched[r] && p.Capacity[r]-load[r] < -feasTol {
+			return true
+		}
+	}
+	return nv == 0 && maxChanges-1 < 0
+}
+
+// branchAndBound solves the reduced program (rows built) with Solve,
+// warm-started and deciding the new job's column first.
+func branchAndBound(prob *Problem, nMoves, nNew int, opt Options) (Result, error) {
+	nv := nMoves + nNew
+	// Warm start: nobody moves; the new job takes its best column that fits
+	// (or none, when allowed).
+	hint := make([]float64, nv)
+	order := make([]int, nNew)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(prob.Obj[nMoves+b], prob.Obj[nMoves+a]) })
+	for _, i := range order {
+		hint[nMoves+i] = 1
+		if prob.Feasible(hint) {
+			break
+		}
+		hint[nMoves+i] = 0
+	}
+	opt.Hint = hint
+	// Decide the new job's column first: it moves the bound the most.
+	opt.Priority = make([]int, nv)
+	for i := range nNew {
+		opt.Priority[nMoves+i] = 1
+	}
+	return Solve(prob, opt)
+}
+
+// readAssignment fills out's columns, changes and objective from the
+// solution out.Result.X, polished first: moves that gain nothing are
+// undone if the rest stays feasible, so that among equally good solutions
+// previous assignments are kept.
+func readAssignment(out *Assignment, p *Reassignment, moves []move, newCols []int, rows func() *Problem) {
+	x := out.Result.X
 	for i := len(moves) - 1; i >= 0; i-- {
 		if x[i] == 1 && moves[i].gain <= 0 {
 			x[i] = 0
@@ -484,17 +505,14 @@ func (s *ReassignmentSolver) solveMoves(p *Reassignment, opt Options, maxChanges
 	if out.NewColumn >= 0 {
 		out.Objective += p.New.Value[out.NewColumn]
 	}
-	out.Result.Elapsed = time.Since(start)
-	return out, true, nil
 }
 
 // buildMoves returns the load at the previous columns and the candidate
 // moves, sorted by row then column (reusing s's buffers).
 func (s *ReassignmentSolver) buildMoves(p *Reassignment, maxChanges int) ([]float64, []move) {
 	// Load at the previous columns.
-	nres := len(p.Capacity)
 	load := s.load[:0]
-	for range nres {
+	for range len(p.Capacity) {
 		load = append(load, 0)
 	}
 	for j := range p.Rows {
@@ -507,12 +525,11 @@ func (s *ReassignmentSolver) buildMoves(p *Reassignment, maxChanges int) ([]floa
 	// sharing their Resource and Use slices (Sia's) share a column-pair →
 	// class cache, which saves hashing.
 	// The class lists and the index are the previous call's, emptied.
-	lists := s.lists[:0]
+	s.lists = s.lists[:0]
 	if s.index == nil {
 		s.index = map[classKey]int{}
 	}
-	index := s.index
-	clear(index)
+	clear(s.index)
 	var cacheRes []int
 	var cacheUse []float64
 	var cache []int32
@@ -544,56 +561,14 @@ func (s *ReassignmentSolver) buildMoves(p *Reassignment, maxChanges int) ([]floa
 			}
 			ci := cache[from*ncol+c]
 			if ci < 0 {
-				id, ok := index[k]
-				if !ok {
-					id = len(lists)
-					index[k] = id
-					if len(lists) < cap(lists) {
-						lists = lists[:len(lists)+1]
-						lists[len(lists)-1] = lists[len(lists)-1][:0]
-					} else {
-						lists = append(lists, nil)
-					}
-				}
-				ci = int32(id)
+				ci = int32(s.classIndex(k))
 				cache[from*ncol+c] = ci
 			}
-			l := &lists[ci]
-			m := move{row: j, col: c, gain: gain, key: k}
-			// A row keeps only its best move of a class (several columns
-			// may share a capacity effect).
-			if n := len(*l); n > 0 {
-				dup := -1
-				for i := range *l {
-					if (*l)[i].row == j {
-						dup = i
-					}
-				}
-				if dup >= 0 {
-					if gain <= (*l)[dup].gain {
-						continue
-					}
-					*l = append((*l)[:dup], (*l)[dup+1:]...)
-				}
-			}
-			if len(*l) >= maxChanges && gain <= (*l)[len(*l)-1].gain {
-				continue
-			}
-			at := len(*l)
-			for at > 0 && (*l)[at-1].gain < gain {
-				at--
-			}
-			*l = append(*l, move{})
-			copy((*l)[at+1:], (*l)[at:])
-			(*l)[at] = m
-			if len(*l) > maxChanges {
-				*l = (*l)[:maxChanges]
-			}
+			keepBestMoves(&s.lists[ci], move{row: j, col: c, gain: gain, key: k}, maxChanges)
 		}
 	}
-	s.lists = lists
 	moves := s.moves[:0]
-	for _, l := range lists {
+	for _, l := range s.lists {
 		moves = append(moves, l...)
 	}
 	// Deterministic variable order: by row, then column.
@@ -605,6 +580,57 @@ func (s *ReassignmentSolver) buildMoves(p *Reassignment, maxChanges int) ([]floa
 	})
 
 	return load, moves
+}
+
+// classIndex returns the index of class k's list in s.lists, adding an
+// empty list (reusing the previous call's storage) for a new class.
+func (s *ReassignmentSolver) classIndex(k classKey) int {
+	id, ok := s.index[k]
+	if !ok {
+		id = len(s.lists)
+		s.index[k] = id
+		if len(s.lists) < cap(s.lists) {
+			s.lists = s.lists[:len(s.lists)+1]
+			s.lists[len(s.lists)-1] = s.lists[len(s.lists)-1][:0]
+		} else {
+			s.lists = append(s.lists, nil)
+		}
+	}
+	return id
+}
+
+// keepBestMoves inserts m into a class's list, which holds the class's
+// best maxChanges moves by gain, descending (stable: on equal gains the
+// earlier move stays first), and at most one move per row (its best:
+// several columns may share a capacity effect).
+func keepBestMoves(l *[]move, m move, maxChanges int) {
+	if n := len(*l); n > 0 {
+		dup := -1
+		for i := range *l {
+			if (*l)[i].row == m.row {
+				dup = i
+			}
+		}
+		if dup >= 0 {
+			if m.gain <= (*l)[dup].gain {
+				return
+			}
+			*l = append((*l)[:dup], (*l)[dup+1:]...)
+		}
+	}
+	if len(*l) >= maxChanges && m.gain <= (*l)[len(*l)-1].gain {
+		return
+	}
+	at := len(*l)
+	for at > 0 && (*l)[at-1].gain < m.gain {
+		at--
+	}
+	*l = append(*l, move{})
+	copy((*l)[at+1:], (*l)[at:])
+	(*l)[at] = m
+	if len(*l) > maxChanges {
+		*l = (*l)[:maxChanges]
+	}
 }
 
 // build fills t in for moves: the moves' order by gain, their capacity
@@ -754,320 +780,259 @@ func frees(k classKey) bool {
 // the tie-break. opt.NodeLimit caps the sets examined (a deterministic
 // budget); when it stops the search the result is Feasible and the gap
 // comes from the LP relaxation.
+//
+// It runs in up to three passes over one enumSearch: the changes' best
+// gain with the full slack (gStarPass, a bound for every option), the
+// options' searches (searchOptions), and with opt.Gap the sampling of a
+// near-optimal set (sampleNearOptimal).
 func enumerate(prob *Problem, rows func() *Problem, moves []move, newCols []int, load []float64, p *Reassignment, maxChanges int, opt Options, t *enumTables, gs *gStarPass) Result {
 	start := time.Now()
-	tol := opt.Tol
-	if tol <= 0 {
-		tol = 1e-9
+	s := newEnumSearch(p, opt, t, moves)
+	o := enumOptions{opts: newJobOptions(prob, len(moves), newCols, p.NewRequired), p: p, load: load, newCols: newCols, nMoves: len(moves), maxChanges: maxChanges}
+	gStar := s.gStarPass(&o, gs)
+	s.searchOptions(&o, gStar)
+	firstPass := 0
+	if opt.Gap > 0 && opt.Rand != nil && s.bestOpt >= 0 && !s.stopped {
+		firstPass = s.sampleNearOptimal(&o, gStar)
 	}
-	limit := opt.NodeLimit
-	if limit <= 0 {
-		limit = 200000
-	}
-	nres := len(p.Capacity)
-	if !t.built {
-		t.build(moves, nres)
-	}
-	order, maxFree, bestFreeFrom, posPrefix := t.order, t.maxFree, t.bestFreeFrom, t.posPrefix
-	topPositive := func(from, cnt int) float64 {
-		if cnt <= 0 || from >= len(order) {
-			return 0
-		}
-		return posPrefix[min(from+cnt, len(order))] - posPrefix[from]
-	}
-	// New-job options: its columns by value (the −shift keeps Σz = 1
-	// values comparable), then "none".
-	type option struct {
-		v   int // variable index, −1 for none
-		val float64
-	}
-	var opts []option
-	for i := range newCols {
-		opts = append(opts, option{len(moves) + i, prob.Obj[len(moves)+i]})
-	}
-	slices.SortStableFunc(opts, func(a, b option) int { return cmp.Compare(b.val, a.val) })
-	if !p.NewRequired {
-		opts = append(opts, option{-1, 0})
-	}
+	return s.result(prob, rows, o.opts, firstPass, start)
+}
 
-	var (
-		res       Result
-		best      = math.Inf(-1)
-		bestMoves int
-		bestSet   []int
-		bestOpt   = -2
-		set       []int
-		usedRow   = make([]bool, len(p.Rows))
-		examined  int
-		stopped   bool
-		slack     = make([]float64, nres)
-		e         = make([]float64, nres)
-	)
-	better := func(v float64, n int) bool {
-		if math.IsInf(best, -1) {
-			return true
-		}
-		t := tol * math.Max(1, math.Abs(best))
-		return v > best+t || (v >= best-t && n < bestMoves)
+// enumOption is one choice for the new job: its variable (−1 for none)
+// and its value.
+type enumOption struct {
+	v   int
+	val float64
+}
+
+// newJobOptions lists the new job's options: its columns by value (the
+// −shift keeps Σz = 1 values comparable), then "none" unless required.
+func newJobOptions(prob *Problem, nMoves int, newCols []int, required bool) []enumOption {
+	var opts []enumOption
+	for i := range newCols {
+		opts = append(opts, enumOption{nMoves + i, prob.Obj[nMoves+i]})
 	}
-	// prune: a completion worth at most ub with n changes cannot replace
-	// the incumbent (bestLo/bestHi: the incumbent ∓ the tolerance).
-	bestLo, bestHi := math.Inf(-1), math.Inf(-1)
+	slices.SortStableFunc(opts, func(a, b enumOption) int { return cmp.Compare(b.val, a.val) })
+	if !required {
+		opts = append(opts, enumOption{-1, 0})
+	}
+	return opts
+}
+
+// enumOptions is what the passes over the new job's options read.
+type enumOptions struct {
+	opts       []enumOption
+	p          *Reassignment
+	load       []float64
+	newCols    []int
+	nMoves     int
+	maxChanges int
+}
+
+// enumSearch is enumerate's state: the depth-first search over change
+// sets, its incumbent, and the gap-sampling pass's reservoir.
+type enumSearch struct {
+	t     *enumTables
+	opt   Options
+	nres  int
+	tol   float64
+	limit int
+
+	// The incumbent: its value, number of changes, set of moves and
+	// new-job option (−2: none yet; −3: found by the option being
+	// searched, which the caller's loop records).
+	best      float64
+	bestMoves int
+	bestSet   []int
+	bestOpt   int
+	// bestLo, bestHi: the incumbent ∓ the tolerance (prune).
+	bestLo, bestHi float64
+
+	set      []int  // the moves of the set being extended
+	usedRow  []bool // rows that have a move in set
+	examined int
+	stopped  bool
+	slack    []float64 // capacity left per resource under the current option
+	e        []float64 // set's capacity effect per resource
+
 	// Gap sampling (second pass): every fitting set worth ≥ floor is a
 	// candidate; one is kept by reservoir sampling.
-	var (
-		collect         bool
-		floor           float64
-		seen            int
-		pickSet         []int
-		pickOpt, curOpt int
-	)
-	prune := func(ub float64, n int) bool {
-		if collect {
-			return ub < floor
-		}
-		return ub < bestLo || (ub <= bestHi && n >= bestMoves)
+	collect         bool
+	floor           float64
+	seen            int
+	pickSet         []int
+	pickOpt, curOpt int
+}
+
+func newEnumSearch(p *Reassignment, opt Options, t *enumTables, moves []move) *enumSearch {
+	s := &enumSearch{t: t, opt: opt, nres: len(p.Capacity), tol: opt.Tol, limit: opt.NodeLimit}
+	if s.tol <= 0 {
+		s.tol = 1e-9
 	}
-	var dfs func(from, k int, base, gain float64)
-	// descend adds the move at sorted position a to the set, searches on
-	// from there, and takes it out again.
-	descend := func(a, k int, base, gain float64) {
-		effAt := t.effAt[a*nres : (a+1)*nres]
-		for r := range e {
-			e[r] += effAt[r]
-		}
-		usedRow[t.rowAt[a]] = true
-		set = append(set, order[a])
-		dfs(a+1, k, base, gain+t.gainAt[a])
-		set = set[:len(set)-1]
-		usedRow[t.rowAt[a]] = false
-		for r := range e {
-			e[r] -= effAt[r]
-		}
+	if s.limit <= 0 {
+		s.limit = 200000
 	}
-	// dfsLast is dfs's loop over the moves when one change is left, the
-	// search's most frequent case, visiting the same children in the same
-	// order. With no change left to free a resource, the capacity-aware
-	// bound admits only a move that leaves no resource short: one whose
-	// two resources (from, to) end within their slack while no other is
-	// short already. That test reads the move's two resources instead of
-	// all, and the bound test is made only at a move that passes it: the
-	// bound falls along the moves (gains descend), so it stops the loop at
-	// a passing move exactly when it would have at or before it.
-	dfsLast := func(from, k int, base, gain float64) {
-		var short uint64 // resources short before the move
-		for r := range e {
-			// As the general loop computes it (the move adds +0 here).
-			if e[r]-slack[r] > feasTol {
-				short |= 1 << r
-			}
-		}
-		for a := from; a < len(order); a++ {
-			if usedRow[t.rowAt[a]] {
-				continue
-			}
-			rf, rt := t.resAt[2*a], t.resAt[2*a+1]
-			if short&^(1<<rf|1<<rt) != 0 {
-				continue
-			}
-			effAt := t.effAt[a*nres : (a+1)*nres]
-			if e[rf]+effAt[rf]-slack[rf] > feasTol || e[rt]+effAt[rt]-slack[rt] > feasTol {
-				continue
-			}
-			if prune(base+gain+topPositive(a, 1), len(set)+1) {
-				return
-			}
-			// The general loop's bound with no resource short and no
-			// change left: base + gain + this move's gain (+0 + 0). It
-			// falls along the moves too, so no later move passes it.
-			if prune(base+gain+t.gainAt[a], len(set)+1) {
-				return
-			}
-			descend(a, k, base, gain)
-			if stopped {
-				return
-			}
-		}
+	if !t.built {
+		t.build(moves, s.nres)
 	}
-	dfs = func(from, k int, base, gain float64) {
-		if stopped {
-			return
-		}
-		examined++
-		if examined > limit {
-			stopped = true
-			return
-		}
-		fits := true
-		for r := range e {
-			if e[r] > slack[r]+feasTol {
-				fits = false
-				break
-			}
-		}
-		if fits && collect {
-			if base+gain >= floor {
-				seen++
-				if opt.Rand.IntN(seen) == 0 {
-					pickSet, pickOpt = append(pickSet[:0], set...), curOpt
-				}
-			}
-		} else if fits && better(base+gain, len(set)) {
-			best, bestMoves, bestSet = base+gain, len(set), append([]int(nil), set...)
-			t := tol * math.Max(1, math.Abs(best))
-			bestLo, bestHi = best-t, best+t
-			bestOpt = -3 // set by the caller loop
-		}
-		left := k - len(set)
-		if left == 0 {
-			return
-		}
-		if left == 1 && nres <= 64 && lastChangeLoop {
-			dfsLast(from, k, base, gain)
-			return
-		}
-		for a := from; a < len(order); a++ {
-			// Bound: later moves gain no more than this one.
-			if prune(base+gain+topPositive(a, left), len(set)+1) {
-				return
-			}
-			effAt := t.effAt[a*nres : (a+1)*nres]
-			if usedRow[t.rowAt[a]] {
-				continue
-			}
-			// Capacity-aware bound: every resource left short needs at
-			// least ⌈deficit/maxFree⌉ of the remaining moves to free it
-			// (a move frees one resource), each gaining at most the best
-			// freeing move still ahead; the others at most the best gains.
-			need, ubFree, ok := 0, 0.0, true
-			for r := range e {
-				d := e[r] + effAt[r] - slack[r]
-				if d <= feasTol {
-					continue
-				}
-				if maxFree[r] <= 0 {
-					ok = false
-					break
-				}
-				n := int(math.Ceil((d - feasTol) / maxFree[r]))
-				need += n
-				if need > left-1 || a+1 >= len(order) || math.IsInf(bestFreeFrom[r][a+1], -1) {
-					ok = false
-					break
-				}
-				ubFree += float64(n) * bestFreeFrom[r][a+1]
-			}
-			if !ok {
-				continue
-			}
-			if prune(base+gain+t.gainAt[a]+ubFree+topPositive(a+1, left-1-need), len(set)+1) {
-				continue
-			}
-			descend(a, k, base, gain)
-		}
+	s.usedRow = make([]bool, len(p.Rows))
+	s.slack = make([]float64, s.nres)
+	s.e = make([]float64, s.nres)
+	s.resetIncumbent()
+	return s
+}
+
+func (s *enumSearch) resetIncumbent() {
+	s.best, s.bestMoves, s.bestSet, s.bestOpt = math.Inf(-1), 0, nil, -2
+	s.bestLo, s.bestHi = math.Inf(-1), math.Inf(-1)
+}
+
+// topPositive is the sum of the positive gains of the cnt moves from
+// sorted position from on (the most the next cnt moves can gain).
+func (s *enumSearch) topPositive(from, cnt int) float64 {
+	if cnt <= 0 || from >= len(s.t.order) {
+		return 0
 	}
-	// gStar bounds the changes' gain whatever the new job takes: the best
-	// change set with the full slack (a new column only removes slack).
-	// Options come best-first, so once val + gStar cannot reach the
-	// incumbent, no later option can either.
+	return s.t.posPrefix[min(from+cnt, len(s.t.order))] - s.t.posPrefix[from]
+}
+
+// better reports whether a set worth v with n changes replaces the
+// incumbent.
+func (s *enumSearch) better(v float64, n int) bool {
+	if math.IsInf(s.best, -1) {
+		return true
+	}
+	d := s.tol * math.Max(1, math.Abs(s.best))
+	return v > s.best+d || (v >= s.best-d && n < s.bestMoves)
+}
+
+// prune: a completion worth at most ub with n changes cannot replace the
+// incumbent (or, sampling, cannot reach the floor).
+func (s *enumSearch) prune(ub float64, n int) bool {
+	if s.collect {
+		return ub < s.floor
+	}
+	return ub < s.bestLo || (ub <= s.bestHi && n >= s.bestMoves)
+}
+
+// startOption sets the slack for the new job's option o and returns the
+// changes left for the existing rows (negative: the option is out).
+func (s *enumSearch) startOption(o *enumOptions, opt enumOption) int {
+	k := o.maxChanges
+	for r := range s.slack {
+		s.slack[r] = o.p.Capacity[r] - o.load[r]
+	}
+	if opt.v >= 0 {
+		c := o.newCols[opt.v-o.nMoves]
+		s.slack[o.p.New.Resource[c]] -= o.p.New.Use[c]
+	} else {
+		k--
+	}
+	return k
+}
+
+// gStarPass bounds the changes' gain whatever the new job takes: the best
+// change set with the full slack (a new column only removes slack).
+// Options come best-first, so once val + gStar cannot reach the
+// incumbent, no later option can either. The pass depends on the rows
+// only, so the previous program's outcome (gs) is reused when valid.
+func (s *enumSearch) gStarPass(o *enumOptions, gs *gStarPass) float64 {
 	gStar := math.Inf(1)
-	if len(opts) > 1 && gs.valid && gs.limit == limit && gs.tol == tol {
+	if len(o.opts) > 1 && gs.valid && gs.limit == s.limit && gs.tol == s.tol {
 		// The previous program's rows: the pass's outcome is the same.
-		gStar, examined, stopped = gs.gStar, gs.examined, gs.stopped
-		copy(e, gs.e)
-	} else if len(opts) > 1 {
-		for r := range slack {
-			slack[r] = p.Capacity[r] - load[r]
+		gStar, s.examined, s.stopped = gs.gStar, gs.examined, gs.stopped
+		copy(s.e, gs.e)
+	} else if len(o.opts) > 1 {
+		for r := range s.slack {
+			s.slack[r] = o.p.Capacity[r] - o.load[r]
 		}
-		dfs(0, maxChanges, 0, 0)
-		if !stopped && !math.IsInf(best, -1) {
-			gStar = best
+		s.dfs(0, o.maxChanges, 0, 0)
+		if !s.stopped && !math.IsInf(s.best, -1) {
+			gStar = s.best
 		}
-		best, bestMoves, bestSet, bestOpt = math.Inf(-1), 0, nil, -2
-		bestLo, bestHi = math.Inf(-1), math.Inf(-1)
-		gs.valid, gs.limit, gs.tol = true, limit, tol
-		gs.gStar, gs.examined, gs.stopped = gStar, examined, stopped
-		gs.e = append(gs.e[:0], e...)
+		s.resetIncumbent()
+		gs.valid, gs.limit, gs.tol = true, s.limit, s.tol
+		gs.gStar, gs.examined, gs.stopped = gStar, s.examined, s.stopped
+		gs.e = append(gs.e[:0], s.e...)
 	}
-	for oi, o := range opts {
-		if !math.IsInf(best, -1) && o.val+gStar < best-tol*math.Max(1, math.Abs(best)) {
+	return gStar
+}
+
+// searchOptions searches the change sets under each option of the new
+// job, best option first, keeping the best (value, fewest changes).
+func (s *enumSearch) searchOptions(o *enumOptions, gStar float64) {
+	for oi, opt := range o.opts {
+		if !math.IsInf(s.best, -1) && opt.val+gStar < s.best-s.tol*math.Max(1, math.Abs(s.best)) {
 			break
 		}
-		k := maxChanges
-		for r := range slack {
-			slack[r] = p.Capacity[r] - load[r]
-		}
-		if o.v >= 0 {
-			c := newCols[o.v-len(moves)]
-			slack[p.New.Resource[c]] -= p.New.Use[c]
-		} else {
-			k--
-		}
+		k := s.startOption(o, opt)
 		if k < 0 {
 			continue
 		}
-		before := bestOpt
-		dfs(0, k, o.val, 0)
-		if bestOpt == -3 {
-			bestOpt = oi
+		before := s.bestOpt
+		s.dfs(0, k, opt.val, 0)
+		if s.bestOpt == -3 {
+			s.bestOpt = oi
 		} else {
-			bestOpt = before
+			s.bestOpt = before
 		}
-		if stopped {
+		if s.stopped {
 			break
 		}
 	}
-	firstPass := 0
-	if opt.Gap > 0 && opt.Rand != nil && bestOpt >= 0 && !stopped {
-		// The objective's magnitude: the previous columns' values plus
-		// the optimum's gain (the new row's values were shifted by its
-		// best when it is required).
-		total := best
-		for j := range p.Rows {
-			total += p.Rows[j].Value[p.Rows[j].Prev]
-		}
-		if p.NewRequired {
-			shift := math.Inf(-1)
-			for _, c := range newCols {
-				shift = math.Max(shift, p.New.Value[c])
-			}
-			total += shift
-		}
-		collect, floor = true, best-opt.Gap*math.Max(1, math.Abs(total))
-		firstPass = examined
-		examined, seen = 0, 0
-		for oi, o := range opts {
-			if o.val+gStar < floor {
-				continue
-			}
-			k := maxChanges
-			for r := range slack {
-				slack[r] = p.Capacity[r] - load[r]
-			}
-			if o.v >= 0 {
-				c := newCols[o.v-len(moves)]
-				slack[p.New.Resource[c]] -= p.New.Use[c]
-			} else {
-				k--
-			}
-			if k < 0 {
-				continue
-			}
-			curOpt = oi
-			dfs(0, k, o.val, 0)
-			if stopped {
-				break
-			}
-		}
-		if seen > 0 {
-			bestSet, bestOpt = pickSet, pickOpt
-		}
-		stopped = false // the optimum was proven; the sample is from the sets visited
+}
+
+// sampleNearOptimal replaces the proven optimum by a set drawn uniformly
+// (opt.Rand) among the fitting sets within opt.Gap of it, and returns the
+// sets the first passes examined.
+func (s *enumSearch) sampleNearOptimal(o *enumOptions, gStar float64) (firstPass int) {
+	// The objective's magnitude: the previous columns' values plus the
+	// optimum's gain (the new row's values were shifted by its best when
+	// it is required).
+	p := o.p
+	total := s.best
+	for j := range p.Rows {
+		total += p.Rows[j].Value[p.Rows[j].Prev]
 	}
-	res.Nodes = firstPass + examined
+	if p.NewRequired {
+		shift := math.Inf(-1)
+		for _, c := range o.newCols {
+			shift = math.Max(shift, p.New.Value[c])
+		}
+		total += shift
+	}
+	s.collect, s.floor = true, s.best-s.opt.Gap*math.Max(1, math.Abs(total))
+	firstPass = s.examined
+	s.examined, s.seen = 0, 0
+	for oi, opt := range o.opts {
+		if opt.val+gStar < s.floor {
+			continue
+		}
+		k := s.startOption(o, opt)
+		if k < 0 {
+			continue
+		}
+		s.curOpt = oi
+		s.dfs(0, k, opt.val, 0)
+		if s.stopped {
+			break
+		}
+	}
+	if s.seen > 0 {
+		s.bestSet, s.bestOpt = s.pickSet, s.pickOpt
+	}
+	s.stopped = false // the optimum was proven; the sample is from the sets visited
+	return firstPass
+}
+
+// result turns the incumbent into the program's Result, bounding the gap
+// with the LP relaxation when the node limit stopped the search.
+func (s *enumSearch) result(prob *Problem, rows func() *Problem, opts []enumOption, firstPass int, start time.Time) Result {
+	var res Result
+	res.Nodes = firstPass + s.examined
 	res.Elapsed = time.Since(start)
-	if bestOpt < 0 {
-		if stopped {
+	if s.bestOpt < 0 {
+		if s.stopped {
 			res.Status = LimitNoSolution
 		} else {
 			res.Status = Infeasible
@@ -1076,15 +1041,15 @@ func enumerate(prob *Problem, rows func() *Problem, moves []move, newCols []int,
 		return res
 	}
 	x := make([]float64, len(prob.Obj))
-	for _, i := range bestSet {
+	for _, i := range s.bestSet {
 		x[i] = 1
 	}
-	if v := opts[bestOpt].v; v >= 0 {
+	if v := opts[s.bestOpt].v; v >= 0 {
 		x[v] = 1
 	}
 	res.X, res.Objective = x, prob.Value(x)
 	res.Status, res.Bound = Optimal, res.Objective
-	if stopped {
+	if s.stopped {
 		// Bound the gap with the LP relaxation (one LP).
 		lpRes, err := Solve(rows(), Options{NodeLimit: 1})
 		res.Status, res.Bound = Feasible, math.Inf(1)
@@ -1094,6 +1059,159 @@ func enumerate(prob *Problem, rows func() *Problem, moves []move, newCols []int,
 		res.Gap = (res.Bound - res.Objective) / math.Max(1, math.Abs(res.Objective))
 	}
 	return res
+}
+
+// descend adds the move at sorted position a to the set, searches on from
+// there, and takes it out again.
+func (s *enumSearch) descend(a, k int, base, gain float64) {
+	t, nres := s.t, s.nres
+	effAt := t.effAt[a*nres : (a+1)*nres]
+	for r := range s.e {
+		s.e[r] += effAt[r]
+	}
+	s.usedRow[t.rowAt[a]] = true
+	s.set = append(s.set, t.order[a])
+	s.dfs(a+1, k, base, gain+t.gainAt[a])
+	s.set = s.set[:len(s.set)-1]
+	s.usedRow[t.rowAt[a]] = false
+	for r := range s.e {
+		s.e[r] -= effAt[r]
+	}
+}
+
+// dfs examines the set (a new incumbent if it fits and is better; a
+// candidate when sampling) and extends it by each later move that can
+// still lead to a better set, up to k changes.
+func (s *enumSearch) dfs(from, k int, base, gain float64) {
+	if s.stopped {
+		return
+	}
+	s.examined++
+	if s.examined > s.limit {
+		s.stopped = true
+		return
+	}
+	fits := true
+	for r := range s.e {
+		if s.e[r] > s.slack[r]+feasTol {
+			fits = false
+			break
+		}
+	}
+	if fits && s.collect {
+		if base+gain >= s.floor {
+			s.seen++
+			if s.opt.Rand.IntN(s.seen) == 0 {
+				s.pickSet, s.pickOpt = append(s.pickSet[:0], s.set...), s.curOpt
+			}
+		}
+	} else if fits && s.better(base+gain, len(s.set)) {
+		s.best, s.bestMoves, s.bestSet = base+gain, len(s.set), append([]int(nil), s.set...)
+		d := s.tol * math.Max(1, math.Abs(s.best))
+		s.bestLo, s.bestHi = s.best-d, s.best+d
+		s.bestOpt = -3 // set by the caller loop
+	}
+	left := k - len(s.set)
+	if left == 0 {
+		return
+	}
+	if left == 1 && s.nres <= 64 && lastChangeLoop {
+		s.dfsLast(from, k, base, gain)
+		return
+	}
+	s.dfsMoves(from, k, left, base, gain)
+}
+
+// dfsMoves is dfs's general loop over the moves from sorted position
+// from, with left changes still allowed.
+func (s *enumSearch) dfsMoves(from, k, left int, base, gain float64) {
+	t, nres, e, slack := s.t, s.nres, s.e, s.slack
+	order, maxFree, bestFreeFrom := t.order, t.maxFree, t.bestFreeFrom
+	for a := from; a < len(order); a++ {
+		// Bound: later moves gain no more than this one.
+		if s.prune(base+gain+s.topPositive(a, left), len(s.set)+1) {
+			return
+		}
+		effAt := t.effAt[a*nres : (a+1)*nres]
+		if s.usedRow[t.rowAt[a]] {
+			continue
+		}
+		// Capacity-aware bound: every resource left short needs at least
+		// ⌈deficit/maxFree⌉ of the remaining moves to free it (a move
+		// frees one resource), each gaining at most the best freeing move
+		// still ahead; the others at most the best gains.
+		need, ubFree, ok := 0, 0.0, true
+		for r := range e {
+			d := e[r] + effAt[r] - slack[r]
+			if d <= feasTol {
+				continue
+			}
+			if maxFree[r] <= 0 {
+				ok = false
+				break
+			}
+			n := int(math.Ceil((d - feasTol) / maxFree[r]))
+			need += n
+			if need > left-1 || a+1 >= len(order) || math.IsInf(bestFreeFrom[r][a+1], -1) {
+				ok = false
+				break
+			}
+			ubFree += float64(n) * bestFreeFrom[r][a+1]
+		}
+		if !ok {
+			continue
+		}
+		if s.prune(base+gain+t.gainAt[a]+ubFree+s.topPositive(a+1, left-1-need), len(s.set)+1) {
+			continue
+		}
+		s.descend(a, k, base, gain)
+	}
+}
+
+// dfsLast is dfs's loop over the moves when one change is left, the
+// search's most frequent case, visiting the same children in the same
+// order. With no change left to free a resource, the capacity-aware bound
+// admits only a move that leaves no resource short: one whose two
+// resources (from, to) end within their slack while no other is short
+// already. That test reads the move's two resources instead of all, and
+// the bound test is made only at a move that passes it: the bound falls
+// along the moves (gains descend), so it stops the loop at a passing move
+// exactly when it would have at or before it.
+func (s *enumSearch) dfsLast(from, k int, base, gain float64) {
+	t, nres, e, slack := s.t, s.nres, s.e, s.slack
+	var short uint64 // resources short before the move
+	for r := range e {
+		// As the general loop computes it (the move adds +0 here).
+		if e[r]-slack[r] > feasTol {
+			short |= 1 << r
+		}
+	}
+	for a := from; a < len(t.order); a++ {
+		if s.usedRow[t.rowAt[a]] {
+			continue
+		}
+		rf, rt := t.resAt[2*a], t.resAt[2*a+1]
+		if short&^(1<<rf|1<<rt) != 0 {
+			continue
+		}
+		effAt := t.effAt[a*nres : (a+1)*nres]
+		if e[rf]+effAt[rf]-slack[rf] > feasTol || e[rt]+effAt[rt]-slack[rt] > feasTol {
+			continue
+		}
+		if s.prune(base+gain+s.topPositive(a, 1), len(s.set)+1) {
+			return
+		}
+		// The general loop's bound with no resource short and no change
+		// left: base + gain + this move's gain (+0 + 0). It falls along
+		// the moves too, so no later move passes it.
+		if s.prune(base+gain+t.gainAt[a], len(s.set)+1) {
+			return
+		}
+		s.descend(a, k, base, gain)
+		if s.stopped {
+			return
+		}
+	}
 }
 
 func sameInts(a, b []int) bool {

@@ -394,36 +394,15 @@ func (s *Sia) weightRow(j *sim.Job, round int) []float64 {
 
 // fit is the artifact's _sia_fit_one_job; place is the feasibility view of
 // the placements (force_opt in the new-job pass, DP in the restart pass).
+// It solves the program with the job as the new row, admits the job if
+// the optimum takes it, and places every job the optimum moves and the
+// new one, reverting the admission if a placement fails.
 func (s *Sia) fit(v *sim.View, plan *gavel.Plan, job *sim.Job, place estimator.Estimator) (bool, error) {
-	if s.neverRunnable(job) {
-		// What the check below concludes, without the weight row: the
-		// restart pass meets thousands of such jobs on a long trace.
-		s.stats.Solves++
-		s.stats.Rejected++
-		return false, nil
-	}
 	key := fitKey{job.Spec.Workload, job.ExecTime, job.Rescheds}
-	if f, ok := s.failed[key]; ok && s.solve == nil && !plainRestart {
-		// The same program and placements as the remembered failure.
-		s.repeats++
-		s.stats.Record(f.sol)
-		if f.placement {
-			s.stats.PlacementFailures++
-		} else {
-			s.stats.Rejected++
-		}
+	if s.knownToFail(job, key) {
 		return false, nil
 	}
-	prob := &s.prob
-	if !s.probHolds(v.Round) {
-		*prob = ilp.Reassignment{Capacity: s.capacity, MaxChanges: MaxChanges, Rows: prob.Rows[:0]}
-		for i, id := range s.rows.Jobs {
-			prob.Rows = append(prob.Rows, ilp.AssignRow{Value: s.weightRow(v.Job(id), v.Round), Resource: s.colType, Use: s.use, Prev: s.rows.Prev[i]})
-		}
-		s.probJobs = append(s.probJobs[:0], s.rows.Jobs...)
-		s.probRound = v.Round
-	}
-	prob.HasPrev = s.rows.HasPrev
+	prob := s.program(v)
 	w := s.weightRow(job, v.Round)
 	// A job no configuration can run (DP memory filter) is left out by
 	// every optimum: reject without solving (it would be, after solving).
@@ -436,21 +415,9 @@ func (s *Sia) fit(v *sim.View, plan *gavel.Plan, job *sim.Job, place estimator.E
 		s.stats.Rejected++
 		return false, nil
 	}
-	s.newValue = s.newValue[:0]
-	for _, x := range w {
-		s.newValue = append(s.newValue, x+NewJobBonus)
-	}
-	prob.New = ilp.AssignRow{Value: s.newValue, Resource: s.colType, Use: s.use}
-	solve := s.reassign.Solve
-	if s.solve != nil {
-		solve = s.solve
-	}
-	sol, ok, err := solve(prob, ilp.Options{NodeLimit: NodeLimit})
+	sol, ok, err := s.solveWithNew(prob, w)
 	if err != nil {
 		return false, fmt.Errorf("sia: job %s: %w", job.Spec.Alias(), err)
-	}
-	if ok && s.solve != nil {
-		sol = recount(prob, sol)
 	}
 	s.stats.Record(sol)
 	// Rejection: no solution, the new job left out, or a goodput sum of
@@ -465,29 +432,7 @@ func (s *Sia) fit(v *sim.View, plan *gavel.Plan, job *sim.Job, place estimator.E
 	s.rows.Jobs = append(s.rows.Jobs, job.Spec.ID)
 	s.rows.HasPrev = true
 
-	// Jobs to re-place, in admitted order, with their GPU counts.
-	type target struct {
-		id       sim.JobID
-		col, gpu int
-	}
-	var targets []target
-	var moved []sim.JobID
-	for i, id := range s.rows.Jobs[:len(oldPrev)] {
-		now, before := sol.Columns[i], oldPrev[i]
-		if s.artifactCounts {
-			// Quirk: only a type change moves the job, and it keeps the
-			// count of its previous row.
-			if s.colType[now] != s.colType[before] {
-				targets = append(targets, target{id, now, s.colCount[before]})
-			}
-		} else if now != before {
-			targets = append(targets, target{id, now, s.colCount[now]})
-		}
-	}
-	for _, tg := range targets {
-		moved = append(moved, tg.id)
-	}
-	targets = append(targets, target{job.Spec.ID, sol.NewColumn, s.colCount[sol.NewColumn]})
+	targets, moved := s.fitTargets(job.Spec.ID, oldPrev, sol)
 	t := plan.Table.Clone()
 	for _, id := range moved {
 		t.Clear(id)
@@ -512,6 +457,97 @@ func (s *Sia) fit(v *sim.View, plan *gavel.Plan, job *sim.Job, place estimator.E
 	plan.Commit(t, job.Spec.ID, moved)
 	s.forgetFailed()
 	return true, nil
+}
+
+// knownToFail counts and reports a fit decided without solving: a job
+// that can never run, or the same program and placements as a remembered
+// failure.
+func (s *Sia) knownToFail(job *sim.Job, key fitKey) bool {
+	if s.neverRunnable(job) {
+		// What the check in fit concludes, without the weight row: the
+		// restart pass meets thousands of such jobs on a long trace.
+		s.stats.Solves++
+		s.stats.Rejected++
+		return true
+	}
+	if f, ok := s.failed[key]; ok && s.solve == nil && !plainRestart {
+		// The same program and placements as the remembered failure.
+		s.repeats++
+		s.stats.Record(f.sol)
+		if f.placement {
+			s.stats.PlacementFailures++
+		} else {
+			s.stats.Rejected++
+		}
+		return true
+	}
+	return false
+}
+
+// program returns the reassignment program of the admitted jobs, rebuilt
+// unless the one of an earlier fit this round still holds.
+func (s *Sia) program(v *sim.View) *ilp.Reassignment {
+	prob := &s.prob
+	if !s.probHolds(v.Round) {
+		*prob = ilp.Reassignment{Capacity: s.capacity, MaxChanges: MaxChanges, Rows: prob.Rows[:0]}
+		for i, id := range s.rows.Jobs {
+			prob.Rows = append(prob.Rows, ilp.AssignRow{Value: s.weightRow(v.Job(id), v.Round), Resource: s.colType, Use: s.use, Prev: s.rows.Prev[i]})
+		}
+		s.probJobs = append(s.probJobs[:0], s.rows.Jobs...)
+		s.probRound = v.Round
+	}
+	prob.HasPrev = s.rows.HasPrev
+	return prob
+}
+
+// solveWithNew solves prob with the new row's weights w plus the new-job
+// bonus (with the configured solver, recounted when it is not ours).
+func (s *Sia) solveWithNew(prob *ilp.Reassignment, w []float64) (ilp.Assignment, bool, error) {
+	s.newValue = s.newValue[:0]
+	for _, x := range w {
+		s.newValue = append(s.newValue, x+NewJobBonus)
+	}
+	prob.New = ilp.AssignRow{Value: s.newValue, Resource: s.colType, Use: s.use}
+	solve := s.reassign.Solve
+	if s.solve != nil {
+		solve = s.solve
+	}
+	sol, ok, err := solve(prob, ilp.Options{NodeLimit: NodeLimit})
+	if err != nil {
+		return sol, ok, err
+	}
+	if ok && s.solve != nil {
+		sol = recount(prob, sol)
+	}
+	return sol, ok, nil
+}
+
+// fitTarget is a job a fit places: its column and GPU count.
+type fitTarget struct {
+	id       sim.JobID
+	col, gpu int
+}
+
+// fitTargets lists the jobs to (re)place after a solve, in admitted order
+// with the new job last, and the admitted jobs among them (moved).
+func (s *Sia) fitTargets(newJob sim.JobID, oldPrev []int, sol ilp.Assignment) (targets []fitTarget, moved []sim.JobID) {
+	for i, id := range s.rows.Jobs[:len(oldPrev)] {
+		now, before := sol.Columns[i], oldPrev[i]
+		if s.artifactCounts {
+			// Quirk: only a type change moves the job, and it keeps the
+			// count of its previous row.
+			if s.colType[now] != s.colType[before] {
+				targets = append(targets, fitTarget{id, now, s.colCount[before]})
+			}
+		} else if now != before {
+			targets = append(targets, fitTarget{id, now, s.colCount[now]})
+		}
+	}
+	for _, tg := range targets {
+		moved = append(moved, tg.id)
+	}
+	targets = append(targets, fitTarget{newJob, sol.NewColumn, s.colCount[sol.NewColumn]})
+	return targets, moved
 }
 
 // A fit reads the admitted rows (jobs, previous columns), the plan's
