@@ -140,16 +140,17 @@ func (w *reportWriter) seedClaims(c claimContext) {
 // at hand.
 func (w *reportWriter) testbedVerdict(v *verdict, cl Claim, c claimContext) {
 	v.run = strings.ReplaceAll(cl.Command, "OUT", c.out)
-	metric, scale := "padded_jct_reduction", 100.0
+	metric, scale, f := "padded_jct_reduction", 100.0, "%.1f %%"
 	if cl.Kind == "ratio" {
-		metric, scale = "throughput_ratio", 1
+		metric, scale, f = "throughput_ratio", 1, "%.2f×"
 	}
+	show := func(x float64) string { return fmt.Sprintf(f, scale*x) }
 	var cells, in, outside []string
 	for _, b := range c.testbed {
 		if b.Timing != sim.Exact.String() || b.Metric != metric {
 			continue
 		}
-		cells = append(cells, fmt.Sprintf("vs %s %s [%s–%s]", b.Baseline, fmtClaim(cl.Kind, scale*b.Point), fmtClaim(cl.Kind, scale*b.Min), fmtClaim(cl.Kind, scale*b.Max)))
+		cells = append(cells, fmt.Sprintf("vs %s %s [%s–%s]", b.Baseline, show(b.Point), show(b.Min), show(b.Max)))
 		if p := cl.Paper / scale; p >= b.Min && p <= b.Max {
 			in = append(in, b.Baseline)
 		} else {
