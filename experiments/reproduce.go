@@ -3,7 +3,9 @@ package experiments
 import (
 	"context"
 	"embed"
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -166,6 +168,7 @@ func Reproduce(ctx context.Context, reg Policies, opt ReproduceOptions) (*Reprod
 		loaded[r.Key] = lr
 	}
 	w := &reportWriter{out: opt.Out, format: opt.Format, loaded: loaded, parallel: parallel, baseline: opt.Baseline}
+	w.seedClaims(claimsContext(reg, opt, secs, loaded))
 	report, figs, err := w.write(secs, res.Notes)
 	if err != nil {
 		return res, err
@@ -182,4 +185,38 @@ func Reproduce(ctx context.Context, reg Policies, opt ReproduceOptions) (*Reprod
 		return res, fmt.Errorf("%s written without %d failed run(s): %w", res.Report, len(rep.Failed), sweepErr)
 	}
 	return res, nil
+}
+
+// claimsContext gathers what the claim accounting (seedClaims) needs: the
+// sections run, which policies are registered, which ran on Philly in
+// artifact timing in each section, and the testbed prediction's bands if
+// `arena reproduce testbed` wrote them into OUT/testbed (or OUT).
+func claimsContext(reg Policies, opt ReproduceOptions, secs []section, loaded map[string]*Results) claimContext {
+	c := claimContext{out: opt.Out, ran: map[string][]string{}, registered: func(name string) bool {
+		_, err := reg.Lookup(name)
+		return err == nil
+	}}
+	for _, s := range secs {
+		c.sections = append(c.sections, s.name)
+		for _, r := range s.plan.Runs {
+			if _, ok := loaded[r.Key]; ok && r.Run.Trace == "philly" && r.Run.Timing == sim.Artifact {
+				c.ran[s.name] = append(c.ran[s.name], r.Run.Policy)
+			}
+		}
+	}
+	for _, p := range []string{filepath.Join(opt.Out, TestbedSection, "testbed.json"), filepath.Join(opt.Out, "testbed.json")} {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		var tb struct {
+			Bands []bandJSON `json:"bands"`
+		}
+		if json.Unmarshal(data, &tb) == nil && len(tb.Bands) > 0 {
+			c.testbed = tb.Bands
+			c.testbedAt, _ = filepath.Rel(opt.Out, p)
+			break
+		}
+	}
+	return c
 }

@@ -31,8 +31,11 @@
 // length.
 //
 // Artifact reproduces the Arena artifact's round-based simulator (ARENA.md
-// §6): the jobs of chunk k (T0+300k < submit ≤ T0+300(k+1)) arrive at round
-// k with the round's timer as submission time; at the start of each round
+// §6). It reads trace times as the artifact's trace loader does, in whole
+// seconds (int(): ArtifactSecond; submission times, deadlines and so T0,
+// the first row's); exact timing keeps the decimals. The jobs of chunk k
+// (T0+300k < submit ≤ T0+300(k+1)) arrive at round k with the round's
+// timer as submission time; at the start of each round
 // every running job not in time debt gets exec_time += 300 and remaining =
 // iterations − ⌊exec_time/iter_time⌋ (cumulative, so a resize re-values past
 // time); jobs with remaining ≤ 0 end (JCT = 300·(end round − submit round));

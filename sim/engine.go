@@ -258,8 +258,9 @@ func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 	// was a pass over 150-byte specs of its own. T0, the instant of round
 	// 0: in exact timing the earliest submission, whatever the row order
 	// (a new minimum is below its predecessor); in artifact timing, as the
-	// artifact does, the first row's (rows before it in time go to round 0).
-	e.t0, e.sorted = specs[0].Submit, true
+	// artifact does, the first row's (rows before it in time go to round 0),
+	// read as the artifact reads it (whole seconds, ArtifactSecond).
+	e.t0, e.sorted = e.submitOf(&specs[0]), true
 	for i := range specs {
 		if specs[i].ID != JobID(i) {
 			return nil, fmt.Errorf("sim: job %d has ID %d; IDs must equal trace positions", i, specs[i].ID)
@@ -317,6 +318,17 @@ func (e *engine) run(ctx context.Context) (*Result, error) {
 
 // ---------------------------------------------------------------------------
 // Artifact timing (ARENA.md §6)
+
+// submitOf returns a job's submission time as the timing mode reads it:
+// the trace's value in exact timing, whole seconds in artifact timing
+// (ArtifactSecond). A job submitted at T0 + 300.4 s is in chunk 0 for the
+// artifact, which reads 300 s, and so here.
+func (e *engine) submitOf(s *JobSpec) Time {
+	if e.cfg.Timing == Artifact {
+		return ArtifactSecond(s.Submit)
+	}
+	return s.Submit
+}
 
 // chunkOf returns the artifact's submission round of a job:
 // max(0, ceil((s − T0)/300) − 1).
@@ -387,7 +399,7 @@ func (e *engine) runArtifact(ctx context.Context) error {
 		// Submissions of this round.
 		first := next
 		for ; next < len(e.specs); next++ {
-			kn := max(k, e.chunkOf(e.specs[next].Submit))
+			kn := max(k, e.chunkOf(e.submitOf(&e.specs[next])))
 			if kn > r {
 				break
 			}
@@ -536,7 +548,11 @@ func (e *engine) arrive(j *Job, t Time) {
 		e.lastRemain[s.ID] = j.IterNum
 	}
 	if s.Deadline > 0 {
-		j.Deadline = j.SubmitTime + Time(e.cfg.DeadlineScale*float64(s.Deadline-j.SubmitTime))
+		dl := s.Deadline
+		if e.cfg.Timing == Artifact {
+			dl = ArtifactSecond(dl) // int() in the artifact's trace loader
+		}
+		j.Deadline = j.SubmitTime + Time(e.cfg.DeadlineScale*float64(dl-j.SubmitTime))
 	} else {
 		j.Deadline = Time(math.Inf(1))
 	}

@@ -47,3 +47,13 @@ func (d Duration) String() string {
 	}
 	return out
 }
+
+// ArtifactSecond is a trace time as the artifact's simulator reads it: its
+// trace loader parses submission_time and deadline with int()
+// (trace_manager.py, _parse_one_entry; the round-0 timer is the first
+// row's parsed submission time), which drops the fraction of a second.
+// Trace times are ≥ 0, so truncation is the floor. Artifact timing reads
+// every trace time through it; exact timing keeps the decimals. On traces
+// whose times are whole seconds (every trace the artifact ships) it is the
+// identity.
+func ArtifactSecond(t Time) Time { return Time(math.Trunc(float64(t))) }

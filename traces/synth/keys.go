@@ -195,6 +195,10 @@ var keys = []Key{
 		o.IterationScale = n
 		return nil
 	}},
+	{"start", "first job's arrival time (e.g. 1000000 or 11.6d; default 0); > 0 makes a workload the artifact's simulator reads like arena (it takes a 0-s submission as its wall clock)", func(o *Options, v string) (err error) {
+		o.Start, err = ParseSeconds(v)
+		return
+	}},
 	{"deadline-factor", "arena recipe: deadline = submit + factor × duration (the artifact: 1.5; 0 = none)", func(o *Options, v string) error {
 		o.DeadlineSet = true
 		return number(&o.DeadlineFactor)(o, v)

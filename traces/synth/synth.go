@@ -76,7 +76,19 @@ type Options struct {
 	DeadlineSet    bool
 	// ProfileDB checks the arena recipe's plans (default: the embedded DB).
 	ProfileDB *estimator.ProfileDB
+
+	// Start is when the output's first job arrives (seconds; default 0),
+	// deadlines shifted with it. The artifact's simulator takes a job
+	// submitted at 0 s as submitted at its wall clock (`sub_time if
+	// sub_time else time.time()`), so a workload for both simulators wants
+	// Start > 0 (docs/known-differences.md).
+	Start float64
 }
+
+// maxStart bounds Start at half of traces.MaxTime (1e10 s, beyond which
+// trace readers refuse a time), leaving the other half for the workload's
+// own span; a literal, so this package stays free of the readers.
+const maxStart = 5e9
 
 // Stage stream ids: one PCG stream per stage.
 const (
@@ -96,7 +108,7 @@ func (o *Options) Deterministic() bool {
 }
 
 // Run applies the options to jobs (not modified) and returns the workload
-// sorted by submission, the first at time 0.
+// sorted by submission, the first at time o.Start (0 by default).
 func Run(jobs []table.Job, o Options) ([]table.Job, error) {
 	out, _, err := RunReport(jobs, o)
 	return out, err
@@ -212,6 +224,16 @@ func run(jobs []table.Job, o Options, rep *Report) ([]table.Job, error) {
 		}
 		out[i].Zone = "" // submit_s is now relative
 	}
+	if o.Start > 0 {
+		// After the shift to 0, so every stage (windows, rate scaling,
+		// the recipe's deadlines) works as without a start.
+		for i := range out {
+			out[i].Submit += o.Start
+			if out[i].Deadline > 0 {
+				out[i].Deadline += o.Start
+			}
+		}
+	}
 	return out, nil
 }
 
@@ -222,12 +244,15 @@ func (o *Options) check(n int) error {
 		v    float64
 	}{{"min-duration", o.MinDuration}, {"max-duration", o.MaxDuration}, {"max-gpus", o.MaxGPUs}, {"max-gpu-time", o.MaxGPUTime},
 		{"since", o.Since}, {"until", o.Until}, {"window start", o.WindowStart}, {"window hours", o.WindowHours},
-		{"rate", o.Rate}, {"rate-scale", o.RateScale}, {"iter-min", o.IterMin}, {"iter-max", o.IterMax}, {"deadline-factor", o.DeadlineFactor}} {
+		{"rate", o.Rate}, {"rate-scale", o.RateScale}, {"iter-min", o.IterMin}, {"iter-max", o.IterMax}, {"deadline-factor", o.DeadlineFactor},
+		{"start", o.Start}} {
 		if !(v.v >= 0) || math.IsInf(v.v, 0) {
 			return bad("%s %v: want a finite number ≥ 0", v.name, v.v)
 		}
 	}
 	switch {
+	case o.Start > maxStart:
+		return bad("start %v s: at most %g (a trace time beyond it is refused when read)", o.Start, float64(maxStart))
 	case o.MaxDuration > 0 && o.MaxDuration < o.MinDuration:
 		return bad("max-duration %v is below min-duration %v", o.MaxDuration, o.MinDuration)
 	case o.Until > 0 && o.Until <= o.Since:
