@@ -15,7 +15,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/arena-sim/arena/sim"
@@ -122,7 +121,7 @@ func (f *Figure) Encode(o Render) ([]byte, error) {
 	case "svg":
 		c = vgsvg.New(o.Size.W, o.Size.H)
 	case "pdf":
-		c = vgpdf.New(o.Size.W, o.Size.H) // fonts embedded (vgpdf's default)
+		c = newPDF(o.Size.W, o.Size.H) // UTF-8 text, subset fonts (pdf.go)
 	default:
 		return nil, fmt.Errorf("plots: format %q: want %s", o.Format, strings.Join(Formats, ", "))
 	}
