@@ -328,8 +328,14 @@ func fin0(xs []float64) float64 {
 // job counts its age at the horizon) and its padded mean (the artifact's
 // metric: unfinished jobs count with the group's largest JCT). Error bars
 // show confidence intervals when the runs carry them.
-func MeanJCTBars(runs []Run) (*Figure, error) {
+func MeanJCTBars(runs []Run) (*Figure, error) { return MeanJCTBarsCI(runs, "") }
+
+// MeanJCTBarsCI is MeanJCTBars whose whiskers' interval is named in the
+// legend (e.g. IntervalName(5): "95 % t-interval over 5 seeds"), so a
+// reader never has to guess what an error bar is.
+func MeanJCTBarsCI(runs []Run, ciName string) (*Figure, error) {
 	f := &Figure{}
+	whiskers := false
 	p := newPlot("mean JCT (h)", "")
 	f.Panels = []*plot.Plot{p}
 	n := len(runs)
@@ -375,11 +381,10 @@ func MeanJCTBars(runs []Run) (*Figure, error) {
 			return nil, fmt.Errorf("plots: jct-bars: %w", err)
 		}
 		b.Horizontal = true
-		b.Color = Color(k)
-		b.LineStyle.Width = 0
 		b.Offset = -w * vg.Length(float64(k)-float64(len(ss)-1)/2)
-		p.Add(b)
-		f.addLegend(s.name, b)
+		hb := newHatchedBars(b, k)
+		p.Add(hb)
+		f.addLegend(s.name, hb)
 		var errs []errBar
 		for i, r := range runs {
 			if ci := s.ci(r); ci != [2]float64{} {
@@ -388,7 +393,11 @@ func MeanJCTBars(runs []Run) (*Figure, error) {
 		}
 		if len(errs) > 0 {
 			p.Add(errBarsPlotter{bars: errs, horizontal: true})
+			whiskers = true
 		}
+	}
+	if whiskers && ciName != "" {
+		f.addLegend(ciName, errBarsPlotter{horizontal: true})
 	}
 	p.NominalY(labels...)
 	p.Y.Min, p.Y.Max = -0.5, float64(n)-0.5
@@ -408,6 +417,17 @@ type errBar struct {
 type errBarsPlotter struct {
 	bars       []errBar
 	horizontal bool
+}
+
+// Thumbnail draws one whisker across the legend icon.
+func (e errBarsPlotter) Thumbnail(c *draw.Canvas) {
+	ls := draw.LineStyle{Color: color.Black, Width: vg.Points(0.7)}
+	y := (c.Min.Y + c.Max.Y) / 2
+	x0, x1 := c.Min.X+vg.Points(1), c.Max.X-vg.Points(1)
+	cap := vg.Points(2)
+	c.StrokeLine2(ls, x0, y, x1, y)
+	c.StrokeLine2(ls, x0, y-cap, x0, y+cap)
+	c.StrokeLine2(ls, x1, y-cap, x1, y+cap)
 }
 
 func (e errBarsPlotter) Plot(c draw.Canvas, p *plot.Plot) {
@@ -565,11 +585,10 @@ func Utilization(runs []Run) (*Figure, error) {
 		if err != nil {
 			return nil, fmt.Errorf("plots: utilization: %w", err)
 		}
-		b.Color = Color(i)
-		b.LineStyle = draw.LineStyle{Color: color.White, Width: vg.Points(0.3)}
 		b.Offset = w * vg.Length(float64(i)-float64(len(runs)-1)/2)
-		p.Add(b)
-		f.addLegend(r.Label, b)
+		hb := newHatchedBars(b, i)
+		p.Add(hb)
+		f.addLegend(r.Label, hb)
 	}
 	p.NominalX(types...)
 	p.X.Min, p.X.Max = -0.5, float64(len(types))-0.5
