@@ -43,30 +43,56 @@ var hatchStyle = draw.LineStyle{Color: color.White, Width: vg.Points(0.6)}
 var barOutline = draw.LineStyle{Color: color.Black, Width: vg.Points(0.4)}
 
 // hatchedBars is a bar chart whose bars (and legend thumbnail) carry a
-// hatch over their fill.
+// hatch over their fill. It is series slot of slots in each category;
+// its width is set when drawn, from the category spacing on the canvas,
+// so groups of bars never touch whatever the figure's size and legend.
 type hatchedBars struct {
 	*plotter.BarChart
 	Hatch Hatch
+	slot  barSlot
 }
 
-func newHatchedBars(b *plotter.BarChart, i int) *hatchedBars {
-	b.Color = Color(i)
+// barSlot places series k of n within a category: dir = +1 puts series 0
+// first along the axis (left), −1 last (top of a horizontal chart).
+type barSlot struct {
+	k, n int
+	dir  float64
+}
+
+// barShare is the share of a category's spacing its bars fill; maxBar
+// the widest a bar gets.
+const barShare = 0.78
+
+var maxBar = vg.Points(14)
+
+// geometry is the bar's width and offset when categories are step apart.
+func (s barSlot) geometry(step vg.Length) (w, off vg.Length) {
+	if step < 0 {
+		step = -step
+	}
+	w = min(maxBar, step*barShare/vg.Length(s.n))
+	return w, vg.Length(s.dir) * w * vg.Length(float64(s.k)-float64(s.n-1)/2)
+}
+
+func newHatchedBars(b *plotter.BarChart, slot barSlot) *hatchedBars {
+	b.Color = Color(slot.k)
 	b.LineStyle = barOutline
-	return &hatchedBars{BarChart: b, Hatch: HatchOf(i)}
+	return &hatchedBars{BarChart: b, Hatch: HatchOf(slot.k), slot: slot}
 }
 
 func (h *hatchedBars) Plot(c draw.Canvas, plt *plot.Plot) {
 	b := h.BarChart
+	trCat, trVal := plt.Transforms(&c)
+	if b.Horizontal {
+		trCat, trVal = trVal, trCat
+	}
+	b.Width, b.Offset = h.slot.geometry(trCat(1) - trCat(0))
 	// Fill first, then hatch, then the outline on top (the BarChart's
 	// own outline would sit under the hatch).
 	ls := b.LineStyle
 	b.LineStyle.Width = 0
 	b.Plot(c, plt)
 	b.LineStyle = ls
-	trCat, trVal := plt.Transforms(&c)
-	if b.Horizontal {
-		trCat, trVal = trVal, trCat
-	}
 	for i, v := range b.Values {
 		cat := trCat(b.XMin+float64(i)) - b.Width/2 + b.Offset
 		lo, hi := trVal(0), trVal(v)

@@ -39,8 +39,10 @@ type Run struct {
 	Types    []string
 	// Start is the simulated time of round 0 (the first submission).
 	Start float64
-	// Utilization is the mean busy share per GPU type.
-	Utilization map[string]float64
+	// Utilization is the mean busy share per GPU type; UtilizationCI an
+	// interval (low, high) per type over seeds (nil: no error bars).
+	Utilization   map[string]float64
+	UtilizationCI map[string][2]float64
 	// Allocations are the run's GPU holdings over time (the occupancy
 	// figure); GPUs is the cluster's GPU count per type in slot order.
 	Allocations []sim.AllocRecord
@@ -368,9 +370,8 @@ func MeanJCTBarsCI(runs []Run, ciName string) (*Figure, error) {
 		labels[n-1-i] = r.Label
 	}
 	top := 0.0
-	// About 100 pt of bars in all: a column-width figure has ~110 pt of
-	// plot height, so a row of grouped bars never reaches into the next.
-	w := vg.Points(min(9, 100/float64(n*len(ss))))
+	// The bars' width follows the rows' spacing when drawn (barSlot).
+	w := vg.Points(1)
 	for k, s := range ss {
 		top = math.Max(top, slices.Max(vals[k]))
 		for _, r := range runs {
@@ -381,14 +382,14 @@ func MeanJCTBarsCI(runs []Run, ciName string) (*Figure, error) {
 			return nil, fmt.Errorf("plots: jct-bars: %w", err)
 		}
 		b.Horizontal = true
-		b.Offset = -w * vg.Length(float64(k)-float64(len(ss)-1)/2)
-		hb := newHatchedBars(b, k)
+		slot := barSlot{k: k, n: len(ss), dir: -1}
+		hb := newHatchedBars(b, slot)
 		p.Add(hb)
 		f.addLegend(s.name, hb)
 		var errs []errBar
 		for i, r := range runs {
 			if ci := s.ci(r); ci != [2]float64{} {
-				errs = append(errs, errBar{pos: float64(n - 1 - i), lo: ci[0] / 3600, hi: ci[1] / 3600, off: b.Offset})
+				errs = append(errs, errBar{pos: float64(n - 1 - i), lo: ci[0] / 3600, hi: ci[1] / 3600, slot: &slot})
 			}
 		}
 		if len(errs) > 0 {
@@ -409,7 +410,8 @@ func MeanJCTBarsCI(runs []Run, ciName string) (*Figure, error) {
 // errBar is one confidence interval drawn across a bar.
 type errBar struct {
 	pos, lo, hi float64
-	off         vg.Length
+	// slot is the bar's place in its group (nil: no bar, centred).
+	slot *barSlot
 }
 
 // errBarsPlotter draws interval whiskers on bars (plotter.XErrorBars
@@ -422,9 +424,16 @@ type errBarsPlotter struct {
 // Thumbnail draws one whisker across the legend icon.
 func (e errBarsPlotter) Thumbnail(c *draw.Canvas) {
 	ls := draw.LineStyle{Color: color.Black, Width: vg.Points(0.7)}
+	cap := vg.Points(2)
+	if !e.horizontal {
+		x := (c.Min.X + c.Max.X) / 2
+		c.StrokeLine2(ls, x, c.Min.Y, x, c.Max.Y)
+		c.StrokeLine2(ls, x-cap, c.Min.Y, x+cap, c.Min.Y)
+		c.StrokeLine2(ls, x-cap, c.Max.Y, x+cap, c.Max.Y)
+		return
+	}
 	y := (c.Min.Y + c.Max.Y) / 2
 	x0, x1 := c.Min.X+vg.Points(1), c.Max.X-vg.Points(1)
-	cap := vg.Points(2)
 	c.StrokeLine2(ls, x0, y, x1, y)
 	c.StrokeLine2(ls, x0, y-cap, x0, y+cap)
 	c.StrokeLine2(ls, x1, y-cap, x1, y+cap)
@@ -435,14 +444,22 @@ func (e errBarsPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 	ls := draw.LineStyle{Color: color.Black, Width: vg.Points(0.7)}
 	cap := vg.Points(2)
 	for _, b := range e.bars {
+		var off vg.Length
+		if b.slot != nil {
+			if e.horizontal {
+				_, off = b.slot.geometry(trY(1) - trY(0))
+			} else {
+				_, off = b.slot.geometry(trX(1) - trX(0))
+			}
+		}
 		if e.horizontal {
-			y := trY(b.pos) + b.off
+			y := trY(b.pos) + off
 			x0, x1 := trX(b.lo), trX(b.hi)
 			c.StrokeLine2(ls, x0, y, x1, y)
 			c.StrokeLine2(ls, x0, y-cap, x0, y+cap)
 			c.StrokeLine2(ls, x1, y-cap, x1, y+cap)
 		} else {
-			x := trX(b.pos) + b.off
+			x := trX(b.pos) + off
 			y0, y1 := trY(b.lo), trY(b.hi)
 			c.StrokeLine2(ls, x, y0, x, y1)
 			c.StrokeLine2(ls, x-cap, y0, x+cap, y0)
@@ -553,8 +570,13 @@ func rolling(rows []sim.RoundRecord, start, div, window float64, value func(sim.
 
 // Utilization plots each run's mean busy share per GPU type as grouped
 // bars (one group per type, one bar per run).
-func Utilization(runs []Run) (*Figure, error) {
+func Utilization(runs []Run) (*Figure, error) { return UtilizationCI(runs, "") }
+
+// UtilizationCI is Utilization with whiskers from the runs'
+// UtilizationCI, their interval named in the legend.
+func UtilizationCI(runs []Run, ciName string) (*Figure, error) {
 	f := &Figure{}
+	whiskers := false
 	p := newPlot("GPU type", "mean GPUs busy (%)")
 	f.Panels = []*plot.Plot{p}
 	var types []string
@@ -575,7 +597,7 @@ func Utilization(runs []Run) (*Figure, error) {
 	if len(types) == 0 {
 		return nil, fmt.Errorf("plots: utilization: no GPU types in the runs")
 	}
-	w := vg.Points(min(12, 170/float64(len(types)*len(runs))))
+	w := vg.Points(1) // set from the categories' spacing when drawn
 	for i, r := range runs {
 		vals := make(plotter.Values, len(types))
 		for k, t := range types {
@@ -585,10 +607,23 @@ func Utilization(runs []Run) (*Figure, error) {
 		if err != nil {
 			return nil, fmt.Errorf("plots: utilization: %w", err)
 		}
-		b.Offset = w * vg.Length(float64(i)-float64(len(runs)-1)/2)
-		hb := newHatchedBars(b, i)
+		slot := barSlot{k: i, n: len(runs), dir: 1}
+		hb := newHatchedBars(b, slot)
 		p.Add(hb)
 		f.addLegend(r.Label, hb)
+		var errs []errBar
+		for k, t := range types {
+			if ci, ok := r.UtilizationCI[t]; ok {
+				errs = append(errs, errBar{pos: float64(k), lo: 100 * ci[0], hi: 100 * ci[1], slot: &slot})
+			}
+		}
+		if len(errs) > 0 {
+			p.Add(errBarsPlotter{bars: errs})
+			whiskers = true
+		}
+	}
+	if whiskers && ciName != "" {
+		f.addLegend(ciName, errBarsPlotter{})
 	}
 	p.NominalX(types...)
 	p.X.Min, p.X.Max = -0.5, float64(len(types))-0.5
@@ -624,10 +659,17 @@ type Panel struct {
 // facet (trace), one line with markers per policy; the legend is shared,
 // so a policy has the same colour, dashes and marker in every panel.
 func LoadCurves(yLabel string, panels []Panel) (*Figure, error) {
+	return LoadCurvesCI(yLabel, panels, "")
+}
+
+// LoadCurvesCI is LoadCurves with the error bars' interval named in the
+// legend ("" = no entry).
+func LoadCurvesCI(yLabel string, panels []Panel, ciName string) (*Figure, error) {
 	if len(panels) == 0 {
 		return nil, fmt.Errorf("plots: load: no panels")
 	}
 	f := &Figure{}
+	whiskers := false
 	index := map[string]int{}
 	for _, pn := range panels {
 		p := newPlot("load density (× iterations)", yLabel)
@@ -658,6 +700,7 @@ func LoadCurves(yLabel string, panels []Panel) (*Figure, error) {
 					eb = append(eb, errBar{pos: c.X[k], lo: c.Lo[k], hi: c.Hi[k]})
 				}
 				p.Add(errBarsPlotter{bars: eb})
+				whiskers = true
 			}
 			if !ok {
 				f.addLegend(c.Label, l, s)
@@ -666,6 +709,9 @@ func LoadCurves(yLabel string, panels []Panel) (*Figure, error) {
 		p.X.Min = 0
 		p.Y.Min, p.Y.Max = 0, math.Max(top*1.05, 1)
 		f.Panels = append(f.Panels, p)
+	}
+	if whiskers && ciName != "" {
+		f.addLegend(ciName, errBarsPlotter{})
 	}
 	return f, nil
 }

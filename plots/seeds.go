@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -131,7 +132,7 @@ func JCTCDFSeeds(groups []SeedGroup, population string) (*Figure, error) {
 		total int
 	}
 	cdfs := make([][]cdf, len(groups))
-	xmax := 0.0
+	xmin, xmax := math.Inf(1), 0.0
 	for gi, g := range groups {
 		for k, r := range g.Seeds {
 			var c cdf
@@ -158,7 +159,7 @@ func JCTCDFSeeds(groups []SeedGroup, population string) (*Figure, error) {
 			}
 			slices.Sort(c.fin)
 			if len(c.fin) > 0 {
-				xmax = math.Max(xmax, c.fin[len(c.fin)-1])
+				xmin, xmax = math.Min(xmin, c.fin[0]), math.Max(xmax, c.fin[len(c.fin)-1])
 			}
 			cdfs[gi] = append(cdfs[gi], c)
 		}
@@ -173,12 +174,18 @@ func JCTCDFSeeds(groups []SeedGroup, population string) (*Figure, error) {
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	p.Y.Min, p.Y.Max = 0, 1
-	const floor = 1.0 / 60 // 1 minute: a log axis needs a positive start
-	xmax = math.Max(xmax, 2*floor)
+	// From just below the shortest JCT (at least 1 minute: a log axis
+	// needs a positive start) to the longest.
+	const floor = 1.0 / 60
+	lo := math.Max(floor, 0.95*xmin)
+	if math.IsInf(xmin, 1) {
+		lo = floor
+	}
+	xmax = math.Max(xmax, 2*lo)
 	const points = 240
 	xs := make([]float64, points)
 	for k := range xs {
-		xs[k] = floor * math.Pow(xmax/floor, float64(k)/float64(points-1))
+		xs[k] = lo * math.Pow(xmax/lo, float64(k)/float64(points-1))
 	}
 	for gi, g := range groups {
 		mean, lo, hi := make([]float64, points), make([]float64, points), make([]float64, points)
@@ -228,10 +235,13 @@ func JCTCDFSeeds(groups []SeedGroup, population string) (*Figure, error) {
 // shareText is finished/submitted per seed: exact when every seed has
 // the same counts, else the means to one decimal.
 func shareText(fin, tot, seeds int) string {
-	if fin%seeds == 0 && tot%seeds == 0 {
-		return fmt.Sprintf("%d/%d", fin/seeds, tot/seeds)
+	mean := func(x int) string {
+		if x%seeds == 0 {
+			return strconv.Itoa(x / seeds)
+		}
+		return strconv.FormatFloat(float64(x)/float64(seeds), 'f', 1, 64)
 	}
-	return fmt.Sprintf("%.1f/%.1f", float64(fin)/float64(seeds), float64(tot)/float64(seeds))
+	return mean(fin) + "/" + mean(tot)
 }
 
 // timeSeriesSeeds plots, per group, the mean over seeds of the rolling
