@@ -233,6 +233,9 @@ func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
 	}
 	for _, w := range written {
 		fmt.Fprintln(cmd.OutOrStdout(), w.Path)
+		for _, n := range w.Notes {
+			fmt.Fprintf(cmd.ErrOrStderr(), "note: %s: %s\n", w.Path, n)
+		}
 	}
 	return nil
 }

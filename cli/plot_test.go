@@ -46,8 +46,10 @@ labels: {srtf: "SRTF ≤ ×"}
 			t.Fatalf("plot %v: %v\n%s", args, err, out)
 		}
 		var names []string
-		for _, l := range strings.Fields(out) {
-			names = append(names, filepath.Base(l))
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasSuffix(l, ".svg") && !strings.HasPrefix(l, "note:") {
+				names = append(names, filepath.Base(l))
+			}
 		}
 		slices.Sort(names)
 		return names

@@ -134,6 +134,9 @@ func gpuLayout(r *Results) []plots.TypeCount {
 // FigureFile is one figure written by WriteFigures.
 type FigureFile struct {
 	Kind, Title, Path string
+	// Notes are the drawing's compromises (plots.Figure.Notes), for the
+	// user to see.
+	Notes []string
 }
 
 // WriteFigures draws each kind for runs into dir as <prefix><kind>.<format>
@@ -159,7 +162,7 @@ func WriteFigures(dir, prefix string, runs []*Results, kinds []string, o FigureO
 				if err := f.Save(path, o.render()); err != nil {
 					return out, err
 				}
-				out = append(out, FigureFile{Kind: k, Title: kindTitle[k] + ", " + r.Label, Path: path})
+				out = append(out, FigureFile{Kind: k, Title: kindTitle[k] + ", " + r.Label, Path: path, Notes: f.Notes})
 			}
 			continue
 		}
@@ -171,7 +174,7 @@ func WriteFigures(dir, prefix string, runs []*Results, kinds []string, o FigureO
 		if err := f.Save(path, o.render()); err != nil {
 			return out, err
 		}
-		out = append(out, FigureFile{Kind: k, Title: kindTitle[k], Path: path})
+		out = append(out, FigureFile{Kind: k, Title: kindTitle[k], Path: path, Notes: f.Notes})
 	}
 	return out, nil
 }
@@ -296,7 +299,7 @@ func WriteLoadFigures(dir, prefix string, runs []*Results, o FigureOptions) ([]F
 		if err := fig.Save(path, o.render()); err != nil {
 			return out, err
 		}
-		out = append(out, FigureFile{Kind: f.kind, Title: kindTitle[f.kind], Path: path})
+		out = append(out, FigureFile{Kind: f.kind, Title: kindTitle[f.kind], Path: path, Notes: fig.Notes})
 	}
 	return out, nil
 }
@@ -431,7 +434,7 @@ func WriteSeedFigures(dir string, cells []*SeedCell, kinds []string, o FigureOpt
 			if err := f.Save(path, o.render()); err != nil {
 				return out, err
 			}
-			out = append(out, FigureFile{Kind: k, Title: caption(k), Path: path})
+			out = append(out, FigureFile{Kind: k, Title: caption(k), Path: path, Notes: f.Notes})
 		}
 	}
 	return out, nil

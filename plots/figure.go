@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,6 +31,9 @@ type Figure struct {
 	// Cols is the number of panel columns (0: all panels in one row).
 	Cols   int
 	Legend []LegendEntry
+	// Notes are what drawing had to compromise (set by Encode): e.g.
+	// legend labels shortened to fit, which --label should fix.
+	Notes []string
 }
 
 // LegendEntry names a series and shows its line, marker or bar style.
@@ -105,6 +109,9 @@ func (f *Figure) applyFonts(size vg.Length) {
 
 // Encode renders the figure.
 func (f *Figure) Encode(o Render) ([]byte, error) {
+	if len(f.Panels) == 0 {
+		return nil, fmt.Errorf("plots: a figure with no panels")
+	}
 	if o.Size.W == 0 {
 		o.Size = Column
 	}
@@ -204,6 +211,8 @@ type legendLayout struct {
 	rows   int
 	items  []legendItem
 	height vg.Length
+	// shortened: labels were cut to fit (the caller is told, Notes).
+	shortened bool
 }
 
 func legendStyle(size vg.Length) text.Style {
@@ -282,31 +291,83 @@ func (f *Figure) gridLegend(width, maxH, size vg.Length) legendLayout {
 	rows = (len(f.Legend) + cols - 1) / cols
 	colW := width / vg.Length(cols)
 	room := colW - thumbW - 3*gap
-	l := legendLayout{size: size, rowH: rowH, rows: rows, height: rowH * vg.Length(rows)}
+	l := legendLayout{size: size, rowH: rowH, rows: rows, height: rowH * vg.Length(rows), shortened: true}
+	labels := make([]string, len(f.Legend))
 	for i, e := range f.Legend {
-		l.items = append(l.items, legendItem{e: e, label: shorten(st, e.Label, room), x: colW * vg.Length(i%cols), row: i / cols})
+		labels[i] = e.Label
+	}
+	labels = dropSharedPrefixes(labels, func(s string) bool { return st.Width(s) <= room })
+	for i, e := range f.Legend {
+		l.items = append(l.items, legendItem{e: e, label: shorten(st, labels[i], room), x: colW * vg.Length(i%cols), row: i / cols})
 	}
 	return l
 }
 
-// shorten cuts s (with "…") to at most w wide in st.
+// dropSharedPrefixes replaces the beginning a label shares with another
+// ("exec:python3 examples/python/" of two policies' commands) by "…",
+// when that leaves every label distinct: the legend then spends its room
+// on what tells the series apart. It cuts at the last separator (space,
+// "/", ":") of the shared part when the rest then fits, else all of it.
+func dropSharedPrefixes(labels []string, fits func(string) bool) []string {
+	out := make([]string, len(labels))
+	seen := map[string]bool{}
+	for i, a := range labels {
+		ra := []rune(a)
+		shared := 0
+		for j, b := range labels {
+			if j == i {
+				continue
+			}
+			rb := []rune(b)
+			k := 0
+			for k < len(ra) && k < len(rb) && ra[k] == rb[k] {
+				k++
+			}
+			shared = max(shared, k)
+		}
+		out[i] = a
+		if shared >= 6 && len(ra)-shared >= 3 {
+			out[i] = "…" + string(ra[shared:])
+			if cut := strings.LastIndexAny(string(ra[:shared]), " /:"); cut > 0 {
+				if t := "…" + string(ra)[cut+1:]; fits(t) {
+					out[i] = t
+				}
+			}
+		}
+		if seen[out[i]] {
+			return labels
+		}
+		seen[out[i]] = true
+	}
+	return out
+}
+
+// shorten cuts s to at most w wide in st by an ellipsis in its middle:
+// labels of one legend often share a beginning (exec:python3 …) and
+// differ near the end (…sjf.py), or share an end (… (986/986)).
 func shorten(st text.Style, s string, w vg.Length) string {
 	if st.Width(s) <= w {
 		return s
 	}
 	r := []rune(s)
 	for n := len(r) - 1; n > 0; n-- {
-		if t := string(r[:n]) + "…"; st.Width(t) <= w {
+		head := n / 2
+		if t := string(r[:head]) + "…" + string(r[len(r)-(n-head):]); st.Width(t) <= w {
 			return t
 		}
 	}
 	return "…"
 }
 
+const noteShortened = "legend labels shortened to fit under a quarter of the figure's height (rename policies with --label or a spec's labels:, or use --size full)"
+
 // drawLegend lays the entries out across the top of c (in at most maxH)
 // and returns the height used.
 func (f *Figure) drawLegend(c draw.Canvas, size, maxH vg.Length) vg.Length {
 	l := f.layoutLegend(c.Max.X-c.Min.X, maxH, size)
+	if l.shortened && !slices.Contains(f.Notes, noteShortened) {
+		f.Notes = append(f.Notes, noteShortened)
+	}
 	st := legendStyle(l.size)
 	thumbW, gap, _ := legendMetrics(l.size)
 	for _, it := range l.items {
