@@ -410,8 +410,10 @@ func MeanJCTBarsCI(runs []Run, ciName string) (*Figure, error) {
 // errBar is one confidence interval drawn across a bar.
 type errBar struct {
 	pos, lo, hi float64
-	// slot is the bar's place in its group (nil: no bar, centred).
+	// slot is the bar's place in its group (nil: no bar; dx then shifts
+	// the whisker, so those of several lines at one x stay apart).
 	slot *barSlot
+	dx   vg.Length
 }
 
 // errBarsPlotter draws interval whiskers on bars (plotter.XErrorBars
@@ -419,6 +421,7 @@ type errBar struct {
 type errBarsPlotter struct {
 	bars       []errBar
 	horizontal bool
+	color      color.Color // nil: black
 }
 
 // Thumbnail draws one whisker across the legend icon.
@@ -442,9 +445,20 @@ func (e errBarsPlotter) Thumbnail(c *draw.Canvas) {
 func (e errBarsPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
 	ls := draw.LineStyle{Color: color.Black, Width: vg.Points(0.7)}
+	if e.color != nil {
+		ls.Color = e.color
+	}
 	cap := vg.Points(2)
+	// A whisker past the axis range (a t-interval's lower bound below 0
+	// for a positive metric) is cut at the plot's edge, without its cap.
+	stroke := func(a, b vg.Point) { c.StrokeLines(ls, c.ClipLinesXY([]vg.Point{a, b})...) }
+	capAt := func(a, b vg.Point) {
+		if c.Contains(vg.Point{X: (a.X + b.X) / 2, Y: (a.Y + b.Y) / 2}) {
+			c.StrokeLine2(ls, a.X, a.Y, b.X, b.Y)
+		}
+	}
 	for _, b := range e.bars {
-		var off vg.Length
+		off := b.dx
 		if b.slot != nil {
 			if e.horizontal {
 				_, off = b.slot.geometry(trY(1) - trY(0))
@@ -455,15 +469,15 @@ func (e errBarsPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 		if e.horizontal {
 			y := trY(b.pos) + off
 			x0, x1 := trX(b.lo), trX(b.hi)
-			c.StrokeLine2(ls, x0, y, x1, y)
-			c.StrokeLine2(ls, x0, y-cap, x0, y+cap)
-			c.StrokeLine2(ls, x1, y-cap, x1, y+cap)
+			stroke(vg.Point{X: x0, Y: y}, vg.Point{X: x1, Y: y})
+			capAt(vg.Point{X: x0, Y: y - cap}, vg.Point{X: x0, Y: y + cap})
+			capAt(vg.Point{X: x1, Y: y - cap}, vg.Point{X: x1, Y: y + cap})
 		} else {
 			x := trX(b.pos) + off
 			y0, y1 := trY(b.lo), trY(b.hi)
-			c.StrokeLine2(ls, x, y0, x, y1)
-			c.StrokeLine2(ls, x-cap, y0, x+cap, y0)
-			c.StrokeLine2(ls, x-cap, y1, x+cap, y1)
+			stroke(vg.Point{X: x, Y: y0}, vg.Point{X: x, Y: y1})
+			capAt(vg.Point{X: x - cap, Y: y0}, vg.Point{X: x + cap, Y: y0})
+			capAt(vg.Point{X: x - cap, Y: y1}, vg.Point{X: x + cap, Y: y1})
 		}
 	}
 }
@@ -627,7 +641,18 @@ func UtilizationCI(runs []Run, ciName string) (*Figure, error) {
 	}
 	p.NominalX(types...)
 	p.X.Min, p.X.Max = -0.5, float64(len(types))-0.5
-	p.Y.Min, p.Y.Max = 0, 100
+	// From 0 to just above the highest bar or whisker (not always 100:
+	// shares of a few percent would be flat lines).
+	top := 0.0
+	for _, r := range runs {
+		for _, t := range types {
+			top = math.Max(top, 100*r.Utilization[t])
+			if ci, ok := r.UtilizationCI[t]; ok {
+				top = math.Max(top, 100*ci[1])
+			}
+		}
+	}
+	p.Y.Min, p.Y.Max = 0, math.Min(100, math.Max(1, top*1.1))
 	return f, nil
 }
 
@@ -671,6 +696,14 @@ func LoadCurvesCI(yLabel string, panels []Panel, ciName string) (*Figure, error)
 	f := &Figure{}
 	whiskers := false
 	index := map[string]int{}
+	var labels []string
+	for _, pn := range panels {
+		for _, c := range pn.Curves {
+			if !slices.Contains(labels, c.Label) {
+				labels = append(labels, c.Label)
+			}
+		}
+	}
 	for _, pn := range panels {
 		p := newPlot("load density (× iterations)", yLabel)
 		p.Title.Text = pn.Title
@@ -695,11 +728,14 @@ func LoadCurvesCI(yLabel string, panels []Panel, ciName string) (*Figure, error)
 			}
 			p.Add(l, s)
 			if len(c.Lo) == len(c.X) && len(c.Hi) == len(c.X) {
+				// Each line's whiskers in its colour, dodged 2.5 pt
+				// per line about the point.
+				dx := vg.Points(2.5 * (float64(i) - float64(len(labels)-1)/2))
 				var eb []errBar
 				for k := range c.X {
-					eb = append(eb, errBar{pos: c.X[k], lo: c.Lo[k], hi: c.Hi[k]})
+					eb = append(eb, errBar{pos: c.X[k], lo: c.Lo[k], hi: c.Hi[k], dx: dx})
 				}
-				p.Add(errBarsPlotter{bars: eb})
+				p.Add(errBarsPlotter{bars: eb, color: Color(i)})
 				whiskers = true
 			}
 			if !ok {
