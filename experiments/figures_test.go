@@ -116,3 +116,18 @@ func TestParseLabels(t *testing.T) {
 		}
 	}
 }
+
+// The spec's labels: mapping, and its errors located by line.
+func TestSpecLabels(t *testing.T) {
+	base := "traces: [pai]\nclusters: [testbed-64]\npolicies: [fcfs]\ntiming: exact\n"
+	s, err := ParseSpec("s.yaml", "", []byte(base+"labels: {\"exec:python3 sjf.py\": SJF, fcfs: FCFS}\n"))
+	if err != nil || s.Labels["exec:python3 sjf.py"] != "SJF" || s.Labels["fcfs"] != "FCFS" || !s.HasKey("labels") {
+		t.Fatalf("labels %v, %v", s.Labels, err)
+	}
+	for bad, line := range map[string]string{"labels: [SJF]\n": "s.yaml:5", "labels: {fcfs: \"\"}\n": "s.yaml:5", "labels:\n  fcfs: A\n  fcfs: B\n": "s.yaml:7"} {
+		_, err := ParseSpec("s.yaml", "", []byte(base+bad))
+		if err == nil || !strings.Contains(err.Error(), line+":") || !strings.Contains(err.Error(), `"labels"`) {
+			t.Errorf("%q: %v, want an error at %s naming labels", bad, err, line)
+		}
+	}
+}
