@@ -101,11 +101,14 @@ func (c *pdfCanvas) SetColor(clr color.Color) {
 		clr = color.Black
 	}
 	c.context().line, c.context().fill = clr, clr
-	r, g, b, a := clr.RGBA()
-	c.doc.SetFillColor(int(r>>8), int(g>>8), int(b>>8))
-	c.doc.SetDrawColor(int(r>>8), int(g>>8), int(b>>8))
-	c.doc.SetTextColor(int(r>>8), int(g>>8), int(b>>8))
-	c.doc.SetAlpha(float64(a)/math.MaxUint16, "Normal")
+	// PDF takes the straight colour and a separate alpha; Go's RGBA() is
+	// premultiplied (vgpdf passes it on as is, so its translucent fills
+	// come out dark grey).
+	n := color.NRGBAModel.Convert(clr).(color.NRGBA)
+	c.doc.SetFillColor(int(n.R), int(n.G), int(n.B))
+	c.doc.SetDrawColor(int(n.R), int(n.G), int(n.B))
+	c.doc.SetTextColor(int(n.R), int(n.G), int(n.B))
+	c.doc.SetAlpha(float64(n.A)/255, "Normal")
 }
 
 func (c *pdfCanvas) Rotate(r float64) { c.doc.TransformRotate(-r*180/math.Pi, 0, 0) }

@@ -2,11 +2,14 @@ package plots
 
 import (
 	"bytes"
+	"image/color"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot/vg"
 )
 
 // figureChars are the non-ASCII characters arena writes into figure texts
@@ -82,5 +85,32 @@ func TestPDFDeterministic(t *testing.T) {
 	}
 	if a, b := enc(), enc(); !bytes.Equal(a, b) {
 		t.Error("two encodings of one figure differ")
+	}
+}
+
+// A translucent fill (the seed bands) keeps its hue in PDF: the colour
+// operator carries the straight RGB of Okabe–Ito blue (0, 114, 178) and
+// the alpha goes to the graphics state. gonum's vgpdf passes Go's
+// premultiplied RGBA on, so at alpha 0x38 it wrote 0 25 39 (near black)
+// and the bands printed dark grey.
+func TestPDFTranslucentFillKeepsItsColour(t *testing.T) {
+	c := newPDF(100, 100)
+	c.doc.SetCompression(false)
+	c.SetColor(color.NRGBA{0x00, 0x72, 0xb2, 0x38})
+	var p vg.Path
+	p.Move(vg.Point{X: 10, Y: 10})
+	p.Line(vg.Point{X: 50, Y: 10})
+	p.Line(vg.Point{X: 50, Y: 50})
+	p.Close()
+	c.Fill(p)
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(buf.Bytes(), []byte("0.447 0.698 rg")) {
+		t.Error("fill colour is not the straight (0, 114, 178)")
+	}
+	if !bytes.Contains(buf.Bytes(), []byte("/ca 0.22")) {
+		t.Error("no fill alpha 0x38/255 ≈ 0.22 in the graphics state")
 	}
 }
