@@ -156,6 +156,7 @@ func (f *Figure) Save(path string, o Render) error {
 
 func (f *Figure) draw(dc draw.Canvas, size vg.Length) {
 	f.applyFonts(size)
+	f.makePrintable()
 	pad := vg.Points(3)
 	figH := dc.Max.Y - dc.Min.Y
 	dc = draw.Crop(dc, pad, -pad, pad, -pad)

@@ -114,3 +114,24 @@ func TestPDFTranslucentFillKeepsItsColour(t *testing.T) {
 		t.Error("no fill alpha 0x38/255 ≈ 0.22 in the graphics state")
 	}
 }
+
+// A character the figure font lacks (⚠ of arena's terminal warnings) is
+// drawn as a readable stand-in, not an empty box; the others stay.
+func TestMissingGlyphsGetAStandIn(t *testing.T) {
+	if got := printable("fcfs ⚠ 400 dropped — ≤ ×"); got != "fcfs (!) 400 dropped — ≤ ×" {
+		t.Errorf("printable: %q", got)
+	}
+	runs := sampleRuns()
+	runs[0].Label = "fcfs ⚠"
+	f, err := MeanJCTBars(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg, err := f.Encode(Render{Format: "svg"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(svg, []byte("⚠")) || !bytes.Contains(svg, []byte("fcfs (!)")) {
+		t.Error("the bar axis label kept ⚠ (no glyph in Liberation Sans)")
+	}
+}
