@@ -47,7 +47,7 @@ func TestPDFTextIsUnicodeAndFontsSubset(t *testing.T) {
 		t.Fatalf("pdftotext: %v", err)
 	}
 	text := string(out)
-	t.Logf("pdftotext of the test figure:\n%s", text)
+	t.Logf("%d bytes; pdftotext of the test figure:\n%s", len(data), text)
 	for _, want := range []string{"JCT × density — share ≤ 1 (– ≥)", "fcfs × 2 — p ≤ 5", "elasticflow-ls −3 % … ± → ‡ §", "share of submitted jobs", "JCT (h, log scale)"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("pdftotext lacks %q", want)
