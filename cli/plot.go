@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,9 +16,11 @@ import (
 )
 
 type plotFlags struct {
-	kinds, out, format, title, size, cdf, policies string
-	baseline                                       string
-	window                                         time.Duration
+	kinds, out, format, title, size, cdf, policies, spec string
+	baseline                                             string
+	window                                               time.Duration
+	labels                                               []string
+	perSeed                                              bool
 }
 
 func init() { commands = append(commands, newPlotCmd) }
@@ -37,14 +40,24 @@ Kinds: jct-cdf, jct-bars, throughput, queue, utilization (the default "all"),
 occupancy (one Gantt-style figure per run: every GPU over time, coloured by the
 job holding it), and load (padded mean JCT and mean throughput against the load
 density, one line per policy, one panel per trace; several seeds at a density give the
-mean with its 95 % t-interval as error bars). Runs of several seeds also get
-<cell>.seeds.jct-bars: mean JCTs over seeds with their intervals (summary.parquet's
-*_mean / *_ci_lo / *_ci_hi columns).
+mean with its 95 % t-interval as error bars).
+
+Runs of several seeds (a sweep with seeds: [1, 2, 3, 4, 5]) are drawn once per
+cell, not once per seed: <cell>.seeds.<kind> shows the mean over seeds with a
+band (JCT CDF, throughput, queue) or whiskers (bars) of the 95 % Student-t
+interval over seeds, named in the legend. --per-seed adds every seed's own
+figures.
+
+Legend labels are the policies as run; --label 'exec:python3 sjf.py=SJF'
+(repeatable) or a spec's labels: mapping (--spec FILE) renames them.
 
 Figures have no title (the caption belongs to the paper; --title adds one) and
 are sized for a paper: --size column (3.3×2.4 in) or full (7×3 in) or WxH in
 inches, fonts 8 pt. Colours are Okabe–Ito's colour-blind-safe set, and every
-line also has its own dash pattern and marker, for black-and-white print.
+line also has its own dash pattern and marker, every bar its own hatch, for
+black-and-white print; the legend stays under a quarter of the figure's height
+(a smaller font, then shortened labels). PDFs embed only the glyphs they use
+and their text is searchable (×, —, ≤ come out as written).
 
 The JCT CDF counts every submitted job (--cdf all): a policy that finished
 fewer jobs ends lower, its unfinished jobs marked × at the horizon (censored:
@@ -54,7 +67,9 @@ the default, about 1/40 of the run, is stated in the axis label).`,
 		Example: `  arena simulate --trace pai --policy fcfs,elasticflow-ls --out results/pai && arena plot results/pai
   arena plot results/pai --format pdf --size full --kind jct-cdf,throughput
   arena plot results/pai --kind occupancy --policies fcfs
-  arena plot results/load --kind load --format svg --out figures`,
+  arena plot results/load --kind load --format svg --out figures
+  arena plot results/my-sweep --format pdf --label 'exec:python3 sjf.py=SJF' --label fcfs=FCFS
+  arena plot results/my-sweep --spec my-sweep.yaml --per-seed`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runPlot(cmd, args, f) },
 	}
@@ -68,6 +83,9 @@ the default, about 1/40 of the run, is stated in the axis label).`,
 	fl.DurationVar(&f.window, "window", 0, "rolling-mean window of throughput and queue figures, e.g. 6h (0: about 1/40 of the run; -1s: raw per-round values)")
 	fl.StringVar(&f.baseline, "baseline", "", "compare every policy with this one in the captions and the seed table printed (default: the paper's form, arena against each)")
 	fl.StringVar(&f.policies, "policies", "", "comma-separated policies to draw (default: every policy in RESULTS)")
+	fl.StringArrayVar(&f.labels, "label", nil, "POLICY=LABEL: the policy's name in legends and on axes (repeatable), e.g. 'exec:python3 sjf.py=SJF'")
+	fl.StringVar(&f.spec, "spec", "", "a sweep spec whose labels: mapping renames policies (--label wins)")
+	fl.BoolVar(&f.perSeed, "per-seed", false, "also draw every seed's own figures when runs have several seeds (default: only the seed-aggregated ones)")
 	return cmd
 }
 
@@ -86,7 +104,27 @@ func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
 	if f.cdf != "all" && f.cdf != "common" {
 		return fmt.Errorf("--cdf %q: want all or common", f.cdf)
 	}
-	opt := experiments.FigureOptions{Format: f.format, Size: size, Title: f.title, CDF: f.cdf, Window: f.window.Seconds()}
+	labels := map[string]string{}
+	if f.spec != "" {
+		spec, err := experiments.LoadSpec(f.spec)
+		if err != nil {
+			return fmt.Errorf("--spec: %w", err)
+		}
+		if !spec.HasKey("labels") {
+			return fmt.Errorf("--spec %s: no labels: key (the only key plot reads)", f.spec)
+		}
+		for k, v := range spec.Labels {
+			labels[k] = v
+		}
+	}
+	flagLabels, err := experiments.ParseLabels(f.labels)
+	if err != nil {
+		return fmt.Errorf("--label: %w", err)
+	}
+	for k, v := range flagLabels {
+		labels[k] = v
+	}
+	opt := experiments.FigureOptions{Format: f.format, Size: size, Title: f.title, CDF: f.cdf, Window: f.window.Seconds(), Labels: labels}
 	if f.out == "" {
 		f.out = filepath.Join(args[0], "figures")
 	}
@@ -129,6 +167,18 @@ func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
 	if err != nil {
 		return fmt.Errorf("--%w", err)
 	}
+	// A label for a policy none of the runs has is a typo, not a no-op.
+	var names []string
+	for _, r := range all {
+		if !slices.Contains(names, r.Summary.Policy) {
+			names = append(names, r.Summary.Policy)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		if !slices.Contains(names, k) {
+			return fmt.Errorf("label %q=%q: no run of policy %q in %s (policies: %s)", k, labels[k], k, strings.Join(args, ", "), strings.Join(names, ", "))
+		}
+	}
 	var runKinds []string
 	wantLoad := false
 	for _, k := range kinds {
@@ -140,6 +190,20 @@ func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
 	}
 	var written []experiments.FigureFile
 	if len(runKinds) > 0 {
+		// Cells run with several seeds are drawn over seeds (mean with a
+		// t-interval); their groups' per-seed figures only on request.
+		cells := experiments.SeedCells(all)
+		figs, err := experiments.WriteSeedFigures(f.out, cells, runKinds, opt)
+		if err != nil {
+			return err
+		}
+		written = append(written, figs...)
+		aggregated := map[string]bool{}
+		for _, c := range cells {
+			for _, g := range c.Groups {
+				aggregated[g] = true
+			}
+		}
 		var order []string
 		groups := map[string][]*experiments.Results{}
 		for _, r := range all {
@@ -150,15 +214,18 @@ func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
 			groups[g] = append(groups[g], r)
 		}
 		for _, g := range order {
-			figs, err := experiments.WriteFigures(f.out, g+".", groups[g], runKinds, opt)
-			if err != nil {
-				return err
+			kinds := runKinds
+			if aggregated[g] && !f.perSeed {
+				// Occupancy is one run's picture: it has no aggregate.
+				kinds = nil
+				if slices.Contains(runKinds, "occupancy") {
+					kinds = []string{"occupancy"}
+				}
 			}
-			written = append(written, figs...)
-		}
-		if slices.Contains(runKinds, "jct-bars") {
-			// Cells run with several seeds: means with 95 % intervals.
-			figs, err := experiments.WriteSeedFigures(f.out, all, opt)
+			if len(kinds) == 0 {
+				continue
+			}
+			figs, err := experiments.WriteFigures(f.out, g+".", groups[g], kinds, opt)
 			if err != nil {
 				return err
 			}
@@ -174,6 +241,9 @@ func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
 	}
 	for _, w := range written {
 		fmt.Fprintln(cmd.OutOrStdout(), w.Path)
+		for _, n := range w.Notes {
+			fmt.Fprintf(cmd.ErrOrStderr(), "note: %s: %s\n", w.Path, n)
+		}
 	}
 	return printPlotCaptions(cmd.OutOrStdout(), f.out, rows)
 }

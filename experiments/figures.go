@@ -2,7 +2,6 @@ package experiments
 
 import (
 	"fmt"
-	"math"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -23,6 +22,43 @@ type FigureOptions struct {
 	// window (plots.Options).
 	CDF    string
 	Window float64
+	// Labels rename policies in legends and on axes (policy as run →
+	// label), e.g. "exec:python3 sjf.py" → "SJF"; see ParseLabels.
+	Labels map[string]string
+}
+
+// label is the name figures show for a policy.
+func (o FigureOptions) label(policy string) string {
+	if l, ok := o.Labels[policy]; ok {
+		return l
+	}
+	return policy
+}
+
+// runLabel is r.Label() with its policy renamed.
+func (o FigureOptions) runLabel(r *Results) string {
+	return o.label(r.Summary.Policy) + strings.TrimPrefix(r.Label(), r.Summary.Policy)
+}
+
+// ParseLabels reads --label values "POLICY=LABEL" (split at the last "=",
+// since policy names may hold one: "backfill(order=smallest)=Backfill").
+func ParseLabels(vals []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, v := range vals {
+		i := strings.LastIndex(v, "=")
+		if i < 0 {
+			return nil, fmt.Errorf("label %q: want POLICY=LABEL, e.g. 'exec:python3 sjf.py=SJF'", v)
+		}
+		from, to := strings.TrimSpace(v[:i]), strings.TrimSpace(v[i+1:])
+		if from == "" || to == "" {
+			return nil, fmt.Errorf("label %q: want POLICY=LABEL with neither empty", v)
+		}
+		if prev, dup := out[from]; dup && prev != to {
+			return nil, fmt.Errorf("label %q: policy %q already labelled %q", v, from, prev)
+		}
+		out[from] = to
+	}
+	return out, nil
 }
 
 func (o FigureOptions) render() plots.Render {
@@ -98,6 +134,9 @@ func gpuLayout(r *Results) []plots.TypeCount {
 // FigureFile is one figure written by WriteFigures.
 type FigureFile struct {
 	Kind, Title, Path string
+	// Notes are the drawing's compromises (plots.Figure.Notes), for the
+	// user to see.
+	Notes []string
 }
 
 // WriteFigures draws each kind for runs into dir as <prefix><kind>.<format>
@@ -108,6 +147,7 @@ func WriteFigures(dir, prefix string, runs []*Results, kinds []string, o FigureO
 	pr := make([]plots.Run, len(runs))
 	for i, r := range runs {
 		pr[i] = PlotRun(r)
+		pr[i].Label = o.runLabel(r)
 	}
 	po := plots.Options{Title: o.Title, CDF: o.CDF, Window: o.Window}
 	var out []FigureFile
@@ -122,7 +162,7 @@ func WriteFigures(dir, prefix string, runs []*Results, kinds []string, o FigureO
 				if err := f.Save(path, o.render()); err != nil {
 					return out, err
 				}
-				out = append(out, FigureFile{Kind: k, Title: kindTitle[k] + ", " + r.Label, Path: path})
+				out = append(out, FigureFile{Kind: k, Title: kindTitle[k] + ", " + r.Label, Path: path, Notes: f.Notes})
 			}
 			continue
 		}
@@ -134,7 +174,7 @@ func WriteFigures(dir, prefix string, runs []*Results, kinds []string, o FigureO
 		if err := f.Save(path, o.render()); err != nil {
 			return out, err
 		}
-		out = append(out, FigureFile{Kind: k, Title: kindTitle[k], Path: path})
+		out = append(out, FigureFile{Kind: k, Title: kindTitle[k], Path: path, Notes: f.Notes})
 	}
 	return out, nil
 }
@@ -155,14 +195,8 @@ var LoadKinds = []string{"load-jct", "load-throughput"}
 // trace that differ in anything but policy and density (cluster, timing,
 // rounds, seed, estimator) are refused: their points would zig-zag.
 func WriteLoadFigures(dir, prefix string, runs []*Results, o FigureOptions) ([]FigureFile, error) {
-	// Across-seed means and 95 % intervals: summary.parquet's columns
-	// (padded_mean_jct_s_mean/_ci_lo/_ci_hi, mean_throughput_…), computed
-	// from the runs as padded by the caller.
-	rows := summaryRowsAsPadded(runs)
-	rowOf := map[*Results]*SummaryRow{}
-	for i, r := range runs {
-		rowOf[r] = &rows[i]
-	}
+	// Several seeds at a density give their mean with its 95 %
+	// t-interval (plots.TInterval), from the runs as padded by the caller.
 	var traceOrder []string
 	byTrace := map[string][]*Results{}
 	for _, r := range runs {
@@ -173,6 +207,7 @@ func WriteLoadFigures(dir, prefix string, runs []*Results, o FigureOptions) ([]F
 		byTrace[t] = append(byTrace[t], r)
 	}
 	var jctPanels, thrPanels []plots.Panel
+	seedCounts := map[int]bool{}
 	for _, t := range traceOrder {
 		rs := byTrace[t]
 		var policies []string
@@ -188,7 +223,7 @@ func WriteLoadFigures(dir, prefix string, runs []*Results, o FigureOptions) ([]F
 		for _, p := range policies {
 			prs := byPolicy[p]
 			sort.SliceStable(prs, func(i, j int) bool { return prs[i].Record.Density < prs[j].Record.Density })
-			cj, ct := plots.Curve{Label: p}, plots.Curve{Label: p}
+			cj, ct := plots.Curve{Label: o.label(p)}, plots.Curve{Label: o.label(p)}
 			withCI := false
 			for i := 0; i < len(prs); {
 				k := i + 1
@@ -209,15 +244,19 @@ func WriteLoadFigures(dir, prefix string, runs []*Results, o FigureOptions) ([]F
 						t, p, prs[i-1].Dir, prs[i].Dir, loadCell(prs[i-1]), loadCell(prs[i]))
 				}
 				d := density(prs[i].Record.Density)
-				row := rowOf[prs[i]]
 				cj.X, ct.X = append(cj.X, d), append(ct.X, d)
 				if k-i > 1 {
-					cj.Y, ct.Y = append(cj.Y, row.PaddedMeanJCTMean/3600), append(ct.Y, row.MeanThroughputMean)
-					lo, hi := ciOr(row.PaddedMeanJCTCILo, row.PaddedMeanJCTMean), ciOr(row.PaddedMeanJCTCIHi, row.PaddedMeanJCTMean)
-					cj.Lo, cj.Hi = append(cj.Lo, lo/3600), append(cj.Hi, hi/3600)
-					ct.Lo = append(ct.Lo, ciOr(row.MeanThroughputCILo, row.MeanThroughputMean))
-					ct.Hi = append(ct.Hi, ciOr(row.MeanThroughputCIHi, row.MeanThroughputMean))
+					// Mean over seeds with its 95 % t-interval.
+					var jv, tv []float64
+					for _, r := range prs[i:k] {
+						jv, tv = append(jv, r.Summary.PaddedMeanJCT/3600), append(tv, r.Summary.MeanThroughput)
+					}
+					ji, ti := plots.TInterval(jv), plots.TInterval(tv)
+					cj.Y, ct.Y = append(cj.Y, ji.Mean), append(ct.Y, ti.Mean)
+					cj.Lo, cj.Hi = append(cj.Lo, ji.Lo), append(cj.Hi, ji.Hi)
+					ct.Lo, ct.Hi = append(ct.Lo, ti.Lo), append(ct.Hi, ti.Hi)
 					withCI = true
+					seedCounts[k-i] = true
 				} else {
 					s := prs[i].Summary
 					cj.Y, ct.Y = append(cj.Y, s.PaddedMeanJCT/3600), append(ct.Y, s.MeanThroughput)
@@ -243,7 +282,15 @@ func WriteLoadFigures(dir, prefix string, runs []*Results, o FigureOptions) ([]F
 		kind, y string
 		p       []plots.Panel
 	}{{"load-jct", "padded mean JCT (h)", jctPanels}, {"load-throughput", "mean throughput (samples/s)", thrPanels}} {
-		fig, err := plots.LoadCurves(f.y, f.p)
+		ciName := ""
+		if len(seedCounts) == 1 {
+			for n := range seedCounts {
+				ciName = plots.IntervalName(n)
+			}
+		} else if len(seedCounts) > 1 {
+			ciName = "95 % t-interval over each point's seeds"
+		}
+		fig, err := plots.LoadCurvesCI(f.y, f.p, ciName)
 		if err != nil {
 			return out, err
 		}
@@ -252,76 +299,191 @@ func WriteLoadFigures(dir, prefix string, runs []*Results, o FigureOptions) ([]F
 		if err := fig.Save(path, o.render()); err != nil {
 			return out, err
 		}
-		out = append(out, FigureFile{Kind: f.kind, Title: kindTitle[f.kind], Path: path})
+		out = append(out, FigureFile{Kind: f.kind, Title: kindTitle[f.kind], Path: path, Notes: fig.Notes})
 	}
 	return out, nil
 }
 
-// ciOr is an interval bound, or v when the bound is null or NaN (one seed).
-func ciOr(b *float64, v float64) float64 {
-	if b == nil || math.IsNaN(*b) {
-		return v
-	}
-	return *b
+// SeedCell is the runs of one cell (trace, cluster, timing, rounds,
+// density, estimator) over several seeds: the unit of a seed-aggregated
+// figure.
+type SeedCell struct {
+	// Name is the cell's comparison group with its seed replaced by
+	// "seeds" (e.g. philly.paper-1280.exact.rdef.d1.seeds).
+	Name string
+	// Policies in first-seen order; Seeds the seeds every policy ran, in
+	// increasing order (a band needs the same workload draws throughout).
+	Policies []string
+	Seeds    []int64
+	// Runs[policy][k] is the policy's run on Seeds[k].
+	Runs map[string][]*Results
+	// Groups are the comparison groups (one per seed) the cell covers.
+	Groups []string
 }
 
-// WriteSeedFigures draws, for each cell (runs that differ only in policy
-// and seed) with at least two seeds, the mean-JCT bars over seeds with
-// their 95 % bootstrap intervals as error bars — summary.parquet's
-// mean_jct_s_mean / _ci_lo / _ci_hi and padded_mean_jct_s_… columns — into
-// <cell>.seeds.jct-bars.<format> (the cell is the group with its seed
-// replaced by "seeds"). Runs must be padded within their groups.
-func WriteSeedFigures(dir string, runs []*Results, o FigureOptions) ([]FigureFile, error) {
+// SeedCells finds the cells of runs with at least two seeds that every
+// policy of the cell ran. Groups outside them (one seed) keep their
+// per-group figures.
+func SeedCells(runs []*Results) []*SeedCell {
 	rows := summaryRowsAsPadded(runs)
-	type cell struct {
+	type acc struct {
 		name     string
 		policies []string
-		row      map[string]*SummaryRow
+		bySeed   map[string]map[int64]*Results
 	}
 	var order []string
-	cells := map[string]*cell{}
+	cells := map[string]*acc{}
 	for i, r := range runs {
-		row := &rows[i]
-		if row.Seeds < 2 {
-			continue
-		}
-		k := cellKey(row)
+		k := cellKey(&rows[i])
 		c, ok := cells[k]
 		if !ok {
 			name := strings.Replace(r.Record.Group, ".s"+strconv.FormatInt(r.Record.Seed, 10), ".seeds", 1)
-			c = &cell{name: name, row: map[string]*SummaryRow{}}
+			c = &acc{name: name, bySeed: map[string]map[int64]*Results{}}
 			cells[k] = c
 			order = append(order, k)
 		}
-		if _, ok := c.row[row.Policy]; !ok {
-			c.policies = append(c.policies, row.Policy)
-			c.row[row.Policy] = row
+		p := r.Summary.Policy
+		if c.bySeed[p] == nil {
+			c.policies = append(c.policies, p)
+			c.bySeed[p] = map[int64]*Results{}
+		}
+		if _, dup := c.bySeed[p][r.Record.Seed]; !dup {
+			c.bySeed[p][r.Record.Seed] = r
 		}
 	}
-	var out []FigureFile
+	var out []*SeedCell
 	for _, k := range order {
 		c := cells[k]
-		var pr []plots.Run
+		var seeds []int64
+		for s := range c.bySeed[c.policies[0]] {
+			every := true
+			for _, p := range c.policies[1:] {
+				if _, ok := c.bySeed[p][s]; !ok {
+					every = false
+				}
+			}
+			if every {
+				seeds = append(seeds, s)
+			}
+		}
+		if len(seeds) < 2 {
+			continue
+		}
+		slices.Sort(seeds)
+		sc := &SeedCell{Name: c.name, Policies: c.policies, Seeds: seeds, Runs: map[string][]*Results{}}
+		groups := map[string]bool{}
 		for _, p := range c.policies {
-			row := c.row[p]
-			r := plots.Run{Label: fmt.Sprintf("%s (%d seeds)", p, row.Seeds), MeanJCT: row.MeanJCTMean, CensoredMeanJCT: row.CensoredMeanJCTMean, PaddedMeanJCT: row.PaddedMeanJCTMean}
-			r.MeanJCTCI = [2]float64{ciOr(row.MeanJCTCILo, row.MeanJCTMean), ciOr(row.MeanJCTCIHi, row.MeanJCTMean)}
-			r.CensoredMeanJCTCI = [2]float64{ciOr(row.CensoredMeanJCTCILo, row.CensoredMeanJCTMean), ciOr(row.CensoredMeanJCTCIHi, row.CensoredMeanJCTMean)}
-			r.PaddedMeanJCTCI = [2]float64{ciOr(row.PaddedMeanJCTCILo, row.PaddedMeanJCTMean), ciOr(row.PaddedMeanJCTCIHi, row.PaddedMeanJCTMean)}
-			pr = append(pr, r)
+			for _, s := range seeds {
+				r := c.bySeed[p][s]
+				sc.Runs[p] = append(sc.Runs[p], r)
+				if !groups[r.Record.Group] {
+					groups[r.Record.Group] = true
+					sc.Groups = append(sc.Groups, r.Record.Group)
+				}
+			}
 		}
-		f, err := plots.MeanJCTBars(pr)
-		if err != nil {
-			return out, err
+		out = append(out, sc)
+	}
+	return out
+}
+
+// SeedKinds are the kinds a seed cell is drawn in (occupancy is one
+// run's picture: it stays per seed).
+var SeedKinds = []string{"jct-cdf", "jct-bars", "throughput", "queue", "utilization"}
+
+// WriteSeedFigures draws each kind of kinds (those of SeedKinds) for each
+// cell as <cell>.<kind>.<format>: the mean over seeds with a band (CDF,
+// time series) or whiskers (bars) of the 95 % t-interval over seeds
+// (plots.TInterval, stated in the legend and the caption). Runs must be
+// loaded with tables and padded within their groups.
+func WriteSeedFigures(dir string, cells []*SeedCell, kinds []string, o FigureOptions) ([]FigureFile, error) {
+	po := plots.Options{Title: o.Title, CDF: o.CDF, Window: o.Window}
+	var out []FigureFile
+	for _, c := range cells {
+		n := len(c.Seeds)
+		caption := func(k string) string {
+			return fmt.Sprintf("%s, mean over %d seeds with its 95 %% t-interval", kindTitle[k], n)
 		}
-		f.Title = o.Title
-		path := filepath.Join(dir, c.name+".jct-bars."+o.ext())
-		if err := f.Save(path, o.render()); err != nil {
-			return out, err
+		for _, k := range kinds {
+			if !slices.Contains(SeedKinds, k) {
+				continue
+			}
+			var f *plots.Figure
+			var err error
+			switch k {
+			case "jct-bars":
+				f, err = plots.MeanJCTBarsCI(seedBarRuns(c, o), plots.IntervalName(n))
+			case "utilization":
+				f, err = plots.UtilizationCI(seedUtilRuns(c, o), plots.IntervalName(n))
+			default:
+				var groups []plots.SeedGroup
+				for _, p := range c.Policies {
+					g := plots.SeedGroup{Label: o.label(p)}
+					for _, r := range c.Runs[p] {
+						g.Seeds = append(g.Seeds, PlotRun(r))
+					}
+					groups = append(groups, g)
+				}
+				f, err = plots.DrawSeeds(k, groups, po)
+			}
+			if err != nil {
+				return out, fmt.Errorf("%s: %w", c.Name, err)
+			}
+			f.Title = o.Title
+			path := filepath.Join(dir, c.Name+"."+k+"."+o.ext())
+			if err := f.Save(path, o.render()); err != nil {
+				return out, err
+			}
+			out = append(out, FigureFile{Kind: k, Title: caption(k), Path: path, Notes: f.Notes})
 		}
-		out = append(out, FigureFile{Kind: "jct-bars", Title: "mean JCT over seeds (95 % CI)", Path: path})
 	}
 	return out, nil
+}
+
+// seedBarRuns are a cell's per-policy mean JCTs over seeds with their
+// t-intervals (finished-job, censored and padded means).
+func seedBarRuns(c *SeedCell, o FigureOptions) []plots.Run {
+	var pr []plots.Run
+	for _, p := range c.Policies {
+		var m, cm, pm []float64
+		for _, r := range c.Runs[p] {
+			s := r.Summary
+			m, cm, pm = append(m, s.MeanJCT), append(cm, s.CensoredMeanJCT), append(pm, s.PaddedMeanJCT)
+		}
+		a, b, d := plots.TInterval(m), plots.TInterval(cm), plots.TInterval(pm)
+		pr = append(pr, plots.Run{Label: o.label(p),
+			MeanJCT: a.Mean, MeanJCTCI: [2]float64{a.Lo, a.Hi},
+			CensoredMeanJCT: b.Mean, CensoredMeanJCTCI: [2]float64{b.Lo, b.Hi},
+			PaddedMeanJCT: d.Mean, PaddedMeanJCTCI: [2]float64{d.Lo, d.Hi}})
+	}
+	return pr
+}
+
+// seedUtilRuns are a cell's per-policy mean busy shares per GPU type over
+// seeds with their t-intervals.
+func seedUtilRuns(c *SeedCell, o FigureOptions) []plots.Run {
+	var pr []plots.Run
+	for _, p := range c.Policies {
+		r0 := c.Runs[p][0]
+		run := plots.Run{Label: o.label(p), Types: r0.Types, Utilization: map[string]float64{}, UtilizationCI: map[string][2]float64{}}
+		types := map[string]bool{}
+		for _, r := range c.Runs[p] {
+			for t := range r.Summary.Utilization {
+				types[t] = true
+			}
+		}
+		for t := range types {
+			var xs []float64
+			for _, r := range c.Runs[p] {
+				xs = append(xs, r.Summary.Utilization[t])
+			}
+			iv := plots.TInterval(xs)
+			run.Utilization[t] = iv.Mean
+			run.UtilizationCI[t] = [2]float64{max(0, iv.Lo), min(1, iv.Hi)} // a share
+		}
+		pr = append(pr, run)
+	}
+	return pr
 }
 
 // loadCell names what a load curve's points must share.

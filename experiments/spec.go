@@ -44,6 +44,7 @@ import (
 //	slowdown: 1.045              # executed iteration times × this (calibration)
 //	relaxed_slowdown: 1.34       # … × this instead on relaxed multi-node placements
 //	synth: {from: philly-pollux, recipe: arena}  # synthesised traces (see SynthTrace)
+//	labels: {"exec:python3 sjf.py": SJF}  # figure labels (arena plot --spec)
 type Spec struct {
 	// File is where the spec came from (for messages); Dir resolves
 	// relative trace and cluster paths ("" = the working directory).
@@ -73,6 +74,9 @@ type Spec struct {
 	// Synth are the traces the spec synthesises (one per combination of
 	// list values of its synth mapping), on the trace axis after Traces.
 	Synth []*SynthTrace
+	// Labels rename policies in figures (labels: {"exec:python3 sjf.py":
+	// SJF}); `arena plot --spec` reads them.
+	Labels map[string]string
 
 	// lines of each key, for errors found after parsing.
 	lines map[string]int
@@ -116,7 +120,7 @@ func (s *Spec) KeyError(key string, err error) *SpecError {
 }
 
 // specKeys are the keys a spec may hold, in documentation order.
-var specKeys = []string{"name", "traces", "clusters", "policies", "skip_missing", "timing", "rounds", "horizon", "density", "seeds", "estimators", "overheads", "iteration_scale", "slowdown", "relaxed_slowdown", "baseline", "synth"}
+var specKeys = []string{"name", "traces", "clusters", "policies", "skip_missing", "timing", "rounds", "horizon", "density", "seeds", "estimators", "overheads", "iteration_scale", "slowdown", "relaxed_slowdown", "baseline", "synth", "labels"}
 
 // keyAliases accept the singular or plural form of a list key.
 var keyAliases = map[string]string{
@@ -264,6 +268,21 @@ func ParseSpec(file, dir string, data []byte) (*Spec, error) {
 				return nil, fail(v, key, "want a positive integer (1: iterations as the trace gives them; 5: the artifact's simulation traces), got %q", v.Value)
 			}
 			s.IterationScale = n
+		case "labels":
+			if v.Kind != yaml.MappingNode {
+				return nil, fail(v, key, "want a mapping of policy to figure label, e.g. {\"exec:python3 sjf.py\": SJF}")
+			}
+			s.Labels = map[string]string{}
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				pk, pv := v.Content[j], v.Content[j+1]
+				if pk.Kind != yaml.ScalarNode || pv.Kind != yaml.ScalarNode || strings.TrimSpace(pk.Value) == "" || strings.TrimSpace(pv.Value) == "" {
+					return nil, fail(pk, key, "want policy: label, both non-empty strings")
+				}
+				if _, dup := s.Labels[strings.TrimSpace(pk.Value)]; dup {
+					return nil, fail(pk, key, "policy %q labelled twice", pk.Value)
+				}
+				s.Labels[strings.TrimSpace(pk.Value)] = strings.TrimSpace(pv.Value)
+			}
 		case "synth":
 			st, err := parseSynth(file, dir, v)
 			if err != nil {

@@ -3,6 +3,16 @@
 // and queue length over simulated time, GPU utilisation by type, and the
 // load-sweep curves. It knows nothing about files of results: callers
 // (experiments, the CLI) hand it plain series in Run and Curve values and
-// save the plots as PNG (default) or SVG with Save or Encode. Every axis
-// carries its unit; every multi-series figure has a legend.
+// save the plots as PNG (default), SVG or PDF with Save or Encode. Every
+// axis carries its unit; every multi-series figure has a legend, kept
+// under a quarter of the figure's height.
+//
+// Runs of several seeds are drawn over their seeds (DrawSeeds,
+// MeanJCTBarsCI, UtilizationCI, LoadCurvesCI): the mean with a band or
+// whiskers of the 95 % Student-t interval over seeds (TInterval), named in
+// the legend. Series stay apart in greyscale print: lines by dashes and
+// markers, bars by hatches (hatch.go). PDFs are written by pdf.go (gonum's
+// vgpdf with fpdf's UTF-8, subset-font path): their text is Unicode, so
+// ×, — and ≤ survive, and a figure is tens of KB. docs/figures.md is the
+// user's guide.
 package plots

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,7 +16,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/arena-sim/arena/sim"
@@ -31,6 +31,9 @@ type Figure struct {
 	// Cols is the number of panel columns (0: all panels in one row).
 	Cols   int
 	Legend []LegendEntry
+	// Notes are what drawing had to compromise (set by Encode): e.g.
+	// legend labels shortened to fit, which --label should fix.
+	Notes []string
 }
 
 // LegendEntry names a series and shows its line, marker or bar style.
@@ -106,6 +109,9 @@ func (f *Figure) applyFonts(size vg.Length) {
 
 // Encode renders the figure.
 func (f *Figure) Encode(o Render) ([]byte, error) {
+	if len(f.Panels) == 0 {
+		return nil, fmt.Errorf("plots: a figure with no panels")
+	}
 	if o.Size.W == 0 {
 		o.Size = Column
 	}
@@ -122,7 +128,7 @@ func (f *Figure) Encode(o Render) ([]byte, error) {
 	case "svg":
 		c = vgsvg.New(o.Size.W, o.Size.H)
 	case "pdf":
-		c = vgpdf.New(o.Size.W, o.Size.H) // fonts embedded (vgpdf's default)
+		c = newPDF(o.Size.W, o.Size.H) // UTF-8 text, subset fonts (pdf.go)
 	default:
 		return nil, fmt.Errorf("plots: format %q: want %s", o.Format, strings.Join(Formats, ", "))
 	}
@@ -150,7 +156,9 @@ func (f *Figure) Save(path string, o Render) error {
 
 func (f *Figure) draw(dc draw.Canvas, size vg.Length) {
 	f.applyFonts(size)
+	f.makePrintable()
 	pad := vg.Points(3)
+	figH := dc.Max.Y - dc.Min.Y
 	dc = draw.Crop(dc, pad, -pad, pad, -pad)
 	if f.Title != "" {
 		st := text.Style{Font: font.From(textFont, size+1), Color: color.Black, XAlign: draw.XCenter, YAlign: draw.YTop, Handler: plot.DefaultTextHandler}
@@ -158,7 +166,8 @@ func (f *Figure) draw(dc draw.Canvas, size vg.Length) {
 		dc = draw.Crop(dc, 0, 0, 0, -st.Height(f.Title)-pad)
 	}
 	if len(f.Legend) > 0 {
-		h := f.drawLegend(dc, size)
+		// Under a quarter of the figure's height, padding included.
+		h := f.drawLegend(dc, size, LegendBudget(figH)-pad)
 		dc = draw.Crop(dc, 0, 0, 0, -h-pad)
 	}
 	cols := f.Cols
@@ -179,55 +188,198 @@ func (f *Figure) draw(dc draw.Canvas, size vg.Length) {
 	}
 }
 
-// drawLegend lays the entries out in rows across the top of c, wrapping
-// when a row is full, and returns the height used.
-func (f *Figure) drawLegend(c draw.Canvas, size vg.Length) vg.Length {
-	st := text.Style{Font: font.From(textFont, size), Color: color.Black, XAlign: draw.XLeft, YAlign: draw.YCenter, Handler: plot.DefaultTextHandler}
-	thumbW, gap, rowH := 2.2*size, size*0.4, size*1.35
-	width := c.Max.X - c.Min.X
-	type placed struct {
-		e    LegendEntry
-		x, y vg.Length
+// LegendBudget is the most height a legend may take in a figure of
+// height h (its padding included): a quarter.
+func LegendBudget(h vg.Length) vg.Length { return h / 4 }
+
+// minLegendFont is the smallest legend font (points) a crowded legend
+// shrinks to before its labels are shortened.
+const minLegendFont = 6
+
+// legendItem is one placed legend entry: its (possibly shortened) label,
+// its offset from the legend's top-left corner and its row.
+type legendItem struct {
+	e     LegendEntry
+	label string
+	x     vg.Length
+	row   int
+}
+
+// legendLayout is the legend's arrangement: font size, rows, height.
+type legendLayout struct {
+	size   vg.Length
+	rowH   vg.Length
+	rows   int
+	items  []legendItem
+	height vg.Length
+	// shortened: labels were cut to fit (the caller is told, Notes).
+	shortened bool
+}
+
+func legendStyle(size vg.Length) text.Style {
+	return text.Style{Font: font.From(textFont, size), Color: color.Black, XAlign: draw.XLeft, YAlign: draw.YCenter, Handler: plot.DefaultTextHandler}
+}
+
+// layoutLegend arranges the entries across width in at most maxH: rows
+// filled left to right and centred, at the figure's font size, or a
+// smaller one (down to 6 pt) when that takes too many rows; if even 6 pt
+// does not fit, a grid of equal columns with labels shortened by "…".
+// A legend above the panels must not eat the data's room: the callers
+// give it a quarter of the figure's height at most.
+func (f *Figure) layoutLegend(width, maxH, size vg.Length) legendLayout {
+	var l legendLayout
+	for sz := size; ; sz -= 0.5 {
+		if sz < minLegendFont {
+			sz = minLegendFont
+		}
+		l = f.flowLegend(width, sz)
+		if l.height <= maxH || sz == minLegendFont {
+			break
+		}
 	}
-	var items []placed
+	if l.height <= maxH {
+		return l
+	}
+	return f.gridLegend(width, maxH, minLegendFont)
+}
+
+func legendMetrics(size vg.Length) (thumbW, gap, rowH vg.Length) {
+	return 2.2 * size, size * 0.4, size * 1.35
+}
+
+func (f *Figure) flowLegend(width, size vg.Length) legendLayout {
+	st := legendStyle(size)
+	thumbW, gap, rowH := legendMetrics(size)
+	l := legendLayout{size: size, rowH: rowH}
 	x, row := vg.Length(0), 0
 	for _, e := range f.Legend {
 		w := thumbW + gap + st.Width(e.Label) + 2*gap
 		if x > 0 && x+w > width {
 			x, row = 0, row+1
 		}
-		items = append(items, placed{e, x, vg.Length(row)})
+		l.items = append(l.items, legendItem{e: e, label: e.Label, x: x, row: row})
 		x += w
 	}
-	rows := row + 1
+	l.rows = row + 1
 	// Centre each row.
-	for r := 0; r < rows; r++ {
-		var last *placed
-		for i := range items {
-			if int(items[i].y) == r {
-				last = &items[i]
+	for r := 0; r < l.rows; r++ {
+		last := -1
+		for i := range l.items {
+			if l.items[i].row == r {
+				last = i
 			}
 		}
-		if last == nil {
+		if last < 0 {
 			continue
 		}
-		used := last.x + thumbW + gap + st.Width(last.e.Label)
-		shift := (width - used) / 2
-		for i := range items {
-			if int(items[i].y) == r {
-				items[i].x += shift
+		used := l.items[last].x + thumbW + gap + st.Width(l.items[last].label)
+		shift := max(0, (width-used)/2)
+		for i := range l.items {
+			if l.items[i].row == r {
+				l.items[i].x += shift
 			}
 		}
 	}
-	for _, it := range items {
-		yc := c.Max.Y - rowH*(it.y+0.5)
+	l.height = rowH * vg.Length(l.rows)
+	return l
+}
+
+func (f *Figure) gridLegend(width, maxH, size vg.Length) legendLayout {
+	st := legendStyle(size)
+	thumbW, gap, rowH := legendMetrics(size)
+	rows := max(1, int(maxH/rowH))
+	cols := (len(f.Legend) + rows - 1) / rows
+	rows = (len(f.Legend) + cols - 1) / cols
+	colW := width / vg.Length(cols)
+	room := colW - thumbW - 3*gap
+	l := legendLayout{size: size, rowH: rowH, rows: rows, height: rowH * vg.Length(rows), shortened: true}
+	labels := make([]string, len(f.Legend))
+	for i, e := range f.Legend {
+		labels[i] = e.Label
+	}
+	labels = dropSharedPrefixes(labels, func(s string) bool { return st.Width(s) <= room })
+	for i, e := range f.Legend {
+		l.items = append(l.items, legendItem{e: e, label: shorten(st, labels[i], room), x: colW * vg.Length(i%cols), row: i / cols})
+	}
+	return l
+}
+
+// dropSharedPrefixes replaces the beginning a label shares with another
+// ("exec:python3 examples/python/" of two policies' commands) by "…",
+// when that leaves every label distinct: the legend then spends its room
+// on what tells the series apart. It cuts at the last separator (space,
+// "/", ":") of the shared part when the rest then fits, else all of it.
+func dropSharedPrefixes(labels []string, fits func(string) bool) []string {
+	out := make([]string, len(labels))
+	seen := map[string]bool{}
+	for i, a := range labels {
+		ra := []rune(a)
+		shared := 0
+		for j, b := range labels {
+			if j == i {
+				continue
+			}
+			rb := []rune(b)
+			k := 0
+			for k < len(ra) && k < len(rb) && ra[k] == rb[k] {
+				k++
+			}
+			shared = max(shared, k)
+		}
+		out[i] = a
+		if shared >= 6 && len(ra)-shared >= 3 {
+			out[i] = "…" + string(ra[shared:])
+			if cut := strings.LastIndexAny(string(ra[:shared]), " /:"); cut > 0 {
+				if t := "…" + string(ra)[cut+1:]; fits(t) {
+					out[i] = t
+				}
+			}
+		}
+		if seen[out[i]] {
+			return labels
+		}
+		seen[out[i]] = true
+	}
+	return out
+}
+
+// shorten cuts s to at most w wide in st by an ellipsis in its middle:
+// labels of one legend often share a beginning (exec:python3 …) and
+// differ near the end (…sjf.py), or share an end (… (986/986)).
+func shorten(st text.Style, s string, w vg.Length) string {
+	if st.Width(s) <= w {
+		return s
+	}
+	r := []rune(s)
+	for n := len(r) - 1; n > 0; n-- {
+		head := n / 2
+		if t := string(r[:head]) + "…" + string(r[len(r)-(n-head):]); st.Width(t) <= w {
+			return t
+		}
+	}
+	return "…"
+}
+
+const noteShortened = "legend labels shortened to fit under a quarter of the figure's height (rename policies with --label or a spec's labels:, or use --size full)"
+
+// drawLegend lays the entries out across the top of c (in at most maxH)
+// and returns the height used.
+func (f *Figure) drawLegend(c draw.Canvas, size, maxH vg.Length) vg.Length {
+	l := f.layoutLegend(c.Max.X-c.Min.X, maxH, size)
+	if l.shortened && !slices.Contains(f.Notes, noteShortened) {
+		f.Notes = append(f.Notes, noteShortened)
+	}
+	st := legendStyle(l.size)
+	thumbW, gap, _ := legendMetrics(l.size)
+	for _, it := range l.items {
+		yc := c.Max.Y - l.rowH*(vg.Length(it.row)+0.5)
 		x0 := c.Min.X + it.x
 		icon := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
-			Min: vg.Point{X: x0, Y: yc - size*0.45}, Max: vg.Point{X: x0 + thumbW, Y: yc + size*0.45}}}
+			Min: vg.Point{X: x0, Y: yc - l.size*0.45}, Max: vg.Point{X: x0 + thumbW, Y: yc + l.size*0.45}}}
 		for _, t := range it.e.Thumbs {
 			t.Thumbnail(&icon)
 		}
-		c.FillText(st, vg.Point{X: x0 + thumbW + gap, Y: yc}, it.e.Label)
+		c.FillText(st, vg.Point{X: x0 + thumbW + gap, Y: yc}, it.label)
 	}
-	return rowH * vg.Length(rows)
+	return l.height
 }

@@ -39,8 +39,10 @@ type Run struct {
 	Types    []string
 	// Start is the simulated time of round 0 (the first submission).
 	Start float64
-	// Utilization is the mean busy share per GPU type.
-	Utilization map[string]float64
+	// Utilization is the mean busy share per GPU type; UtilizationCI an
+	// interval (low, high) per type over seeds (nil: no error bars).
+	Utilization   map[string]float64
+	UtilizationCI map[string][2]float64
 	// Allocations are the run's GPU holdings over time (the occupancy
 	// figure); GPUs is the cluster's GPU count per type in slot order.
 	Allocations []sim.AllocRecord
@@ -328,8 +330,14 @@ func fin0(xs []float64) float64 {
 // job counts its age at the horizon) and its padded mean (the artifact's
 // metric: unfinished jobs count with the group's largest JCT). Error bars
 // show confidence intervals when the runs carry them.
-func MeanJCTBars(runs []Run) (*Figure, error) {
+func MeanJCTBars(runs []Run) (*Figure, error) { return MeanJCTBarsCI(runs, "") }
+
+// MeanJCTBarsCI is MeanJCTBars whose whiskers' interval is named in the
+// legend (e.g. IntervalName(5): "95 % t-interval over 5 seeds"), so a
+// reader never has to guess what an error bar is.
+func MeanJCTBarsCI(runs []Run, ciName string) (*Figure, error) {
 	f := &Figure{}
+	whiskers := false
 	p := newPlot("mean JCT (h)", "")
 	f.Panels = []*plot.Plot{p}
 	n := len(runs)
@@ -362,9 +370,8 @@ func MeanJCTBars(runs []Run) (*Figure, error) {
 		labels[n-1-i] = r.Label
 	}
 	top := 0.0
-	// About 100 pt of bars in all: a column-width figure has ~110 pt of
-	// plot height, so a row of grouped bars never reaches into the next.
-	w := vg.Points(min(9, 100/float64(n*len(ss))))
+	// The bars' width follows the rows' spacing when drawn (barSlot).
+	w := vg.Points(1)
 	for k, s := range ss {
 		top = math.Max(top, slices.Max(vals[k]))
 		for _, r := range runs {
@@ -375,20 +382,23 @@ func MeanJCTBars(runs []Run) (*Figure, error) {
 			return nil, fmt.Errorf("plots: jct-bars: %w", err)
 		}
 		b.Horizontal = true
-		b.Color = Color(k)
-		b.LineStyle.Width = 0
-		b.Offset = -w * vg.Length(float64(k)-float64(len(ss)-1)/2)
-		p.Add(b)
-		f.addLegend(s.name, b)
+		slot := barSlot{k: k, n: len(ss), dir: -1}
+		hb := newHatchedBars(b, slot)
+		p.Add(hb)
+		f.addLegend(s.name, hb)
 		var errs []errBar
 		for i, r := range runs {
 			if ci := s.ci(r); ci != [2]float64{} {
-				errs = append(errs, errBar{pos: float64(n - 1 - i), lo: ci[0] / 3600, hi: ci[1] / 3600, off: b.Offset})
+				errs = append(errs, errBar{pos: float64(n - 1 - i), lo: ci[0] / 3600, hi: ci[1] / 3600, slot: &slot})
 			}
 		}
 		if len(errs) > 0 {
 			p.Add(errBarsPlotter{bars: errs, horizontal: true})
+			whiskers = true
 		}
+	}
+	if whiskers && ciName != "" {
+		f.addLegend(ciName, errBarsPlotter{horizontal: true})
 	}
 	p.NominalY(labels...)
 	p.Y.Min, p.Y.Max = -0.5, float64(n)-0.5
@@ -400,7 +410,10 @@ func MeanJCTBars(runs []Run) (*Figure, error) {
 // errBar is one confidence interval drawn across a bar.
 type errBar struct {
 	pos, lo, hi float64
-	off         vg.Length
+	// slot is the bar's place in its group (nil: no bar; dx then shifts
+	// the whisker, so those of several lines at one x stay apart).
+	slot *barSlot
+	dx   vg.Length
 }
 
 // errBarsPlotter draws interval whiskers on bars (plotter.XErrorBars
@@ -408,25 +421,63 @@ type errBar struct {
 type errBarsPlotter struct {
 	bars       []errBar
 	horizontal bool
+	color      color.Color // nil: black
+}
+
+// Thumbnail draws one whisker across the legend icon.
+func (e errBarsPlotter) Thumbnail(c *draw.Canvas) {
+	ls := draw.LineStyle{Color: color.Black, Width: vg.Points(0.7)}
+	cap := vg.Points(2)
+	if !e.horizontal {
+		x := (c.Min.X + c.Max.X) / 2
+		c.StrokeLine2(ls, x, c.Min.Y, x, c.Max.Y)
+		c.StrokeLine2(ls, x-cap, c.Min.Y, x+cap, c.Min.Y)
+		c.StrokeLine2(ls, x-cap, c.Max.Y, x+cap, c.Max.Y)
+		return
+	}
+	y := (c.Min.Y + c.Max.Y) / 2
+	x0, x1 := c.Min.X+vg.Points(1), c.Max.X-vg.Points(1)
+	c.StrokeLine2(ls, x0, y, x1, y)
+	c.StrokeLine2(ls, x0, y-cap, x0, y+cap)
+	c.StrokeLine2(ls, x1, y-cap, x1, y+cap)
 }
 
 func (e errBarsPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
 	ls := draw.LineStyle{Color: color.Black, Width: vg.Points(0.7)}
+	if e.color != nil {
+		ls.Color = e.color
+	}
 	cap := vg.Points(2)
+	// A whisker past the axis range (a t-interval's lower bound below 0
+	// for a positive metric) is cut at the plot's edge, without its cap.
+	stroke := func(a, b vg.Point) { c.StrokeLines(ls, c.ClipLinesXY([]vg.Point{a, b})...) }
+	capAt := func(a, b vg.Point) {
+		if c.Contains(vg.Point{X: (a.X + b.X) / 2, Y: (a.Y + b.Y) / 2}) {
+			c.StrokeLine2(ls, a.X, a.Y, b.X, b.Y)
+		}
+	}
 	for _, b := range e.bars {
+		off := b.dx
+		if b.slot != nil {
+			if e.horizontal {
+				_, off = b.slot.geometry(trY(1) - trY(0))
+			} else {
+				_, off = b.slot.geometry(trX(1) - trX(0))
+			}
+		}
 		if e.horizontal {
-			y := trY(b.pos) + b.off
+			y := trY(b.pos) + off
 			x0, x1 := trX(b.lo), trX(b.hi)
-			c.StrokeLine2(ls, x0, y, x1, y)
-			c.StrokeLine2(ls, x0, y-cap, x0, y+cap)
-			c.StrokeLine2(ls, x1, y-cap, x1, y+cap)
+			stroke(vg.Point{X: x0, Y: y}, vg.Point{X: x1, Y: y})
+			capAt(vg.Point{X: x0, Y: y - cap}, vg.Point{X: x0, Y: y + cap})
+			capAt(vg.Point{X: x1, Y: y - cap}, vg.Point{X: x1, Y: y + cap})
 		} else {
-			x := trX(b.pos) + b.off
+			x := trX(b.pos) + off
 			y0, y1 := trY(b.lo), trY(b.hi)
-			c.StrokeLine2(ls, x, y0, x, y1)
-			c.StrokeLine2(ls, x-cap, y0, x+cap, y0)
-			c.StrokeLine2(ls, x-cap, y1, x+cap, y1)
+			stroke(vg.Point{X: x, Y: y0}, vg.Point{X: x, Y: y1})
+			capAt(vg.Point{X: x - cap, Y: y0}, vg.Point{X: x + cap, Y: y0})
+			capAt(vg.Point{X: x - cap, Y: y1}, vg.Point{X: x + cap, Y: y1})
 		}
 	}
 }
@@ -533,8 +584,13 @@ func rolling(rows []sim.RoundRecord, start, div, window float64, value func(sim.
 
 // Utilization plots each run's mean busy share per GPU type as grouped
 // bars (one group per type, one bar per run).
-func Utilization(runs []Run) (*Figure, error) {
+func Utilization(runs []Run) (*Figure, error) { return UtilizationCI(runs, "") }
+
+// UtilizationCI is Utilization with whiskers from the runs'
+// UtilizationCI, their interval named in the legend.
+func UtilizationCI(runs []Run, ciName string) (*Figure, error) {
 	f := &Figure{}
+	whiskers := false
 	p := newPlot("GPU type", "mean GPUs busy (%)")
 	f.Panels = []*plot.Plot{p}
 	var types []string
@@ -555,7 +611,7 @@ func Utilization(runs []Run) (*Figure, error) {
 	if len(types) == 0 {
 		return nil, fmt.Errorf("plots: utilization: no GPU types in the runs")
 	}
-	w := vg.Points(min(12, 170/float64(len(types)*len(runs))))
+	w := vg.Points(1) // set from the categories' spacing when drawn
 	for i, r := range runs {
 		vals := make(plotter.Values, len(types))
 		for k, t := range types {
@@ -565,15 +621,38 @@ func Utilization(runs []Run) (*Figure, error) {
 		if err != nil {
 			return nil, fmt.Errorf("plots: utilization: %w", err)
 		}
-		b.Color = Color(i)
-		b.LineStyle = draw.LineStyle{Color: color.White, Width: vg.Points(0.3)}
-		b.Offset = w * vg.Length(float64(i)-float64(len(runs)-1)/2)
-		p.Add(b)
-		f.addLegend(r.Label, b)
+		slot := barSlot{k: i, n: len(runs), dir: 1}
+		hb := newHatchedBars(b, slot)
+		p.Add(hb)
+		f.addLegend(r.Label, hb)
+		var errs []errBar
+		for k, t := range types {
+			if ci, ok := r.UtilizationCI[t]; ok {
+				errs = append(errs, errBar{pos: float64(k), lo: 100 * ci[0], hi: 100 * ci[1], slot: &slot})
+			}
+		}
+		if len(errs) > 0 {
+			p.Add(errBarsPlotter{bars: errs})
+			whiskers = true
+		}
+	}
+	if whiskers && ciName != "" {
+		f.addLegend(ciName, errBarsPlotter{})
 	}
 	p.NominalX(types...)
 	p.X.Min, p.X.Max = -0.5, float64(len(types))-0.5
-	p.Y.Min, p.Y.Max = 0, 100
+	// From 0 to just above the highest bar or whisker (not always 100:
+	// shares of a few percent would be flat lines).
+	top := 0.0
+	for _, r := range runs {
+		for _, t := range types {
+			top = math.Max(top, 100*r.Utilization[t])
+			if ci, ok := r.UtilizationCI[t]; ok {
+				top = math.Max(top, 100*ci[1])
+			}
+		}
+	}
+	p.Y.Min, p.Y.Max = 0, math.Min(100, math.Max(1, top*1.1))
 	return f, nil
 }
 
@@ -605,11 +684,26 @@ type Panel struct {
 // facet (trace), one line with markers per policy; the legend is shared,
 // so a policy has the same colour, dashes and marker in every panel.
 func LoadCurves(yLabel string, panels []Panel) (*Figure, error) {
+	return LoadCurvesCI(yLabel, panels, "")
+}
+
+// LoadCurvesCI is LoadCurves with the error bars' interval named in the
+// legend ("" = no entry).
+func LoadCurvesCI(yLabel string, panels []Panel, ciName string) (*Figure, error) {
 	if len(panels) == 0 {
 		return nil, fmt.Errorf("plots: load: no panels")
 	}
 	f := &Figure{}
+	whiskers := false
 	index := map[string]int{}
+	var labels []string
+	for _, pn := range panels {
+		for _, c := range pn.Curves {
+			if !slices.Contains(labels, c.Label) {
+				labels = append(labels, c.Label)
+			}
+		}
+	}
 	for _, pn := range panels {
 		p := newPlot("load density (× iterations)", yLabel)
 		p.Title.Text = pn.Title
@@ -634,11 +728,15 @@ func LoadCurves(yLabel string, panels []Panel) (*Figure, error) {
 			}
 			p.Add(l, s)
 			if len(c.Lo) == len(c.X) && len(c.Hi) == len(c.X) {
+				// Each line's whiskers in its colour, dodged 2.5 pt
+				// per line about the point.
+				dx := vg.Points(2.5 * (float64(i) - float64(len(labels)-1)/2))
 				var eb []errBar
 				for k := range c.X {
-					eb = append(eb, errBar{pos: c.X[k], lo: c.Lo[k], hi: c.Hi[k]})
+					eb = append(eb, errBar{pos: c.X[k], lo: c.Lo[k], hi: c.Hi[k], dx: dx})
 				}
-				p.Add(errBarsPlotter{bars: eb})
+				p.Add(errBarsPlotter{bars: eb, color: Color(i)})
+				whiskers = true
 			}
 			if !ok {
 				f.addLegend(c.Label, l, s)
@@ -647,6 +745,9 @@ func LoadCurves(yLabel string, panels []Panel) (*Figure, error) {
 		p.X.Min = 0
 		p.Y.Min, p.Y.Max = 0, math.Max(top*1.05, 1)
 		f.Panels = append(f.Panels, p)
+	}
+	if whiskers && ciName != "" {
+		f.addLegend(ciName, errBarsPlotter{})
 	}
 	return f, nil
 }
