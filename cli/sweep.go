@@ -26,6 +26,7 @@ type sweepFlags struct {
 	from                           []string
 	compare                        string
 	baseline                       string
+	sensitivity                    string
 }
 
 func init() { commands = append(commands, newSweepCmd) }
@@ -60,8 +61,13 @@ plain line every --progress with runs done/total and the ETA.`,
   arena sweep my.yaml --out results/my --merge             # join the slices
   arena sweep my.yaml --out results/my --emit slurm --shards 16 --time 2:00:00 > my.sbatch
   bash my.sbatch                                            # submits the array and the merge`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runSweep(cmd, reg, args[0], f) },
+		Args: cobra.RangeArgs(1, 2), // 2: a --sensitivity value after a space
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if args = foldSensitivityArg(args, &f.sensitivity); len(args) != 1 {
+				return fmt.Errorf("accepts 1 arg(s), received %d", len(args))
+			}
+			return runSweep(cmd, reg, args[0], f)
+		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.out, "out", "", "results directory (default: results/<spec name>)")
@@ -83,6 +89,7 @@ plain line every --progress with runs done/total and the ETA.`,
 	fl.StringVar(&f.mem, "mem", "", "with --emit slurm: #SBATCH --mem per task, e.g. 4G")
 	fl.StringVar(&f.compare, "compare", "", "do not run; check that DIR holds the same results as --out (every run's files byte for byte and summary.parquet, wall-clock fields aside); exit 1 listing differences")
 	fl.StringVar(&f.baseline, "baseline", "", "compare every policy with this one (JCT reduction and throughput ratio, paired by seed, with t-intervals); default: the spec's baseline key, else the paper's form (arena against each)")
+	addSensitivityFlag(cmd, &f.sensitivity)
 	fl.BoolVar(&f.list, "list", false, "print the keys of the runs (of --shard) in plan order and exit")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	fl.DurationVar(&f.progressEvery, "progress", defaultProgressEvery, "when stderr is not a terminal: print a progress line this often (0 = never)")
@@ -101,6 +108,10 @@ func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweep
 		return err
 	}
 	baseline, err := sweepBaseline(reg, spec, plan, f.baseline)
+	if err != nil {
+		return err
+	}
+	grid, err := sensitivityGrid(f.sensitivity, spec)
 	if err != nil {
 		return err
 	}
@@ -150,7 +161,7 @@ func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweep
 		return nil
 	}
 	if f.merge {
-		rows, err := experiments.MergeSweep(plan, experiments.MergeOptions{Out: f.out, From: f.from, Partial: f.partial, Baseline: baseline})
+		rows, err := experiments.MergeSweep(plan, experiments.MergeOptions{Out: f.out, From: f.from, Partial: f.partial, Baseline: baseline, Sensitivity: grid})
 		if err != nil {
 			return err
 		}
@@ -185,6 +196,9 @@ func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweep
 	prog.finish()
 	fmt.Fprintf(stdout, "sweep %s (shard %s): %d runs, %d already complete, %d ran, %d failed, in %.1fs; results in %s\n",
 		plan.Name, shard, rep.Total, rep.Skipped, rep.Ran, len(rep.Failed), time.Since(start).Seconds(), filepath.Join(f.out, experiments.RunsDir))
+	if err == nil && grid != nil {
+		err = runSensitivitySweep(cmd, reg, plan, *grid, opt, f.quiet, f.progressEvery)
+	}
 	if err != nil {
 		return err
 	}
@@ -192,7 +206,7 @@ func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweep
 		fmt.Fprintf(stdout, "when every shard has finished: arena sweep %s --merge --out %s\n", specPath, f.out)
 		return nil
 	}
-	rows, err := experiments.MergeSweep(plan, experiments.MergeOptions{Out: f.out, Baseline: baseline})
+	rows, err := experiments.MergeSweep(plan, experiments.MergeOptions{Out: f.out, Baseline: baseline, Sensitivity: grid})
 	if err != nil {
 		return err
 	}

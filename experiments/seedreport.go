@@ -99,7 +99,10 @@ func WriteSeedTable(w io.Writer, rows []SummaryRow) error {
 	lastCell := ""
 	done := map[string]bool{}
 	var flagged []string
-	const format = "  %-18s %-34s %-24s %-20s %-24s %-24s %s\n"
+	format, robustHead := "  %-18s %-34s %-24s %-20s %-24s %-24s %s%s\n", ""
+	if rows[0].SensitivityGrid != "" { // a robustness column (sensitivity.go)
+		format, robustHead = "  %-18s %-34s %-24s %-20s %-24s %-24s %-24s %s\n", "under model error"
+	}
 	for i := range rows {
 		r := &rows[i]
 		cell := cellKey(r)
@@ -114,7 +117,7 @@ func WriteSeedTable(w io.Writer, rows []SummaryRow) error {
 			if baselineMode(rows) {
 				red, thr = "JCT reduction vs "+r.RefPolicy, "thr. ratio vs "+r.RefPolicy
 			}
-			fmt.Fprintf(&b, format, "policy", "jobs (mean over seeds)", "submitted mean JCT (s)", "mean thr. (sam/s)", red, "(artifact padded)", thr)
+			fmt.Fprintf(&b, format, "policy", "jobs (mean over seeds)", "submitted mean JCT (s)", "mean thr. (sam/s)", red, "(artifact padded)", thr, robustHead)
 		}
 		rs := byPolicy[cell+"|"+r.Policy]
 		name := r.Policy
@@ -127,10 +130,13 @@ func WriteSeedTable(w io.Writer, rows []SummaryRow) error {
 			ci.Format(Interval(r.MeanThroughputMean, r.MeanThroughputCILo, r.MeanThroughputCIHi, r.Seeds), 0, ""),
 			ci.Format(optInterval(r.JCTReduction, r.JCTReductionCILo, r.JCTReductionCIHi, r.Seeds), 1, "%"),
 			ci.Format(optInterval(r.PaddedJCTReduction, r.PaddedJCTReductionCILo, r.PaddedJCTReductionCIHi, r.Seeds), 1, "%"),
-			ci.Format(optInterval(r.ThroughputRatio, r.ThroughputRatioCILo, r.ThroughputRatioCIHi, r.Seeds), 2, "×"))
+			ci.Format(optInterval(r.ThroughputRatio, r.ThroughputRatioCILo, r.ThroughputRatioCIHi, r.Seeds), 2, "×"), RobustCell(r))
 	}
 	if len(flagged) > 0 {
 		fmt.Fprintf(&b, "\n⚠ %s dropped jobs or left them queued on an idle cluster: such jobs count in the submitted mean at their age at the horizon; the mean over finished jobs alone would flatter them.\n", strings.Join(dedupe(flagged), ", "))
+	}
+	if err := WriteRobustness(&b, rows); err != nil {
+		return err
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

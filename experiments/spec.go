@@ -45,6 +45,7 @@ import (
 //	relaxed_slowdown: 1.34       # … × this instead on relaxed multi-node placements
 //	synth: {from: philly-pollux, recipe: arena}  # synthesised traces (see SynthTrace)
 //	labels: {"exec:python3 sjf.py": SJF}  # figure labels (arena plot --spec)
+//	sensitivity: true            # or {overheads: [0.75, 1.25], iteration_times: [0.95, 1.05]}
 type Spec struct {
 	// File is where the spec came from (for messages); Dir resolves
 	// relative trace and cluster paths ("" = the working directory).
@@ -77,6 +78,9 @@ type Spec struct {
 	// Labels rename policies in figures (labels: {"exec:python3 sjf.py":
 	// SJF}); `arena plot --spec` reads them.
 	Labels map[string]string
+	// Sensitivity, when set, re-runs every run at the grid's other points
+	// and marks each comparison robust or fragile (sensitivity.go).
+	Sensitivity *Sensitivity
 
 	// lines of each key, for errors found after parsing.
 	lines map[string]int
@@ -120,7 +124,7 @@ func (s *Spec) KeyError(key string, err error) *SpecError {
 }
 
 // specKeys are the keys a spec may hold, in documentation order.
-var specKeys = []string{"name", "traces", "clusters", "policies", "skip_missing", "timing", "rounds", "horizon", "density", "seeds", "estimators", "overheads", "iteration_scale", "slowdown", "relaxed_slowdown", "baseline", "synth", "labels"}
+var specKeys = []string{"name", "traces", "clusters", "policies", "skip_missing", "timing", "rounds", "horizon", "density", "seeds", "estimators", "overheads", "iteration_scale", "slowdown", "relaxed_slowdown", "baseline", "synth", "labels", "sensitivity"}
 
 // keyAliases accept the singular or plural form of a list key.
 var keyAliases = map[string]string{
@@ -283,6 +287,12 @@ func ParseSpec(file, dir string, data []byte) (*Spec, error) {
 				}
 				s.Labels[strings.TrimSpace(pk.Value)] = strings.TrimSpace(pv.Value)
 			}
+		case "sensitivity":
+			g, err := parseSensitivityNode(file, v)
+			if err != nil {
+				return nil, err
+			}
+			s.Sensitivity = g
 		case "synth":
 			st, err := parseSynth(file, dir, v)
 			if err != nil {

@@ -364,6 +364,14 @@ type SummaryRow struct {
 	// this row's policy) or, with a baseline (--baseline, the spec's
 	// baseline key), "fcfs vs sia" (this row's policy against it).
 	Comparison string `parquet:"comparison"`
+
+	// Under model error (sensitivity.go, markRobust; null/empty when no
+	// sensitivity analysis ran).
+	Robust            *bool  `parquet:"robust,optional"`
+	Robustness        string `parquet:"robustness"`
+	RankingRobust     *bool  `parquet:"ranking_robust,optional"`
+	RankingRobustness string `parquet:"ranking_robustness"`
+	SensitivityGrid   string `parquet:"sensitivity_grid"`
 }
 
 // MergeOptions control MergeSweep.
@@ -377,6 +385,9 @@ type MergeOptions struct {
 	// Baseline is the policy the comparison columns are against (""
 	// the paper's form, arena against each; SetBaseline).
 	Baseline string
+	// Sensitivity, when set, fills the robustness columns from the
+	// perturbed runs in SensitivityDir(Out) (MarkRobust).
+	Sensitivity *Sensitivity
 }
 
 // MergeSweep gathers the complete runs of plan (from Out and opt.From)
@@ -430,6 +441,11 @@ func MergeSweep(plan *Plan, opt MergeOptions) ([]SummaryRow, error) {
 	rows := SummaryRows(loaded)
 	if err := SetBaseline(rows, opt.Baseline); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
+	}
+	if opt.Sensitivity != nil {
+		if err := MarkRobust(rows, plan, opt.Out, *opt.Sensitivity, opt.Baseline, opt.Partial); err != nil {
+			return nil, err
+		}
 	}
 	data, err := EncodeSummaryParquet(rows)
 	if err != nil {

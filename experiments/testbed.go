@@ -104,17 +104,15 @@ func TestbedGrid() []TestbedConfig {
 	steps := TestbedSteps()
 	center := steps[len(steps)-1]
 	var out []TestbedConfig
-	for _, o := range []float64{0.75, 1, 1.25} {
-		for _, f := range []float64{0.95, 1, 1.05} {
-			c := center
-			c.OverheadScale, c.IterFactor = o, f
-			c.Key = fmt.Sprintf("grid-o%g-i%g", o, f)
-			c.Label = fmt.Sprintf("overheads ×%g, iteration time ×%g", o, f)
-			if o == 1 && f == 1 {
-				c.Key, c.Label = center.Key, center.Label
-			}
-			out = append(out, c)
+	for _, p := range DefaultSensitivity().Points() { // the sweeps' --sensitivity grid
+		c := center
+		c.OverheadScale, c.IterFactor = p.Overhead, p.IterTime
+		c.Key = fmt.Sprintf("grid-o%g-i%g", p.Overhead, p.IterTime)
+		c.Label = fmt.Sprintf("overheads ×%g, iteration time ×%g", p.Overhead, p.IterTime)
+		if p.Centre() {
+			c.Key, c.Label = center.Key, center.Label
 		}
+		out = append(out, c)
 	}
 	return out
 }
@@ -278,11 +276,11 @@ func ReproduceTestbed(ctx context.Context, reg Policies, opt TestbedOptions) (*T
 			defer wg.Done()
 			for r := range jobs {
 				c := r.cfg
-				out, err := Execute(ctx, reg, Run{
+				out, err := Execute(ctx, reg, GridPoint{c.OverheadScale, c.IterFactor}.Apply(Run{
 					Trace: "testbed", Cluster: "testbed-64", Policy: c.policy(r.pol), Timing: r.timing, Rounds: TestbedRounds,
-					IterationScale: c.IterationScale, Overheads: c.Overheads, OverheadScale: c.OverheadScale,
-					Slowdown: c.Slowdown * c.IterFactor, RelaxedSlowdown: c.RelaxedSlowdown * c.IterFactor,
-				})
+					IterationScale: c.IterationScale, Overheads: c.Overheads, OverheadScale: 1,
+					Slowdown: c.Slowdown, RelaxedSlowdown: c.RelaxedSlowdown,
+				}))
 				r.out = out
 				mu.Lock()
 				errs[index[r]] = err

@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/policy"
+)
+
+// sensitivityUsage is the help of --sensitivity (sweep and reproduce).
+const sensitivityUsage = "re-run every run with the model perturbed — overhead profile × and iteration times × each factor of a grid (alone: overheads=0.75,1.25;iteration-times=0.95,1.05) — and mark each comparison robust (its sign and the ranking hold at every point) or fragile; off disables a spec's sensitivity key"
+
+// addSensitivityFlag adds --sensitivity[=GRID]: alone it is the default
+// grid.
+func addSensitivityFlag(cmd *cobra.Command, v *string) {
+	cmd.Flags().StringVar(v, "sensitivity", "", sensitivityUsage)
+	cmd.Flags().Lookup("sensitivity").NoOptDefVal = "default"
+}
+
+// foldSensitivityArg accepts `--sensitivity 'overheads=…'` (a space, not
+// "="): a flag with an optional value does not take the next word, so it
+// arrives as an argument; an argument that reads as a grid while
+// --sensitivity was given alone is taken as its value.
+func foldSensitivityArg(args []string, v *string) []string {
+	if *v != "default" {
+		return args
+	}
+	for i, a := range args {
+		if strings.HasPrefix(a, "overheads=") || strings.HasPrefix(a, "iteration-times=") || strings.HasPrefix(a, "iteration_times=") {
+			*v = a
+			return append(args[:i:i], args[i+1:]...)
+		}
+	}
+	return args
+}
+
+// sensitivityGrid is the sweep's grid: --sensitivity, else the spec's
+// sensitivity key, else none (nil).
+func sensitivityGrid(flag string, spec *experiments.Spec) (*experiments.Sensitivity, error) {
+	switch flag {
+	case "":
+		if spec != nil {
+			return spec.Sensitivity, nil
+		}
+		return nil, nil
+	case "off", "false", "none":
+		return nil, nil
+	}
+	g, err := experiments.ParseSensitivity(flag)
+	if err != nil {
+		return nil, fmt.Errorf("--sensitivity: %w", err)
+	}
+	return &g, nil
+}
+
+// runSensitivitySweep runs plan's runs at every other point of g into
+// experiments.SensitivityDir(opt.Out), with opt's workers, shard and
+// resume, and prints one line on what it did.
+func runSensitivitySweep(cmd *cobra.Command, reg *policy.Registry, plan *experiments.Plan, g experiments.Sensitivity, opt experiments.SweepOptions, quiet bool, every time.Duration) error {
+	sp := experiments.SensitivityPlan(plan, g)
+	stderr := cmd.ErrOrStderr()
+	prog := newProgress(stderr, chooseProgress(stderr, quiet, every), "sensitivity "+plan.Name, "runs", every)
+	out := opt.Out
+	opt.Out, opt.Progress = experiments.SensitivityDir(out), prog.runUpdate
+	start := time.Now()
+	rep, err := experiments.RunSweep(cmd.Context(), reg, sp, opt)
+	prog.finish()
+	fmt.Fprintf(cmd.OutOrStdout(), "sensitivity (grid %s): %d perturbed runs, %d already complete, %d ran, %d failed, in %.1fs; in %s\n",
+		g, rep.Total, rep.Skipped, rep.Ran, len(rep.Failed), time.Since(start).Seconds(), opt.Out)
+	return err
+}
