@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -17,6 +18,7 @@ import (
 type reproduceFlags struct {
 	out, format   string
 	baseline      string
+	sensitivity   string
 	parallel      int
 	runTimeout    time.Duration
 	resume, quiet bool
@@ -53,7 +55,9 @@ for 'arena sweep'.`,
   arena reproduce philly ablations --out results/paper --resume
   arena reproduce testbed --out results/testbed
   arena reproduce --print-spec load > load.yaml`,
-		RunE: func(cmd *cobra.Command, args []string) error { return runReproduce(cmd, reg, args, f) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runReproduce(cmd, reg, foldSensitivityArg(args, &f.sensitivity), f)
+		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.out, "out", "reproduce", "directory for runs, summary.parquet, REPORT.md and figures/")
@@ -64,6 +68,8 @@ for 'arena sweep'.`,
 	fl.StringVar(&f.baseline, "baseline", "", "reference policy of the report's comparison columns (e.g. fcfs: each policy's JCT reduction and throughput against fcfs; default: the paper's form, Arena against each policy)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	fl.DurationVar(&f.progressEvery, "progress", defaultProgressEvery, "when stderr is not a terminal: print a progress line this often (0 = never)")
+	addSensitivityFlag(cmd, &f.sensitivity)
+	fl.Lookup("sensitivity").Usage = "grid of the model-error check of REPORT.md's verdicts (on by default: the Philly artifact-timing runs the claims are checked on, re-run at overheads ×0.75/1/1.25 × iteration times ×0.95/1/1.05); off to skip it, or e.g. 'overheads=0.5,1.5;iteration-times=0.9,1.1'"
 	fl.BoolVar(&f.printSpec, "print-spec", false, "print the built-in spec of each section named and exit")
 	return cmd
 }
@@ -81,6 +87,9 @@ func runReproduce(cmd *cobra.Command, reg *policy.Registry, args []string, f rep
 		sections = append(sections, a)
 	}
 	if slices.Contains(sections, experiments.TestbedSection) {
+		if f.sensitivity != "" && f.sensitivity != "default" {
+			return fmt.Errorf("--sensitivity %s: testbed's band is always the default grid (overheads ×0.75/1/1.25 × iteration times ×0.95/1/1.05)", f.sensitivity)
+		}
 		if len(sections) > 1 || f.printSpec {
 			return fmt.Errorf("testbed runs alone and has no spec: arena reproduce testbed [--out DIR] [--parallel N]")
 		}
@@ -109,10 +118,15 @@ func runReproduce(cmd *cobra.Command, reg *policy.Registry, args []string, f rep
 		}
 		f.baseline = ps.String()
 	}
+	grid, err := sensitivityGrid(cmp.Or(f.sensitivity, "default"), nil) // on by default here
+	if err != nil {
+		return err
+	}
 	stderr := cmd.ErrOrStderr()
 	prog := newProgress(stderr, chooseProgress(stderr, f.quiet, f.progressEvery), "reproduce", "runs", f.progressEvery)
 	res, err := experiments.Reproduce(cmd.Context(), reg, experiments.ReproduceOptions{
 		Out: f.out, Sections: sections, Parallel: f.parallel, Resume: f.resume, RunTimeout: f.runTimeout, Format: f.format, Baseline: f.baseline, Progress: prog.runUpdate,
+		Sensitivity: grid,
 	})
 	prog.finish()
 	if err != nil {

@@ -20,6 +20,7 @@ type reportWriter struct {
 	// spec's, else the paper's form: Arena against each policy).
 	baseline  string
 	verdicts  []verdict
+	sens      *reportSensitivity // model-error check (sensitivity.go); nil: none
 	surprises []string
 	loaded    map[string]*Results
 	parallel  int
@@ -140,6 +141,7 @@ func (w *reportWriter) mainSection(s section) error {
 		w.flagSurprises(fmt.Sprintf("%s, %s timing", traceDisplay[trace], timing), rs)
 		if withPub && timing == sim.Artifact {
 			w.mainVerdicts(rs)
+			w.sensitivityVerdicts(rs, (*reportWriter).mainVerdicts)
 		}
 		if withPub && timing == sim.Exact {
 			w.p("\nThe published numbers come from the artifact's round simulator; exact timing differs from them by design (jobs finish between rounds).\n")
@@ -276,6 +278,7 @@ func (w *reportWriter) ablationSection(s section) error {
 			w.flagSurprises(fmt.Sprintf("ablations, %s timing", timing), ps)
 			if timing == sim.Artifact {
 				w.ablationVerdicts(ps)
+				w.sensitivityVerdicts(ps, (*reportWriter).ablationVerdicts)
 			}
 		}
 		if len(extras) > 1 {

@@ -64,6 +64,10 @@ type ReproduceOptions struct {
 	// each spec's baseline key; "" = the paper's Arena-vs-x form).
 	Baseline string
 	Progress func(done, total int, key string)
+	// Sensitivity, when set, re-runs the Philly artifact-timing runs the
+	// verdicts are checked on at every other point of the grid and marks
+	// each verdict "holds under model error" or "fragile" (sensitivity.go).
+	Sensitivity *Sensitivity
 	// Specs replaces the built-in spec of a section (e.g. a shortened one
 	// for a smoke test); the report keeps the section's form.
 	Specs map[string]*Spec
@@ -168,6 +172,13 @@ func Reproduce(ctx context.Context, reg Policies, opt ReproduceOptions) (*Reprod
 		loaded[r.Key] = lr
 	}
 	w := &reportWriter{out: opt.Out, format: opt.Format, loaded: loaded, parallel: parallel, baseline: opt.Baseline}
+	if opt.Sensitivity != nil {
+		sens, notes, err := reproduceSensitivity(ctx, reg, opt, *opt.Sensitivity, secs, rep.Failed, parallel)
+		if err != nil {
+			return res, err
+		}
+		w.sens, res.Notes = sens, append(res.Notes, notes...)
+	}
 	w.seedClaims(claimsContext(reg, opt, secs, loaded))
 	report, figs, err := w.write(secs, res.Notes)
 	if err != nil {

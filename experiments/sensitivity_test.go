@@ -286,3 +286,90 @@ func TestParseSensitivity(t *testing.T) {
 		t.Errorf("bad factor: %v, want an error at s.yaml:6 naming the key", err)
 	}
 }
+
+// Hand-built verdicts: a reduction of +5 pp that turns −1 pp at one point
+// is fragile, naming the point; a ratio of 1.2× that stays above 1 holds;
+// a count shows its range; a point without a value leaves a reduction
+// that holds elsewhere undecided.
+func TestRobustMark(t *testing.T) {
+	g := DefaultSensitivity()
+	flip := GridPoint{0.75, 1.05}
+	w := &reportWriter{sens: &reportSensitivity{grid: g, vals: map[string]map[GridPoint]float64{}}}
+	set := func(claim string, centre, other float64, at *GridPoint, atVal float64) verdict {
+		ok := true
+		m := map[GridPoint]float64{}
+		for _, p := range g.Perturbed() {
+			m[p] = other
+		}
+		if at != nil {
+			m[*at] = atVal
+		}
+		w.sens.vals["0|"+claim] = m
+		return verdict{claim: claim, ok: &ok, value: centre}
+	}
+	v := set("red", 5, 4, &flip, -1)
+	v.kind = "pp"
+	if m := w.robustMark(v); !strings.Contains(m, "**fragile**") || !strings.Contains(m, "overheads ×0.75 · iteration times ×1.05") || strings.Count(m, "·") != 1 {
+		t.Errorf("flipping reduction: %q", m)
+	}
+	v = set("thr", 1.2, 1.1, nil, 0)
+	v.kind = "ratio"
+	if m := w.robustMark(v); !strings.Contains(m, "holds under model error") || !strings.Contains(m, "1.1× to 1.2×") {
+		t.Errorf("ratio above 1 everywhere: %q", m)
+	}
+	v = set("ratio-cross", 1.2, 1.1, &flip, 0.98)
+	v.kind = "ratio"
+	if m := w.robustMark(v); !strings.Contains(m, "**fragile**") || !strings.Contains(m, "crosses 1") {
+		t.Errorf("ratio crossing 1: %q", m)
+	}
+	v = set("count", 828, 840, nil, 0)
+	v.kind = "count"
+	if m := w.robustMark(v); !strings.Contains(m, "828 to 840 over the grid") {
+		t.Errorf("count: %q", m)
+	}
+	v = set("gap", 5, 4, nil, 0)
+	v.kind = "pp"
+	delete(w.sens.vals["0|gap"], flip)
+	if m := w.robustMark(v); !strings.Contains(m, "undecided") {
+		t.Errorf("missing point: %q", m)
+	}
+	if m := (&reportWriter{}).robustMark(v); m != "" {
+		t.Errorf("without sensitivity: %q", m)
+	}
+}
+
+// End to end: the headline section, shortened, with a one-axis grid: the
+// Philly artifact-timing runs are re-run under sensitivity/, and every
+// checked reduction or ratio in REPORT.md says whether it holds.
+func TestReproduceSensitivity(t *testing.T) {
+	spec, err := BuiltinSpec("headline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := *spec
+	short.Rounds, short.Policies = 40, []string{"arena", "fcfs"}
+	out := t.TempDir()
+	g := Sensitivity{Overheads: []float64{1.25}, IterationTimes: []float64{1}}
+	res, err := Reproduce(context.Background(), testRegistry(), ReproduceOptions{Out: out, Parallel: 2, Specs: map[string]*Spec{"headline": &short}, Sections: []string{"headline"}, Sensitivity: &g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(res.Report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := string(data)
+	if _, err := os.Stat(RunDir(SensitivityDir(out), "fcfs.philly.paper-1280.artifact.r40.d1.s0.o1.25-i1")); err != nil {
+		t.Errorf("perturbed run missing: %v", err)
+	}
+	for _, line := range strings.Split(report, "\n") {
+		if strings.HasPrefix(line, "| Arena's padded-mean-JCT reduction vs fcfs") || strings.HasPrefix(line, "| Arena/fcfs mean throughput") {
+			if !strings.Contains(line, "under model error") {
+				t.Errorf("verdict without its model-error note: %s", line)
+			}
+		}
+	}
+	if !strings.Contains(report, "Under model error (grid overheads ×1/1.25 × iteration times ×1, 2 points; 2 perturbed runs") {
+		t.Errorf("report lacks the model-error summary naming the grid")
+	}
+}

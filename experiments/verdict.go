@@ -31,6 +31,9 @@ type verdict struct {
 	// headline, how it compares with the prediction (predicted is set).
 	note      string
 	predicted bool
+	// value and kind of a checked claim (sensitivity.go's robustMark).
+	value float64
+	kind  string
 }
 
 // fmtClaim formats a value of a claim's kind.
@@ -62,7 +65,7 @@ func (w *reportWriter) addVerdict(group int, claim string, paper, ours float64, 
 	if math.IsNaN(ours) || math.IsInf(ours, 0) {
 		ok, os = false, "–"
 	}
-	v := verdict{group: group, claim: claim, paper: ps, ours: os, tolerance: tol, run: run, ok: &ok}
+	v := verdict{group: group, claim: claim, paper: ps, ours: os, tolerance: tol, run: run, ok: &ok, value: ours, kind: kind}
 	// A claim listed in advance (seedClaims) is filled in by the first
 	// section that checks it: philly and headline share their runs.
 	for i := range w.verdicts {
@@ -241,6 +244,7 @@ func (w *reportWriter) writeVerdicts() {
 			} else {
 				mark = "**no** (" + v.tolerance + ")"
 			}
+			mark += w.robustMark(v)
 		case v.predicted:
 			predicted++
 			if strings.HasPrefix(v.note, "inside") {
@@ -258,6 +262,7 @@ func (w *reportWriter) writeVerdicts() {
 		w.p("; %d compared with the testbed prediction, %d inside its band against at least one baseline", predicted, inBand)
 	}
 	w.p("; %d not checked (the reason and the command that checks each are in its row).\n", notChecked)
+	w.p("%s", w.sensitivitySummary())
 	if checked == 0 {
 		w.p("\nNo simulation claim was checked: the Philly artifact-timing runs (sections philly, headline, ablations) were not part of this reproduction.\n")
 	}
