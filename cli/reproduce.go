@@ -48,6 +48,12 @@ ratio with a sensitivity band (overheads ±25 %, iteration time ±5 %), step by
 step from the artifact-constant configuration; it prints the table and writes
 --out/REPORT.md, testbed.json and testbed.csv (docs/calibrating.md).
 
+Each checked verdict says whether it holds under model error: the Philly
+artifact-timing runs the claims are checked on are re-run with overheads
+×0.75/1.25 × iteration times ×0.95/1.05 (--sensitivity, on by default; =off skips
+it) and a reduction or ratio "holds" when its sign (side of 1) is the same at
+every point, else it is "fragile".
+
 With --resume, runs already complete in --out are reused (e.g. after Ctrl-C).
 'arena reproduce --print-spec philly' prints a built-in spec, to copy and edit
 for 'arena sweep'.`,

@@ -53,6 +53,12 @@ instead of running it. The Slurm script, run with bash on a login node, submits
 the array and a merge job that waits for it (docs/experiments.md, "Running on
 Slurm"); paths in it are made absolute, the binary is this one unless --binary.
 
+--sensitivity (or the spec's sensitivity key) re-runs every run with the model
+perturbed — overheads ×0.75/1.25 × iteration times ×0.95/1.05 by default — into
+OUT/sensitivity/, and marks each comparison robust (the sign of its JCT reduction
+and throughput ratio, and the cell's ranking, hold at every point) or fragile:
+summary.parquet's robust column and the seed table (docs/statistics.md).
+
 Progress goes to stderr: a bar on a terminal, otherwise (a batch log, CI) a
 plain line every --progress with runs done/total and the ETA.`,
 		Example: `  arena sweep experiments/data/specs/pai.yaml --out results/pai

@@ -1,0 +1,45 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// arena sweep --sensitivity: alone (the default grid), with a grid after
+// a space (which pflag leaves as an argument) or after "=", from the
+// spec's key, and off; the seed table gains the model-error column and a
+// summary naming the grid; the perturbed runs go to OUT/sensitivity.
+func TestSweepSensitivityFlag(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "s.yaml")
+	write := func(extra string) {
+		os.WriteFile(spec, []byte("name: b\nsynth: {from: philly-pollux, since: 35d, until: 36d, sample: 40, recipe: arena}\nclusters: [paper-1280]\npolicies: [fcfs, srtf]\ntiming: exact\nhorizon: 6h\nseeds: [0, 1]\n"+extra), 0o644)
+	}
+	write("")
+	out, err := runCLI(t, "sweep", spec, "--out", filepath.Join(dir, "a"), "--quiet", "--baseline", "srtf", "--sensitivity", "overheads=1.25;iteration-times=1")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"under model error", "grid overheads ×1/1.25 × iteration times ×1, 2 points", "Model error: ", "comparisons hold", "4 perturbed runs"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("sweep --sensitivity GRID output lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a", "sensitivity", "runs")); err != nil {
+		t.Errorf("no OUT/sensitivity/runs: %v", err)
+	}
+	write("sensitivity: {overheads: [0.5], iteration_times: [1]}\n")
+	out, err = runCLI(t, "sweep", spec, "--out", filepath.Join(dir, "b"), "--quiet")
+	if err != nil || !strings.Contains(out, "overheads ×0.5/1 × iteration times ×1, 2 points") {
+		t.Errorf("spec key: %v\n%s", err, out)
+	}
+	out, err = runCLI(t, "sweep", spec, "--out", filepath.Join(dir, "c"), "--quiet", "--sensitivity=off")
+	if err != nil || strings.Contains(out, "model error") {
+		t.Errorf("--sensitivity=off: %v\n%s", err, out)
+	}
+	if _, err := runCLI(t, "sweep", spec, "--out", filepath.Join(dir, "d"), "--quiet", "--sensitivity=overheads=0"); err == nil || !strings.Contains(err.Error(), "--sensitivity") {
+		t.Errorf("bad grid: %v", err)
+	}
+}
