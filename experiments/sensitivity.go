@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -432,6 +433,9 @@ func RobustCell(r *SummaryRow) string {
 		return ""
 	case r.Robustness == "":
 		return "–"
+	case utf8.RuneCountInString(r.Robustness) > 72: // the lines under the table say it all
+		state, _, _ := strings.Cut(r.Robustness, " (")
+		return state + " (see below)"
 	}
 	return r.Robustness
 }
