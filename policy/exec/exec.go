@@ -294,9 +294,9 @@ type helloOut struct {
 	Type      string     `json:"type"`
 	Protocol  int        `json:"protocol"`
 	Protocols []int      `json:"protocols"`
-	Timing   string     `json:"timing"`
-	View     string     `json:"view"`
-	Cluster  clusterOut `json:"cluster"`
+	Timing    string     `json:"timing"`
+	View      string     `json:"view"`
+	Cluster   clusterOut `json:"cluster"`
 }
 
 type clusterOut struct {
