@@ -19,8 +19,9 @@ import (
 
 // CheckEvery is how often (in decisions sent) a protocol-2 decide carries
 // the checksums of the state the client should hold; every full decide
-// carries them too. A client verifies them against its mirror.
-const CheckEvery = 256
+// carries them too. A client verifies them against its mirror. A variable
+// so that tests can check every decision.
+var CheckEvery = 256
 
 // maxResyncs bounds the resync requests within one decision: a client
 // that cannot follow a full state is broken, not out of step.

@@ -43,6 +43,7 @@ docs/writing-a-policy.md documents the protocol and this API.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import zlib
 from array import array
@@ -62,6 +63,10 @@ NO_JOB = -1
 
 # Status codes of the checksums (arena's sim.Status values).
 _STATUS_CODE = {"not-arrived": 0, "pending": 1, "running": 2, "finished": 3, "dropped": 4}
+
+# ARENA_POLICY_STRICT=1 makes a mirror out of step an error instead of a
+# resync (tests: arena's record and the mirror must never disagree).
+_STRICT = os.environ.get("ARENA_POLICY_STRICT", "") not in ("", "0")
 
 #: An action as sent to arena: {"kind", "job", "gpus", "reason"}.
 Action = Dict[str, Any]
@@ -684,6 +689,9 @@ def run(policy: Policy, stdin: Optional[IO[bytes]] = None, stdout: Optional[IO[s
             try:
                 view = mirror.apply(msg)
             except OutOfStep as e:
+                if _STRICT:
+                    send({"type": "error", "message": "ARENA_POLICY_STRICT: %s" % e})
+                    raise
                 print("arena_policy: %s; asking arena for the full state" % e, file=sys.stderr)
                 send({"type": "resync", "round": msg["round"], "message": str(e)})
                 continue

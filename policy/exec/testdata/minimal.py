@@ -1,0 +1,38 @@
+"""FIFO through the arena_policy package, checking every protocol-2 message
+before applying it: no slot is sent with the occupant the client already
+has, no job state is sent unchanged, and no full state follows the first
+decide. A violation is reported as an error, which ends the run."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "python"))
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "examples", "python"))
+
+import arena_policy as ap  # noqa: E402
+import fifo  # noqa: E402
+
+_apply = ap.Mirror.apply
+
+
+def checked_apply(self, msg):
+    if msg.get("full") and self.synced:
+        raise AssertionError("decide %d: a full state without a resync" % msg["seq"])
+    if not msg.get("full"):
+        for s, o in msg.get("slots", ()):
+            if self.occupant[s] == o:
+                raise AssertionError("decide %d: slot %d sent with its occupant unchanged (%d)" % (msg["seq"], s, o))
+        for d in msg.get("states", ()):
+            j = self.jobs[d["id"]]
+            now = (j.status, j.gpus, j.grid, j._remaining, j.total, j.first_start, j.reconfigs, j._queue_time)
+            new = (d["status"], d["gpus"], ap._grid(d["grid"]), d["remaining"], d["total"], d["first_start"],
+                   d["reconfigs"], d["queue_time"])
+            if now == new:
+                raise AssertionError("decide %d: job %d's state sent unchanged" % (msg["seq"], j.id))
+    return _apply(self, msg)
+
+
+ap.Mirror.apply = checked_apply
+
+if __name__ == "__main__":
+    ap.run(fifo.FIFO())
