@@ -215,6 +215,13 @@ func (p *Policy) delta(v *sim.View) *decideV2 {
 		for _, j := range v.Pending {
 			msg.Jobs = append(msg.Jobs, p.newJob(msg, j, inPending))
 		}
+		// Ended jobs are new to a client after a resync too: whole in
+		// jobs, then ended (and forgotten) like in any decide.
+		for _, j := range v.Ended {
+			msg.Jobs = append(msg.Jobs, p.newJob(msg, j, 0))
+			msg.Ended = append(msg.Ended, p.stateV2(j))
+			delete(d.jobs, j.Spec.ID)
+		}
 		d.arrived = d.arrived[:0]
 	} else {
 		// Slots whose occupant changed.
