@@ -275,6 +275,9 @@ class Cluster:
         for n in self.nodes:
             for s in n.slots():
                 self.slot_node[s] = n.index
+        # Per slot, its node's GPU type and position in that type's list.
+        self.slot_gpu: List[str] = [self.nodes[n].gpu for n in self.slot_node]
+        self.slot_pos: List[int] = [self.type_pos[n] for n in self.slot_node]
 
     def total_gpus(self, gpu: str) -> int:
         """GPUs of type gpu in the cluster."""
@@ -285,15 +288,21 @@ class Cluster:
         return max((self.nodes[n].capacity for n in self.nodes_of_type.get(gpu, [])), default=0)
 
 
-def _free_lists(cluster: Cluster, occupant: Sequence[int]) -> Dict[str, List[int]]:
-    out: Dict[str, List[int]] = {}
+def _free_lists(cluster: Cluster, occupant: Sequence[int]) -> Tuple[Dict[str, List[int]], Dict[str, List[int]]]:
+    """Idle GPUs of every node, per GPU type in node order, and per type how
+    many nodes have each count of idle GPUs (index 0 … largest node)."""
+    free: Dict[str, List[int]] = {}
+    counts: Dict[str, List[int]] = {}
     for gpu, idx in cluster.nodes_of_type.items():
-        free = []
+        f = []
+        cnt = [0] * (max(cluster.nodes[n].capacity for n in idx) + 1)
         for n in idx:
             node = cluster.nodes[n]
-            free.append(sum(1 for s in node.slots() if occupant[s] == NO_JOB))
-        out[gpu] = free
-    return out
+            k = sum(1 for s in node.slots() if occupant[s] == NO_JOB)
+            f.append(k)
+            cnt[k] += 1
+        free[gpu], counts[gpu] = f, cnt
+    return free, counts
 
 
 class Table:
@@ -301,17 +310,21 @@ class Table:
     of arena's policy/placement package (Go: placement.Table): nodes visited
     in cluster order, ties kept in that order, the first idle slots of a node
     taken first. ``view.table()`` makes one from the mirror without scanning
-    the slots; ``Table(cluster, occupant)`` from any occupant list."""
+    the slots; ``Table(cluster, occupant)`` from any occupant list. Planning
+    on it changes neither the view nor the mirror."""
 
-    def __init__(self, cluster: Cluster, occupant: Sequence[int], _free: Optional[Dict[str, List[int]]] = None):
+    def __init__(self, cluster: Cluster, occupant: Sequence[int],
+                 _free: Optional[Tuple[Dict[str, List[int]], Dict[str, List[int]]]] = None):
         self.cluster = cluster
         self._base = occupant
         self._over: Dict[int, int] = {}  # slot → job, the planned changes
         if _free is None:
-            _free = _free_lists(cluster, occupant)
+            free, counts = _free_lists(cluster, occupant)
         else:
-            _free = {g: list(f) for g, f in _free.items()}
-        self._free = _free  # per GPU type, idle GPUs of its nodes in order
+            free = {g: list(f) for g, f in _free[0].items()}
+            counts = {g: list(c) for g, c in _free[1].items()}
+        self._free = free      # per GPU type, idle GPUs of its nodes in order
+        self._counts = counts  # per GPU type, nodes by idle GPUs
 
     def at(self, slot: int) -> int:
         """The slot's occupant in this plan (job id or −1)."""
@@ -335,22 +348,33 @@ class Table:
         return sum(self._free.get(gpu, ()))
 
     def _set(self, s: int, job: int) -> None:
-        old = self.at(s)
+        over = self._over
+        old = over.get(s, self._base[s])
         if old == job:
             return
-        self._over[s] = job
-        c = self.cluster
-        n = c.slot_node[s]
-        f = self._free[c.nodes[n].gpu]
-        if old == NO_JOB:
-            f[c.type_pos[n]] -= 1
-        elif job == NO_JOB:
-            f[c.type_pos[n]] += 1
+        over[s] = job
+        if old == NO_JOB or job == NO_JOB:
+            c = self.cluster
+            gpu, pos = c.slot_gpu[s], c.slot_pos[s]
+            f, cnt = self._free[gpu], self._counts[gpu]
+            k = f[pos]
+            cnt[k] -= 1
+            k += 1 if job == NO_JOB else -1
+            cnt[k] += 1
+            f[pos] = k
 
     def take(self, job: int, n: int, q: int) -> Optional[List[int]]:
         """The first q slots of node n that are idle or job's own, now job's;
         None (table unchanged) when there are fewer. Go: Table.Take."""
-        got = [s for s in self.cluster.nodes[n].slots() if self.at(s) in (NO_JOB, job)][:q]
+        node = self.cluster.nodes[n]
+        base, over = self._base, self._over
+        got = []
+        for s in range(node.first_slot, node.first_slot + node.capacity):
+            o = over.get(s, base[s]) if over else base[s]
+            if o == NO_JOB or o == job:
+                got.append(s)
+                if len(got) == q:
+                    break
         if len(got) < q:
             return None
         for s in got:
@@ -374,17 +398,16 @@ class Table:
         free = self._free.get(gpu)
         if not free:
             return []
+        cnt = self._counts[gpu]
         idx = self.cluster.nodes_of_type[gpu]
         out: List[int] = []
         want = len(free) if k is None else k
-        c = max(free)
-        while c >= q and len(out) < want:
+        c = len(cnt) - 1
+        while c >= max(q, 0) and len(out) < want:
+            m = min(cnt[c], want - len(out))
             i = -1
-            while len(out) < want:
-                try:
-                    i = free.index(c, i + 1)
-                except ValueError:
-                    break
+            for _ in range(m):
+                i = free.index(c, i + 1)
                 out.append(idx[i])
             c -= 1
         return out
@@ -474,7 +497,7 @@ class View:
 
     def table(self) -> Table:
         """A scratch Table of the current slot table to plan on."""
-        return Table(self.cluster, self._m.occupant, self._m.free)
+        return Table(self.cluster, self._m.occupant, (self._m.free, self._m.counts))
 
 
 def _crc(values: List[int]) -> int:
@@ -489,7 +512,8 @@ class Mirror:
     messages: ``occupant``, ``running`` and ``pending`` ({id: Job} in queue
     order), ``jobs`` (every running, pending and arriving job by id), the
     estimate tables, idle GPUs per node (``free``, per GPU type in node
-    order) and pending jobs per requested type (``pending_types``)."""
+    order; ``counts``: per type, nodes by idle GPUs) and pending jobs per
+    requested type (``pending_types``)."""
 
     def __init__(self, cluster: Cluster, live: Iterable[str] = ()):
         live = set(live)
@@ -501,7 +525,7 @@ class Mirror:
     def reset(self) -> None:
         """Forget everything (before a full decide)."""
         self.occupant: List[int] = [NO_JOB] * self.cluster.slots
-        self.free: Dict[str, List[int]] = _free_lists(self.cluster, self.occupant)
+        self.free, self.counts = _free_lists(self.cluster, self.occupant)
         self.running: Dict[int, Job] = {}
         self.pending: Dict[int, Job] = {}
         if not hasattr(self, "jobs"):
@@ -516,14 +540,20 @@ class Mirror:
         self.jobs[j.id] = j
         return j
 
-    def _set_slot(self, s: int, job: int) -> None:
-        occ = self.occupant
-        old = occ[s]
-        occ[s] = job
-        if (old == NO_JOB) != (job == NO_JOB):
-            c = self.cluster
-            n = c.slot_node[s]
-            self.free[c.nodes[n].gpu][c.type_pos[n]] += 1 if job == NO_JOB else -1
+    def _set_slots(self, pairs: Iterable[Sequence[int]]) -> None:
+        occ, free, counts = self.occupant, self.free, self.counts
+        slot_gpu, slot_pos = self.cluster.slot_gpu, self.cluster.slot_pos
+        for s, job in pairs:
+            old = occ[s]
+            occ[s] = job
+            if (old == NO_JOB) != (job == NO_JOB):
+                gpu, pos = slot_gpu[s], slot_pos[s]
+                f, cnt = free[gpu], counts[gpu]
+                k = f[pos]
+                cnt[k] -= 1
+                k += 1 if job == NO_JOB else -1
+                cnt[k] += 1
+                f[pos] = k
 
     def _pend_add(self, j: Job) -> None:
         self.pending[j.id] = j
@@ -556,16 +586,13 @@ class Mirror:
             if full:
                 for d in msg.get("jobs", ()):
                     self._job(d)
-                for s, o in enumerate(msg.get("occupant", ())):
-                    if o != NO_JOB:
-                        self._set_slot(s, o)
+                self._set_slots((s, o) for s, o in enumerate(msg.get("occupant", ())) if o != NO_JOB)
                 for id in msg.get("running", ()):
                     self.running[id] = jobs[id]
                 for id in msg.get("pending", ()):
                     self._pend_add(jobs[id])
             else:
-                for s, o in msg.get("slots", ()):
-                    self._set_slot(s, o)
+                self._set_slots(msg.get("slots", ()))
                 running = self.running
                 for id in msg.get("running_removed", ()):
                     del running[id]
