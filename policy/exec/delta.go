@@ -185,7 +185,7 @@ type decideV2 struct {
 	Ended          []stateV2   `json:"ended,omitempty"`
 	Gone           []sim.JobID `json:"gone,omitempty"`
 	Occupant       []sim.JobID `json:"occupant,omitempty"`
-	Slots          [][2]int    `json:"slots,omitempty"`
+	Slots          [][3]int    `json:"slots,omitempty"`
 	Running        []sim.JobID `json:"running,omitempty"`
 	Pending        []sim.JobID `json:"pending,omitempty"`
 	RunningRemoved []sim.JobID `json:"running_removed,omitempty"`
@@ -270,7 +270,16 @@ func (p *Policy) delta(v *sim.View) *decideV2 {
 			for s := b; s < e; s++ {
 				if o := v.Occupant[s]; d.occ[s] != o {
 					d.occ[s] = o
-					msg.Slots = append(msg.Slots, [2]int{s, int(o)})
+					// Runs of consecutive slots of one node that took
+					// the same occupant: [first slot, count, job].
+					if n := len(msg.Slots); n > 0 {
+						r := &msg.Slots[n-1]
+						if r[0]+r[1] == s && r[2] == int(o) && p.slotNode[s] == p.slotNode[r[0]] {
+							r[1]++
+							continue
+						}
+					}
+					msg.Slots = append(msg.Slots, [3]int{s, 1, int(o)})
 				}
 			}
 		}

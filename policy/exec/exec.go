@@ -67,6 +67,7 @@ type Policy struct {
 	quiet    bool // the client's promise: no action in a decision without events
 	live     liveFields
 	d        *deltaState // protocol 2's record of what was last sent
+	slotNode []int       // node of every slot
 	resyncs  int
 }
 
@@ -291,12 +292,14 @@ func (p *Policy) Close() error {
 // Messages of the protocol (doc.go).
 
 type helloOut struct {
-	Type      string     `json:"type"`
-	Protocol  int        `json:"protocol"`
-	Protocols []int      `json:"protocols"`
-	Timing    string     `json:"timing"`
-	View      string     `json:"view"`
-	Cluster   clusterOut `json:"cluster"`
+	Type        string     `json:"type"`
+	Protocol    int        `json:"protocol"`
+	Protocols   []int      `json:"protocols"`
+	StateFields []string   `json:"state_fields"`
+	JobFields   []string   `json:"job_fields"`
+	Timing      string     `json:"timing"`
+	View        string     `json:"view"`
+	Cluster     clusterOut `json:"cluster"`
 }
 
 type clusterOut struct {
@@ -393,7 +396,7 @@ type actionsIn struct {
 
 func (p *Policy) hello(timing sim.Timing) error {
 	c := p.cluster
-	h := helloOut{Type: "hello", Protocol: 1, Protocols: Protocols, Timing: timing.String(), View: p.cfg.View.String(),
+	h := helloOut{Type: "hello", Protocol: 1, Protocols: Protocols, StateFields: StateFields, JobFields: JobFields, Timing: timing.String(), View: p.cfg.View.String(),
 		Cluster: clusterOut{Name: c.Name, Types: nonNil(c.Types), Slots: c.NumSlots(), Nodes: make([]nodeOut, len(c.Nodes))}}
 	for i, n := range c.Nodes {
 		h.Cluster.Nodes[i] = nodeOut{GPU: n.GPU, Capacity: n.Capacity, FirstSlot: n.FirstSlot}
@@ -428,6 +431,12 @@ func (p *Policy) hello(timing sim.Timing) error {
 	}
 	if p.protocol >= 2 {
 		p.d = newDeltaState()
+		p.slotNode = make([]int, c.NumSlots())
+		for i, n := range c.Nodes {
+			for s := n.FirstSlot; s < n.FirstSlot+n.Capacity; s++ {
+				p.slotNode[s] = i
+			}
+		}
 	}
 	p.name = in.Name
 	if p.name == "" {

@@ -61,6 +61,12 @@ PROTOCOL = 2
 #: Idle slot marker in occupant lists.
 NO_JOB = -1
 
+#: The layout of a job's state array in protocol 2 (arena's hello lists it).
+STATE_FIELDS = ["id", "status", "gpus", "grid", "remaining", "total", "first_start", "reconfigs", "queue_time"]
+#: The layout of a new job's array: its state, then its static part.
+JOB_FIELDS = STATE_FIELDS + ["name", "alias", "model", "batch", "iterations", "trace_iterations", "gpu",
+                             "num_gpus", "submit", "deadline", "user", "vc", "best", "estimates"]
+
 # Status codes of the checksums (arena's sim.Status values).
 _STATUS_CODE = {"not-arrived": 0, "pending": 1, "running": 2, "finished": 3, "dropped": 4}
 
@@ -105,10 +111,6 @@ class Grid(NamedTuple):
 
     def __repr__(self) -> str:
         return "%s:%dx%d" % (self.gpu, self.nodes, self.per_node)
-
-
-def _grid(d: Optional[Dict[str, Any]]) -> Optional[Grid]:
-    return None if d is None else Grid(d["gpu"], d["nodes"], d["per_node"])
 
 
 class Estimate(NamedTuple):
@@ -185,23 +187,21 @@ class Job:
     first_start: float
     reconfigs: int
 
-    def __init__(self, d: Dict[str, Any], estimates: Dict[Grid, Estimate], live: Tuple[bool, bool] = (True, True)):
-        self.id = d["id"]
-        self.name, self.alias, self.model, self.batch = d["name"], d["alias"], d["model"], d["batch"]
-        self.iterations, self.trace_iterations = d["iterations"], d["trace_iterations"]
-        self.gpu, self.num_gpus, self.submit, self.deadline = d["gpu"], d["num_gpus"], d["submit"], d["deadline"]
-        self.user, self.vc = d["user"], d["vc"]
-        b = d["best"]
-        self.best = Grid(b["gpu"], b["nodes"], b["per_node"])
-        self.estimates = estimates
+    def __init__(self, a: Sequence[Any], tables: Dict[int, Dict[Grid, Estimate]], live: Tuple[bool, bool] = (True, True)):
+        # a is a job array (JOB_FIELDS): the state, then the static part.
+        (self.name, self.alias, self.model, self.batch, self.iterations, self.trace_iterations,
+         self.gpu, self.num_gpus, self.submit, self.deadline, self.user, self.vc, best, table) = a[9:]
+        self.id = a[0]
+        self.best = Grid(*best)
+        self.estimates = tables[table]
         self._live = live
-        self.update(d)
+        self.update(a)
 
-    def update(self, d: Dict[str, Any]) -> None:
-        """Take a state message (arena's, not for policies to call)."""
-        self.status, self.gpus, self.grid = d["status"], d["gpus"], _grid(d["grid"])
-        self._remaining, self.total = d["remaining"], d["total"]
-        self.first_start, self.reconfigs, self._queue_time = d["first_start"], d["reconfigs"], d["queue_time"]
+    def update(self, a: Sequence[Any]) -> None:
+        """Take a state array (STATE_FIELDS; arena's, not for policies to call)."""
+        (_, self.status, self.gpus, grid, self._remaining, self.total,
+         self.first_start, self.reconfigs, self._queue_time) = a[:9]
+        self.grid = None if grid is None else Grid(*grid)
 
     @property
     def remaining(self) -> int:
@@ -320,11 +320,20 @@ class Table:
         self._over: Dict[int, int] = {}  # slot → job, the planned changes
         if _free is None:
             free, counts = _free_lists(cluster, occupant)
-        else:
-            free = {g: list(f) for g, f in _free[0].items()}
-            counts = {g: list(c) for g, c in _free[1].items()}
+            self._own = set(free)
+        else:  # the mirror's, copied per GPU type on the first change
+            free, counts = dict(_free[0]), dict(_free[1])
+            self._own = set()
         self._free = free      # per GPU type, idle GPUs of its nodes in order
         self._counts = counts  # per GPU type, nodes by idle GPUs
+
+    def _lists(self, gpu: str) -> Tuple[List[int], List[int]]:
+        """The type's free and count lists, the table's own copies."""
+        if gpu not in self._own:
+            self._own.add(gpu)
+            self._free[gpu] = list(self._free[gpu])
+            self._counts[gpu] = list(self._counts[gpu])
+        return self._free[gpu], self._counts[gpu]
 
     def at(self, slot: int) -> int:
         """The slot's occupant in this plan (job id or −1)."""
@@ -355,8 +364,8 @@ class Table:
         over[s] = job
         if old == NO_JOB or job == NO_JOB:
             c = self.cluster
-            gpu, pos = c.slot_gpu[s], c.slot_pos[s]
-            f, cnt = self._free[gpu], self._counts[gpu]
+            f, cnt = self._lists(c.slot_gpu[s])
+            pos = c.slot_pos[s]
             k = f[pos]
             cnt[k] -= 1
             k += 1 if job == NO_JOB else -1
@@ -369,16 +378,28 @@ class Table:
         node = self.cluster.nodes[n]
         base, over = self._base, self._over
         got = []
+        idle = 0
         for s in range(node.first_slot, node.first_slot + node.capacity):
             o = over.get(s, base[s]) if over else base[s]
-            if o == NO_JOB or o == job:
-                got.append(s)
-                if len(got) == q:
-                    break
+            if o == NO_JOB:
+                idle += 1
+            elif o != job:
+                continue
+            got.append(s)
+            if len(got) == q:
+                break
         if len(got) < q:
             return None
         for s in got:
-            self._set(s, job)
+            over[s] = job
+        if idle:
+            f, cnt = self._lists(node.gpu)
+            pos = self.cluster.type_pos[n]
+            k = f[pos]
+            cnt[k] -= 1
+            k -= idle
+            cnt[k] += 1
+            f[pos] = k
         return got
 
     def clear(self, job: int) -> None:
@@ -535,23 +556,26 @@ class Mirror:
         self.pending_types: Dict[str, int] = {}
         self.synced = False
 
-    def _job(self, d: Dict[str, Any]) -> Job:
-        j = Job(d, self.tables[d["estimates"]], self.live)
+    def _job(self, a: Sequence[Any]) -> Job:
+        j = Job(a, self.tables, self.live)
         self.jobs[j.id] = j
         return j
 
-    def _set_slots(self, pairs: Iterable[Sequence[int]]) -> None:
+    def _set_runs(self, runs: Iterable[Sequence[int]]) -> None:
+        """Apply [first slot, count, job] runs (each within one node)."""
         occ, free, counts = self.occupant, self.free, self.counts
         slot_gpu, slot_pos = self.cluster.slot_gpu, self.cluster.slot_pos
-        for s, job in pairs:
-            old = occ[s]
-            occ[s] = job
-            if (old == NO_JOB) != (job == NO_JOB):
-                gpu, pos = slot_gpu[s], slot_pos[s]
+        for first, n, job in runs:
+            end = first + n
+            idle = occ[first:end].count(NO_JOB)
+            occ[first:end] = [job] * n
+            delta = (n if job == NO_JOB else 0) - idle
+            if delta:
+                gpu, pos = slot_gpu[first], slot_pos[first]
                 f, cnt = free[gpu], counts[gpu]
                 k = f[pos]
                 cnt[k] -= 1
-                k += 1 if job == NO_JOB else -1
+                k += delta
                 cnt[k] += 1
                 f[pos] = k
 
@@ -586,13 +610,13 @@ class Mirror:
             if full:
                 for d in msg.get("jobs", ()):
                     self._job(d)
-                self._set_slots((s, o) for s, o in enumerate(msg.get("occupant", ())) if o != NO_JOB)
+                self._set_runs((s, 1, o) for s, o in enumerate(msg.get("occupant", ())) if o != NO_JOB)
                 for id in msg.get("running", ()):
                     self.running[id] = jobs[id]
                 for id in msg.get("pending", ()):
                     self._pend_add(jobs[id])
             else:
-                self._set_slots(msg.get("slots", ()))
+                self._set_runs(msg.get("slots", ()))
                 running = self.running
                 for id in msg.get("running_removed", ()):
                     del running[id]
@@ -602,12 +626,12 @@ class Mirror:
                     self._pend_del(id)
                 for id in msg.get("pending_added", ()):
                     self._pend_add(jobs[id])
-                for d in msg.get("states", ()):
-                    jobs[d["id"]].update(d)
+                for a in msg.get("states", ()):
+                    jobs[a[0]].update(a)
             ended = []
-            for d in msg.get("ended", ()):
-                j = jobs.pop(d["id"])
-                j.update(d)
+            for a in msg.get("ended", ()):
+                j = jobs.pop(a[0])
+                j.update(a)
                 ended.append(j)
             for id in msg.get("gone", ()):
                 jobs.pop(id)
@@ -732,6 +756,10 @@ def run(policy: Policy, stdin: Optional[IO[bytes]] = None, stdout: Optional[IO[s
             offered = msg.get("protocols", [msg.get("protocol")])
             if PROTOCOL not in offered:
                 send({"type": "error", "message": "this client speaks protocol %d; arena offers %s" % (PROTOCOL, offered)})
+                return
+            if msg.get("state_fields") != STATE_FIELDS or msg.get("job_fields") != JOB_FIELDS:
+                send({"type": "error", "message": "arena's job layout %s differs from this client's %s"
+                      % (msg.get("job_fields"), JOB_FIELDS)})
                 return
             cluster = Cluster(msg["cluster"])
             mirror = Mirror(cluster, policy.live)

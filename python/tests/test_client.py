@@ -39,27 +39,24 @@ def check_of(occupant, running, pending, jobs):
     q = [len(running)] + running + [len(pending)] + pending
     js = []
     for i in running + pending:
-        d = jobs[i]
-        js += [i, STATUS[d["status"]], len(d["gpus"])] + d["gpus"] + [d["remaining"], d["total"], d["reconfigs"]]
+        _, status, gpus, _, remaining, total, _, reconfigs, _ = jobs[i]
+        js += [i, STATUS[status], len(gpus)] + gpus + [remaining, total, reconfigs]
     return {"occupant": crc(occupant), "queues": crc(q), "jobs": crc(js)}
 
 
 def state(i, status="pending", gpus=(), grid=None, remaining=100, reconfigs=0, first_start=-1):
-    return {"id": i, "status": status, "gpus": list(gpus), "grid": grid, "remaining": remaining,
-            "total": 100, "first_start": first_start, "reconfigs": reconfigs, "queue_time": 0}
+    """A state array (STATE_FIELDS)."""
+    return [i, status, list(gpus), grid, remaining, 100, first_start, reconfigs, 0]
 
 
 def job(i, gpu="a40", n=2, **kw):
-    d = state(i, **kw)
-    d.update({"name": "trace-%d" % i, "alias": "job_%04d" % (i + 1), "model": "m", "batch": 8,
-              "iterations": 100, "trace_iterations": 1000, "gpu": gpu, "num_gpus": n, "submit": 0,
-              "deadline": 0, "user": "u", "vc": "v", "best": {"gpu": gpu, "nodes": 1, "per_node": n},
-              "estimates": 0})
-    return d
+    """A job array (JOB_FIELDS): the state, then the static part."""
+    return state(i, **kw) + ["trace-%d" % i, "job_%04d" % (i + 1), "m", 8, 100, 1000, gpu, n, 0, 0, "u", "v",
+                             [gpu, 1, n], 0]
 
 
 TABLE = {"id": 0, "estimates": [["a40", 1, 2, 50.0, 2.0], ["a40", 2, 1, 40.0, 2.5], ["a10", 1, 2, 20.0, 5.0]]}
-A40x2 = {"gpu": "a40", "nodes": 1, "per_node": 2}
+A40x2 = ["a40", 1, 2]
 
 
 def stream():
@@ -71,12 +68,12 @@ def stream():
     s0 = state(0, "running", [0, 1], A40x2, first_start=300, reconfigs=1)
     occ1 = [0, 0] + [-1] * 6
     d2 = {"type": "decide", "seq": 2, "round": 1, "now": 300, "round_length": 300,
-          "slots": [[0, 0], [1, 0]], "running_added": [0], "states": [s0], "arrivals": [job(1)],
+          "slots": [[0, 2, 0]], "running_added": [0], "states": [s0], "arrivals": [job(1)],
           "check": check_of(occ1, [0], [], {0: s0})}
     s1 = state(1, "running", [2, 3], A40x2, first_start=900, reconfigs=1)
     occ2 = [-1, -1, 1, 1] + [-1] * 4
     d3 = {"type": "decide", "seq": 3, "round": 3, "now": 900, "round_length": 300,
-          "slots": [[0, -1], [1, -1], [2, 1], [3, 1]], "running_removed": [0], "running_added": [1],
+          "slots": [[0, 2, -1], [2, 2, 1]], "running_removed": [0], "running_added": [1],
           "states": [s1], "ended": [state(0, "finished", remaining=0, reconfigs=1, first_start=300)],
           "arrivals": [], "check": check_of(occ2, [1], [], {1: s1})}
     return full, d2, d3
@@ -252,7 +249,7 @@ class RunTest(unittest.TestCase):
                   "occupant": [-1, -1, 1, 1] + [-1] * 4,
                   "ended": [state(0, "finished", remaining=0)], "arrivals": [], "check": d3["check"]}
         hello = {"type": "hello", "protocol": 1, "protocols": [1, 2], "timing": "exact", "view": "optimal",
-                 "cluster": CLUSTER}
+                 "cluster": CLUSTER, "state_fields": ap.STATE_FIELDS, "job_fields": ap.JOB_FIELDS}
         stderr, sys.stderr = sys.stderr, io.StringIO()
         self.addCleanup(lambda: print(sys.stderr.getvalue() if isinstance(sys.stderr, io.StringIO) else "", file=stderr))
         try:

@@ -19,15 +19,17 @@ def checked_apply(self, msg):
     if msg.get("full") and self.synced:
         raise AssertionError("decide %d: a full state without a resync" % msg["seq"])
     if not msg.get("full"):
-        for s, o in msg.get("slots", ()):
-            if self.occupant[s] == o:
-                raise AssertionError("decide %d: slot %d sent with its occupant unchanged (%d)" % (msg["seq"], s, o))
-        for d in msg.get("states", ()):
-            j = self.jobs[d["id"]]
-            now = (j.status, j.gpus, j.grid, j._remaining, j.total, j.first_start, j.reconfigs, j._queue_time)
-            new = (d["status"], d["gpus"], ap._grid(d["grid"]), d["remaining"], d["total"], d["first_start"],
-                   d["reconfigs"], d["queue_time"])
-            if now == new:
+        for first, n, o in msg.get("slots", ()):
+            for s in range(first, first + n):
+                if self.occupant[s] == o:
+                    raise AssertionError("decide %d: slot %d sent with its occupant unchanged (%d)" % (msg["seq"], s, o))
+                if self.cluster.slot_node[s] != self.cluster.slot_node[first]:
+                    raise AssertionError("decide %d: run %d+%d crosses a node" % (msg["seq"], first, n))
+        for a in msg.get("states", ()):
+            j = self.jobs[a[0]]
+            now = [j.id, j.status, j.gpus, None if j.grid is None else list(j.grid), j._remaining, j.total,
+                   j.first_start, j.reconfigs, j._queue_time]
+            if now == a:
                 raise AssertionError("decide %d: job %d's state sent unchanged" % (msg["seq"], j.id))
     return _apply(self, msg)
 
