@@ -68,6 +68,7 @@ type Policy struct {
 	live     liveFields
 	d        *deltaState // protocol 2's record of what was last sent
 	slotNode []int       // node of every slot
+	wire     []byte      // protocol 2's message buffer
 	resyncs  int
 }
 
@@ -182,8 +183,10 @@ func (p *Policy) Name() string { return "exec:" + p.name }
 // send writes one message.
 func (p *Policy) send(round int, msg any) error {
 	p.buf.Reset()
-	enc := json.NewEncoder(&p.buf)
-	if err := enc.Encode(msg); err != nil {
+	if d, ok := msg.(*decideV2); ok {
+		p.wire = d.appendJSON(p.wire[:0])
+		p.buf.Write(p.wire)
+	} else if err := json.NewEncoder(&p.buf).Encode(msg); err != nil {
 		return p.fail(round, -1, "encoding the message: %v", err)
 	}
 	if _, err := p.out.Write(p.buf.Bytes()); err != nil {

@@ -377,9 +377,19 @@ class Table:
         None (table unchanged) when there are fewer. Go: Table.Take."""
         node = self.cluster.nodes[n]
         base, over = self._base, self._over
+        first, cap = node.first_slot, node.capacity
+        f, cnt = self._lists(node.gpu)
+        pos = self.cluster.type_pos[n]
+        if q == cap and f[pos] == cap:  # a whole idle node: no slot to look at
+            got = list(range(first, first + cap))
+            over.update(dict.fromkeys(got, job))
+            cnt[cap] -= 1
+            cnt[0] += 1
+            f[pos] = 0
+            return got
         got = []
         idle = 0
-        for s in range(node.first_slot, node.first_slot + node.capacity):
+        for s in range(first, first + cap):
             o = over.get(s, base[s]) if over else base[s]
             if o == NO_JOB:
                 idle += 1
@@ -393,8 +403,6 @@ class Table:
         for s in got:
             over[s] = job
         if idle:
-            f, cnt = self._lists(node.gpu)
-            pos = self.cluster.type_pos[n]
             k = f[pos]
             cnt[k] -= 1
             k -= idle
