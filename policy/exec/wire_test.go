@@ -20,7 +20,7 @@ func TestDecideEncodingMatchesEncodingJSON(t *testing.T) {
 		GPU: "a100", NumGPUs: 8, Submit: 12.25, Deadline: 0, User: "u\n", VC: "vc", Best: Grid{GPU: "a100", Nodes: 1, PerNode: 8}, Estimates: 7}
 	m := &decideV2{Type: "decide", Seq: 9, Round: 12, Now: 3600, RoundLength: 300, Full: true,
 		Tables: []tableOut{{ID: 7, Estimates: []estimateRow{{"a100", 1, 8, 55.2, 4.637}}}},
-		Jobs: []jobV2{job}, Arrivals: []jobV2{job}, States: []stateV2{st}, Ended: []stateV2{st}, Gone: []sim.JobID{8},
+		Jobs:   []jobV2{job}, Arrivals: []jobV2{job}, States: []stateV2{st}, Ended: []stateV2{st}, Gone: []sim.JobID{8},
 		Occupant: []sim.JobID{-1, 3}, Slots: [][3]int{{0, 2, -1}}, Running: []sim.JobID{3}, Pending: []sim.JobID{4},
 		RunningRemoved: []sim.JobID{1}, RunningAdded: []sim.JobID{3}, PendingRemoved: []sim.JobID{2}, PendingAdded: []sim.JobID{4},
 		Check: &checkOut{Occupant: 1, Queues: math.MaxUint32, Jobs: 3}}
