@@ -63,8 +63,9 @@ func TestProtocol1StillAccepted(t *testing.T) {
 // Protocol 2 sends nothing unchanged: testdata/minimal.py checks every
 // slot and job state of every delta against its mirror before applying it,
 // and ends the run on one sent unchanged; with the checksums on every
-// decision and strict mode, the mirror never disagrees with arena's record;
-// and the run still gives fcfs's results.
+// decision and strict mode, the mirror never disagrees with arena's record
+// (also with the live fields, sent at every change); and the run still
+// gives fcfs's results.
 func TestDeltaSendsOnlyChanges(t *testing.T) {
 	python3(t)
 	defer func(n int) { pexec.CheckEvery = n }(pexec.CheckEvery)
@@ -79,11 +80,13 @@ func TestDeltaSendsOnlyChanges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		py, err := run(t, "exec:python3 testdata/minimal.py", c.trace, c.cluster, c.timing, c.rounds)
-		if err != nil {
-			t.Fatal(err)
+		for _, p := range []string{"exec:python3 testdata/minimal.py", "exec:python3 testdata/minimal.py live"} {
+			py, err := run(t, p, c.trace, c.cluster, c.timing, c.rounds)
+			if err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+			sameJobs(t, goRun, py)
 		}
-		sameJobs(t, goRun, py)
 	}
 }
 

@@ -1,7 +1,9 @@
 """FIFO through the arena_policy package, checking every protocol-2 message
 before applying it: no slot is sent with the occupant the client already
 has, no job state is sent unchanged, and no full state follows the first
-decide. A violation is reported as an error, which ends the run."""
+decide. A violation is reported as an error, which ends the run. With the
+argument "live", the policy also asks for the clock-driven fields and reads
+them at every decision (they then enter the checksums as sent)."""
 
 import os
 import sys
@@ -36,5 +38,18 @@ def checked_apply(self, msg):
 
 ap.Mirror.apply = checked_apply
 
+class LiveFIFO(fifo.FIFO):
+    live = ("remaining", "queue_time")
+
+    def decide(self, view):
+        for j in view.iter_running():
+            if not (0 <= j.remaining and j.progress <= 1):
+                raise AssertionError("job %d: remaining %d, progress %f" % (j.id, j.remaining, j.progress))
+        for j in view.iter_pending():
+            if j.queue_time < 0:
+                raise AssertionError("job %d: queue_time %f" % (j.id, j.queue_time))
+        return super().decide(view)
+
+
 if __name__ == "__main__":
-    ap.run(fifo.FIFO())
+    ap.run(LiveFIFO() if sys.argv[1:] == ["live"] else fifo.FIFO())
