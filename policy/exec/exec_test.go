@@ -114,7 +114,7 @@ func TestProtocolErrors(t *testing.T) {
 		{"policy error", script(`echo "{\"type\":\"error\",\"message\":\"boom\"}"`), []string{"round 0", "the policy reported an error: boom"}},
 		{"crash", script(`echo oops >&2; exit 3`), []string{"round 0", "exit status 3"}},
 		{"crash at hello", `exec:sh -c 'exit 4'`, []string{"hello", "exit status 4"}},
-		{"protocol mismatch", `exec:sh -c 'read l; echo "{\"type\":\"hello\",\"protocol\":2}"'`, []string{"hello", "speaks protocol 2, arena speaks 1"}},
+		{"protocol mismatch", `exec:sh -c 'read l; echo "{\"type\":\"hello\",\"protocol\":3}"'`, []string{"hello", "speaks protocol 3, arena speaks 1 and 2"}},
 		{"no such program", "exec:/nonexistent/policy", []string{"cannot start", "/nonexistent/policy"}},
 		{"missing command", "exec:", []string{"policy exec: option cmd"}},
 	} {
