@@ -65,7 +65,9 @@ test-python:
 	done; \
 	if [ -z "$$py" ]; then \
 	  echo "installing Debian's python3-pip, python3-setuptools and python3-wheel"; \
-	  $$([ "$$(id -u)" = 0 ] || echo sudo) apt-get install -y python3-pip python3-setuptools python3-wheel || exit 1; \
+	  sudo=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  $$sudo apt-get install -y -qq python3-pip python3-setuptools python3-wheel \
+	    || { $$sudo apt-get update -qq && $$sudo apt-get install -y -qq python3-pip python3-setuptools python3-wheel; } || exit 1; \
 	  py=/usr/bin/python3; \
 	fi; \
 	rm -rf $(PY_SCRATCH) && $$py -m pip install --quiet --no-deps --no-build-isolation --no-index --target $(PY_SCRATCH) ./python \
