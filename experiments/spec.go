@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -13,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -373,39 +371,8 @@ func yamlErrorLine(err error) int {
 	return 0
 }
 
-// MaxHorizon bounds --horizon / horizon: 100 years (the rounds cap,
-// DefaultMaxRounds, is far lower; this bound only keeps the conversion
-// to rounds exact: "1e99d" and "Infd" once ran the default 200 rounds).
-const MaxHorizon = 100 * 365 * 24 * time.Hour
-
-// ParseHorizon accepts Go durations ("36h", "90m") plus a day unit ("7d"),
-// from one second to MaxHorizon.
-func ParseHorizon(s string) (time.Duration, error) {
-	bad := fmt.Errorf("horizon %s: want a duration such as 7d, 36h or 90m, from 1s to 36500d", clip(s))
-	var d time.Duration
-	if num, ok := strings.CutSuffix(s, "d"); ok {
-		days, err := strconv.ParseFloat(num, 64)
-		if err != nil || !(days > 0) || days*24 > MaxHorizon.Hours() {
-			return 0, bad
-		}
-		d = time.Duration(days * 24 * float64(time.Hour))
-	} else {
-		var err error
-		if d, err = time.ParseDuration(s); err != nil {
-			return 0, bad
-		}
-	}
-	if d < time.Second || d > MaxHorizon {
-		return 0, bad
-	}
-	return d, nil
-}
-
 // clip shows a value from the user's input in a message (sim.ShowValue).
 func clip(s string) string { return sim.ShowValue(s) }
-
-// HorizonRounds is the number of 300 s rounds covering d (rounded up).
-func HorizonRounds(d time.Duration) int { return int(math.Ceil(d.Seconds() / 300)) }
 
 // PlannedRun is one point of a sweep.
 type PlannedRun struct {

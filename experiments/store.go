@@ -65,13 +65,6 @@ func ExecuteTo(ctx context.Context, reg Policies, pr PlannedRun, dir string) (*O
 	return out, nil
 }
 
-func density(d float64) float64 {
-	if d == 0 {
-		return 1
-	}
-	return d
-}
-
 // Complete reports whether dir holds the finished results of the run
 // named key.
 func Complete(dir, key string) bool {
