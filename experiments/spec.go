@@ -17,6 +17,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/traces"
@@ -57,17 +58,14 @@ type Spec struct {
 	Densities   []float64
 	Seeds       []int64
 	Estimators  []string
-	// Overheads is the overhead profile (built-in name or resolved path;
-	// "" = the artifact's); IterationScale overrides the traces' scale
-	// (0 = each trace's own).
-	Overheads      string
-	IterationScale int64
+	// Axes are the other run fields the spec sets (overheads, slowdown,
+	// gpu_map, until_done, …; runner.Fields), in the table's order: each a
+	// list of values (a scalar is a list of one) and, with more than one,
+	// an axis of the sweep.
+	Axes []Axis
 	// Baseline is the policy the report compares the others with ("" =
 	// the paper's form, Arena against each policy).
 	Baseline string
-	// Slowdown and RelaxedSlowdown calibrate execution (Run.Slowdown);
-	// 0 = none.
-	Slowdown, RelaxedSlowdown float64
 	// Synth are the traces the spec synthesises (one per combination of
 	// list values of its synth mapping), on the trace axis after Traces.
 	Synth []*SynthTrace
@@ -97,6 +95,14 @@ func (e *SpecError) Error() string {
 
 func (e *SpecError) Unwrap() error { return e.Err }
 
+// Axis is a run field a spec sets beyond its classic axes (traces,
+// clusters, policies, timing, rounds, density, seeds, estimators): the
+// field and its values as written, each checked by the field's rule.
+type Axis struct {
+	Field  *runner.Field
+	Values []string
+}
+
 // HasKey reports whether the spec file sets key.
 func (s *Spec) HasKey(key string) bool {
 	_, ok := s.lines[key]
@@ -113,13 +119,30 @@ func (s *Spec) KeyError(key string, err error) *SpecError {
 	return &SpecError{File: s.File, Line: line, Key: key, Err: err}
 }
 
-// specKeys are the keys a spec may hold, in documentation order.
-var specKeys = []string{"name", "traces", "clusters", "policies", "skip_missing", "timing", "rounds", "horizon", "density", "seeds", "estimators", "overheads", "iteration_scale", "slowdown", "relaxed_slowdown", "baseline", "synth"}
+// specKeys are the keys a spec may hold, in documentation order: its own
+// (name, skip_missing, baseline, synth) and every run field's
+// (runner.Fields).
+var specKeys = func() []string {
+	keys := []string{"name"}
+	for _, f := range runner.Fields {
+		keys = append(keys, f.SpecName())
+		if f.Key == "policy" {
+			keys = append(keys, "skip_missing")
+		}
+	}
+	return append(keys, "baseline", "synth")
+}()
 
-// keyAliases accept the singular or plural form of a list key.
-var keyAliases = map[string]string{
-	"trace": "traces", "cluster": "clusters", "policy": "policies", "timings": "timing",
-	"densities": "density", "seed": "seeds", "estimator": "estimators",
+// classicAxes are the run keys a spec has always had, with fields of
+// their own in Spec; every other run key becomes an Axis.
+var classicAxes = []string{"traces", "clusters", "policies", "timing", "rounds", "horizon", "density", "seeds", "estimators"}
+
+// specKey is the spec key a key or alias stands for.
+func specKey(key string) string {
+	if f, ok := runner.FieldByKey(key); ok {
+		return f.SpecName()
+	}
+	return key
 }
 
 // LoadSpec reads a spec file.
@@ -167,10 +190,7 @@ func ParseSpec(file, dir string, data []byte) (*Spec, error) {
 	var horizon *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
-		key := k.Value
-		if a, ok := keyAliases[key]; ok {
-			key = a
-		}
+		key := specKey(k.Value)
 		if !slices.Contains(specKeys, key) {
 			return nil, fail(k, k.Value, "unknown key (known: %s)", strings.Join(specKeys, ", "))
 		}
@@ -187,7 +207,7 @@ func ParseSpec(file, dir string, data []byte) (*Spec, error) {
 				return nil, fail(v, key, "%v", err)
 			}
 			s.Name = v.Value
-		case "traces", "clusters", "policies", "estimators":
+		case "traces", "clusters", "policies":
 			items, err := scalarList(v)
 			if err != nil {
 				return nil, fail(err.node, key, "%s", err.msg)
@@ -206,8 +226,6 @@ func ParseSpec(file, dir string, data []byte) (*Spec, error) {
 				s.Clusters = vals
 			case "policies":
 				s.Policies = vals
-			case "estimators":
-				s.Estimators = vals
 			}
 		case "baseline":
 			if v.Kind != yaml.ScalarNode || strings.TrimSpace(v.Value) == "" {
@@ -220,91 +238,74 @@ func ParseSpec(file, dir string, data []byte) (*Spec, error) {
 				return nil, fail(v, key, "want true or false, got %q", v.Value)
 			}
 			s.SkipMissing = b
-		case "timing":
+		case "timing", "rounds", "density", "seeds", "estimators":
 			items, err := scalarList(v)
 			if err != nil {
 				return nil, fail(err.node, key, "%s", err.msg)
 			}
-			s.Timings = nil
+			if key == "rounds" && (len(items) != 1 || v.Kind != yaml.ScalarNode) {
+				return nil, fail(v, key, "want one value (rounds is not an axis)")
+			}
+			f, _ := runner.FieldByKey(key)
+			s.Timings, s.Densities, s.Seeds, s.Estimators = timingsIf(key != "timing", s.Timings), floatsIf(key != "density", s.Densities), intsIf(key != "seeds", s.Seeds), stringsIf(key != "estimators", s.Estimators)
 			for _, it := range items {
-				t, perr := sim.ParseTiming(it.Value)
-				if perr != nil {
-					return nil, fail(it, key, "%q: want exact or artifact", it.Value)
+				var r Run
+				if perr := f.Set(&r, it.Value); perr != nil {
+					return nil, fail(it, key, "%v", perr)
 				}
-				s.Timings = append(s.Timings, t)
+				switch key {
+				case "timing":
+					s.Timings = append(s.Timings, r.Timing)
+				case "rounds":
+					s.Rounds = r.Rounds
+				case "density":
+					s.Densities = append(s.Densities, r.Density)
+				case "seeds":
+					s.Seeds = append(s.Seeds, r.Seed)
+				case "estimators":
+					s.Estimators = append(s.Estimators, r.Estimator)
+				}
 			}
-		case "rounds":
-			n, perr := strconv.Atoi(v.Value)
-			if v.Kind != yaml.ScalarNode || perr != nil || n < 0 {
-				return nil, fail(v, key, "want a whole number of 300 s rounds (0 = the trace's default), got %q", v.Value)
-			}
-			s.Rounds = n
 		case "horizon":
 			horizon = v
-		case "overheads":
-			if v.Kind != yaml.ScalarNode || strings.TrimSpace(v.Value) == "" {
-				return nil, fail(v, key, "want a profile name (%s) or a YAML file", strings.Join(sim.BuiltinOverheadNames(), ", "))
-			}
-			s.Overheads = strings.TrimSpace(v.Value)
-		case "slowdown", "relaxed_slowdown":
-			f, perr := strconv.ParseFloat(v.Value, 64)
-			if v.Kind != yaml.ScalarNode || perr != nil || !(f > 0) || f > 100 {
-				return nil, fail(v, key, "want a factor in (0, 100] (1 = none), got %q", v.Value)
-			}
-			if key == "slowdown" {
-				s.Slowdown = f
-			} else {
-				s.RelaxedSlowdown = f
-			}
-		case "iteration_scale":
-			n, perr := strconv.ParseInt(v.Value, 10, 64)
-			if v.Kind != yaml.ScalarNode || perr != nil || n <= 0 {
-				return nil, fail(v, key, "want a positive integer (1: iterations as the trace gives them; 5: the artifact's simulation traces), got %q", v.Value)
-			}
-			s.IterationScale = n
 		case "synth":
 			st, err := parseSynth(file, dir, v)
 			if err != nil {
 				return nil, err
 			}
 			s.Synth = st
-		case "density":
+		default: // every other run field: values checked by its rule
+			f, _ := runner.FieldByKey(key)
 			items, err := scalarList(v)
 			if err != nil {
 				return nil, fail(err.node, key, "%s", err.msg)
 			}
-			s.Densities = nil
+			ax := Axis{Field: f}
 			for _, it := range items {
-				d, perr := strconv.ParseFloat(it.Value, 64)
-				if perr != nil || !(d >= MinDensity && d <= MaxDensity) {
-					return nil, fail(it, key, "%s: want a number from %g to %g (1 = the trace as is)", clip(it.Value), MinDensity, MaxDensity)
+				var r Run
+				if perr := f.Set(&r, it.Value); perr != nil {
+					return nil, fail(it, key, "%v", perr)
 				}
-				s.Densities = append(s.Densities, d)
+				ax.Values = append(ax.Values, strings.TrimSpace(it.Value))
 			}
-		case "seeds":
-			items, err := scalarList(v)
-			if err != nil {
-				return nil, fail(err.node, key, "%s", err.msg)
-			}
-			s.Seeds = nil
-			for _, it := range items {
-				n, perr := strconv.ParseInt(it.Value, 10, 64)
-				if perr != nil {
-					return nil, fail(it, key, "%q: want an integer", it.Value)
-				}
-				s.Seeds = append(s.Seeds, n)
-			}
+			s.Axes = append(s.Axes, ax)
 		}
 	}
+	// The table's order, whatever the file's.
+	slices.SortStableFunc(s.Axes, func(a, b Axis) int { return fieldIndex(a.Field) - fieldIndex(b.Field) })
 	if horizon != nil {
 		if _, both := s.lines["rounds"]; both {
 			return nil, fail(horizon, "horizon", "rounds and horizon are alternatives; give one")
 		}
-		d, err := ParseHorizon(horizon.Value)
-		if err != nil {
+		var r Run
+		f, _ := runner.FieldByKey("horizon")
+		if horizon.Kind != yaml.ScalarNode {
+			return nil, fail(horizon, "horizon", "want one value (horizon is not an axis)")
+		}
+		if err := f.Set(&r, horizon.Value); err != nil {
 			return nil, fail(horizon, "horizon", "%v", err)
 		}
-		s.Rounds = HorizonRounds(d)
+		s.Rounds = r.Rounds
 	}
 	for _, req := range []struct {
 		key  string
@@ -321,6 +322,41 @@ func ParseSpec(file, dir string, data []byte) (*Spec, error) {
 		}
 	}
 	return s, nil
+}
+
+func fieldIndex(f *runner.Field) int {
+	for i := range runner.Fields {
+		if &runner.Fields[i] == f {
+			return i
+		}
+	}
+	return len(runner.Fields)
+}
+
+// The list keys' defaults are replaced, not added to, by the spec's values.
+func timingsIf(keep bool, v []sim.Timing) []sim.Timing {
+	if keep {
+		return v
+	}
+	return nil
+}
+func floatsIf(keep bool, v []float64) []float64 {
+	if keep {
+		return v
+	}
+	return nil
+}
+func intsIf(keep bool, v []int64) []int64 {
+	if keep {
+		return v
+	}
+	return nil
+}
+func stringsIf(keep bool, v []string) []string {
+	if keep {
+		return v
+	}
+	return nil
 }
 
 // checkName accepts a spec name that is one safe path element: it names
@@ -392,17 +428,23 @@ type Plan struct {
 	// Notes say what was skipped (policies not registered, patterns
 	// that matched nothing).
 	Notes []string
+	// resolver holds the inputs Expand loaded (nil for a plan built
+	// otherwise: RunSweep then loads them).
+	resolver *runner.Resolver
 }
 
 // Expand resolves the spec's policy list against reg and returns the cross
 // product in a stable order (trace, cluster, timing, density, seed,
-// estimator, then policy innermost), checking that every trace, cluster
-// and estimator exists.
+// estimator, the other axes in runner.Fields order, then policy
+// innermost), checking that every trace, cluster, overhead profile and
+// estimator exists and every run is valid. The inputs it loads stay with
+// the plan, so RunSweep loads none of them again.
 func (s *Spec) Expand(reg Policies) (*Plan, error) {
 	fail := func(key string, err error) error {
 		return &SpecError{File: s.File, Line: s.lines[key], Key: key, Err: err}
 	}
-	plan := &Plan{Name: s.Name}
+	rv := runner.NewResolver(reg)
+	plan := &Plan{Name: s.Name, resolver: rv}
 	policies, notes, err := ResolvePolicies(reg, s.Policies, s.SkipMissing)
 	if err != nil {
 		return nil, fail("policies", err)
@@ -415,7 +457,7 @@ func (s *Spec) Expand(reg Policies) (*Plan, error) {
 		if err != nil {
 			return nil, fail("traces", err)
 		}
-		tr, err := traces.Load(ref)
+		tr, err := rv.Trace(Run{Trace: ref})
 		if err != nil {
 			return nil, fail("traces", err)
 		}
@@ -437,11 +479,8 @@ func (s *Spec) Expand(reg Policies) (*Plan, error) {
 		if err != nil {
 			return nil, fail("clusters", err)
 		}
-		spec, err := sim.LoadClusterSpec(ref)
+		spec, err := rv.Cluster(ref)
 		if err != nil {
-			return nil, fail("clusters", err)
-		}
-		if _, err := sim.NewCluster(spec); err != nil {
 			return nil, fail("clusters", err)
 		}
 		clusterRefs[i], clusterNames[i] = ref, spec.Name
@@ -449,31 +488,34 @@ func (s *Spec) Expand(reg Policies) (*Plan, error) {
 			clusterNames[i] = strings.TrimSuffix(filepath.Base(c), filepath.Ext(c))
 		}
 	}
-	for _, e := range s.Estimators {
-		if _, err := SourceFor(e); err != nil {
-			return nil, fail("estimators", err)
-		}
-	}
-	overheads := ""
-	if s.Overheads != "" {
-		ref, err := s.resolvePath(s.Overheads, slices.Contains(sim.BuiltinOverheadNames(), s.Overheads))
-		if err != nil {
-			return nil, fail("overheads", err)
-		}
-		overheads = ref
-		prof, err := sim.LoadOverheads(overheads)
-		if err != nil {
-			return nil, fail("overheads", err)
-		}
-		for _, p := range policies {
-			e, err := reg.Lookup(p)
-			if err == nil {
-				_, err = prof.Resolve(e.Overhead)
+	// The other axes: every combination of their values, each a partial
+	// run (overhead profiles resolved to paths and checked against every
+	// policy of the spec).
+	combos := []Run{{}}
+	for _, ax := range s.Axes {
+		var next []Run
+		for _, c := range combos {
+			for _, v := range ax.Values {
+				r := c
+				if err := ax.Field.Set(&r, v); err != nil {
+					return nil, fail(ax.Field.SpecName(), err)
+				}
+				if ax.Field.Key == "overheads" {
+					ref, err := s.resolvePath(v, slices.Contains(sim.BuiltinOverheadNames(), v))
+					if err != nil {
+						return nil, fail("overheads", err)
+					}
+					r.Overheads = ref
+					for _, p := range policies {
+						if _, _, _, err := rv.Policy(p, ref); err != nil {
+							return nil, fail("overheads", fmt.Errorf("policy %s: %w", p, err))
+						}
+					}
+				}
+				next = append(next, r)
 			}
-			if err != nil {
-				return nil, fail("overheads", fmt.Errorf("policy %s: %w", p, err))
-			}
 		}
+		combos = next
 	}
 	seen := map[string]bool{}
 	for ti := range traceRefs {
@@ -489,28 +531,22 @@ func (s *Spec) Expand(reg Policies) (*Plan, error) {
 				for _, density := range s.Densities {
 					for _, seed := range seeds {
 						for _, est := range s.Estimators {
-							group := groupKey(traceNames[ti], clusterNames[ci], timing, s.Rounds, density, seed, est)
-							if s.Overheads != "" && s.Overheads != sim.DefaultOverheads {
-								group += ".o-" + sanitizeKey(strings.TrimSuffix(filepath.Base(s.Overheads), filepath.Ext(s.Overheads)))
-							}
-							if s.IterationScale > 0 {
-								group += ".i" + strconv.FormatInt(s.IterationScale, 10)
-							}
-							if s.Slowdown != 0 && s.Slowdown != 1 || s.RelaxedSlowdown != 0 && s.RelaxedSlowdown != 1 {
-								group += ".sd" + strconv.FormatFloat(factorOr1(s.Slowdown), 'g', -1, 64) + "-" + strconv.FormatFloat(factorOr1(s.RelaxedSlowdown), 'g', -1, 64)
-							}
-							for _, p := range policies {
-								key := PolicyDir(p) + "." + group
-								if seen[key] {
-									return nil, fail("traces", fmt.Errorf("two runs would share the name %q (two traces or clusters with the same file name?)", key))
+							for _, combo := range combos {
+								group := groupKey(traceNames[ti], clusterNames[ci], timing, s.Rounds, density, seed, est) + axesKey(combo)
+								for _, p := range policies {
+									key := PolicyDir(p) + "." + group
+									if seen[key] {
+										return nil, fail("traces", fmt.Errorf("two runs would share the name %q (two traces or clusters with the same file name?)", key))
+									}
+									seen[key] = true
+									r := combo
+									r.Trace, r.Cluster, r.Policy, r.Timing = traceRefs[ti], clusterRefs[ci], p, timing
+									r.Rounds, r.Density, r.Seed, r.Estimator, r.Synth = s.Rounds, density, seed, est, synthOf[ti]
+									if err := r.Validate(); err != nil {
+										return nil, s.fieldError(err)
+									}
+									plan.Runs = append(plan.Runs, PlannedRun{Key: key, Group: group, Run: r})
 								}
-								seen[key] = true
-								plan.Runs = append(plan.Runs, PlannedRun{Key: key, Group: group, Run: Run{
-									Trace: traceRefs[ti], Cluster: clusterRefs[ci], Policy: p, Timing: timing,
-									Rounds: s.Rounds, Density: density, Seed: seed, Estimator: est,
-									Overheads: overheads, IterationScale: s.IterationScale,
-									Slowdown: s.Slowdown, RelaxedSlowdown: s.RelaxedSlowdown, Synth: synthOf[ti],
-								}})
 							}
 						}
 					}
@@ -519,6 +555,47 @@ func (s *Spec) Expand(reg Policies) (*Plan, error) {
 		}
 	}
 	return plan, nil
+}
+
+// fieldError renders a run's field error (runner.FieldError) at the spec
+// key that set the field.
+func (s *Spec) fieldError(err error) error {
+	var fe *runner.FieldError
+	if !errors.As(err, &fe) {
+		return &SpecError{File: s.File, Line: 1, Err: err}
+	}
+	return s.KeyError(specKey(fe.Key()), fe.Err)
+}
+
+// axesKey renders the other axes' values of a run for its group key: the
+// overhead profile, iteration scale and slowdowns as the keys of earlier
+// sweeps named them, then the later keys, each only when not its default.
+func axesKey(r Run) string {
+	var k string
+	if r.Overheads != "" && filepath.Base(r.Overheads) != sim.DefaultOverheads {
+		k += ".o-" + sanitizeKey(strings.TrimSuffix(filepath.Base(r.Overheads), filepath.Ext(r.Overheads)))
+	}
+	if r.IterationScale > 0 {
+		k += ".i" + strconv.FormatInt(r.IterationScale, 10)
+	}
+	if r.Slowdown != 0 && r.Slowdown != 1 || r.RelaxedSlowdown != 0 && r.RelaxedSlowdown != 1 {
+		k += ".sd" + strconv.FormatFloat(factorOr1(r.Slowdown), 'g', -1, 64) + "-" + strconv.FormatFloat(factorOr1(r.RelaxedSlowdown), 'g', -1, 64)
+	}
+	if r.OverheadScale != 0 && r.OverheadScale != 1 {
+		k += ".os" + strconv.FormatFloat(r.OverheadScale, 'g', -1, 64)
+	}
+	if r.GPUMap != "" {
+		k += ".gm-" + sanitizeKey(r.GPUMap)
+	}
+	for _, b := range []struct {
+		on  bool
+		tag string
+	}{{r.ProfilingDelay, ".pd"}, {r.ScheduleOnEvents, ".ev"}, {r.UntilDone, ".ud"}, {r.Check, ".chk"}} {
+		if b.on {
+			k += b.tag
+		}
+	}
+	return k
 }
 
 // resolvePath turns a trace or cluster reference into a path. A spec may

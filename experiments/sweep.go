@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/outdir"
@@ -137,51 +137,33 @@ func RunSweep(ctx context.Context, reg Policies, plan *Plan, opt SweepOptions) (
 	// Longest runs first: the sweep's wall time is then close to its
 	// total work divided by the workers, not one long run started last.
 	slices.SortStableFunc(todo, func(a, b PlannedRun) int { return cmp.Compare(EstimatedCost(reg, b.Run), EstimatedCost(reg, a.Run)) })
-	workers := opt.Parallel
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+	rv := plan.resolver
+	if rv == nil {
+		rv = runner.NewResolver(reg)
 	}
-	workers = min(workers, max(1, len(todo)))
 	var mu sync.Mutex
 	done := rep.Skipped
 	if opt.Progress != nil {
 		opt.Progress(done, rep.Total, "")
 	}
-	jobs := make(chan PlannedRun)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := range jobs {
-				err := executeWithin(ctx, reg, r, RunDir(opt.Out, r.Key), opt.RunTimeout)
-				mu.Lock()
-				switch {
-				case err == nil:
-					rep.Ran++
-				case ctx.Err() == nil:
-					rep.Failed[r.Key] = err
-				}
-				if ctx.Err() == nil {
-					done++ // a failed run is done too, as far as time left goes
-					if opt.Progress != nil {
-						opt.Progress(done, rep.Total, r.Key)
-					}
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-feed:
-	for _, r := range todo {
-		select {
-		case jobs <- r:
-		case <-ctx.Done():
-			break feed
+	runner.Each(ctx, opt.Parallel, len(todo), func(i int) {
+		r := todo[i]
+		err := executeWithin(ctx, rv, r, RunDir(opt.Out, r.Key), opt.RunTimeout)
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case err == nil:
+			rep.Ran++
+		case ctx.Err() == nil:
+			rep.Failed[r.Key] = err
 		}
-	}
-	close(jobs)
-	wg.Wait()
+		if ctx.Err() == nil {
+			done++ // a failed run is done too, as far as time left goes
+			if opt.Progress != nil {
+				opt.Progress(done, rep.Total, r.Key)
+			}
+		}
+	})
 	if err := ctx.Err(); err != nil {
 		return rep, err
 	}
@@ -636,14 +618,14 @@ func EstimatedCost(reg Policies, r Run) float64 {
 // ErrRunTimeout marks a run abandoned for exceeding SweepOptions.RunTimeout.
 var ErrRunTimeout = errors.New("run timed out")
 
-func executeWithin(ctx context.Context, reg Policies, r PlannedRun, dir string, timeout time.Duration) error {
+func executeWithin(ctx context.Context, rv *runner.Resolver, r PlannedRun, dir string, timeout time.Duration) error {
 	if timeout <= 0 {
-		_, err := ExecuteTo(ctx, reg, r, dir)
+		_, err := executeTo(ctx, rv, r, dir)
 		return err
 	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	_, err := ExecuteTo(runCtx, reg, r, dir)
+	_, err := executeTo(runCtx, rv, r, dir)
 	if err != nil && ctx.Err() == nil && errors.Is(runCtx.Err(), context.DeadlineExceeded) {
 		return fmt.Errorf("%w: abandoned after %s of wall-clock time (--run-timeout)", ErrRunTimeout, timeout)
 	}

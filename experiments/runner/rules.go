@@ -89,7 +89,7 @@ func checkFactor(f float64) error {
 func (r *Run) Validate() error {
 	var es FieldErrors
 	add := func(key string, v any, rule string) {
-		es = append(es, &FieldError{Path: key, Err: fmt.Errorf("%s: %s", sim.ShowValue(fmt.Sprint(v)), rule)})
+		es = append(es, &FieldError{Path: key, Err: fmt.Errorf("%v: %s", v, rule)})
 	}
 	if strings.TrimSpace(r.Trace) == "" && r.Synth == nil {
 		es = append(es, &FieldError{Path: "trace", Err: errors.New(ruleNonEmpty)})
