@@ -30,6 +30,9 @@ type Field struct {
 	Usage string
 	// Bool fields take no value on the command line.
 	Bool bool
+	// Type names the value's kind in help ("string", "int", "float",
+	// "bool").
+	Type string
 	// Set parses one value into r, checking the field's range rule; Get
 	// renders r's value (a flag's default).
 	Set func(r *Run, v string) error
@@ -56,7 +59,7 @@ func setString(get func(r *Run) *string) access {
 		return nil
 	}, func(r *Run) string {
 		return *get(r)
-	}}
+	}, "string"}
 }
 
 func setBool(get func(r *Run) *bool) access {
@@ -69,7 +72,7 @@ func setBool(get func(r *Run) *bool) access {
 		return nil
 	}, func(r *Run) string {
 		return strconv.FormatBool(*get(r))
-	}}
+	}, "bool"}
 }
 
 func setFloat(get func(r *Run) *float64, check func(float64) error, rule string) access {
@@ -82,7 +85,7 @@ func setFloat(get func(r *Run) *float64, check func(float64) error, rule string)
 		return nil
 	}, func(r *Run) string {
 		return strconv.FormatFloat(*get(r), 'g', -1, 64)
-	}}
+	}, "float"}
 }
 
 func setInt(get func(r *Run) *int64, ok func(int64) bool, rule string) access {
@@ -95,21 +98,24 @@ func setInt(get func(r *Run) *int64, ok func(int64) bool, rule string) access {
 		return nil
 	}, func(r *Run) string {
 		return strconv.FormatInt(*get(r), 10)
-	}}
+	}, "int"}
 }
 
 // access is a field's Set and Get.
 type access struct {
-	set func(*Run, string) error
-	get func(*Run) string
+	set  func(*Run, string) error
+	get  func(*Run) string
+	kind string
 }
 
 func field(f Field, a access) Field {
-	f.Set, f.Get = a.set, a.get
+	f.Set, f.Get, f.Type = a.set, a.get, a.kind
 	return f
 }
 
-func custom(set func(*Run, string) error, get func(*Run) string) access { return access{set, get} }
+func custom(kind string, set func(*Run, string) error, get func(*Run) string) access {
+	return access{set, get, kind}
+}
 
 // Fields is the table, in the order a spec documents its keys. The axes
 // a sweep has always had (traces, clusters, policies, timing, density,
@@ -125,7 +131,7 @@ var Fields = []Field{
 		Usage: "comma-separated policies, each name, name(key=value,…) or exec:COMMAND (default: arena and fcfs, those registered); see 'arena policies'"},
 		setString(func(r *Run) *string { return &r.Policy })),
 	field(Field{Key: "timing", Aliases: []string{"timings"}, Flag: "timing", Usage: "timing mode: exact or artifact"},
-		custom(func(r *Run, v string) error {
+		custom("string", func(r *Run, v string) error {
 			t, err := sim.ParseTiming(strings.TrimSpace(v))
 			if err != nil {
 				return ruleErr(v, ruleTiming)
@@ -134,7 +140,7 @@ var Fields = []Field{
 			return nil
 		}, func(r *Run) string { return r.Timing.String() })),
 	field(Field{Key: "rounds", Flag: "rounds", Usage: "scheduling rounds of 300 s to simulate (default: the trace's, 2000 for philly, 500 for helios and pai)"},
-		custom(func(r *Run, v string) error {
+		custom("int", func(r *Run, v string) error {
 			n, err := strconv.Atoi(strings.TrimSpace(v))
 			if err != nil || n < 0 {
 				return ruleErr(v, ruleRounds)
@@ -144,7 +150,7 @@ var Fields = []Field{
 		}, func(r *Run) string { return strconv.Itoa(r.Rounds) })),
 	// horizon is another way to write rounds.
 	field(Field{Key: "horizon", Flag: "horizon", Usage: "simulated time instead of --rounds, e.g. 7d, 36h, 90m (rounded up to whole rounds)"},
-		custom(func(r *Run, v string) error {
+		custom("string", func(r *Run, v string) error {
 			d, err := ParseHorizon(strings.TrimSpace(v))
 			if err != nil {
 				return err
@@ -153,7 +159,7 @@ var Fields = []Field{
 			return nil
 		}, func(r *Run) string { return "" })),
 	field(Field{Key: "max_rounds", Flag: "max-rounds", Usage: "refuse runs longer than this many rounds (a typo or an outlier timestamp would otherwise run for hours); raise it for a genuinely long run"},
-		custom(func(r *Run, v string) error {
+		custom("int", func(r *Run, v string) error {
 			n, err := strconv.Atoi(strings.TrimSpace(v))
 			if err != nil || n <= 0 {
 				return ruleErr(v, ruleMaxRounds)
@@ -168,7 +174,7 @@ var Fields = []Field{
 	field(Field{Key: "seed", SpecKey: "seeds", Aliases: []string{"seed"}, Flag: "seed", Usage: "random seed (recorded; the built-in policies and traces are deterministic)"},
 		setInt(func(r *Run) *int64 { return &r.Seed }, func(int64) bool { return true }, ruleSeed)),
 	field(Field{Key: "estimator", SpecKey: "estimators", Aliases: []string{"estimator"}, Flag: "estimator", Usage: "performance model: " + strings.Join(EstimatorNames(), ", ")},
-		custom(func(r *Run, v string) error {
+		custom("string", func(r *Run, v string) error {
 			v = strings.TrimSpace(v)
 			if !slices.Contains(EstimatorNames(), v) {
 				return fmt.Errorf("estimator %q: unknown (known: %s)", v, strings.Join(EstimatorNames(), ", "))
@@ -177,7 +183,7 @@ var Fields = []Field{
 			return nil
 		}, func(r *Run) string { return r.Estimator })),
 	field(Field{Key: "gpu_map", Flag: "gpu-map", Usage: "rewrite the trace's GPU types for another cluster, e.g. a100=h100,v100=h100,a40=l20,a10=l20"},
-		custom(func(r *Run, v string) error {
+		custom("string", func(r *Run, v string) error {
 			if _, err := traces.ParseGPUMap(v); err != nil {
 				return err
 			}
@@ -185,7 +191,7 @@ var Fields = []Field{
 			return nil
 		}, func(r *Run) string { return r.GPUMap })),
 	field(Field{Key: "overheads", Flag: "overheads", Usage: "reconfiguration overhead profile: " + strings.Join(sim.BuiltinOverheadNames(), ", ") + " or a YAML file (docs/calibrating.md)"},
-		custom(func(r *Run, v string) error {
+		custom("string", func(r *Run, v string) error {
 			v = strings.TrimSpace(v)
 			if v == "" {
 				return fmt.Errorf("want a profile name (%s) or a YAML file", strings.Join(sim.BuiltinOverheadNames(), ", "))

@@ -84,8 +84,9 @@ func checkFactor(f float64) error {
 }
 
 // Validate checks every field's range and the rules between fields; it
-// does not load anything (Resolve finds a trace that does not exist). A
-// zero field is its default and always valid.
+// does not load anything (Resolve finds a trace that does not exist, and
+// checks the length against MaxRounds once the trace's default is known).
+// A zero field is its default and always valid.
 func (r *Run) Validate() error {
 	var es FieldErrors
 	add := func(key string, v any, rule string) {
@@ -134,11 +135,6 @@ func (r *Run) Validate() error {
 	}
 	if r.RelaxedSlowdown != 0 && checkFactor(r.RelaxedSlowdown) != nil {
 		add("relaxed_slowdown", r.RelaxedSlowdown, ruleFactor)
-	}
-	if r.Rounds > 0 {
-		if err := CheckRounds(r.Rounds, r.MaxRounds, ""); err != nil {
-			es = append(es, &FieldError{Path: "rounds", Err: err})
-		}
 	}
 	if len(es) == 0 {
 		return nil

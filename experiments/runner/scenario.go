@@ -196,28 +196,40 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 	if err := r.Validate(); err != nil {
 		return nil, err
 	}
+	at := func(key string, err error) error { return &FieldError{Path: key, Err: err} }
 	tr, err := rv.Trace(r)
 	if err != nil {
-		return nil, err
+		if r.Synth != nil {
+			return nil, at("synth", err)
+		}
+		return nil, at("trace", err)
 	}
 	if r.GPUMap != "" {
 		m, err := traces.ParseGPUMap(r.GPUMap)
 		if err != nil {
-			return nil, err
+			return nil, at("gpu_map", err)
 		}
 		traces.RemapGPUs(tr, m)
 	}
 	spec, err := rv.Cluster(r.Cluster)
 	if err != nil {
-		return nil, err
+		return nil, at("cluster", err)
 	}
-	ps, prof, overhead, err := rv.Policy(r.Policy, r.Overheads)
+	ps, err := policy.ParseWith(rv.reg.Lookup, r.Policy)
 	if err != nil {
-		return nil, err
+		return nil, at("policy", err)
+	}
+	prof, err := rv.Profile(r.Overheads)
+	if err != nil {
+		return nil, at("overheads", err)
+	}
+	overhead, err := prof.Resolve(ps.Entry.Overhead)
+	if err != nil {
+		return nil, at("overheads", fmt.Errorf("policy %s: %w", ps.Entry.Name, err))
 	}
 	src, err := rv.Source(r.Estimator)
 	if err != nil {
-		return nil, err
+		return nil, at("estimator", err)
 	}
 	if r.OverheadScale != 0 && r.OverheadScale != 1 {
 		overhead = overhead.Scale(r.OverheadScale)
@@ -232,11 +244,11 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 		from = fmt.Sprintf("trace %s: its default length (spanning its submissions)", tr.Name)
 	}
 	if err := CheckRounds(r.Rounds, r.MaxRounds, from); err != nil {
-		return nil, err
+		return nil, at("rounds", err)
 	}
 	jobs, err := ScaleIterations(tr.Jobs, r.Density)
 	if err != nil {
-		return nil, err
+		return nil, at("density", err)
 	}
 	cfg := sim.DefaultConfig(nil, nil)
 	cfg.Timing, cfg.Rounds, cfg.Overhead, cfg.Check = r.Timing, r.Rounds, overhead, r.Check
@@ -250,7 +262,7 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 	}
 	if r.ProfilingDelay {
 		if cfg.ProfilingDelay, err = rv.profilingDelay(); err != nil {
-			return nil, err
+			return nil, at("profiling_delay", err)
 		}
 	}
 	if r.Estimator == "" {
