@@ -1,7 +1,6 @@
 package experiments
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +19,7 @@ import (
 	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/input"
 	"github.com/arena-sim/arena/traces"
 )
 
@@ -74,26 +74,9 @@ type Spec struct {
 	lines map[string]int
 }
 
-// SpecError locates a problem in a spec file.
-type SpecError struct {
-	File string
-	Line int
-	Key  string
-	Err  error
-}
-
-func (e *SpecError) Error() string {
-	loc := e.File
-	if e.Line > 0 {
-		loc += ":" + strconv.Itoa(e.Line)
-	}
-	if e.Key != "" {
-		return fmt.Sprintf("%s: key %q: %v", loc, e.Key, e.Err)
-	}
-	return fmt.Sprintf("%s: %v", loc, e.Err)
-}
-
-func (e *SpecError) Unwrap() error { return e.Err }
+// SpecError locates a problem in a spec file: file, line and key
+// (input.Error, the one input-error type; Kind "key", Field the key).
+type SpecError = input.Error
 
 // Axis is a run field a spec sets beyond its classic axes (traces,
 // clusters, policies, timing, rounds, density, seeds, estimators): the
@@ -116,7 +99,7 @@ func (s *Spec) KeyError(key string, err error) *SpecError {
 	if !ok {
 		line = 1
 	}
-	return &SpecError{File: s.File, Line: line, Key: key, Err: err}
+	return &SpecError{File: s.File, Line: line, Kind: "key", Field: key, Err: err}
 }
 
 // specKeys are the keys a spec may hold, in documentation order: its own
@@ -167,55 +150,41 @@ func LoadSpec(file string) (*Spec, error) {
 // relative paths. It checks the form of every value; whether traces,
 // clusters and policies exist is checked by Expand.
 func ParseSpec(file, dir string, data []byte) (*Spec, error) {
-	var doc yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil {
-		return nil, &SpecError{File: file, Line: yamlErrorLine(err), Err: fmt.Errorf("not valid YAML: %w", err)}
+	root, err := input.OneDocument(file, "a spec", data)
+	if err != nil {
+		return nil, err
 	}
-	var second yaml.Node
-	if err := dec.Decode(&second); !errors.Is(err, io.EOF) {
-		return nil, &SpecError{File: file, Line: second.Line, Err: errors.New("a second YAML document (after ---); a spec is one document")}
-	}
-	if len(doc.Content) == 0 {
+	if root == nil {
 		return nil, &SpecError{File: file, Line: 1, Err: errors.New("empty spec; want a mapping with keys " + strings.Join(specKeys, ", "))}
 	}
-	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
 		return nil, &SpecError{File: file, Line: root.Line, Err: errors.New("want a mapping with keys " + strings.Join(specKeys, ", "))}
 	}
 	s := &Spec{File: file, Dir: dir, lines: map[string]int{}, Densities: []float64{1}, Seeds: []int64{0}, Estimators: []string{"profiledb"}}
 	fail := func(n *yaml.Node, key string, format string, args ...any) error {
-		return &SpecError{File: file, Line: n.Line, Key: key, Err: fmt.Errorf(format, args...)}
+		return &SpecError{File: file, Line: n.Line, Kind: "key", Field: key, Err: fmt.Errorf(format, args...)}
 	}
 	var horizon *yaml.Node
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], root.Content[i+1]
-		key := specKey(k.Value)
-		if !slices.Contains(specKeys, key) {
-			return nil, fail(k, k.Value, "unknown key (known: %s)", strings.Join(specKeys, ", "))
-		}
-		if _, dup := s.lines[key]; dup {
-			return nil, fail(k, k.Value, "given twice (first on line %d)", s.lines[key])
-		}
+	err = input.Mapping(file, "", root, specKeys, specKey, func(key string, k, v *yaml.Node) error {
 		s.lines[key] = k.Line
 		switch key {
 		case "name":
 			if v.Kind != yaml.ScalarNode || v.Value == "" {
-				return nil, fail(v, key, "want a non-empty string")
+				return fail(v, key, "want a non-empty string")
 			}
 			if err := checkName(v.Value); err != nil {
-				return nil, fail(v, key, "%v", err)
+				return fail(v, key, "%v", err)
 			}
 			s.Name = v.Value
 		case "traces", "clusters", "policies":
 			items, err := scalarList(v)
 			if err != nil {
-				return nil, fail(err.node, key, "%s", err.msg)
+				return fail(err.node, key, "%s", err.msg)
 			}
 			vals := make([]string, 0, len(items))
 			for _, it := range items {
 				if strings.TrimSpace(it.Value) == "" {
-					return nil, fail(it, key, "empty entry")
+					return fail(it, key, "empty entry")
 				}
 				vals = append(vals, strings.TrimSpace(it.Value))
 			}
@@ -229,29 +198,29 @@ func ParseSpec(file, dir string, data []byte) (*Spec, error) {
 			}
 		case "baseline":
 			if v.Kind != yaml.ScalarNode || strings.TrimSpace(v.Value) == "" {
-				return nil, fail(v, key, "want a policy name, e.g. fcfs")
+				return fail(v, key, "want a policy name, e.g. fcfs")
 			}
 			s.Baseline = strings.TrimSpace(v.Value)
 		case "skip_missing":
 			var b bool
 			if err := v.Decode(&b); err != nil {
-				return nil, fail(v, key, "want true or false, got %q", v.Value)
+				return fail(v, key, "want true or false, got %q", v.Value)
 			}
 			s.SkipMissing = b
 		case "timing", "rounds", "density", "seeds", "estimators":
 			items, err := scalarList(v)
 			if err != nil {
-				return nil, fail(err.node, key, "%s", err.msg)
+				return fail(err.node, key, "%s", err.msg)
 			}
 			if key == "rounds" && (len(items) != 1 || v.Kind != yaml.ScalarNode) {
-				return nil, fail(v, key, "want one value (rounds is not an axis)")
+				return fail(v, key, "want one value (rounds is not an axis)")
 			}
 			f, _ := runner.FieldByKey(key)
 			s.Timings, s.Densities, s.Seeds, s.Estimators = timingsIf(key != "timing", s.Timings), floatsIf(key != "density", s.Densities), intsIf(key != "seeds", s.Seeds), stringsIf(key != "estimators", s.Estimators)
 			for _, it := range items {
 				var r Run
 				if perr := f.Set(&r, it.Value); perr != nil {
-					return nil, fail(it, key, "%v", perr)
+					return fail(it, key, "%v", perr)
 				}
 				switch key {
 				case "timing":
@@ -271,25 +240,29 @@ func ParseSpec(file, dir string, data []byte) (*Spec, error) {
 		case "synth":
 			st, err := parseSynth(file, dir, v)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			s.Synth = st
 		default: // every other run field: values checked by its rule
 			f, _ := runner.FieldByKey(key)
 			items, err := scalarList(v)
 			if err != nil {
-				return nil, fail(err.node, key, "%s", err.msg)
+				return fail(err.node, key, "%s", err.msg)
 			}
 			ax := Axis{Field: f}
 			for _, it := range items {
 				var r Run
 				if perr := f.Set(&r, it.Value); perr != nil {
-					return nil, fail(it, key, "%v", perr)
+					return fail(it, key, "%v", perr)
 				}
 				ax.Values = append(ax.Values, strings.TrimSpace(it.Value))
 			}
 			s.Axes = append(s.Axes, ax)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	// The table's order, whatever the file's.
 	slices.SortStableFunc(s.Axes, func(a, b Axis) int { return fieldIndex(a.Field) - fieldIndex(b.Field) })
@@ -312,7 +285,7 @@ func ParseSpec(file, dir string, data []byte) (*Spec, error) {
 		have bool
 	}{{"traces", len(s.Traces) > 0 || len(s.Synth) > 0}, {"clusters", len(s.Clusters) > 0}, {"policies", len(s.Policies) > 0}, {"timing", len(s.Timings) > 0}} {
 		if !req.have {
-			return nil, &SpecError{File: file, Line: root.Line, Key: req.key, Err: errors.New("missing (required)")}
+			return nil, &SpecError{File: file, Line: root.Line, Kind: "key", Field: req.key, Err: errors.New("missing (required)")}
 		}
 	}
 	if s.Name == "" {
@@ -397,16 +370,6 @@ func scalarList(v *yaml.Node) ([]*yaml.Node, *nodeError) {
 	return nil, &nodeError{v, "want a value or a list of values"}
 }
 
-var yamlLineRE = regexp.MustCompile(`line (\d+)`)
-
-func yamlErrorLine(err error) int {
-	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		return n
-	}
-	return 0
-}
-
 // clip shows a value from the user's input in a message (sim.ShowValue).
 func clip(s string) string { return sim.ShowValue(s) }
 
@@ -441,7 +404,7 @@ type Plan struct {
 // the plan, so RunSweep loads none of them again.
 func (s *Spec) Expand(reg Policies) (*Plan, error) {
 	fail := func(key string, err error) error {
-		return &SpecError{File: s.File, Line: s.lines[key], Key: key, Err: err}
+		return &SpecError{File: s.File, Line: s.lines[key], Kind: "key", Field: key, Err: err}
 	}
 	rv := runner.NewResolver(reg)
 	plan := &Plan{Name: s.Name, resolver: rv}
@@ -508,7 +471,7 @@ func (s *Spec) Expand(reg Policies) (*Plan, error) {
 					r.Overheads = ref
 					for _, p := range policies {
 						if _, _, _, err := rv.Policy(p, ref); err != nil {
-							return nil, fail("overheads", fmt.Errorf("policy %s: %w", p, err))
+							return nil, fail("overheads", err)
 						}
 					}
 				}

@@ -17,7 +17,7 @@ import (
 // combination of list values.
 func parseSynth(file, dir string, v *yaml.Node) ([]*runner.SynthTrace, error) {
 	fail := func(n *yaml.Node, key, format string, args ...any) error {
-		return &SpecError{File: file, Line: n.Line, Key: key, Err: fmt.Errorf(format, args...)}
+		return &SpecError{File: file, Line: n.Line, Kind: "key", Field: key, Err: fmt.Errorf(format, args...)}
 	}
 	if v.Kind != yaml.MappingNode {
 		return nil, fail(v, "synth", "want a mapping of synthesis keys (from, format, name, %s)", synthKeyNames())
