@@ -70,8 +70,10 @@ type Spec struct {
 	// list values of its synth mapping), on the trace axis after Traces.
 	Synth []*SynthTrace
 
-	// lines of each key, for errors found after parsing.
-	lines map[string]int
+	// lines of each key, and of each entry of a list key, for errors
+	// found after parsing.
+	lines     map[string]int
+	itemLines map[string][]int
 }
 
 // SpecError locates a problem in a spec file: file, line and key
@@ -100,6 +102,21 @@ func (s *Spec) KeyError(key string, err error) *SpecError {
 		line = 1
 	}
 	return &SpecError{File: s.File, Line: line, Kind: "key", Field: key, Err: err}
+}
+
+// pathError is a SpecError for a run field's error path: the key's line,
+// or for "policies[2]" the line of that entry of the list, when the file
+// wrote the list one entry a line.
+func (s *Spec) pathError(path string, err error) *SpecError {
+	key, idx, ok := strings.Cut(path, "[")
+	key = specKey(key)
+	e := s.KeyError(key, err)
+	if ok {
+		if i, perr := strconv.Atoi(strings.TrimSuffix(idx, "]")); perr == nil && i >= 0 && i < len(s.itemLines[key]) {
+			e.Line, e.Field = s.itemLines[key][i], key+"["+strconv.Itoa(i)+"]"
+		}
+	}
+	return e
 }
 
 // specKeys are the keys a spec may hold, in documentation order: its own
@@ -160,7 +177,7 @@ func ParseSpec(file, dir string, data []byte) (*Spec, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, &SpecError{File: file, Line: root.Line, Err: errors.New("want a mapping with keys " + strings.Join(specKeys, ", "))}
 	}
-	s := &Spec{File: file, Dir: dir, lines: map[string]int{}, Densities: []float64{1}, Seeds: []int64{0}, Estimators: []string{"profiledb"}}
+	s := &Spec{File: file, Dir: dir, lines: map[string]int{}, itemLines: map[string][]int{}, Densities: []float64{1}, Seeds: []int64{0}, Estimators: []string{"profiledb"}}
 	fail := func(n *yaml.Node, key string, format string, args ...any) error {
 		return &SpecError{File: file, Line: n.Line, Kind: "key", Field: key, Err: fmt.Errorf(format, args...)}
 	}
@@ -187,6 +204,7 @@ func ParseSpec(file, dir string, data []byte) (*Spec, error) {
 					return fail(it, key, "empty entry")
 				}
 				vals = append(vals, strings.TrimSpace(it.Value))
+				s.itemLines[key] = append(s.itemLines[key], it.Line)
 			}
 			switch key {
 			case "traces":
@@ -410,6 +428,10 @@ func (s *Spec) Expand(reg Policies) (*Plan, error) {
 	plan := &Plan{Name: s.Name, resolver: rv}
 	policies, notes, err := ResolvePolicies(reg, s.Policies, s.SkipMissing)
 	if err != nil {
+		var fe *runner.FieldError
+		if errors.As(err, &fe) {
+			return nil, s.pathError(fe.Path, fe.Err)
+		}
 		return nil, fail("policies", err)
 	}
 	plan.Notes = notes
@@ -527,7 +549,7 @@ func (s *Spec) fieldError(err error) error {
 	if !errors.As(err, &fe) {
 		return &SpecError{File: s.File, Line: 1, Err: err}
 	}
-	return s.KeyError(specKey(fe.Key()), fe.Err)
+	return s.pathError(fe.Path, fe.Err)
 }
 
 // axesKey renders the other axes' values of a run for its group key: the
@@ -628,17 +650,18 @@ var policyDirRE = regexp.MustCompile(`[^A-Za-z0-9_+=-]+`)
 // (so a spec can list policies that have not landed yet).
 func ResolvePolicies(reg Policies, patterns []string, skipMissing bool) (names, notes []string, err error) {
 	registered := reg.Names()
-	for _, pat := range patterns {
+	for i, pat := range patterns {
+		at := func(err error) error { return &runner.FieldError{Path: fmt.Sprintf("policies[%d]", i), Err: err} }
 		if ex, ok := strings.CutPrefix(pat, "!"); ok {
 			if _, err := path.Match(ex, ""); err != nil {
-				return nil, nil, fmt.Errorf("%q: bad pattern: %w", pat, err)
+				return nil, nil, at(fmt.Errorf("%q: bad pattern: %w", pat, err))
 			}
 			names = slices.DeleteFunc(names, func(n string) bool { m, _ := path.Match(ex, n); return m })
 			continue
 		}
 		if strings.ContainsAny(pat, "*?[") && !strings.ContainsAny(pat, "(:") {
 			if _, err := path.Match(pat, ""); err != nil {
-				return nil, nil, fmt.Errorf("%q: bad pattern: %w", pat, err)
+				return nil, nil, at(fmt.Errorf("%q: bad pattern: %w", pat, err))
 			}
 			matched := 0
 			for _, n := range registered {
@@ -664,7 +687,7 @@ func ResolvePolicies(reg Policies, patterns []string, skipMissing bool) (names, 
 				notes = append(notes, fmt.Sprintf("policy %q is not registered yet; its runs are skipped", pat))
 				continue
 			}
-			return nil, nil, perr
+			return nil, nil, at(perr)
 		}
 		if n := ps.String(); !slices.Contains(names, n) {
 			names = append(names, n)

@@ -79,10 +79,10 @@ func ShowValue(s string) string {
 }
 
 // KeyName shows a key from the file: as is when it is a plain word (dots
-// joining nested keys included), otherwise described, not quoted
-// (ShowValue).
+// joining nested keys and [i] list indices included), otherwise
+// described, not quoted (ShowValue).
 func KeyName(s string) string {
-	if isPlain(s, 64) {
+	if isPlain(strings.NewReplacer("[", "", "]", "").Replace(s), 64) {
 		return s
 	}
 	return ShowValue(s)
