@@ -43,6 +43,16 @@ import (
 //	slowdown: 1.045              # executed iteration times × this (calibration)
 //	relaxed_slowdown: 1.34       # … × this instead on relaxed multi-node placements
 //	synth: {from: philly-pollux, recipe: arena}  # synthesised traces (see SynthTrace)
+//	overhead_scale: 1            # every overhead × this (sensitivity)
+//	gpu_map: a100=h100,v100=h100 # the trace's GPU types rewritten
+//	profiling_delay: true        # jobs wait for their profiling first
+//	schedule_on_events: true     # exact timing: decide at arrivals and completions too
+//	until_done: true             # run until every job finished (cap max_rounds)
+//	max_rounds: 100000
+//	check: true                  # the engine's invariant checker
+//
+// The run keys are runner.Fields (one table with the flags of 'arena
+// simulate'; docs/runs.md); any of them given as a list is an axis.
 type Spec struct {
 	// File is where the spec came from (for messages); Dir resolves
 	// relative trace and cluster paths ("" = the working directory).

@@ -19,7 +19,6 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/arena-sim/arena/experiments/runner"
-	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/outdir"
 )
@@ -136,11 +135,11 @@ func RunSweep(ctx context.Context, reg Policies, plan *Plan, opt SweepOptions) (
 	}
 	// Longest runs first: the sweep's wall time is then close to its
 	// total work divided by the workers, not one long run started last.
-	slices.SortStableFunc(todo, func(a, b PlannedRun) int { return cmp.Compare(EstimatedCost(reg, b.Run), EstimatedCost(reg, a.Run)) })
 	rv := plan.resolver
 	if rv == nil {
 		rv = runner.NewResolver(reg)
 	}
+	slices.SortStableFunc(todo, func(a, b PlannedRun) int { return cmp.Compare(estimatedCost(rv, b.Run), estimatedCost(rv, a.Run)) })
 	var mu sync.Mutex
 	done := rep.Skipped
 	if opt.Progress != nil {
@@ -600,7 +599,9 @@ var ErrNoRuns = errors.New("no runs: every policy of the spec is unregistered")
 // rounds × load density × the policy entry's relative decision cost
 // (Entry.Cost: Arena and the ILP baselines search far more per round than
 // the queue-based policies). An unknown policy counts as cost 1.
-func EstimatedCost(reg Policies, r Run) float64 {
+func EstimatedCost(reg Policies, r Run) float64 { return estimatedCost(runner.NewResolver(reg), r) }
+
+func estimatedCost(rv *runner.Resolver, r Run) float64 {
 	rounds := float64(r.Rounds)
 	if rounds <= 0 {
 		rounds = 500
@@ -609,7 +610,7 @@ func EstimatedCost(reg Policies, r Run) float64 {
 		}
 	}
 	factor := 1.0
-	if ps, err := policy.ParseWith(reg.Lookup, r.Policy); err == nil && ps.Entry.Cost > 0 {
+	if ps, err := rv.ParsePolicy(r.Policy); err == nil && ps.Entry.Cost > 0 {
 		factor = ps.Entry.Cost
 	}
 	return rounds * max(density(r.Density), 0.25) * factor

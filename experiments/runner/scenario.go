@@ -57,13 +57,14 @@ type Resolver struct {
 	clusters map[string]sim.ClusterSpec
 	profiles map[string]*sim.OverheadProfile
 	sources  map[string]estimator.Source
+	policies map[string]policy.Spec
 	delay    func(*sim.JobSpec) sim.Duration
 }
 
 // NewResolver returns a resolver finding policies in reg.
 func NewResolver(reg Policies) *Resolver {
 	return &Resolver{reg: reg, traces: map[string]*traces.Trace{}, clusters: map[string]sim.ClusterSpec{},
-		profiles: map[string]*sim.OverheadProfile{}, sources: map[string]estimator.Source{}}
+		profiles: map[string]*sim.OverheadProfile{}, sources: map[string]estimator.Source{}, policies: map[string]policy.Spec{}}
 }
 
 // Registry is where the resolver finds policies.
@@ -152,10 +153,29 @@ func (rv *Resolver) Source(name string) (estimator.Source, error) {
 	return s, nil
 }
 
+// ParsePolicy parses a policy string once (policy.ParseWith in the
+// resolver's registry).
+func (rv *Resolver) ParsePolicy(s string) (policy.Spec, error) {
+	rv.mu.Lock()
+	ps, ok := rv.policies[s]
+	rv.mu.Unlock()
+	if ok {
+		return ps, nil
+	}
+	ps, err := policy.ParseWith(rv.reg.Lookup, s)
+	if err != nil {
+		return ps, err
+	}
+	rv.mu.Lock()
+	rv.policies[s] = ps
+	rv.mu.Unlock()
+	return ps, nil
+}
+
 // Policy parses a policy string and resolves its overhead class in the
 // profile named.
 func (rv *Resolver) Policy(s, overheads string) (policy.Spec, *sim.OverheadProfile, sim.Overhead, error) {
-	ps, err := policy.ParseWith(rv.reg.Lookup, s)
+	ps, err := rv.ParsePolicy(s)
 	if err != nil {
 		return ps, nil, sim.Overhead{}, err
 	}
@@ -215,7 +235,7 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 	if err != nil {
 		return nil, at("cluster", err)
 	}
-	ps, err := policy.ParseWith(rv.reg.Lookup, r.Policy)
+	ps, err := rv.ParsePolicy(r.Policy)
 	if err != nil {
 		return nil, at("policy", err)
 	}
