@@ -112,7 +112,7 @@ const (
 // key or a short value.
 func ParseClusterSpec(file string, data []byte) (ClusterSpec, error) {
 	if len(data) > MaxSpecBytes {
-		return ClusterSpec{}, fmt.Errorf("%s: %d bytes; a cluster spec is at most %d", file, len(data), MaxSpecBytes)
+		return ClusterSpec{}, &input.Error{File: file, Err: fmt.Errorf("%d bytes; a cluster spec is at most %d", len(data), MaxSpecBytes)}
 	}
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
@@ -174,7 +174,7 @@ func parseClusterYAML(file string, data []byte) (ClusterSpec, error) {
 func parsePool(file string, item *yaml.Node) (Pool, error) {
 	var p Pool
 	if item.Kind != yaml.MappingNode {
-		return p, &input.Error{File: file, Line: item.Line, Field: "pools entry", Err: errors.New("want a mapping {gpu, nodes, gpus_per_node}")}
+		return p, &input.Error{File: file, Line: item.Line, Kind: "pools", Field: "entry", Err: errors.New("want a mapping {gpu, nodes, gpus_per_node}")}
 	}
 	err := input.Mapping(file, "", item, []string{"gpu", "nodes", "gpus_per_node"}, nil, func(key string, pk, pv *yaml.Node) error {
 		var err error
@@ -198,7 +198,7 @@ func parsePool(file string, item *yaml.Node) (Pool, error) {
 		return p, err
 	}
 	if p.GPU == "" || p.Nodes == 0 {
-		return p, &input.Error{File: file, Line: item.Line, Field: "pools entry", Err: errors.New("gpu and nodes are required")}
+		return p, &input.Error{File: file, Line: item.Line, Kind: "pools", Field: "entry", Err: errors.New("gpu and nodes are required")}
 	}
 	if p.GPUsPerNode == 0 {
 		g, _ := estimator.LookupGPU(p.GPU)
@@ -220,7 +220,6 @@ func wholeNumber(v *yaml.Node, limit int) (int, error) {
 	return n, nil
 }
 
-func keyName(s string) string { return input.KeyName(s) }
 
 func shortValue(s string) string { return ShowValue(s) }
 
@@ -236,7 +235,7 @@ func checkClusterBounds(file string, spec ClusterSpec) error {
 		nodes += p.Nodes
 		gpus += p.Nodes * p.GPUsPerNode
 		if nodes > MaxNodes || gpus > MaxClusterGPUs {
-			return fmt.Errorf("%s: pool %s: the cluster would have more than %d nodes or %d GPUs (the limits; the paper's cluster has 1,280 GPUs)", file, p.GPU, MaxNodes, MaxClusterGPUs)
+			return &input.Error{File: file, Kind: "pool", Field: p.GPU, Err: fmt.Errorf("the cluster would have more than %d nodes or %d GPUs (the limits; the paper's cluster has 1,280 GPUs)", MaxNodes, MaxClusterGPUs)}
 		}
 	}
 	return nil
@@ -250,15 +249,22 @@ func parseArtifactClusterJSON(file string, data []byte) (ClusterSpec, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	spec := ClusterSpec{Name: file}
-	at := func() string { return file + ":" + strconv.Itoa(1+bytes.Count(data[:dec.InputOffset()], []byte("\n"))) }
+	// at is an input.Error at the decoder's line, for key ("" = none).
+	at := func(key, format string, args ...any) error {
+		e := &input.Error{File: file, Line: 1 + bytes.Count(data[:dec.InputOffset()], []byte("\n")), Err: fmt.Errorf(format, args...)}
+		if key != "" {
+			e.Kind, e.Field = "key", key
+		}
+		return e
+	}
 	token := func(what string) (json.Token, error) {
 		tok, err := dec.Token()
 		if err != nil {
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-				end := file + ":" + strconv.Itoa(1+bytes.Count(bytes.TrimRight(data, " \t\r\n"), []byte("\n")))
-				return nil, fmt.Errorf("%s: truncated JSON (the file ends early): want %s", end, what)
+				end := 1 + bytes.Count(bytes.TrimRight(data, " \t\r\n"), []byte("\n"))
+				return nil, &input.Error{File: file, Line: end, Err: fmt.Errorf("truncated JSON (the file ends early): want %s", what)}
 			}
-			return nil, fmt.Errorf("%s: not valid JSON: want %s", at(), what)
+			return nil, at("", "not valid JSON: want %s", what)
 		}
 		return tok, nil
 	}
@@ -268,7 +274,7 @@ func parseArtifactClusterJSON(file string, data []byte) (ClusterSpec, error) {
 			return err
 		}
 		if d, ok := tok.(json.Delim); !ok || d != want {
-			return fmt.Errorf("%s: want %q", at(), string(want))
+			return at("", "want %q", string(want))
 		}
 		return nil
 	}
@@ -288,10 +294,10 @@ func parseArtifactClusterJSON(file string, data []byte) (ClusterSpec, error) {
 			name, _ := tok.(string)
 			g, lerr := estimator.LookupGPU(name)
 			if lerr != nil {
-				return spec, fmt.Errorf("%s: key %s: unknown GPU type; want one of %s", at(), keyName(name), strings.Join(estimator.GPUNames(), ", "))
+				return spec, at(name, "unknown GPU type; want one of %s", strings.Join(estimator.GPUNames(), ", "))
 			}
 			if seen[g.Name] {
-				return spec, fmt.Errorf("%s: key %s: given twice", at(), keyName(name))
+				return spec, at(name, "given twice")
 			}
 			seen[g.Name] = true
 			n, err := nodeNum(dec, token, expect, at, name)
@@ -308,17 +314,17 @@ func parseArtifactClusterJSON(file string, data []byte) (ClusterSpec, error) {
 		return spec, err
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return spec, fmt.Errorf("%s: content after the closing ]", at())
+		return spec, at("", "content after the closing ]")
 	}
 	if len(spec.Pools) == 0 {
-		return spec, fmt.Errorf("%s: no GPU pools", file)
+		return spec, &input.Error{File: file, Err: errors.New("no GPU pools")}
 	}
 	return spec, nil
 }
 
 // nodeNum reads {"node_num": N} (other keys are ignored, as the artifact
 // does; node_num twice is refused).
-func nodeNum(dec *json.Decoder, token func(string) (json.Token, error), expect func(json.Delim) error, at func() string, gpu string) (int, error) {
+func nodeNum(dec *json.Decoder, token func(string) (json.Token, error), expect func(json.Delim) error, at func(key, format string, args ...any) error, gpu string) (int, error) {
 	if err := expect('{'); err != nil {
 		return 0, err
 	}
@@ -331,20 +337,20 @@ func nodeNum(dec *json.Decoder, token func(string) (json.Token, error), expect f
 		key, _ := tok.(string)
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return 0, fmt.Errorf("%s: key %s.%s: not valid JSON", at(), keyName(gpu), keyName(key))
+			return 0, at(gpu+"."+key, "not valid JSON")
 		}
 		if key != "node_num" {
 			continue
 		}
 		if n != 0 {
-			return 0, fmt.Errorf("%s: key %s.node_num: given twice", at(), keyName(gpu))
+			return 0, at(gpu+".node_num", "given twice")
 		}
 		v, err := strconv.Atoi(string(raw))
 		if err != nil || v <= 0 {
-			return 0, fmt.Errorf("%s: key %s.node_num: want a whole number ≥ 1, got %s", at(), keyName(gpu), shortValue(string(raw)))
+			return 0, at(gpu+".node_num", "want a whole number ≥ 1, got %s", shortValue(string(raw)))
 		}
 		if v > MaxNodes {
-			return 0, fmt.Errorf("%s: key %s.node_num: %d is over the limit of %d", at(), keyName(gpu), v, MaxNodes)
+			return 0, at(gpu+".node_num", "%d is over the limit of %d", v, MaxNodes)
 		}
 		n = v
 	}
@@ -352,7 +358,7 @@ func nodeNum(dec *json.Decoder, token func(string) (json.Token, error), expect f
 		return 0, err
 	}
 	if n == 0 {
-		return 0, fmt.Errorf("%s: key %s.node_num: missing; want a whole number ≥ 1", at(), keyName(gpu))
+		return 0, at(gpu+".node_num", "missing; want a whole number ≥ 1")
 	}
 	return n, nil
 }
