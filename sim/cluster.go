@@ -220,7 +220,6 @@ func wholeNumber(v *yaml.Node, limit int) (int, error) {
 	return n, nil
 }
 
-
 func shortValue(s string) string { return ShowValue(s) }
 
 // ShowValue renders a value read from an input file for an error message
