@@ -24,8 +24,6 @@ type reproduceFlags struct {
 	progressEvery time.Duration
 }
 
-func init() { commands = append(commands, newReproduceCmd) }
-
 func newReproduceCmd(reg *policy.Registry) *cobra.Command {
 	var f reproduceFlags
 	cmd := &cobra.Command{

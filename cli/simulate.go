@@ -84,8 +84,6 @@ func flagError(err error) error {
 	return err
 }
 
-func init() { commands = append(commands, newSimulateCmd) }
-
 func newSimulateCmd(reg *policy.Registry) *cobra.Command {
 	var f simulateFlags
 	cmd := &cobra.Command{

@@ -28,8 +28,6 @@ type sweepFlags struct {
 	baseline                       string
 }
 
-func init() { commands = append(commands, newSweepCmd) }
-
 func newSweepCmd(reg *policy.Registry) *cobra.Command {
 	var f sweepFlags
 	cmd := &cobra.Command{
