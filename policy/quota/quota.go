@@ -43,6 +43,10 @@ type Stats struct {
 	// Hidden counts job-decisions in which a pending job was kept from the
 	// inner policy because its tenant was at its cap.
 	Hidden int `json:"hidden"`
+	// Stale counts the inner policy's actions dropped because they no
+	// longer fit the cluster after the wrapper's own changes (a start of a
+	// job the wrapper started, GPUs it gave an owner).
+	Stale int `json:"stale"`
 }
 
 // StatsReporter is implemented by the wrapper: what it did in the run.
@@ -66,6 +70,16 @@ type Policy struct {
 
 	since map[sim.JobID]sim.Time // eligible owners: first decision seen eligible
 	stats Stats
+
+	// back[id]: a job the wrapper suspended or refused to start, pending,
+	// to be handed to the inner policy as an arrival at the next decision
+	// (a policy that keeps its own queue learns of it that way); nBack
+	// counts them. intervened: the wrapper has changed a batch or the
+	// inner policy's queue at least once, so the inner policy's batches
+	// are sanitised from then on (doc.go).
+	back       []bool
+	nBack      int
+	intervened bool
 
 	// per-decision scratch
 	usage, total []int
@@ -200,20 +214,18 @@ func (p *Policy) Schedule(v *sim.View) ([]sim.Action, error) {
 	for _, j := range v.Running {
 		p.add(p.tenant(j), j.GPUs, 1)
 	}
-
-	// 1. The inner policy sees only the pending jobs it may start: a job
-	// whose tenant is at its cap (or, without borrowing, beyond its
-	// guarantee on the requested type) is hidden.
+	// 1. The inner policy sees only what it may act on.
 	iv := v
-	if p.hides(v.Pending) || p.hides(v.Arrivals) {
-		p.iv = *v
-		p.iv.Pending = p.filter(v.Pending)
-		p.iv.Arrivals = p.filter(v.Arrivals)
-		iv = &p.iv
+	if p.nBack > 0 || p.hides(v.Pending) || p.hides(v.Arrivals) {
+		iv = p.innerView(v)
+		p.intervened = true
 	}
 	acts, err := p.inner.Schedule(iv)
 	if err != nil {
 		return nil, err
+	}
+	if p.intervened {
+		acts = p.sanitize(v, acts)
 	}
 
 	// 2. Vet its actions against caps and guarantees.
@@ -221,6 +233,164 @@ func (p *Policy) Schedule(v *sim.View) ([]sim.Action, error) {
 
 	// 3. Reclaim borrowed GPUs for owners whose grace is over.
 	return p.reclaim(v, acts), nil
+}
+
+func (p *Policy) sendBack(id sim.JobID) {
+	for len(p.back) <= int(id) {
+		p.back = append(p.back, false)
+	}
+	if !p.back[id] {
+		p.back[id] = true
+		p.nBack++
+	}
+	p.intervened = true
+}
+
+func (p *Policy) isBack(id sim.JobID) bool { return int(id) < len(p.back) && p.back[id] }
+
+// innerView builds the inner policy's View: the engine's, less the pending
+// jobs it may not start, with the jobs sent back handed over as arrivals.
+func (p *Policy) innerView(v *sim.View) *sim.View {
+	p.iv = *v
+	iv := &p.iv
+	iv.Pending = make([]*sim.Job, 0, len(v.Pending))
+	var back []*sim.Job
+	for _, j := range v.Pending {
+		switch {
+		case p.hidden(j):
+			p.stats.Hidden++
+		case p.isBack(j.Spec.ID):
+			back = append(back, j)
+			p.back[j.Spec.ID] = false
+			p.nBack--
+		default:
+			iv.Pending = append(iv.Pending, j)
+		}
+	}
+	if p.nBack > 0 { // sent back but no longer pending (started, finished)
+		for _, j := range v.Running {
+			if p.isBack(j.Spec.ID) {
+				p.back[j.Spec.ID] = false
+				p.nBack--
+			}
+		}
+		for _, j := range v.Ended {
+			if p.isBack(j.Spec.ID) {
+				p.back[j.Spec.ID] = false
+				p.nBack--
+			}
+		}
+	}
+	iv.Arrivals = append(p.filter(v.Arrivals), back...)
+	return iv
+}
+
+// sanitize drops what in the inner policy's batch no longer fits the
+// cluster as the wrapper left it — a policy that keeps its own record of
+// what runs may act on a job the wrapper started, suspended or refused:
+// an action on a job in the wrong state, then, until none is left, a start
+// or reallocation onto a GPU another job keeps or another action took. A
+// dropped reallocation keeps its job's GPUs, which may make another action
+// stale, hence the repetition.
+func (p *Policy) sanitize(v *sim.View, acts []sim.Action) []sim.Action {
+	if len(acts) == 0 {
+		return acts
+	}
+	keep := make([]bool, len(acts))
+	status := map[sim.JobID]sim.Status{}
+	for i, a := range acts {
+		j := lookup(v, a.Job)
+		if j == nil {
+			keep[i] = true // the engine names the bad job
+			continue
+		}
+		st, ok := status[a.Job]
+		if !ok {
+			st = j.Status
+		}
+		switch a.Kind {
+		case sim.Start:
+			keep[i] = st == sim.Pending
+			if keep[i] {
+				status[a.Job] = sim.Running
+			}
+		case sim.Reallocate:
+			keep[i] = st == sim.Running
+		case sim.Suspend:
+			keep[i] = st == sim.Running
+			if keep[i] {
+				status[a.Job] = sim.Pending
+			}
+		case sim.Drop:
+			keep[i] = st == sim.Pending
+			if keep[i] {
+				status[a.Job] = sim.Dropped
+			}
+		default:
+			keep[i] = true
+		}
+	}
+	slots := len(v.Occupant)
+	for changed := true; changed; {
+		changed = false
+		over := map[int]sim.JobID{}
+		at := func(s int) sim.JobID {
+			if o, ok := over[s]; ok {
+				return o
+			}
+			return v.Occupant[s]
+		}
+		for i, a := range acts {
+			if keep[i] && (a.Kind == sim.Suspend || a.Kind == sim.Reallocate) {
+				if j := lookup(v, a.Job); j != nil {
+					for _, s := range j.GPUs {
+						if at(s) == a.Job {
+							over[s] = sim.NoJob
+						}
+					}
+				}
+			}
+		}
+		for i, a := range acts {
+			if !keep[i] || (a.Kind != sim.Start && a.Kind != sim.Reallocate) {
+				continue
+			}
+			clash := false
+			for _, s := range a.GPUs {
+				if s < 0 || s >= slots {
+					return acts // a slot out of range: a bug the engine names
+				}
+				if o := at(s); o != sim.NoJob && o != a.Job {
+					clash = true
+					break
+				}
+			}
+			if _, ok := v.Cluster.ShapeOf(a.GPUs); !ok && !clash {
+				clash = true // a policy planning on a stale record can mix types
+			}
+			if clash {
+				keep[i], changed = false, true
+				break
+			}
+			for _, s := range a.GPUs {
+				if s >= 0 && s < slots {
+					over[s] = a.Job
+				}
+			}
+		}
+	}
+	out := acts[:0:0]
+	for i, a := range acts {
+		if keep[i] {
+			out = append(out, a)
+			continue
+		}
+		p.stats.Stale++
+		if a.Kind == sim.Start {
+			p.sendBack(a.Job) // the inner policy believes it started
+		}
+	}
+	return out
 }
 
 // hidden reports whether pending job j is kept from the inner policy.
@@ -309,7 +479,11 @@ func (p *Policy) vet(v *sim.View, acts []sim.Action) []sim.Action {
 	}
 	out := acts[:0:0]
 	for _, a := range acts {
-		j := v.Job(a.Job)
+		j := lookup(v, a.Job)
+		if j == nil {
+			out = append(out, a) // the engine names the bad job
+			continue
+		}
 		t := p.tenant(j)
 		switch a.Kind {
 		case sim.Suspend:
@@ -327,6 +501,9 @@ func (p *Policy) vet(v *sim.View, acts []sim.Action) []sim.Action {
 						p.add(t, j.GPUs, 1)
 					}
 					p.stats.Vetoed++
+					if a.Kind == sim.Start {
+						p.sendBack(a.Job) // the inner policy believes it running
+					}
 					continue
 				}
 				p.stats.Violations++
@@ -335,6 +512,20 @@ func (p *Policy) vet(v *sim.View, acts []sim.Action) []sim.Action {
 		out = append(out, a)
 	}
 	return out
+}
+
+// lookup is v.Job, or nil for an ID no job has (the engine then rejects
+// the action, naming it).
+func lookup(v *sim.View, id sim.JobID) (j *sim.Job) {
+	defer func() {
+		if recover() != nil {
+			j = nil
+		}
+	}()
+	if id < 0 {
+		return nil
+	}
+	return v.Job(id)
 }
 
 // forbidden: tenant t's usage (after an action onto type k) breaks its cap,
@@ -452,6 +643,20 @@ func (p *Policy) reclaim(v *sim.View, acts []sim.Action) []sim.Action {
 		k := p.c.TypeIndex(o.Spec.GPU)
 		trial := table.Clone()
 		var victims []borrower
+		if touched[o.Spec.ID] == sim.Suspend {
+			// The inner policy suspended an owner within its guarantee:
+			// keep it where it runs if borrowers can give its GPUs back,
+			// rather than restart it (and pay the restart) elsewhere.
+			if vs, ok := p.keepRunning(trial, o, lenders, taken); ok {
+				table = trial
+				acts = slices.DeleteFunc(acts, func(a sim.Action) bool { return a.Job == o.Spec.ID && a.Kind == sim.Suspend })
+				p.stats.Vetoed++
+				acts = p.takeBack(acts, vs, o, taken)
+				delete(p.since, o.Spec.ID)
+				continue
+			}
+			trial = table.Clone()
+		}
 		slots, ok := trial.PlaceMostFree(o.Spec.ID, grid)
 		for _, b := range lenders {
 			if ok {
@@ -468,20 +673,54 @@ func (p *Policy) reclaim(v *sim.View, acts []sim.Action) []sim.Action {
 			continue
 		}
 		table = trial
-		for _, b := range victims {
-			taken[b.j.Spec.ID] = true
-			if b.start {
-				acts = slices.DeleteFunc(acts, func(a sim.Action) bool { return a.Job == b.j.Spec.ID && a.Kind == sim.Start })
-				p.stats.Vetoed++
-			} else {
-				acts = append(acts, sim.Action{Kind: sim.Suspend, Job: b.j.Spec.ID, Reason: fmt.Sprintf("quota: reclaimed for %s", o.Spec.Alias())})
-				p.stats.Reclaims++
-				p.stats.ReclaimedGPUs += len(b.gpus)
-			}
-		}
+		acts = p.takeBack(acts, victims, o, taken)
 		acts = append(acts, sim.Action{Kind: sim.Start, Job: o.Spec.ID, GPUs: slots, Reason: "quota: within guarantee"})
 		p.stats.OwnerStarts++
 		delete(p.since, o.Spec.ID)
+		p.intervened = true
 	}
 	return acts
+}
+
+// takeBack turns the victims of a reclaim for owner o into actions: a
+// borrower the inner policy started in this batch loses its start, any
+// other is suspended.
+func (p *Policy) takeBack(acts []sim.Action, victims []borrower, o *sim.Job, taken map[sim.JobID]bool) []sim.Action {
+	for _, b := range victims {
+		taken[b.j.Spec.ID] = true
+		p.sendBack(b.j.Spec.ID)
+		if b.start {
+			acts = slices.DeleteFunc(acts, func(a sim.Action) bool { return a.Job == b.j.Spec.ID && a.Kind == sim.Start })
+			p.stats.Vetoed++
+			continue
+		}
+		acts = append(acts, sim.Action{Kind: sim.Suspend, Job: b.j.Spec.ID, Reason: fmt.Sprintf("quota: reclaimed for %s", o.Spec.Alias())})
+		p.stats.Reclaims++
+		p.stats.ReclaimedGPUs += len(b.gpus)
+	}
+	return acts
+}
+
+// keepRunning gives owner o (suspended by the inner policy in this batch)
+// its GPUs back on table t: each is idle or held by a borrower of another
+// tenant, cleared in turn. It returns those borrowers; on failure t may be
+// changed (the caller discards it).
+func (p *Policy) keepRunning(t *placement.Table, o *sim.Job, lenders []borrower, taken map[sim.JobID]bool) ([]borrower, bool) {
+	var victims []borrower
+	for _, s := range o.GPUs {
+		occ := t.Occupant[s]
+		if occ == sim.NoJob || occ == o.Spec.ID {
+			continue
+		}
+		i := slices.IndexFunc(lenders, func(b borrower) bool { return b.j.Spec.ID == occ })
+		if i < 0 || taken[occ] || lenders[i].t == p.tenant(o) {
+			return nil, false
+		}
+		t.Clear(occ)
+		victims = append(victims, lenders[i])
+	}
+	for _, s := range o.GPUs {
+		t.Occupant[s] = o.Spec.ID
+	}
+	return victims, true
 }

@@ -20,7 +20,8 @@
 //
 // A job whose VC the file does not list belongs to the implicit tenant
 // Default ("" in the trace included): no guarantee, no cap, weight 1,
-// priority 0 — it can run only on borrowed GPUs.
+// priority 0 — it can run only on borrowed GPUs — unless the file lists
+// "(default)" itself with other values.
 //
 // Validation against a run (Check) refuses a VC no job of the trace has
 // (a typo in the file would otherwise silently guarantee nothing), a GPU

@@ -18,7 +18,8 @@ import (
 )
 
 // Default is the name of the implicit tenant of jobs whose VC the file
-// does not list.
+// does not list (and of jobs with no VC). A file may list it, quoted
+// ("(default)": {…}), to give those jobs an entitlement.
 const Default = "(default)"
 
 // MaxFileBytes bounds a tenants file.
@@ -86,6 +87,9 @@ func New(path string, oversubscribe bool, ts ...Tenant) (*File, error) {
 func (f *File) Index(vc string) int {
 	if i, ok := f.index[vc]; ok {
 		return i
+	}
+	if i, ok := f.index[Default]; ok {
+		return i // the file sets the default tenant's entitlement
 	}
 	return len(f.Tenants)
 }
@@ -359,7 +363,7 @@ func (f *File) CheckJobs(jobs []sim.JobSpec) error {
 		has[jobs[i].VirtualCluster] = true
 	}
 	for _, t := range f.Tenants {
-		if !has[t.Name] {
+		if !has[t.Name] && t.Name != Default {
 			return fmt.Errorf("%s:%d: tenant %s: no job of the trace has this VC (the trace's VCs: %s)", f.Path, t.Line, sim.ShowValue(t.Name), listVCs(jobs))
 		}
 	}
