@@ -2,6 +2,7 @@ package policy
 
 import (
 	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/policy/fairshare"
 	"github.com/arena-sim/arena/policy/quota"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/tenants"
@@ -11,7 +12,7 @@ import (
 // is resolved in r when a run is built, so a policy registered later
 // (a custom registry's) can be wrapped too.
 func quotaEntries(r *Registry) []Entry {
-	return []Entry{{
+	return append(fairEntries(), Entry{
 		Name:  "quota",
 		Doc:   "quotas around any policy: quota(INNER,tenants=FILE) admits each VC's jobs within its guarantee, lends idle guarantee, reclaims it by suspending borrowers (docs/tenants.md)",
 		Wraps: "policy",
@@ -48,7 +49,31 @@ func quotaEntries(r *Registry) []Entry {
 			}
 			return p, nil
 		},
-	}}
+	})
+}
+
+// fairEntries registers the fairness baselines (policy/fairshare).
+func fairEntries() []Entry {
+	opts := []Option{
+		{Name: "tenants", Type: String, Help: "tenants file (weights); none makes each VC of the trace a tenant of weight 1"},
+		{Name: "lease", Type: Duration, Default: "300", Help: "a started job runs at least this long before it can be suspended (Themis' lease)"},
+	}
+	build := func(mode fairshare.Mode) func(Options) (sim.Policy, error) {
+		return func(o Options) (sim.Policy, error) {
+			var ten *tenants.File
+			if path := o.Values.String("tenants"); path != "" {
+				var err error
+				if ten, err = tenants.Load(path); err != nil {
+					return nil, err
+				}
+			}
+			return fairshare.New(mode, o.Source.View(estimator.ViewDataParallel), ten, o.Values.Duration("lease")), nil
+		}
+	}
+	return []Entry{
+		{Name: "gavel-fair", Doc: "Gavel's max-min fairness over tenants: weighted water-filling of GPUs, LAS within a tenant, fast GPU types to the jobs they speed up most; preemptive", Options: opts, Overhead: FullSearch("gavel-fair"), New: build(fairshare.MaxMin)},
+		{Name: "ftf", Doc: "finish-time fairness after Themis without the auction: GPUs to the jobs with the worst estimated ρ first, on their request; preemptive", Options: opts, Overhead: FullSearch("ftf"), New: build(fairshare.FTF)},
+	}
 }
 
 // closeWith closes a policy holding a process before returning err.
