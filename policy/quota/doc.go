@@ -25,30 +25,49 @@
 //
 // # One decision
 //
-//  1. Filter. The inner policy gets a View whose pending queue and
-//     arrivals hold only the jobs it may start: a job whose tenant would
-//     exceed its cap with the job's request is hidden, and with
+//  1. Filter. The inner policy gets the engine's View with a pending queue
+//     and arrivals holding only the jobs it may start: a job whose tenant
+//     would exceed its cap with the job's request is hidden, and with
 //     borrow=false so is a job that does not fit in its tenant's unused
-//     guarantee on its requested type. Everything else in the View
-//     (Running, Occupant, Cluster, the Job records) is the engine's; a
-//     View with nothing to hide is handed on as it came, so the inner
-//     policy's own shortcuts (ViewReader, queue mirrors) keep working.
+//     guarantee on its requested type. Running, Occupant, Cluster and the
+//     Job records are the engine's, every running job included: policies
+//     that repack a GPU type (ElasticFlow) must see every holder. A View
+//     with nothing to change is handed on as it came, so the inner
+//     policy's shortcuts (ViewReader, queue mirrors) keep working.
 //  2. Decide. The inner policy returns its batch of actions.
-//  3. Veto. The batch is applied in order to a copy of the usage; a start
+//  3. Sanitise. Once the wrapper has changed anything (a hidden job, a
+//     refused action, a reclaim), a policy that keeps its own record of
+//     what runs (Arena's decision queue, Sia's and Gavel's tables) can act
+//     on a state that is no longer true. From then on its batch is checked
+//     against the cluster as it is, and what no longer fits is dropped
+//     (Stats.Stale): an action on a job in the wrong state, a start or
+//     reallocation onto GPUs another job keeps or another action took, or
+//     onto GPUs of mixed types. A batch from a policy the wrapper never
+//     touched reaches the engine verbatim, so the engine still names an
+//     inner policy's own bugs.
+//  4. Veto. The batch is applied in order to a copy of the usage; a start
 //     or reallocation that puts its tenant over its cap (or, with
 //     borrow=false, beyond its guarantee on the type it lands on) is
 //     dropped. A start can always be dropped; a reallocation is dropped only
 //     if no other action of the batch takes the GPUs it would free,
 //     otherwise it is kept and counted as a violation (Stats.Violations):
 //     refusing it would make the engine reject the whole batch.
-//  4. Reclaim. After the batch, the eligible owners are recomputed; each
+//  5. Reclaim. After the batch, the eligible owners are recomputed; each
 //     remembers the first decision at which it became eligible. An owner
 //     eligible for grace or longer is started by the wrapper on its
 //     requested type and count at the best locality (placement.Best on the
 //     nodes with most idle GPUs): on idle GPUs if they suffice (the inner
 //     policy may have left it waiting, e.g. behind FCFS's head of line),
 //     otherwise after taking GPUs back from borrowers of that type one at a
-//     time in reclaim order until it fits.
+//     time in reclaim order until it fits. An owner the inner policy has
+//     just suspended keeps its GPUs instead (its suspension is refused and
+//     borrowers on those GPUs give them back), so a preemptive inner policy
+//     cannot make an owner pay a restart.
+//
+// A job the wrapper suspended, or whose start it refused, is handed to the
+// inner policy as an arrival at the next decision (and left out of its
+// pending queue then): a policy that keeps its own queue learns of it
+// that way, as of any new job.
 //
 // Reclaim order (Kueue's: lowest priority first, then most recently
 // admitted): borrowers of the tenant with the lowest priority first,
@@ -70,7 +89,10 @@
 // (sim.QuietRounds); with a grace it is called every round, because a
 // grace expires on elapsed time alone.
 //
-// Limits: the guarantee holds in GPU counts; an owner whose request
+// Limits: the inner policy's priorities and the guarantees can pull in
+// opposite directions — a preemptive inner policy (SRTF, Tiresias) may
+// keep choosing a borrower over an owner, and the wrapper keeps undoing
+// it (Stats.Vetoed counts it). The guarantee holds in GPU counts; an owner whose request
 // cannot be placed even after every borrower of its type is reclaimed
 // (fragmentation by guaranteed jobs) waits for the next decision. With
 // oversubscribed guarantees (the file's oversubscribe: true) owners can
@@ -81,6 +103,6 @@
 // # Stats
 //
 // Stats (QuotaStats) counts reclaims, reclaimed GPUs, owner starts,
-// vetoed actions, violations and hidden job-decisions; sim/fairness
+// vetoed actions, violations, hidden job-decisions and stale actions; sim/fairness
 // reports them beside the fairness metrics.
 package quota
