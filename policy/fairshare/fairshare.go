@@ -31,12 +31,20 @@ type Policy struct {
 	startedAt map[sim.JobID]sim.Time // current run's start, for the lease
 	service   map[sim.JobID]float64  // GPU-seconds attained (LAS)
 	lastNow   sim.Time
+	// static per job (depends on its spec and the cluster only)
+	feas map[sim.JobID]feasible
+}
+
+type feasible struct {
+	types    []int
+	speedup  float64
+	iterTime float64 // on the request at best locality; 0 if infeasible
 }
 
 // New returns the policy deciding with est; ten may be nil (tenants are
 // then the jobs' VCs, weight 1).
 func New(mode Mode, est estimator.Estimator, ten *tenants.File, lease sim.Duration) *Policy {
-	return &Policy{mode: mode, est: est, ten: ten, lease: lease, startedAt: map[sim.JobID]sim.Time{}, service: map[sim.JobID]float64{}}
+	return &Policy{mode: mode, est: est, ten: ten, lease: lease, startedAt: map[sim.JobID]sim.Time{}, service: map[sim.JobID]float64{}, feas: map[sim.JobID]feasible{}}
 }
 
 // Name implements sim.Policy.
@@ -70,6 +78,7 @@ func (p *Policy) Schedule(v *sim.View) ([]sim.Action, error) {
 	for _, j := range v.Ended {
 		delete(p.service, j.Spec.ID)
 		delete(p.startedAt, j.Spec.ID)
+		delete(p.feas, j.Spec.ID)
 	}
 	var acts []sim.Action
 	var cs []*cand
@@ -91,9 +100,11 @@ func (p *Policy) Schedule(v *sim.View) ([]sim.Action, error) {
 			x.types = []int{c.TypeIndex(j.Config.GPU)}
 			x.locked = v.Now < p.startedAt[j.Spec.ID]+sim.Time(p.lease)
 		} else {
-			x.types, x.speedup = p.feasibleTypes(c, j)
+			f := p.static(c, j)
+			x.types, x.speedup = f.types, f.speedup
 			if len(x.types) == 0 {
 				acts = append(acts, sim.Action{Kind: sim.Drop, Job: j.Spec.ID, Reason: "infeasible on its request count on every GPU type"})
+				delete(p.feas, j.Spec.ID)
 				return
 			}
 		}
@@ -174,6 +185,20 @@ func running(cs []*cand) []*cand {
 		}
 	}
 	return out
+}
+
+// static returns the job's feasible types and iteration time, computed once.
+func (p *Policy) static(c *sim.Cluster, j *sim.Job) feasible {
+	if f, ok := p.feas[j.Spec.ID]; ok {
+		return f
+	}
+	var f feasible
+	f.types, f.speedup = p.feasibleTypes(c, j)
+	if e := p.est.Estimate(j.Spec.Workload, placement.Best(c, j.Spec.GPU, j.Spec.GPUs)); e.Feasible() {
+		f.iterTime = e.IterTime
+	}
+	p.feas[j.Spec.ID] = f
+	return f
 }
 
 // feasibleTypes lists the types a pending job can run on at its requested
@@ -335,13 +360,12 @@ func (p *Policy) chooseFTF(v *sim.View, cs []*cand) []*cand {
 	n := float64(len(cs))
 	for _, x := range cs {
 		j := x.j
-		grid := placement.Best(v.Cluster, j.Spec.GPU, j.Spec.GPUs)
-		e := p.est.Estimate(j.Spec.Workload, grid)
+		it := p.static(v.Cluster, j).iterTime
 		rho := 0.0
-		if e.Feasible() && j.Iterations > 0 {
-			alone := float64(j.Iterations) * e.IterTime
+		if it > 0 && j.Iterations > 0 {
+			alone := float64(j.Iterations) * it
 			ideal := alone * max(1, float64(j.Spec.GPUs)*n/float64(max(1, v.Cluster.TotalGPUs(j.Spec.GPU))))
-			rho = (float64(v.Now-j.SubmitTime) + float64(j.Remaining)*e.IterTime) / ideal
+			rho = (float64(v.Now-j.SubmitTime) + float64(j.Remaining)*it) / ideal
 		}
 		x.key = -rho
 		if x.locked {
