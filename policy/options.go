@@ -114,7 +114,7 @@ func (s Spec) String() string {
 	for _, o := range s.Entry.Options {
 		def, _ := parseValue(o, o.Default)
 		val := s.Values.vals[o.Name]
-		if val == def && !o.Required {
+		if val == def && !o.Required && o.Name != s.Entry.Wraps {
 			continue
 		}
 		if o.Name == s.Entry.Wraps {
@@ -218,7 +218,7 @@ func ParseWith(lookup func(string) (Entry, error), s string) (Spec, error) {
 	if err != nil {
 		return Spec{}, err
 	}
-	if e.Wraps != "" && vals.given[e.Wraps] {
+	if e.Wraps != "" {
 		inner, err := ParseWith(lookup, vals.String(e.Wraps))
 		if err != nil {
 			return Spec{}, &OptionError{Policy: name, Key: e.Wraps, Err: err}

@@ -17,7 +17,7 @@ func quotaEntries(r *Registry) []Entry {
 		Doc:   "quotas around any policy: quota(INNER,tenants=FILE) admits each VC's jobs within its guarantee, lends idle guarantee, reclaims it by suspending borrowers (docs/tenants.md)",
 		Wraps: "policy",
 		Options: []Option{
-			{Name: "policy", Type: String, Required: true, Help: "the wrapped policy string, written first: quota(fcfs), quota(tiresias(queues=3),tenants=t.yaml), quota(exec:python3 p.py)"},
+			{Name: "policy", Type: String, Default: "fcfs", Help: "the wrapped policy string, written first: quota(arena), quota(tiresias(queues=3),tenants=t.yaml), quota(exec:python3 p.py)"},
 			{Name: "tenants", Type: String, Help: "tenants file (YAML; docs/tenants.md); none puts every job in one tenant without guarantee"},
 			{Name: "borrow", Type: Bool, Default: "true", Help: "let a tenant run beyond its guarantee on idle GPUs (reclaimed when an owner needs them)"},
 			{Name: "grace", Type: Duration, Default: "0", Help: "how long an eligible owner waits before borrowed GPUs are reclaimed for it"},

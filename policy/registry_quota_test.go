@@ -24,6 +24,8 @@ func TestQuotaPolicyStrings(t *testing.T) {
 		{"quota( tiresias(queues=3,threshold=16h) , grace=10m)", "quota(tiresias(queues=3),grace=10m)"},
 		{"quota(exec:python3 examples/python/fifo.py,tenants=t.yaml)", "quota(exec:python3 examples/python/fifo.py,tenants=t.yaml)"},
 		{"quota(policy=arena)", "quota(arena)"},
+		{"quota", "quota(fcfs)"},
+		{"quota(borrow=false)", "quota(fcfs,borrow=false)"},
 		{"quota(quota(fcfs,borrow=false),grace=5m)", "quota(quota(fcfs,borrow=false),grace=5m)"},
 	} {
 		spec, err := reg.Parse(c.in)
@@ -49,7 +51,6 @@ func TestQuotaPolicyStrings(t *testing.T) {
 	}
 	for _, c := range []struct{ in, want string }{
 		{"quota(nosuch)", "policy quota: option policy: policy \"nosuch\": unknown"},
-		{"quota(borrow=true)", "policy quota: option policy: required"},
 		{"fcfs(arena)", "policy fcfs: \"arena\": want key=value (only a wrapper such as quota takes a policy first)"},
 		{"quota(fcfs,grace=soon)", "policy quota: option grace"},
 		{"quota(tiresias(queues=x))", "policy quota: option policy: policy tiresias: option queues"},
