@@ -210,7 +210,7 @@ func ParseWith(lookup func(string) (Entry, error), s string) (Spec, error) {
 	}
 	if len(pairs) > 0 && pairs[0][0] == "" {
 		if e.Wraps == "" {
-			return Spec{}, &OptionError{Policy: name, Err: fmt.Errorf("%q: want key=value (only a wrapper such as quota takes a policy first)", pairs[0][1])}
+			return Spec{}, &OptionError{Policy: name, Key: strings.TrimSpace(pairs[0][1]), Err: errors.New("want key=value")}
 		}
 		pairs[0][0] = e.Wraps
 	}

@@ -51,7 +51,7 @@ func TestQuotaPolicyStrings(t *testing.T) {
 	}
 	for _, c := range []struct{ in, want string }{
 		{"quota(nosuch)", "policy quota: option policy: policy \"nosuch\": unknown"},
-		{"fcfs(arena)", "policy fcfs: \"arena\": want key=value (only a wrapper such as quota takes a policy first)"},
+		{"fcfs(arena)", "policy fcfs: option arena: want key=value"},
 		{"quota(fcfs,grace=soon)", "policy quota: option grace"},
 		{"quota(tiresias(queues=x))", "policy quota: option policy: policy tiresias: option queues"},
 	} {

@@ -192,3 +192,35 @@ func TestReclaimOrderPriorityFirst(t *testing.T) {
 		t.Errorf("c2 (priority 1) suspended at %v; b2 (priority 0) should go first", got)
 	}
 }
+
+// mover restarts every running job in place (a suspend and a start of the
+// same job in one batch, as a policy moving a job does).
+type mover struct{ sim.Policy }
+
+func (m mover) Schedule(v *sim.View) ([]sim.Action, error) {
+	acts, err := m.Policy.Schedule(v)
+	for _, j := range v.Running {
+		acts = append(acts, sim.Action{Kind: sim.Suspend, Job: j.Spec.ID}, sim.Action{Kind: sim.Start, Job: j.Spec.ID, GPUs: j.GPUs})
+	}
+	return acts, err
+}
+
+// A job the inner policy suspends and starts again in the same batch is
+// running after it, not an owner to start: the wrapper must not start it a
+// second time (the engine would reject the batch).
+func TestMoveIsNotAnOwner(t *testing.T) {
+	c, err := sim.NewCluster(sim.ClusterSpec{Name: "handworked", Pools: twoByTwo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	est := profile(t).View(estimator.ViewOptimal)
+	q, err := quota.New(mover{fcfs.New(est)}, c, est, quota.Config{Tenants: twoTenants(t, 0), Borrow: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := sim.DefaultConfig(c, est)
+	sc.Rounds, sc.Check = 10, true
+	if _, err := sim.Run(context.Background(), sc, q, borrowReclaimJobs()); err != nil {
+		t.Fatal(err)
+	}
+}

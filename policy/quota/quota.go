@@ -558,7 +558,10 @@ func (p *Policy) reclaim(v *sim.View, acts []sim.Action) []sim.Action {
 	var suspended []*sim.Job
 	for _, a := range acts {
 		touched[a.Job] = a.Kind
-		if a.Kind == sim.Suspend {
+	}
+	for _, a := range acts {
+		// suspended and not started again in the same batch (a move)
+		if a.Kind == sim.Suspend && touched[a.Job] == sim.Suspend && !slices.ContainsFunc(suspended, func(j *sim.Job) bool { return j.Spec.ID == a.Job }) {
 			suspended = append(suspended, v.Job(a.Job))
 		}
 	}
