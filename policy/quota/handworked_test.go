@@ -193,34 +193,45 @@ func TestReclaimOrderPriorityFirst(t *testing.T) {
 	}
 }
 
-// mover restarts every running job in place (a suspend and a start of the
-// same job in one batch, as a policy moving a job does).
+// mover moves every running job onto the A10 node when it is free (a
+// suspend and a start of the same job in one batch, as a policy moving a
+// job across GPU types does).
 type mover struct{ sim.Policy }
 
 func (m mover) Schedule(v *sim.View) ([]sim.Action, error) {
 	acts, err := m.Policy.Schedule(v)
+	a10 := v.Cluster.Nodes[v.Cluster.NodesOfType("a10")[0]]
 	for _, j := range v.Running {
-		acts = append(acts, sim.Action{Kind: sim.Suspend, Job: j.Spec.ID}, sim.Action{Kind: sim.Start, Job: j.Spec.ID, GPUs: j.GPUs})
+		if len(j.GPUs) == 2 && v.Occupant[a10.FirstSlot] == sim.NoJob && v.Occupant[a10.FirstSlot+1] == sim.NoJob {
+			acts = append(acts, sim.Action{Kind: sim.Suspend, Job: j.Spec.ID}, sim.Action{Kind: sim.Start, Job: j.Spec.ID, GPUs: []int{a10.FirstSlot, a10.FirstSlot + 1}})
+			break
+		}
 	}
 	return acts, err
 }
 
-// A job the inner policy suspends and starts again in the same batch is
-// running after it, not an owner to start: the wrapper must not start it a
-// second time (the engine would reject the batch).
+// A job the inner policy suspends and starts again in the same batch, on
+// another GPU type, is running after it — not an owner of its requested
+// type to start: the wrapper must not start it a second time (the engine
+// would reject the batch). Fails before the fix: A's job, moved from its
+// guaranteed A40s to the A10 node, was started again on the A40s.
 func TestMoveIsNotAnOwner(t *testing.T) {
-	c, err := sim.NewCluster(sim.ClusterSpec{Name: "handworked", Pools: twoByTwo})
+	c, err := sim.NewCluster(sim.ClusterSpec{Name: "handworked", Pools: []sim.Pool{{GPU: "a40", Nodes: 1, GPUsPerNode: 2}, {GPU: "a10", Nodes: 1, GPUsPerNode: 2}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	est := profile(t).View(estimator.ViewOptimal)
-	q, err := quota.New(mover{fcfs.New(est)}, c, est, quota.Config{Tenants: twoTenants(t, 0), Borrow: true})
+	ten, err := tenants.New("handworked", false, tenants.Tenant{Name: "A", Guaranteed: map[string]int{"a40": 2}}, tenants.Tenant{Name: "B"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := quota.New(mover{fcfs.New(est)}, c, est, quota.Config{Tenants: ten, Borrow: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sc := sim.DefaultConfig(c, est)
 	sc.Rounds, sc.Check = 10, true
-	if _, err := sim.Run(context.Background(), sc, q, borrowReclaimJobs()); err != nil {
+	if _, err := sim.Run(context.Background(), sc, q, []sim.JobSpec{spec(0, "A", 0, long, 2)}); err != nil {
 		t.Fatal(err)
 	}
 }
