@@ -60,8 +60,11 @@ type Tenant struct {
 type Report struct {
 	Jobs []Job `json:"-"`
 	// Rated is the number of finished jobs with a ρ; Unrated those without.
-	Rated          int          `json:"rated_jobs"`
-	Unrated        int          `json:"unrated_jobs"`
+	Rated   int `json:"rated_jobs"`
+	Unrated int `json:"unrated_jobs"`
+	// Dropped and Unfinished (running or pending at the end) have no ρ.
+	Dropped        int          `json:"dropped_jobs"`
+	Unfinished     int          `json:"unfinished_jobs"`
 	MaxRho         float64      `json:"max_rho"`
 	MeanRho        float64      `json:"mean_rho"`
 	FracRhoAbove1  float64      `json:"frac_rho_above_1"`
@@ -112,6 +115,11 @@ func Compute(res *sim.Result, jobs []sim.JobSpec, c *sim.Cluster, ten *tenants.F
 		tn[t].GPUHours += jr.GPUSeconds / 3600
 		total += jr.GPUSeconds / 3600
 		if jr.State != "finished" {
+			if jr.State == "dropped" {
+				r.Dropped++
+			} else {
+				r.Unfinished++
+			}
 			continue
 		}
 		tn[t].Finished++
@@ -312,8 +320,8 @@ func quantile(sorted []float64, q float64) float64 {
 // Write prints the report: the run's figures, then a table per tenant.
 func (r *Report) Write(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "finish-time fairness: %d jobs rated (%d not), max ρ %.3f, mean ρ %.3f, ρ > 1 for %.1f%%\n",
-		r.Rated, r.Unrated, r.MaxRho, r.MeanRho, 100*r.FracRhoAbove1)
+	fmt.Fprintf(&b, "finish-time fairness: %d jobs rated (%d finished without a ρ, %d dropped, %d unfinished), max ρ %.3f, mean ρ %.3f, ρ > 1 for %.1f%%\n",
+		r.Rated, r.Unrated, r.Dropped, r.Unfinished, r.MaxRho, r.MeanRho, 100*r.FracRhoAbove1)
 	fmt.Fprintf(&b, "Jain's index: GPU share/weight %.3f, slowdown %.3f; over-cap GPU-hours %.2f\n", r.JainShare, r.JainSlowdown, r.OverCapSeconds/3600)
 	if q := r.Quota; q != nil {
 		fmt.Fprintf(&b, "quota: %d reclaims (%d GPUs), %d vetoed actions, %d violations\n", q.Reclaims, q.ReclaimedGPUs, q.Vetoed, q.Violations)
