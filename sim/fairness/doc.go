@@ -43,4 +43,7 @@
 // per-tenant mean ρ (1 = equal, 1/n = one tenant has everything), over the
 // tenants with at least one job. The quota wrapper's reclaim and
 // violation counts are copied in when given (Options.Quota).
+//
+// ShareOverTime samples each tenant's GPUs held at the timeline's rows
+// (for a share-over-time figure); Report.Jobs feeds a ρ CDF.
 package fairness

@@ -3,6 +3,7 @@ package fairness
 import (
 	"bytes"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -114,5 +115,27 @@ func TestHandWorkedRho(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "ρ > 1 for 33.3%") {
 		t.Errorf("report:\n%s", b.String())
+	}
+}
+
+// The hand-worked run's holdings per VC at each row (worked from its
+// allocations): x holds A's and B's 4 GPUs until A ends at 852.6, B's 2
+// until 1405.2; y holds C's 2 from 900 to 1752.6.
+func TestShareOverTimeHandWorked(t *testing.T) {
+	res := &sim.Result{
+		Timeline: []sim.RoundRecord{{Time: 0}, {Time: 300}, {Time: 600}, {Time: 900}, {Time: 1200}, {Time: 1500}, {Time: 1800}},
+		Allocations: []sim.AllocRecord{{Job: 0, Slots: 2, Start: 0, End: 852.6},
+			{Job: 1, Slots: 2, Start: 0, End: 1405.2}, {Job: 2, Slots: 2, Start: 900, End: 1752.6}},
+	}
+	jobs := []sim.JobSpec{{ID: 0, VirtualCluster: "x"}, {ID: 1, VirtualCluster: "x"}, {ID: 2, VirtualCluster: "y"}}
+	s, err := ShareOverTime(res, jobs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]float64{"x": {4, 4, 4, 2, 2, 0, 0}, "y": {0, 0, 0, 2, 2, 2, 0}}
+	for i, name := range s.Tenants {
+		if w, ok := want[name]; ok && !slices.Equal(s.GPUs[i], w) {
+			t.Errorf("%s holds %v, want %v", name, s.GPUs[i], w)
+		}
 	}
 }
