@@ -3,6 +3,9 @@ package policy_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"os/exec"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -102,13 +105,21 @@ func TestEveryPolicyUnderQuota(t *testing.T) {
 			VirtualCluster: vcs[(i/2)%len(vcs)]})
 	}
 	reclaims := 0
+	records := map[string][]sim.JobRecord{} // by inner policy and timing
+	var inners []string
 	for _, e := range reg.Entries() {
 		if e.Name == "quota" || e.Name == policy.ExecName || e.NeedsOptions() || e.Name == "sia-glpk" { // sia-glpk needs python3-cvxopt
 			continue
 		}
+		inners = append(inners, e.Name)
+	}
+	if _, err := exec.LookPath("python3"); err == nil {
+		inners = append(inners, "exec:python3 ../examples/python/fifo.py") // a policy in another language
+	}
+	for _, in := range inners {
 		for _, timing := range []sim.Timing{sim.Exact, sim.Artifact} {
-			name := fmt.Sprintf("quota(%s,tenants=testdata/quota-tenants.yaml)", e.Name)
-			t.Run(e.Name+"/"+timing.String(), func(t *testing.T) {
+			name := fmt.Sprintf("quota(%s,tenants=testdata/quota-tenants.yaml)", in)
+			t.Run(in+"/"+timing.String(), func(t *testing.T) {
 				spec, err := reg.Parse(name)
 				if err != nil {
 					t.Fatal(err)
@@ -120,6 +131,9 @@ func TestEveryPolicyUnderQuota(t *testing.T) {
 				p, err := spec.Entry.New(o)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if c, ok := p.(io.Closer); ok {
+					defer c.Close()
 				}
 				cfg := sim.DefaultConfig(c, src.View(estimator.ViewOptimal))
 				cfg.Timing, cfg.Rounds, cfg.Check, cfg.Overhead = timing, 80, true, o.Overhead
@@ -133,6 +147,7 @@ func TestEveryPolicyUnderQuota(t *testing.T) {
 						done++
 					}
 				}
+				records[in+"/"+timing.String()] = res.Jobs
 				st := p.(quota.StatsReporter).QuotaStats()
 				reclaims += st.Reclaims
 				t.Logf("%s: %d of %d jobs done; %+v", name, done, len(jobs), st)
@@ -141,5 +156,17 @@ func TestEveryPolicyUnderQuota(t *testing.T) {
 	}
 	if reclaims == 0 {
 		t.Error("no policy ever had a borrower reclaimed: the workload does not exercise the wrapper")
+	}
+	// examples/python/fifo.py reimplements fcfs; under the wrapper, through
+	// the exec adapter, it must decide alike.
+	for _, timing := range []string{"exact", "artifact"} {
+		if py, ok := records["exec:python3 ../examples/python/fifo.py/"+timing]; ok && !reflect.DeepEqual(py, records["fcfs/"+timing]) {
+			for i := range py {
+				if !reflect.DeepEqual(py[i], records["fcfs/"+timing][i]) {
+					t.Errorf("%s: job %d: quota(exec:python3 fifo.py) %+v, quota(fcfs) %+v", timing, i, py[i], records["fcfs/"+timing][i])
+					break
+				}
+			}
+		}
 	}
 }

@@ -136,12 +136,15 @@ func (p *Policy) ReadsViewOnly() bool {
 	return ok && r.ReadsViewOnly()
 }
 
-// IdleWhenQuiet implements sim.QuietRounds: only with no grace (a grace
-// expires on elapsed time, which a quiet round must see) and an inner
-// policy that is idle when quiet itself.
+// IdleWhenQuiet implements sim.QuietRounds only for a wrapper without
+// tenants (it passes every decision through) around a policy idle when
+// quiet itself. With tenants a decision with no arrival and no ended job
+// can still act: a job the wrapper suspended or refused is handed back to
+// the inner policy at the next decision, and a grace expires on elapsed
+// time alone.
 func (p *Policy) IdleWhenQuiet() bool {
 	q, ok := p.inner.(sim.QuietRounds)
-	return p.cfg.Grace <= 0 && ok && q.IdleWhenQuiet()
+	return p.T == 1 && p.caps[0] == 0 && ok && q.IdleWhenQuiet()
 }
 
 // Close closes the inner policy if it holds a process (exec:).
