@@ -84,10 +84,10 @@
 // guarantee the property test checks: an owner is never left pending at a
 // decision made grace or more after the first decision at which it was
 // eligible. As decisions fall every round (300 s), an owner's wait behind
-// a borrower is at most grace plus one round from its arrival. With
-// grace 0 the wrapper idles in quiet rounds when its inner policy does
-// (sim.QuietRounds); with a grace it is called every round, because a
-// grace expires on elapsed time alone.
+// a borrower is at most grace plus one round from its arrival. With a
+// tenants file the wrapper is called every round (it does not claim
+// sim.QuietRounds): a grace expires on elapsed time alone, and a job it
+// handed back acts at the next decision, arrival or not.
 //
 // Limits: the inner policy's priorities and the guarantees can pull in
 // opposite directions — a preemptive inner policy (SRTF, Tiresias) may
