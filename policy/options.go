@@ -115,7 +115,11 @@ func (s Spec) String() string {
 	for _, o := range s.Entry.Options {
 		def, _ := parseValue(o, o.Default)
 		val := s.Values.vals[o.Name]
-		if val == def && !o.Required {
+		if val == def && !o.Required && o.Name != s.Entry.Wraps {
+			continue
+		}
+		if o.Name == s.Entry.Wraps {
+			parts = append([]string{formatValue(o, val)}, parts...) // written first, without its key
 			continue
 		}
 		parts = append(parts, o.Name+"="+quoteValue(formatValue(o, val)))
@@ -182,10 +186,18 @@ func ParseWith(lookup func(string) (Entry, error), s string) (Spec, error) {
 			}
 			k, v, ok := strings.Cut(it, "=")
 			k = strings.TrimSpace(k)
+			if !ok && len(pairs) == 0 && strings.TrimSpace(it) != "" {
+				k, v, ok = "", it, true // a wrapped policy, quota(fcfs,…): the entry's Wraps option
+			} else if ok && strings.ContainsAny(k, "(:") && len(pairs) == 0 {
+				k, v = "", it // quota(tiresias(queues=3),…), quota(exec:p.py,…)
+			}
 			if !ok {
 				return Spec{}, optionError(name, k, errors.New("want key=value"))
 			}
 			val, err := unquote(strings.TrimSpace(v))
+			if k == "" && !strings.HasPrefix(strings.TrimSpace(v), "'") && !strings.HasPrefix(strings.TrimSpace(v), `"`) {
+				val, err = strings.TrimSpace(v), nil // a policy string keeps its own quotes
+			}
 			if err != nil {
 				return Spec{}, optionError(name, k, err)
 			}
@@ -196,9 +208,23 @@ func ParseWith(lookup func(string) (Entry, error), s string) (Spec, error) {
 	if err != nil {
 		return Spec{}, err
 	}
+	if len(pairs) > 0 && pairs[0][0] == "" {
+		if e.Wraps == "" {
+			return Spec{}, &OptionError{Policy: name, Key: strings.TrimSpace(pairs[0][1]), Err: errors.New("want key=value")}
+		}
+		pairs[0][0] = e.Wraps
+	}
 	vals, err := e.values(name, pairs)
 	if err != nil {
 		return Spec{}, err
+	}
+	if e.Wraps != "" {
+		inner, err := ParseWith(lookup, vals.String(e.Wraps))
+		if err != nil {
+			return Spec{}, &OptionError{Policy: name, Key: e.Wraps, Err: err}
+		}
+		e.Overhead, e.Cost = inner.Entry.Overhead, inner.Entry.Cost
+		vals.vals[e.Wraps] = inner.String() // canonical, as results record it
 	}
 	return Spec{Entry: e, Values: vals}, nil
 }
