@@ -14,9 +14,11 @@ import (
 )
 
 // notRunFlags are the flags of 'arena simulate' that do not describe the
-// run (where results go, what is printed, profiling of arena itself).
-// Any other flag must be a field of runner.Run with a spec key.
-var notRunFlags = []string{"out", "quiet", "progress", "no-reference", "cpuprofile", "memprofile", "help"}
+// run (where results go, what is printed, profiling of arena itself, and
+// --baseline: which policy the others are compared with, the spec's own
+// baseline: key). Any other flag must be a field of runner.Run with a
+// spec key.
+var notRunFlags = []string{"out", "quiet", "progress", "no-reference", "cpuprofile", "memprofile", "help", "baseline"}
 
 // Every flag of 'arena simulate' that describes a run binds to a field of
 // the run table and is a key a sweep spec accepts with the flag's default

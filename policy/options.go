@@ -210,7 +210,7 @@ func ParseWith(lookup func(string) (Entry, error), s string) (Spec, error) {
 	}
 	if len(pairs) > 0 && pairs[0][0] == "" {
 		if e.Wraps == "" {
-			return Spec{}, &OptionError{Policy: name, Key: strings.TrimSpace(pairs[0][1]), Err: errors.New("want key=value")}
+			return Spec{}, optionError(name, strings.TrimSpace(pairs[0][1]), errors.New("want key=value"))
 		}
 		pairs[0][0] = e.Wraps
 	}
@@ -221,7 +221,7 @@ func ParseWith(lookup func(string) (Entry, error), s string) (Spec, error) {
 	if e.Wraps != "" {
 		inner, err := ParseWith(lookup, vals.String(e.Wraps))
 		if err != nil {
-			return Spec{}, &OptionError{Policy: name, Key: e.Wraps, Err: err}
+			return Spec{}, optionError(name, e.Wraps, err)
 		}
 		e.Overhead, e.Cost = inner.Entry.Overhead, inner.Entry.Cost
 		vals.vals[e.Wraps] = inner.String() // canonical, as results record it

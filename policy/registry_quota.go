@@ -26,7 +26,7 @@ func quotaEntries(r *Registry) []Entry {
 		New: func(o Options) (sim.Policy, error) {
 			spec, err := r.Parse(o.Values.String("policy"))
 			if err != nil {
-				return nil, &OptionError{Policy: "quota", Key: "policy", Err: err}
+				return nil, optionError("quota", "policy", err)
 			}
 			io := o
 			io.Values = spec.Values
