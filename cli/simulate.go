@@ -159,50 +159,9 @@ func runSimulate(cmd *cobra.Command, reg *policy.Registry, f simulateFlags) erro
 	if err := runner.CheckRounds(base.Rounds, base.MaxRounds, from); err != nil {
 		return err
 	}
-	var names []string
-	if f.raw["policy"].value == "" {
-		for _, n := range []string{"arena", "fcfs"} {
-			if _, err := reg.Lookup(n); err == nil {
-				names = append(names, n)
-			}
-		}
-	} else {
-		items, err := policy.SplitList(f.raw["policy"].value)
-		if err != nil {
-			return fmt.Errorf("--policy: %w", err)
-		}
-		for _, it := range items {
-			ps, err := reg.Parse(it)
-			if err != nil {
-				return fmt.Errorf("--policy: %w", err)
-			}
-			if n := ps.String(); slices.Contains(names, n) {
-				return fmt.Errorf("--policy: %s given twice", n)
-			} else {
-				names = append(names, n)
-			}
-		}
-	}
-	// Two policy strings whose results directories would be one (they
-	// differ only in characters PolicyDir replaces) would overwrite each
-	// other: refused before anything runs.
-	if f.out != "" {
-		dirs := map[string]string{}
-		for _, n := range names {
-			d := experiments.PolicyDir(n)
-			if other, dup := dirs[d]; dup {
-				return fmt.Errorf("--policy: %s and %s would both write %s; give one of them different options or run them apart", other, n, filepath.Join(f.out, d))
-			}
-			dirs[d] = n
-		}
-	}
-	if f.baseline != "" {
-		if ps, err := reg.Parse(f.baseline); err == nil {
-			f.baseline = ps.String()
-		}
-		if !slices.Contains(names, f.baseline) {
-			return fmt.Errorf("--baseline %s: not among the policies run (%s)", f.baseline, strings.Join(names, ", "))
-		}
+	names, err := simulatePolicies(reg, &f)
+	if err != nil {
+		return err
 	}
 	// Every input is loaded once, for all the policies: a bad trace or
 	// cluster is reported once, under its flag, not once per policy run.
@@ -227,32 +186,8 @@ func runSimulate(cmd *cobra.Command, reg *policy.Registry, f simulateFlags) erro
 			return fmt.Errorf("--out: %w", err)
 		}
 	}
-	stderr := cmd.ErrOrStderr()
-	prog := newProgress(stderr, chooseProgress(stderr, f.quiet, f.progressEvery), "simulate "+strings.Join(names, ","), "rounds", f.progressEvery)
-
-	outcomes := make([]*runner.Outcome, len(names))
-	errs := make([]error, len(names))
-	var mu sync.Mutex
-	done := make([]int, len(names))
-	// The sweep's pool, one worker per policy.
-	runner.Each(cmd.Context(), len(names), len(names), func(i int) {
-		var onRound func(d, t int)
-		if prog != nil {
-			onRound = func(d, t int) {
-				mu.Lock()
-				defer mu.Unlock()
-				done[i] = d
-				sum := 0
-				for _, n := range done {
-					sum += n
-				}
-				prog.update(sum, t*len(names))
-			}
-		}
-		outcomes[i], errs[i] = scenarios[i].Execute(cmd.Context(), onRound)
-	})
-	prog.finish()
-	if err := cmd.Context().Err(); err != nil {
+	outcomes, errs, err := runScenarios(cmd, scenarios, names, f)
+	if err != nil {
 		return err
 	}
 	// A policy that fails does not take the others' results with it: they
@@ -283,6 +218,14 @@ func runSimulate(cmd *cobra.Command, reg *policy.Registry, f simulateFlags) erro
 	if f.baseline != "" && !slices.ContainsFunc(ok, func(o *runner.Outcome) bool { return o.Summary.Policy == f.baseline }) {
 		f.baseline = "" // it failed: the comparisons fall back to the paper's form
 	}
+	return reportSimulate(cmd, base, f, outcomes, failed, len(names))
+}
+
+// reportSimulate pads the runs' means together, writes each policy's
+// results under --out, prints the side-by-side summary (beside the
+// authors' stored results where they exist) and, when some policies
+// failed, names them and why; the error is then theirs.
+func reportSimulate(cmd *cobra.Command, base runner.Run, f simulateFlags, outcomes []*runner.Outcome, failed []string, policies int) error {
 	sums := make([]*sim.Summary, len(outcomes))
 	jcts := make([][]float64, len(outcomes))
 	for i, o := range outcomes {
@@ -297,7 +240,7 @@ func runSimulate(cmd *cobra.Command, reg *policy.Registry, f simulateFlags) erro
 			}
 		}
 	}
-	warnMissingTypes(stderr, outcomes[0])
+	warnMissingTypes(cmd.ErrOrStderr(), outcomes[0])
 	printSummaries(cmd.OutOrStdout(), outcomes, base.Timing == sim.Artifact && base.Trace == "philly" && !f.noReference && outcomes[0].Summary.Rounds == 2000 && base.Cluster == "paper-1280", f.baseline)
 	if base.Timing == sim.Artifact && base.Trace == "pai" && !f.noReference && outcomes[0].Summary.Rounds == 500 && base.Cluster == "paper-1280" {
 		// The authors' PAI runs are stored as per-round digests only.
@@ -314,13 +257,98 @@ func runSimulate(cmd *cobra.Command, reg *policy.Registry, f simulateFlags) erro
 		fmt.Fprintf(cmd.OutOrStdout(), "\nresults written to %s/<policy>/ (jobs.parquet, timeline.parquet, rounds.csv, summary.json)\n", f.out)
 	}
 	if len(failed) > 0 {
-		fmt.Fprintf(cmd.OutOrStdout(), "\n⚠ %d of %d policies failed (their columns are missing above):\n", len(failed), len(names))
+		fmt.Fprintf(cmd.OutOrStdout(), "\n⚠ %d of %d policies failed (their columns are missing above):\n", len(failed), policies)
 		for _, m := range failed {
 			fmt.Fprintf(cmd.OutOrStdout(), "  %s\n", m)
 		}
-		return fmt.Errorf("%d of %d policies failed: %s", len(failed), len(names), strings.Join(failed, "; "))
+		return fmt.Errorf("%d of %d policies failed: %s", len(failed), policies, strings.Join(failed, "; "))
 	}
 	return nil
+}
+
+// simulatePolicies returns the canonical policy strings --policy names (by
+// default arena and fcfs, those registered), refusing a policy given
+// twice, two whose results directories coincide, and a --baseline not
+// among them (canonicalised in f).
+func simulatePolicies(reg *policy.Registry, f *simulateFlags) ([]string, error) {
+	var names []string
+	if f.raw["policy"].value == "" {
+		for _, n := range []string{"arena", "fcfs"} {
+			if _, err := reg.Lookup(n); err == nil {
+				names = append(names, n)
+			}
+		}
+	} else {
+		items, err := policy.SplitList(f.raw["policy"].value)
+		if err != nil {
+			return nil, fmt.Errorf("--policy: %w", err)
+		}
+		for _, it := range items {
+			ps, err := reg.Parse(it)
+			if err != nil {
+				return nil, fmt.Errorf("--policy: %w", err)
+			}
+			if n := ps.String(); slices.Contains(names, n) {
+				return nil, fmt.Errorf("--policy: %s given twice", n)
+			} else {
+				names = append(names, n)
+			}
+		}
+	}
+	// Two policy strings whose results directories would be one (they
+	// differ only in characters PolicyDir replaces) would overwrite each
+	// other: refused before anything runs.
+	if f.out != "" {
+		dirs := map[string]string{}
+		for _, n := range names {
+			d := experiments.PolicyDir(n)
+			if other, dup := dirs[d]; dup {
+				return nil, fmt.Errorf("--policy: %s and %s would both write %s; give one of them different options or run them apart", other, n, filepath.Join(f.out, d))
+			}
+			dirs[d] = n
+		}
+	}
+	if f.baseline != "" {
+		if ps, err := reg.Parse(f.baseline); err == nil {
+			f.baseline = ps.String()
+		}
+		if !slices.Contains(names, f.baseline) {
+			return nil, fmt.Errorf("--baseline %s: not among the policies run (%s)", f.baseline, strings.Join(names, ", "))
+		}
+	}
+	return names, nil
+}
+
+// runScenarios runs every policy's scenario on the sweep's pool (one
+// worker per policy) with one progress display for all, and returns each
+// one's outcome or error; the error is the interruption, if any.
+func runScenarios(cmd *cobra.Command, scenarios []*runner.Scenario, names []string, f simulateFlags) ([]*runner.Outcome, []error, error) {
+	stderr := cmd.ErrOrStderr()
+	prog := newProgress(stderr, chooseProgress(stderr, f.quiet, f.progressEvery), "simulate "+strings.Join(names, ","), "rounds", f.progressEvery)
+
+	outcomes := make([]*runner.Outcome, len(names))
+	errs := make([]error, len(names))
+	var mu sync.Mutex
+	done := make([]int, len(names))
+	// The sweep's pool, one worker per policy.
+	runner.Each(cmd.Context(), len(names), len(names), func(i int) {
+		var onRound func(d, t int)
+		if prog != nil {
+			onRound = func(d, t int) {
+				mu.Lock()
+				defer mu.Unlock()
+				done[i] = d
+				sum := 0
+				for _, n := range done {
+					sum += n
+				}
+				prog.update(sum, t*len(names))
+			}
+		}
+		outcomes[i], errs[i] = scenarios[i].Execute(cmd.Context(), onRound)
+	})
+	prog.finish()
+	return outcomes, errs, cmd.Context().Err()
 }
 
 // warnMissingTypes points at --gpu-map when the trace asks for GPU types
