@@ -66,3 +66,29 @@ func TestPolicyDirCollisionRefused(t *testing.T) {
 		t.Fatalf("err = %v\n%s", err, out)
 	}
 }
+
+// TestSimulateFairness: --fairness prints each policy's finish-time
+// fairness and writes fairness.json beside its results; a bad tenants
+// file is refused naming its file, line and key.
+func TestSimulateFairness(t *testing.T) {
+	dir := t.TempDir()
+	out, err := runCLI(t, "simulate", "--trace", "testbed", "--cluster", "testbed-64", "--policy", "fcfs,arena", "--rounds", "40", "--fairness", "--out", dir, "--quiet")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if strings.Count(out, "finish-time fairness:") != 2 || !strings.Contains(out, "Jain's index") {
+		t.Errorf("no fairness block per policy:\n%s", out)
+	}
+	for _, p := range []string{"fcfs", "arena"} {
+		data, err := os.ReadFile(filepath.Join(dir, p, FairnessFile))
+		if err != nil || !strings.Contains(string(data), `"max_rho"`) {
+			t.Errorf("%s: fairness.json: %v %.200s", p, err, data)
+		}
+	}
+	bad := filepath.Join(t.TempDir(), "t.yaml")
+	os.WriteFile(bad, []byte("tenants:\n  a:\n    weight: -1\n"), 0o644)
+	_, err = runCLI(t, "simulate", "--trace", "testbed", "--cluster", "testbed-64", "--policy", "fcfs", "--rounds", "5", "--tenants", bad, "--quiet")
+	if err == nil || !strings.Contains(err.Error(), "t.yaml:3") || !strings.Contains(err.Error(), "weight") {
+		t.Errorf("bad tenants file: err = %v", err)
+	}
+}

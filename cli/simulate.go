@@ -21,7 +21,9 @@ import (
 	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/fairness"
 	"github.com/arena-sim/arena/sim/outdir"
+	"github.com/arena-sim/arena/sim/tenants"
 )
 
 // simulateFlags are the command's flags: the run they describe, bound
@@ -31,7 +33,12 @@ type simulateFlags struct {
 	raw                map[string]*rawFlag // by flag name, the run's flags
 	quiet, noReference bool
 	out, baseline      string
-	progressEvery      time.Duration
+	// fairness prints (and with --out writes) finish-time fairness and
+	// per-tenant figures; tenants names the tenants file (implies it).
+	fairness      bool
+	tenants       string
+	tenantsFile   *tenants.File // tenants, loaded before anything runs
+	progressEvery time.Duration
 }
 
 // rawFlag holds a run flag's value as given; runner.Fields parses it.
@@ -118,6 +125,8 @@ Philly trace in artifact timing the authors' stored results are printed alongsid
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	fl.DurationVar(&f.progressEvery, "progress", defaultProgressEvery, "when stderr is not a terminal: print a progress line this often (0 = never)")
 	fl.StringVar(&f.baseline, "baseline", "", "compare every policy with this one (JCT reduction and throughput ratio); default: the paper's form, arena against each")
+	fl.BoolVar(&f.fairness, "fairness", false, "also report finish-time fairness (ρ), Jain's index and per-tenant JCT and GPU-hours, each virtual cluster of the trace a tenant (docs/tenants.md); with --out also DIR/<policy>/fairness.json")
+	fl.StringVar(&f.tenants, "tenants", "", "tenants file (YAML, docs/tenants.md) for the fairness report: the tenants, their weights and quotas (implies --fairness)")
 	fl.BoolVar(&f.noReference, "no-reference", false, "do not print the artifact's stored results next to ours")
 	addProfileFlags(cmd)
 	return cmd
@@ -162,6 +171,11 @@ func runSimulate(cmd *cobra.Command, reg *policy.Registry, f simulateFlags) erro
 	names, err := simulatePolicies(reg, &f)
 	if err != nil {
 		return err
+	}
+	if f.tenants != "" {
+		if f.tenantsFile, err = tenants.Load(f.tenants); err != nil {
+			return fmt.Errorf("--tenants: %w", err)
+		}
 	}
 	// Every input is loaded once, for all the policies: a bad trace or
 	// cluster is reported once, under its flag, not once per policy run.
@@ -218,24 +232,43 @@ func runSimulate(cmd *cobra.Command, reg *policy.Registry, f simulateFlags) erro
 	if f.baseline != "" && !slices.ContainsFunc(ok, func(o *runner.Outcome) bool { return o.Summary.Policy == f.baseline }) {
 		f.baseline = "" // it failed: the comparisons fall back to the paper's form
 	}
-	return reportSimulate(cmd, base, f, outcomes, failed, len(names))
+	byPolicy := make(map[string]*runner.Scenario, len(names))
+	for i, n := range names {
+		byPolicy[n] = scenarios[i]
+	}
+	return reportSimulate(cmd, base, f, byPolicy, outcomes, failed, len(names))
 }
 
 // reportSimulate pads the runs' means together, writes each policy's
 // results under --out, prints the side-by-side summary (beside the
 // authors' stored results where they exist) and, when some policies
 // failed, names them and why; the error is then theirs.
-func reportSimulate(cmd *cobra.Command, base runner.Run, f simulateFlags, outcomes []*runner.Outcome, failed []string, policies int) error {
+func reportSimulate(cmd *cobra.Command, base runner.Run, f simulateFlags, scenarios map[string]*runner.Scenario, outcomes []*runner.Outcome, failed []string, policies int) error {
 	sums := make([]*sim.Summary, len(outcomes))
 	jcts := make([][]float64, len(outcomes))
 	for i, o := range outcomes {
 		sums[i], jcts[i] = &o.Summary, o.Result.JCTs
 	}
 	sim.PadMeans(sums, jcts)
+	var fair []*fairness.Report
+	if f.fairness || f.tenants != "" {
+		var err error
+		if fair, err = fairnessReports(f.tenantsFile, scenarios, outcomes); err != nil {
+			return err
+		}
+	}
 	if f.out != "" {
-		for _, o := range outcomes {
+		for i, o := range outcomes {
 			dir := filepath.Join(f.out, experiments.PolicyDir(o.Summary.Policy))
-			if err := sim.WriteDir(dir, o.Result, o.Summary); err != nil {
+			var extra []sim.File
+			if fair != nil {
+				ff, err := fairnessFile(fair[i])
+				if err != nil {
+					return err
+				}
+				extra = append(extra, ff)
+			}
+			if err := sim.WriteDir(dir, o.Result, o.Summary, extra...); err != nil {
 				return err
 			}
 		}
@@ -253,8 +286,17 @@ func reportSimulate(cmd *cobra.Command, base runner.Run, f simulateFlags, outcom
 		}
 		fmt.Fprintln(cmd.OutOrStdout())
 	}
+	if fair != nil {
+		if err := printFairness(cmd.OutOrStdout(), outcomes, fair); err != nil {
+			return err
+		}
+	}
 	if f.out != "" {
-		fmt.Fprintf(cmd.OutOrStdout(), "\nresults written to %s/<policy>/ (jobs.parquet, timeline.parquet, rounds.csv, summary.json)\n", f.out)
+		written := "jobs.parquet, timeline.parquet, rounds.csv, summary.json"
+		if fair != nil {
+			written += ", " + FairnessFile
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "\nresults written to %s/<policy>/ (%s)\n", f.out, written)
 	}
 	if len(failed) > 0 {
 		fmt.Fprintf(cmd.OutOrStdout(), "\n⚠ %d of %d policies failed (their columns are missing above):\n", len(failed), policies)

@@ -18,7 +18,7 @@ import (
 // --baseline: which policy the others are compared with, the spec's own
 // baseline: key). Any other flag must be a field of runner.Run with a
 // spec key.
-var notRunFlags = []string{"out", "quiet", "progress", "no-reference", "cpuprofile", "memprofile", "help", "baseline"}
+var notRunFlags = []string{"out", "quiet", "progress", "no-reference", "cpuprofile", "memprofile", "help", "baseline", "fairness", "tenants"}
 
 // Every flag of 'arena simulate' that describes a run binds to a field of
 // the run table and is a key a sweep spec accepts with the flag's default
