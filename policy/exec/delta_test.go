@@ -6,22 +6,22 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 	pexec "github.com/arena-sim/arena/policy/exec"
 	"github.com/arena-sim/arena/sim"
 )
 
-func run(t *testing.T, p, trace, cluster string, timing sim.Timing, rounds int) (*experiments.Outcome, error) {
+func run(t *testing.T, p, trace, cluster string, timing sim.Timing, rounds int) (*runner.Outcome, error) {
 	t.Helper()
-	return experiments.Execute(context.Background(), policy.NewRegistry(), experiments.Run{
+	return runner.Execute(context.Background(), policy.NewRegistry(), runner.Run{
 		Trace: trace, Cluster: cluster, Policy: p, Timing: timing, Rounds: rounds, Check: true,
 	})
 }
 
 // sameJobs fails the test unless two runs gave identical job records and
 // per-round digests (the oracle: Go fcfs, whose decisions fifo.py repeats).
-func sameJobs(t *testing.T, want, got *experiments.Outcome) {
+func sameJobs(t *testing.T, want, got *runner.Outcome) {
 	t.Helper()
 	if want.Summary.Finished == 0 {
 		t.Fatal("no job finished: the comparison would be empty")
