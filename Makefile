@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/arena
 
-.PHONY: build install run test docs test-race test-examples test-slurm bench bench-scale lint fuzz clean
+.PHONY: build install run test docs test-race test-examples test-python test-slurm bench bench-scale lint fuzz clean
 
 # The source revision goes into every results file (arena_version).
 REVISION := $(shell git describe --always --dirty 2>/dev/null)
@@ -31,6 +31,7 @@ test:
 	$(GO) test ./...
 	$(MAKE) test-race
 	$(MAKE) test-examples
+	$(MAKE) test-python
 
 # The race detector on the packages where goroutines meet: the engine, one
 # policy, the profile-database cache shared by concurrent runs, and the
@@ -50,6 +51,30 @@ test-examples:
 	  && $(GO) build -mod=mod -o $(CURDIR)/bin/arena-custom . \
 	  && $(CURDIR)/bin/arena-custom simulate --trace testbed --cluster testbed-64 --policy 'fcfs,backfill(order=smallest)' --check >/dev/null \
 	  && echo "examples/custom-policy: built and ran backfill"
+
+# The Python client package (python/, arena_policy): installed offline with
+# pip into a scratch directory and its unit tests run against the installed
+# copy. The first of python3 and /usr/bin/python3 with pip, setuptools and
+# wheel does it; when neither has them, Debian's python3-pip,
+# python3-setuptools and python3-wheel are installed (apt-get, root or sudo).
+PY_SCRATCH := $(CURDIR)/bin/python-pkg
+test-python:
+	@if ! command -v python3 >/dev/null; then echo "WARNING: python3 not found: the Python client's tests are SKIPPED"; exit 0; fi; \
+	py=""; for p in python3 /usr/bin/python3; do \
+	  if $$p -m pip --version >/dev/null 2>&1 && $$p -c 'import setuptools, wheel' >/dev/null 2>&1; then py=$$p; break; fi; \
+	done; \
+	if [ -z "$$py" ]; then \
+	  echo "installing Debian's python3-pip, python3-setuptools and python3-wheel"; \
+	  sudo=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  $$sudo apt-get install -y -qq python3-pip python3-setuptools python3-wheel \
+	    || { $$sudo apt-get update -qq && $$sudo apt-get install -y -qq python3-pip python3-setuptools python3-wheel; } || exit 1; \
+	  py=/usr/bin/python3; \
+	fi; \
+	rm -rf $(PY_SCRATCH) && $$py -m pip install --quiet --no-deps --no-build-isolation --no-index --target $(PY_SCRATCH) ./python \
+	  && rm -rf python/build python/arena_policy.egg-info \
+	  && PYTHONPATH=$(PY_SCRATCH) $$py -c 'import arena_policy, sys; assert arena_policy.__file__.startswith(sys.argv[1]), arena_policy.__file__' $(PY_SCRATCH) \
+	  && PYTHONPATH=$(PY_SCRATCH) $$py -m unittest discover -s python/tests \
+	  && echo "python/: installed with $$py -m pip and tested"
 
 # A sweep on a real single-node Slurm cluster (Slurm, MUNGE, slurmdbd and
 # MariaDB from Debian packages when absent; needs root): the emitted sbatch

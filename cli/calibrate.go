@@ -10,8 +10,6 @@ import (
 	"github.com/arena-sim/arena/estimator/analytic"
 )
 
-func init() { commands = append(commands, newCalibrateCmd) }
-
 func newCalibrateCmd(reg *policy.Registry) *cobra.Command {
 	var out string
 	cmd := &cobra.Command{

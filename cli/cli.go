@@ -66,6 +66,18 @@ database, and reports job completion times, throughput and queueing.`,
 	return root
 }
 
-// commands lists the subcommand constructors; each command's file appends
-// its own from init, so adding a command touches one file.
-var commands []func(*policy.Registry) *cobra.Command
+// commands are the subcommands, in the order a newcomer meets them (help
+// lists them sorted): one explicit list, so what the binary can do is read
+// in one place.
+var commands = []func(*policy.Registry) *cobra.Command{
+	newSimulateCmd,
+	newPoliciesCmd,
+	newTraceCmd,
+	newSweepCmd,
+	newReproduceCmd,
+	newPlotCmd,
+	newExportCmd,
+	newRegressCmd,
+	newEstimateCmd,
+	newCalibrateCmd,
+}

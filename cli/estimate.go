@@ -14,8 +14,6 @@ import (
 	"github.com/arena-sim/arena/estimator/analytic"
 )
 
-func init() { commands = append(commands, newEstimateCmd) }
-
 type estimateFlags struct {
 	model, gpu, params string
 	batch, gpus, nodes int

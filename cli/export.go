@@ -9,8 +9,6 @@ import (
 	"github.com/arena-sim/arena/policy"
 )
 
-func init() { commands = append(commands, newExportCmd) }
-
 func newExportCmd(*policy.Registry) *cobra.Command {
 	var asCSV bool
 	cmd := &cobra.Command{

@@ -119,7 +119,7 @@ func TestRoundsCapBeforeRunning(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "over the cap of 100000 rounds") || !strings.Contains(err.Error(), "--max-rounds") {
 		t.Fatalf("sweep: err = %v\n%s", err, out)
 	}
-	if want := spec + `:5: key "rounds": 1000000000 rounds`; !strings.HasPrefix(err.Error(), want) {
+	if want := spec + `:5: key rounds: 1000000000 rounds`; !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("sweep: err = %v, want it to start with %s (file:line: key)", err, want)
 	}
 	if _, statErr := os.Stat(filepath.Join(dir, "res", "runs")); statErr == nil {

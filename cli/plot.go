@@ -23,8 +23,6 @@ type plotFlags struct {
 	perSeed                                              bool
 }
 
-func init() { commands = append(commands, newPlotCmd) }
-
 func newPlotCmd(reg *policy.Registry) *cobra.Command {
 	var f plotFlags
 	cmd := &cobra.Command{

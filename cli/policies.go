@@ -14,8 +14,6 @@ import (
 	"github.com/arena-sim/arena/sim"
 )
 
-func init() { commands = append(commands, newPoliciesCmd) }
-
 func newPoliciesCmd(reg *policy.Registry) *cobra.Command {
 	var overheads string
 	cmd := &cobra.Command{

@@ -21,8 +21,6 @@ type regressFlags struct {
 	verbose   bool
 }
 
-func init() { commands = append(commands, newRegressCmd) }
-
 func newRegressCmd(reg *policy.Registry) *cobra.Command {
 	var f regressFlags
 	cmd := &cobra.Command{

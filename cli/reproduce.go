@@ -26,8 +26,6 @@ type reproduceFlags struct {
 	progressEvery time.Duration
 }
 
-func init() { commands = append(commands, newReproduceCmd) }
-
 func newReproduceCmd(reg *policy.Registry) *cobra.Command {
 	var f reproduceFlags
 	cmd := &cobra.Command{

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,28 +13,83 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/fairness"
 	"github.com/arena-sim/arena/sim/outdir"
-	"github.com/arena-sim/arena/traces"
+	"github.com/arena-sim/arena/sim/tenants"
 )
 
+// simulateFlags are the command's flags: the run they describe, bound
+// field by field through runner.Fields (raw values, applied and checked
+// by simulateRun), and the flags that only say how to show it.
 type simulateFlags struct {
-	trace, policies, cluster, timing, horizon, out, estimator, gpuMap string
-	overheads, baseline                                               string
-	rounds, maxRounds                                                 int
-	iterationScale                                                    int64
-	slowdown, relaxedSlowdown                                         float64
-	seed                                                              int64
-	check, quiet, noReference, onEvents, profiling, untilDone         bool
-	progressEvery                                                     time.Duration
+	raw                map[string]*rawFlag // by flag name, the run's flags
+	quiet, noReference bool
+	out, baseline      string
+	// fairness prints (and with --out writes) finish-time fairness and
+	// per-tenant figures; tenants names the tenants file (implies it).
+	fairness      bool
+	tenants       string
+	tenantsFile   *tenants.File // tenants, loaded before anything runs
+	progressEvery time.Duration
 }
 
-func init() { commands = append(commands, newSimulateCmd) }
+// rawFlag holds a run flag's value as given; runner.Fields parses it.
+type rawFlag struct {
+	field *runner.Field
+	value string
+}
+
+func (f *rawFlag) String() string     { return f.value }
+func (f *rawFlag) Set(v string) error { f.value = v; return nil }
+func (f *rawFlag) Type() string       { return f.field.Type }
+
+// simulateDefaults is the run 'arena simulate' describes without flags
+// (the policy aside: arena and fcfs, those registered).
+func simulateDefaults() runner.Run {
+	return runner.Run{Trace: "philly", Cluster: "paper-1280", Timing: sim.Exact, Estimator: "profiledb", Overheads: sim.DefaultOverheads,
+		Density: 1, OverheadScale: 1, Slowdown: 1, RelaxedSlowdown: 1, MaxRounds: runner.DefaultMaxRounds}
+}
+
+// bindRunFlags defines a flag for every field of runner.Fields that has
+// one, its default taken from def.
+func bindRunFlags(fl *pflag.FlagSet, def runner.Run) map[string]*rawFlag {
+	raw := map[string]*rawFlag{}
+	for i := range runner.Fields {
+		f := &runner.Fields[i]
+		if f.Flag == "" {
+			continue
+		}
+		v := &rawFlag{field: f}
+		if f.Key != "policy" && f.Key != "horizon" {
+			v.value = f.Get(&def)
+		}
+		fl.Var(v, f.Flag, f.Usage)
+		if f.Bool {
+			fl.Lookup(f.Flag).NoOptDefVal = "true"
+		}
+		raw[f.Flag] = v
+	}
+	return raw
+}
+
+// flagError renders a run's field error as its flag ("--slowdown: …").
+func flagError(err error) error {
+	var fe *runner.FieldError
+	if errors.As(err, &fe) {
+		if f, ok := runner.FieldByKey(fe.Key()); ok && f.Flag != "" {
+			return fmt.Errorf("--%s: %w", f.Flag, fe.Err)
+		}
+	}
+	return err
+}
 
 func newSimulateCmd(reg *policy.Registry) *cobra.Command {
 	var f simulateFlags
@@ -64,111 +120,73 @@ Philly trace in artifact timing the authors' stored results are printed alongsid
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSimulate(cmd, reg, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.trace, "trace", "philly", "built-in trace (philly, helios, pai, testbed) or a CSV file in the artifact format")
-	fl.StringVar(&f.policies, "policy", "", "comma-separated policies, each name, name(key=value,…) or exec:COMMAND (default: arena and fcfs, those registered); see 'arena policies'")
-	fl.StringVar(&f.cluster, "cluster", "paper-1280", "built-in cluster ("+strings.Join(sim.BuiltinClusterNames(), ", ")+") or a YAML/JSON spec file")
-	fl.StringVar(&f.timing, "timing", "exact", "timing mode: exact or artifact")
-	fl.IntVar(&f.rounds, "rounds", 0, "scheduling rounds of 300 s to simulate (default: the trace's, 2000 for philly, 500 for helios and pai)")
-	fl.IntVar(&f.maxRounds, "max-rounds", experiments.DefaultMaxRounds, "refuse runs longer than this many rounds (a typo or an outlier timestamp would otherwise run for hours); raise it for a genuinely long run")
-	fl.StringVar(&f.horizon, "horizon", "", "simulated time instead of --rounds, e.g. 7d, 36h, 90m (rounded up to whole rounds)")
-	fl.StringVar(&f.estimator, "estimator", "profiledb", "performance model: "+strings.Join(experiments.EstimatorNames(), ", "))
-	fl.Int64Var(&f.seed, "seed", 0, "random seed (recorded; the built-in policies and traces are deterministic)")
+	f.raw = bindRunFlags(fl, simulateDefaults())
 	fl.StringVar(&f.out, "out", "", "write each policy's results to DIR/<policy>/")
-	fl.StringVar(&f.gpuMap, "gpu-map", "", "rewrite the trace's GPU types for another cluster, e.g. a100=h100,v100=h100,a40=l20,a10=l20")
-	fl.StringVar(&f.overheads, "overheads", sim.DefaultOverheads, "reconfiguration overhead profile: "+strings.Join(sim.BuiltinOverheadNames(), ", ")+" or a YAML file (docs/calibrating.md)")
-	fl.Int64Var(&f.iterationScale, "iteration-scale", 0, "divide the trace's iteration counts by N instead of the trace's own scale (built-in: 5 for philly/helios/pai, 1 for testbed)")
-	fl.Float64Var(&f.slowdown, "slowdown", 1, "calibration: multiply every executed iteration time by this factor (policies still decide with the estimator's values; docs/calibrating.md)")
-	fl.Float64Var(&f.relaxedSlowdown, "relaxed-slowdown", 1, "calibration: factor on executed iteration times of multi-node placements less compact than best locality, instead of --slowdown")
-	fl.BoolVar(&f.profiling, "profiling-delay", false, "prepend each job's disaggregated-profiling time (analytic model) to its first start")
-	fl.BoolVar(&f.onEvents, "schedule-on-events", false, "exact timing: also call the policy at each arrival and completion, not only every 300-s round")
-	fl.BoolVar(&f.check, "check", false, "run the invariant checker after every event (slower)")
-	fl.BoolVar(&f.untilDone, "until-done", false, "run past --rounds/--horizon until every job of the trace has finished or been dropped (cap: --max-rounds; stops early if the policy leaves jobs queued on an idle cluster for 100 rounds)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	fl.DurationVar(&f.progressEvery, "progress", defaultProgressEvery, "when stderr is not a terminal: print a progress line this often (0 = never)")
 	fl.StringVar(&f.baseline, "baseline", "", "compare every policy with this one (JCT reduction and throughput ratio); default: the paper's form, arena against each")
+	fl.BoolVar(&f.fairness, "fairness", false, "also report finish-time fairness (ρ), Jain's index and per-tenant JCT and GPU-hours, each virtual cluster of the trace a tenant (docs/tenants.md); with --out also DIR/<policy>/fairness.json")
+	fl.StringVar(&f.tenants, "tenants", "", "tenants file (YAML, docs/tenants.md) for the fairness report: the tenants, their weights and quotas (implies --fairness)")
 	fl.BoolVar(&f.noReference, "no-reference", false, "do not print the artifact's stored results next to ours")
 	addProfileFlags(cmd)
 	return cmd
 }
 
+// simulateRun applies the run flags to the defaults through runner.Fields,
+// in the table's order, naming the flag of a bad value.
+func simulateRun(cmd *cobra.Command, f simulateFlags) (runner.Run, error) {
+	run := simulateDefaults()
+	changed := func(flag string) bool { return cmd.Flags().Changed(flag) }
+	if changed("rounds") && changed("horizon") {
+		return run, fmt.Errorf("--rounds and --horizon are alternatives; give one")
+	}
+	for i := range runner.Fields {
+		fd := &runner.Fields[i]
+		if fd.Flag == "" || fd.Key == "policy" || !changed(fd.Flag) {
+			continue
+		}
+		if err := fd.Set(&run, f.raw[fd.Flag].value); err != nil {
+			return run, fmt.Errorf("--%s: %w", fd.Flag, err)
+		}
+	}
+	return run, nil
+}
+
 func runSimulate(cmd *cobra.Command, reg *policy.Registry, f simulateFlags) error {
-	timing, err := sim.ParseTiming(f.timing)
+	base, err := simulateRun(cmd, f)
 	if err != nil {
-		return fmt.Errorf("--timing: %w", err)
-	}
-	if f.onEvents && timing != sim.Exact {
-		return fmt.Errorf("--schedule-on-events needs --timing exact (the artifact schedules only at rounds)")
-	}
-	if f.rounds < 0 {
-		return fmt.Errorf("--rounds %d: want a positive number of rounds", f.rounds)
-	}
-	if f.iterationScale < 0 || (cmd.Flags().Changed("iteration-scale") && f.iterationScale == 0) {
-		return fmt.Errorf("--iteration-scale %d: want a positive integer (1: iterations as the trace gives them)", f.iterationScale)
-	}
-	for name, v := range map[string]float64{"slowdown": f.slowdown, "relaxed-slowdown": f.relaxedSlowdown} {
-		if !(v > 0) || v > 100 {
-			return fmt.Errorf("--%s %v: want a factor in (0, 100] (1 = none)", name, v)
-		}
-	}
-	if _, err := sim.LoadOverheads(f.overheads); err != nil {
-		return fmt.Errorf("--overheads: %w", err)
-	}
-	if f.horizon != "" {
-		if cmd.Flags().Changed("rounds") {
-			return fmt.Errorf("--rounds and --horizon are alternatives; give one")
-		}
-		d, err := experiments.ParseHorizon(f.horizon)
-		if err != nil {
-			return fmt.Errorf("--%w", err)
-		}
-		f.rounds = experiments.HorizonRounds(d)
-		if err := experiments.CheckRounds(f.rounds, f.maxRounds, "--horizon "+f.horizon); err != nil {
-			return err
-		}
-	} else if err := experiments.CheckRounds(f.rounds, f.maxRounds, fmt.Sprintf("--rounds %d", f.rounds)); err != nil {
 		return err
 	}
-	var names []string
-	if f.policies == "" {
-		for _, n := range []string{"arena", "fcfs"} {
-			if _, err := reg.Lookup(n); err == nil {
-				names = append(names, n)
-			}
-		}
-	} else {
-		items, err := policy.SplitList(f.policies)
-		if err != nil {
-			return fmt.Errorf("--policy: %w", err)
-		}
-		for _, it := range items {
-			ps, err := reg.Parse(it)
-			if err != nil {
-				return fmt.Errorf("--policy: %w", err)
-			}
-			if n := ps.String(); slices.Contains(names, n) {
-				return fmt.Errorf("--policy: %s given twice", n)
-			} else {
-				names = append(names, n)
-			}
+	base.Policy = "fcfs" // checked per policy below
+	if err := base.Validate(); err != nil {
+		return flagError(err)
+	}
+	from := fmt.Sprintf("--rounds %d", base.Rounds)
+	if cmd.Flags().Changed("horizon") {
+		from = "--horizon " + f.raw["horizon"].value
+	}
+	if err := runner.CheckRounds(base.Rounds, base.MaxRounds, from); err != nil {
+		return err
+	}
+	names, err := simulatePolicies(reg, &f)
+	if err != nil {
+		return err
+	}
+	if f.tenants != "" {
+		if f.tenantsFile, err = tenants.Load(f.tenants); err != nil {
+			return fmt.Errorf("--tenants: %w", err)
 		}
 	}
-	if f.baseline != "" {
-		if ps, err := reg.Parse(f.baseline); err == nil {
-			f.baseline = ps.String()
+	// Every input is loaded once, for all the policies: a bad trace or
+	// cluster is reported once, under its flag, not once per policy run.
+	rv := runner.NewResolver(reg)
+	scenarios := make([]*runner.Scenario, len(names))
+	for i, name := range names {
+		run := base
+		run.Policy = name
+		if scenarios[i], err = rv.Resolve(run); err != nil {
+			return flagError(err)
 		}
-		if !slices.Contains(names, f.baseline) {
-			return fmt.Errorf("--baseline %s: not among the policies run (%s)", f.baseline, strings.Join(names, ", "))
-		}
-	}
-	// The trace and cluster are the same for every policy: a bad one is
-	// reported once, under its flag, not once per policy run.
-	if _, err := traces.Load(f.trace); err != nil {
-		return fmt.Errorf("--trace: %w", err)
-	}
-	if spec, err := sim.LoadClusterSpec(f.cluster); err != nil {
-		return fmt.Errorf("--cluster: %w", err)
-	} else if _, err := sim.NewCluster(spec); err != nil {
-		return fmt.Errorf("--cluster: %w", err)
 	}
 	if f.out != "" {
 		// Before simulating: an --out that cannot be written, or that
@@ -182,64 +200,82 @@ func runSimulate(cmd *cobra.Command, reg *policy.Registry, f simulateFlags) erro
 			return fmt.Errorf("--out: %w", err)
 		}
 	}
-	stderr := cmd.ErrOrStderr()
-	prog := newProgress(stderr, chooseProgress(stderr, f.quiet, f.progressEvery), "simulate "+strings.Join(names, ","), "rounds", f.progressEvery)
-
-	outcomes := make([]*experiments.Outcome, len(names))
-	errs := make([]error, len(names))
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done := make([]int, len(names))
-	for i, name := range names {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			run := experiments.Run{Trace: f.trace, Cluster: f.cluster, Policy: name, Timing: timing, Rounds: f.rounds, Check: f.check, Estimator: f.estimator, ScheduleOnEvents: f.onEvents, GPUMap: f.gpuMap, ProfilingDelay: f.profiling, Overheads: f.overheads, IterationScale: f.iterationScale, MaxRounds: f.maxRounds, Slowdown: f.slowdown, RelaxedSlowdown: f.relaxedSlowdown, UntilDone: f.untilDone}
-			if prog != nil {
-				run.OnRound = func(d, t int) {
-					mu.Lock()
-					defer mu.Unlock()
-					done[i] = d
-					sum := 0
-					for _, n := range done {
-						sum += n
-					}
-					prog.update(sum, t*len(names))
-				}
-			}
-			outcomes[i], errs[i] = experiments.Execute(cmd.Context(), reg, run)
-		}()
+	outcomes, errs, err := runScenarios(cmd, scenarios, names, f)
+	if err != nil {
+		return err
 	}
-	wg.Wait()
-	prog.finish()
+	// A policy that fails does not take the others' results with it: they
+	// are printed and written, and the command ends with an error naming
+	// each failed policy and why (exit status 1).
+	var failed []string
+	var ok []*runner.Outcome
 	for i, err := range errs {
-		if err != nil {
-			// Name the policy unless the error already does (policy
-			// construction and exec errors say "policy NAME: …").
-			if strings.Contains(err.Error(), names[i]) {
-				return err
-			}
-			return fmt.Errorf("%s: %w", names[i], err)
+		if err == nil {
+			ok = append(ok, outcomes[i])
+			continue
 		}
+		// Name the policy unless the error already does (policy
+		// construction and exec errors say "policy NAME: …").
+		msg := err.Error()
+		if !strings.Contains(msg, names[i]) {
+			msg = names[i] + ": " + msg
+		}
+		failed = append(failed, clip(msg))
 	}
+	if len(ok) == 0 {
+		if len(failed) == 1 {
+			return errors.New(failed[0])
+		}
+		return fmt.Errorf("every policy failed:\n  %s", strings.Join(failed, "\n  "))
+	}
+	outcomes = ok
+	if f.baseline != "" && !slices.ContainsFunc(ok, func(o *runner.Outcome) bool { return o.Summary.Policy == f.baseline }) {
+		f.baseline = "" // it failed: the comparisons fall back to the paper's form
+	}
+	byPolicy := make(map[string]*runner.Scenario, len(names))
+	for i, n := range names {
+		byPolicy[n] = scenarios[i]
+	}
+	return reportSimulate(cmd, base, f, byPolicy, outcomes, failed, len(names))
+}
+
+// reportSimulate pads the runs' means together, writes each policy's
+// results under --out, prints the side-by-side summary (beside the
+// authors' stored results where they exist) and, when some policies
+// failed, names them and why; the error is then theirs.
+func reportSimulate(cmd *cobra.Command, base runner.Run, f simulateFlags, scenarios map[string]*runner.Scenario, outcomes []*runner.Outcome, failed []string, policies int) error {
 	sums := make([]*sim.Summary, len(outcomes))
 	jcts := make([][]float64, len(outcomes))
 	for i, o := range outcomes {
-		o.Summary.Seed = f.seed
 		sums[i], jcts[i] = &o.Summary, o.Result.JCTs
 	}
 	sim.PadMeans(sums, jcts)
+	var fair []*fairness.Report
+	if f.fairness || f.tenants != "" {
+		var err error
+		if fair, err = fairnessReports(f.tenantsFile, scenarios, outcomes); err != nil {
+			return err
+		}
+	}
 	if f.out != "" {
-		for _, o := range outcomes {
+		for i, o := range outcomes {
 			dir := filepath.Join(f.out, experiments.PolicyDir(o.Summary.Policy))
-			if err := sim.WriteDir(dir, o.Result, o.Summary); err != nil {
+			var extra []sim.File
+			if fair != nil {
+				ff, err := fairnessFile(fair[i])
+				if err != nil {
+					return err
+				}
+				extra = append(extra, ff)
+			}
+			if err := sim.WriteDir(dir, o.Result, o.Summary, extra...); err != nil {
 				return err
 			}
 		}
 	}
-	warnMissingTypes(stderr, outcomes[0])
-	printSummaries(cmd.OutOrStdout(), outcomes, timing == sim.Artifact && f.trace == "philly" && !f.noReference && outcomes[0].Summary.Rounds == 2000 && f.cluster == "paper-1280", f.baseline)
-	if timing == sim.Artifact && f.trace == "pai" && !f.noReference && outcomes[0].Summary.Rounds == 500 && f.cluster == "paper-1280" {
+	warnMissingTypes(cmd.ErrOrStderr(), outcomes[0])
+	printSummaries(cmd.OutOrStdout(), outcomes, base.Timing == sim.Artifact && base.Trace == "philly" && !f.noReference && outcomes[0].Summary.Rounds == 2000 && base.Cluster == "paper-1280", f.baseline)
+	if base.Timing == sim.Artifact && base.Trace == "pai" && !f.noReference && outcomes[0].Summary.Rounds == 500 && base.Cluster == "paper-1280" {
 		// The authors' PAI runs are stored as per-round digests only.
 		for _, o := range outcomes {
 			if ref, err := experiments.ReferenceDigest("pai", o.Summary.Policy); err == nil {
@@ -250,10 +286,111 @@ func runSimulate(cmd *cobra.Command, reg *policy.Registry, f simulateFlags) erro
 		}
 		fmt.Fprintln(cmd.OutOrStdout())
 	}
+	if fair != nil {
+		if err := printFairness(cmd.OutOrStdout(), outcomes, fair); err != nil {
+			return err
+		}
+	}
 	if f.out != "" {
-		fmt.Fprintf(cmd.OutOrStdout(), "\nresults written to %s/<policy>/ (jobs.parquet, timeline.parquet, rounds.csv, summary.json)\n", f.out)
+		written := "jobs.parquet, timeline.parquet, rounds.csv, summary.json"
+		if fair != nil {
+			written += ", " + FairnessFile
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "\nresults written to %s/<policy>/ (%s)\n", f.out, written)
+	}
+	if len(failed) > 0 {
+		fmt.Fprintf(cmd.OutOrStdout(), "\n⚠ %d of %d policies failed (their columns are missing above):\n", len(failed), policies)
+		for _, m := range failed {
+			fmt.Fprintf(cmd.OutOrStdout(), "  %s\n", m)
+		}
+		return fmt.Errorf("%d of %d policies failed: %s", len(failed), policies, strings.Join(failed, "; "))
 	}
 	return nil
+}
+
+// simulatePolicies returns the canonical policy strings --policy names (by
+// default arena and fcfs, those registered), refusing a policy given
+// twice, two whose results directories coincide, and a --baseline not
+// among them (canonicalised in f).
+func simulatePolicies(reg *policy.Registry, f *simulateFlags) ([]string, error) {
+	var names []string
+	if f.raw["policy"].value == "" {
+		for _, n := range []string{"arena", "fcfs"} {
+			if _, err := reg.Lookup(n); err == nil {
+				names = append(names, n)
+			}
+		}
+	} else {
+		items, err := policy.SplitList(f.raw["policy"].value)
+		if err != nil {
+			return nil, fmt.Errorf("--policy: %w", err)
+		}
+		for _, it := range items {
+			ps, err := reg.Parse(it)
+			if err != nil {
+				return nil, fmt.Errorf("--policy: %w", err)
+			}
+			if n := ps.String(); slices.Contains(names, n) {
+				return nil, fmt.Errorf("--policy: %s given twice", n)
+			} else {
+				names = append(names, n)
+			}
+		}
+	}
+	// Two policy strings whose results directories would be one (they
+	// differ only in characters PolicyDir replaces) would overwrite each
+	// other: refused before anything runs.
+	if f.out != "" {
+		dirs := map[string]string{}
+		for _, n := range names {
+			d := experiments.PolicyDir(n)
+			if other, dup := dirs[d]; dup {
+				return nil, fmt.Errorf("--policy: %s and %s would both write %s; give one of them different options or run them apart", other, n, filepath.Join(f.out, d))
+			}
+			dirs[d] = n
+		}
+	}
+	if f.baseline != "" {
+		if ps, err := reg.Parse(f.baseline); err == nil {
+			f.baseline = ps.String()
+		}
+		if !slices.Contains(names, f.baseline) {
+			return nil, fmt.Errorf("--baseline %s: not among the policies run (%s)", f.baseline, strings.Join(names, ", "))
+		}
+	}
+	return names, nil
+}
+
+// runScenarios runs every policy's scenario on the sweep's pool (one
+// worker per policy) with one progress display for all, and returns each
+// one's outcome or error; the error is the interruption, if any.
+func runScenarios(cmd *cobra.Command, scenarios []*runner.Scenario, names []string, f simulateFlags) ([]*runner.Outcome, []error, error) {
+	stderr := cmd.ErrOrStderr()
+	prog := newProgress(stderr, chooseProgress(stderr, f.quiet, f.progressEvery), "simulate "+strings.Join(names, ","), "rounds", f.progressEvery)
+
+	outcomes := make([]*runner.Outcome, len(names))
+	errs := make([]error, len(names))
+	var mu sync.Mutex
+	done := make([]int, len(names))
+	// The sweep's pool, one worker per policy.
+	runner.Each(cmd.Context(), len(names), len(names), func(i int) {
+		var onRound func(d, t int)
+		if prog != nil {
+			onRound = func(d, t int) {
+				mu.Lock()
+				defer mu.Unlock()
+				done[i] = d
+				sum := 0
+				for _, n := range done {
+					sum += n
+				}
+				prog.update(sum, t*len(names))
+			}
+		}
+		outcomes[i], errs[i] = scenarios[i].Execute(cmd.Context(), onRound)
+	})
+	prog.finish()
+	return outcomes, errs, cmd.Context().Err()
 }
 
 // warnMissingTypes points at --gpu-map when the trace asks for GPU types

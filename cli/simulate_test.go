@@ -59,12 +59,12 @@ func TestSimulateRejectsBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"simulate", "--timing", "fast"}, `timing "fast": want exact or artifact`},
+		{[]string{"simulate", "--timing", "fast"}, `--timing: "fast": want exact or artifact`},
 		{[]string{"simulate", "--policy", "nosuch"}, `policy "nosuch": unknown`},
-		{[]string{"simulate", "--rounds", "-3"}, "want a positive number of rounds"},
+		{[]string{"simulate", "--rounds", "-3"}, `--rounds: "-3": want a whole number of 300 s rounds`},
 		{[]string{"simulate", "--horizon", "soon"}, "--horizon"},
 		{[]string{"simulate", "--rounds", "5", "--horizon", "1d"}, "alternatives"},
-		{[]string{"simulate", "--timing", "artifact", "--schedule-on-events"}, "needs --timing exact"},
+		{[]string{"simulate", "--timing", "artifact", "--schedule-on-events"}, "--schedule-on-events: needs timing exact"},
 		{[]string{"simulate", "--policy", "fcfs", "--gpu-map", "a100:h100"}, "want FROM=TO"},
 		{[]string{"simulate", "--cluster", "nosuch"}, "not a built-in cluster"},
 		{[]string{"simulate", "--trace", "nosuch.csv"}, "neither a built-in trace"},

@@ -29,8 +29,6 @@ type sweepFlags struct {
 	sensitivity                    string
 }
 
-func init() { commands = append(commands, newSweepCmd) }
-
 func newSweepCmd(reg *policy.Registry) *cobra.Command {
 	var f sweepFlags
 	cmd := &cobra.Command{
@@ -143,16 +141,22 @@ func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweep
 	if len(plan.Runs) == 0 {
 		return fmt.Errorf("%s: %w", specPath, experiments.ErrNoRuns)
 	}
+	// The flag's cap, unless the spec sets its own (max_rounds) and the
+	// flag was not given.
 	for i := range plan.Runs {
-		plan.Runs[i].Run.MaxRounds = f.maxRounds
-	}
-	if r := plan.Runs[0].Run.Rounds; r > 0 { // every run shares the spec's rounds
-		key := "rounds"
-		if spec.HasKey("horizon") {
-			key = "horizon"
+		if r := &plan.Runs[i].Run; r.MaxRounds == 0 || cmd.Flags().Changed("max-rounds") {
+			r.MaxRounds = f.maxRounds
 		}
-		if err := experiments.CheckRounds(r, f.maxRounds, ""); err != nil {
-			return spec.KeyError(key, err)
+	}
+	for _, pr := range plan.Runs { // every run shares the spec's rounds
+		if r := pr.Run.Rounds; r > 0 {
+			key := "rounds"
+			if spec.HasKey("horizon") {
+				key = "horizon"
+			}
+			if err := experiments.CheckRounds(r, pr.Run.MaxRounds, ""); err != nil {
+				return spec.KeyError(key, err)
+			}
 		}
 	}
 	if f.compare != "" {

@@ -21,8 +21,6 @@ import (
 	"github.com/arena-sim/arena/traces/table"
 )
 
-func init() { commands = append(commands, newTraceCmd) }
-
 func newTraceCmd(reg *policy.Registry) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "trace",

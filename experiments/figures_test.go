@@ -126,7 +126,7 @@ func TestSpecLabels(t *testing.T) {
 	}
 	for bad, line := range map[string]string{"labels: [SJF]\n": "s.yaml:5", "labels: {fcfs: \"\"}\n": "s.yaml:5", "labels:\n  fcfs: A\n  fcfs: B\n": "s.yaml:7"} {
 		_, err := ParseSpec("s.yaml", "", []byte(base+bad))
-		if err == nil || !strings.Contains(err.Error(), line+":") || !strings.Contains(err.Error(), `"labels"`) {
+		if err == nil || !strings.Contains(err.Error(), line+":") || !strings.Contains(err.Error(), "key labels") {
 			t.Errorf("%q: %v, want an error at %s naming labels", bad, err, line)
 		}
 	}

@@ -39,7 +39,7 @@ func TestGoldenAnchors(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, r := range g.Runs {
-			where := filepath.Base(file) + ": runs[" + r.Run.String() + "]"
+			where := filepath.Base(file) + ": runs[" + goldenName(r.Run) + "]"
 			a := r.Anchor
 			if a == nil {
 				t.Errorf("%s: no anchor: say whether an outside source backs it (\"outside\") or it only guards against change (\"guard\")", where)

@@ -151,12 +151,12 @@ func TestSpecHostile(t *testing.T) {
 	base := "traces: pai\npolicies: fcfs\ntiming: exact\n"
 	cases := []struct{ name, spec, want string }{
 		{"multi-document", base + "clusters: paper-1280\n---\nname: other\n", "s.yaml:5: a second YAML document"},
-		{"name climbs", base + "clusters: paper-1280\nname: ../../x\n", `s.yaml:5: key "name": (a value of 7 bytes, not shown: not a plain word): want a plain name`},
+		{"name climbs", base + "clusters: paper-1280\nname: ../../x\n", `s.yaml:5: key name: (a value of 7 bytes, not shown: not a plain word): want a plain name`},
 		{"name with slash", base + "clusters: paper-1280\nname: a/b\n", "want a plain name"},
 		{"absolute path", base + "clusters: [" + secret + "]\n", "a path outside the spec's directory"},
 		{"dotdot path", base + "clusters: [../secret.txt]\n", "a path outside the spec's directory"},
 		{"symlink out", base + "clusters: [link.yaml]\n", "a path outside the spec's directory"},
-		{"content not echoed", base + "clusters: [inside.yaml]\n", "inside.yaml:1: unknown key (a value of 37 bytes, not shown"},
+		{"content not echoed", base + "clusters: [inside.yaml]\n", "inside.yaml:1: key (a value of 37 bytes, not shown: not a plain word): unknown key"},
 	}
 	for _, c := range cases {
 		file := filepath.Join(specDir, "s.yaml")

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/sim"
 )
 
@@ -90,19 +91,15 @@ type GoldenAnchor struct {
 	Values map[string]json.Number `json:"values,omitempty"`
 }
 
-// GoldenRunSpec is the run's parameters (Run without its callbacks).
-type GoldenRunSpec struct {
-	Trace     string  `json:"trace"`
-	Cluster   string  `json:"cluster"`
-	Policy    string  `json:"policy"`
-	Timing    string  `json:"timing"`
-	Rounds    int     `json:"rounds,omitempty"`
-	Density   float64 `json:"density,omitempty"`
-	Seed      int64   `json:"seed,omitempty"`
-	Estimator string  `json:"estimator,omitempty"`
-}
+// GoldenRunSpec is the run a golden entry pins: a whole runner.Run in its
+// JSON form. Files written when it held only trace, cluster, policy,
+// timing, rounds, density, seed and estimator read unchanged (the other
+// fields are their defaults); a key that is no field of a run is an error.
+type GoldenRunSpec = runner.Run
 
-func (g GoldenRunSpec) String() string {
+// goldenName names a golden run in messages: policy/trace/cluster/timing,
+// then the rounds and density when set.
+func goldenName(g GoldenRunSpec) string {
 	s := fmt.Sprintf("%s/%s/%s/%s", g.Policy, g.Trace, g.Cluster, g.Timing)
 	if g.Rounds > 0 {
 		s += fmt.Sprintf("/r%d", g.Rounds)
@@ -111,15 +108,6 @@ func (g GoldenRunSpec) String() string {
 		s += fmt.Sprintf("/d%g", g.Density)
 	}
 	return s
-}
-
-// Run converts the spec into a runnable Run.
-func (g GoldenRunSpec) Run() (Run, error) {
-	t, err := sim.ParseTiming(g.Timing)
-	if err != nil {
-		return Run{}, err
-	}
-	return Run{Trace: g.Trace, Cluster: g.Cluster, Policy: g.Policy, Timing: t, Rounds: g.Rounds, Density: g.Density, Seed: g.Seed, Estimator: g.Estimator}, nil
 }
 
 // Tolerance bounds how far a metric may move: relative (|Δ| ≤ Rel·|golden|)
@@ -216,10 +204,10 @@ func LoadGolden(file string) (*Golden, error) {
 		}
 		// A run with nothing to compare would "match" whatever it does.
 		if len(r.Summary) == 0 && !inRelation[r.Run.Policy] {
-			return nil, fmt.Errorf("golden %s: runs[%d] (%s): no summary to compare and no relation names it: it would pass whatever the run does (fill it with --update)", file, i, r.Run)
+			return nil, fmt.Errorf("golden %s: runs[%d] (%s): no summary to compare and no relation names it: it would pass whatever the run does (fill it with --update)", file, i, goldenName(r.Run))
 		}
-		if _, err := sim.ParseTiming(r.Run.Timing); err != nil {
-			return nil, fmt.Errorf("golden %s: runs[%d].run.timing: %w", file, i, err)
+		if err := r.Run.Validate(); err != nil {
+			return nil, fmt.Errorf("golden %s: runs[%d].run.%w", file, i, err)
 		}
 	}
 	return &g, nil
@@ -322,13 +310,9 @@ func Regress(ctx context.Context, reg Policies, g *Golden, override *Tolerance) 
 	newMetrics := map[string]bool{}
 	gotByPolicy := map[string]map[string]any{}
 	for _, gr := range g.Runs {
-		run, err := gr.Run.Run()
+		out, err := Execute(ctx, reg, gr.Run)
 		if err != nil {
-			return nil, err
-		}
-		out, err := Execute(ctx, reg, run)
-		if err != nil {
-			return nil, fmt.Errorf("regress %s: %w", gr.Run, err)
+			return nil, fmt.Errorf("regress %s: %w", goldenName(gr.Run), err)
 		}
 		got, err := flattenSummary(out.Summary)
 		if err != nil {
@@ -344,7 +328,7 @@ func Regress(ctx context.Context, reg Policies, g *Golden, override *Tolerance) 
 			bound, bounded := g.Bounds[k]
 			gv, ok := got[k]
 			if !ok {
-				rep.Deviations = append(rep.Deviations, Deviation{Run: gr.Run.String(), Metric: k, Golden: want[k], Got: "(missing)", Change: math.NaN(), Fail: true})
+				rep.Deviations = append(rep.Deviations, Deviation{Run: goldenName(gr.Run), Metric: k, Golden: want[k], Got: "(missing)", Change: math.NaN(), Fail: true})
 				continue
 			}
 			wn, wok := want[k].(float64)
@@ -357,7 +341,7 @@ func Regress(ctx context.Context, reg Policies, g *Golden, override *Tolerance) 
 				if wn != 0 {
 					change = (gn - wn) / math.Abs(wn)
 				}
-				d := Deviation{Run: gr.Run.String(), Metric: k, Golden: wn, Got: gn, Change: change, Tolerance: tol, Fail: !tol.allows(wn, gn)}
+				d := Deviation{Run: goldenName(gr.Run), Metric: k, Golden: wn, Got: gn, Change: change, Tolerance: tol, Fail: !tol.allows(wn, gn)}
 				if bounded {
 					ok, desc := bound.allows(wn, gn)
 					d.Fail, d.Bound = !ok, desc
@@ -366,7 +350,7 @@ func Regress(ctx context.Context, reg Policies, g *Golden, override *Tolerance) 
 				continue
 			}
 			if fmt.Sprint(want[k]) != fmt.Sprint(gv) {
-				rep.Deviations = append(rep.Deviations, Deviation{Run: gr.Run.String(), Metric: k, Golden: want[k], Got: gv, Change: math.NaN(), Fail: true})
+				rep.Deviations = append(rep.Deviations, Deviation{Run: goldenName(gr.Run), Metric: k, Golden: want[k], Got: gv, Change: math.NaN(), Fail: true})
 			}
 		}
 		for k := range got {
@@ -408,13 +392,9 @@ func Regress(ctx context.Context, reg Policies, g *Golden, override *Tolerance) 
 // (tolerances and comments are kept).
 func UpdateGolden(ctx context.Context, reg Policies, g *Golden) error {
 	for i, gr := range g.Runs {
-		run, err := gr.Run.Run()
+		out, err := Execute(ctx, reg, gr.Run)
 		if err != nil {
-			return err
-		}
-		out, err := Execute(ctx, reg, run)
-		if err != nil {
-			return fmt.Errorf("golden %s: %w", gr.Run, err)
+			return fmt.Errorf("golden %s: %w", goldenName(gr.Run), err)
 		}
 		m, err := summaryMap(out.Summary)
 		if err != nil {

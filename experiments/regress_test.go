@@ -211,7 +211,7 @@ func TestRegressOneSidedBounds(t *testing.T) {
 // are relative: x >= 1 * x holds, x > 1.01 * x fails.
 func TestRegressRelations(t *testing.T) {
 	run := func(p string) GoldenRun {
-		return GoldenRun{Run: GoldenRunSpec{Trace: "pai", Cluster: "paper-1280", Policy: p, Timing: "exact", Rounds: 300}}
+		return GoldenRun{Run: GoldenRunSpec{Trace: "pai", Cluster: "paper-1280", Policy: p, Timing: sim.Exact, Rounds: 300}}
 	}
 	g := &Golden{Runs: []GoldenRun{run("fcfs"), run("srtf")}, Relations: []string{
 		"fcfs.mean_throughput >= 1 * fcfs.mean_throughput",

@@ -161,7 +161,7 @@ func ParseSensitivity(s string) (Sensitivity, error) {
 // omitted list keeps its default). false gives nil.
 func parseSensitivityNode(file string, v *yaml.Node) (*Sensitivity, error) {
 	fail := func(n *yaml.Node, format string, args ...any) error {
-		return &SpecError{File: file, Line: n.Line, Key: "sensitivity", Err: fmt.Errorf(format, args...)}
+		return &SpecError{File: file, Line: n.Line, Kind: "key", Field: "sensitivity", Err: fmt.Errorf(format, args...)}
 	}
 	if v.Kind == yaml.ScalarNode {
 		var b bool

@@ -1,11 +1,9 @@
 package experiments
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -13,14 +11,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/input"
 	"github.com/arena-sim/arena/traces"
 )
 
@@ -46,6 +45,16 @@ import (
 //	synth: {from: philly-pollux, recipe: arena}  # synthesised traces (see SynthTrace)
 //	labels: {"exec:python3 sjf.py": SJF}  # figure labels (arena plot --spec)
 //	sensitivity: true            # or {overheads: [0.75, 1.25], iteration_times: [0.95, 1.05]}
+//	overhead_scale: 1            # every overhead × this (sensitivity)
+//	gpu_map: a100=h100,v100=h100 # the trace's GPU types rewritten
+//	profiling_delay: true        # jobs wait for their profiling first
+//	schedule_on_events: true     # exact timing: decide at arrivals and completions too
+//	until_done: true             # run until every job finished (cap max_rounds)
+//	max_rounds: 100000
+//	check: true                  # the engine's invariant checker
+//
+// The run keys are runner.Fields (one table with the flags of 'arena
+// simulate'; docs/runs.md); any of them given as a list is an axis.
 type Spec struct {
 	// File is where the spec came from (for messages); Dir resolves
 	// relative trace and cluster paths ("" = the working directory).
@@ -61,17 +70,14 @@ type Spec struct {
 	Densities   []float64
 	Seeds       []int64
 	Estimators  []string
-	// Overheads is the overhead profile (built-in name or resolved path;
-	// "" = the artifact's); IterationScale overrides the traces' scale
-	// (0 = each trace's own).
-	Overheads      string
-	IterationScale int64
+	// Axes are the other run fields the spec sets (overheads, slowdown,
+	// gpu_map, until_done, …; runner.Fields), in the table's order: each a
+	// list of values (a scalar is a list of one) and, with more than one,
+	// an axis of the sweep.
+	Axes []Axis
 	// Baseline is the policy the report compares the others with ("" =
 	// the paper's form, Arena against each policy).
 	Baseline string
-	// Slowdown and RelaxedSlowdown calibrate execution (Run.Slowdown);
-	// 0 = none.
-	Slowdown, RelaxedSlowdown float64
 	// Synth are the traces the spec synthesises (one per combination of
 	// list values of its synth mapping), on the trace axis after Traces.
 	Synth []*SynthTrace
@@ -82,30 +88,23 @@ type Spec struct {
 	// and marks each comparison robust or fragile (sensitivity.go).
 	Sensitivity *Sensitivity
 
-	// lines of each key, for errors found after parsing.
-	lines map[string]int
+	// lines of each key, and of each entry of a list key, for errors
+	// found after parsing.
+	lines     map[string]int
+	itemLines map[string][]int
 }
 
-// SpecError locates a problem in a spec file.
-type SpecError struct {
-	File string
-	Line int
-	Key  string
-	Err  error
-}
+// SpecError locates a problem in a spec file: file, line and key
+// (input.Error, the one input-error type; Kind "key", Field the key).
+type SpecError = input.Error
 
-func (e *SpecError) Error() string {
-	loc := e.File
-	if e.Line > 0 {
-		loc += ":" + strconv.Itoa(e.Line)
-	}
-	if e.Key != "" {
-		return fmt.Sprintf("%s: key %q: %v", loc, e.Key, e.Err)
-	}
-	return fmt.Sprintf("%s: %v", loc, e.Err)
+// Axis is a run field a spec sets beyond its classic axes (traces,
+// clusters, policies, timing, rounds, density, seeds, estimators): the
+// field and its values as written, each checked by the field's rule.
+type Axis struct {
+	Field  *runner.Field
+	Values []string
 }
-
-func (e *SpecError) Unwrap() error { return e.Err }
 
 // HasKey reports whether the spec file sets key.
 func (s *Spec) HasKey(key string) bool {
@@ -120,16 +119,48 @@ func (s *Spec) KeyError(key string, err error) *SpecError {
 	if !ok {
 		line = 1
 	}
-	return &SpecError{File: s.File, Line: line, Key: key, Err: err}
+	return &SpecError{File: s.File, Line: line, Kind: "key", Field: key, Err: err}
 }
 
-// specKeys are the keys a spec may hold, in documentation order.
-var specKeys = []string{"name", "traces", "clusters", "policies", "skip_missing", "timing", "rounds", "horizon", "density", "seeds", "estimators", "overheads", "iteration_scale", "slowdown", "relaxed_slowdown", "baseline", "synth", "labels", "sensitivity"}
+// pathError is a SpecError for a run field's error path: the key's line,
+// or for "policies[2]" the line of that entry of the list, when the file
+// wrote the list one entry a line.
+func (s *Spec) pathError(path string, err error) *SpecError {
+	key, idx, ok := strings.Cut(path, "[")
+	key = specKey(key)
+	e := s.KeyError(key, err)
+	if ok {
+		if i, perr := strconv.Atoi(strings.TrimSuffix(idx, "]")); perr == nil && i >= 0 && i < len(s.itemLines[key]) {
+			e.Line, e.Field = s.itemLines[key][i], key+"["+strconv.Itoa(i)+"]"
+		}
+	}
+	return e
+}
 
-// keyAliases accept the singular or plural form of a list key.
-var keyAliases = map[string]string{
-	"trace": "traces", "cluster": "clusters", "policy": "policies", "timings": "timing",
-	"densities": "density", "seed": "seeds", "estimator": "estimators",
+// specKeys are the keys a spec may hold, in documentation order: its own
+// (name, skip_missing, baseline, synth) and every run field's
+// (runner.Fields).
+var specKeys = func() []string {
+	keys := []string{"name"}
+	for _, f := range runner.Fields {
+		keys = append(keys, f.SpecName())
+		if f.Key == "policy" {
+			keys = append(keys, "skip_missing")
+		}
+	}
+	return append(keys, "baseline", "synth", "labels", "sensitivity")
+}()
+
+// classicAxes are the run keys a spec has always had, with fields of
+// their own in Spec; every other run key becomes an Axis.
+var classicAxes = []string{"traces", "clusters", "policies", "timing", "rounds", "horizon", "density", "seeds", "estimators"}
+
+// specKey is the spec key a key or alias stands for.
+func specKey(key string) string {
+	if f, ok := runner.FieldByKey(key); ok {
+		return f.SpecName()
+	}
+	return key
 }
 
 // LoadSpec reads a spec file.
@@ -154,60 +185,44 @@ func LoadSpec(file string) (*Spec, error) {
 // relative paths. It checks the form of every value; whether traces,
 // clusters and policies exist is checked by Expand.
 func ParseSpec(file, dir string, data []byte) (*Spec, error) {
-	var doc yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil {
-		return nil, &SpecError{File: file, Line: yamlErrorLine(err), Err: fmt.Errorf("not valid YAML: %w", err)}
+	root, err := input.OneDocument(file, "a spec", data)
+	if err != nil {
+		return nil, err
 	}
-	var second yaml.Node
-	if err := dec.Decode(&second); !errors.Is(err, io.EOF) {
-		return nil, &SpecError{File: file, Line: second.Line, Err: errors.New("a second YAML document (after ---); a spec is one document")}
-	}
-	if len(doc.Content) == 0 {
+	if root == nil {
 		return nil, &SpecError{File: file, Line: 1, Err: errors.New("empty spec; want a mapping with keys " + strings.Join(specKeys, ", "))}
 	}
-	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
 		return nil, &SpecError{File: file, Line: root.Line, Err: errors.New("want a mapping with keys " + strings.Join(specKeys, ", "))}
 	}
-	s := &Spec{File: file, Dir: dir, lines: map[string]int{}, Densities: []float64{1}, Seeds: []int64{0}, Estimators: []string{"profiledb"}}
+	s := &Spec{File: file, Dir: dir, lines: map[string]int{}, itemLines: map[string][]int{}, Densities: []float64{1}, Seeds: []int64{0}, Estimators: []string{"profiledb"}}
 	fail := func(n *yaml.Node, key string, format string, args ...any) error {
-		return &SpecError{File: file, Line: n.Line, Key: key, Err: fmt.Errorf(format, args...)}
+		return &SpecError{File: file, Line: n.Line, Kind: "key", Field: key, Err: fmt.Errorf(format, args...)}
 	}
 	var horizon *yaml.Node
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], root.Content[i+1]
-		key := k.Value
-		if a, ok := keyAliases[key]; ok {
-			key = a
-		}
-		if !slices.Contains(specKeys, key) {
-			return nil, fail(k, k.Value, "unknown key (known: %s)", strings.Join(specKeys, ", "))
-		}
-		if _, dup := s.lines[key]; dup {
-			return nil, fail(k, k.Value, "given twice (first on line %d)", s.lines[key])
-		}
+	err = input.Mapping(file, "", root, specKeys, specKey, func(key string, k, v *yaml.Node) error {
 		s.lines[key] = k.Line
 		switch key {
 		case "name":
 			if v.Kind != yaml.ScalarNode || v.Value == "" {
-				return nil, fail(v, key, "want a non-empty string")
+				return fail(v, key, "want a non-empty string")
 			}
 			if err := checkName(v.Value); err != nil {
-				return nil, fail(v, key, "%v", err)
+				return fail(v, key, "%v", err)
 			}
 			s.Name = v.Value
-		case "traces", "clusters", "policies", "estimators":
+		case "traces", "clusters", "policies":
 			items, err := scalarList(v)
 			if err != nil {
-				return nil, fail(err.node, key, "%s", err.msg)
+				return fail(err.node, key, "%s", err.msg)
 			}
 			vals := make([]string, 0, len(items))
 			for _, it := range items {
 				if strings.TrimSpace(it.Value) == "" {
-					return nil, fail(it, key, "empty entry")
+					return fail(it, key, "empty entry")
 				}
 				vals = append(vals, strings.TrimSpace(it.Value))
+				s.itemLines[key] = append(s.itemLines[key], it.Line)
 			}
 			switch key {
 			case "traces":
@@ -216,133 +231,118 @@ func ParseSpec(file, dir string, data []byte) (*Spec, error) {
 				s.Clusters = vals
 			case "policies":
 				s.Policies = vals
-			case "estimators":
-				s.Estimators = vals
 			}
 		case "baseline":
 			if v.Kind != yaml.ScalarNode || strings.TrimSpace(v.Value) == "" {
-				return nil, fail(v, key, "want a policy name, e.g. fcfs")
+				return fail(v, key, "want a policy name, e.g. fcfs")
 			}
 			s.Baseline = strings.TrimSpace(v.Value)
 		case "skip_missing":
 			var b bool
 			if err := v.Decode(&b); err != nil {
-				return nil, fail(v, key, "want true or false, got %q", v.Value)
+				return fail(v, key, "want true or false, got %q", v.Value)
 			}
 			s.SkipMissing = b
-		case "timing":
+		case "timing", "rounds", "density", "seeds", "estimators":
 			items, err := scalarList(v)
 			if err != nil {
-				return nil, fail(err.node, key, "%s", err.msg)
+				return fail(err.node, key, "%s", err.msg)
 			}
-			s.Timings = nil
+			if key == "rounds" && (len(items) != 1 || v.Kind != yaml.ScalarNode) {
+				return fail(v, key, "want one value (rounds is not an axis)")
+			}
+			f, _ := runner.FieldByKey(key)
+			s.Timings, s.Densities, s.Seeds, s.Estimators = timingsIf(key != "timing", s.Timings), floatsIf(key != "density", s.Densities), intsIf(key != "seeds", s.Seeds), stringsIf(key != "estimators", s.Estimators)
 			for _, it := range items {
-				t, perr := sim.ParseTiming(it.Value)
-				if perr != nil {
-					return nil, fail(it, key, "%q: want exact or artifact", it.Value)
+				var r Run
+				if perr := f.Set(&r, it.Value); perr != nil {
+					return fail(it, key, "%v", perr)
 				}
-				s.Timings = append(s.Timings, t)
+				switch key {
+				case "timing":
+					s.Timings = append(s.Timings, r.Timing)
+				case "rounds":
+					s.Rounds = r.Rounds
+				case "density":
+					s.Densities = append(s.Densities, r.Density)
+				case "seeds":
+					s.Seeds = append(s.Seeds, r.Seed)
+				case "estimators":
+					s.Estimators = append(s.Estimators, r.Estimator)
+				}
 			}
-		case "rounds":
-			n, perr := strconv.Atoi(v.Value)
-			if v.Kind != yaml.ScalarNode || perr != nil || n < 0 {
-				return nil, fail(v, key, "want a whole number of 300 s rounds (0 = the trace's default), got %q", v.Value)
-			}
-			s.Rounds = n
 		case "horizon":
 			horizon = v
-		case "overheads":
-			if v.Kind != yaml.ScalarNode || strings.TrimSpace(v.Value) == "" {
-				return nil, fail(v, key, "want a profile name (%s) or a YAML file", strings.Join(sim.BuiltinOverheadNames(), ", "))
-			}
-			s.Overheads = strings.TrimSpace(v.Value)
-		case "slowdown", "relaxed_slowdown":
-			f, perr := strconv.ParseFloat(v.Value, 64)
-			if v.Kind != yaml.ScalarNode || perr != nil || !(f > 0) || f > 100 {
-				return nil, fail(v, key, "want a factor in (0, 100] (1 = none), got %q", v.Value)
-			}
-			if key == "slowdown" {
-				s.Slowdown = f
-			} else {
-				s.RelaxedSlowdown = f
-			}
-		case "iteration_scale":
-			n, perr := strconv.ParseInt(v.Value, 10, 64)
-			if v.Kind != yaml.ScalarNode || perr != nil || n <= 0 {
-				return nil, fail(v, key, "want a positive integer (1: iterations as the trace gives them; 5: the artifact's simulation traces), got %q", v.Value)
-			}
-			s.IterationScale = n
 		case "labels":
 			if v.Kind != yaml.MappingNode {
-				return nil, fail(v, key, "want a mapping of policy to figure label, e.g. {\"exec:python3 sjf.py\": SJF}")
+				return fail(v, key, "want a mapping of policy to figure label, e.g. {\"exec:python3 sjf.py\": SJF}")
 			}
 			s.Labels = map[string]string{}
 			for j := 0; j+1 < len(v.Content); j += 2 {
 				pk, pv := v.Content[j], v.Content[j+1]
 				if pk.Kind != yaml.ScalarNode || pv.Kind != yaml.ScalarNode || strings.TrimSpace(pk.Value) == "" || strings.TrimSpace(pv.Value) == "" {
-					return nil, fail(pk, key, "want policy: label, both non-empty strings")
+					return fail(pk, key, "want policy: label, both non-empty strings")
 				}
 				if _, dup := s.Labels[strings.TrimSpace(pk.Value)]; dup {
-					return nil, fail(pk, key, "policy %q labelled twice", pk.Value)
+					return fail(pk, key, "policy %q labelled twice", pk.Value)
 				}
 				s.Labels[strings.TrimSpace(pk.Value)] = strings.TrimSpace(pv.Value)
 			}
 		case "sensitivity":
 			g, err := parseSensitivityNode(file, v)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			s.Sensitivity = g
 		case "synth":
 			st, err := parseSynth(file, dir, v)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			s.Synth = st
-		case "density":
+		default: // every other run field: values checked by its rule
+			f, _ := runner.FieldByKey(key)
 			items, err := scalarList(v)
 			if err != nil {
-				return nil, fail(err.node, key, "%s", err.msg)
+				return fail(err.node, key, "%s", err.msg)
 			}
-			s.Densities = nil
+			ax := Axis{Field: f}
 			for _, it := range items {
-				d, perr := strconv.ParseFloat(it.Value, 64)
-				if perr != nil || !(d >= MinDensity && d <= MaxDensity) {
-					return nil, fail(it, key, "%s: want a number from %g to %g (1 = the trace as is)", clip(it.Value), MinDensity, MaxDensity)
+				var r Run
+				if perr := f.Set(&r, it.Value); perr != nil {
+					return fail(it, key, "%v", perr)
 				}
-				s.Densities = append(s.Densities, d)
+				ax.Values = append(ax.Values, strings.TrimSpace(it.Value))
 			}
-		case "seeds":
-			items, err := scalarList(v)
-			if err != nil {
-				return nil, fail(err.node, key, "%s", err.msg)
-			}
-			s.Seeds = nil
-			for _, it := range items {
-				n, perr := strconv.ParseInt(it.Value, 10, 64)
-				if perr != nil {
-					return nil, fail(it, key, "%q: want an integer", it.Value)
-				}
-				s.Seeds = append(s.Seeds, n)
-			}
+			s.Axes = append(s.Axes, ax)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	// The table's order, whatever the file's.
+	slices.SortStableFunc(s.Axes, func(a, b Axis) int { return fieldIndex(a.Field) - fieldIndex(b.Field) })
 	if horizon != nil {
 		if _, both := s.lines["rounds"]; both {
 			return nil, fail(horizon, "horizon", "rounds and horizon are alternatives; give one")
 		}
-		d, err := ParseHorizon(horizon.Value)
-		if err != nil {
+		var r Run
+		f, _ := runner.FieldByKey("horizon")
+		if horizon.Kind != yaml.ScalarNode {
+			return nil, fail(horizon, "horizon", "want one value (horizon is not an axis)")
+		}
+		if err := f.Set(&r, horizon.Value); err != nil {
 			return nil, fail(horizon, "horizon", "%v", err)
 		}
-		s.Rounds = HorizonRounds(d)
+		s.Rounds = r.Rounds
 	}
 	for _, req := range []struct {
 		key  string
 		have bool
 	}{{"traces", len(s.Traces) > 0 || len(s.Synth) > 0}, {"clusters", len(s.Clusters) > 0}, {"policies", len(s.Policies) > 0}, {"timing", len(s.Timings) > 0}} {
 		if !req.have {
-			return nil, &SpecError{File: file, Line: root.Line, Key: req.key, Err: errors.New("missing (required)")}
+			return nil, &SpecError{File: file, Line: root.Line, Kind: "key", Field: req.key, Err: errors.New("missing (required)")}
 		}
 	}
 	if s.Name == "" {
@@ -352,6 +352,41 @@ func ParseSpec(file, dir string, data []byte) (*Spec, error) {
 		}
 	}
 	return s, nil
+}
+
+func fieldIndex(f *runner.Field) int {
+	for i := range runner.Fields {
+		if &runner.Fields[i] == f {
+			return i
+		}
+	}
+	return len(runner.Fields)
+}
+
+// The list keys' defaults are replaced, not added to, by the spec's values.
+func timingsIf(keep bool, v []sim.Timing) []sim.Timing {
+	if keep {
+		return v
+	}
+	return nil
+}
+func floatsIf(keep bool, v []float64) []float64 {
+	if keep {
+		return v
+	}
+	return nil
+}
+func intsIf(keep bool, v []int64) []int64 {
+	if keep {
+		return v
+	}
+	return nil
+}
+func stringsIf(keep bool, v []string) []string {
+	if keep {
+		return v
+	}
+	return nil
 }
 
 // checkName accepts a spec name that is one safe path element: it names
@@ -392,49 +427,8 @@ func scalarList(v *yaml.Node) ([]*yaml.Node, *nodeError) {
 	return nil, &nodeError{v, "want a value or a list of values"}
 }
 
-var yamlLineRE = regexp.MustCompile(`line (\d+)`)
-
-func yamlErrorLine(err error) int {
-	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		return n
-	}
-	return 0
-}
-
-// MaxHorizon bounds --horizon / horizon: 100 years (the rounds cap,
-// DefaultMaxRounds, is far lower; this bound only keeps the conversion
-// to rounds exact: "1e99d" and "Infd" once ran the default 200 rounds).
-const MaxHorizon = 100 * 365 * 24 * time.Hour
-
-// ParseHorizon accepts Go durations ("36h", "90m") plus a day unit ("7d"),
-// from one second to MaxHorizon.
-func ParseHorizon(s string) (time.Duration, error) {
-	bad := fmt.Errorf("horizon %s: want a duration such as 7d, 36h or 90m, from 1s to 36500d", clip(s))
-	var d time.Duration
-	if num, ok := strings.CutSuffix(s, "d"); ok {
-		days, err := strconv.ParseFloat(num, 64)
-		if err != nil || !(days > 0) || days*24 > MaxHorizon.Hours() {
-			return 0, bad
-		}
-		d = time.Duration(days * 24 * float64(time.Hour))
-	} else {
-		var err error
-		if d, err = time.ParseDuration(s); err != nil {
-			return 0, bad
-		}
-	}
-	if d < time.Second || d > MaxHorizon {
-		return 0, bad
-	}
-	return d, nil
-}
-
 // clip shows a value from the user's input in a message (sim.ShowValue).
 func clip(s string) string { return sim.ShowValue(s) }
-
-// HorizonRounds is the number of 300 s rounds covering d (rounded up).
-func HorizonRounds(d time.Duration) int { return int(math.Ceil(d.Seconds() / 300)) }
 
 // PlannedRun is one point of a sweep.
 type PlannedRun struct {
@@ -454,19 +448,29 @@ type Plan struct {
 	// Notes say what was skipped (policies not registered, patterns
 	// that matched nothing).
 	Notes []string
+	// resolver holds the inputs Expand loaded (nil for a plan built
+	// otherwise: RunSweep then loads them).
+	resolver *runner.Resolver
 }
 
 // Expand resolves the spec's policy list against reg and returns the cross
 // product in a stable order (trace, cluster, timing, density, seed,
-// estimator, then policy innermost), checking that every trace, cluster
-// and estimator exists.
+// estimator, the other axes in runner.Fields order, then policy
+// innermost), checking that every trace, cluster, overhead profile and
+// estimator exists and every run is valid. The inputs it loads stay with
+// the plan, so RunSweep loads none of them again.
 func (s *Spec) Expand(reg Policies) (*Plan, error) {
 	fail := func(key string, err error) error {
-		return &SpecError{File: s.File, Line: s.lines[key], Key: key, Err: err}
+		return &SpecError{File: s.File, Line: s.lines[key], Kind: "key", Field: key, Err: err}
 	}
-	plan := &Plan{Name: s.Name}
+	rv := runner.NewResolver(reg)
+	plan := &Plan{Name: s.Name, resolver: rv}
 	policies, notes, err := ResolvePolicies(reg, s.Policies, s.SkipMissing)
 	if err != nil {
+		var fe *runner.FieldError
+		if errors.As(err, &fe) {
+			return nil, s.pathError(fe.Path, fe.Err)
+		}
 		return nil, fail("policies", err)
 	}
 	plan.Notes = notes
@@ -477,7 +481,7 @@ func (s *Spec) Expand(reg Policies) (*Plan, error) {
 		if err != nil {
 			return nil, fail("traces", err)
 		}
-		tr, err := traces.Load(ref)
+		tr, err := rv.Trace(Run{Trace: ref})
 		if err != nil {
 			return nil, fail("traces", err)
 		}
@@ -499,11 +503,8 @@ func (s *Spec) Expand(reg Policies) (*Plan, error) {
 		if err != nil {
 			return nil, fail("clusters", err)
 		}
-		spec, err := sim.LoadClusterSpec(ref)
+		spec, err := rv.Cluster(ref)
 		if err != nil {
-			return nil, fail("clusters", err)
-		}
-		if _, err := sim.NewCluster(spec); err != nil {
 			return nil, fail("clusters", err)
 		}
 		clusterRefs[i], clusterNames[i] = ref, spec.Name
@@ -511,31 +512,34 @@ func (s *Spec) Expand(reg Policies) (*Plan, error) {
 			clusterNames[i] = strings.TrimSuffix(filepath.Base(c), filepath.Ext(c))
 		}
 	}
-	for _, e := range s.Estimators {
-		if _, err := SourceFor(e); err != nil {
-			return nil, fail("estimators", err)
-		}
-	}
-	overheads := ""
-	if s.Overheads != "" {
-		ref, err := s.resolvePath(s.Overheads, slices.Contains(sim.BuiltinOverheadNames(), s.Overheads))
-		if err != nil {
-			return nil, fail("overheads", err)
-		}
-		overheads = ref
-		prof, err := sim.LoadOverheads(overheads)
-		if err != nil {
-			return nil, fail("overheads", err)
-		}
-		for _, p := range policies {
-			e, err := reg.Lookup(p)
-			if err == nil {
-				_, err = prof.Resolve(e.Overhead)
+	// The other axes: every combination of their values, each a partial
+	// run (overhead profiles resolved to paths and checked against every
+	// policy of the spec).
+	combos := []Run{{}}
+	for _, ax := range s.Axes {
+		var next []Run
+		for _, c := range combos {
+			for _, v := range ax.Values {
+				r := c
+				if err := ax.Field.Set(&r, v); err != nil {
+					return nil, fail(ax.Field.SpecName(), err)
+				}
+				if ax.Field.Key == "overheads" {
+					ref, err := s.resolvePath(v, slices.Contains(sim.BuiltinOverheadNames(), v))
+					if err != nil {
+						return nil, fail("overheads", err)
+					}
+					r.Overheads = ref
+					for _, p := range policies {
+						if _, _, _, err := rv.Policy(p, ref); err != nil {
+							return nil, fail("overheads", err)
+						}
+					}
+				}
+				next = append(next, r)
 			}
-			if err != nil {
-				return nil, fail("overheads", fmt.Errorf("policy %s: %w", p, err))
-			}
 		}
+		combos = next
 	}
 	seen := map[string]bool{}
 	for ti := range traceRefs {
@@ -551,28 +555,22 @@ func (s *Spec) Expand(reg Policies) (*Plan, error) {
 				for _, density := range s.Densities {
 					for _, seed := range seeds {
 						for _, est := range s.Estimators {
-							group := groupKey(traceNames[ti], clusterNames[ci], timing, s.Rounds, density, seed, est)
-							if s.Overheads != "" && s.Overheads != sim.DefaultOverheads {
-								group += ".o-" + sanitizeKey(strings.TrimSuffix(filepath.Base(s.Overheads), filepath.Ext(s.Overheads)))
-							}
-							if s.IterationScale > 0 {
-								group += ".i" + strconv.FormatInt(s.IterationScale, 10)
-							}
-							if s.Slowdown != 0 && s.Slowdown != 1 || s.RelaxedSlowdown != 0 && s.RelaxedSlowdown != 1 {
-								group += ".sd" + strconv.FormatFloat(factorOr1(s.Slowdown), 'g', -1, 64) + "-" + strconv.FormatFloat(factorOr1(s.RelaxedSlowdown), 'g', -1, 64)
-							}
-							for _, p := range policies {
-								key := PolicyDir(p) + "." + group
-								if seen[key] {
-									return nil, fail("traces", fmt.Errorf("two runs would share the name %q (two traces or clusters with the same file name?)", key))
+							for _, combo := range combos {
+								group := groupKey(traceNames[ti], clusterNames[ci], timing, s.Rounds, density, seed, est) + axesKey(combo)
+								for _, p := range policies {
+									key := PolicyDir(p) + "." + group
+									if seen[key] {
+										return nil, fail("traces", fmt.Errorf("two runs would share the name %q (two traces or clusters with the same file name?)", key))
+									}
+									seen[key] = true
+									r := combo
+									r.Trace, r.Cluster, r.Policy, r.Timing = traceRefs[ti], clusterRefs[ci], p, timing
+									r.Rounds, r.Density, r.Seed, r.Estimator, r.Synth = s.Rounds, density, seed, est, synthOf[ti]
+									if err := r.Validate(); err != nil {
+										return nil, s.fieldError(err)
+									}
+									plan.Runs = append(plan.Runs, PlannedRun{Key: key, Group: group, Run: r})
 								}
-								seen[key] = true
-								plan.Runs = append(plan.Runs, PlannedRun{Key: key, Group: group, Run: Run{
-									Trace: traceRefs[ti], Cluster: clusterRefs[ci], Policy: p, Timing: timing,
-									Rounds: s.Rounds, Density: density, Seed: seed, Estimator: est,
-									Overheads: overheads, IterationScale: s.IterationScale,
-									Slowdown: s.Slowdown, RelaxedSlowdown: s.RelaxedSlowdown, Synth: synthOf[ti],
-								}})
 							}
 						}
 					}
@@ -581,6 +579,47 @@ func (s *Spec) Expand(reg Policies) (*Plan, error) {
 		}
 	}
 	return plan, nil
+}
+
+// fieldError renders a run's field error (runner.FieldError) at the spec
+// key that set the field.
+func (s *Spec) fieldError(err error) error {
+	var fe *runner.FieldError
+	if !errors.As(err, &fe) {
+		return &SpecError{File: s.File, Line: 1, Err: err}
+	}
+	return s.pathError(fe.Path, fe.Err)
+}
+
+// axesKey renders the other axes' values of a run for its group key: the
+// overhead profile, iteration scale and slowdowns as the keys of earlier
+// sweeps named them, then the later keys, each only when not its default.
+func axesKey(r Run) string {
+	var k string
+	if r.Overheads != "" && filepath.Base(r.Overheads) != sim.DefaultOverheads {
+		k += ".o-" + sanitizeKey(strings.TrimSuffix(filepath.Base(r.Overheads), filepath.Ext(r.Overheads)))
+	}
+	if r.IterationScale > 0 {
+		k += ".i" + strconv.FormatInt(r.IterationScale, 10)
+	}
+	if r.Slowdown != 0 && r.Slowdown != 1 || r.RelaxedSlowdown != 0 && r.RelaxedSlowdown != 1 {
+		k += ".sd" + strconv.FormatFloat(factorOr1(r.Slowdown), 'g', -1, 64) + "-" + strconv.FormatFloat(factorOr1(r.RelaxedSlowdown), 'g', -1, 64)
+	}
+	if r.OverheadScale != 0 && r.OverheadScale != 1 {
+		k += ".os" + strconv.FormatFloat(r.OverheadScale, 'g', -1, 64)
+	}
+	if r.GPUMap != "" {
+		k += ".gm-" + sanitizeKey(r.GPUMap)
+	}
+	for _, b := range []struct {
+		on  bool
+		tag string
+	}{{r.ProfilingDelay, ".pd"}, {r.ScheduleOnEvents, ".ev"}, {r.UntilDone, ".ud"}, {r.Check, ".chk"}} {
+		if b.on {
+			k += b.tag
+		}
+	}
+	return k
 }
 
 // resolvePath turns a trace or cluster reference into a path. A spec may
@@ -650,17 +689,18 @@ var policyDirRE = regexp.MustCompile(`[^A-Za-z0-9_+=-]+`)
 // (so a spec can list policies that have not landed yet).
 func ResolvePolicies(reg Policies, patterns []string, skipMissing bool) (names, notes []string, err error) {
 	registered := reg.Names()
-	for _, pat := range patterns {
+	for i, pat := range patterns {
+		at := func(err error) error { return &runner.FieldError{Path: fmt.Sprintf("policies[%d]", i), Err: err} }
 		if ex, ok := strings.CutPrefix(pat, "!"); ok {
 			if _, err := path.Match(ex, ""); err != nil {
-				return nil, nil, fmt.Errorf("%q: bad pattern: %w", pat, err)
+				return nil, nil, at(fmt.Errorf("%q: bad pattern: %w", pat, err))
 			}
 			names = slices.DeleteFunc(names, func(n string) bool { m, _ := path.Match(ex, n); return m })
 			continue
 		}
 		if strings.ContainsAny(pat, "*?[") && !strings.ContainsAny(pat, "(:") {
 			if _, err := path.Match(pat, ""); err != nil {
-				return nil, nil, fmt.Errorf("%q: bad pattern: %w", pat, err)
+				return nil, nil, at(fmt.Errorf("%q: bad pattern: %w", pat, err))
 			}
 			matched := 0
 			for _, n := range registered {
@@ -686,7 +726,7 @@ func ResolvePolicies(reg Policies, patterns []string, skipMissing bool) (names, 
 				notes = append(notes, fmt.Sprintf("policy %q is not registered yet; its runs are skipped", pat))
 				continue
 			}
-			return nil, nil, perr
+			return nil, nil, at(perr)
 		}
 		if n := ps.String(); !slices.Contains(names, n) {
 			names = append(names, n)

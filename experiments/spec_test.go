@@ -39,8 +39,8 @@ func TestParseSpecErrorsNameFileLineAndKey(t *testing.T) {
 			if !errors.As(err, &se) {
 				t.Fatalf("want a *SpecError, got %v", err)
 			}
-			if se.File != "my.yaml" || se.Line != c.line || se.Key != c.key {
-				t.Errorf("located at %s:%d key %q, want my.yaml:%d key %q (%v)", se.File, se.Line, se.Key, c.line, c.key, err)
+			if se.File != "my.yaml" || se.Line != c.line || se.Field != c.key {
+				t.Errorf("located at %s:%d key %q, want my.yaml:%d key %q (%v)", se.File, se.Line, se.Field, c.line, c.key, err)
 			}
 			if !strings.Contains(err.Error(), c.msg) || !strings.HasPrefix(err.Error(), "my.yaml:") {
 				t.Errorf("message %q: want it to start with the file and mention %q", err, c.msg)
@@ -132,7 +132,7 @@ func TestExpandRejectsUnknownTraceWithLine(t *testing.T) {
 	}
 	_, err = s.Expand(policy.NewRegistry())
 	var se *SpecError
-	if !errors.As(err, &se) || se.Line != 2 || se.Key != "traces" {
+	if !errors.As(err, &se) || se.Line != 2 || se.Field != "traces" {
 		t.Fatalf("want s.yaml:2 key traces, got %v", err)
 	}
 }
@@ -250,7 +250,7 @@ func TestSpecPathsAreRelativeToTheSpecFile(t *testing.T) {
 // canonical form names the runs; a bad option is an error naming the spec
 // line, the policy and the key, even with skip_missing.
 func TestSpecPolicyOptions(t *testing.T) {
-	src := "policies: [tiresias, 'tiresias(queues=3, threshold=4h)', 'TIRESIAS(queues=2)', 'exec:python3 p.py', '*', '!arena*', '!elasticflow*', '!fcfs', '!gavel*', '!sia*', '!srtf']\ntraces: testbed\nclusters: testbed-64\ntiming: exact\nrounds: 5\n"
+	src := "policies: [tiresias, 'tiresias(queues=3, threshold=4h)', 'TIRESIAS(queues=2)', 'exec:python3 p.py', '*', '!arena*', '!elasticflow*', '!fcfs', '!gavel*', '!sia*', '!srtf', '!ftf', '!quota']\ntraces: testbed\nclusters: testbed-64\ntiming: exact\nrounds: 5\n"
 	s, err := ParseSpec("s.yaml", "", []byte(src))
 	if err != nil {
 		t.Fatal(err)
@@ -306,7 +306,7 @@ func TestSpecOverheadsAndIterationScale(t *testing.T) {
 		t.Errorf("fcfs under testbed: %v", err)
 	}
 	s, _ = ParseSpec("s.yaml", dir, []byte(strings.Replace(strings.Replace(spec, "mine.yaml", "testbed", 1), "fcfs", "srtf", 1)))
-	if _, err := s.Expand(testRegistry()); err == nil || !strings.Contains(err.Error(), `key "overheads": policy srtf`) {
+	if _, err := s.Expand(testRegistry()); err == nil || !strings.Contains(err.Error(), `key overheads: policy srtf`) {
 		t.Errorf("srtf under testbed: %v, want an error on key overheads", err)
 	}
 	if _, err := ParseSpec("s.yaml", dir, []byte(spec+"iteration_scale: 0\n")); err == nil {

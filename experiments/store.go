@@ -15,6 +15,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/sim"
 )
 
@@ -35,6 +36,9 @@ type RunRecord struct {
 	Density   float64 `json:"density"`
 	Seed      int64   `json:"seed"`
 	Estimator string  `json:"estimator"`
+	// Run is the whole description the run was executed from (absent
+	// from run.json files written before it was recorded).
+	Run *runner.Run `json:"run,omitempty"`
 	// JCTs of the jobs finished in the window, in the order they finished.
 	JCTs []float64 `json:"jcts_finish_order"`
 }
@@ -43,14 +47,24 @@ type RunRecord struct {
 // and the files of sim.WriteDir, swapped in whole, so dir holds either this
 // run's complete results or what it held before.
 func ExecuteTo(ctx context.Context, reg Policies, pr PlannedRun, dir string) (*Outcome, error) {
-	out, err := Execute(ctx, reg, pr.Run)
+	return executeTo(ctx, runner.NewResolver(reg), pr, dir)
+}
+
+func executeTo(ctx context.Context, rv *runner.Resolver, pr PlannedRun, dir string) (*Outcome, error) {
+	sc, err := rv.Resolve(pr.Run)
 	if err != nil {
 		return nil, err
 	}
+	out, err := sc.Execute(ctx, pr.Run.OnRound)
+	if err != nil {
+		return nil, err
+	}
+	run := pr.Run
+	run.OnRound = nil
 	rec := RunRecord{
 		Key: pr.Key, Group: pr.Group, Trace: out.Summary.Trace, Cluster: out.Summary.Cluster, Policy: out.Summary.Policy,
 		Timing: out.Summary.Timing, Rounds: out.Summary.Rounds, Density: density(pr.Run.Density), Seed: pr.Run.Seed,
-		Estimator: out.Summary.Estimator, JCTs: out.Result.JCTs,
+		Estimator: out.Summary.Estimator, Run: &run, JCTs: out.Result.JCTs,
 	}
 	if rec.JCTs == nil {
 		rec.JCTs = []float64{}
@@ -63,13 +77,6 @@ func ExecuteTo(ctx context.Context, reg Policies, pr PlannedRun, dir string) (*O
 		return nil, err
 	}
 	return out, nil
-}
-
-func density(d float64) float64 {
-	if d == 0 {
-		return 1
-	}
-	return d
 }
 
 // Complete reports whether dir holds the finished results of the run

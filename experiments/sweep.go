@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,7 +18,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/outdir"
 )
@@ -136,52 +135,34 @@ func RunSweep(ctx context.Context, reg Policies, plan *Plan, opt SweepOptions) (
 	}
 	// Longest runs first: the sweep's wall time is then close to its
 	// total work divided by the workers, not one long run started last.
-	slices.SortStableFunc(todo, func(a, b PlannedRun) int { return cmp.Compare(EstimatedCost(reg, b.Run), EstimatedCost(reg, a.Run)) })
-	workers := opt.Parallel
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+	rv := plan.resolver
+	if rv == nil {
+		rv = runner.NewResolver(reg)
 	}
-	workers = min(workers, max(1, len(todo)))
+	slices.SortStableFunc(todo, func(a, b PlannedRun) int { return cmp.Compare(estimatedCost(rv, b.Run), estimatedCost(rv, a.Run)) })
 	var mu sync.Mutex
 	done := rep.Skipped
 	if opt.Progress != nil {
 		opt.Progress(done, rep.Total, "")
 	}
-	jobs := make(chan PlannedRun)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := range jobs {
-				err := executeWithin(ctx, reg, r, RunDir(opt.Out, r.Key), opt.RunTimeout)
-				mu.Lock()
-				switch {
-				case err == nil:
-					rep.Ran++
-				case ctx.Err() == nil:
-					rep.Failed[r.Key] = err
-				}
-				if ctx.Err() == nil {
-					done++ // a failed run is done too, as far as time left goes
-					if opt.Progress != nil {
-						opt.Progress(done, rep.Total, r.Key)
-					}
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-feed:
-	for _, r := range todo {
-		select {
-		case jobs <- r:
-		case <-ctx.Done():
-			break feed
+	runner.Each(ctx, opt.Parallel, len(todo), func(i int) {
+		r := todo[i]
+		err := executeWithin(ctx, rv, r, RunDir(opt.Out, r.Key), opt.RunTimeout)
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case err == nil:
+			rep.Ran++
+		case ctx.Err() == nil:
+			rep.Failed[r.Key] = err
 		}
-	}
-	close(jobs)
-	wg.Wait()
+		if ctx.Err() == nil {
+			done++ // a failed run is done too, as far as time left goes
+			if opt.Progress != nil {
+				opt.Progress(done, rep.Total, r.Key)
+			}
+		}
+	})
 	if err := ctx.Err(); err != nil {
 		return rep, err
 	}
@@ -673,7 +654,9 @@ var ErrNoRuns = errors.New("no runs: every policy of the spec is unregistered")
 // rounds × load density × the policy entry's relative decision cost
 // (Entry.Cost: Arena and the ILP baselines search far more per round than
 // the queue-based policies). An unknown policy counts as cost 1.
-func EstimatedCost(reg Policies, r Run) float64 {
+func EstimatedCost(reg Policies, r Run) float64 { return estimatedCost(runner.NewResolver(reg), r) }
+
+func estimatedCost(rv *runner.Resolver, r Run) float64 {
 	rounds := float64(r.Rounds)
 	if rounds <= 0 {
 		rounds = 500
@@ -682,7 +665,7 @@ func EstimatedCost(reg Policies, r Run) float64 {
 		}
 	}
 	factor := 1.0
-	if ps, err := policy.ParseWith(reg.Lookup, r.Policy); err == nil && ps.Entry.Cost > 0 {
+	if ps, err := rv.ParsePolicy(r.Policy); err == nil && ps.Entry.Cost > 0 {
 		factor = ps.Entry.Cost
 	}
 	return rounds * max(density(r.Density), 0.25) * factor
@@ -691,14 +674,14 @@ func EstimatedCost(reg Policies, r Run) float64 {
 // ErrRunTimeout marks a run abandoned for exceeding SweepOptions.RunTimeout.
 var ErrRunTimeout = errors.New("run timed out")
 
-func executeWithin(ctx context.Context, reg Policies, r PlannedRun, dir string, timeout time.Duration) error {
+func executeWithin(ctx context.Context, rv *runner.Resolver, r PlannedRun, dir string, timeout time.Duration) error {
 	if timeout <= 0 {
-		_, err := ExecuteTo(ctx, reg, r, dir)
+		_, err := executeTo(ctx, rv, r, dir)
 		return err
 	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	_, err := ExecuteTo(runCtx, reg, r, dir)
+	_, err := executeTo(runCtx, rv, r, dir)
 	if err != nil && ctx.Err() == nil && errors.Is(runCtx.Err(), context.DeadlineExceeded) {
 		return fmt.Errorf("%w: abandoned after %s of wall-clock time (--run-timeout)", ErrRunTimeout, timeout)
 	}

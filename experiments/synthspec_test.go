@@ -80,7 +80,7 @@ func TestSynthSpecErrors(t *testing.T) {
 	for _, c := range cases {
 		_, err := ParseSpec("s.yaml", "", []byte(c.body))
 		var se *SpecError
-		if !errors.As(err, &se) || se.Key != c.key || se.Line != 1 {
+		if !errors.As(err, &se) || se.Field != c.key || se.Line != 1 {
 			t.Errorf("%q: %v, want an error on line 1 key %q", c.body, err, c.key)
 		}
 	}

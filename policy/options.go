@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/input"
 )
 
 // OptionType is the type of a policy option's value.
@@ -114,7 +115,11 @@ func (s Spec) String() string {
 	for _, o := range s.Entry.Options {
 		def, _ := parseValue(o, o.Default)
 		val := s.Values.vals[o.Name]
-		if val == def && !o.Required {
+		if val == def && !o.Required && o.Name != s.Entry.Wraps {
+			continue
+		}
+		if o.Name == s.Entry.Wraps {
+			parts = append([]string{formatValue(o, val)}, parts...) // written first, without its key
 			continue
 		}
 		parts = append(parts, o.Name+"="+quoteValue(formatValue(o, val)))
@@ -136,21 +141,20 @@ const (
 )
 
 // OptionError is a bad policy string: it names the policy and, when the
-// problem is one option, its key.
-type OptionError struct {
-	Policy string // the policy's name as written
-	Key    string // "" when the problem is not one option
-	Err    error
-}
+// problem is one option, the option ("policy tiresias: option queues: …").
+// It is input.Error, the one input-error type: File "policy NAME", Kind
+// "option", Field the option.
+type OptionError = input.Error
 
-func (e *OptionError) Error() string {
-	if e.Key != "" {
-		return fmt.Sprintf("policy %s: option %s: %v", e.Policy, e.Key, e.Err)
+// optionError is the OptionError of policy's option key ("" = the
+// policy string as a whole).
+func optionError(policy, key string, err error) *OptionError {
+	e := &OptionError{File: "policy " + policy, Err: err}
+	if key != "" {
+		e.Kind, e.Field = "option", key
 	}
-	return fmt.Sprintf("policy %s: %v", e.Policy, e.Err)
+	return e
 }
-
-func (e *OptionError) Unwrap() error { return e.Err }
 
 // Parse reads a policy string, "name", "name(key=value,…)" or
 // "exec:COMMAND", resolving the name in r.
@@ -166,28 +170,36 @@ func ParseWith(lookup func(string) (Entry, error), s string) (Spec, error) {
 		pairs = [][2]string{{"cmd", strings.TrimSpace(cmd)}}
 	} else if i := strings.IndexByte(s, '('); i >= 0 {
 		if !strings.HasSuffix(s, ")") {
-			return Spec{}, &OptionError{Policy: strings.TrimSpace(s[:i]), Err: fmt.Errorf("%q: options must end with ')', e.g. tiresias(queues=3,threshold=16h)", s)}
+			return Spec{}, optionError(strings.TrimSpace(s[:i]), "", fmt.Errorf("%q: options must end with ')', e.g. tiresias(queues=3,threshold=16h)", s))
 		}
 		name, args = strings.TrimSpace(s[:i]), s[i+1:len(s)-1]
 		items, err := splitTop(args)
 		if err != nil {
-			return Spec{}, &OptionError{Policy: name, Err: err}
+			return Spec{}, optionError(name, "", err)
 		}
 		for _, it := range items {
 			if strings.TrimSpace(it) == "" {
 				if len(items) == 1 {
 					break // "name()"
 				}
-				return Spec{}, &OptionError{Policy: name, Err: fmt.Errorf("%q: empty option", s)}
+				return Spec{}, optionError(name, "", fmt.Errorf("%q: empty option", s))
 			}
 			k, v, ok := strings.Cut(it, "=")
 			k = strings.TrimSpace(k)
+			if !ok && len(pairs) == 0 && strings.TrimSpace(it) != "" {
+				k, v, ok = "", it, true // a wrapped policy, quota(fcfs,…): the entry's Wraps option
+			} else if ok && strings.ContainsAny(k, "(:") && len(pairs) == 0 {
+				k, v = "", it // quota(tiresias(queues=3),…), quota(exec:p.py,…)
+			}
 			if !ok {
-				return Spec{}, &OptionError{Policy: name, Key: k, Err: errors.New("want key=value")}
+				return Spec{}, optionError(name, k, errors.New("want key=value"))
 			}
 			val, err := unquote(strings.TrimSpace(v))
+			if k == "" && !strings.HasPrefix(strings.TrimSpace(v), "'") && !strings.HasPrefix(strings.TrimSpace(v), `"`) {
+				val, err = strings.TrimSpace(v), nil // a policy string keeps its own quotes
+			}
 			if err != nil {
-				return Spec{}, &OptionError{Policy: name, Key: k, Err: err}
+				return Spec{}, optionError(name, k, err)
 			}
 			pairs = append(pairs, [2]string{k, val})
 		}
@@ -196,9 +208,23 @@ func ParseWith(lookup func(string) (Entry, error), s string) (Spec, error) {
 	if err != nil {
 		return Spec{}, err
 	}
+	if len(pairs) > 0 && pairs[0][0] == "" {
+		if e.Wraps == "" {
+			return Spec{}, optionError(name, strings.TrimSpace(pairs[0][1]), errors.New("want key=value"))
+		}
+		pairs[0][0] = e.Wraps
+	}
 	vals, err := e.values(name, pairs)
 	if err != nil {
 		return Spec{}, err
+	}
+	if e.Wraps != "" {
+		inner, err := ParseWith(lookup, vals.String(e.Wraps))
+		if err != nil {
+			return Spec{}, optionError(name, e.Wraps, err)
+		}
+		e.Overhead, e.Cost = inner.Entry.Overhead, inner.Entry.Cost
+		vals.vals[e.Wraps] = inner.String() // canonical, as results record it
 	}
 	return Spec{Entry: e, Values: vals}, nil
 }
@@ -221,7 +247,7 @@ func (e Entry) values(written string, pairs [][2]string) (Values, error) {
 		}
 		d, err := parseValue(o, o.Default)
 		if err != nil {
-			return Values{}, &OptionError{Policy: written, Key: o.Name, Err: fmt.Errorf("bad default: %w", err)}
+			return Values{}, optionError(written, o.Name, fmt.Errorf("bad default: %w", err))
 		}
 		v.vals[o.Name] = d
 	}
@@ -237,14 +263,14 @@ func (e Entry) values(written string, pairs [][2]string) (Values, error) {
 				}
 				known = "known: " + strings.Join(names, ", ")
 			}
-			return Values{}, &OptionError{Policy: written, Key: p[0], Err: fmt.Errorf("unknown option (%s; see 'arena policies')", known)}
+			return Values{}, optionError(written, p[0], fmt.Errorf("unknown option (%s; see 'arena policies')", known))
 		}
 		if v.given[k] {
-			return Values{}, &OptionError{Policy: written, Key: k, Err: errors.New("given twice")}
+			return Values{}, optionError(written, k, errors.New("given twice"))
 		}
 		val, err := parseValue(e.Options[i], raw)
 		if err != nil {
-			return Values{}, &OptionError{Policy: written, Key: k, Err: err}
+			return Values{}, optionError(written, k, err)
 		}
 		v.vals[k], v.given[k] = val, true
 	}
@@ -254,7 +280,7 @@ func (e Entry) values(written string, pairs [][2]string) (Values, error) {
 			if e.Name == ExecName {
 				hint = "; write exec:COMMAND, e.g. exec:python3 my_policy.py"
 			}
-			return Values{}, &OptionError{Policy: written, Key: o.Name, Err: fmt.Errorf("required, not given%s", hint)}
+			return Values{}, optionError(written, o.Name, fmt.Errorf("required, not given%s", hint))
 		}
 	}
 	return v, nil

@@ -76,7 +76,7 @@ func TestParseOptionErrors(t *testing.T) {
 	} {
 		_, err := reg.Parse(c.in)
 		var oe *OptionError
-		if !errors.As(err, &oe) || oe.Key != c.key || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "policy ") {
+		if !errors.As(err, &oe) || oe.Field != c.key || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "policy ") {
 			t.Errorf("Parse(%q) = %v; want an OptionError for key %q containing %q", c.in, err, c.key, c.want)
 		}
 	}

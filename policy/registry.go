@@ -95,6 +95,11 @@ type Entry struct {
 	Cost float64
 	// New builds a policy for one run.
 	New func(Options) (sim.Policy, error)
+	// Wraps names the option holding the policy string of a wrapped policy
+	// (quota(INNER,…)): it may be written first without its key, it is
+	// parsed when the wrapper is, and the wrapper takes the inner policy's
+	// overhead class and cost.
+	Wraps string
 }
 
 // Registry maps names and aliases to entries.
@@ -119,7 +124,7 @@ func NewRegistry() *Registry {
 		},
 	})
 	// Each family of policies registers itself from its own file.
-	for _, add := range [][]Entry{arenaEntries(), baselineEntries(), ilpEntries(), {execEntry()}} {
+	for _, add := range [][]Entry{arenaEntries(), baselineEntries(), ilpEntries(), {execEntry()}, quotaEntries(r)} {
 		for _, e := range add {
 			r.mustRegister(e)
 		}

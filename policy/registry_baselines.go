@@ -78,13 +78,13 @@ func tiresiasConfig(v Values) (tiresias.Config, error) {
 	k, first, growth := v.Int("queues"), float64(v.Duration("threshold")), v.Float("growth")
 	switch {
 	case k < 1:
-		return tiresias.Config{}, &OptionError{Policy: "tiresias", Key: "queues", Err: fmt.Errorf("%d: want at least 1", k)}
+		return tiresias.Config{}, optionError("tiresias", "queues", fmt.Errorf("%d: want at least 1", k))
 	case k > 1 && !(first > 0):
-		return tiresias.Config{}, &OptionError{Policy: "tiresias", Key: "threshold", Err: fmt.Errorf("%v: want a positive duration", first)}
+		return tiresias.Config{}, optionError("tiresias", "threshold", fmt.Errorf("%v: want a positive duration", first))
 	case k > 2 && !(growth > 1):
-		return tiresias.Config{}, &OptionError{Policy: "tiresias", Key: "growth", Err: fmt.Errorf("%v: want more than 1 so that the limits increase", growth)}
+		return tiresias.Config{}, optionError("tiresias", "growth", fmt.Errorf("%v: want more than 1 so that the limits increase", growth))
 	case v.Float("promote") < 0:
-		return tiresias.Config{}, &OptionError{Policy: "tiresias", Key: "promote", Err: fmt.Errorf("%v: want 0 or more", v.Float("promote"))}
+		return tiresias.Config{}, optionError("tiresias", "promote", fmt.Errorf("%v: want 0 or more", v.Float("promote")))
 	}
 	cfg := tiresias.Config{PromoteKnob: v.Float("promote")}
 	for i := 0; i < k-1; i++ {

@@ -26,14 +26,14 @@ func execEntry() Entry {
 		New: func(o Options) (sim.Policy, error) {
 			argv, err := exec.SplitCommand(o.Values.String("cmd"))
 			if err != nil {
-				return nil, &OptionError{Policy: ExecName, Key: "cmd", Err: err}
+				return nil, optionError(ExecName, "cmd", err)
 			}
 			if len(argv) == 0 {
-				return nil, &OptionError{Policy: ExecName, Key: "cmd", Err: errors.New("empty; write exec:COMMAND, e.g. exec:python3 my_policy.py")}
+				return nil, optionError(ExecName, "cmd", errors.New("empty; write exec:COMMAND, e.g. exec:python3 my_policy.py"))
 			}
 			timeout := time.Duration(float64(o.Values.Duration("timeout")) * float64(time.Second))
 			if timeout <= 0 {
-				return nil, &OptionError{Policy: ExecName, Key: "timeout", Err: errors.New("want a positive duration")}
+				return nil, optionError(ExecName, "timeout", errors.New("want a positive duration"))
 			}
 			return exec.Start(o.Cluster, o.Source, o.Timing, exec.Config{
 				Command: argv, Dir: o.Values.String("dir"), Timeout: timeout, View: views[o.Values.String("view")],

@@ -17,6 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/sim/input"
 )
 
 // Pool is a homogeneous group of nodes in a cluster spec.
@@ -111,7 +112,7 @@ const (
 // key or a short value.
 func ParseClusterSpec(file string, data []byte) (ClusterSpec, error) {
 	if len(data) > MaxSpecBytes {
-		return ClusterSpec{}, fmt.Errorf("%s: %d bytes; a cluster spec is at most %d", file, len(data), MaxSpecBytes)
+		return ClusterSpec{}, &input.Error{File: file, Err: fmt.Errorf("%d bytes; a cluster spec is at most %d", len(data), MaxSpecBytes)}
 	}
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
@@ -130,53 +131,39 @@ func ParseClusterSpec(file string, data []byte) (ClusterSpec, error) {
 
 func parseClusterYAML(file string, data []byte) (ClusterSpec, error) {
 	var spec ClusterSpec
-	var root yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&root); err != nil && !errors.Is(err, io.EOF) {
-		return spec, fmt.Errorf("%s: not valid YAML: %s", file, yamlErrorText(err))
+	doc, err := input.OneDocument(file, "a cluster spec", data)
+	if err != nil {
+		return spec, err
 	}
-	var second yaml.Node
-	if err := dec.Decode(&second); !errors.Is(err, io.EOF) {
-		line := second.Line
-		if err != nil {
-			line = 0
-		}
-		return spec, fmt.Errorf("%s:%d: a second YAML document; a cluster spec is one document", file, line)
+	if doc == nil || doc.Kind != yaml.MappingNode {
+		return spec, &input.Error{File: file, Err: errors.New("want a mapping with keys name and pools")}
 	}
-	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
-		return spec, fmt.Errorf("%s: want a mapping with keys name and pools", file)
-	}
-	doc := root.Content[0]
-	seen := map[string]int{}
-	for i := 0; i+1 < len(doc.Content); i += 2 {
-		k, v := doc.Content[i], doc.Content[i+1]
-		if first, dup := seen[k.Value]; dup {
-			return spec, fmt.Errorf("%s:%d: key %s: given twice (first on line %d)", file, k.Line, keyName(k.Value), first)
-		}
-		seen[k.Value] = k.Line
-		switch k.Value {
+	err = input.Mapping(file, "", doc, []string{"name", "pools"}, nil, func(key string, k, v *yaml.Node) error {
+		switch key {
 		case "name":
 			if v.Kind != yaml.ScalarNode || v.Value == "" || len(v.Value) > 200 || strings.ContainsFunc(v.Value, unicode.IsControl) || !utf8.ValidString(v.Value) {
-				return spec, fmt.Errorf("%s:%d: key name: want a short one-line name", file, v.Line)
+				return input.At(file, v, "name", "want a short one-line name")
 			}
 			spec.Name = v.Value
 		case "pools":
 			if v.Kind != yaml.SequenceNode {
-				return spec, fmt.Errorf("%s:%d: key pools: want a list of {gpu, nodes, gpus_per_node}", file, v.Line)
+				return input.At(file, v, "pools", "want a list of {gpu, nodes, gpus_per_node}")
 			}
 			for _, item := range v.Content {
 				p, err := parsePool(file, item)
 				if err != nil {
-					return spec, err
+					return err
 				}
 				spec.Pools = append(spec.Pools, p)
 			}
-		default:
-			return spec, fmt.Errorf("%s:%d: unknown key %s (want name, pools)", file, k.Line, keyName(k.Value))
 		}
+		return nil
+	})
+	if err != nil {
+		return spec, err
 	}
 	if len(spec.Pools) == 0 {
-		return spec, fmt.Errorf("%s: key pools: at least one pool is required", file)
+		return spec, &input.Error{File: file, Kind: "key", Field: "pools", Err: errors.New("at least one pool is required")}
 	}
 	if spec.Name == "" {
 		spec.Name = strings.TrimSuffix(file, ".yaml")
@@ -187,17 +174,11 @@ func parseClusterYAML(file string, data []byte) (ClusterSpec, error) {
 func parsePool(file string, item *yaml.Node) (Pool, error) {
 	var p Pool
 	if item.Kind != yaml.MappingNode {
-		return p, fmt.Errorf("%s:%d: pools entry: want a mapping {gpu, nodes, gpus_per_node}", file, item.Line)
+		return p, &input.Error{File: file, Line: item.Line, Kind: "pools", Field: "entry", Err: errors.New("want a mapping {gpu, nodes, gpus_per_node}")}
 	}
-	seen := map[string]int{}
-	for j := 0; j+1 < len(item.Content); j += 2 {
-		pk, pv := item.Content[j], item.Content[j+1]
-		if first, dup := seen[pk.Value]; dup {
-			return p, fmt.Errorf("%s:%d: key %s: given twice (first on line %d)", file, pk.Line, keyName(pk.Value), first)
-		}
-		seen[pk.Value] = pk.Line
+	err := input.Mapping(file, "", item, []string{"gpu", "nodes", "gpus_per_node"}, nil, func(key string, pk, pv *yaml.Node) error {
 		var err error
-		switch pk.Value {
+		switch key {
 		case "gpu":
 			p.GPU = strings.ToLower(pv.Value)
 			if _, e := estimator.LookupGPU(p.GPU); e != nil || pv.Kind != yaml.ScalarNode {
@@ -207,15 +188,17 @@ func parsePool(file string, item *yaml.Node) (Pool, error) {
 			p.Nodes, err = wholeNumber(pv, MaxNodes)
 		case "gpus_per_node":
 			p.GPUsPerNode, err = wholeNumber(pv, MaxGPUsPerNode)
-		default:
-			err = fmt.Errorf("unknown key (want gpu, nodes, gpus_per_node)")
 		}
 		if err != nil {
-			return p, fmt.Errorf("%s:%d: key %s: %w", file, pk.Line, keyName(pk.Value), err)
+			return &input.Error{File: file, Line: pk.Line, Kind: "key", Field: pk.Value, Err: err}
 		}
+		return nil
+	})
+	if err != nil {
+		return p, err
 	}
 	if p.GPU == "" || p.Nodes == 0 {
-		return p, fmt.Errorf("%s:%d: pools entry: gpu and nodes are required", file, item.Line)
+		return p, &input.Error{File: file, Line: item.Line, Kind: "pools", Field: "entry", Err: errors.New("gpu and nodes are required")}
 	}
 	if p.GPUsPerNode == 0 {
 		g, _ := estimator.LookupGPU(p.GPU)
@@ -237,50 +220,13 @@ func wholeNumber(v *yaml.Node, limit int) (int, error) {
 	return n, nil
 }
 
-// keyName shows a key from the file: as is when it is a plain word,
-// otherwise described, not quoted (ShowValue).
-func keyName(s string) string {
-	if isPlain(s, 32) {
-		return s
-	}
-	return ShowValue(s)
-}
-
 func shortValue(s string) string { return ShowValue(s) }
 
 // ShowValue renders a value read from an input file for an error message
-// without echoing the file: a plain token (letters, digits and . _ + - :
-// at most 40 bytes) is quoted; anything else is only described by its
-// length, so a misplaced /etc/shadow or a key file never ends up in a
-// terminal, a CI log or a bug report.
-func ShowValue(s string) string {
-	if isPlain(s, 40) {
-		return strconv.Quote(s)
-	}
-	return fmt.Sprintf("(a value of %d bytes, not shown: not a plain word)", len(s))
-}
+// without echoing the file (input.ShowValue).
+func ShowValue(s string) string { return input.ShowValue(s) }
 
-func isPlain(s string, max int) bool {
-	if len(s) > max {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._+-", r)) {
-			return false
-		}
-	}
-	return true
-}
-
-// yamlErrorText keeps a YAML error's location and kind but drops the
-// offending text, which the library quotes.
-func yamlErrorText(err error) string {
-	msg := err.Error()
-	if i := strings.IndexAny(msg, "`'\""); i >= 0 {
-		msg = strings.TrimSpace(msg[:i]) + " …"
-	}
-	return strings.TrimPrefix(msg, "yaml: ")
-}
+func yamlErrorText(err error) string { return input.YAMLErrorText(err) }
 
 func checkClusterBounds(file string, spec ClusterSpec) error {
 	nodes, gpus := 0, 0
@@ -288,7 +234,7 @@ func checkClusterBounds(file string, spec ClusterSpec) error {
 		nodes += p.Nodes
 		gpus += p.Nodes * p.GPUsPerNode
 		if nodes > MaxNodes || gpus > MaxClusterGPUs {
-			return fmt.Errorf("%s: pool %s: the cluster would have more than %d nodes or %d GPUs (the limits; the paper's cluster has 1,280 GPUs)", file, p.GPU, MaxNodes, MaxClusterGPUs)
+			return &input.Error{File: file, Kind: "pool", Field: p.GPU, Err: fmt.Errorf("the cluster would have more than %d nodes or %d GPUs (the limits; the paper's cluster has 1,280 GPUs)", MaxNodes, MaxClusterGPUs)}
 		}
 	}
 	return nil
@@ -302,15 +248,22 @@ func parseArtifactClusterJSON(file string, data []byte) (ClusterSpec, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	spec := ClusterSpec{Name: file}
-	at := func() string { return file + ":" + strconv.Itoa(1+bytes.Count(data[:dec.InputOffset()], []byte("\n"))) }
+	// at is an input.Error at the decoder's line, for key ("" = none).
+	at := func(key, format string, args ...any) error {
+		e := &input.Error{File: file, Line: 1 + bytes.Count(data[:dec.InputOffset()], []byte("\n")), Err: fmt.Errorf(format, args...)}
+		if key != "" {
+			e.Kind, e.Field = "key", key
+		}
+		return e
+	}
 	token := func(what string) (json.Token, error) {
 		tok, err := dec.Token()
 		if err != nil {
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-				end := file + ":" + strconv.Itoa(1+bytes.Count(bytes.TrimRight(data, " \t\r\n"), []byte("\n")))
-				return nil, fmt.Errorf("%s: truncated JSON (the file ends early): want %s", end, what)
+				end := 1 + bytes.Count(bytes.TrimRight(data, " \t\r\n"), []byte("\n"))
+				return nil, &input.Error{File: file, Line: end, Err: fmt.Errorf("truncated JSON (the file ends early): want %s", what)}
 			}
-			return nil, fmt.Errorf("%s: not valid JSON: want %s", at(), what)
+			return nil, at("", "not valid JSON: want %s", what)
 		}
 		return tok, nil
 	}
@@ -320,7 +273,7 @@ func parseArtifactClusterJSON(file string, data []byte) (ClusterSpec, error) {
 			return err
 		}
 		if d, ok := tok.(json.Delim); !ok || d != want {
-			return fmt.Errorf("%s: want %q", at(), string(want))
+			return at("", "want %q", string(want))
 		}
 		return nil
 	}
@@ -340,10 +293,10 @@ func parseArtifactClusterJSON(file string, data []byte) (ClusterSpec, error) {
 			name, _ := tok.(string)
 			g, lerr := estimator.LookupGPU(name)
 			if lerr != nil {
-				return spec, fmt.Errorf("%s: key %s: unknown GPU type; want one of %s", at(), keyName(name), strings.Join(estimator.GPUNames(), ", "))
+				return spec, at(name, "unknown GPU type; want one of %s", strings.Join(estimator.GPUNames(), ", "))
 			}
 			if seen[g.Name] {
-				return spec, fmt.Errorf("%s: key %s: given twice", at(), keyName(name))
+				return spec, at(name, "given twice")
 			}
 			seen[g.Name] = true
 			n, err := nodeNum(dec, token, expect, at, name)
@@ -360,17 +313,17 @@ func parseArtifactClusterJSON(file string, data []byte) (ClusterSpec, error) {
 		return spec, err
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return spec, fmt.Errorf("%s: content after the closing ]", at())
+		return spec, at("", "content after the closing ]")
 	}
 	if len(spec.Pools) == 0 {
-		return spec, fmt.Errorf("%s: no GPU pools", file)
+		return spec, &input.Error{File: file, Err: errors.New("no GPU pools")}
 	}
 	return spec, nil
 }
 
 // nodeNum reads {"node_num": N} (other keys are ignored, as the artifact
 // does; node_num twice is refused).
-func nodeNum(dec *json.Decoder, token func(string) (json.Token, error), expect func(json.Delim) error, at func() string, gpu string) (int, error) {
+func nodeNum(dec *json.Decoder, token func(string) (json.Token, error), expect func(json.Delim) error, at func(key, format string, args ...any) error, gpu string) (int, error) {
 	if err := expect('{'); err != nil {
 		return 0, err
 	}
@@ -383,20 +336,20 @@ func nodeNum(dec *json.Decoder, token func(string) (json.Token, error), expect f
 		key, _ := tok.(string)
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return 0, fmt.Errorf("%s: key %s.%s: not valid JSON", at(), keyName(gpu), keyName(key))
+			return 0, at(gpu+"."+key, "not valid JSON")
 		}
 		if key != "node_num" {
 			continue
 		}
 		if n != 0 {
-			return 0, fmt.Errorf("%s: key %s.node_num: given twice", at(), keyName(gpu))
+			return 0, at(gpu+".node_num", "given twice")
 		}
 		v, err := strconv.Atoi(string(raw))
 		if err != nil || v <= 0 {
-			return 0, fmt.Errorf("%s: key %s.node_num: want a whole number ≥ 1, got %s", at(), keyName(gpu), shortValue(string(raw)))
+			return 0, at(gpu+".node_num", "want a whole number ≥ 1, got %s", shortValue(string(raw)))
 		}
 		if v > MaxNodes {
-			return 0, fmt.Errorf("%s: key %s.node_num: %d is over the limit of %d", at(), keyName(gpu), v, MaxNodes)
+			return 0, at(gpu+".node_num", "%d is over the limit of %d", v, MaxNodes)
 		}
 		n = v
 	}
@@ -404,7 +357,7 @@ func nodeNum(dec *json.Decoder, token func(string) (json.Token, error), expect f
 		return 0, err
 	}
 	if n == 0 {
-		return 0, fmt.Errorf("%s: key %s.node_num: missing; want a whole number ≥ 1", at(), keyName(gpu))
+		return 0, at(gpu+".node_num", "missing; want a whole number ≥ 1")
 	}
 	return n, nil
 }

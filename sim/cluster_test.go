@@ -40,7 +40,7 @@ func TestParseClusterSpecErrors(t *testing.T) {
 		{"name: x\npools:\n  - {gpu: a100, nodes: -1}\n", "c.yaml:3: key nodes: want a whole number ≥ 1"},
 		{"name: x\npools:\n  - {gpu: a100, nodes: two}\n", "c.yaml:3: key nodes"},
 		{"name: x\npools:\n  - {gpu: a100, nodes: 2, gpus: 4}\n", "c.yaml:3: key gpus: unknown key"},
-		{"name: x\nnodes: 3\n", `c.yaml:2: unknown key nodes`},
+		{"name: x\nnodes: 3\n", `c.yaml:2: key nodes: unknown key`},
 		{"name: x\n", "at least one pool"},
 		{"name: x\npools: 3\n", "c.yaml:2: key pools: want a list"},
 		{`[{"a100": {"nodes": 3}}]`, "a100.node_num"},

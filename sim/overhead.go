@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/sim/input"
 )
 
 // Change is the kind of allocation change an overhead is charged for.
@@ -294,58 +295,49 @@ func LoadOverheads(nameOrPath string) (*OverheadProfile, error) {
 //	    actions:                  # optional: own formula for some kinds of change
 //	      migration: {fixed: 20}  # first_start, restart, resize, type_change, migration
 func ParseOverheads(file string, data []byte) (*OverheadProfile, error) {
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, fmt.Errorf("%s: not valid YAML: %w", file, err)
-	}
 	fail := func(n *yaml.Node, key, format string, args ...any) error {
-		return fmt.Errorf("%s:%d: key %s: %s", file, n.Line, key, fmt.Sprintf(format, args...))
+		return input.At(file, n, key, format, args...)
 	}
-	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("%s: want a mapping with keys name, doc, classes", file)
+	doc, err := input.OneDocument(file, "an overhead profile", data)
+	if err != nil {
+		return nil, err
+	}
+	if doc == nil || doc.Kind != yaml.MappingNode {
+		return nil, &input.Error{File: file, Err: errors.New("want a mapping with keys name, doc, classes")}
 	}
 	p := &OverheadProfile{Classes: map[string]Overhead{}, Docs: map[string]string{}}
-	doc := root.Content[0]
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(doc.Content); i += 2 {
-		k, v := doc.Content[i], doc.Content[i+1]
-		if seen[k.Value] {
-			return nil, fail(k, k.Value, "given twice")
-		}
-		seen[k.Value] = true
-		switch k.Value {
+	err = input.Mapping(file, "", doc, []string{"name", "doc", "classes"}, nil, func(key string, k, v *yaml.Node) error {
+		switch key {
 		case "name":
 			p.Name = v.Value
 		case "doc":
 			p.Doc = strings.TrimSpace(v.Value)
 		case "classes":
 			if v.Kind != yaml.MappingNode || len(v.Content) == 0 {
-				return nil, fail(v, "classes", "want a mapping of class name to cost")
+				return fail(v, "classes", "want a mapping of class name to cost")
 			}
-			for j := 0; j+1 < len(v.Content); j += 2 {
-				ck, cv := v.Content[j], v.Content[j+1]
-				name := strings.TrimSpace(ck.Value)
+			return input.Mapping(file, "classes.", v, nil, strings.TrimSpace, func(name string, ck, cv *yaml.Node) error {
 				if name == "" {
-					return nil, fail(ck, "classes", "empty class name")
-				}
-				if _, dup := p.Classes[name]; dup {
-					return nil, fail(ck, "classes."+name, "given twice")
+					return fail(ck, "classes", "empty class name")
 				}
 				o, d, err := parseOverhead(file, "classes."+name, cv, true)
 				if err != nil {
-					return nil, err
+					return err
 				}
 				p.Classes[name], p.Docs[name] = o, d
-			}
-		default:
-			return nil, fail(k, k.Value, "unknown key (want name, doc, classes)")
+				return nil
+			})
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if p.Name == "" {
-		return nil, fmt.Errorf("%s: key name: missing", file)
+		return nil, &input.Error{File: file, Kind: "key", Field: "name", Err: errors.New("missing")}
 	}
 	if len(p.Classes) == 0 {
-		return nil, fmt.Errorf("%s: key classes: missing", file)
+		return nil, &input.Error{File: file, Kind: "key", Field: "classes", Err: errors.New("missing")}
 	}
 	return p, nil
 }
@@ -355,12 +347,13 @@ const maxOverhead = 7 * 24 * 3600
 
 func parseOverhead(file, key string, n *yaml.Node, top bool) (Overhead, string, error) {
 	fail := func(n *yaml.Node, key, format string, args ...any) error {
-		return fmt.Errorf("%s:%d: key %s: %s", file, n.Line, key, fmt.Sprintf(format, args...))
+		return input.At(file, n, key, format, args...)
 	}
-	want := "fixed, per_gpu, cap, by_gpus"
+	known := []string{"fixed", "per_gpu", "cap", "by_gpus"}
 	if top {
-		want += ", actions, doc"
+		known = append(known, "actions", "doc")
 	}
+	want := strings.Join(known, ", ")
 	if n.Kind != yaml.MappingNode {
 		return Overhead{}, "", fail(n, key, "want a mapping with keys %s", want)
 	}
@@ -373,14 +366,8 @@ func parseOverhead(file, key string, n *yaml.Node, top bool) (Overhead, string, 
 	}
 	var o Overhead
 	var doc string
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
+	err := input.Mapping(file, key+".", n, known, nil, func(_ string, k, v *yaml.Node) error {
 		sub := key + "." + k.Value
-		if seen[k.Value] {
-			return o, "", fail(k, sub, "given twice")
-		}
-		seen[k.Value] = true
 		var err error
 		switch {
 		case k.Value == "fixed":
@@ -391,25 +378,25 @@ func parseOverhead(file, key string, n *yaml.Node, top bool) (Overhead, string, 
 			o.Cap, err = seconds(v, sub)
 		case k.Value == "by_gpus":
 			if v.Kind != yaml.MappingNode || len(v.Content) == 0 {
-				return o, "", fail(v, sub, "want a mapping of GPU count to seconds, e.g. {1: 32, 2: 69}")
+				return fail(v, sub, "want a mapping of GPU count to seconds, e.g. {1: 32, 2: 69}")
 			}
 			o.ByGPUs = map[int]Duration{}
 			for j := 0; j+1 < len(v.Content); j += 2 {
 				gk, gv := v.Content[j], v.Content[j+1]
 				g, gerr := strconv.Atoi(strings.TrimSpace(gk.Value))
 				if gerr != nil || g <= 0 || g > 1<<20 {
-					return o, "", fail(gk, sub, "%q: want a positive GPU count", gk.Value)
+					return fail(gk, sub, "%q: want a positive GPU count", gk.Value)
 				}
 				if _, dup := o.ByGPUs[g]; dup {
-					return o, "", fail(gk, sub, "GPU count %d given twice", g)
+					return fail(gk, sub, "GPU count %d given twice", g)
 				}
 				if o.ByGPUs[g], err = seconds(gv, fmt.Sprintf("%s.%d", sub, g)); err != nil {
-					return o, "", err
+					return err
 				}
 			}
 		case k.Value == "actions" && top:
 			if v.Kind != yaml.MappingNode {
-				return o, "", fail(v, sub, "want a mapping of change kind (%s) to cost", strings.Join(changeNames[:], ", "))
+				return fail(v, sub, "want a mapping of change kind (%s) to cost", strings.Join(changeNames[:], ", "))
 			}
 			o.Actions = map[Change]Overhead{}
 			for j := 0; j+1 < len(v.Content); j += 2 {
@@ -421,25 +408,24 @@ func parseOverhead(file, key string, n *yaml.Node, top bool) (Overhead, string, 
 					}
 				}
 				if c < 0 {
-					return o, "", fail(ak, sub, "%q: want one of %s", ak.Value, strings.Join(changeNames[:], ", "))
+					return fail(ak, sub, "%q: want one of %s", ak.Value, strings.Join(changeNames[:], ", "))
 				}
 				if _, dup := o.Actions[Change(c)]; dup {
-					return o, "", fail(ak, sub, "%s given twice", ak.Value)
+					return fail(ak, sub, "%s given twice", ak.Value)
 				}
 				a, _, aerr := parseOverhead(file, sub+"."+ak.Value, av, false)
 				if aerr != nil {
-					return o, "", aerr
+					return aerr
 				}
 				o.Actions[Change(c)] = a
 			}
 		case k.Value == "doc" && top:
 			doc = strings.TrimSpace(v.Value)
-		default:
-			return o, "", fail(k, sub, "unknown key (want %s)", want)
 		}
-		if err != nil {
-			return o, "", err
-		}
+		return err
+	})
+	if err != nil {
+		return o, "", err
 	}
 	return o, doc, nil
 }

@@ -5,6 +5,10 @@ cannot run even there is dropped on arrival; a waiting job blocks every
 later job of its GPU type; nothing is preempted, resized or moved.
 
     arena simulate --policy 'fcfs,exec:python3 examples/python/fifo.py'
+
+``import arena_policy`` finds the package installed (pip install ./python)
+or, from a checkout, examples/python/arena_policy.py: a symbolic link to
+python/arena_policy/__init__.py (the package is one module).
 """
 
 import arena_policy as ap
@@ -12,44 +16,47 @@ import arena_policy as ap
 
 class FIFO(ap.Policy):
     name = "python-fifo"
-
-    def place(self, table, job):
-        if not job.feasible(job.best):
-            return None
-        return table.place_most_free(job.id, job.best)
+    # A decision without arrivals or ended jobs does nothing: arena skips it.
+    idle_when_quiet = True
 
     def decide(self, view):
         if not view.ended and not view.arrivals:
             return []
-        table = ap.Table(self.cluster, view.occupant)
+        table = view.table()
         actions = []
-        pending_types = {}
-        for j in view.pending:
-            pending_types[j.gpu] = pending_types.get(j.gpu, 0) + 1
+        # Pending jobs per GPU type, kept by the mirror (no walk of the queue).
+        started = {}
         # Restart pass over the pending queue in rounds where jobs ended,
-        # head-of-line blocking per GPU type.
+        # head-of-line blocking per GPU type: it stops once every type with a
+        # pending job is blocked (nothing later could start).
         if view.ended:
             blocked = set()
-            for j in view.pending:
+            types = sum(1 for g in self.cluster.types if view.pending_of_type(g) > 0)
+            for j in view.iter_pending():
+                if len(blocked) >= types:
+                    break
                 if j.gpu in blocked:
                     continue
-                slots = self.place(table, j)
+                slots = table.place_most_free(j.id, j.best) if j.best in j.estimates else None
                 if slots is None:
                     blocked.add(j.gpu)
                     continue
                 actions.append(ap.start(j.id, slots))
-                pending_types[j.gpu] -= 1
+                started[j.gpu] = started.get(j.gpu, 0) + 1
         # New jobs in arrival order.
+        joined = {}
         for j in view.arrivals:
-            if j.best.per_node == 0 or not j.feasible(j.best):
+            best = j.best
+            if best.per_node == 0 or best not in j.estimates:
                 actions.append(ap.drop(j.id, "infeasible at best locality"))
                 continue
-            if pending_types.get(j.gpu, 0) == 0:
-                slots = self.place(table, j)
+            waiting = view.pending_of_type(j.gpu) - started.get(j.gpu, 0) + joined.get(j.gpu, 0)
+            if waiting == 0:
+                slots = table.place_most_free(j.id, best)
                 if slots is not None:
                     actions.append(ap.start(j.id, slots))
                     continue
-            pending_types[j.gpu] = pending_types.get(j.gpu, 0) + 1
+            joined[j.gpu] = joined.get(j.gpu, 0) + 1
         return actions
 
 

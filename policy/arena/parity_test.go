@@ -5,7 +5,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/experiments/data/reference"
+	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
 )
@@ -27,9 +28,9 @@ var parityCases = []parityCase{
 	{"arena-nh", false, 0.01},
 }
 
-func runPhilly(t testing.TB, pol string) *experiments.Outcome {
+func runPhilly(t testing.TB, pol string) *runner.Outcome {
 	t.Helper()
-	out, err := experiments.Execute(context.Background(), policy.NewRegistry(), experiments.Run{
+	out, err := runner.Execute(context.Background(), policy.NewRegistry(), runner.Run{
 		Trace: "philly", Cluster: "paper-1280", Policy: pol, Timing: sim.Artifact, Rounds: 2000,
 	})
 	if err != nil {
@@ -72,7 +73,7 @@ func TestPhillyParity(t *testing.T) {
 		t.Run(c.policy, func(t *testing.T) {
 			t.Parallel()
 			out := runPhilly(t, c.policy)
-			ref, ok := experiments.Reference(c.policy)
+			ref, ok := reference.Philly(c.policy)
 			if !ok {
 				t.Fatalf("no stored result for %s", c.policy)
 			}
@@ -125,7 +126,7 @@ func TestPhillyParity(t *testing.T) {
 			if !c.digest {
 				return
 			}
-			refDigest, err := experiments.ReferenceDigest("philly", c.policy)
+			refDigest, err := reference.Digest("philly", c.policy)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -148,7 +149,7 @@ func TestExactTiming(t *testing.T) {
 		t.Skip("Philly runs; skipped with -short")
 	}
 	for _, pol := range []string{"arena", "arena-ns", "arena-nh", "arena-no", "arena-dp", "arena-ddl", "arena-noprune"} {
-		out, err := experiments.Execute(context.Background(), policy.NewRegistry(), experiments.Run{
+		out, err := runner.Execute(context.Background(), policy.NewRegistry(), runner.Run{
 			Trace: "philly", Cluster: "paper-1280", Policy: pol, Timing: sim.Exact, Rounds: 500, Check: true,
 		})
 		if err != nil {

@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/policy/arena"
 	"github.com/arena-sim/arena/sim"
@@ -24,11 +24,11 @@ func TestSearchShortcutsChangeNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("several Arena runs; skipped with -short")
 	}
-	pollux := &experiments.SynthTrace{
+	pollux := &runner.SynthTrace{
 		Name: "philly-pollux.arena", From: "philly-pollux",
 		Keys: [][2]string{{"since", "35d"}, {"until", "37d"}, {"sample", "1920"}, {"recipe", "arena"}},
 	}
-	cases := []experiments.Run{
+	cases := []runner.Run{
 		{Trace: "philly", Cluster: "paper-1280", Policy: "arena", Timing: sim.Exact, Rounds: 800},
 		{Trace: "philly", Cluster: "paper-1280", Policy: "arena-ns", Timing: sim.Artifact, Rounds: 800},
 		{Synth: pollux, Cluster: "paper-1280", Policy: "arena", Timing: sim.Artifact, Rounds: 300},
@@ -42,7 +42,7 @@ func TestSearchShortcutsChangeNothing(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			outcome := func(shortcuts bool) *sim.Result {
 				defer arena.SetSearchShortcuts(arena.SetSearchShortcuts(shortcuts))
-				o, err := experiments.Execute(context.Background(), policy.NewRegistry(), run)
+				o, err := runner.Execute(context.Background(), policy.NewRegistry(), run)
 				if err != nil {
 					t.Fatal(err)
 				}

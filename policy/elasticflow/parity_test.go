@@ -5,7 +5,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/experiments/data/reference"
+	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
 )
@@ -21,9 +22,9 @@ const (
 	wantPeakThr  = 9713.43
 )
 
-func phillyRun(tb testing.TB, name string, timing sim.Timing, check bool) *experiments.Outcome {
+func phillyRun(tb testing.TB, name string, timing sim.Timing, check bool) *runner.Outcome {
 	tb.Helper()
-	out, err := experiments.Execute(context.Background(), policy.NewRegistry(), experiments.Run{
+	out, err := runner.Execute(context.Background(), policy.NewRegistry(), runner.Run{
 		Trace: "philly", Cluster: "paper-1280", Policy: name, Timing: timing, Rounds: 2000, Check: check,
 	})
 	if err != nil {
@@ -63,7 +64,7 @@ func TestPhillyParity(t *testing.T) {
 	if !within(s.MeanJCT, wantMeanJCT, 1e-6) {
 		t.Errorf("mean JCT = %.4f, the authors' head gives %.2f", s.MeanJCT, wantMeanJCT)
 	}
-	ref, err := experiments.ReferenceDigest("philly", "elasticflow-ls")
+	ref, err := reference.Digest("philly", "elasticflow-ls")
 	if err != nil {
 		t.Fatal(err)
 	}

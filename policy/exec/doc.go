@@ -9,45 +9,59 @@
 // The process is started once per run (when the policy is built), so it may
 // keep state between decisions, and is closed at the end of the run.
 //
-// # Protocol, version 1
+// # Versions
 //
-// Every message is one JSON object on one line, with a "type" field.
+// arena's hello says "protocol":1 (what every client understands) and
+// "protocols":[1,2]; the client's hello picks one. Version 1 sends the
+// whole View at every decision (objects; an arrival's "iterations" is the
+// trace's count). Version 2 sends the whole state once (a "full" decide)
+// and then only what changed since the previous decide, numbered by "seq":
+// runs of slots with a new occupant, queue removals and appends, the
+// states of queued jobs that changed, arrivals, ended and dropped ("gone")
+// jobs; job states and new jobs are JSON arrays in the layouts the hello
+// lists (state_fields, job_fields), iteration counts on the engine's
+// scale; estimates go in tables shared by jobs of one workload and
+// request. The adapter keeps its own record of what it last sent
+// (deltaState) and compares the View with it, so nothing unchanged is
+// serialised; a running job's remaining iterations and a pending job's
+// queue time, which change with the clock, are compared only for a client
+// that asked for them ("live"). The full decide and every CheckEvery-th
+// carry CRC-32 checksums of the record; a client whose mirror disagrees,
+// or that saw a seq gap, replies "resync" and gets the full state again.
+// A client may also promise "idle_when_quiet" (sim.QuietRounds), and arena
+// then skips decisions without arrivals or ended jobs.
 //
-//  1. arena → policy: {"type":"hello","protocol":1,"timing":"exact",
-//     "view":"optimal","cluster":{"name":…,"types":[…],
-//     "slots":N,"nodes":[{"gpu":"a100","capacity":4,"first_slot":0},…]}}
-//  2. policy → arena: {"type":"hello","protocol":1,"name":"my-fifo"}
-//     (a different protocol number ends the run with an error).
-//  3. Per decision, arena → policy: {"type":"decide","round":R,"now":T,
-//     "round_length":300,"occupant":[job id or -1 per GPU slot],"running":[state…],
-//     "pending":[state…],"arrivals":[job…],"ended":[state…]}.
-//     A state is the dynamic part of a job: id, status, gpus (slots held),
-//     grid ({gpu,nodes,per_node} or null), progress, remaining and total
-//     iterations, first_start (−1 before), reconfigs, queue_time. An arrival
-//     (sent once, when the job is submitted) adds the static part: name,
-//     alias, model, batch, iterations, gpu and gpus requested, submit,
-//     deadline (0 = none), user, vc, best (the best-locality grid of its
-//     request) and estimates: the estimator's answer for every candidate
-//     grid that is feasible, [{gpu,nodes,per_node,throughput,iter_time}], so
-//     the policy needs no profile database. Candidate grids: for each GPU
-//     type, every GPU count that is a power of two (and the job's own
-//     count) up to the type's total, on every uniform shape of whole nodes.
-//     A grid not listed is infeasible. Estimates depend only on the job and
-//     the grid, so a policy keeps them from the arrival.
+// # Messages
+//
+//  1. arena → policy: {"type":"hello","protocol":1,"protocols":[1,2],
+//     "state_fields":[…],"job_fields":[…],"timing":"exact","view":"optimal",
+//     "cluster":{"name":…,"types":[…],"slots":N,"nodes":[{"gpu":"a100",
+//     "capacity":4,"first_slot":0},…]}}
+//  2. policy → arena: {"type":"hello","protocol":2,"name":"my-fifo",
+//     "live":[],"idle_when_quiet":true} (an unknown version ends the run).
+//  3. Per decision, arena → policy: a decide (version 1 or 2 as above).
+//     Estimates: for every candidate grid that is feasible — per GPU type,
+//     every GPU count that is a power of two (and the job's own count) up
+//     to the type's total, on every uniform shape of whole nodes — the
+//     estimator's throughput and iteration time in the entry's view, so
+//     the policy needs no profile database.
 //  4. policy → arena: {"type":"actions","round":R,"actions":[{"kind":
 //     "start"|"reallocate"|"suspend"|"drop","job":ID,"gpus":[slots],
-//     "reason":"…"}]}, or {"type":"error","message":"…"} to stop the run.
+//     "reason":"…"}]}, {"type":"error","message":"…"} to stop the run, or
+//     (version 2) {"type":"resync","round":R}.
 //  5. At the end arena sends {"type":"bye"} and closes stdin; the process
 //     should exit (it is killed after a grace period).
 //
 // Errors end the run with a message naming the round and, when there is
-// one, the job: a line that is not JSON, a reply of the wrong type or
-// round, an unknown action kind or a job not in the decision, the process
-// exiting, and no reply within the timeout. The timeout is wall-clock time
-// by nature; it is a generous safety net against a hung process and never
-// changes a decision — it only ends the run with an error. Whatever the
-// process writes to stderr is passed through to arena's stderr.
+// one, the job (its protocol id, alias and trace name): a line that is not
+// JSON, a reply of the wrong type or round, an unknown action kind or a
+// job not in the decision, the process exiting, and no reply within the
+// timeout. The timeout is wall-clock time by nature; it is a generous
+// safety net against a hung process and never changes a decision — it only
+// ends the run with an error. Whatever the process writes to stderr is
+// passed through to arena's stderr.
 //
 // docs/writing-a-policy.md documents the protocol for policy authors;
-// examples/python holds a stdlib-only Python client and two policies.
+// python/ is the Python client package (arena_policy) and examples/python
+// holds two policies that use it; testdata/v1 keeps the version-1 client.
 package exec

@@ -17,8 +17,14 @@ import (
 	"github.com/arena-sim/arena/sim"
 )
 
-// Protocol is the protocol version this adapter speaks.
-const Protocol = 1
+// Protocol is the newest protocol version this adapter speaks; Protocols
+// lists every version it accepts in a client's hello (docs: doc.go).
+const Protocol = 2
+
+// Protocols are the versions a client may pick. The hello's "protocol"
+// field stays 1, the version every client understands, so a version-1
+// client written before version 2 still reads a hello it knows.
+var Protocols = []int{1, 2}
 
 // Config says how to run the child process.
 type Config struct {
@@ -62,6 +68,14 @@ type Policy struct {
 	waitErr error         // set before exited is closed
 	closed  bool
 	buf     bytes.Buffer
+
+	protocol int  // the version the client picked
+	quiet    bool // the client's promise: no action in a decision without events
+	live     liveFields
+	d        *deltaState // protocol 2's record of what was last sent
+	slotNode []int       // node of every slot
+	wire     []byte      // protocol 2's message buffer
+	resyncs  int
 }
 
 type line struct {
@@ -80,6 +94,9 @@ type Error struct {
 	Command string
 	Round   int
 	Job     sim.JobID
+	// JobName is the job's alias and trace name, "job_0043 (name)", as the
+	// engine's own messages write it ("" when the job is unknown).
+	JobName string
 	Msg     string
 }
 
@@ -90,6 +107,9 @@ func (e *Error) Error() string {
 	}
 	if e.Job >= 0 {
 		where += fmt.Sprintf(", job %d", e.Job)
+		if e.JobName != "" {
+			where += " = " + e.JobName
+		}
 	}
 	return fmt.Sprintf("exec %q: %s: %s", e.Command, where, e.Msg)
 }
@@ -169,8 +189,10 @@ func (p *Policy) Name() string { return "exec:" + p.name }
 // send writes one message.
 func (p *Policy) send(round int, msg any) error {
 	p.buf.Reset()
-	enc := json.NewEncoder(&p.buf)
-	if err := enc.Encode(msg); err != nil {
+	if d, ok := msg.(*decideV2); ok {
+		p.wire = d.appendJSON(p.wire[:0])
+		p.buf.Write(p.wire)
+	} else if err := json.NewEncoder(&p.buf).Encode(msg); err != nil {
 		return p.fail(round, -1, "encoding the message: %v", err)
 	}
 	if _, err := p.out.Write(p.buf.Bytes()); err != nil {
@@ -285,11 +307,14 @@ func (p *Policy) Close() error {
 // Messages of the protocol (doc.go).
 
 type helloOut struct {
-	Type     string     `json:"type"`
-	Protocol int        `json:"protocol"`
-	Timing   string     `json:"timing"`
-	View     string     `json:"view"`
-	Cluster  clusterOut `json:"cluster"`
+	Type        string     `json:"type"`
+	Protocol    int        `json:"protocol"`
+	Protocols   []int      `json:"protocols"`
+	StateFields []string   `json:"state_fields"`
+	JobFields   []string   `json:"job_fields"`
+	Timing      string     `json:"timing"`
+	View        string     `json:"view"`
+	Cluster     clusterOut `json:"cluster"`
 }
 
 type clusterOut struct {
@@ -306,9 +331,11 @@ type nodeOut struct {
 }
 
 type helloIn struct {
-	Type     string `json:"type"`
-	Protocol int    `json:"protocol"`
-	Name     string `json:"name"`
+	Type     string   `json:"type"`
+	Protocol int      `json:"protocol"`
+	Name     string   `json:"name"`
+	Live     []string `json:"live"`
+	Quiet    bool     `json:"idle_when_quiet"`
 }
 
 // Grid is a uniform shape as the protocol writes it.
@@ -384,7 +411,7 @@ type actionsIn struct {
 
 func (p *Policy) hello(timing sim.Timing) error {
 	c := p.cluster
-	h := helloOut{Type: "hello", Protocol: Protocol, Timing: timing.String(), View: p.cfg.View.String(),
+	h := helloOut{Type: "hello", Protocol: 1, Protocols: Protocols, StateFields: StateFields, JobFields: JobFields, Timing: timing.String(), View: p.cfg.View.String(),
 		Cluster: clusterOut{Name: c.Name, Types: nonNil(c.Types), Slots: c.NumSlots(), Nodes: make([]nodeOut, len(c.Nodes))}}
 	for i, n := range c.Nodes {
 		h.Cluster.Nodes[i] = nodeOut{GPU: n.GPU, Capacity: n.Capacity, FirstSlot: n.FirstSlot}
@@ -403,8 +430,28 @@ func (p *Policy) hello(timing sim.Timing) error {
 	if in.Type != "hello" {
 		return p.fail(-1, -1, "want a hello reply, got type %q", in.Type)
 	}
-	if in.Protocol != Protocol {
-		return p.fail(-1, -1, "the policy speaks protocol %d, arena speaks %d", in.Protocol, Protocol)
+	if !slices.Contains(Protocols, in.Protocol) {
+		return p.fail(-1, -1, "the policy speaks protocol %d, arena speaks 1 and 2", in.Protocol)
+	}
+	p.protocol, p.quiet = in.Protocol, in.Quiet
+	for _, f := range in.Live {
+		switch f {
+		case "remaining":
+			p.live.remaining = true
+		case "queue_time":
+			p.live.queueTime = true
+		default:
+			return p.fail(-1, -1, "hello: live field %q: want remaining or queue_time", f)
+		}
+	}
+	if p.protocol >= 2 {
+		p.d = newDeltaState()
+		p.slotNode = make([]int, c.NumSlots())
+		for i, n := range c.Nodes {
+			for s := n.FirstSlot; s < n.FirstSlot+n.Capacity; s++ {
+				p.slotNode[s] = i
+			}
+		}
 	}
 	p.name = in.Name
 	if p.name == "" {
@@ -444,8 +491,20 @@ func states(v *sim.View, jobs []*sim.Job) []stateOut {
 // the View's slices (it only serialises them).
 func (*Policy) ReadsViewOnly() bool { return true }
 
+// IdleWhenQuiet implements sim.QuietRounds with the client's promise from
+// its hello ("idle_when_quiet": true): a decision with no arrival and no
+// ended job is then not sent at all.
+func (p *Policy) IdleWhenQuiet() bool { return p.quiet }
+
+// Resyncs is how many times the client asked for the full state again
+// (protocol 2): 0 in a healthy run.
+func (p *Policy) Resyncs() int { return p.resyncs }
+
 // Schedule implements sim.Policy: one decide message, one actions reply.
 func (p *Policy) Schedule(v *sim.View) ([]sim.Action, error) {
+	if p.d != nil {
+		return p.scheduleDelta(v)
+	}
 	msg := decideOut{Type: "decide", Round: v.Round, Now: float64(v.Now), RoundLength: float64(v.RoundLength), Occupant: nonNil(v.Occupant),
 		Running: states(v, v.Running), Pending: states(v, v.Pending), Ended: states(v, v.Ended), Arrivals: make([]jobOut, len(v.Arrivals))}
 	for i, j := range v.Arrivals {
@@ -466,9 +525,20 @@ func (p *Policy) Schedule(v *sim.View) ([]sim.Action, error) {
 	}
 	actions, job, err := ParseActions(data, v.Round, inView, p.cluster.NumSlots())
 	if err != nil {
-		return nil, p.fail(v.Round, job, "%v", err)
+		return nil, p.failJob(v, inView[job], job, err)
 	}
 	return actions, nil
+}
+
+// failJob is fail with the job's name when the job is known.
+func (p *Policy) failJob(v *sim.View, known bool, job sim.JobID, err error) error {
+	e := p.fail(v.Round, job, "%v", err).(*Error)
+	if known && job >= 0 {
+		if j := v.Job(job); j != nil {
+			e.JobName = j.Spec.Alias() + " (" + j.Spec.Name + ")"
+		}
+	}
+	return e
 }
 
 // ParseActions checks one reply to the decision of round: its type and
@@ -480,6 +550,11 @@ func ParseActions(data []byte, round int, inView map[sim.JobID]bool, slots int) 
 	if err := decode(data, &in); err != nil {
 		return nil, -1, err
 	}
+	return checkActions(&in, round, func(id sim.JobID) bool { return inView[id] }, slots)
+}
+
+// checkActions is ParseActions on a decoded reply.
+func checkActions(in *actionsIn, round int, inView func(sim.JobID) bool, slots int) ([]sim.Action, sim.JobID, error) {
 	switch {
 	case in.Type == "error":
 		return nil, -1, fmt.Errorf("the policy reported an error: %s", in.Message)
@@ -494,7 +569,7 @@ func ParseActions(data []byte, round int, inView map[sim.JobID]bool, slots int) 
 		if !ok {
 			return nil, a.Job, fmt.Errorf("action %d: kind %q: want start, reallocate, suspend or drop", i, a.Kind)
 		}
-		if !inView[a.Job] {
+		if !inView(a.Job) {
 			return nil, a.Job, fmt.Errorf("action %d (%s): the job is not running, pending or arriving in this decision", i, a.Kind)
 		}
 		if (kind == sim.Start || kind == sim.Reallocate) && len(a.GPUs) == 0 {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 	pexec "github.com/arena-sim/arena/policy/exec"
 	"github.com/arena-sim/arena/policy/policytest"
@@ -45,8 +45,8 @@ func TestPythonFIFOMatchesGoFCFS(t *testing.T) {
 		{"testbed", "testbed-64", sim.Exact, 0},
 	} {
 		t.Run(c.trace, func(t *testing.T) {
-			run := func(p string) *experiments.Outcome {
-				o, err := experiments.Execute(context.Background(), reg, experiments.Run{
+			run := func(p string) *runner.Outcome {
+				o, err := runner.Execute(context.Background(), reg, runner.Run{
 					Trace: c.trace, Cluster: c.cluster, Policy: p, Timing: c.timing, Rounds: c.rounds, Check: true,
 				})
 				if err != nil {
@@ -78,7 +78,7 @@ func TestPythonFIFOMatchesGoFCFS(t *testing.T) {
 // The SJF example runs clean under the checker and finishes jobs.
 func TestPythonSJFRuns(t *testing.T) {
 	python3(t)
-	o, err := experiments.Execute(context.Background(), policy.NewRegistry(), experiments.Run{
+	o, err := runner.Execute(context.Background(), policy.NewRegistry(), runner.Run{
 		Trace: "testbed", Cluster: "testbed-64", Policy: "exec:python3 ../../examples/python/sjf.py", Timing: sim.Exact, Check: true,
 	})
 	if err != nil {
@@ -114,12 +114,12 @@ func TestProtocolErrors(t *testing.T) {
 		{"policy error", script(`echo "{\"type\":\"error\",\"message\":\"boom\"}"`), []string{"round 0", "the policy reported an error: boom"}},
 		{"crash", script(`echo oops >&2; exit 3`), []string{"round 0", "exit status 3"}},
 		{"crash at hello", `exec:sh -c 'exit 4'`, []string{"hello", "exit status 4"}},
-		{"protocol mismatch", `exec:sh -c 'read l; echo "{\"type\":\"hello\",\"protocol\":2}"'`, []string{"hello", "speaks protocol 2, arena speaks 1"}},
+		{"protocol mismatch", `exec:sh -c 'read l; echo "{\"type\":\"hello\",\"protocol\":3}"'`, []string{"hello", "speaks protocol 3, arena speaks 1 and 2"}},
 		{"no such program", "exec:/nonexistent/policy", []string{"cannot start", "/nonexistent/policy"}},
 		{"missing command", "exec:", []string{"policy exec: option cmd"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := experiments.Execute(context.Background(), reg, experiments.Run{
+			_, err := runner.Execute(context.Background(), reg, runner.Run{
 				Trace: "testbed", Cluster: "testbed-64", Policy: c.policy, Timing: sim.Exact, Rounds: 3,
 			})
 			if err == nil {
@@ -173,7 +173,7 @@ func TestTimeoutKillsASilentPolicy(t *testing.T) {
 		{"at round 0", 1, `exec(cmd='` + strings.TrimPrefix(script(`read l`), "exec:") + `',timeout=90s)`, []string{"round 0", "no reply within 1m30s", "the process was killed"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := experiments.Execute(context.Background(), expiringRegistry{policy.NewRegistry(), c.k}, experiments.Run{
+			_, err := runner.Execute(context.Background(), expiringRegistry{policy.NewRegistry(), c.k}, runner.Run{
 				Trace: "testbed", Cluster: "testbed-64", Policy: c.policy, Timing: sim.Exact, Rounds: 3,
 			})
 			if err == nil {
@@ -192,7 +192,7 @@ func TestTimeoutKillsASilentPolicy(t *testing.T) {
 func TestStderrPassedThrough(t *testing.T) {
 	spec, _ := sim.LoadClusterSpec("testbed-64")
 	c, _ := sim.NewCluster(spec)
-	src, err := experiments.SourceFor("")
+	src, err := runner.SourceFor("")
 	if err != nil {
 		t.Fatal(err)
 	}

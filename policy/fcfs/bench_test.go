@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
 )
@@ -16,7 +16,7 @@ func BenchmarkPhillyFCFS(b *testing.B) {
 		b.Run(timing.String(), func(b *testing.B) {
 			reg := policy.NewRegistry()
 			for b.Loop() {
-				if _, err := experiments.Execute(context.Background(), reg, experiments.Run{
+				if _, err := runner.Execute(context.Background(), reg, runner.Run{
 					Trace: "philly", Cluster: "paper-1280", Policy: "fcfs", Timing: timing, Rounds: 2000,
 				}); err != nil {
 					b.Fatal(err)

@@ -9,7 +9,8 @@ import (
 	"testing"
 
 	"github.com/arena-sim/arena/estimator"
-	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/experiments/data/reference"
+	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/policy/fcfs"
 	"github.com/arena-sim/arena/sim"
@@ -21,7 +22,7 @@ func within(got, want, tol float64) bool { return math.Abs(got-want) <= tol*math
 // TestPhillyArtifactParity is the foundation's proof: FCFS on Philly in
 // artifact timing reproduces the authors' stored run.
 func TestPhillyArtifactParity(t *testing.T) {
-	o, err := experiments.Execute(context.Background(), policy.NewRegistry(), experiments.Run{
+	o, err := runner.Execute(context.Background(), policy.NewRegistry(), runner.Run{
 		Trace: "philly", Cluster: "paper-1280", Policy: "fcfs", Timing: sim.Artifact, Rounds: 2000, Check: true,
 	})
 	if err != nil {
@@ -34,7 +35,7 @@ func TestPhillyArtifactParity(t *testing.T) {
 	if !within(s.MeanJCT, 83192, 0.01) || !within(s.MeanThroughput, 4367.5, 0.01) || !within(s.PeakThroughput, 6952.5, 0.01) {
 		t.Errorf("mean JCT %.1f, throughput %.1f / %.1f; want 83,192 and 4,367.5 / 6,952.5 within 1%%", s.MeanJCT, s.MeanThroughput, s.PeakThroughput)
 	}
-	ref, ok := experiments.Reference("fcfs")
+	ref, ok := reference.Philly("fcfs")
 	if !ok {
 		t.Fatal("no stored fcfs reference")
 	}
@@ -57,7 +58,7 @@ func TestPhillyArtifactParity(t *testing.T) {
 	if thrSame != len(ref.Thr) {
 		t.Errorf("%d of %d per-round throughputs equal the stored ones", thrSame, len(ref.Thr))
 	}
-	digest, err := experiments.ReferenceDigest("philly", "fcfs")
+	digest, err := reference.Digest("philly", "fcfs")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func TestDeterministic(t *testing.T) {
 	for _, timing := range []sim.Timing{sim.Artifact, sim.Exact} {
 		var files [2][3][]byte
 		for i := range 2 {
-			o, err := experiments.Execute(context.Background(), policy.NewRegistry(), experiments.Run{
+			o, err := runner.Execute(context.Background(), policy.NewRegistry(), runner.Run{
 				Trace: "philly", Cluster: "paper-1280", Policy: "fcfs", Timing: timing, Rounds: 600,
 			})
 			if err != nil {
@@ -262,7 +263,7 @@ func TestDPMemoryAdmission(t *testing.T) {
 		t.Fatal("no testbed job fails the DP memory rule: the test would prove nothing")
 	}
 	for policyStr, wantDropped := range map[string]int{"fcfs": 0, "fcfs(admission=simulator)": 0, "fcfs(admission=dp-memory)": want} {
-		o, err := experiments.Execute(context.Background(), policy.NewRegistry(), experiments.Run{
+		o, err := runner.Execute(context.Background(), policy.NewRegistry(), runner.Run{
 			Trace: "testbed", Cluster: "testbed-64", Policy: policyStr, Timing: sim.Exact, Check: true,
 		})
 		if err != nil {

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/arena-sim/arena/estimator"
-	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/traces"
@@ -50,7 +50,7 @@ func TestDPMemoryAdmission(t *testing.T) {
 		t.Fatal("no testbed job fails the DP memory rule everywhere: the test would prove nothing")
 	}
 	for policyStr, wantDropped := range map[string]int{"gavel": 0, "gavel(admission=dp-memory)": want, "gavel-stored(admission=dp-memory)": want} {
-		o, err := experiments.Execute(context.Background(), policy.NewRegistry(), experiments.Run{
+		o, err := runner.Execute(context.Background(), policy.NewRegistry(), runner.Run{
 			Trace: "testbed", Cluster: "testbed-64", Policy: policyStr, Timing: sim.Exact, Check: true, // 72 rounds: every job arrives
 		})
 		if err != nil {

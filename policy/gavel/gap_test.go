@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
 )
@@ -15,7 +15,7 @@ import (
 // and gap 0 is the exact solver's run (PAI, artifact timing; a few seconds).
 func TestGapSeeded(t *testing.T) {
 	run := func(p string) *sim.Result {
-		o, err := experiments.Execute(context.Background(), policy.NewRegistry(), experiments.Run{
+		o, err := runner.Execute(context.Background(), policy.NewRegistry(), runner.Run{
 			Trace: "pai", Cluster: "paper-1280", Policy: p, Timing: sim.Artifact, Rounds: 500, Check: true,
 		})
 		if err != nil {

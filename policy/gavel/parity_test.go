@@ -9,7 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/experiments/data/reference"
+	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
 )
@@ -19,9 +20,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/philly_golden.json with the current Philly figures")
 
-func phillyRun(tb testing.TB, name string, timing sim.Timing, check bool) *experiments.Outcome {
+func phillyRun(tb testing.TB, name string, timing sim.Timing, check bool) *runner.Outcome {
 	tb.Helper()
-	out, err := experiments.Execute(context.Background(), policy.NewRegistry(), experiments.Run{
+	out, err := runner.Execute(context.Background(), policy.NewRegistry(), runner.Run{
 		Trace: "philly", Cluster: "paper-1280", Policy: name, Timing: timing, Rounds: 2000, Check: check,
 	})
 	if err != nil {
@@ -83,7 +84,7 @@ func TestPhillyAgainstStoredRun(t *testing.T) {
 	got := map[string]golden{}
 	for _, b := range parityRuns {
 		t.Run(b.policy, func(t *testing.T) {
-			ref, ok := experiments.Reference(b.stored)
+			ref, ok := reference.Philly(b.stored)
 			if !ok {
 				t.Fatal("no stored run")
 			}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
 )
@@ -16,7 +16,7 @@ func BenchmarkPhilly(b *testing.B) {
 		for _, timing := range []sim.Timing{sim.Artifact, sim.Exact} {
 			b.Run(name+"/"+timing.String(), func(b *testing.B) {
 				for b.Loop() {
-					_, err := experiments.Execute(context.Background(), policy.NewRegistry(), experiments.Run{
+					_, err := runner.Execute(context.Background(), policy.NewRegistry(), runner.Run{
 						Trace: "philly", Cluster: "paper-1280", Policy: name, Timing: timing, Rounds: 2000,
 					})
 					if err != nil {

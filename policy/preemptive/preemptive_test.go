@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
 )
@@ -19,7 +19,7 @@ func TestPhillyInvariants(t *testing.T) {
 	}
 	for _, name := range []string{"tiresias", "srtf"} {
 		for _, timing := range []sim.Timing{sim.Artifact, sim.Exact} {
-			out, err := experiments.Execute(context.Background(), policy.NewRegistry(), experiments.Run{
+			out, err := runner.Execute(context.Background(), policy.NewRegistry(), runner.Run{
 				Trace: "philly", Cluster: "paper-1280", Policy: name, Timing: timing, Rounds: 2000, Check: true,
 			})
 			if err != nil {

@@ -9,7 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
-	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/experiments/data/reference"
+	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/policy/sia"
 	"github.com/arena-sim/arena/sim"
@@ -47,12 +48,12 @@ func TestGLPKReproducesStoredRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	probe.Close()
-	ref, ok := experiments.Reference("sia")
+	ref, ok := reference.Philly("sia")
 	if !ok {
 		t.Fatal("no stored sia run")
 	}
-	run := func(name string, rounds int) *experiments.Outcome {
-		out, err := experiments.Execute(context.Background(), policy.NewRegistry(), experiments.Run{
+	run := func(name string, rounds int) *runner.Outcome {
+		out, err := runner.Execute(context.Background(), policy.NewRegistry(), runner.Run{
 			Trace: "philly", Cluster: "paper-1280", Policy: name, Timing: sim.Artifact, Rounds: rounds,
 		})
 		if err != nil {

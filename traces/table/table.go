@@ -15,6 +15,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/arena-sim/arena/sim/input"
 	"github.com/arena-sim/arena/sim/outdir"
 )
 
@@ -175,26 +176,10 @@ func WriteFile(path string, jobs []Job) error {
 var ErrFormat = errors.New("not a canonical job table")
 
 // FieldError locates a bad value: file, line (1-based; 0 for Parquet rows
-// where Line is the row number), field and what was expected.
-type FieldError struct {
-	File  string
-	Line  int
-	Field string
-	Err   error
-}
-
-func (e *FieldError) Error() string {
-	loc := e.File
-	if e.Line > 0 {
-		loc += ":" + strconv.Itoa(e.Line)
-	}
-	if e.Field != "" {
-		loc += ": " + e.Field
-	}
-	return loc + ": " + e.Err.Error()
-}
-
-func (e *FieldError) Unwrap() error { return e.Err }
+// where Line is the row number), column and what was expected
+// ("trace.csv:12: gpus: …"). It is input.Error, the one input-error type
+// (Field the column; no Kind, the column's name says it).
+type FieldError = input.Error
 
 // LooksLikeTable reports whether a CSV header is the canonical table's.
 func LooksLikeTable(header []string) bool {

@@ -1,4 +1,4 @@
-package experiments
+package runner
 
 import (
 	"crypto/sha256"
@@ -30,7 +30,7 @@ func InputHash(r Run, policy string, spec sim.ClusterSpec, cfg sim.Config, jobs 
 	fmt.Fprintf(h, "arena inputs v1\npolicy %s\ncluster %s\ntiming %s rounds %d round %v overhead %s divisor %d deadline-scale %g profiling %t on-events %t\n",
 		policy, cs, cfg.Timing, cfg.Rounds, cfg.RoundLength, ov, cfg.IterationScale, cfg.DeadlineScale,
 		cfg.ProfilingDelay != nil, cfg.ScheduleOnEvents)
-	fmt.Fprintf(h, "estimator %s seed %d density %g gpu-map %q\n", r.Estimator, r.Seed, density(r.Density), r.GPUMap)
+	fmt.Fprintf(h, "estimator %s seed %d density %g gpu-map %q\n", r.Estimator, r.Seed, Density(r.Density), r.GPUMap)
 	if r.Slowdown != 0 && r.Slowdown != 1 || r.RelaxedSlowdown != 0 && r.RelaxedSlowdown != 1 {
 		fmt.Fprintf(h, "slowdown %g relaxed %g\n", r.Slowdown, r.RelaxedSlowdown)
 	}

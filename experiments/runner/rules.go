@@ -1,0 +1,179 @@
+package runner
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/traces"
+)
+
+// The range rules of a run's fields, each written once: Validate, the
+// flags of 'arena simulate' and a sweep spec's keys all say these words.
+const (
+	ruleTiming         = "want exact or artifact"
+	ruleRounds         = "want a whole number of 300 s rounds, 0 or more (0 = the trace's default)"
+	ruleMaxRounds      = "want a positive whole number of rounds"
+	ruleDensity        = "want a number from 0.001 to 1000 (1 = the trace as is)"
+	ruleFactor         = "want a factor in (0, 100] (1 = none)"
+	ruleIterationScale = "want a positive integer (1: iterations as the trace gives them; 5: the artifact's simulation traces)"
+	ruleOverheadScale  = "want a positive finite number (1 = the profile as is)"
+	ruleSeed           = "want an integer"
+	ruleBool           = "want true or false"
+	ruleNonEmpty       = "want a non-empty value"
+	ruleOnEvents       = "needs timing exact (the artifact schedules only at rounds)"
+)
+
+// FieldError is a problem with one field of a run. Path names the field by
+// its key in a run's JSON form and a spec ("slowdown"), with an index into
+// a list where the value came from one ("policies[2]"); the CLI renders it
+// as the flag and a spec as file:line: key.
+type FieldError struct {
+	Path string
+	Err  error
+}
+
+func (e *FieldError) Error() string { return e.Path + ": " + e.Err.Error() }
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// Key is the field's key without a list index ("policies[2]" → "policies").
+func (e *FieldError) Key() string {
+	k, _, _ := strings.Cut(e.Path, "[")
+	return k
+}
+
+// FieldErrors are every problem Validate found, in field order.
+type FieldErrors []*FieldError
+
+func (es FieldErrors) Error() string {
+	msgs := make([]string, len(es))
+	for i, e := range es {
+		msgs[i] = e.Error()
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// Unwrap lets errors.As find each field's error.
+func (es FieldErrors) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
+}
+
+func checkDensity(d float64) error {
+	if !(d >= MinDensity && d <= MaxDensity) {
+		return errors.New(ruleDensity)
+	}
+	return nil
+}
+
+func checkFactor(f float64) error {
+	if !(f > 0) || f > 100 {
+		return errors.New(ruleFactor)
+	}
+	return nil
+}
+
+// Validate checks every field's range and the rules between fields; it
+// does not load anything (Resolve finds a trace that does not exist, and
+// checks the length against MaxRounds once the trace's default is known).
+// A zero field is its default and always valid.
+func (r *Run) Validate() error {
+	var es FieldErrors
+	add := func(key string, v any, rule string) {
+		es = append(es, &FieldError{Path: key, Err: fmt.Errorf("%v: %s", v, rule)})
+	}
+	if strings.TrimSpace(r.Trace) == "" && r.Synth == nil {
+		es = append(es, &FieldError{Path: "trace", Err: errors.New(ruleNonEmpty)})
+	}
+	if strings.TrimSpace(r.Cluster) == "" {
+		es = append(es, &FieldError{Path: "cluster", Err: errors.New(ruleNonEmpty)})
+	}
+	if strings.TrimSpace(r.Policy) == "" {
+		es = append(es, &FieldError{Path: "policy", Err: errors.New(ruleNonEmpty)})
+	}
+	if r.Timing != sim.Exact && r.Timing != sim.Artifact {
+		add("timing", r.Timing, ruleTiming)
+	}
+	if r.Rounds < 0 {
+		add("rounds", r.Rounds, ruleRounds)
+	}
+	if r.Estimator != "" && !slices.Contains(EstimatorNames(), r.Estimator) {
+		es = append(es, &FieldError{Path: "estimator", Err: fmt.Errorf("%s: unknown (known: %s)", sim.ShowValue(r.Estimator), strings.Join(EstimatorNames(), ", "))})
+	}
+	if r.Density != 0 && checkDensity(r.Density) != nil {
+		add("density", r.Density, ruleDensity)
+	}
+	if r.GPUMap != "" {
+		if _, err := traces.ParseGPUMap(r.GPUMap); err != nil {
+			es = append(es, &FieldError{Path: "gpu_map", Err: err})
+		}
+	}
+	if r.ScheduleOnEvents && r.Timing != sim.Exact {
+		es = append(es, &FieldError{Path: "schedule_on_events", Err: errors.New(ruleOnEvents)})
+	}
+	if r.IterationScale < 0 {
+		add("iteration_scale", r.IterationScale, ruleIterationScale)
+	}
+	if r.OverheadScale != 0 && (!(r.OverheadScale > 0) || math.IsInf(r.OverheadScale, 0)) {
+		add("overhead_scale", r.OverheadScale, ruleOverheadScale)
+	}
+	if r.MaxRounds < 0 {
+		add("max_rounds", r.MaxRounds, ruleMaxRounds)
+	}
+	if r.Slowdown != 0 && checkFactor(r.Slowdown) != nil {
+		add("slowdown", r.Slowdown, ruleFactor)
+	}
+	if r.RelaxedSlowdown != 0 && checkFactor(r.RelaxedSlowdown) != nil {
+		add("relaxed_slowdown", r.RelaxedSlowdown, ruleFactor)
+	}
+	if len(es) == 0 {
+		return nil
+	}
+	return es
+}
+
+// ParseHorizon accepts Go durations ("36h", "90m") plus a day unit ("7d"),
+// from one second to MaxHorizon.
+func ParseHorizon(s string) (time.Duration, error) {
+	bad := fmt.Errorf("horizon %s: want a duration such as 7d, 36h or 90m, from 1s to 36500d", sim.ShowValue(s))
+	var d time.Duration
+	if num, ok := strings.CutSuffix(s, "d"); ok {
+		days, err := strconv.ParseFloat(num, 64)
+		if err != nil || !(days > 0) || days*24 > MaxHorizon.Hours() {
+			return 0, bad
+		}
+		d = time.Duration(days * 24 * float64(time.Hour))
+	} else {
+		var err error
+		if d, err = time.ParseDuration(s); err != nil {
+			return 0, bad
+		}
+	}
+	if d < time.Second || d > MaxHorizon {
+		return 0, bad
+	}
+	return d, nil
+}
+
+// strictJSON decodes data into v refusing unknown keys and trailing data.
+func strictJSON(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("trailing data after the run")
+	}
+	return nil
+}

@@ -1,0 +1,356 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+
+	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/traces"
+)
+
+// Policies is where runs find their policies: *policy.Registry, or a
+// wrapper (tests plant regressions by substituting an entry).
+type Policies interface {
+	Lookup(name string) (policy.Entry, error)
+	Names() []string
+}
+
+// Scenario is a run resolved: every input it names loaded and checked, so
+// that executing it reads no file and parses no name (resolved values in,
+// as gonum's optimize.Minimize takes a function, not its name).
+type Scenario struct {
+	// Run is the description it was resolved from, with Rounds filled in
+	// (the trace's default when it gave none) and Estimator "profiledb"
+	// when it gave none.
+	Run Run
+	// TraceName is the trace's own name; TraceJobs its job count as loaded.
+	TraceName string
+	TraceJobs int
+	// Jobs are the jobs as simulated (GPU types remapped, iterations
+	// scaled by the density); the scenario's own copy.
+	Jobs        []sim.JobSpec
+	ClusterSpec sim.ClusterSpec
+	// Policy is the parsed policy string.
+	Policy   policy.Spec
+	Source   estimator.Source
+	Profile  *sim.OverheadProfile
+	Overhead sim.Overhead
+	// Config is the engine's configuration but for its Cluster, Exec and
+	// OnRound, which Execute sets (a cluster per execution).
+	Config sim.Config
+	// Slowdown calibrates execution (Run.Slowdown, Run.RelaxedSlowdown).
+	slowdown bool
+}
+
+// Resolver loads the inputs of runs, each input once: the runs of a sweep
+// or of one 'arena simulate' share their traces, clusters, overhead
+// profiles and estimators. It is safe for concurrent use.
+type Resolver struct {
+	reg      Policies
+	mu       sync.Mutex
+	traces   map[string]*traces.Trace
+	clusters map[string]sim.ClusterSpec
+	profiles map[string]*sim.OverheadProfile
+	sources  map[string]estimator.Source
+	policies map[string]policy.Spec
+	delay    func(*sim.JobSpec) sim.Duration
+}
+
+// NewResolver returns a resolver finding policies in reg.
+func NewResolver(reg Policies) *Resolver {
+	return &Resolver{reg: reg, traces: map[string]*traces.Trace{}, clusters: map[string]sim.ClusterSpec{},
+		profiles: map[string]*sim.OverheadProfile{}, sources: map[string]estimator.Source{}, policies: map[string]policy.Spec{}}
+}
+
+// Registry is where the resolver finds policies.
+func (rv *Resolver) Registry() Policies { return rv.reg }
+
+// Trace loads (or synthesises, for r.Synth and r.Seed) the run's trace,
+// once; callers get their own copy of the job list.
+func (rv *Resolver) Trace(r Run) (*traces.Trace, error) {
+	if r.Synth != nil {
+		return r.Synth.Build(r.Seed) // cached by the synthesiser, copied
+	}
+	rv.mu.Lock()
+	t, ok := rv.traces[r.Trace]
+	rv.mu.Unlock()
+	if !ok {
+		var err error
+		if t, err = traces.Load(r.Trace); err != nil {
+			return nil, err
+		}
+		rv.mu.Lock()
+		rv.traces[r.Trace] = t
+		rv.mu.Unlock()
+	}
+	c := *t
+	c.Jobs = slices.Clone(t.Jobs)
+	return &c, nil
+}
+
+// Cluster loads a cluster spec once and checks that it builds.
+func (rv *Resolver) Cluster(ref string) (sim.ClusterSpec, error) {
+	rv.mu.Lock()
+	spec, ok := rv.clusters[ref]
+	rv.mu.Unlock()
+	if ok {
+		return spec, nil
+	}
+	spec, err := sim.LoadClusterSpec(ref)
+	if err != nil {
+		return spec, err
+	}
+	if _, err := sim.NewCluster(spec); err != nil {
+		return spec, err
+	}
+	rv.mu.Lock()
+	rv.clusters[ref] = spec
+	rv.mu.Unlock()
+	return spec, nil
+}
+
+// Profile loads an overhead profile once ("" = sim.DefaultOverheads).
+func (rv *Resolver) Profile(ref string) (*sim.OverheadProfile, error) {
+	if ref == "" {
+		ref = sim.DefaultOverheads
+	}
+	rv.mu.Lock()
+	p, ok := rv.profiles[ref]
+	rv.mu.Unlock()
+	if ok {
+		return p, nil
+	}
+	p, err := sim.LoadOverheads(ref)
+	if err != nil {
+		return nil, err
+	}
+	rv.mu.Lock()
+	rv.profiles[ref] = p
+	rv.mu.Unlock()
+	return p, nil
+}
+
+// Source returns the estimator source named ("" = profiledb), once.
+func (rv *Resolver) Source(name string) (estimator.Source, error) {
+	rv.mu.Lock()
+	s, ok := rv.sources[name]
+	rv.mu.Unlock()
+	if ok {
+		return s, nil
+	}
+	s, err := SourceFor(name)
+	if err != nil {
+		return nil, err
+	}
+	rv.mu.Lock()
+	rv.sources[name] = s
+	rv.mu.Unlock()
+	return s, nil
+}
+
+// ParsePolicy parses a policy string once (policy.ParseWith in the
+// resolver's registry).
+func (rv *Resolver) ParsePolicy(s string) (policy.Spec, error) {
+	rv.mu.Lock()
+	ps, ok := rv.policies[s]
+	rv.mu.Unlock()
+	if ok {
+		return ps, nil
+	}
+	ps, err := policy.ParseWith(rv.reg.Lookup, s)
+	if err != nil {
+		return ps, err
+	}
+	rv.mu.Lock()
+	rv.policies[s] = ps
+	rv.mu.Unlock()
+	return ps, nil
+}
+
+// Policy parses a policy string and resolves its overhead class in the
+// profile named.
+func (rv *Resolver) Policy(s, overheads string) (policy.Spec, *sim.OverheadProfile, sim.Overhead, error) {
+	ps, err := rv.ParsePolicy(s)
+	if err != nil {
+		return ps, nil, sim.Overhead{}, err
+	}
+	prof, err := rv.Profile(overheads)
+	if err != nil {
+		return ps, nil, sim.Overhead{}, err
+	}
+	ov, err := prof.Resolve(ps.Entry.Overhead)
+	if err != nil {
+		return ps, nil, sim.Overhead{}, fmt.Errorf("policy %s: %w", ps.Entry.Name, err)
+	}
+	return ps, prof, ov, nil
+}
+
+func (rv *Resolver) profilingDelay() (func(*sim.JobSpec) sim.Duration, error) {
+	rv.mu.Lock()
+	d := rv.delay
+	rv.mu.Unlock()
+	if d != nil {
+		return d, nil
+	}
+	d, err := ProfilingDelay()
+	if err != nil {
+		return nil, err
+	}
+	rv.mu.Lock()
+	rv.delay = d
+	rv.mu.Unlock()
+	return d, nil
+}
+
+// Resolve validates r and loads its inputs into a Scenario.
+func Resolve(reg Policies, r Run) (*Scenario, error) { return NewResolver(reg).Resolve(r) }
+
+// Resolve validates r and loads its inputs into a Scenario, sharing the
+// inputs already loaded.
+func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	at := func(key string, err error) error { return &FieldError{Path: key, Err: err} }
+	tr, err := rv.Trace(r)
+	if err != nil {
+		if r.Synth != nil {
+			return nil, at("synth", err)
+		}
+		return nil, at("trace", err)
+	}
+	if r.GPUMap != "" {
+		m, err := traces.ParseGPUMap(r.GPUMap)
+		if err != nil {
+			return nil, at("gpu_map", err)
+		}
+		traces.RemapGPUs(tr, m)
+	}
+	spec, err := rv.Cluster(r.Cluster)
+	if err != nil {
+		return nil, at("cluster", err)
+	}
+	ps, err := rv.ParsePolicy(r.Policy)
+	if err != nil {
+		return nil, at("policy", err)
+	}
+	prof, err := rv.Profile(r.Overheads)
+	if err != nil {
+		return nil, at("overheads", err)
+	}
+	overhead, err := prof.Resolve(ps.Entry.Overhead)
+	if err != nil {
+		return nil, at("overheads", fmt.Errorf("policy %s: %w", ps.Entry.Name, err))
+	}
+	src, err := rv.Source(r.Estimator)
+	if err != nil {
+		return nil, at("estimator", err)
+	}
+	if r.OverheadScale != 0 && r.OverheadScale != 1 {
+		overhead = overhead.Scale(r.OverheadScale)
+	}
+	scale := tr.IterationScale
+	if r.IterationScale != 0 {
+		scale = r.IterationScale
+	}
+	from := fmt.Sprintf("--rounds %d", r.Rounds)
+	if r.Rounds <= 0 {
+		r.Rounds = DefaultRounds(tr)
+		from = fmt.Sprintf("trace %s: its default length (spanning its submissions)", tr.Name)
+	}
+	if err := CheckRounds(r.Rounds, r.MaxRounds, from); err != nil {
+		return nil, at("rounds", err)
+	}
+	jobs, err := ScaleIterations(tr.Jobs, r.Density)
+	if err != nil {
+		return nil, at("density", err)
+	}
+	cfg := sim.DefaultConfig(nil, nil)
+	cfg.Timing, cfg.Rounds, cfg.Overhead, cfg.Check = r.Timing, r.Rounds, overhead, r.Check
+	cfg.IterationScale = scale
+	cfg.ScheduleOnEvents = r.ScheduleOnEvents
+	if r.UntilDone {
+		cfg.UntilDone, cfg.MaxRounds = true, r.MaxRounds
+		if cfg.MaxRounds <= 0 {
+			cfg.MaxRounds = DefaultMaxRounds
+		}
+	}
+	if r.ProfilingDelay {
+		if cfg.ProfilingDelay, err = rv.profilingDelay(); err != nil {
+			return nil, at("profiling_delay", err)
+		}
+	}
+	if r.Estimator == "" {
+		r.Estimator = "profiledb"
+	}
+	return &Scenario{
+		Run: r, TraceName: tr.Name, TraceJobs: len(tr.Jobs), Jobs: jobs, ClusterSpec: spec,
+		Policy: ps, Source: src, Profile: prof, Overhead: overhead, Config: cfg,
+		slowdown: r.Slowdown != 0 && r.Slowdown != 1 || r.RelaxedSlowdown != 0 && r.RelaxedSlowdown != 1,
+	}, nil
+}
+
+// Outcome is a finished run.
+type Outcome struct {
+	Run     Run
+	Result  *sim.Result
+	Summary sim.Summary
+	Cluster *sim.Cluster
+}
+
+// Execute resolves r and runs it.
+func Execute(ctx context.Context, reg Policies, r Run) (*Outcome, error) {
+	s, err := Resolve(reg, r)
+	if err != nil {
+		return nil, err
+	}
+	return s.Execute(ctx, r.OnRound)
+}
+
+// Execute runs the scenario; onRound (optional) reports progress. A
+// scenario may be executed more than once, also concurrently.
+func (s *Scenario) Execute(ctx context.Context, onRound func(done, total int)) (*Outcome, error) {
+	r := s.Run
+	cluster, err := sim.NewCluster(s.ClusterSpec)
+	if err != nil {
+		return nil, err
+	}
+	var exec estimator.Estimator = s.Source.View(estimator.ViewOptimal)
+	if s.slowdown {
+		exec = estimator.Slowdown{Base: exec, Global: r.Slowdown, Relaxed: r.RelaxedSlowdown, NodeCap: cluster.NodeCapacity}
+	}
+	cfg := s.Config
+	cfg.Cluster, cfg.Exec, cfg.OnRound = cluster, exec, onRound
+	ps := s.Policy
+	// Built last, so that nothing can fail between its start and its
+	// Close (an exec policy holds a process, an ILP one a solver).
+	p, err := ps.Entry.New(policy.Options{Cluster: cluster, Source: s.Source, Timing: r.Timing, Values: ps.Values, Overheads: s.Profile, Overhead: s.Overhead})
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: %w", ps, err)
+	}
+	res, err := sim.Run(ctx, cfg, p, s.Jobs)
+	if c, ok := p.(io.Closer); ok { // a policy holding a process or an external solver
+		if cerr := c.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("policy %s: %w", ps, cerr)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	// Results record the whole policy string (options included), so two
+	// runs of one policy with different options stay apart.
+	res.Policy = ps.String()
+	sum := res.Summarize(s.TraceName, s.TraceJobs, r.Estimator)
+	sum.Seed = r.Seed
+	sum.Density = Density(r.Density)
+	sum.Version = sim.Version()
+	sum.InputHash = InputHash(r, ps.String(), s.ClusterSpec, cfg, s.Jobs)
+	res.SetUtilization(&sum, cluster)
+	res.SetWallclock(&sum)
+	return &Outcome{Run: r, Result: res, Summary: sum, Cluster: cluster}, nil
+}

@@ -1,0 +1,55 @@
+"""FIFO through the arena_policy package, checking every protocol-2 message
+before applying it: no slot is sent with the occupant the client already
+has, no job state is sent unchanged, and no full state follows the first
+decide. A violation is reported as an error, which ends the run. With the
+argument "live", the policy also asks for the clock-driven fields and reads
+them at every decision (they then enter the checksums as sent)."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "python"))
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "examples", "python"))
+
+import arena_policy as ap  # noqa: E402
+import fifo  # noqa: E402
+
+_apply = ap.Mirror.apply
+
+
+def checked_apply(self, msg):
+    if msg.get("full") and self.synced:
+        raise AssertionError("decide %d: a full state without a resync" % msg["seq"])
+    if not msg.get("full"):
+        for first, n, o in msg.get("slots", ()):
+            for s in range(first, first + n):
+                if self.occupant[s] == o:
+                    raise AssertionError("decide %d: slot %d sent with its occupant unchanged (%d)" % (msg["seq"], s, o))
+                if self.cluster.slot_node[s] != self.cluster.slot_node[first]:
+                    raise AssertionError("decide %d: run %d+%d crosses a node" % (msg["seq"], first, n))
+        for a in msg.get("states", ()):
+            j = self.jobs[a[0]]
+            now = [j.id, j.status, j.gpus, None if j.grid is None else list(j.grid), j._remaining, j.total,
+                   j.first_start, j.reconfigs, j._queue_time]
+            if now == a:
+                raise AssertionError("decide %d: job %d's state sent unchanged" % (msg["seq"], j.id))
+    return _apply(self, msg)
+
+
+ap.Mirror.apply = checked_apply
+
+class LiveFIFO(fifo.FIFO):
+    live = ("remaining", "queue_time")
+
+    def decide(self, view):
+        for j in view.iter_running():
+            if not (0 <= j.remaining and j.progress <= 1):
+                raise AssertionError("job %d: remaining %d, progress %f" % (j.id, j.remaining, j.progress))
+        for j in view.iter_pending():
+            if j.queue_time < 0:
+                raise AssertionError("job %d: queue_time %f" % (j.id, j.queue_time))
+        return super().decide(view)
+
+
+if __name__ == "__main__":
+    ap.run(LiveFIFO() if sys.argv[1:] == ["live"] else fifo.FIFO())

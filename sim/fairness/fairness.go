@@ -1,0 +1,339 @@
+package fairness
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/tenants"
+)
+
+// QuotaCounts are the quota wrapper's counts for a run (policy/quota.Stats).
+type QuotaCounts struct {
+	Reclaims      int `json:"reclaims"`
+	ReclaimedGPUs int `json:"reclaimed_gpus"`
+	Vetoed        int `json:"vetoed"`
+	Violations    int `json:"violations"`
+}
+
+// Options tune the computation.
+type Options struct {
+	// Overhead is the policy's start overhead, charged once to T_alone.
+	Overhead sim.Overhead
+	// Quota, if the run was under the quota wrapper.
+	Quota *QuotaCounts
+}
+
+// Job is one job's ρ.
+type Job struct {
+	ID     int     `json:"id"`
+	Tenant string  `json:"tenant"`
+	JCT    float64 `json:"jct_s"`
+	Alone  float64 `json:"alone_s"`    // T_alone
+	N      float64 `json:"contending"` // N_j
+	Ideal  float64 `json:"ideal_s"`    // T_id
+	Rho    float64 `json:"rho"`
+}
+
+// Tenant is one tenant's figures.
+type Tenant struct {
+	Name              string  `json:"name"`
+	Weight            float64 `json:"weight"`
+	Jobs              int     `json:"jobs"`
+	Finished          int     `json:"finished"`
+	MeanJCT           float64 `json:"mean_jct_s"`
+	P95JCT            float64 `json:"p95_jct_s"`
+	GPUHours          float64 `json:"gpu_hours"`
+	Share             float64 `json:"gpu_share"`
+	MeanRho           float64 `json:"mean_rho"`
+	MaxRho            float64 `json:"max_rho"`
+	OverCapGPUSeconds float64 `json:"over_cap_gpu_seconds"`
+}
+
+// Report is a run's fairness.
+type Report struct {
+	Jobs []Job `json:"-"`
+	// Rated is the number of finished jobs with a ρ; Unrated those without.
+	Rated   int `json:"rated_jobs"`
+	Unrated int `json:"unrated_jobs"`
+	// Dropped and Unfinished (running or pending at the end) have no ρ.
+	Dropped        int          `json:"dropped_jobs"`
+	Unfinished     int          `json:"unfinished_jobs"`
+	MaxRho         float64      `json:"max_rho"`
+	MeanRho        float64      `json:"mean_rho"`
+	FracRhoAbove1  float64      `json:"frac_rho_above_1"`
+	JainShare      float64      `json:"jain_gpu_share"`
+	JainSlowdown   float64      `json:"jain_slowdown"`
+	OverCapSeconds float64      `json:"over_cap_gpu_seconds"`
+	Quota          *QuotaCounts `json:"quota,omitempty"`
+	Tenants        []Tenant     `json:"tenants"`
+}
+
+// Compute returns the fairness of run res of jobs (the trace's specs,
+// by ID) on cluster c. ten may be nil (tenants are then the trace's VCs);
+// exec is the ground-truth estimator the run executed with.
+func Compute(res *sim.Result, jobs []sim.JobSpec, c *sim.Cluster, ten *tenants.File, exec estimator.Estimator, o Options) (*Report, error) {
+	if ten == nil {
+		var err error
+		if ten, err = fromTrace(jobs); err != nil {
+			return nil, err
+		}
+	}
+	byID := make(map[int]*sim.JobSpec, len(jobs))
+	for i := range jobs {
+		byID[int(jobs[i].ID)] = &jobs[i]
+	}
+	r := &Report{Quota: o.Quota}
+	T := ten.Len()
+	rhos := make([][]float64, T)
+	jcts := make([][]float64, T)
+	tn := make([]Tenant, T)
+	for t := range T {
+		tt := ten.Tenant(t)
+		tn[t] = Tenant{Name: tt.Name, Weight: tt.Weight}
+	}
+	tenantOf := func(id int32) (int, *sim.JobSpec, error) {
+		s, ok := byID[int(id)]
+		if !ok {
+			return 0, nil, fmt.Errorf("fairness: job %d of the results is not in the trace", id)
+		}
+		return ten.Index(s.VirtualCluster), s, nil
+	}
+	var total float64
+	for _, jr := range res.Jobs {
+		t, s, err := tenantOf(jr.ID)
+		if err != nil {
+			return nil, err
+		}
+		tn[t].Jobs++
+		tn[t].GPUHours += jr.GPUSeconds / 3600
+		total += jr.GPUSeconds / 3600
+		if jr.State != "finished" {
+			if jr.State == "dropped" {
+				r.Dropped++
+			} else {
+				r.Unfinished++
+			}
+			continue
+		}
+		tn[t].Finished++
+		jcts[t] = append(jcts[t], jr.JCT)
+		alone, ok := aloneTime(s, &jr, c, exec, o.Overhead)
+		if !ok {
+			r.Unrated++
+			continue
+		}
+		n := contending(res.Timeline, jr.Submit, jr.Finish)
+		ideal := alone * max(1, float64(jr.RequestedN)*n/float64(max(1, c.TotalGPUs(jr.RequestedGPU))))
+		j := Job{ID: int(jr.ID), Tenant: tn[t].Name, JCT: jr.JCT, Alone: alone, N: n, Ideal: ideal, Rho: jr.JCT / ideal}
+		r.Jobs = append(r.Jobs, j)
+		rhos[t] = append(rhos[t], j.Rho)
+	}
+	var all []float64
+	above := 0
+	for t := range T {
+		slices.Sort(jcts[t])
+		tn[t].MeanJCT, tn[t].P95JCT = mean(jcts[t]), quantile(jcts[t], 0.95)
+		tn[t].MeanRho = mean(rhos[t])
+		for _, x := range rhos[t] {
+			tn[t].MaxRho = max(tn[t].MaxRho, x)
+			all = append(all, x)
+			if x > 1 {
+				above++
+			}
+		}
+		if total > 0 {
+			tn[t].Share = tn[t].GPUHours / total
+		}
+	}
+	r.Rated = len(all)
+	r.MeanRho = mean(all)
+	for _, x := range all {
+		r.MaxRho = max(r.MaxRho, x)
+	}
+	if len(all) > 0 {
+		r.FracRhoAbove1 = float64(above) / float64(len(all))
+	}
+	overCap(res, ten, tenantOf, tn)
+	var share, slow []float64
+	for t := range T {
+		r.OverCapSeconds += tn[t].OverCapGPUSeconds
+		if tn[t].Jobs == 0 {
+			continue
+		}
+		share = append(share, tn[t].Share/tn[t].Weight)
+		if tn[t].Finished > 0 && len(rhos[t]) > 0 {
+			slow = append(slow, tn[t].MeanRho)
+		}
+	}
+	r.JainShare, r.JainSlowdown = Jain(share), Jain(slow)
+	for _, x := range tn {
+		if x.Jobs > 0 || x.Name != tenants.Default {
+			r.Tenants = append(r.Tenants, x)
+		}
+	}
+	return r, nil
+}
+
+// fromTrace makes a tenants file of the VCs the trace names, weight 1.
+func fromTrace(jobs []sim.JobSpec) (*tenants.File, error) {
+	seen := map[string]bool{}
+	var names []string
+	for i := range jobs {
+		vc := jobs[i].VirtualCluster
+		if vc != "" && !seen[vc] {
+			seen[vc] = true
+			names = append(names, vc)
+		}
+	}
+	sort.Strings(names)
+	ts := make([]tenants.Tenant, len(names))
+	for i, n := range names {
+		ts[i] = tenants.Tenant{Name: n, Weight: 1}
+	}
+	return tenants.New("(the trace's VCs)", true, ts...)
+}
+
+// aloneTime is T_alone: the job's iterations at its request's best
+// locality (or, infeasible there, the shape it last ran on), plus one
+// start overhead.
+func aloneTime(s *sim.JobSpec, jr *sim.JobRecord, c *sim.Cluster, exec estimator.Estimator, o sim.Overhead) (float64, bool) {
+	grid := estimator.BestLocality(jr.RequestedGPU, int(jr.RequestedN), c.NodeCapacity(jr.RequestedGPU))
+	e := exec.Estimate(s.Workload, grid)
+	n := int(jr.RequestedN)
+	if grid.Nodes == 0 || !e.Feasible() {
+		if jr.FinalNodes <= 0 || jr.FinalN <= 0 {
+			return 0, false
+		}
+		grid = estimator.Config{GPU: jr.FinalGPU, Nodes: int(jr.FinalNodes), PerNode: int(jr.FinalN / jr.FinalNodes)}
+		if e = exec.Estimate(s.Workload, grid); !e.Feasible() {
+			return 0, false
+		}
+		n = int(jr.FinalN)
+	}
+	return float64(jr.Iterations)*e.IterTime + float64(o.Cost(sim.FirstStart, n)), true
+}
+
+// contending is N: the time-average of running + pending jobs over
+// [from, to] from the timeline's rows (each held until the next).
+func contending(tl []sim.RoundRecord, from, to float64) float64 {
+	if len(tl) == 0 {
+		return 1
+	}
+	if to <= from {
+		i := sort.Search(len(tl), func(i int) bool { return tl[i].Time > from }) - 1
+		return max(1, float64(tl[max(i, 0)].Running+tl[max(i, 0)].Pending))
+	}
+	var area float64
+	for i, row := range tl {
+		end := math.Inf(1)
+		if i+1 < len(tl) {
+			end = tl[i+1].Time
+		}
+		lo, hi := max(row.Time, from), min(end, to)
+		if i == 0 && from < row.Time {
+			lo = from // before the first row: its value
+		}
+		if hi > lo {
+			area += (hi - lo) * float64(row.Running+row.Pending)
+		}
+	}
+	return max(1, area/(to-from))
+}
+
+// overCap sweeps the allocations for the GPU-seconds each capped tenant
+// held beyond its cap.
+func overCap(res *sim.Result, ten *tenants.File, tenantOf func(int32) (int, *sim.JobSpec, error), tn []Tenant) {
+	type ev struct {
+		at   float64
+		t, d int
+	}
+	var evs []ev
+	for _, a := range res.Allocations {
+		t, _, err := tenantOf(a.Job)
+		if err != nil || ten.Tenant(t).Cap == 0 {
+			continue
+		}
+		evs = append(evs, ev{a.Start, t, int(a.Slots)}, ev{a.End, t, -int(a.Slots)})
+	}
+	sort.SliceStable(evs, func(i, j int) bool {
+		if evs[i].at != evs[j].at {
+			return evs[i].at < evs[j].at
+		}
+		return evs[i].d < evs[j].d // releases first at the same instant
+	})
+	held := make([]int, len(tn))
+	last := 0.0
+	for _, e := range evs {
+		for t := range held {
+			if c := ten.Tenant(t).Cap; c > 0 && held[t] > c {
+				tn[t].OverCapGPUSeconds += float64(held[t]-c) * (e.at - last)
+			}
+		}
+		held[e.t] += e.d
+		last = e.at
+	}
+}
+
+// Jain is Jain's fairness index (Σx)² / (n·Σx²): 1 when all x are equal,
+// 1/n when one has everything; 1 for no data or all zeros.
+func Jain(x []float64) float64 {
+	var s, s2 float64
+	for _, v := range x {
+		s += v
+		s2 += v * v
+	}
+	if len(x) == 0 || s2 == 0 {
+		return 1
+	}
+	return s * s / (float64(len(x)) * s2)
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// quantile of sorted data with linear interpolation, as summary.json.
+func quantile(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	pos := q * float64(len(sorted)-1)
+	lo := int(math.Floor(pos))
+	hi := min(lo+1, len(sorted)-1)
+	return sorted[lo] + (sorted[hi]-sorted[lo])*(pos-float64(lo))
+}
+
+// Write prints the report: the run's figures, then a table per tenant.
+func (r *Report) Write(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "finish-time fairness: %d jobs rated (%d finished without a ρ, %d dropped, %d unfinished), max ρ %.3f, mean ρ %.3f, ρ > 1 for %.1f%%\n",
+		r.Rated, r.Unrated, r.Dropped, r.Unfinished, r.MaxRho, r.MeanRho, 100*r.FracRhoAbove1)
+	fmt.Fprintf(&b, "Jain's index: GPU share/weight %.3f, slowdown %.3f; over-cap GPU-hours %.2f\n", r.JainShare, r.JainSlowdown, r.OverCapSeconds/3600)
+	if q := r.Quota; q != nil {
+		fmt.Fprintf(&b, "quota: %d reclaims (%d GPUs), %d vetoed actions, %d violations\n", q.Reclaims, q.ReclaimedGPUs, q.Vetoed, q.Violations)
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "tenant\tweight\tjobs\tfinished\tmean JCT h\tp95 JCT h\tGPU-h\tshare\tmean ρ\tmax ρ\tover cap GPU-h\t")
+	for _, t := range r.Tenants {
+		fmt.Fprintf(tw, "%s\t%g\t%d\t%d\t%.2f\t%.2f\t%.1f\t%.3f\t%.3f\t%.3f\t%.2f\t\n", t.Name, t.Weight, t.Jobs, t.Finished,
+			t.MeanJCT/3600, t.P95JCT/3600, t.GPUHours, t.Share, t.MeanRho, t.MaxRho, t.OverCapGPUSeconds/3600)
+	}
+	return tw.Flush()
+}
