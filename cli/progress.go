@@ -17,7 +17,7 @@ const defaultProgressEvery = 10 * time.Second
 // sweep and reproduce alike. On a terminal it draws a bar; otherwise (a
 // Slurm log, a pipe, CI) it prints a plain line every `every`:
 //
-//	sweep pai: 12/48 runs done (5 already complete), 7 this session in 1m10s, ETA 6m0s
+//	sweep pai: 12/48 runs done (5 already complete), 7 since start in 1m10s, ETA 6m0s
 //
 // Work already done when the first update arrives (runs a --resume
 // found complete) counts toward done but not toward the rate, so the
@@ -153,7 +153,7 @@ func (p *progress) status(now time.Time) string {
 	}
 	elapsed := now.Sub(p.start)
 	ran := p.done - p.base
-	s += fmt.Sprintf(", %d this session in %s", ran, roundDuration(elapsed))
+	s += fmt.Sprintf(", %d since start in %s", ran, roundDuration(elapsed))
 	switch left := p.total - p.done; {
 	case left <= 0:
 	case ran <= 0 || elapsed <= 0:

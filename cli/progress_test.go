@@ -33,12 +33,12 @@ func TestProgressLinesOnResume(t *testing.T) {
 	}
 	p.finish()
 	want := []string{
-		"sweep s: 40/48 runs done (40 already complete), 0 this session in 0s, ETA unknown",
+		"sweep s: 40/48 runs done (40 already complete), 0 since start in 0s, ETA unknown",
 		// 10 s, 2 runs: 5 s a run, 6 runs left → 30 s.
-		"sweep s: 42/48 runs done (40 already complete), 2 this session in 10s, ETA 30s",
-		"sweep s: 44/48 runs done (40 already complete), 4 this session in 20s, ETA 20s",
-		"sweep s: 46/48 runs done (40 already complete), 6 this session in 30s, ETA 10s",
-		"sweep s: 48/48 runs done (40 already complete), 8 this session in 40s",
+		"sweep s: 42/48 runs done (40 already complete), 2 since start in 10s, ETA 30s",
+		"sweep s: 44/48 runs done (40 already complete), 4 since start in 20s, ETA 20s",
+		"sweep s: 46/48 runs done (40 already complete), 6 since start in 30s, ETA 10s",
+		"sweep s: 48/48 runs done (40 already complete), 8 since start in 40s",
 		// finish prints no second line: nothing changed since.
 	}
 	if got := linesOf(&b); strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -64,10 +64,10 @@ func TestProgressTicksDuringALongRun(t *testing.T) {
 	p.tick()
 	got := linesOf(&b)
 	want := []string{
-		"sweep s: 0/3 runs done, 0 this session in 0s, ETA unknown",
-		"sweep s: 0/3 runs done, 0 this session in 10s, ETA unknown",
+		"sweep s: 0/3 runs done, 0 since start in 0s, ETA unknown",
+		"sweep s: 0/3 runs done, 0 since start in 10s, ETA unknown",
 		// 20 s for one run, two left.
-		"sweep s: 1/3 runs done, 1 this session in 20s, ETA 40s",
+		"sweep s: 1/3 runs done, 1 since start in 20s, ETA 40s",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -83,7 +83,7 @@ func TestProgressRoundsHaveNoBase(t *testing.T) {
 	p.update(1, 400)
 	c.add(2 * time.Second)
 	p.update(101, 400)
-	if got := linesOf(&b); len(got) != 2 || got[1] != "simulate fcfs: 101/400 rounds done, 101 this session in 2s, ETA 5.9s" {
+	if got := linesOf(&b); len(got) != 2 || got[1] != "simulate fcfs: 101/400 rounds done, 101 since start in 2s, ETA 5.9s" {
 		t.Errorf("lines: %q", got)
 	}
 }
