@@ -42,4 +42,7 @@ func TestSweepSensitivityFlag(t *testing.T) {
 	if _, err := runCLI(t, "sweep", spec, "--out", filepath.Join(dir, "d"), "--quiet", "--sensitivity=overheads=0"); err == nil || !strings.Contains(err.Error(), "--sensitivity") {
 		t.Errorf("bad grid: %v", err)
 	}
+	if _, err := runCLI(t, "sweep", spec, "--emit", "slurm", "--sensitivity"); err == nil || !strings.Contains(err.Error(), "sensitivity: key") {
+		t.Errorf("--emit with --sensitivity: %v, want a pointer to the spec key", err)
+	}
 }

@@ -127,6 +127,9 @@ func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweep
 		f.out = filepath.Join("results", plan.Name)
 	}
 	if f.emit != "" {
+		if f.sensitivity != "" { // the tasks re-read the spec, not this command line
+			return fmt.Errorf("--sensitivity with --emit: the array's tasks read the spec; set its sensitivity: key instead")
+		}
 		opt, err := emitOptions(plan, specPath, f)
 		if err != nil {
 			return err
