@@ -337,18 +337,13 @@ func (e *engine) chunkOf(s Time) int {
 	return max(k, 0)
 }
 
+// runArtifact runs the artifact's round loop (ARENA.md §6): every round
+// advances progress, ends and releases jobs, submits the round's chunk, asks
+// the policy, then charges reconfiguration overheads against the round's
+// throughput. Each numbered step is the artifact's own, in its order.
 func (e *engine) runArtifact(ctx context.Context) error {
 	L := e.cfg.RoundLength
-	// Chunk k (submitted at the start of round k) holds, in trace order,
-	// the jobs with T0 + 300k < s ≤ T0 + 300(k+1). The artifact walks the
-	// file in order and never goes back to an earlier chunk: a row whose
-	// submission time is earlier than a previous row's joins the previous
-	// row's chunk (PAI rows 79–82 follow row 78 of chunk 168 although they
-	// were submitted in rounds 166–167; with the formula alone the authors'
-	// PAI digests depart at round 167 for every policy). So chunks never
-	// go back along the trace: round r's is the run of jobs from next up to
-	// the first of a later chunk.
-	next, k := 0, 0
+	next, k := 0, 0 // the next trace row to submit, and the chunk it joins
 	for r := 0; r < e.cfg.Rounds; r++ {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -359,29 +354,7 @@ func (e *engine) runArtifact(ctx context.Context) error {
 		e.res.Events++ // the round itself
 
 		// 1. Progress update, running-queue order; jobs in time debt skip it.
-		var ended []*Job
-		kept := e.running[:0]
-		for _, j := range e.running {
-			if j.TimeDebt == 0 {
-				j.ExecTime += float64(L)
-				it := j.iterTime
-				if e.cfg.Check {
-					id := j.Spec.ID
-					e.revalued[id] = e.updCfg[id] != (estimator.Config{}) && e.updCfg[id] != j.Config
-					e.updCfg[id] = j.Config
-				}
-				j.Remaining = j.IterNum - int64(math.Floor(j.ExecTime/it))
-				if j.Remaining == j.IterNum {
-					j.Deadline = 0 // the artifact's quirk
-				}
-				if j.Remaining <= 0 {
-					ended = append(ended, j)
-					continue
-				}
-			}
-			kept = append(kept, j)
-		}
-		e.running = kept
+		ended := e.artifactProgress()
 		// 2. Ended jobs: JCT = round timer − submit round timer.
 		for _, j := range ended {
 			e.finishJob(j, e.now)
@@ -398,13 +371,7 @@ func (e *engine) runArtifact(ctx context.Context) error {
 		}
 		// Submissions of this round.
 		first := next
-		for ; next < len(e.specs); next++ {
-			kn := max(k, e.chunkOf(e.submitOf(&e.specs[next])))
-			if kn > r {
-				break
-			}
-			k = kn
-		}
+		next, k = e.artifactChunkEnd(r, next, k)
 		arrivals := e.jobs[first:next]
 		for _, j := range arrivals {
 			e.arrive(j, e.now)
@@ -419,62 +386,7 @@ func (e *engine) runArtifact(ctx context.Context) error {
 		e.now = e.now.Add(L)
 		e.qclock.steps++ // every pending job accrues L (QueueTime)
 		// 7. Reschedule detection and per-round throughput with overhead debt.
-		// A decision that changed no allocation leaves every slot as it was
-		// or idle (ended jobs released): nothing to detect.
-		if changed {
-			if e.resched == nil {
-				e.resched = make([]int, len(e.jobs))
-			}
-			for s, occ := range e.occupant {
-				if occ != NoJob && before[s] != occ {
-					e.resched[occ] = r + 1
-				}
-			}
-		}
-		total := 0.0
-		busy := make([]int, len(e.cfg.Cluster.Types))
-		reporter, _ := e.policy.(ThroughputReporter)
-		var after *View
-		if reporter != nil {
-			// The artifact's check sees the round's own timer, t_r.
-			after = e.view(&e.afterView, e.now-Time(L), nil, nil, nil)
-		}
-		for _, j := range e.running {
-			thr := j.throughput
-			if reporter != nil && !reporter.ReportsThroughput(after, j) {
-				thr = 0
-			}
-			// The artifact keeps the debt in a dict; a job is in it exactly
-			// when its TimeDebt is positive (an entry is only ever set to
-			// more than L, or to d − L for d > L).
-			if changed && e.resched[j.Spec.ID] == r+1 {
-				j.Rescheds++
-				j.Reconfigs++
-				t := e.cfg.Overhead.Cost(j.change, len(j.GPUs))
-				if j.Rescheds == 1 && e.cfg.ProfilingDelay != nil {
-					t += e.cfg.ProfilingDelay(j.Spec)
-				}
-				if t <= L {
-					thr *= float64(L-t) / float64(L)
-					j.TimeDebt = 0
-				} else {
-					j.TimeDebt = t
-				}
-			}
-			if d := j.TimeDebt; d > 0 {
-				if d <= L {
-					thr *= float64(L-d) / float64(L)
-					j.TimeDebt = 0
-				} else {
-					thr = 0
-					j.TimeDebt = d - L
-				}
-			}
-			total += thr
-			busy[j.typ] += len(j.GPUs)
-			*e.gpuSecondsOf(j) += float64(L) * float64(len(j.GPUs))
-		}
-		e.res.recordRound(e, r, estimator.PyRound(total, 3), busy)
+		e.artifactThroughput(r, changed, before)
 		if e.cfg.Check {
 			if err := e.checkState(); err != nil {
 				return err
@@ -488,6 +400,129 @@ func (e *engine) runArtifact(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// artifactProgress is step 1 of an artifact round: every running job not in
+// time debt runs one more round and its remaining iterations are recounted
+// from its whole execution time (floor, as the artifact does). It removes the
+// jobs that reached zero from the running queue and returns them, in queue
+// order. Separate from the loop because it is the one place the artifact's
+// progress arithmetic (and its Deadline quirk) lives.
+func (e *engine) artifactProgress() []*Job {
+	L := e.cfg.RoundLength
+	var ended []*Job
+	kept := e.running[:0]
+	for _, j := range e.running {
+		if j.TimeDebt == 0 {
+			j.ExecTime += float64(L)
+			it := j.iterTime
+			if e.cfg.Check {
+				id := j.Spec.ID
+				e.revalued[id] = e.updCfg[id] != (estimator.Config{}) && e.updCfg[id] != j.Config
+				e.updCfg[id] = j.Config
+			}
+			j.Remaining = j.IterNum - int64(math.Floor(j.ExecTime/it))
+			if j.Remaining == j.IterNum {
+				j.Deadline = 0 // the artifact's quirk
+			}
+			if j.Remaining <= 0 {
+				ended = append(ended, j)
+				continue
+			}
+		}
+		kept = append(kept, j)
+	}
+	e.running = kept
+	return ended
+}
+
+// artifactChunkEnd returns the end of round r's submissions: the trace rows
+// from next up to (not including) the returned index are submitted in round
+// r, and the chunk the last of them joined.
+//
+// Chunk k (submitted at the start of round k) holds, in trace order, the
+// jobs with T0 + 300k < s ≤ T0 + 300(k+1). The artifact walks the file in
+// order and never goes back to an earlier chunk: a row whose submission time
+// is earlier than a previous row's joins the previous row's chunk (PAI rows
+// 79–82 follow row 78 of chunk 168 although they were submitted in rounds
+// 166–167; with the formula alone the authors' PAI digests depart at round
+// 167 for every policy). So chunks never go back along the trace: round r's
+// is the run of jobs from next up to the first of a later chunk.
+func (e *engine) artifactChunkEnd(r, next, k int) (int, int) {
+	for ; next < len(e.specs); next++ {
+		kn := max(k, e.chunkOf(e.submitOf(&e.specs[next])))
+		if kn > r {
+			break
+		}
+		k = kn
+	}
+	return next, k
+}
+
+// artifactThroughput is step 7 of an artifact round, after the decision and
+// the timer step: it marks the jobs whose slots changed since before as
+// rescheduled in round r, charges each its reconfiguration overhead (as time
+// debt when it exceeds a round), and records the round's throughput, busy
+// GPUs and GPU-seconds. Separate because the overhead-debt accounting is
+// the artifact's throughput model, read apart from the round's order of steps.
+func (e *engine) artifactThroughput(r int, changed bool, before []JobID) {
+	L := e.cfg.RoundLength
+	// A decision that changed no allocation leaves every slot as it was
+	// or idle (ended jobs released): nothing to detect.
+	if changed {
+		if e.resched == nil {
+			e.resched = make([]int, len(e.jobs))
+		}
+		for s, occ := range e.occupant {
+			if occ != NoJob && before[s] != occ {
+				e.resched[occ] = r + 1
+			}
+		}
+	}
+	total := 0.0
+	busy := make([]int, len(e.cfg.Cluster.Types))
+	reporter, _ := e.policy.(ThroughputReporter)
+	var after *View
+	if reporter != nil {
+		// The artifact's check sees the round's own timer, t_r.
+		after = e.view(&e.afterView, e.now-Time(L), nil, nil, nil)
+	}
+	for _, j := range e.running {
+		thr := j.throughput
+		if reporter != nil && !reporter.ReportsThroughput(after, j) {
+			thr = 0
+		}
+		// The artifact keeps the debt in a dict; a job is in it exactly
+		// when its TimeDebt is positive (an entry is only ever set to
+		// more than L, or to d − L for d > L).
+		if changed && e.resched[j.Spec.ID] == r+1 {
+			j.Rescheds++
+			j.Reconfigs++
+			t := e.cfg.Overhead.Cost(j.change, len(j.GPUs))
+			if j.Rescheds == 1 && e.cfg.ProfilingDelay != nil {
+				t += e.cfg.ProfilingDelay(j.Spec)
+			}
+			if t <= L {
+				thr *= float64(L-t) / float64(L)
+				j.TimeDebt = 0
+			} else {
+				j.TimeDebt = t
+			}
+		}
+		if d := j.TimeDebt; d > 0 {
+			if d <= L {
+				thr *= float64(L-d) / float64(L)
+				j.TimeDebt = 0
+			} else {
+				thr = 0
+				j.TimeDebt = d - L
+			}
+		}
+		total += thr
+		busy[j.typ] += len(j.GPUs)
+		*e.gpuSecondsOf(j) += float64(L) * float64(len(j.GPUs))
+	}
+	e.res.recordRound(e, r, estimator.PyRound(total, 3), busy)
 }
 
 // IdleStop is how many rounds an until-done run waits with nothing
