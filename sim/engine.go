@@ -704,73 +704,114 @@ func capped[T any](s []T) []T { return s[:len(s):len(s)] }
 // checked on the final state, so a policy may swap two jobs' GPUs in one
 // batch.
 func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
-	// Job-level simulation of the batch.
-	type tent struct {
-		status Status
-		gpus   []int
-		moved  bool
+	state, order, err := e.simulateBatch(actions)
+	if err != nil {
+		return false, err
 	}
-	state := map[JobID]*tent{}
+	ov, err := e.batchOccupancy(state, order)
+	if err != nil {
+		return false, err
+	}
+	changed, suspended := e.commitBatch(actions)
+	// An arrival is in no queue until here (arrive puts it in none), unless
+	// the batch started and then suspended it, which put it at the pending
+	// queue's end; the others the policy neither started nor dropped join
+	// the end now. (No scan of the pending queue per arrival.)
+	for _, j := range arrivals {
+		if j.Status == Pending && !suspended[j.Spec.ID] {
+			e.enqueue(j)
+		}
+	}
+	ov.commit()
+	return changed, nil
+}
+
+// tentative is a job's status and GPUs as a batch of actions leaves them,
+// before anything is committed.
+type tentative struct {
+	status Status
+	gpus   []int
+	moved  bool
+}
+
+// simulateBatch is apply's first pass, a job-level simulation of the batch:
+// each action is checked against its job's status as the earlier actions of
+// the batch leave it, and each grid for its shape and feasibility. It
+// returns every touched job's final state and the order they were first
+// touched in, changing nothing of the engine's. Separate so that the rules
+// for which action is legal when sit in one place, apart from the commit.
+func (e *engine) simulateBatch(actions []Action) (map[JobID]*tentative, []JobID, error) {
+	state := map[JobID]*tentative{}
 	var order []JobID
-	get := func(id JobID) *tent {
+	get := func(id JobID) *tentative {
 		if t, ok := state[id]; ok {
 			return t
 		}
 		j := e.jobs[id]
-		t := &tent{status: j.Status, gpus: j.GPUs}
+		t := &tentative{status: j.Status, gpus: j.GPUs}
 		state[id] = t
 		order = append(order, id)
 		return t
 	}
-	bad := func(a Action, format string, args ...any) error {
-		name := fmt.Sprint(a.Job)
-		if a.Job >= 0 && int(a.Job) < len(e.jobs) {
-			name = e.jobs[a.Job].Spec.Alias() + " (" + e.jobs[a.Job].Spec.Name + ")"
-		}
-		return &ActionError{Policy: e.policy.Name(), Round: e.round, Action: a, Job: name, Msg: fmt.Sprintf(format, args...)}
-	}
 	for _, a := range actions {
 		if a.Job < 0 || int(a.Job) >= len(e.jobs) {
-			return false, bad(a, "no such job")
+			return nil, nil, e.actionError(a, "no such job")
 		}
 		t := get(a.Job)
 		switch a.Kind {
 		case Start:
 			if t.status != Pending {
-				return false, bad(a, "job is %s, not pending", t.status)
+				return nil, nil, e.actionError(a, "job is %s, not pending", t.status)
 			}
 			t.status, t.gpus, t.moved = Running, a.GPUs, true
 		case Reallocate:
 			if t.status != Running {
-				return false, bad(a, "job is %s, not running", t.status)
+				return nil, nil, e.actionError(a, "job is %s, not running", t.status)
 			}
 			t.gpus, t.moved = a.GPUs, true
 		case Suspend:
 			if t.status != Running {
-				return false, bad(a, "job is %s, not running", t.status)
+				return nil, nil, e.actionError(a, "job is %s, not running", t.status)
 			}
 			t.status, t.gpus = Pending, nil
 		case Drop:
 			if t.status != Pending {
-				return false, bad(a, "job is %s, not pending", t.status)
+				return nil, nil, e.actionError(a, "job is %s, not pending", t.status)
 			}
 			t.status, t.gpus = Dropped, nil
 		default:
-			return false, bad(a, "unknown action kind %d", a.Kind)
+			return nil, nil, e.actionError(a, "unknown action kind %d", a.Kind)
 		}
 		if a.Kind == Start || a.Kind == Reallocate {
 			cfg, ok := e.cfg.Cluster.ShapeOf(a.GPUs)
 			if !ok {
-				return false, bad(a, "GPUs do not form a uniform grid of one GPU type (a slot is repeated, out of range, of another type, or nodes are used unevenly)")
+				return nil, nil, e.actionError(a, "GPUs do not form a uniform grid of one GPU type (a slot is repeated, out of range, of another type, or nodes are used unevenly)")
 			}
 			if est := e.cfg.Exec.Estimate(e.jobs[a.Job].Spec.Workload, cfg); !est.Feasible() {
-				return false, bad(a, "grid %s is infeasible for %s: %s", cfg, e.jobs[a.Job].Spec.Workload, est.Reason)
+				return nil, nil, e.actionError(a, "grid %s is infeasible for %s: %s", cfg, e.jobs[a.Job].Spec.Workload, est.Reason)
 			}
 		}
 	}
-	// Final occupancy: every touched job's slots cleared, then re-filled,
-	// in an overlay on the slot table (only the touched slots; the table
-	// itself changes at the commit).
+	return state, order, nil
+}
+
+// actionError is the error rejecting action a of the current batch, naming
+// the policy, the round and the job (alias and name when the job exists).
+func (e *engine) actionError(a Action, format string, args ...any) error {
+	name := fmt.Sprint(a.Job)
+	if a.Job >= 0 && int(a.Job) < len(e.jobs) {
+		name = e.jobs[a.Job].Spec.Alias() + " (" + e.jobs[a.Job].Spec.Name + ")"
+	}
+	return &ActionError{Policy: e.policy.Name(), Round: e.round, Action: a, Job: name, Msg: fmt.Sprintf(format, args...)}
+}
+
+// batchOccupancy is apply's second pass: the final occupancy, every touched
+// job's slots cleared, then re-filled in first-touched order, in an overlay
+// on the slot table (only the touched slots; the table itself changes at
+// the commit). It rejects the batch if two jobs would end up on one GPU.
+// Separate because this check is on the batch's final state as a whole,
+// which is what lets a policy swap two jobs' GPUs in one batch.
+func (e *engine) batchOccupancy(state map[JobID]*tentative, order []JobID) (overlay, error) {
 	ov := e.newOverlay()
 	for _, id := range order {
 		for _, s := range e.jobs[id].GPUs {
@@ -787,12 +828,20 @@ func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
 				if e.jobs[id].Status == Running {
 					a.Kind = Reallocate
 				}
-				return false, bad(a, "GPU %d (node %d) would be held twice: %s holds it", s, e.cfg.Cluster.NodeOf(s), e.jobs[holder].Spec.Alias())
+				return ov, e.actionError(a, "GPU %d (node %d) would be held twice: %s holds it", s, e.cfg.Cluster.NodeOf(s), e.jobs[holder].Spec.Alias())
 			}
 			ov.set(s, id)
 		}
 	}
-	// Commit, queues in action order.
+	return ov, nil
+}
+
+// commitBatch is apply's last pass, run only on a batch already found
+// valid: it carries out the actions on jobs and queues, in action order.
+// It returns whether any allocation changed and the jobs the batch
+// suspended (nil when none). Separate so that the state changes of each
+// action kind read apart from the checks that precede them.
+func (e *engine) commitBatch(actions []Action) (bool, map[JobID]bool) {
 	changed := false
 	var suspended map[JobID]bool
 	for _, a := range actions {
@@ -840,17 +889,7 @@ func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
 			e.res.recordDrop(j)
 		}
 	}
-	// An arrival is in no queue until here (arrive puts it in none), unless
-	// the batch started and then suspended it, which put it at the pending
-	// queue's end; the others the policy neither started nor dropped join
-	// the end now. (No scan of the pending queue per arrival.)
-	for _, j := range arrivals {
-		if j.Status == Pending && !suspended[j.Spec.ID] {
-			e.enqueue(j)
-		}
-	}
-	ov.commit()
-	return changed, nil
+	return changed, suspended
 }
 
 // overlay is apply's tentative slot table: values for the touched slots
