@@ -87,6 +87,8 @@ the default, about 1/40 of the run, is stated in the axis label).`,
 	return cmd
 }
 
+// runPlot checks plot's flags, loads the results and draws the figures asked
+// for, then prints each file written and the captions' rows.
 func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
 	kinds, err := experiments.ParseKinds(f.kinds)
 	if err != nil {
@@ -102,62 +104,17 @@ func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
 	if f.cdf != "all" && f.cdf != "common" {
 		return fmt.Errorf("--cdf %q: want all or common", f.cdf)
 	}
-	labels := map[string]string{}
-	if f.spec != "" {
-		spec, err := experiments.LoadSpec(f.spec)
-		if err != nil {
-			return fmt.Errorf("--spec: %w", err)
-		}
-		if !spec.HasKey("labels") {
-			return fmt.Errorf("--spec %s: no labels: key (the only key plot reads)", f.spec)
-		}
-		for k, v := range spec.Labels {
-			labels[k] = v
-		}
-	}
-	flagLabels, err := experiments.ParseLabels(f.labels)
+	labels, err := plotLabels(f)
 	if err != nil {
-		return fmt.Errorf("--label: %w", err)
-	}
-	for k, v := range flagLabels {
-		labels[k] = v
+		return err
 	}
 	opt := experiments.FigureOptions{Format: f.format, Size: size, Title: f.title, CDF: f.cdf, Window: f.window.Seconds(), Labels: labels}
 	if f.out == "" {
 		f.out = filepath.Join(args[0], "figures")
 	}
-	dirs, err := experiments.FindResults(args)
+	all, err := loadPlotResults(args, f.policies)
 	if err != nil {
 		return err
-	}
-	var keep []string
-	if f.policies != "" {
-		for _, p := range strings.Split(f.policies, ",") {
-			keep = append(keep, strings.TrimSpace(p))
-		}
-	}
-	var all []*experiments.Results
-	for _, d := range dirs {
-		r, err := experiments.LoadResults(d, true)
-		if err != nil {
-			return err
-		}
-		all = append(all, r)
-	}
-	// Pad over every policy of a group, then keep the ones asked for: a
-	// padded mean does not change with the policies drawn.
-	experiments.PadGroups(all)
-	if keep != nil {
-		var kept []*experiments.Results
-		for _, r := range all {
-			if slices.Contains(keep, r.Summary.Policy) {
-				kept = append(kept, r)
-			}
-		}
-		if len(kept) == 0 {
-			return fmt.Errorf("--policies %s: none of them is in %s", f.policies, strings.Join(args, ", "))
-		}
-		all = kept
 	}
 	// The captions' rows, checked before any figure is drawn: a baseline
 	// none of the runs has is an error naming it.
@@ -188,47 +145,11 @@ func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
 	}
 	var written []experiments.FigureFile
 	if len(runKinds) > 0 {
-		// Cells run with several seeds are drawn over seeds (mean with a
-		// t-interval); their groups' per-seed figures only on request.
-		cells := experiments.SeedCells(all)
-		figs, err := experiments.WriteSeedFigures(f.out, cells, runKinds, opt)
+		figs, err := writeRunFigures(f.out, all, runKinds, f.perSeed, opt)
 		if err != nil {
 			return err
 		}
 		written = append(written, figs...)
-		aggregated := map[string]bool{}
-		for _, c := range cells {
-			for _, g := range c.Groups {
-				aggregated[g] = true
-			}
-		}
-		var order []string
-		groups := map[string][]*experiments.Results{}
-		for _, r := range all {
-			g := r.Record.Group
-			if _, ok := groups[g]; !ok {
-				order = append(order, g)
-			}
-			groups[g] = append(groups[g], r)
-		}
-		for _, g := range order {
-			kinds := runKinds
-			if aggregated[g] && !f.perSeed {
-				// Occupancy is one run's picture: it has no aggregate.
-				kinds = nil
-				if slices.Contains(runKinds, "occupancy") {
-					kinds = []string{"occupancy"}
-				}
-			}
-			if len(kinds) == 0 {
-				continue
-			}
-			figs, err := experiments.WriteFigures(f.out, g+".", groups[g], kinds, opt)
-			if err != nil {
-				return err
-			}
-			written = append(written, figs...)
-		}
 	}
 	if wantLoad {
 		figs, err := experiments.WriteLoadFigures(f.out, "", all, opt)
@@ -244,4 +165,123 @@ func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
 		}
 	}
 	return printPlotCaptions(cmd.OutOrStdout(), f.out, rows)
+}
+
+// plotLabels returns the policies' display labels: those of --spec's
+// labels: key, then --label's, which win. Separate because it is the one
+// place the two sources are merged and a spec without labels is refused.
+func plotLabels(f plotFlags) (map[string]string, error) {
+	labels := map[string]string{}
+	if f.spec != "" {
+		spec, err := experiments.LoadSpec(f.spec)
+		if err != nil {
+			return nil, fmt.Errorf("--spec: %w", err)
+		}
+		if !spec.HasKey("labels") {
+			return nil, fmt.Errorf("--spec %s: no labels: key (the only key plot reads)", f.spec)
+		}
+		for k, v := range spec.Labels {
+			labels[k] = v
+		}
+	}
+	flagLabels, err := experiments.ParseLabels(f.labels)
+	if err != nil {
+		return nil, fmt.Errorf("--label: %w", err)
+	}
+	for k, v := range flagLabels {
+		labels[k] = v
+	}
+	return labels, nil
+}
+
+// loadPlotResults loads every results directory under args, pads each
+// group's means over all its policies, and then keeps the runs of the
+// policies in the comma-separated list (all when it is empty). Separate
+// because the order matters: a padded mean does not change with the
+// policies drawn, so padding comes before the filter.
+func loadPlotResults(args []string, policies string) ([]*experiments.Results, error) {
+	dirs, err := experiments.FindResults(args)
+	if err != nil {
+		return nil, err
+	}
+	var keep []string
+	if policies != "" {
+		for _, p := range strings.Split(policies, ",") {
+			keep = append(keep, strings.TrimSpace(p))
+		}
+	}
+	var all []*experiments.Results
+	for _, d := range dirs {
+		r, err := experiments.LoadResults(d, true)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, r)
+	}
+	// Pad over every policy of a group, then keep the ones asked for: a
+	// padded mean does not change with the policies drawn.
+	experiments.PadGroups(all)
+	if keep != nil {
+		var kept []*experiments.Results
+		for _, r := range all {
+			if slices.Contains(keep, r.Summary.Policy) {
+				kept = append(kept, r)
+			}
+		}
+		if len(kept) == 0 {
+			return nil, fmt.Errorf("--policies %s: none of them is in %s", policies, strings.Join(args, ", "))
+		}
+		all = kept
+	}
+	return all, nil
+}
+
+// writeRunFigures draws the per-run kinds (all but the load figures):
+// cells run with several seeds over seeds (mean with a t-interval), and
+// each comparison group's own figures, in first-seen group order, except
+// that a group already drawn over seeds gets only its occupancy figure
+// unless perSeed. Separate because it is the choice of which figures a
+// group gets, apart from the flag checks.
+func writeRunFigures(out string, all []*experiments.Results, runKinds []string, perSeed bool, opt experiments.FigureOptions) ([]experiments.FigureFile, error) {
+	// Cells run with several seeds are drawn over seeds (mean with a
+	// t-interval); their groups' per-seed figures only on request.
+	cells := experiments.SeedCells(all)
+	written, err := experiments.WriteSeedFigures(out, cells, runKinds, opt)
+	if err != nil {
+		return nil, err
+	}
+	aggregated := map[string]bool{}
+	for _, c := range cells {
+		for _, g := range c.Groups {
+			aggregated[g] = true
+		}
+	}
+	var order []string
+	groups := map[string][]*experiments.Results{}
+	for _, r := range all {
+		g := r.Record.Group
+		if _, ok := groups[g]; !ok {
+			order = append(order, g)
+		}
+		groups[g] = append(groups[g], r)
+	}
+	for _, g := range order {
+		kinds := runKinds
+		if aggregated[g] && !perSeed {
+			// Occupancy is one run's picture: it has no aggregate.
+			kinds = nil
+			if slices.Contains(runKinds, "occupancy") {
+				kinds = []string{"occupancy"}
+			}
+		}
+		if len(kinds) == 0 {
+			continue
+		}
+		figs, err := experiments.WriteFigures(out, g+".", groups[g], kinds, opt)
+		if err != nil {
+			return nil, err
+		}
+		written = append(written, figs...)
+	}
+	return written, nil
 }

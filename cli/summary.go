@@ -30,11 +30,42 @@ func printSummaries(w io.Writer, outcomes []*experiments.Outcome, withReference 
 		}
 	}
 	fmt.Fprintln(tw, head)
-	type row struct {
-		name string
-		get  func(s *sim.Summary) string
-		ref  func(r experiments.ReferenceRun) string
+	rows := summaryRows(s0.UntilDone)
+	for _, r := range rows {
+		line := r.name + "\t"
+		for _, o := range outcomes {
+			line += r.get(&o.Summary) + "\t"
+			if withReference {
+				ref, ok := experiments.Reference(o.Summary.Policy)
+				if ok && r.ref != nil {
+					line += r.ref(ref) + "\t"
+				} else {
+					line += "\t"
+				}
+			}
+		}
+		fmt.Fprintln(tw, line)
 	}
+	tw.Flush()
+	printWarnings(w, outcomes)
+	printComparisons(w, outcomes, baseline)
+	if withReference {
+		printDigestComparisons(w, outcomes)
+	}
+}
+
+// summaryRow is one metric of the side-by-side table: its name, its value
+// for a run, and (ref non-nil) the artifact's stored value for comparison.
+type summaryRow struct {
+	name string
+	get  func(s *sim.Summary) string
+	ref  func(r experiments.ReferenceRun) string
+}
+
+// summaryRows returns the table's metrics in the order printed (with the
+// rounds simulated first when runs go until done). Separate because it is
+// the table's definition, apart from laying it out.
+func summaryRows(untilDone bool) []summaryRow {
 	f0 := func(v float64) string { return fmt.Sprintf("%.0f", v) }
 	f1 := func(v float64) string { return fmt.Sprintf("%.1f", v) }
 	// JCT statistics over finished jobs are undefined when none finished.
@@ -46,7 +77,7 @@ func printSummaries(w io.Writer, outcomes []*experiments.Outcome, withReference 
 			return f0(get(s))
 		}
 	}
-	rows := []row{
+	rows := []summaryRow{
 		{"jobs finished", func(s *sim.Summary) string { return fmt.Sprint(s.Finished) }, func(r experiments.ReferenceRun) string { return fmt.Sprint(len(r.JCT)) }},
 		{"jobs running at end", func(s *sim.Summary) string { return fmt.Sprint(s.Running) }, nil},
 		{"jobs pending at end", func(s *sim.Summary) string {
@@ -104,39 +135,27 @@ func printSummaries(w io.Writer, outcomes []*experiments.Outcome, withReference 
 		{"wall time (s)", func(s *sim.Summary) string { return fmt.Sprintf("%.2f", s.Wallclock.RunS) }, nil},
 		{"decision p99 (ms)", func(s *sim.Summary) string { return fmt.Sprintf("%.2f", s.Wallclock.DecisionP99*1e3) }, nil},
 	}
-	if s0.UntilDone {
+	if untilDone {
 		// Each run ends when its jobs do: lengths (and the rounds the
 		// throughput means average over) differ.
-		rows = append([]row{{"rounds simulated (until done)", func(s *sim.Summary) string { return fmt.Sprint(s.Rounds) }, nil}}, rows...)
+		rows = append([]summaryRow{{"rounds simulated (until done)", func(s *sim.Summary) string { return fmt.Sprint(s.Rounds) }, nil}}, rows...)
 	}
-	for _, r := range rows {
-		line := r.name + "\t"
-		for _, o := range outcomes {
-			line += r.get(&o.Summary) + "\t"
-			if withReference {
-				ref, ok := experiments.Reference(o.Summary.Policy)
-				if ok && r.ref != nil {
-					line += r.ref(ref) + "\t"
-				} else {
-					line += "\t"
-				}
+	return rows
+}
+
+// printDigestComparisons prints, for each run the authors have a stored
+// per-round digest of, how ours compares with it, then a blank line.
+// Separate because it is the comparison with the authors' stored run,
+// printed only when the reference is (withReference).
+func printDigestComparisons(w io.Writer, outcomes []*experiments.Outcome) {
+	for _, o := range outcomes {
+		if ref, err := experiments.ReferenceDigest(o.Summary.Trace, o.Summary.Policy); err == nil {
+			if d, err := sim.CompareDigests(ref, o.Result.DigestCSV()); err == nil {
+				fmt.Fprintf(w, "\n%s per-round digest vs the authors' run: %s", o.Summary.Policy, d)
 			}
 		}
-		fmt.Fprintln(tw, line)
 	}
-	tw.Flush()
-	printWarnings(w, outcomes)
-	printComparisons(w, outcomes, baseline)
-	if withReference {
-		for _, o := range outcomes {
-			if ref, err := experiments.ReferenceDigest(o.Summary.Trace, o.Summary.Policy); err == nil {
-				if d, err := sim.CompareDigests(ref, o.Result.DigestCSV()); err == nil {
-					fmt.Fprintf(w, "\n%s per-round digest vs the authors' run: %s", o.Summary.Policy, d)
-				}
-			}
-		}
-		fmt.Fprintln(w)
-	}
+	fmt.Fprintln(w)
 }
 
 // printWarnings notes runs whose figures need care: a queue left on an

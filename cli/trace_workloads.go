@@ -29,8 +29,7 @@ func formatHelp() string {
 }
 
 func newTraceImportCmd() *cobra.Command {
-	var format, out, attempts, tasks string
-	var keepCPU, keepNeverRan bool
+	var fl traceImportFlags
 	cmd := &cobra.Command{
 		Use:   "import --format F IN -o OUT",
 		Short: "Convert a public trace (Philly, Pollux, Helios, PAI, Alibaba 2023, Gavel, Arena) into the canonical job table",
@@ -55,97 +54,123 @@ Formats:
   arena trace import --format pai-machines pai_machine_spec.csv`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			in, name := args[0], args[0]
-			var r io.Reader = os.Stdin
-			if in != "-" {
-				f, err := os.Open(in)
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				r = f
-			} else {
-				name = "stdin"
-			}
-			r, err := importers.Decompress(name, r)
-			if err != nil {
-				return err
-			}
-			stdout := cmd.OutOrStdout()
-			switch format {
-			case "philly-machines", "pai-machines":
-				read := importers.ReadPhillyMachines
-				if format == "pai-machines" {
-					read = importers.ReadPAIMachines
-				}
-				c, err := read(name, r)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(stdout, "%s: %d GPUs — %s\n", name, c.GPUs(), c)
-				return nil
-			case "helios-capacity":
-				total, per, err := importers.ReadHeliosCapacity(name, r)
-				if err != nil {
-					return err
-				}
-				vcs := make([]string, 0, len(per))
-				for v := range per {
-					vcs = append(vcs, v)
-				}
-				sort.Strings(vcs)
-				parts := make([]string, len(vcs))
-				for i, v := range vcs {
-					parts[i] = fmt.Sprintf("%s %d", v, per[v])
-				}
-				fmt.Fprintf(stdout, "%s: at most %d GPUs in a day; per VC (daily peak): %s\n", name, total, strings.Join(parts, ", "))
-				return nil
-			}
-			imp, err := importers.Lookup(format)
-			if err != nil {
-				return fmt.Errorf("--format: %w", err)
-			}
-			if out == "" {
-				return fmt.Errorf("import: -o OUT (.csv or .parquet) is required")
-			}
-			opt := importers.Options{Attempts: attempts, KeepCPU: keepCPU, KeepNeverRan: keepNeverRan}
-			if tasks != "" {
-				tf, err := os.Open(tasks)
-				if err != nil {
-					return err
-				}
-				defer tf.Close()
-				if opt.Tasks, err = importers.Decompress(tasks, tf); err != nil {
-					return err
-				}
-				opt.TasksName = tasks
-			}
-			tally := newImportTally(&opt)
-			w, err := table.Create(out)
-			if err != nil {
-				return err
-			}
-			n := 0
-			if err := imp.Read(name, r, opt, func(j table.Job) error { n++; return w.Write(j) }); err != nil {
-				w.Abort()
-				return err
-			}
-			if err := w.Commit(); err != nil {
-				return err
-			}
-			fmt.Fprintf(stdout, "%s: %d jobs from %s (%s)\n", out, n, name, format)
-			tally.print(stdout, keepNeverRan)
-			return nil
+			return runTraceImport(cmd, args, fl)
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "", "input format (see above; required)")
-	cmd.Flags().StringVarP(&out, "out", "o", "", "output table: .csv or .parquet")
-	cmd.Flags().StringVar(&attempts, "attempts", "job", "philly: one row per job, or per attempt (attempt)")
-	cmd.Flags().StringVar(&tasks, "tasks", "", "pai: the pai_task_table.csv to join")
-	cmd.Flags().BoolVar(&keepCPU, "keep-cpu", false, "keep jobs that use no GPU (helios, pai, alibaba2023)")
-	cmd.Flags().BoolVar(&keepNeverRan, "keep-never-ran", false, "keep jobs that never ran, with duration_s -1 and their state (default: skip and count them)")
+	cmd.Flags().StringVar(&fl.format, "format", "", "input format (see above; required)")
+	cmd.Flags().StringVarP(&fl.out, "out", "o", "", "output table: .csv or .parquet")
+	cmd.Flags().StringVar(&fl.attempts, "attempts", "job", "philly: one row per job, or per attempt (attempt)")
+	cmd.Flags().StringVar(&fl.tasks, "tasks", "", "pai: the pai_task_table.csv to join")
+	cmd.Flags().BoolVar(&fl.keepCPU, "keep-cpu", false, "keep jobs that use no GPU (helios, pai, alibaba2023)")
+	cmd.Flags().BoolVar(&fl.keepNeverRan, "keep-never-ran", false, "keep jobs that never ran, with duration_s -1 and their state (default: skip and count them)")
 	cmd.MarkFlagRequired("format")
 	return cmd
+}
+
+// traceImportFlags are trace import's flags.
+type traceImportFlags struct {
+	format, out, attempts, tasks string
+	keepCPU, keepNeverRan        bool
+}
+
+// runTraceImport runs trace import on the trace args[0] (or standard input
+// for -): a capacity format is printed, any other is converted to the
+// canonical job table f.out, with a tally of the rows left out. Separate
+// from the command's definition, which is mostly its help text.
+func runTraceImport(cmd *cobra.Command, args []string, f traceImportFlags) error {
+	in, name := args[0], args[0]
+	var r io.Reader = os.Stdin
+	if in != "-" {
+		file, err := os.Open(in)
+		if err != nil {
+			return err
+		}
+		defer file.Close()
+		r = file
+	} else {
+		name = "stdin"
+	}
+	r, err := importers.Decompress(name, r)
+	if err != nil {
+		return err
+	}
+	stdout := cmd.OutOrStdout()
+	if handled, err := printTraceCapacity(stdout, f.format, name, r); handled {
+		return err
+	}
+	imp, err := importers.Lookup(f.format)
+	if err != nil {
+		return fmt.Errorf("--format: %w", err)
+	}
+	if f.out == "" {
+		return fmt.Errorf("import: -o OUT (.csv or .parquet) is required")
+	}
+	opt := importers.Options{Attempts: f.attempts, KeepCPU: f.keepCPU, KeepNeverRan: f.keepNeverRan}
+	if f.tasks != "" {
+		tf, err := os.Open(f.tasks)
+		if err != nil {
+			return err
+		}
+		defer tf.Close()
+		if opt.Tasks, err = importers.Decompress(f.tasks, tf); err != nil {
+			return err
+		}
+		opt.TasksName = f.tasks
+	}
+	tally := newImportTally(&opt)
+	w, err := table.Create(f.out)
+	if err != nil {
+		return err
+	}
+	n := 0
+	if err := imp.Read(name, r, opt, func(j table.Job) error { n++; return w.Write(j) }); err != nil {
+		w.Abort()
+		return err
+	}
+	if err := w.Commit(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: %d jobs from %s (%s)\n", f.out, n, name, f.format)
+	tally.print(stdout, f.keepNeverRan)
+	return nil
+}
+
+// printTraceCapacity handles the formats that describe a cluster rather
+// than jobs (philly-machines, pai-machines, helios-capacity): it prints the
+// capacity read from r and reports handled; for any other format it reads
+// nothing and reports not handled. Separate because these formats write no
+// table and share nothing else with the job importers.
+func printTraceCapacity(stdout io.Writer, format, name string, r io.Reader) (handled bool, err error) {
+	switch format {
+	case "philly-machines", "pai-machines":
+		read := importers.ReadPhillyMachines
+		if format == "pai-machines" {
+			read = importers.ReadPAIMachines
+		}
+		c, err := read(name, r)
+		if err != nil {
+			return true, err
+		}
+		fmt.Fprintf(stdout, "%s: %d GPUs — %s\n", name, c.GPUs(), c)
+		return true, nil
+	case "helios-capacity":
+		total, per, err := importers.ReadHeliosCapacity(name, r)
+		if err != nil {
+			return true, err
+		}
+		vcs := make([]string, 0, len(per))
+		for v := range per {
+			vcs = append(vcs, v)
+		}
+		sort.Strings(vcs)
+		parts := make([]string, len(vcs))
+		for i, v := range vcs {
+			parts[i] = fmt.Sprintf("%s %d", v, per[v])
+		}
+		fmt.Fprintf(stdout, "%s: at most %d GPUs in a day; per VC (daily peak): %s\n", name, total, strings.Join(parts, ", "))
+		return true, nil
+	}
+	return false, nil
 }
 
 func synthKeyHelp() string {

@@ -213,24 +213,10 @@ func JCTCDF(runs []Run, population string) (*Figure, error) {
 	const floor = 1.0 / 60 // 1 minute: a log axis needs a positive start
 	var common map[int32]int
 	if population == "common" {
-		common = map[int32]int{}
-		for _, r := range runs {
-			if len(r.Jobs) == 0 {
-				return nil, fmt.Errorf("plots: jct-cdf common: run %s has no per-job table", r.Label)
-			}
-			for _, j := range r.Jobs {
-				if j.Finished {
-					common[j.ID]++
-				}
-			}
-		}
-		n := 0
-		for id, c := range common {
-			if c == len(runs) {
-				n++
-			} else {
-				delete(common, id)
-			}
+		var n int
+		var err error
+		if common, n, err = commonFinished(runs); err != nil {
+			return nil, err
 		}
 		p.Y.Label.Text = fmt.Sprintf("share of the %d jobs every policy finished", n)
 	}
@@ -244,26 +230,7 @@ func JCTCDF(runs []Run, population string) (*Figure, error) {
 		}
 	}
 	for i, r := range runs {
-		var fin []float64
-		total := 0
-		switch {
-		case common != nil:
-			for _, j := range r.Jobs {
-				if _, ok := common[j.ID]; ok {
-					fin = append(fin, j.Time)
-				}
-			}
-			total = len(fin)
-		case len(r.Jobs) > 0:
-			for _, j := range r.Jobs {
-				if j.Finished {
-					fin = append(fin, j.Time)
-				}
-			}
-			total = len(r.Jobs)
-		default: // no job table: finished jobs only
-			fin, total = append(fin, r.JCTs...), len(r.JCTs)
-		}
+		fin, total := runPopulation(r, common)
 		if total == 0 {
 			continue
 		}
@@ -282,19 +249,9 @@ func JCTCDF(runs []Run, population string) (*Figure, error) {
 		if common == nil && len(r.Jobs) > 0 {
 			label = fmt.Sprintf("%s (%d/%d)", r.Label, len(fin), total)
 			if unfinished := total - len(fin); unfinished > 0 && xmax > 0 {
-				end := pts[len(pts)-1]
-				tail, err := plotter.NewLine(plotter.XYs{end, {X: xmax, Y: end.Y}})
-				if err != nil {
+				if err := addCensoredTail(p, pts[len(pts)-1], xmax, i); err != nil {
 					return nil, err
 				}
-				tail.LineStyle = style(i)
-				tail.LineStyle.Dashes = []vg.Length{vg.Points(0.8), vg.Points(1.6)}
-				cens, err := plotter.NewScatter(plotter.XYs{{X: xmax, Y: end.Y}})
-				if err != nil {
-					return nil, err
-				}
-				cens.GlyphStyle = draw.GlyphStyle{Color: Color(i), Radius: vg.Points(3), Shape: draw.CrossGlyph{}}
-				p.Add(tail, cens)
 				censored = true
 			}
 		}
@@ -315,6 +272,80 @@ func JCTCDF(runs []Run, population string) (*Figure, error) {
 		}
 	}
 	return f, nil
+}
+
+// commonFinished returns the IDs of the jobs every run finished (the
+// common population; each maps to len(runs)) and how many there are.
+// Separate because it is the population's definition, and the one check
+// that every run has a per-job table to define it from.
+func commonFinished(runs []Run) (map[int32]int, int, error) {
+	common := map[int32]int{}
+	for _, r := range runs {
+		if len(r.Jobs) == 0 {
+			return nil, 0, fmt.Errorf("plots: jct-cdf common: run %s has no per-job table", r.Label)
+		}
+		for _, j := range r.Jobs {
+			if j.Finished {
+				common[j.ID]++
+			}
+		}
+	}
+	n := 0
+	for id, c := range common {
+		if c == len(runs) {
+			n++
+		} else {
+			delete(common, id)
+		}
+	}
+	return common, n, nil
+}
+
+// runPopulation returns r's finished JCTs (seconds, unsorted) and the size
+// of its population: the common jobs when common is non-nil, else every
+// submitted job (or, without a per-job table, the finished ones).
+// Separate because the choice of population is the figure's definition,
+// apart from its drawing.
+func runPopulation(r Run, common map[int32]int) (fin []float64, total int) {
+	switch {
+	case common != nil:
+		for _, j := range r.Jobs {
+			if _, ok := common[j.ID]; ok {
+				fin = append(fin, j.Time)
+			}
+		}
+		total = len(fin)
+	case len(r.Jobs) > 0:
+		for _, j := range r.Jobs {
+			if j.Finished {
+				fin = append(fin, j.Time)
+			}
+		}
+		total = len(r.Jobs)
+	default: // no job table: finished jobs only
+		fin, total = append(fin, r.JCTs...), len(r.JCTs)
+	}
+	return fin, total
+}
+
+// addCensoredTail adds to p run i's censored tail: its curve continued
+// dotted from its last point end to the horizon xmax, where a cross
+// stands for the unfinished jobs. Separate because it is the drawing of
+// the censoring, apart from the curve itself.
+func addCensoredTail(p *plot.Plot, end plotter.XY, xmax float64, i int) error {
+	tail, err := plotter.NewLine(plotter.XYs{end, {X: xmax, Y: end.Y}})
+	if err != nil {
+		return err
+	}
+	tail.LineStyle = style(i)
+	tail.LineStyle.Dashes = []vg.Length{vg.Points(0.8), vg.Points(1.6)}
+	cens, err := plotter.NewScatter(plotter.XYs{{X: xmax, Y: end.Y}})
+	if err != nil {
+		return err
+	}
+	cens.GlyphStyle = draw.GlyphStyle{Color: Color(i), Radius: vg.Points(3), Shape: draw.CrossGlyph{}}
+	p.Add(tail, cens)
+	return nil
 }
 
 func fin0(xs []float64) float64 {

@@ -106,58 +106,17 @@ func JCTCDFSeeds(groups []SeedGroup, population string) (*Figure, error) {
 	// Per seed: the IDs every group finished (common population).
 	common := make([]map[int32]bool, n)
 	if population == "common" {
-		for k := range n {
-			count := map[int32]int{}
-			for _, g := range groups {
-				if len(g.Seeds[k].Jobs) == 0 {
-					return nil, fmt.Errorf("plots: jct-cdf common: run %s (seed %d of %d) has no per-job table", g.Label, k+1, n)
-				}
-				for _, j := range g.Seeds[k].Jobs {
-					if j.Finished {
-						count[j.ID]++
-					}
-				}
-			}
-			common[k] = map[int32]bool{}
-			for id, c := range count {
-				if c == len(groups) {
-					common[k][id] = true
-				}
-			}
+		var err error
+		if common, err = commonPerSeed(groups, n); err != nil {
+			return nil, err
 		}
 	}
 	// Per group and seed: sorted finished JCTs (h) and the denominator.
-	type cdf struct {
-		fin   []float64
-		total int
-	}
-	cdfs := make([][]cdf, len(groups))
+	cdfs := make([][]seedCDF, len(groups))
 	xmin, xmax := math.Inf(1), 0.0
 	for gi, g := range groups {
 		for k, r := range g.Seeds {
-			var c cdf
-			switch {
-			case common[k] != nil:
-				for _, j := range r.Jobs {
-					if common[k][j.ID] {
-						c.fin = append(c.fin, j.Time/3600)
-					}
-				}
-				c.total = len(c.fin)
-			case len(r.Jobs) > 0:
-				for _, j := range r.Jobs {
-					if j.Finished {
-						c.fin = append(c.fin, j.Time/3600)
-					}
-				}
-				c.total = len(r.Jobs)
-			default:
-				for _, v := range r.JCTs {
-					c.fin = append(c.fin, v/3600)
-				}
-				c.total = len(c.fin)
-			}
-			slices.Sort(c.fin)
+			c := newSeedCDF(r, common[k])
 			if len(c.fin) > 0 {
 				xmin, xmax = math.Min(xmin, c.fin[0]), math.Max(xmax, c.fin[len(c.fin)-1])
 			}
@@ -188,20 +147,7 @@ func JCTCDFSeeds(groups []SeedGroup, population string) (*Figure, error) {
 		xs[k] = lo * math.Pow(xmax/lo, float64(k)/float64(points-1))
 	}
 	for gi, g := range groups {
-		mean, lo, hi := make([]float64, points), make([]float64, points), make([]float64, points)
-		vals := make([]float64, n)
-		for k, x := range xs {
-			for s, c := range cdfs[gi] {
-				vals[s] = math.NaN()
-				if c.total > 0 {
-					// Share finished within x (a JCT below the floor counts at it).
-					done, _ := slices.BinarySearch(c.fin, math.Nextafter(x, math.Inf(1)))
-					vals[s] = float64(done) / float64(c.total)
-				}
-			}
-			iv := TInterval(vals)
-			mean[k], lo[k], hi[k] = iv.Mean, math.Max(0, iv.Lo), math.Min(1, iv.Hi)
-		}
+		mean, lo, hi := cdfBand(xs, cdfs[gi])
 		if math.IsNaN(mean[0]) {
 			continue
 		}
@@ -230,6 +176,94 @@ func JCTCDFSeeds(groups []SeedGroup, population string) (*Figure, error) {
 	}
 	bandKey(f, n)
 	return f, nil
+}
+
+// commonPerSeed returns, per seed, the IDs of the jobs every group
+// finished: the common population of that seed's runs. Separate because
+// it is the population's definition, and the one check that every run
+// has a per-job table to define it from.
+func commonPerSeed(groups []SeedGroup, n int) ([]map[int32]bool, error) {
+	common := make([]map[int32]bool, n)
+	for k := range n {
+		count := map[int32]int{}
+		for _, g := range groups {
+			if len(g.Seeds[k].Jobs) == 0 {
+				return nil, fmt.Errorf("plots: jct-cdf common: run %s (seed %d of %d) has no per-job table", g.Label, k+1, n)
+			}
+			for _, j := range g.Seeds[k].Jobs {
+				if j.Finished {
+					count[j.ID]++
+				}
+			}
+		}
+		common[k] = map[int32]bool{}
+		for id, c := range count {
+			if c == len(groups) {
+				common[k][id] = true
+			}
+		}
+	}
+	return common, nil
+}
+
+// seedCDF is one run's empirical JCT distribution: its finished JCTs in
+// hours, sorted, over the size of its population.
+type seedCDF struct {
+	fin   []float64
+	total int
+}
+
+// newSeedCDF returns r's distribution over its population: the common
+// jobs when common is non-nil, else every submitted job (or, without a
+// per-job table, the finished ones). Separate because the choice of
+// population is the figure's definition, apart from its drawing.
+func newSeedCDF(r Run, common map[int32]bool) seedCDF {
+	var c seedCDF
+	switch {
+	case common != nil:
+		for _, j := range r.Jobs {
+			if common[j.ID] {
+				c.fin = append(c.fin, j.Time/3600)
+			}
+		}
+		c.total = len(c.fin)
+	case len(r.Jobs) > 0:
+		for _, j := range r.Jobs {
+			if j.Finished {
+				c.fin = append(c.fin, j.Time/3600)
+			}
+		}
+		c.total = len(r.Jobs)
+	default:
+		for _, v := range r.JCTs {
+			c.fin = append(c.fin, v/3600)
+		}
+		c.total = len(c.fin)
+	}
+	slices.Sort(c.fin)
+	return c
+}
+
+// cdfBand returns, at each x, the mean over seeds of the share finished
+// within x hours and its 95 % t-interval clipped to [0, 1] (NaN where no
+// seed has a population). Separate because it is the statistics of the
+// band, apart from drawing it.
+func cdfBand(xs []float64, cdfs []seedCDF) (mean, lo, hi []float64) {
+	mean, lo, hi = make([]float64, len(xs)), make([]float64, len(xs)), make([]float64, len(xs))
+	vals := make([]float64, len(cdfs))
+	for k, x := range xs {
+		for s, c := range cdfs {
+			vals[s] = math.NaN()
+			if c.total > 0 {
+				// Share finished within x (a JCT below the floor counts at it).
+				done, _ := slices.BinarySearch(c.fin, math.Nextafter(x, math.Inf(1)))
+				vals[s] = float64(done) / float64(c.total)
+			}
+		}
+		iv := TInterval(vals)
+		mean[k], lo[k], hi[k] = iv.Mean, math.Max(0, iv.Lo), math.Min(1, iv.Hi)
+	}
+	return mean, lo, hi
 }
 
 // shareText is finished/submitted per seed: exact when every seed has

@@ -337,18 +337,13 @@ func (e *engine) chunkOf(s Time) int {
 	return max(k, 0)
 }
 
+// runArtifact runs the artifact's round loop (ARENA.md §6): every round
+// advances progress, ends and releases jobs, submits the round's chunk, asks
+// the policy, then charges reconfiguration overheads against the round's
+// throughput. Each numbered step is the artifact's own, in its order.
 func (e *engine) runArtifact(ctx context.Context) error {
 	L := e.cfg.RoundLength
-	// Chunk k (submitted at the start of round k) holds, in trace order,
-	// the jobs with T0 + 300k < s ≤ T0 + 300(k+1). The artifact walks the
-	// file in order and never goes back to an earlier chunk: a row whose
-	// submission time is earlier than a previous row's joins the previous
-	// row's chunk (PAI rows 79–82 follow row 78 of chunk 168 although they
-	// were submitted in rounds 166–167; with the formula alone the authors'
-	// PAI digests depart at round 167 for every policy). So chunks never
-	// go back along the trace: round r's is the run of jobs from next up to
-	// the first of a later chunk.
-	next, k := 0, 0
+	next, k := 0, 0 // the next trace row to submit, and the chunk it joins
 	for r := 0; r < e.cfg.Rounds; r++ {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -359,29 +354,7 @@ func (e *engine) runArtifact(ctx context.Context) error {
 		e.res.Events++ // the round itself
 
 		// 1. Progress update, running-queue order; jobs in time debt skip it.
-		var ended []*Job
-		kept := e.running[:0]
-		for _, j := range e.running {
-			if j.TimeDebt == 0 {
-				j.ExecTime += float64(L)
-				it := j.iterTime
-				if e.cfg.Check {
-					id := j.Spec.ID
-					e.revalued[id] = e.updCfg[id] != (estimator.Config{}) && e.updCfg[id] != j.Config
-					e.updCfg[id] = j.Config
-				}
-				j.Remaining = j.IterNum - int64(math.Floor(j.ExecTime/it))
-				if j.Remaining == j.IterNum {
-					j.Deadline = 0 // the artifact's quirk
-				}
-				if j.Remaining <= 0 {
-					ended = append(ended, j)
-					continue
-				}
-			}
-			kept = append(kept, j)
-		}
-		e.running = kept
+		ended := e.artifactProgress()
 		// 2. Ended jobs: JCT = round timer − submit round timer.
 		for _, j := range ended {
 			e.finishJob(j, e.now)
@@ -398,13 +371,7 @@ func (e *engine) runArtifact(ctx context.Context) error {
 		}
 		// Submissions of this round.
 		first := next
-		for ; next < len(e.specs); next++ {
-			kn := max(k, e.chunkOf(e.submitOf(&e.specs[next])))
-			if kn > r {
-				break
-			}
-			k = kn
-		}
+		next, k = e.artifactChunkEnd(r, next, k)
 		arrivals := e.jobs[first:next]
 		for _, j := range arrivals {
 			e.arrive(j, e.now)
@@ -419,62 +386,7 @@ func (e *engine) runArtifact(ctx context.Context) error {
 		e.now = e.now.Add(L)
 		e.qclock.steps++ // every pending job accrues L (QueueTime)
 		// 7. Reschedule detection and per-round throughput with overhead debt.
-		// A decision that changed no allocation leaves every slot as it was
-		// or idle (ended jobs released): nothing to detect.
-		if changed {
-			if e.resched == nil {
-				e.resched = make([]int, len(e.jobs))
-			}
-			for s, occ := range e.occupant {
-				if occ != NoJob && before[s] != occ {
-					e.resched[occ] = r + 1
-				}
-			}
-		}
-		total := 0.0
-		busy := make([]int, len(e.cfg.Cluster.Types))
-		reporter, _ := e.policy.(ThroughputReporter)
-		var after *View
-		if reporter != nil {
-			// The artifact's check sees the round's own timer, t_r.
-			after = e.view(&e.afterView, e.now-Time(L), nil, nil, nil)
-		}
-		for _, j := range e.running {
-			thr := j.throughput
-			if reporter != nil && !reporter.ReportsThroughput(after, j) {
-				thr = 0
-			}
-			// The artifact keeps the debt in a dict; a job is in it exactly
-			// when its TimeDebt is positive (an entry is only ever set to
-			// more than L, or to d − L for d > L).
-			if changed && e.resched[j.Spec.ID] == r+1 {
-				j.Rescheds++
-				j.Reconfigs++
-				t := e.cfg.Overhead.Cost(j.change, len(j.GPUs))
-				if j.Rescheds == 1 && e.cfg.ProfilingDelay != nil {
-					t += e.cfg.ProfilingDelay(j.Spec)
-				}
-				if t <= L {
-					thr *= float64(L-t) / float64(L)
-					j.TimeDebt = 0
-				} else {
-					j.TimeDebt = t
-				}
-			}
-			if d := j.TimeDebt; d > 0 {
-				if d <= L {
-					thr *= float64(L-d) / float64(L)
-					j.TimeDebt = 0
-				} else {
-					thr = 0
-					j.TimeDebt = d - L
-				}
-			}
-			total += thr
-			busy[j.typ] += len(j.GPUs)
-			*e.gpuSecondsOf(j) += float64(L) * float64(len(j.GPUs))
-		}
-		e.res.recordRound(e, r, estimator.PyRound(total, 3), busy)
+		e.artifactThroughput(r, changed, before)
 		if e.cfg.Check {
 			if err := e.checkState(); err != nil {
 				return err
@@ -488,6 +400,129 @@ func (e *engine) runArtifact(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// artifactProgress is step 1 of an artifact round: every running job not in
+// time debt runs one more round and its remaining iterations are recounted
+// from its whole execution time (floor, as the artifact does). It removes the
+// jobs that reached zero from the running queue and returns them, in queue
+// order. Separate from the loop because it is the one place the artifact's
+// progress arithmetic (and its Deadline quirk) lives.
+func (e *engine) artifactProgress() []*Job {
+	L := e.cfg.RoundLength
+	var ended []*Job
+	kept := e.running[:0]
+	for _, j := range e.running {
+		if j.TimeDebt == 0 {
+			j.ExecTime += float64(L)
+			it := j.iterTime
+			if e.cfg.Check {
+				id := j.Spec.ID
+				e.revalued[id] = e.updCfg[id] != (estimator.Config{}) && e.updCfg[id] != j.Config
+				e.updCfg[id] = j.Config
+			}
+			j.Remaining = j.IterNum - int64(math.Floor(j.ExecTime/it))
+			if j.Remaining == j.IterNum {
+				j.Deadline = 0 // the artifact's quirk
+			}
+			if j.Remaining <= 0 {
+				ended = append(ended, j)
+				continue
+			}
+		}
+		kept = append(kept, j)
+	}
+	e.running = kept
+	return ended
+}
+
+// artifactChunkEnd returns the end of round r's submissions: the trace rows
+// from next up to (not including) the returned index are submitted in round
+// r, and the chunk the last of them joined.
+//
+// Chunk k (submitted at the start of round k) holds, in trace order, the
+// jobs with T0 + 300k < s ≤ T0 + 300(k+1). The artifact walks the file in
+// order and never goes back to an earlier chunk: a row whose submission time
+// is earlier than a previous row's joins the previous row's chunk (PAI rows
+// 79–82 follow row 78 of chunk 168 although they were submitted in rounds
+// 166–167; with the formula alone the authors' PAI digests depart at round
+// 167 for every policy). So chunks never go back along the trace: round r's
+// is the run of jobs from next up to the first of a later chunk.
+func (e *engine) artifactChunkEnd(r, next, k int) (int, int) {
+	for ; next < len(e.specs); next++ {
+		kn := max(k, e.chunkOf(e.submitOf(&e.specs[next])))
+		if kn > r {
+			break
+		}
+		k = kn
+	}
+	return next, k
+}
+
+// artifactThroughput is step 7 of an artifact round, after the decision and
+// the timer step: it marks the jobs whose slots changed since before as
+// rescheduled in round r, charges each its reconfiguration overhead (as time
+// debt when it exceeds a round), and records the round's throughput, busy
+// GPUs and GPU-seconds. Separate because the overhead-debt accounting is
+// the artifact's throughput model, read apart from the round's order of steps.
+func (e *engine) artifactThroughput(r int, changed bool, before []JobID) {
+	L := e.cfg.RoundLength
+	// A decision that changed no allocation leaves every slot as it was
+	// or idle (ended jobs released): nothing to detect.
+	if changed {
+		if e.resched == nil {
+			e.resched = make([]int, len(e.jobs))
+		}
+		for s, occ := range e.occupant {
+			if occ != NoJob && before[s] != occ {
+				e.resched[occ] = r + 1
+			}
+		}
+	}
+	total := 0.0
+	busy := make([]int, len(e.cfg.Cluster.Types))
+	reporter, _ := e.policy.(ThroughputReporter)
+	var after *View
+	if reporter != nil {
+		// The artifact's check sees the round's own timer, t_r.
+		after = e.view(&e.afterView, e.now-Time(L), nil, nil, nil)
+	}
+	for _, j := range e.running {
+		thr := j.throughput
+		if reporter != nil && !reporter.ReportsThroughput(after, j) {
+			thr = 0
+		}
+		// The artifact keeps the debt in a dict; a job is in it exactly
+		// when its TimeDebt is positive (an entry is only ever set to
+		// more than L, or to d − L for d > L).
+		if changed && e.resched[j.Spec.ID] == r+1 {
+			j.Rescheds++
+			j.Reconfigs++
+			t := e.cfg.Overhead.Cost(j.change, len(j.GPUs))
+			if j.Rescheds == 1 && e.cfg.ProfilingDelay != nil {
+				t += e.cfg.ProfilingDelay(j.Spec)
+			}
+			if t <= L {
+				thr *= float64(L-t) / float64(L)
+				j.TimeDebt = 0
+			} else {
+				j.TimeDebt = t
+			}
+		}
+		if d := j.TimeDebt; d > 0 {
+			if d <= L {
+				thr *= float64(L-d) / float64(L)
+				j.TimeDebt = 0
+			} else {
+				thr = 0
+				j.TimeDebt = d - L
+			}
+		}
+		total += thr
+		busy[j.typ] += len(j.GPUs)
+		*e.gpuSecondsOf(j) += float64(L) * float64(len(j.GPUs))
+	}
+	e.res.recordRound(e, r, estimator.PyRound(total, 3), busy)
 }
 
 // IdleStop is how many rounds an until-done run waits with nothing
@@ -669,73 +704,114 @@ func capped[T any](s []T) []T { return s[:len(s):len(s)] }
 // checked on the final state, so a policy may swap two jobs' GPUs in one
 // batch.
 func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
-	// Job-level simulation of the batch.
-	type tent struct {
-		status Status
-		gpus   []int
-		moved  bool
+	state, order, err := e.simulateBatch(actions)
+	if err != nil {
+		return false, err
 	}
-	state := map[JobID]*tent{}
+	ov, err := e.batchOccupancy(state, order)
+	if err != nil {
+		return false, err
+	}
+	changed, suspended := e.commitBatch(actions)
+	// An arrival is in no queue until here (arrive puts it in none), unless
+	// the batch started and then suspended it, which put it at the pending
+	// queue's end; the others the policy neither started nor dropped join
+	// the end now. (No scan of the pending queue per arrival.)
+	for _, j := range arrivals {
+		if j.Status == Pending && !suspended[j.Spec.ID] {
+			e.enqueue(j)
+		}
+	}
+	ov.commit()
+	return changed, nil
+}
+
+// tentative is a job's status and GPUs as a batch of actions leaves them,
+// before anything is committed.
+type tentative struct {
+	status Status
+	gpus   []int
+	moved  bool
+}
+
+// simulateBatch is apply's first pass, a job-level simulation of the batch:
+// each action is checked against its job's status as the earlier actions of
+// the batch leave it, and each grid for its shape and feasibility. It
+// returns every touched job's final state and the order they were first
+// touched in, changing nothing of the engine's. Separate so that the rules
+// for which action is legal when sit in one place, apart from the commit.
+func (e *engine) simulateBatch(actions []Action) (map[JobID]*tentative, []JobID, error) {
+	state := map[JobID]*tentative{}
 	var order []JobID
-	get := func(id JobID) *tent {
+	get := func(id JobID) *tentative {
 		if t, ok := state[id]; ok {
 			return t
 		}
 		j := e.jobs[id]
-		t := &tent{status: j.Status, gpus: j.GPUs}
+		t := &tentative{status: j.Status, gpus: j.GPUs}
 		state[id] = t
 		order = append(order, id)
 		return t
 	}
-	bad := func(a Action, format string, args ...any) error {
-		name := fmt.Sprint(a.Job)
-		if a.Job >= 0 && int(a.Job) < len(e.jobs) {
-			name = e.jobs[a.Job].Spec.Alias() + " (" + e.jobs[a.Job].Spec.Name + ")"
-		}
-		return &ActionError{Policy: e.policy.Name(), Round: e.round, Action: a, Job: name, Msg: fmt.Sprintf(format, args...)}
-	}
 	for _, a := range actions {
 		if a.Job < 0 || int(a.Job) >= len(e.jobs) {
-			return false, bad(a, "no such job")
+			return nil, nil, e.actionError(a, "no such job")
 		}
 		t := get(a.Job)
 		switch a.Kind {
 		case Start:
 			if t.status != Pending {
-				return false, bad(a, "job is %s, not pending", t.status)
+				return nil, nil, e.actionError(a, "job is %s, not pending", t.status)
 			}
 			t.status, t.gpus, t.moved = Running, a.GPUs, true
 		case Reallocate:
 			if t.status != Running {
-				return false, bad(a, "job is %s, not running", t.status)
+				return nil, nil, e.actionError(a, "job is %s, not running", t.status)
 			}
 			t.gpus, t.moved = a.GPUs, true
 		case Suspend:
 			if t.status != Running {
-				return false, bad(a, "job is %s, not running", t.status)
+				return nil, nil, e.actionError(a, "job is %s, not running", t.status)
 			}
 			t.status, t.gpus = Pending, nil
 		case Drop:
 			if t.status != Pending {
-				return false, bad(a, "job is %s, not pending", t.status)
+				return nil, nil, e.actionError(a, "job is %s, not pending", t.status)
 			}
 			t.status, t.gpus = Dropped, nil
 		default:
-			return false, bad(a, "unknown action kind %d", a.Kind)
+			return nil, nil, e.actionError(a, "unknown action kind %d", a.Kind)
 		}
 		if a.Kind == Start || a.Kind == Reallocate {
 			cfg, ok := e.cfg.Cluster.ShapeOf(a.GPUs)
 			if !ok {
-				return false, bad(a, "GPUs do not form a uniform grid of one GPU type (a slot is repeated, out of range, of another type, or nodes are used unevenly)")
+				return nil, nil, e.actionError(a, "GPUs do not form a uniform grid of one GPU type (a slot is repeated, out of range, of another type, or nodes are used unevenly)")
 			}
 			if est := e.cfg.Exec.Estimate(e.jobs[a.Job].Spec.Workload, cfg); !est.Feasible() {
-				return false, bad(a, "grid %s is infeasible for %s: %s", cfg, e.jobs[a.Job].Spec.Workload, est.Reason)
+				return nil, nil, e.actionError(a, "grid %s is infeasible for %s: %s", cfg, e.jobs[a.Job].Spec.Workload, est.Reason)
 			}
 		}
 	}
-	// Final occupancy: every touched job's slots cleared, then re-filled,
-	// in an overlay on the slot table (only the touched slots; the table
-	// itself changes at the commit).
+	return state, order, nil
+}
+
+// actionError is the error rejecting action a of the current batch, naming
+// the policy, the round and the job (alias and name when the job exists).
+func (e *engine) actionError(a Action, format string, args ...any) error {
+	name := fmt.Sprint(a.Job)
+	if a.Job >= 0 && int(a.Job) < len(e.jobs) {
+		name = e.jobs[a.Job].Spec.Alias() + " (" + e.jobs[a.Job].Spec.Name + ")"
+	}
+	return &ActionError{Policy: e.policy.Name(), Round: e.round, Action: a, Job: name, Msg: fmt.Sprintf(format, args...)}
+}
+
+// batchOccupancy is apply's second pass: the final occupancy, every touched
+// job's slots cleared, then re-filled in first-touched order, in an overlay
+// on the slot table (only the touched slots; the table itself changes at
+// the commit). It rejects the batch if two jobs would end up on one GPU.
+// Separate because this check is on the batch's final state as a whole,
+// which is what lets a policy swap two jobs' GPUs in one batch.
+func (e *engine) batchOccupancy(state map[JobID]*tentative, order []JobID) (overlay, error) {
 	ov := e.newOverlay()
 	for _, id := range order {
 		for _, s := range e.jobs[id].GPUs {
@@ -752,12 +828,20 @@ func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
 				if e.jobs[id].Status == Running {
 					a.Kind = Reallocate
 				}
-				return false, bad(a, "GPU %d (node %d) would be held twice: %s holds it", s, e.cfg.Cluster.NodeOf(s), e.jobs[holder].Spec.Alias())
+				return ov, e.actionError(a, "GPU %d (node %d) would be held twice: %s holds it", s, e.cfg.Cluster.NodeOf(s), e.jobs[holder].Spec.Alias())
 			}
 			ov.set(s, id)
 		}
 	}
-	// Commit, queues in action order.
+	return ov, nil
+}
+
+// commitBatch is apply's last pass, run only on a batch already found
+// valid: it carries out the actions on jobs and queues, in action order.
+// It returns whether any allocation changed and the jobs the batch
+// suspended (nil when none). Separate so that the state changes of each
+// action kind read apart from the checks that precede them.
+func (e *engine) commitBatch(actions []Action) (bool, map[JobID]bool) {
 	changed := false
 	var suspended map[JobID]bool
 	for _, a := range actions {
@@ -805,17 +889,7 @@ func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
 			e.res.recordDrop(j)
 		}
 	}
-	// An arrival is in no queue until here (arrive puts it in none), unless
-	// the batch started and then suspended it, which put it at the pending
-	// queue's end; the others the policy neither started nor dropped join
-	// the end now. (No scan of the pending queue per arrival.)
-	for _, j := range arrivals {
-		if j.Status == Pending && !suspended[j.Spec.ID] {
-			e.enqueue(j)
-		}
-	}
-	ov.commit()
-	return changed, nil
+	return changed, suspended
 }
 
 // overlay is apply's tentative slot table: values for the touched slots

@@ -84,28 +84,7 @@ func (e *engine) runExact(ctx context.Context) error {
 	if e.cfg.UntilDone {
 		last = e.cfg.MaxRounds
 	}
-	// Arrivals are known up front: rather than events in the heap they are
-	// a queue in the heap's own order for them (submission time, ties in
-	// trace order), merged with the heap as the loop goes, so the heap
-	// holds only rounds, completions and the horizon.
-	// Traces are nearly always in submission order already (newEngine
-	// checked): the queue is then the jobs due before the end, a prefix of
-	// the job table itself; otherwise a stably sorted copy of them.
-	end := e.t0.Add(Duration(last) * L)
-	if e.sorted {
-		n := sort.Search(len(e.specs), func(i int) bool { return e.specs[i].Submit >= end })
-		e.arrivalQ = e.jobs[:n:n]
-	} else {
-		e.arrivalQ = make([]*Job, 0, len(e.specs))
-		for i := range e.specs {
-			if e.specs[i].Submit < end {
-				e.arrivalQ = append(e.arrivalQ, e.jobs[i])
-			}
-		}
-		slices.SortStableFunc(e.arrivalQ, func(a, b *Job) int {
-			return cmp.Compare(a.Spec.Submit, b.Spec.Submit) // finite: traces reject NaN
-		})
-	}
+	e.arrivalQ = e.arrivalQueue(e.t0.Add(Duration(last) * L))
 	// The heap holds one round (or the horizon) at a time: one event,
 	// re-pushed for the next round once popped, serves them all.
 	tick := &event{at: e.t0, kind: evRound, round: 0}
@@ -129,14 +108,7 @@ func (e *engine) runExact(ctx context.Context) error {
 		e.res.Events++
 		switch ev.kind {
 		case evCompletion:
-			j := ev.job
-			j.completion = nil
-			e.advance(j, e.now)
-			j.remainingF, j.Remaining = 0, 0
-			e.running = removeJob(e.running, j)
-			e.finishJob(j, e.now)
-			e.release(j)
-			e.ended = append(e.ended, j)
+			e.complete(ev.job)
 		case evArrival:
 			e.arrive(ev.job, e.now)
 			e.arrived = append(e.arrived, ev.job)
@@ -159,18 +131,7 @@ func (e *engine) runExact(ctx context.Context) error {
 				e.closeWindow(r-1, busy)
 			}
 			if ev.kind == evHorizon {
-				// Jobs that arrived after the last decision join the
-				// pending queue's end, as they would have at the next one.
-				// None is in the queue yet: only apply enqueues, and these
-				// were not arrived (so not startable) at any decision.
-				// (Scanning the queue for each was a no-op run's largest
-				// end-of-run cost, its queue holding every job.)
-				for _, j := range e.arrived {
-					if j.Status == Pending {
-						e.enqueue(j)
-					}
-				}
-				e.arrived = nil
+				e.enqueueLateArrivals()
 				return nil
 			}
 			e.round = r
@@ -203,6 +164,61 @@ func (e *engine) runExact(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// arrivalQueue returns the jobs submitted before end, in the order exact
+// timing delivers them: submission time, ties in trace order. Arrivals are
+// known up front: rather than events in the heap they are a queue in the
+// heap's own order for them, merged with the heap as the loop goes, so the
+// heap holds only rounds, completions and the horizon. Separate from the
+// loop because it is set-up, done once.
+//
+// Traces are nearly always in submission order already (newEngine
+// checked): the queue is then the jobs due before the end, a prefix of the
+// job table itself; otherwise a stably sorted copy of them.
+func (e *engine) arrivalQueue(end Time) []*Job {
+	if e.sorted {
+		n := sort.Search(len(e.specs), func(i int) bool { return e.specs[i].Submit >= end })
+		return e.jobs[:n:n]
+	}
+	q := make([]*Job, 0, len(e.specs))
+	for i := range e.specs {
+		if e.specs[i].Submit < end {
+			q = append(q, e.jobs[i])
+		}
+	}
+	slices.SortStableFunc(q, func(a, b *Job) int {
+		return cmp.Compare(a.Spec.Submit, b.Spec.Submit) // finite: traces reject NaN
+	})
+	return q
+}
+
+// complete handles a completion event of exact timing: j's progress is
+// integrated up to now, it leaves the running queue finished, its GPUs are
+// released and it is among the ended jobs the next decision sees. Separate
+// so the loop reads as a dispatch on event kinds.
+func (e *engine) complete(j *Job) {
+	j.completion = nil
+	e.advance(j, e.now)
+	j.remainingF, j.Remaining = 0, 0
+	e.running = removeJob(e.running, j)
+	e.finishJob(j, e.now)
+	e.release(j)
+	e.ended = append(e.ended, j)
+}
+
+// enqueueLateArrivals runs at the horizon: jobs that arrived after the last
+// decision join the pending queue's end, as they would have at the next
+// one. None is in the queue yet: only apply enqueues, and these were not
+// arrived (so not startable) at any decision. (Scanning the queue for each
+// was a no-op run's largest end-of-run cost, its queue holding every job.)
+func (e *engine) enqueueLateArrivals() {
+	for _, j := range e.arrived {
+		if j.Status == Pending {
+			e.enqueue(j)
+		}
+	}
+	e.arrived = nil
 }
 
 // decideOnEvents hands the arrivals and completions gathered since the

@@ -245,40 +245,9 @@ func (r *Result) finish(e *engine, wall time.Duration) {
 	r.BusyGPUSeconds = map[string]float64{}
 	r.DecisionNs = e.decisionNs
 	if e.cfg.Timing == Exact {
-		// Ended names per digest row: exact mode finishes between rounds;
-		// attribute each to the round that sees it.
-		L := float64(e.cfg.RoundLength)
-		for _, id := range r.finishedIDs {
-			j := e.jobs[id]
-			k := int(math.Ceil((float64(j.Finish) - float64(e.t0)) / L))
-			if k < len(r.Digest) {
-				r.Digest[k].Ended = append(r.Digest[k].Ended, r.aliases.alias(j.Spec.ID))
-			}
-		}
+		r.attributeExactEnds(e)
 	}
-	end := e.t0.Add(Duration(e.cfg.Rounds) * e.cfg.RoundLength)
-	ids := make([]JobID, 0, len(r.holding))
-	for id := range r.holding {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(a, b int) bool { return ids[a] < ids[b] })
-	for _, id := range ids {
-		r.closeHold(e, id, r.holding[id], end)
-	}
-	r.holding = nil
-	r.Queueing = slices.Grow(r.Queueing, len(e.running)+len(e.pending))
-	for _, j := range e.running {
-		r.Queueing = append(r.Queueing, j.QueueTime())
-	}
-	// Exact timing: the waits still under way end at the horizon (here,
-	// in the one pass over the queue, rather than a pass of their own).
-	horizon := e.t0.Add(Duration(e.cfg.Rounds) * e.cfg.RoundLength)
-	for _, j := range e.pending {
-		if e.cfg.Timing == Exact {
-			j.queueTime += float64(horizon - j.pendingSince)
-		}
-		r.Queueing = append(r.Queueing, j.QueueTime())
-	}
+	r.closeAtHorizon(e)
 	submitted := e.arrivedJobs
 	// Built in place, in a table of the final length: a JobRecord is
 	// 200-odd bytes, and appending one (even a zero one) writes it again.
@@ -324,25 +293,81 @@ func (r *Result) finish(e *engine, wall time.Duration) {
 		if e.gpuSeconds == nil {
 			continue // no job ever ran
 		}
-		var parts []string
-		// Types the job ran on (a positive GPU-second count), by name.
-		var types []int
-		nt := len(r.Types)
-		gpuSeconds := e.gpuSeconds[int(s.ID)*nt : int(s.ID+1)*nt]
-		for i, v := range gpuSeconds {
-			if v > 0 {
-				types = append(types, i)
-			}
-		}
-		if len(types) > 1 {
-			sort.Slice(types, func(a, b int) bool { return r.Types[types[a]] < r.Types[types[b]] })
-		}
-		for _, i := range types {
-			t, v := r.Types[i], gpuSeconds[i]
-			r.BusyGPUSeconds[t] += v
-			rec.GPUSeconds += v
-			parts = append(parts, t+"="+trimFloat(v))
-		}
-		rec.GPUSecondsBy = strings.Join(parts, ";")
+		r.addGPUSeconds(rec, e.gpuSeconds[int(s.ID)*len(r.Types):int(s.ID+1)*len(r.Types)])
 	}
+}
+
+// attributeExactEnds fills the Ended names of the digest rows in exact
+// timing, where jobs finish between rounds: each is attributed to the round
+// that sees it (the first boundary at or after its finish). Artifact timing
+// records them as the rounds go. Separate because it is the one place the
+// two timings' digests are reconciled.
+func (r *Result) attributeExactEnds(e *engine) {
+	// Ended names per digest row: exact mode finishes between rounds;
+	// attribute each to the round that sees it.
+	L := float64(e.cfg.RoundLength)
+	for _, id := range r.finishedIDs {
+		j := e.jobs[id]
+		k := int(math.Ceil((float64(j.Finish) - float64(e.t0)) / L))
+		if k < len(r.Digest) {
+			r.Digest[k].Ended = append(r.Digest[k].Ended, r.aliases.alias(j.Spec.ID))
+		}
+	}
+}
+
+// closeAtHorizon ends, at the horizon, what the run left under way: every
+// hold still open (in job order, so the timeline does not depend on map
+// order) and the queueing of the running and pending jobs, the waits still
+// under way in exact timing ending at the horizon. Separate because it is
+// the run's end-of-horizon accounting, apart from building the job table.
+func (r *Result) closeAtHorizon(e *engine) {
+	end := e.t0.Add(Duration(e.cfg.Rounds) * e.cfg.RoundLength)
+	ids := make([]JobID, 0, len(r.holding))
+	for id := range r.holding {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(a, b int) bool { return ids[a] < ids[b] })
+	for _, id := range ids {
+		r.closeHold(e, id, r.holding[id], end)
+	}
+	r.holding = nil
+	r.Queueing = slices.Grow(r.Queueing, len(e.running)+len(e.pending))
+	for _, j := range e.running {
+		r.Queueing = append(r.Queueing, j.QueueTime())
+	}
+	// Exact timing: the waits still under way end at the horizon (here,
+	// in the one pass over the queue, rather than a pass of their own).
+	horizon := e.t0.Add(Duration(e.cfg.Rounds) * e.cfg.RoundLength)
+	for _, j := range e.pending {
+		if e.cfg.Timing == Exact {
+			j.queueTime += float64(horizon - j.pendingSince)
+		}
+		r.Queueing = append(r.Queueing, j.QueueTime())
+	}
+}
+
+// addGPUSeconds sets rec's GPU-seconds and its by-type breakdown from the
+// job's per-type counters (gpuSeconds, indexed as r.Types), and adds them to
+// the run's busy GPU-seconds. Types the job ran on (a positive count) are
+// listed by name. Separate because it is the per-type accounting of one
+// job, apart from the record's other fields.
+func (r *Result) addGPUSeconds(rec *JobRecord, gpuSeconds []float64) {
+	var parts []string
+	// Types the job ran on (a positive GPU-second count), by name.
+	var types []int
+	for i, v := range gpuSeconds {
+		if v > 0 {
+			types = append(types, i)
+		}
+	}
+	if len(types) > 1 {
+		sort.Slice(types, func(a, b int) bool { return r.Types[types[a]] < r.Types[types[b]] })
+	}
+	for _, i := range types {
+		t, v := r.Types[i], gpuSeconds[i]
+		r.BusyGPUSeconds[t] += v
+		rec.GPUSeconds += v
+		parts = append(parts, t+"="+trimFloat(v))
+	}
+	rec.GPUSecondsBy = strings.Join(parts, ";")
 }

@@ -237,77 +237,14 @@ func (p *Policy) delta(v *sim.View) *decideV2 {
 	full := d.full
 	d.full = false
 	if full {
-		msg.Full = true
-		d.occ = append(d.occ[:0], v.Occupant...)
-		msg.Occupant = nonNil(d.occ)
-		d.running = appendIDs(d.running[:0], v.Running)
-		d.pending = appendIDs(d.pending[:0], v.Pending)
-		msg.Running, msg.Pending = nonNil(d.running), nonNil(d.pending)
-		for _, j := range v.Running {
-			msg.Jobs = append(msg.Jobs, p.newJob(msg, j, inRunning))
-		}
-		for _, j := range v.Pending {
-			msg.Jobs = append(msg.Jobs, p.newJob(msg, j, inPending))
-		}
-		// Ended jobs are new to a client after a resync too: whole in
-		// jobs, then ended (and forgotten) like in any decide.
-		for _, j := range v.Ended {
-			msg.Jobs = append(msg.Jobs, p.newJob(msg, j, 0))
-			msg.Ended = append(msg.Ended, p.stateV2(j))
-			d.jobs.del(j.Spec.ID)
-		}
-		d.arrived = d.arrived[:0]
+		p.fullDecide(msg, v)
 	} else {
-		// Slots whose occupant changed.
-		// Compared a block at a time (memequal), slot by slot only in a
-		// block that differs: most of a large cluster does not change.
-		const block = 64
-		for b := 0; b < len(v.Occupant); b += block {
-			e := min(b+block, len(v.Occupant))
-			if slices.Equal(d.occ[b:e], v.Occupant[b:e]) {
-				continue
-			}
-			for s := b; s < e; s++ {
-				if o := v.Occupant[s]; d.occ[s] != o {
-					d.occ[s] = o
-					// Runs of consecutive slots of one node that took
-					// the same occupant: [first slot, count, job].
-					if n := len(msg.Slots); n > 0 {
-						r := &msg.Slots[n-1]
-						if r[0]+r[1] == s && r[2] == int(o) && p.slotNode[s] == p.slotNode[r[0]] {
-							r[1]++
-							continue
-						}
-					}
-					msg.Slots = append(msg.Slots, [3]int{s, 1, int(o)})
-				}
-			}
-		}
+		p.slotChanges(msg, v)
 		// Queue changes: removed ones, then those appended at the end.
 		d.removed = d.removed[:0]
 		msg.RunningRemoved, msg.RunningAdded, d.running = d.queueDelta(d.running, v.Running, inRunning)
 		msg.PendingRemoved, msg.PendingAdded, d.pending = d.queueDelta(d.pending, v.Pending, inPending)
-		// Running jobs' state changes with every start, move and stop;
-		// pending jobs' only on entering the queue (covered by the
-		// running pass or their arrival) — except the live queue time.
-		for _, j := range v.Running {
-			if s := p.refresh(j); s != nil {
-				msg.States = append(msg.States, *s)
-			}
-		}
-		if p.live.queueTime {
-			for _, j := range v.Pending {
-				if s := p.refresh(j); s != nil {
-					msg.States = append(msg.States, *s)
-				}
-			}
-		} else {
-			for _, id := range msg.PendingAdded {
-				if s := p.refresh(v.Job(id)); s != nil {
-					msg.States = append(msg.States, *s)
-				}
-			}
-		}
+		p.stateChanges(msg, v)
 		// Ended jobs: their final state, then forgotten.
 		for _, j := range v.Ended {
 			msg.Ended = append(msg.Ended, p.stateV2(j))
@@ -334,6 +271,94 @@ func (p *Policy) delta(v *sim.View) *decideV2 {
 		msg.Check = d.checksums()
 	}
 	return msg
+}
+
+// fullDecide fills msg as a full decide (a resync): the whole slot table,
+// both queues and every job whole, ended jobs included (then forgotten),
+// and resets the mirror of what the client holds to it. Separate because
+// it is the one message that does not depend on the previous one.
+func (p *Policy) fullDecide(msg *decideV2, v *sim.View) {
+	d := p.d
+	msg.Full = true
+	d.occ = append(d.occ[:0], v.Occupant...)
+	msg.Occupant = nonNil(d.occ)
+	d.running = appendIDs(d.running[:0], v.Running)
+	d.pending = appendIDs(d.pending[:0], v.Pending)
+	msg.Running, msg.Pending = nonNil(d.running), nonNil(d.pending)
+	for _, j := range v.Running {
+		msg.Jobs = append(msg.Jobs, p.newJob(msg, j, inRunning))
+	}
+	for _, j := range v.Pending {
+		msg.Jobs = append(msg.Jobs, p.newJob(msg, j, inPending))
+	}
+	// Ended jobs are new to a client after a resync too: whole in
+	// jobs, then ended (and forgotten) like in any decide.
+	for _, j := range v.Ended {
+		msg.Jobs = append(msg.Jobs, p.newJob(msg, j, 0))
+		msg.Ended = append(msg.Ended, p.stateV2(j))
+		d.jobs.del(j.Spec.ID)
+	}
+	d.arrived = d.arrived[:0]
+}
+
+// slotChanges adds to msg the slots whose occupant changed since the last
+// decide, as runs [first slot, count, job] of consecutive slots of one
+// node that took the same occupant, and updates the mirror. Separate
+// because it is the slot table's delta encoding.
+func (p *Policy) slotChanges(msg *decideV2, v *sim.View) {
+	d := p.d
+	// Compared a block at a time (memequal), slot by slot only in a
+	// block that differs: most of a large cluster does not change.
+	const block = 64
+	for b := 0; b < len(v.Occupant); b += block {
+		e := min(b+block, len(v.Occupant))
+		if slices.Equal(d.occ[b:e], v.Occupant[b:e]) {
+			continue
+		}
+		for s := b; s < e; s++ {
+			if o := v.Occupant[s]; d.occ[s] != o {
+				d.occ[s] = o
+				// Runs of consecutive slots of one node that took
+				// the same occupant: [first slot, count, job].
+				if n := len(msg.Slots); n > 0 {
+					r := &msg.Slots[n-1]
+					if r[0]+r[1] == s && r[2] == int(o) && p.slotNode[s] == p.slotNode[r[0]] {
+						r[1]++
+						continue
+					}
+				}
+				msg.Slots = append(msg.Slots, [3]int{s, 1, int(o)})
+			}
+		}
+	}
+}
+
+// stateChanges adds to msg the changed states of the jobs in the queues:
+// every running job's that changed, and pending jobs' on entering the
+// queue (or every decide, with live queue times). Separate because it is
+// the rule for which job states a decide carries.
+func (p *Policy) stateChanges(msg *decideV2, v *sim.View) {
+	// Running jobs' state changes with every start, move and stop;
+	// pending jobs' only on entering the queue (covered by the
+	// running pass or their arrival) — except the live queue time.
+	for _, j := range v.Running {
+		if s := p.refresh(j); s != nil {
+			msg.States = append(msg.States, *s)
+		}
+	}
+	if p.live.queueTime {
+		for _, j := range v.Pending {
+			if s := p.refresh(j); s != nil {
+				msg.States = append(msg.States, *s)
+			}
+		}
+	} else {
+		for _, id := range msg.PendingAdded {
+			if s := p.refresh(v.Job(id)); s != nil {
+				msg.States = append(msg.States, *s)
+			}
+		}
+	}
 }
 
 func appendIDs(dst []sim.JobID, jobs []*sim.Job) []sim.JobID {

@@ -160,60 +160,96 @@ func (m *decideV2) appendJSON(b []byte) []byte {
 		b = append(b, `,"tables":`...)
 		b = append(b, t...)
 	}
-	jobs := func(key string, js []jobV2, always bool) {
-		if len(js) == 0 && !always {
-			return
-		}
-		b = append(b, `,"`...)
-		b = append(b, key...)
-		b = append(b, `":[`...)
-		for i := range js {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = js[i].append(b)
-		}
-		b = append(b, ']')
+	b = appendJobList(b, "jobs", m.Jobs, false)
+	b = appendJobList(b, "arrivals", m.Arrivals, true)
+	b = appendStateList(b, "states", m.States)
+	b = appendStateList(b, "ended", m.Ended)
+	b = appendIDList(b, "gone", m.Gone)
+	b = appendIDList(b, "occupant", m.Occupant)
+	b = appendSlots(b, m.Slots)
+	b = appendIDList(b, "running", m.Running)
+	b = appendIDList(b, "pending", m.Pending)
+	b = appendIDList(b, "running_removed", m.RunningRemoved)
+	b = appendIDList(b, "running_added", m.RunningAdded)
+	b = appendIDList(b, "pending_removed", m.PendingRemoved)
+	b = appendIDList(b, "pending_added", m.PendingAdded)
+	if c := m.Check; c != nil {
+		b = append(b, `,"check":{"occupant":`...)
+		b = strconv.AppendUint(b, uint64(c.Occupant), 10)
+		b = append(b, `,"queues":`...)
+		b = strconv.AppendUint(b, uint64(c.Queues), 10)
+		b = append(b, `,"jobs":`...)
+		b = strconv.AppendUint(b, uint64(c.Jobs), 10)
+		b = append(b, '}')
 	}
-	jobs("jobs", m.Jobs, false)
-	jobs("arrivals", m.Arrivals, true)
-	states := func(key string, ss []stateV2) {
-		if len(ss) == 0 {
-			return
-		}
-		b = append(b, `,"`...)
-		b = append(b, key...)
-		b = append(b, `":[`...)
-		for i := range ss {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = ss[i].append(b)
-		}
-		b = append(b, ']')
+	return append(b, "}\n"...)
+}
+
+// appendJobList writes `,"key":[…]` with the jobs whole; an empty list is
+// left out unless always. appendJobList, appendStateList, appendIDList and
+// appendSlots are the message's list encodings, one per element type, each
+// written as encoding/json would (omitempty).
+func appendJobList(b []byte, key string, js []jobV2, always bool) []byte {
+	if len(js) == 0 && !always {
+		return b
 	}
-	states("states", m.States)
-	states("ended", m.Ended)
-	ids := func(key string, l []sim.JobID) {
-		if len(l) == 0 {
-			return
+	b = append(b, `,"`...)
+	b = append(b, key...)
+	b = append(b, `":[`...)
+	for i := range js {
+		if i > 0 {
+			b = append(b, ',')
 		}
-		b = append(b, `,"`...)
-		b = append(b, key...)
-		b = append(b, `":[`...)
-		for i, id := range l {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = strconv.AppendInt(b, int64(id), 10)
-		}
-		b = append(b, ']')
+		b = js[i].append(b)
 	}
-	ids("gone", m.Gone)
-	ids("occupant", m.Occupant)
-	if len(m.Slots) > 0 {
+	b = append(b, ']')
+	return b
+}
+
+// appendStateList writes `,"key":[…]` with the job states, or nothing for
+// an empty list.
+func appendStateList(b []byte, key string, ss []stateV2) []byte {
+	if len(ss) == 0 {
+		return b
+	}
+	b = append(b, `,"`...)
+	b = append(b, key...)
+	b = append(b, `":[`...)
+	for i := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = ss[i].append(b)
+	}
+	b = append(b, ']')
+	return b
+}
+
+// appendIDList writes `,"key":[…]` with the job IDs, or nothing for an
+// empty list.
+func appendIDList(b []byte, key string, l []sim.JobID) []byte {
+	if len(l) == 0 {
+		return b
+	}
+	b = append(b, `,"`...)
+	b = append(b, key...)
+	b = append(b, `":[`...)
+	for i, id := range l {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(id), 10)
+	}
+	b = append(b, ']')
+	return b
+}
+
+// appendSlots writes `,"slots":[[first,count,job],…]`, or nothing for no
+// slot changes.
+func appendSlots(b []byte, slots [][3]int) []byte {
+	if len(slots) > 0 {
 		b = append(b, `,"slots":[`...)
-		for i, r := range m.Slots {
+		for i, r := range slots {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -227,20 +263,5 @@ func (m *decideV2) appendJSON(b []byte) []byte {
 		}
 		b = append(b, ']')
 	}
-	ids("running", m.Running)
-	ids("pending", m.Pending)
-	ids("running_removed", m.RunningRemoved)
-	ids("running_added", m.RunningAdded)
-	ids("pending_removed", m.PendingRemoved)
-	ids("pending_added", m.PendingAdded)
-	if c := m.Check; c != nil {
-		b = append(b, `,"check":{"occupant":`...)
-		b = strconv.AppendUint(b, uint64(c.Occupant), 10)
-		b = append(b, `,"queues":`...)
-		b = strconv.AppendUint(b, uint64(c.Queues), 10)
-		b = append(b, `,"jobs":`...)
-		b = strconv.AppendUint(b, uint64(c.Jobs), 10)
-		b = append(b, '}')
-	}
-	return append(b, "}\n"...)
+	return b
 }

@@ -69,7 +69,6 @@ type cand struct {
 
 // Schedule implements sim.Policy.
 func (p *Policy) Schedule(v *sim.View) ([]sim.Action, error) {
-	c := v.Cluster
 	dt := float64(v.Now - p.lastNow)
 	p.lastNow = v.Now
 	for _, j := range v.Running {
@@ -80,8 +79,26 @@ func (p *Policy) Schedule(v *sim.View) ([]sim.Action, error) {
 		delete(p.startedAt, j.Spec.ID)
 		delete(p.feas, j.Spec.ID)
 	}
-	var acts []sim.Action
-	var cs []*cand
+	cs, acts := p.candidates(v)
+	if len(cs) == 0 {
+		return acts, nil
+	}
+	var chosen []*cand
+	if p.mode == FTF {
+		chosen = p.chooseFTF(v, cs)
+	} else {
+		chosen = p.chooseMaxMin(v, cs)
+	}
+	return p.placeChosen(v, cs, chosen, acts), nil
+}
+
+// candidates returns a candidate for every running, pending and arriving
+// job (in that order), each with its tenant, its feasible GPU types and
+// (running) whether its lease still holds it, and a Drop for every
+// waiting job feasible on no GPU type. Separate because it is what the two
+// modes' choices share.
+func (p *Policy) candidates(v *sim.View) (cs []*cand, acts []sim.Action) {
+	c := v.Cluster
 	tenantIdx := map[string]int{}
 	tenant := func(vc string) int {
 		if p.ten != nil {
@@ -118,16 +135,16 @@ func (p *Policy) Schedule(v *sim.View) ([]sim.Action, error) {
 			add(j, false)
 		}
 	}
-	if len(cs) == 0 {
-		return acts, nil
-	}
-	var chosen []*cand
-	if p.mode == FTF {
-		chosen = p.chooseFTF(v, cs)
-	} else {
-		chosen = p.chooseMaxMin(v, cs)
-	}
+	return cs, acts
+}
 
+// placeChosen turns the chosen candidates into actions, appended to acts:
+// running jobs not chosen are suspended; chosen running jobs keep their
+// GPU type; the other chosen jobs (in MaxMin by decreasing speedup) each
+// start on the fastest of their types with room, if a grid fits. Separate
+// because it is the placement, shared by the two modes' choices.
+func (p *Policy) placeChosen(v *sim.View, cs, chosen []*cand, acts []sim.Action) []sim.Action {
+	c := v.Cluster
 	// Types: running jobs keep theirs; the others by decreasing speedup,
 	// each the fastest type with room.
 	room := make([]int, len(c.Types))
@@ -174,7 +191,7 @@ func (p *Policy) Schedule(v *sim.View) ([]sim.Action, error) {
 			break
 		}
 	}
-	return acts, nil
+	return acts
 }
 
 func running(cs []*cand) []*cand {

@@ -569,76 +569,14 @@ func (p *Policy) reclaim(v *sim.View, acts []sim.Action) []sim.Action {
 		}
 	}
 	owners := p.eligibleOwners(v, touched, suspended)
-	now := v.Now
-	var due []*sim.Job
-	next := make(map[sim.JobID]sim.Time, len(owners))
-	for _, j := range owners {
-		s, ok := p.since[j.Spec.ID]
-		if !ok {
-			s = now
-		}
-		next[j.Spec.ID] = s
-		if now >= s+sim.Time(p.cfg.Grace) {
-			due = append(due, j)
-		}
-	}
-	p.since = next
+	due := p.dueOwners(v.Now, owners)
 	if len(due) == 0 {
 		return acts
 	}
 
 	// The slot table after the batch, and the borrowers in it.
-	table := placement.NewTable(v.Cluster, v.Occupant)
-	for _, a := range acts {
-		if a.Kind == sim.Suspend || a.Kind == sim.Reallocate {
-			table.Clear(a.Job)
-		}
-	}
-	var running []borrower
-	for _, j := range v.Running {
-		switch touched[j.Spec.ID] {
-		case sim.Suspend:
-			continue
-		}
-		gpus := j.GPUs
-		if k, ok := touched[j.Spec.ID]; ok && k == sim.Reallocate {
-			gpus = nil // its new GPUs come from the action below
-			for _, a := range acts {
-				if a.Job == j.Spec.ID && a.Kind == sim.Reallocate {
-					gpus = a.GPUs
-				}
-			}
-		}
-		running = append(running, borrower{j: j, gpus: gpus})
-	}
-	for _, a := range acts {
-		if a.Kind == sim.Start || a.Kind == sim.Reallocate {
-			for _, s := range a.GPUs {
-				table.Occupant[s] = a.Job
-			}
-		}
-		if a.Kind == sim.Start {
-			running = append(running, borrower{j: v.Job(a.Job), gpus: a.GPUs, start: true})
-		}
-	}
-	cum := make([]int, p.T*p.K)
-	var lenders []borrower
-	for i, b := range running {
-		b.t, b.k, b.order = p.tenant(b.j), p.typeOf(b.gpus), i
-		if b.k < 0 {
-			continue
-		}
-		cum[b.t*p.K+b.k] += len(b.gpus)
-		if cum[b.t*p.K+b.k] > p.guar[b.t*p.K+b.k] && touched[b.j.Spec.ID] != sim.Reallocate {
-			lenders = append(lenders, b)
-		}
-	}
-	slices.SortStableFunc(lenders, func(a, b borrower) int {
-		if c := cmp.Compare(p.prio[a.t], p.prio[b.t]); c != 0 {
-			return c
-		}
-		return cmp.Compare(b.order, a.order) // most recently started first
-	})
+	table, running := afterBatch(v, acts, touched)
+	lenders := p.lendersOf(running, touched)
 
 	taken := map[sim.JobID]bool{}
 	for _, o := range due {
@@ -686,6 +624,94 @@ func (p *Policy) reclaim(v *sim.View, acts []sim.Action) []sim.Action {
 		p.intervened = true
 	}
 	return acts
+}
+
+// dueOwners returns the owners (jobs within their tenant's guarantee that
+// wait) that have waited the grace period, and restarts the wait of every
+// one still waiting, forgetting those no longer waiting. Separate because
+// it is the wrapper's one piece of memory across rounds.
+func (p *Policy) dueOwners(now sim.Time, owners []*sim.Job) []*sim.Job {
+	var due []*sim.Job
+	next := make(map[sim.JobID]sim.Time, len(owners))
+	for _, j := range owners {
+		s, ok := p.since[j.Spec.ID]
+		if !ok {
+			s = now
+		}
+		next[j.Spec.ID] = s
+		if now >= s+sim.Time(p.cfg.Grace) {
+			due = append(due, j)
+		}
+	}
+	p.since = next
+	return due
+}
+
+// afterBatch returns the slot table as the inner policy's batch acts
+// leaves it, and the jobs running after it (each with its GPUs after the
+// batch, those the batch starts last, marked). Separate because reclaiming
+// works on the state the batch makes, not on the View's.
+func afterBatch(v *sim.View, acts []sim.Action, touched map[sim.JobID]sim.ActionKind) (*placement.Table, []borrower) {
+	table := placement.NewTable(v.Cluster, v.Occupant)
+	for _, a := range acts {
+		if a.Kind == sim.Suspend || a.Kind == sim.Reallocate {
+			table.Clear(a.Job)
+		}
+	}
+	var running []borrower
+	for _, j := range v.Running {
+		switch touched[j.Spec.ID] {
+		case sim.Suspend:
+			continue
+		}
+		gpus := j.GPUs
+		if k, ok := touched[j.Spec.ID]; ok && k == sim.Reallocate {
+			gpus = nil // its new GPUs come from the action below
+			for _, a := range acts {
+				if a.Job == j.Spec.ID && a.Kind == sim.Reallocate {
+					gpus = a.GPUs
+				}
+			}
+		}
+		running = append(running, borrower{j: j, gpus: gpus})
+	}
+	for _, a := range acts {
+		if a.Kind == sim.Start || a.Kind == sim.Reallocate {
+			for _, s := range a.GPUs {
+				table.Occupant[s] = a.Job
+			}
+		}
+		if a.Kind == sim.Start {
+			running = append(running, borrower{j: v.Job(a.Job), gpus: a.GPUs, start: true})
+		}
+	}
+	return table, running
+}
+
+// lendersOf returns the running jobs beyond their tenant's guarantee of
+// their GPU type (counted in running order; a job the batch reallocates is
+// never one), in reclaim order: lower-priority tenants first, then the
+// most recently started first. Separate because it is the reclaim order.
+func (p *Policy) lendersOf(running []borrower, touched map[sim.JobID]sim.ActionKind) []borrower {
+	cum := make([]int, p.T*p.K)
+	var lenders []borrower
+	for i, b := range running {
+		b.t, b.k, b.order = p.tenant(b.j), p.typeOf(b.gpus), i
+		if b.k < 0 {
+			continue
+		}
+		cum[b.t*p.K+b.k] += len(b.gpus)
+		if cum[b.t*p.K+b.k] > p.guar[b.t*p.K+b.k] && touched[b.j.Spec.ID] != sim.Reallocate {
+			lenders = append(lenders, b)
+		}
+	}
+	slices.SortStableFunc(lenders, func(a, b borrower) int {
+		if c := cmp.Compare(p.prio[a.t], p.prio[b.t]); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.order, a.order) // most recently started first
+	})
+	return lenders
 }
 
 // takeBack turns the victims of a reclaim for owner o into actions: a

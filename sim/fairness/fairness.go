@@ -135,9 +135,26 @@ func Compute(res *sim.Result, jobs []sim.JobSpec, c *sim.Cluster, ten *tenants.F
 		r.Jobs = append(r.Jobs, j)
 		rhos[t] = append(rhos[t], j.Rho)
 	}
+	summarize(r, tn, jcts, rhos, total)
+	overCap(res, ten, tenantOf, tn)
+	jainIndices(r, tn, rhos)
+	for _, x := range tn {
+		if x.Jobs > 0 || x.Name != tenants.Default {
+			r.Tenants = append(r.Tenants, x)
+		}
+	}
+	return r, nil
+}
+
+// summarize fills each tenant's JCT and ρ statistics and GPU share (of
+// total GPU-hours) from its finished jobs' JCTs and ρs (jcts and rhos,
+// per tenant; the JCTs are sorted here), and the run's ρ statistics over
+// every rated job. Separate because it is the report's statistics, apart
+// from rating each job.
+func summarize(r *Report, tn []Tenant, jcts, rhos [][]float64, total float64) {
 	var all []float64
 	above := 0
-	for t := range T {
+	for t := range tn {
 		slices.Sort(jcts[t])
 		tn[t].MeanJCT, tn[t].P95JCT = mean(jcts[t]), quantile(jcts[t], 0.95)
 		tn[t].MeanRho = mean(rhos[t])
@@ -160,9 +177,15 @@ func Compute(res *sim.Result, jobs []sim.JobSpec, c *sim.Cluster, ten *tenants.F
 	if len(all) > 0 {
 		r.FracRhoAbove1 = float64(above) / float64(len(all))
 	}
-	overCap(res, ten, tenantOf, tn)
+}
+
+// jainIndices adds up the tenants' over-cap GPU-time and sets the run's
+// Jain's indices: of GPU share over weight across the tenants with jobs,
+// and of mean ρ across those with a rated finished job. Separate because
+// it is the choice of which tenants each index counts.
+func jainIndices(r *Report, tn []Tenant, rhos [][]float64) {
 	var share, slow []float64
-	for t := range T {
+	for t := range tn {
 		r.OverCapSeconds += tn[t].OverCapGPUSeconds
 		if tn[t].Jobs == 0 {
 			continue
@@ -173,12 +196,6 @@ func Compute(res *sim.Result, jobs []sim.JobSpec, c *sim.Cluster, ten *tenants.F
 		}
 	}
 	r.JainShare, r.JainSlowdown = Jain(share), Jain(slow)
-	for _, x := range tn {
-		if x.Jobs > 0 || x.Name != tenants.Default {
-			r.Tenants = append(r.Tenants, x)
-		}
-	}
-	return r, nil
 }
 
 // fromTrace makes a tenants file of the VCs the trace names, weight 1.

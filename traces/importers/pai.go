@@ -84,60 +84,9 @@ func ReadPAI(file string, r io.Reader, opt Options, emit Emit) error {
 	if tname == "" {
 		tname = "pai_task_table"
 	}
-	tasks := map[string]*paiTasks{}
-	tc, err := headerless(tname, opt.Tasks, paiTaskColumns)
+	tasks, err := readPAITasks(tname, opt.Tasks)
 	if err != nil {
 		return err
-	}
-	for {
-		if err := tc.next(); err == io.EOF {
-			break
-		} else if err != nil {
-			return err
-		}
-		if tc.isHeader(paiTaskColumns) {
-			continue
-		}
-		name := tc.get("job_name")
-		if name == "" {
-			return tc.fail("job_name", "empty")
-		}
-		inst, err := tc.float("inst_num", 0)
-		if err != nil {
-			return err
-		}
-		g := 0.0
-		if tc.get("plan_gpu") != "" {
-			if g, err = tc.float("plan_gpu", 0); err != nil {
-				return err
-			}
-		}
-		st, err := tc.optFloat("start_time")
-		if err != nil {
-			return err
-		}
-		en, err := tc.optFloat("end_time")
-		if err != nil {
-			return err
-		}
-		t := tasks[name]
-		if t == nil {
-			t = &paiTasks{start: math.NaN(), end: math.NaN()}
-			tasks[name] = t
-		}
-		t.gpus += inst * g / 100
-		if !math.IsNaN(st) {
-			t.start = nanMin(t.start, st)
-			if math.IsNaN(en) {
-				t.running = true
-			}
-		}
-		if !math.IsNaN(en) {
-			t.end = nanMax(t.end, en)
-		}
-		if t.gpuType == "" {
-			t.gpuType = tc.get("gpu_type")
-		}
 	}
 	c, err := headerless(file, r, paiJobColumns)
 	if err != nil {
@@ -189,6 +138,70 @@ func ReadPAI(file string, r io.Reader, opt Options, emit Emit) error {
 			return err
 		}
 	}
+}
+
+// readPAITasks reads the task table (tname, for messages) into each job's
+// totals: GPUs summed over its tasks (inst_num × plan_gpu / 100), its
+// first start and last end, whether a started task is still running, and
+// the first GPU type named. Separate because the task table is read whole
+// before the job table, which is joined to it by job_name.
+func readPAITasks(tname string, r io.Reader) (map[string]*paiTasks, error) {
+	tasks := map[string]*paiTasks{}
+	tc, err := headerless(tname, r, paiTaskColumns)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		if err := tc.next(); err == io.EOF {
+			break
+		} else if err != nil {
+			return nil, err
+		}
+		if tc.isHeader(paiTaskColumns) {
+			continue
+		}
+		name := tc.get("job_name")
+		if name == "" {
+			return nil, tc.fail("job_name", "empty")
+		}
+		inst, err := tc.float("inst_num", 0)
+		if err != nil {
+			return nil, err
+		}
+		g := 0.0
+		if tc.get("plan_gpu") != "" {
+			if g, err = tc.float("plan_gpu", 0); err != nil {
+				return nil, err
+			}
+		}
+		st, err := tc.optFloat("start_time")
+		if err != nil {
+			return nil, err
+		}
+		en, err := tc.optFloat("end_time")
+		if err != nil {
+			return nil, err
+		}
+		t := tasks[name]
+		if t == nil {
+			t = &paiTasks{start: math.NaN(), end: math.NaN()}
+			tasks[name] = t
+		}
+		t.gpus += inst * g / 100
+		if !math.IsNaN(st) {
+			t.start = nanMin(t.start, st)
+			if math.IsNaN(en) {
+				t.running = true
+			}
+		}
+		if !math.IsNaN(en) {
+			t.end = nanMax(t.end, en)
+		}
+		if t.gpuType == "" {
+			t.gpuType = tc.get("gpu_type")
+		}
+	}
+	return tasks, nil
 }
 
 func nanMin(a, b float64) float64 {

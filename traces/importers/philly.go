@@ -98,20 +98,7 @@ func ReadPhilly(file string, r io.Reader, opt Options, emit Emit) error {
 	}
 	lc := &lineCounter{r: bufio.NewReaderSize(r, 1<<20)}
 	dec := json.NewDecoder(lc)
-	syntax := func(err error) error {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return fieldErr(file, lc.lineAt(se.Offset), "", "not valid JSON: %v", err)
-		}
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return fieldErr(file, lc.lineAt(te.Offset), te.Field, "want %s, found a JSON %s", te.Type, te.Value)
-		}
-		if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
-			return fieldErr(file, lc.lineAt(lc.read), "", "the file ends inside the job array")
-		}
-		return fmt.Errorf("%s: %w", file, err)
-	}
+	syntax := func(err error) error { return phillySyntaxErr(file, lc, err) }
 	tok, err := dec.Token()
 	if err != nil {
 		if err == io.EOF {
@@ -141,55 +128,9 @@ func ReadPhilly(file string, r io.Reader, opt Options, emit Emit) error {
 			return fieldErr(file, line, "submitted_time", "job %s: %q: want \"YYYY-MM-DD HH:MM:SS\" (US-Pacific)", j.JobID, subS)
 		}
 		base := table.Job{ID: j.JobID, IterationScale: 1, User: j.User, VC: j.VC, Status: j.Status, Zone: ZonePhilly, Source: "philly"}
-		var rows []table.Job
-		total, gpus, censored := 0.0, 0, false
-		prevEnd := submit
-		for k, a := range j.Attempts {
-			n := 0
-			for _, d := range a.Detail {
-				n += len(d.GPUs)
-			}
-			st, okS := rawTime(a.Start)
-			en, okE := rawTime(a.End)
-			if k == len(j.Attempts)-1 && okS && !okE && n > 0 {
-				// still running at the snapshot: counts, with an open end
-				s, ok1 := localTime(st, pacific)
-				if !ok1 {
-					return fieldErr(file, line, "attempts["+strconv.Itoa(k)+"].start_time", "job %s: %q: want \"YYYY-MM-DD HH:MM:SS\"", j.JobID, st)
-				}
-				censored, gpus = true, n
-				row := base
-				row.ID = j.JobID + "#" + strconv.Itoa(k+1)
-				row.Submit, row.Duration, row.GPUs, row.Attempt, row.Censored = prevEnd, -1, float64(n), int32(k+1), true
-				_ = s
-				rows = append(rows, row)
-				continue
-			}
-			if !okS || !okE {
-				continue
-			}
-			s, ok1 := localTime(st, pacific)
-			e, ok2 := localTime(en, pacific)
-			if !ok1 {
-				return fieldErr(file, line, "attempts["+strconv.Itoa(k)+"].start_time", "job %s: %q: want \"YYYY-MM-DD HH:MM:SS\"", j.JobID, st)
-			}
-			if !ok2 {
-				return fieldErr(file, line, "attempts["+strconv.Itoa(k)+"].end_time", "job %s: %q: want \"YYYY-MM-DD HH:MM:SS\"", j.JobID, en)
-			}
-			if e < s {
-				opt.warn(WarnNegative, file, line, "attempts["+strconv.Itoa(k)+"].end_time", "job %s: attempt %d ends at %s, before its start %s", j.JobID, k+1, en, st)
-				continue // a logging error: the attempt is dropped
-			}
-			if n == 0 {
-				continue // a logging error: no GPUs
-			}
-			total += e - s
-			gpus = n
-			row := base
-			row.ID = j.JobID + "#" + strconv.Itoa(k+1)
-			row.Submit, row.Duration, row.GPUs, row.Attempt = prevEnd, e-s, float64(n), int32(k+1)
-			rows = append(rows, row)
-			prevEnd = e
+		rows, total, gpus, censored, err := phillyAttempts(file, line, &j, base, submit, opt)
+		if err != nil {
+			return err
 		}
 		if len(rows) == 0 {
 			// Never ran: GPUs are those the last attempt logged, if any.
@@ -223,6 +164,85 @@ func ReadPhilly(file string, r io.Reader, opt Options, emit Emit) error {
 		return syntax(err)
 	}
 	return nil
+}
+
+// phillySyntaxErr turns a JSON decoding error of a Philly job log into one
+// naming the file, the line (from lc) and, for a wrong type, the field.
+// Separate because it maps the decoder's offsets to lines, apart from
+// reading the jobs.
+func phillySyntaxErr(file string, lc *lineCounter, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fieldErr(file, lc.lineAt(se.Offset), "", "not valid JSON: %v", err)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fieldErr(file, lc.lineAt(te.Offset), te.Field, "want %s, found a JSON %s", te.Type, te.Value)
+	}
+	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fieldErr(file, lc.lineAt(lc.read), "", "the file ends inside the job array")
+	}
+	return fmt.Errorf("%s: %w", file, err)
+}
+
+// phillyAttempts reads job j's attempts (j on line of file, submitted at
+// submit): one row per attempt that ran, each submitted when the previous
+// one ended, plus an open-ended censored row for a last attempt still
+// running at the snapshot; the seconds run summed over attempts; the GPUs
+// of the last attempt that ran; and whether the job was censored. Attempts
+// without a start and an end, with no GPUs, or ending before they start (a
+// warning) are logging errors and left out. Separate because it is the
+// Philly attempt model, which both --attempts modes share.
+func phillyAttempts(file string, line int, j *phillyJob, base table.Job, submit float64, opt Options) (rows []table.Job, total float64, gpus int, censored bool, err error) {
+	prevEnd := submit
+	for k, a := range j.Attempts {
+		n := 0
+		for _, d := range a.Detail {
+			n += len(d.GPUs)
+		}
+		st, okS := rawTime(a.Start)
+		en, okE := rawTime(a.End)
+		if k == len(j.Attempts)-1 && okS && !okE && n > 0 {
+			// still running at the snapshot: counts, with an open end
+			s, ok1 := localTime(st, pacific)
+			if !ok1 {
+				return nil, 0, 0, false, fieldErr(file, line, "attempts["+strconv.Itoa(k)+"].start_time", "job %s: %q: want \"YYYY-MM-DD HH:MM:SS\"", j.JobID, st)
+			}
+			censored, gpus = true, n
+			row := base
+			row.ID = j.JobID + "#" + strconv.Itoa(k+1)
+			row.Submit, row.Duration, row.GPUs, row.Attempt, row.Censored = prevEnd, -1, float64(n), int32(k+1), true
+			_ = s
+			rows = append(rows, row)
+			continue
+		}
+		if !okS || !okE {
+			continue
+		}
+		s, ok1 := localTime(st, pacific)
+		e, ok2 := localTime(en, pacific)
+		if !ok1 {
+			return nil, 0, 0, false, fieldErr(file, line, "attempts["+strconv.Itoa(k)+"].start_time", "job %s: %q: want \"YYYY-MM-DD HH:MM:SS\"", j.JobID, st)
+		}
+		if !ok2 {
+			return nil, 0, 0, false, fieldErr(file, line, "attempts["+strconv.Itoa(k)+"].end_time", "job %s: %q: want \"YYYY-MM-DD HH:MM:SS\"", j.JobID, en)
+		}
+		if e < s {
+			opt.warn(WarnNegative, file, line, "attempts["+strconv.Itoa(k)+"].end_time", "job %s: attempt %d ends at %s, before its start %s", j.JobID, k+1, en, st)
+			continue // a logging error: the attempt is dropped
+		}
+		if n == 0 {
+			continue // a logging error: no GPUs
+		}
+		total += e - s
+		gpus = n
+		row := base
+		row.ID = j.JobID + "#" + strconv.Itoa(k+1)
+		row.Submit, row.Duration, row.GPUs, row.Attempt = prevEnd, e-s, float64(n), int32(k+1)
+		rows = append(rows, row)
+		prevEnd = e
+	}
+	return rows, total, gpus, censored, nil
 }
 
 // ReadPhillyMachines reads cluster_machine_list: "machineId,number of

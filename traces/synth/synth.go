@@ -125,6 +125,9 @@ func RunReport(jobs []table.Job, o Options) ([]table.Job, *Report, error) {
 	return out, rep, nil
 }
 
+// run applies synth's stages in order: filters, window, sort, sample,
+// arrivals (rate), rate scaling, redraws, recipe, and the shift of submit
+// times to start at o.Start.
 func run(jobs []table.Job, o Options, rep *Report) ([]table.Job, error) {
 	if err := o.check(len(jobs)); err != nil {
 		return nil, err
@@ -140,18 +143,9 @@ func run(jobs []table.Job, o Options, rep *Report) ([]table.Job, error) {
 	}
 	sortBySubmit(out)
 	if o.Sample > 0 {
-		if o.Sample > len(out) {
-			return nil, fmt.Errorf("synth: sample %d jobs: only %d pass the filters and window", o.Sample, len(out))
+		if out, err = sampleJobs(out, o, rep); err != nil {
+			return nil, err
 		}
-		r := o.rng(streamSample)
-		idx := r.Perm(len(out))[:o.Sample]
-		sort.Ints(idx)
-		picked := make([]table.Job, len(idx))
-		for i, k := range idx {
-			picked[i] = out[k]
-		}
-		rep.stage("sample", len(out)-len(picked))
-		out = picked
 	}
 	if o.Rate > 0 {
 		rep.Rearrived = true
@@ -171,6 +165,57 @@ func run(jobs []table.Job, o Options, rep *Report) ([]table.Job, error) {
 			out[i].Submit = t0 + (out[i].Submit-t0)/o.RateScale
 		}
 	}
+	if err := redraw(out, o, rep); err != nil {
+		return nil, err
+	}
+	if out, err = applyRecipe(out, o, rep); err != nil {
+		return nil, err
+	}
+	t0 := out[0].Submit
+	for i := range out {
+		out[i].Submit -= t0
+		if out[i].Deadline > 0 {
+			out[i].Deadline -= t0
+		}
+		out[i].Zone = "" // submit_s is now relative
+	}
+	if o.Start > 0 {
+		// After the shift to 0, so every stage (windows, rate scaling,
+		// the recipe's deadlines) works as without a start.
+		for i := range out {
+			out[i].Submit += o.Start
+			if out[i].Deadline > 0 {
+				out[i].Deadline += o.Start
+			}
+		}
+	}
+	return out, nil
+}
+
+// sampleJobs draws o.Sample of out (which must hold at least as many)
+// without replacement from the sample stream, keeping their order.
+// Separate because it is the stage's one random draw, whose stream must
+// stay the same for a seed to keep its trace.
+func sampleJobs(out []table.Job, o Options, rep *Report) ([]table.Job, error) {
+	if o.Sample > len(out) {
+		return nil, fmt.Errorf("synth: sample %d jobs: only %d pass the filters and window", o.Sample, len(out))
+	}
+	r := o.rng(streamSample)
+	idx := r.Perm(len(out))[:o.Sample]
+	sort.Ints(idx)
+	picked := make([]table.Job, len(idx))
+	for i, k := range idx {
+		picked[i] = out[k]
+	}
+	rep.stage("sample", len(out)-len(picked))
+	return picked, nil
+}
+
+// redraw replaces, in place, the jobs' durations (o.Durations "gavel":
+// Gavel's distribution) and GPU counts (o.GPUMix), each from its own
+// random stream, and counts what changed. Separate because these are the
+// stages that discard the trace's own values.
+func redraw(out []table.Job, o Options, rep *Report) error {
 	if o.Durations == "gavel" {
 		r := o.rng(streamDuration)
 		for i := range out {
@@ -181,7 +226,7 @@ func run(jobs []table.Job, o Options, rep *Report) ([]table.Job, error) {
 	if o.GPUMix != "" {
 		mix, err := ParseGPUMix(o.GPUMix)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		r := o.rng(streamGPUs)
 		for i := range out {
@@ -192,6 +237,14 @@ func run(jobs []table.Job, o Options, rep *Report) ([]table.Job, error) {
 			out[i].GPUs = g
 		}
 	}
+	return nil
+}
+
+// applyRecipe derives each job's work from its run time with o.Recipe
+// (arena, or the pollux/sia buckets), first dropping (and counting) the
+// jobs it cannot derive work from. Separate because it is where a trace's
+// jobs become workloads, apart from the stages that choose and place them.
+func applyRecipe(out []table.Job, o Options, rep *Report) ([]table.Job, error) {
 	if o.Recipe != "" {
 		// A job the recipe cannot derive work from (no run time — a job
 		// kept by an importer's --keep-never-ran — and, for arena, no
@@ -214,24 +267,6 @@ func run(jobs []table.Job, o Options, rep *Report) ([]table.Job, error) {
 	case "pollux", "sia":
 		if err := bucketRecipe(out, o, rep); err != nil {
 			return nil, err
-		}
-	}
-	t0 := out[0].Submit
-	for i := range out {
-		out[i].Submit -= t0
-		if out[i].Deadline > 0 {
-			out[i].Deadline -= t0
-		}
-		out[i].Zone = "" // submit_s is now relative
-	}
-	if o.Start > 0 {
-		// After the shift to 0, so every stage (windows, rate scaling,
-		// the recipe's deadlines) works as without a start.
-		for i := range out {
-			out[i].Submit += o.Start
-			if out[i].Deadline > 0 {
-				out[i].Deadline += o.Start
-			}
 		}
 	}
 	return out, nil
