@@ -196,144 +196,182 @@ func ParseSpec(file, dir string, data []byte) (*Spec, error) {
 		return nil, &SpecError{File: file, Line: root.Line, Err: errors.New("want a mapping with keys " + strings.Join(specKeys, ", "))}
 	}
 	s := &Spec{File: file, Dir: dir, lines: map[string]int{}, itemLines: map[string][]int{}, Densities: []float64{1}, Seeds: []int64{0}, Estimators: []string{"profiledb"}}
-	fail := func(n *yaml.Node, key string, format string, args ...any) error {
-		return &SpecError{File: file, Line: n.Line, Kind: "key", Field: key, Err: fmt.Errorf(format, args...)}
-	}
 	var horizon *yaml.Node
 	err = input.Mapping(file, "", root, specKeys, specKey, func(key string, k, v *yaml.Node) error {
 		s.lines[key] = k.Line
-		switch key {
-		case "name":
-			if v.Kind != yaml.ScalarNode || v.Value == "" {
-				return fail(v, key, "want a non-empty string")
-			}
-			if err := checkName(v.Value); err != nil {
-				return fail(v, key, "%v", err)
-			}
-			s.Name = v.Value
-		case "traces", "clusters", "policies":
-			items, err := scalarList(v)
-			if err != nil {
-				return fail(err.node, key, "%s", err.msg)
-			}
-			vals := make([]string, 0, len(items))
-			for _, it := range items {
-				if strings.TrimSpace(it.Value) == "" {
-					return fail(it, key, "empty entry")
-				}
-				vals = append(vals, strings.TrimSpace(it.Value))
-				s.itemLines[key] = append(s.itemLines[key], it.Line)
-			}
-			switch key {
-			case "traces":
-				s.Traces = vals
-			case "clusters":
-				s.Clusters = vals
-			case "policies":
-				s.Policies = vals
-			}
-		case "baseline":
-			if v.Kind != yaml.ScalarNode || strings.TrimSpace(v.Value) == "" {
-				return fail(v, key, "want a policy name, e.g. fcfs")
-			}
-			s.Baseline = strings.TrimSpace(v.Value)
-		case "skip_missing":
-			var b bool
-			if err := v.Decode(&b); err != nil {
-				return fail(v, key, "want true or false, got %q", v.Value)
-			}
-			s.SkipMissing = b
-		case "timing", "rounds", "density", "seeds", "estimators":
-			items, err := scalarList(v)
-			if err != nil {
-				return fail(err.node, key, "%s", err.msg)
-			}
-			if key == "rounds" && (len(items) != 1 || v.Kind != yaml.ScalarNode) {
-				return fail(v, key, "want one value (rounds is not an axis)")
-			}
-			f, _ := runner.FieldByKey(key)
-			s.Timings, s.Densities, s.Seeds, s.Estimators = timingsIf(key != "timing", s.Timings), floatsIf(key != "density", s.Densities), intsIf(key != "seeds", s.Seeds), stringsIf(key != "estimators", s.Estimators)
-			for _, it := range items {
-				var r Run
-				if perr := f.Set(&r, it.Value); perr != nil {
-					return fail(it, key, "%v", perr)
-				}
-				switch key {
-				case "timing":
-					s.Timings = append(s.Timings, r.Timing)
-				case "rounds":
-					s.Rounds = r.Rounds
-				case "density":
-					s.Densities = append(s.Densities, r.Density)
-				case "seeds":
-					s.Seeds = append(s.Seeds, r.Seed)
-				case "estimators":
-					s.Estimators = append(s.Estimators, r.Estimator)
-				}
-			}
-		case "horizon":
-			horizon = v
-		case "labels":
-			if v.Kind != yaml.MappingNode {
-				return fail(v, key, "want a mapping of policy to figure label, e.g. {\"exec:python3 sjf.py\": SJF}")
-			}
-			s.Labels = map[string]string{}
-			for j := 0; j+1 < len(v.Content); j += 2 {
-				pk, pv := v.Content[j], v.Content[j+1]
-				if pk.Kind != yaml.ScalarNode || pv.Kind != yaml.ScalarNode || strings.TrimSpace(pk.Value) == "" || strings.TrimSpace(pv.Value) == "" {
-					return fail(pk, key, "want policy: label, both non-empty strings")
-				}
-				if _, dup := s.Labels[strings.TrimSpace(pk.Value)]; dup {
-					return fail(pk, key, "policy %q labelled twice", pk.Value)
-				}
-				s.Labels[strings.TrimSpace(pk.Value)] = strings.TrimSpace(pv.Value)
-			}
-		case "sensitivity":
-			g, err := parseSensitivityNode(file, v)
-			if err != nil {
-				return err
-			}
-			s.Sensitivity = g
-		case "synth":
-			st, err := parseSynth(file, dir, v)
-			if err != nil {
-				return err
-			}
-			s.Synth = st
-		default: // every other run field: values checked by its rule
-			f, _ := runner.FieldByKey(key)
-			items, err := scalarList(v)
-			if err != nil {
-				return fail(err.node, key, "%s", err.msg)
-			}
-			ax := Axis{Field: f}
-			for _, it := range items {
-				var r Run
-				if perr := f.Set(&r, it.Value); perr != nil {
-					return fail(it, key, "%v", perr)
-				}
-				ax.Values = append(ax.Values, strings.TrimSpace(it.Value))
-			}
-			s.Axes = append(s.Axes, ax)
-		}
-		return nil
+		return s.setKey(key, v, &horizon)
 	})
 	if err != nil {
 		return nil, err
 	}
+	if err := s.settle(root, horizon); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// specFail is the SpecError of key at node n.
+func specFail(file string, n *yaml.Node, key string, format string, args ...any) error {
+	return &SpecError{File: file, Line: n.Line, Kind: "key", Field: key, Err: fmt.Errorf(format, args...)}
+}
+
+// setKey reads one key of the spec file into s; horizon is kept for
+// settle, which needs to know whether rounds was given too.
+func (s *Spec) setKey(key string, v *yaml.Node, horizon **yaml.Node) error {
+	file, dir := s.File, s.Dir
+	switch key {
+	case "name":
+		if v.Kind != yaml.ScalarNode || v.Value == "" {
+			return specFail(file, v, key, "want a non-empty string")
+		}
+		if err := checkName(v.Value); err != nil {
+			return specFail(file, v, key, "%v", err)
+		}
+		s.Name = v.Value
+	case "traces", "clusters", "policies":
+		items, err := scalarList(v)
+		if err != nil {
+			return specFail(file, err.node, key, "%s", err.msg)
+		}
+		vals := make([]string, 0, len(items))
+		for _, it := range items {
+			if strings.TrimSpace(it.Value) == "" {
+				return specFail(file, it, key, "empty entry")
+			}
+			vals = append(vals, strings.TrimSpace(it.Value))
+			s.itemLines[key] = append(s.itemLines[key], it.Line)
+		}
+		switch key {
+		case "traces":
+			s.Traces = vals
+		case "clusters":
+			s.Clusters = vals
+		case "policies":
+			s.Policies = vals
+		}
+	case "baseline":
+		if v.Kind != yaml.ScalarNode || strings.TrimSpace(v.Value) == "" {
+			return specFail(file, v, key, "want a policy name, e.g. fcfs")
+		}
+		s.Baseline = strings.TrimSpace(v.Value)
+	case "skip_missing":
+		var b bool
+		if err := v.Decode(&b); err != nil {
+			return specFail(file, v, key, "want true or false, got %q", v.Value)
+		}
+		s.SkipMissing = b
+	case "timing", "rounds", "density", "seeds", "estimators":
+		return s.setClassicAxis(key, v)
+	case "horizon":
+		*horizon = v
+	case "labels":
+		labels, err := parseLabels(file, key, v)
+		if err != nil {
+			return err
+		}
+		s.Labels = labels
+	case "sensitivity":
+		g, err := parseSensitivityNode(file, v)
+		if err != nil {
+			return err
+		}
+		s.Sensitivity = g
+	case "synth":
+		st, err := parseSynth(file, dir, v)
+		if err != nil {
+			return err
+		}
+		s.Synth = st
+	default: // every other run field: values checked by its rule
+		f, _ := runner.FieldByKey(key)
+		items, err := scalarList(v)
+		if err != nil {
+			return specFail(file, err.node, key, "%s", err.msg)
+		}
+		ax := Axis{Field: f}
+		for _, it := range items {
+			var r Run
+			if perr := f.Set(&r, it.Value); perr != nil {
+				return specFail(file, it, key, "%v", perr)
+			}
+			ax.Values = append(ax.Values, strings.TrimSpace(it.Value))
+		}
+		s.Axes = append(s.Axes, ax)
+	}
+	return nil
+}
+
+// parseLabels reads the labels: mapping (policy → figure label).
+func parseLabels(file, key string, v *yaml.Node) (map[string]string, error) {
+	if v.Kind != yaml.MappingNode {
+		return nil, specFail(file, v, key, "want a mapping of policy to figure label, e.g. {\"exec:python3 sjf.py\": SJF}")
+	}
+	labels := map[string]string{}
+	for j := 0; j+1 < len(v.Content); j += 2 {
+		pk, pv := v.Content[j], v.Content[j+1]
+		if pk.Kind != yaml.ScalarNode || pv.Kind != yaml.ScalarNode || strings.TrimSpace(pk.Value) == "" || strings.TrimSpace(pv.Value) == "" {
+			return nil, specFail(file, pk, key, "want policy: label, both non-empty strings")
+		}
+		if _, dup := labels[strings.TrimSpace(pk.Value)]; dup {
+			return nil, specFail(file, pk, key, "policy %q labelled twice", pk.Value)
+		}
+		labels[strings.TrimSpace(pk.Value)] = strings.TrimSpace(pv.Value)
+	}
+	return labels, nil
+}
+
+// setClassicAxis reads one of the axes Spec has fields of its own for
+// (timing, density, seeds, estimators) or rounds, each value checked by
+// its run field's rule.
+func (s *Spec) setClassicAxis(key string, v *yaml.Node) error {
+	file := s.File
+	items, err := scalarList(v)
+	if err != nil {
+		return specFail(file, err.node, key, "%s", err.msg)
+	}
+	if key == "rounds" && (len(items) != 1 || v.Kind != yaml.ScalarNode) {
+		return specFail(file, v, key, "want one value (rounds is not an axis)")
+	}
+	f, _ := runner.FieldByKey(key)
+	s.Timings, s.Densities, s.Seeds, s.Estimators = timingsIf(key != "timing", s.Timings), floatsIf(key != "density", s.Densities), intsIf(key != "seeds", s.Seeds), stringsIf(key != "estimators", s.Estimators)
+	for _, it := range items {
+		var r Run
+		if perr := f.Set(&r, it.Value); perr != nil {
+			return specFail(file, it, key, "%v", perr)
+		}
+		switch key {
+		case "timing":
+			s.Timings = append(s.Timings, r.Timing)
+		case "rounds":
+			s.Rounds = r.Rounds
+		case "density":
+			s.Densities = append(s.Densities, r.Density)
+		case "seeds":
+			s.Seeds = append(s.Seeds, r.Seed)
+		case "estimators":
+			s.Estimators = append(s.Estimators, r.Estimator)
+		}
+	}
+	return nil
+}
+
+// settle finishes a parsed spec: axes in the table's order, the horizon
+// turned into rounds, the required keys checked (at root's line) and the
+// default name from the file's.
+func (s *Spec) settle(root, horizon *yaml.Node) error {
 	// The table's order, whatever the file's.
 	slices.SortStableFunc(s.Axes, func(a, b Axis) int { return fieldIndex(a.Field) - fieldIndex(b.Field) })
 	if horizon != nil {
 		if _, both := s.lines["rounds"]; both {
-			return nil, fail(horizon, "horizon", "rounds and horizon are alternatives; give one")
+			return specFail(s.File, horizon, "horizon", "rounds and horizon are alternatives; give one")
 		}
 		var r Run
 		f, _ := runner.FieldByKey("horizon")
 		if horizon.Kind != yaml.ScalarNode {
-			return nil, fail(horizon, "horizon", "want one value (horizon is not an axis)")
+			return specFail(s.File, horizon, "horizon", "want one value (horizon is not an axis)")
 		}
 		if err := f.Set(&r, horizon.Value); err != nil {
-			return nil, fail(horizon, "horizon", "%v", err)
+			return specFail(s.File, horizon, "horizon", "%v", err)
 		}
 		s.Rounds = r.Rounds
 	}
@@ -342,16 +380,16 @@ func ParseSpec(file, dir string, data []byte) (*Spec, error) {
 		have bool
 	}{{"traces", len(s.Traces) > 0 || len(s.Synth) > 0}, {"clusters", len(s.Clusters) > 0}, {"policies", len(s.Policies) > 0}, {"timing", len(s.Timings) > 0}} {
 		if !req.have {
-			return nil, &SpecError{File: file, Line: root.Line, Kind: "key", Field: req.key, Err: errors.New("missing (required)")}
+			return &SpecError{File: s.File, Line: root.Line, Kind: "key", Field: req.key, Err: errors.New("missing (required)")}
 		}
 	}
 	if s.Name == "" {
-		s.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+		s.Name = strings.TrimSuffix(filepath.Base(s.File), filepath.Ext(s.File))
 		if checkName(s.Name) != nil {
 			s.Name = sanitizeKey(s.Name)
 		}
 	}
-	return s, nil
+	return nil
 }
 
 func fieldIndex(f *runner.Field) int {
