@@ -127,51 +127,16 @@ func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweep
 		f.out = filepath.Join("results", plan.Name)
 	}
 	if f.emit != "" {
-		if f.sensitivity != "" { // the tasks re-read the spec, not this command line
-			return fmt.Errorf("--sensitivity with --emit: the array's tasks read the spec; set its sensitivity: key instead")
-		}
-		opt, err := emitOptions(plan, specPath, f)
-		if err != nil {
-			return err
-		}
-		text, err := experiments.Emit(f.emit, opt)
-		if err != nil {
-			return err
-		}
-		_, err = io.WriteString(stdout, text)
-		return err
+		return emitSweep(stdout, plan, specPath, f)
 	}
 	if len(plan.Runs) == 0 {
 		return fmt.Errorf("%s: %w", specPath, experiments.ErrNoRuns)
 	}
-	// The flag's cap, unless the spec sets its own (max_rounds) and the
-	// flag was not given.
-	for i := range plan.Runs {
-		if r := &plan.Runs[i].Run; r.MaxRounds == 0 || cmd.Flags().Changed("max-rounds") {
-			r.MaxRounds = f.maxRounds
-		}
-	}
-	for _, pr := range plan.Runs { // every run shares the spec's rounds
-		if r := pr.Run.Rounds; r > 0 {
-			key := "rounds"
-			if spec.HasKey("horizon") {
-				key = "horizon"
-			}
-			if err := experiments.CheckRounds(r, pr.Run.MaxRounds, ""); err != nil {
-				return spec.KeyError(key, err)
-			}
-		}
+	if err := capSweepRounds(spec, plan, f.maxRounds, cmd.Flags().Changed("max-rounds")); err != nil {
+		return err
 	}
 	if f.compare != "" {
-		diffs, err := experiments.CompareSweeps(plan, f.out, f.compare)
-		if err != nil {
-			return err
-		}
-		if len(diffs) > 0 {
-			return fmt.Errorf("%s and %s differ:\n  %s", f.out, f.compare, strings.Join(diffs, "\n  "))
-		}
-		fmt.Fprintf(stdout, "%s and %s hold the same results (%d runs; wall-clock fields aside)\n", f.out, f.compare, len(plan.Runs))
-		return nil
+		return compareSweep(stdout, plan, f)
 	}
 	if f.merge {
 		rows, err := experiments.MergeSweep(plan, experiments.MergeOptions{Out: f.out, From: f.from, Partial: f.partial, Baseline: baseline, Sensitivity: grid})
@@ -289,6 +254,61 @@ func checkBaseline(reg *policy.Registry, b *string, plan *experiments.Plan) erro
 		*b = ps.String()
 	}
 	return experiments.CheckBaseline(plan, *b)
+}
+
+// emitSweep prints the Slurm script or Kubernetes manifest that runs the
+// sweep as array tasks (--emit).
+func emitSweep(w io.Writer, plan *experiments.Plan, specPath string, f sweepFlags) error {
+	if f.sensitivity != "" { // the tasks re-read the spec, not this command line
+		return fmt.Errorf("--sensitivity with --emit: the array's tasks read the spec; set its sensitivity: key instead")
+	}
+	opt, err := emitOptions(plan, specPath, f)
+	if err != nil {
+		return err
+	}
+	text, err := experiments.Emit(f.emit, opt)
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, text)
+	return err
+}
+
+// capSweepRounds gives every run the --max-rounds cap (unless the spec
+// sets its own max_rounds and the flag was not given) and refuses, at the
+// spec's rounds or horizon key, a length over it.
+func capSweepRounds(spec *experiments.Spec, plan *experiments.Plan, maxRounds int, flagGiven bool) error {
+	for i := range plan.Runs {
+		if r := &plan.Runs[i].Run; r.MaxRounds == 0 || flagGiven {
+			r.MaxRounds = maxRounds
+		}
+	}
+	for _, pr := range plan.Runs { // every run shares the spec's rounds
+		if r := pr.Run.Rounds; r > 0 {
+			key := "rounds"
+			if spec.HasKey("horizon") {
+				key = "horizon"
+			}
+			if err := experiments.CheckRounds(r, pr.Run.MaxRounds, ""); err != nil {
+				return spec.KeyError(key, err)
+			}
+		}
+	}
+	return nil
+}
+
+// compareSweep checks two output directories of the sweep hold the same
+// results (--compare), wall-clock fields aside.
+func compareSweep(w io.Writer, plan *experiments.Plan, f sweepFlags) error {
+	diffs, err := experiments.CompareSweeps(plan, f.out, f.compare)
+	if err != nil {
+		return err
+	}
+	if len(diffs) > 0 {
+		return fmt.Errorf("%s and %s differ:\n  %s", f.out, f.compare, strings.Join(diffs, "\n  "))
+	}
+	fmt.Fprintf(w, "%s and %s hold the same results (%d runs; wall-clock fields aside)\n", f.out, f.compare, len(plan.Runs))
+	return nil
 }
 
 // emitOptions gathers --emit's options. For Slurm, paths become absolute
