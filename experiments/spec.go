@@ -512,72 +512,17 @@ func (s *Spec) Expand(reg Policies) (*Plan, error) {
 		return nil, fail("policies", err)
 	}
 	plan.Notes = notes
-	traceRefs := make([]string, len(s.Traces))
-	traceNames := make([]string, len(s.Traces))
-	for i, t := range s.Traces {
-		ref, err := s.resolvePath(t, slices.Contains(traces.BuiltinNames(), t))
-		if err != nil {
-			return nil, fail("traces", err)
-		}
-		tr, err := rv.Trace(Run{Trace: ref})
-		if err != nil {
-			return nil, fail("traces", err)
-		}
-		traceRefs[i], traceNames[i] = ref, tr.Name
+	traceRefs, traceNames, synthOf, err := s.expandTraces(rv)
+	if err != nil {
+		return nil, err
 	}
-	// Synthesised traces join the trace axis; each is built once here (the
-	// first seed) so a bad source or key fails before any run.
-	synthOf := make([]*SynthTrace, len(s.Traces))
-	for _, st := range s.Synth {
-		if _, err := st.Build(s.Seeds[0]); err != nil {
-			return nil, fail("synth", err)
-		}
-		traceRefs, traceNames, synthOf = append(traceRefs, st.Name), append(traceNames, st.Name), append(synthOf, st)
+	clusterRefs, clusterNames, err := s.expandClusters(rv)
+	if err != nil {
+		return nil, err
 	}
-	clusterRefs := make([]string, len(s.Clusters))
-	clusterNames := make([]string, len(s.Clusters))
-	for i, c := range s.Clusters {
-		ref, err := s.resolvePath(c, slices.Contains(sim.BuiltinClusterNames(), c))
-		if err != nil {
-			return nil, fail("clusters", err)
-		}
-		spec, err := rv.Cluster(ref)
-		if err != nil {
-			return nil, fail("clusters", err)
-		}
-		clusterRefs[i], clusterNames[i] = ref, spec.Name
-		if clusterNames[i] == "" {
-			clusterNames[i] = strings.TrimSuffix(filepath.Base(c), filepath.Ext(c))
-		}
-	}
-	// The other axes: every combination of their values, each a partial
-	// run (overhead profiles resolved to paths and checked against every
-	// policy of the spec).
-	combos := []Run{{}}
-	for _, ax := range s.Axes {
-		var next []Run
-		for _, c := range combos {
-			for _, v := range ax.Values {
-				r := c
-				if err := ax.Field.Set(&r, v); err != nil {
-					return nil, fail(ax.Field.SpecName(), err)
-				}
-				if ax.Field.Key == "overheads" {
-					ref, err := s.resolvePath(v, slices.Contains(sim.BuiltinOverheadNames(), v))
-					if err != nil {
-						return nil, fail("overheads", err)
-					}
-					r.Overheads = ref
-					for _, p := range policies {
-						if _, _, _, err := rv.Policy(p, ref); err != nil {
-							return nil, fail("overheads", err)
-						}
-					}
-				}
-				next = append(next, r)
-			}
-		}
-		combos = next
+	combos, err := s.axisCombos(rv, policies)
+	if err != nil {
+		return nil, err
 	}
 	seen := map[string]bool{}
 	for ti := range traceRefs {
@@ -617,6 +562,95 @@ func (s *Spec) Expand(reg Policies) (*Plan, error) {
 		}
 	}
 	return plan, nil
+}
+
+// keyErrorAt is a SpecError at key's line.
+func (s *Spec) keyErrorAt(key string, err error) error {
+	return &SpecError{File: s.File, Line: s.lines[key], Kind: "key", Field: key, Err: err}
+}
+
+// expandTraces resolves the trace axis: each listed trace loaded once
+// (its reference and name), then the synthesised ones, each built once
+// for the first seed so a bad source or key fails before any run.
+func (s *Spec) expandTraces(rv *runner.Resolver) (refs, names []string, synth []*SynthTrace, err error) {
+	traceRefs := make([]string, len(s.Traces))
+	traceNames := make([]string, len(s.Traces))
+	for i, t := range s.Traces {
+		ref, err := s.resolvePath(t, slices.Contains(traces.BuiltinNames(), t))
+		if err != nil {
+			return nil, nil, nil, s.keyErrorAt("traces", err)
+		}
+		tr, err := rv.Trace(Run{Trace: ref})
+		if err != nil {
+			return nil, nil, nil, s.keyErrorAt("traces", err)
+		}
+		traceRefs[i], traceNames[i] = ref, tr.Name
+	}
+	// Synthesised traces join the trace axis; each is built once here (the
+	// first seed) so a bad source or key fails before any run.
+	synthOf := make([]*SynthTrace, len(s.Traces))
+	for _, st := range s.Synth {
+		if _, err := st.Build(s.Seeds[0]); err != nil {
+			return nil, nil, nil, s.keyErrorAt("synth", err)
+		}
+		traceRefs, traceNames, synthOf = append(traceRefs, st.Name), append(traceNames, st.Name), append(synthOf, st)
+	}
+	return traceRefs, traceNames, synthOf, nil
+}
+
+// expandClusters resolves the cluster axis: each spec loaded once, named
+// by its name: key or else its file name.
+func (s *Spec) expandClusters(rv *runner.Resolver) (refs, names []string, err error) {
+	clusterRefs := make([]string, len(s.Clusters))
+	clusterNames := make([]string, len(s.Clusters))
+	for i, c := range s.Clusters {
+		ref, err := s.resolvePath(c, slices.Contains(sim.BuiltinClusterNames(), c))
+		if err != nil {
+			return nil, nil, s.keyErrorAt("clusters", err)
+		}
+		spec, err := rv.Cluster(ref)
+		if err != nil {
+			return nil, nil, s.keyErrorAt("clusters", err)
+		}
+		clusterRefs[i], clusterNames[i] = ref, spec.Name
+		if clusterNames[i] == "" {
+			clusterNames[i] = strings.TrimSuffix(filepath.Base(c), filepath.Ext(c))
+		}
+	}
+	return clusterRefs, clusterNames, nil
+}
+
+// axisCombos is every combination of the values of the spec's other run
+// axes, each a partial run, overhead profiles resolved to paths and
+// checked against every policy of the spec.
+func (s *Spec) axisCombos(rv *runner.Resolver, policies []string) ([]Run, error) {
+	combos := []Run{{}}
+	for _, ax := range s.Axes {
+		var next []Run
+		for _, c := range combos {
+			for _, v := range ax.Values {
+				r := c
+				if err := ax.Field.Set(&r, v); err != nil {
+					return nil, s.keyErrorAt(ax.Field.SpecName(), err)
+				}
+				if ax.Field.Key == "overheads" {
+					ref, err := s.resolvePath(v, slices.Contains(sim.BuiltinOverheadNames(), v))
+					if err != nil {
+						return nil, s.keyErrorAt("overheads", err)
+					}
+					r.Overheads = ref
+					for _, p := range policies {
+						if _, _, _, err := rv.Policy(p, ref); err != nil {
+							return nil, s.keyErrorAt("overheads", err)
+						}
+					}
+				}
+				next = append(next, r)
+			}
+		}
+		combos = next
+	}
+	return combos, nil
 }
 
 // fieldError renders a run's field error (runner.FieldError) at the spec
