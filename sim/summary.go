@@ -315,6 +315,11 @@ func mean(xs []float64) float64 {
 	return sum / float64(len(xs))
 }
 
+// Quantile is the q-quantile of sorted data with linear interpolation
+// (numpy's default), the rule of every percentile in summary.json; other
+// reports of a run (sim/fairness) use it so their percentiles agree.
+func Quantile(sorted []float64, q float64) float64 { return quantile(sorted, q) }
+
 // quantile of sorted data with linear interpolation (numpy's default).
 func quantile(sorted []float64, q float64) float64 {
 	if len(sorted) == 0 {

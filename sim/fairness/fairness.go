@@ -323,16 +323,8 @@ func mean(xs []float64) float64 {
 	return s / float64(len(xs))
 }
 
-// quantile of sorted data with linear interpolation, as summary.json.
-func quantile(sorted []float64, q float64) float64 {
-	if len(sorted) == 0 {
-		return 0
-	}
-	pos := q * float64(len(sorted)-1)
-	lo := int(math.Floor(pos))
-	hi := min(lo+1, len(sorted)-1)
-	return sorted[lo] + (sorted[hi]-sorted[lo])*(pos-float64(lo))
-}
+// quantile is summary.json's percentile rule (sim.Quantile).
+var quantile = sim.Quantile
 
 // Write prints the report: the run's figures, then a table per tenant.
 func (r *Report) Write(w io.Writer) error {
