@@ -45,4 +45,12 @@ func TestSweepSensitivityFlag(t *testing.T) {
 	if _, err := runCLI(t, "sweep", spec, "--emit", "slurm", "--sensitivity"); err == nil || !strings.Contains(err.Error(), "sensitivity: key") {
 		t.Errorf("--emit with --sensitivity: %v, want a pointer to the spec key", err)
 	}
+	// Flags the emitted tasks would not see, and a sensitivity grid
+	// --compare would not compare, are refused rather than dropped.
+	if _, err := runCLI(t, "sweep", spec, "--emit", "slurm", "--baseline", "fcfs"); err == nil || !strings.Contains(err.Error(), "baseline: key") {
+		t.Errorf("--emit with --baseline: %v, want a pointer to the spec key", err)
+	}
+	if _, err := runCLI(t, "sweep", spec, "--compare", dir, "--sensitivity"); err == nil || !strings.Contains(err.Error(), "--compare") {
+		t.Errorf("--compare with --sensitivity: %v", err)
+	}
 }

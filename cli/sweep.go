@@ -259,8 +259,12 @@ func checkBaseline(reg *policy.Registry, b *string, plan *experiments.Plan) erro
 // emitSweep prints the Slurm script or Kubernetes manifest that runs the
 // sweep as array tasks (--emit).
 func emitSweep(w io.Writer, plan *experiments.Plan, specPath string, f sweepFlags) error {
-	if f.sensitivity != "" { // the tasks re-read the spec, not this command line
-		return fmt.Errorf("--sensitivity with --emit: the array's tasks read the spec; set its sensitivity: key instead")
+	// The tasks and the merge job re-read the spec, not this command line:
+	// a flag they would not see is refused rather than silently dropped.
+	for _, fl := range []struct{ flag, value, key string }{{"sensitivity", f.sensitivity, "sensitivity"}, {"baseline", f.baseline, "baseline"}} {
+		if fl.value != "" {
+			return fmt.Errorf("--%s with --emit: the array's tasks and merge job read the spec; set its %s: key instead", fl.flag, fl.key)
+		}
 	}
 	opt, err := emitOptions(plan, specPath, f)
 	if err != nil {
@@ -300,6 +304,9 @@ func capSweepRounds(spec *experiments.Spec, plan *experiments.Plan, maxRounds in
 // compareSweep checks two output directories of the sweep hold the same
 // results (--compare), wall-clock fields aside.
 func compareSweep(w io.Writer, plan *experiments.Plan, f sweepFlags) error {
+	if f.sensitivity != "" {
+		return fmt.Errorf("--sensitivity with --compare: --compare compares the main runs only (not OUT/sensitivity); drop one of them")
+	}
 	diffs, err := experiments.CompareSweeps(plan, f.out, f.compare)
 	if err != nil {
 		return err
