@@ -535,13 +535,11 @@ func defaultWindow(span float64) float64 {
 	return 24 * 3600
 }
 
-func timeSeries(yLabel string, runs []Run, window float64, value func(sim.RoundRecord) float64) (*Figure, error) {
-	span := 0.0
-	for _, r := range runs {
-		if n := len(r.Timeline); n > 0 {
-			span = math.Max(span, r.Timeline[n-1].Time-r.Start)
-		}
-	}
+// timeAxis is the x axis of a figure over simulated time spanning span
+// seconds: its unit's divisor (hours, or days beyond 3 days), the rolling
+// window (0 picks the default for the span) and the label, which states
+// the smoothing because the x axis has the room.
+func timeAxis(span, window float64) (div, win float64, xLabel string) {
 	unit, div := "h", 3600.0
 	if span > 3*86400 {
 		unit, div = "days", 86400
@@ -549,11 +547,21 @@ func timeSeries(yLabel string, runs []Run, window float64, value func(sim.RoundR
 	if window == 0 {
 		window = defaultWindow(span)
 	}
-	// The smoothing is stated on the x axis, which has the room.
-	xLabel := "simulated time (" + unit + "); per round"
+	xLabel = "simulated time (" + unit + "); per round"
 	if window > 0 {
 		xLabel = fmt.Sprintf("simulated time (%s); %s rolling mean", unit, hours(window))
 	}
+	return div, window, xLabel
+}
+
+func timeSeries(yLabel string, runs []Run, window float64, value func(sim.RoundRecord) float64) (*Figure, error) {
+	span := 0.0
+	for _, r := range runs {
+		if n := len(r.Timeline); n > 0 {
+			span = math.Max(span, r.Timeline[n-1].Time-r.Start)
+		}
+	}
+	div, window, xLabel := timeAxis(span, window)
 	f := &Figure{}
 	p := newPlot(xLabel, yLabel)
 	f.Panels = []*plot.Plot{p}

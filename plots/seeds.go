@@ -291,17 +291,7 @@ func timeSeriesSeeds(yLabel string, groups []SeedGroup, window float64, value fu
 			}
 		}
 	}
-	unit, div := "h", 3600.0
-	if span > 3*86400 {
-		unit, div = "days", 86400
-	}
-	if window == 0 {
-		window = defaultWindow(span)
-	}
-	xLabel := "simulated time (" + unit + "); per round"
-	if window > 0 {
-		xLabel = fmt.Sprintf("simulated time (%s); %s rolling mean", unit, hours(window))
-	}
+	div, window, xLabel := timeAxis(span, window)
 	f := &Figure{}
 	p := newPlot(xLabel, yLabel)
 	f.Panels = []*plot.Plot{p}
