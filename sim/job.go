@@ -35,6 +35,10 @@ type JobSpec struct {
 	Deadline Time
 	// User and VirtualCluster, when the trace has them.
 	User, VirtualCluster string
+	// Outcome is the trace's final state of the job where the trace
+	// records one: "" (unknown or passed), "failed" or "killed" (the
+	// job's own end, a user error or a user's cancel, not the cluster's).
+	Outcome string
 }
 
 // Alias is the artifact's per-round digest name of the job: "job_" and its
