@@ -1,18 +1,118 @@
 package faults
 
 import (
+	"embed"
 	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
 
 	"github.com/arena-sim/arena/sim"
 )
 
+//go:embed presets/*.yaml
+var presetFS embed.FS
+
+// presets are the built-in specs by name, parsed once; a preset that
+// does not parse is a build defect, caught by the tests.
+var presets = func() map[string]*Spec {
+	out := map[string]*Spec{}
+	files, _ := fs.Glob(presetFS, "presets/*.yaml")
+	for _, f := range files {
+		data, _ := presetFS.ReadFile(f)
+		s, err := ParseSpec(f, data)
+		if err != nil {
+			panic(fmt.Sprintf("faults: built-in preset %s: %v", f, err))
+		}
+		out[s.Name] = s
+	}
+	return out
+}()
+
+// PresetNames lists the built-in presets, sorted.
+func PresetNames() []string {
+	var out []string
+	for k := range presets {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Preset returns a built-in preset's spec and its YAML text (whose
+// comments cite the source and show the arithmetic).
+func Preset(name string) (*Spec, string, bool) {
+	s, ok := presets[name]
+	if !ok {
+		return nil, "", false
+	}
+	data, _ := presetFS.ReadFile("presets/" + name + ".yaml")
+	return s, string(data), true
+}
+
 // Load returns the cluster events of a run on cluster c between start and
-// end (simulated seconds): name is a preset's name (synthesised from its
-// seeded processes with seed) or the path of an events file (CSV or
-// Parquet; seed unused). The events are sorted by time, then node.
+// end (simulated seconds), sorted by time, then node. name resolves, in
+// this order:
 //
-// CONTRACT ONLY: the implementation lands with the sim/faults work of
-// issue 26; until then every name is refused.
+//   - "" or "none": no events (nil).
+//   - a built-in preset (PresetNames): synthesised from its processes
+//     with seed in [start, end) (Synthesise).
+//   - a path ending .yaml or .yml: a faults spec (ParseSpec), synthesised
+//     as a preset is.
+//   - a path ending .csv or .parquet: an events file (ReadEventsFile);
+//     seed, start and end are unused and every event of the file is
+//     returned, as written.
+//
+// Anything else is an error naming the presets. The same name, cluster,
+// seed and window give the same events.
 func Load(name string, c *sim.Cluster, seed int64, start, end sim.Time) ([]sim.ClusterEvent, error) {
-	return nil, errors.New("faults: not implemented yet")
+	if name == "" || name == "none" {
+		return nil, nil
+	}
+	if s, ok := presets[name]; ok {
+		return Synthesise(s, c, seed, start, end)
+	}
+	switch strings.ToLower(ext(name)) {
+	case ".yaml", ".yml":
+		data, err := readBounded(name, MaxSpecBytes)
+		if err != nil {
+			return nil, err
+		}
+		s, err := ParseSpec(name, data)
+		if err != nil {
+			return nil, err
+		}
+		if s.Name == "" {
+			s.Name = name
+		}
+		return Synthesise(s, c, seed, start, end)
+	case ".csv", ".parquet":
+		return ReadEventsFile(name, c)
+	}
+	if _, err := os.Stat(name); err != nil {
+		return nil, fmt.Errorf("faults %q: not a preset (%s, none) and no such file", name, strings.Join(PresetNames(), ", "))
+	}
+	return nil, fmt.Errorf("faults %q: want a preset (%s, none), a faults spec (.yaml) or an events file (.csv, .parquet)", name, strings.Join(PresetNames(), ", "))
+}
+
+// readBounded reads at most limit bytes of path, failing on a longer file
+// without reading it whole.
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("faults %q: not a preset (%s, none) and no such file", path, strings.Join(PresetNames(), ", "))
+		}
+		return nil, fmt.Errorf("faults: %w", err)
+	}
+	defer f.Close()
+	// One byte past the limit is enough for ParseSpec to refuse the size.
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("faults %s: %w", path, err)
+	}
+	return data, nil
 }

@@ -1,0 +1,439 @@
+package faults
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/input"
+)
+
+// MaxFileBytes bounds an events file.
+const MaxFileBytes = 256 << 20
+
+// Columns of an events file. time, node (or its synonym pool) and event
+// are required; notice and cause may be left out.
+var (
+	requiredColumns = []string{"time", "node", "event"}
+	optionalColumns = []string{"notice", "cause"}
+)
+
+// eventWords are the event column's words, in sim.ClusterEventKind order.
+var eventWords = []string{"down", "up", "drain", "reclaim", "add"}
+
+// defaultCause is the cause of an event whose cause cell is empty.
+var defaultCause = map[sim.ClusterEventKind]string{sim.NodeDown: "failure", sim.NodeDrain: "maintenance", sim.NodeReclaim: "spot"}
+
+// row is one parsed line of an events file, before validation against
+// the node states: nodes is one node, or every node of a pool.
+type row struct {
+	line   int
+	time   float64
+	nodes  []int
+	kind   sim.ClusterEventKind
+	notice float64
+	cause  string
+}
+
+// ReadEventsFile reads an events file for cluster c: CSV, or Parquet for
+// a .parquet name (docs/faults.md has the format). Every row is checked
+// (ReadEventsCSV), then the sequence of each node (Validate).
+func ReadEventsFile(path string, c *sim.Cluster) ([]sim.ClusterEvent, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("faults: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("faults: %w", err)
+	}
+	if st.Size() > MaxFileBytes {
+		return nil, &input.Error{File: path, Err: fmt.Errorf("%d bytes; an events file is at most %d", st.Size(), MaxFileBytes)}
+	}
+	if strings.EqualFold(ext(path), ".parquet") {
+		return readEventsParquet(path, f, st.Size(), c)
+	}
+	return ReadEventsCSV(path, io.LimitReader(f, MaxFileBytes), c)
+}
+
+func ext(path string) string {
+	i := strings.LastIndexAny(path, "./\\")
+	if i < 0 || path[i] != '.' {
+		return ""
+	}
+	return path[i:]
+}
+
+// ReadEventsCSV reads the CSV form: a header naming the columns (time,
+// node or pool, event; optionally notice, cause; no other), then one
+// event per line; blank lines and lines starting with # are skipped.
+// file names the input in errors, which are *input.Error with the line
+// and the column.
+func ReadEventsCSV(file string, r io.Reader, c *sim.Cluster) ([]sim.ClusterEvent, error) {
+	cr := csv.NewReader(r)
+	cr.Comment = '#'
+	cr.FieldsPerRecord = -1
+	head, err := cr.Read()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, &input.Error{File: file, Line: 1, Err: errors.New("empty; want the header time,node,event,notice,cause")}
+		}
+		return nil, csvErr(file, err)
+	}
+	line, _ := cr.FieldPos(0)
+	col, err := header(file, line, head)
+	if err != nil {
+		return nil, err
+	}
+	var rows []row
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, csvErr(file, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+			continue
+		}
+		if len(rec) != len(head) {
+			return nil, &input.Error{File: file, Line: line, Err: fmt.Errorf("%d fields, the header has %d", len(rec), len(head))}
+		}
+		if len(rows) >= MaxEvents {
+			return nil, &input.Error{File: file, Line: line, Err: fmt.Errorf("more than %d events", MaxEvents)}
+		}
+		get := func(name string) string {
+			if i, ok := col[name]; ok {
+				return strings.TrimSpace(rec[i])
+			}
+			return ""
+		}
+		rw, err := parseRow(file, line, c, get)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, rw)
+	}
+	return validate(file, rows, c)
+}
+
+func csvErr(file string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return &input.Error{File: file, Line: pe.Line, Err: pe.Err}
+	}
+	return &input.Error{File: file, Err: err}
+}
+
+// header maps column names to positions; pool is node's synonym. An
+// unknown column is refused (a misspelt "notcie" must not drop notices).
+func header(file string, line int, head []string) (map[string]int, error) {
+	col := map[string]int{}
+	for i, h := range head {
+		name := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
+		if name == "pool" {
+			name = "node"
+		}
+		if indexOf(requiredColumns, name) < 0 && indexOf(optionalColumns, name) < 0 {
+			return nil, &input.Error{File: file, Line: line, Field: input.KeyName(h), Err: fmt.Errorf("unknown column; want time, node (or pool), event, notice, cause")}
+		}
+		if _, dup := col[name]; dup {
+			return nil, &input.Error{File: file, Line: line, Field: name, Err: errors.New("column given twice")}
+		}
+		col[name] = i
+	}
+	for _, need := range requiredColumns {
+		if _, ok := col[need]; !ok {
+			return nil, &input.Error{File: file, Line: line, Field: need, Err: errors.New("missing column; want the header time,node,event[,notice,cause]")}
+		}
+	}
+	return col, nil
+}
+
+// parseRow checks one row's cells. get returns a cell by column name
+// ("" when the column is absent or the cell empty).
+func parseRow(file string, line int, c *sim.Cluster, get func(string) string) (row, error) {
+	r := row{line: line}
+	bad := func(field, format string, args ...any) error {
+		return &input.Error{File: file, Line: line, Field: field, Err: fmt.Errorf(format, args...)}
+	}
+	var err error
+	if r.time, err = seconds(get("time")); err != nil {
+		return r, bad("time", "%s: %v", input.ShowValue(get("time")), err)
+	}
+	word := strings.ToLower(get("event"))
+	k := indexOf(eventWords, word)
+	if k < 0 {
+		return r, bad("event", "%s: want one of %s", input.ShowValue(get("event")), strings.Join(eventWords, ", "))
+	}
+	r.kind = sim.ClusterEventKind(k)
+	if r.nodes, err = resolveNode(c, get("node")); err != nil {
+		return r, bad("node", "%v", err)
+	}
+	takesNotice := r.kind == sim.NodeDrain || r.kind == sim.NodeReclaim
+	if n := get("notice"); n != "" {
+		if r.notice, err = seconds(n); err != nil {
+			return r, bad("notice", "%s: %v", input.ShowValue(n), err)
+		}
+		if !takesNotice && r.notice != 0 {
+			return r, bad("notice", "%s: a %s event takes no notice (only drain and reclaim do); leave it empty", input.ShowValue(n), word)
+		}
+	}
+	r.cause = get("cause")
+	switch {
+	case r.cause == "":
+		r.cause = defaultCause[r.kind]
+	case r.kind == sim.NodeUp || r.kind == sim.NodeAdd:
+		return r, bad("cause", "%s: a %s event takes no cause; leave it empty", input.ShowValue(r.cause), word)
+	case !plainWord(r.cause, 40):
+		return r, bad("cause", "%s: want a short word (letters, digits, . _ -)", input.ShowValue(r.cause))
+	}
+	return r, nil
+}
+
+// seconds reads a time or notice: finite seconds ≥ 0.
+func seconds(s string) (float64, error) {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, errors.New("want finite seconds")
+	}
+	if v < 0 {
+		return 0, errors.New("want seconds ≥ 0")
+	}
+	return v, nil
+}
+
+// resolveNode reads the node column: a node index (0-based, the
+// cluster's node order), TYPE/K (the K-th node, 0-based, of GPU type
+// TYPE: clusters do not name nodes, so this is the name that survives
+// pools being added or reordered) or TYPE (every node of that type: the
+// whole pool).
+func resolveNode(c *sim.Cluster, s string) ([]int, error) {
+	if s == "" {
+		return nil, errors.New("empty; want a node index, TYPE/K or a GPU type (a whole pool)")
+	}
+	if n, err := strconv.Atoi(s); err == nil {
+		if n < 0 || n >= len(c.Nodes) {
+			return nil, fmt.Errorf("%d: no such node; cluster %s has nodes 0 to %d", n, c.Name, len(c.Nodes)-1)
+		}
+		return []int{n}, nil
+	}
+	gpu, k, hasK := strings.Cut(strings.ToLower(s), "/")
+	nodes := c.NodesOfType(gpu)
+	if len(nodes) == 0 {
+		return nil, fmt.Errorf("%s: not a node index, TYPE/K or GPU type of cluster %s (types %s)", input.ShowValue(s), c.Name, strings.Join(c.Types, ", "))
+	}
+	if !hasK {
+		return nodes, nil
+	}
+	i, err := strconv.Atoi(k)
+	if err != nil || i < 0 || i >= len(nodes) {
+		return nil, fmt.Errorf("%s: cluster %s has %s nodes %s/0 to %s/%d", input.ShowValue(s), c.Name, gpu, gpu, gpu, len(nodes)-1)
+	}
+	return []int{nodes[i]}, nil
+}
+
+// nodeState is what validate tracks per node.
+type nodeState int
+
+const (
+	stateUp nodeState = iota
+	stateDraining
+	stateDown
+	stateAbsent
+)
+
+// validate orders rows by time (file order among equal times), expands
+// pools and checks each node's sequence: down needs a node that is up or
+// draining; up needs one that is down (a repair before its failure, or
+// the up of a node that is up, is refused); drain and reclaim need a node
+// that is up; add must be a node's first event (the node is absent until
+// then). A drained or reclaimed node counts as down from the end of its
+// notice.
+func validate(file string, rows []row, c *sim.Cluster) ([]sim.ClusterEvent, error) {
+	sort.SliceStable(rows, func(a, b int) bool { return rows[a].time < rows[b].time })
+	state := make([]nodeState, len(c.Nodes))
+	since := make([]int, len(c.Nodes))      // the line that set the state
+	downAt := make([]float64, len(c.Nodes)) // end of a drain's notice
+	// A node whose first event (in time order) is add is absent until
+	// then; every other node is up from the start.
+	seen := make([]bool, len(c.Nodes))
+	for _, r := range rows {
+		for _, n := range r.nodes {
+			if !seen[n] {
+				seen[n] = true
+				if r.kind == sim.NodeAdd {
+					state[n] = stateAbsent
+				}
+			}
+		}
+	}
+	var out []sim.ClusterEvent
+	for _, r := range rows {
+		for _, n := range r.nodes {
+			if state[n] == stateDraining && r.time >= downAt[n] {
+				state[n] = stateDown
+			}
+			bad := func(format string, args ...any) error {
+				where := ""
+				if since[n] > 0 {
+					where = fmt.Sprintf(" (line %d)", since[n])
+				}
+				return &input.Error{File: file, Line: r.line, Field: "event", Err: fmt.Errorf("node %d at %vs: %s%s", n, r.time, fmt.Sprintf(format, args...), where)}
+			}
+			s := state[n]
+			switch r.kind {
+			case sim.NodeDown:
+				switch s {
+				case stateDown:
+					return nil, bad("down, but the node is already down")
+				case stateAbsent:
+					return nil, bad("down, but the node is not added yet")
+				}
+				state[n] = stateDown
+			case sim.NodeUp:
+				switch s {
+				case stateUp:
+					if since[n] == 0 {
+						return nil, bad("up, but the node is up (no down, drain or reclaim before it: a repair before its failure?)")
+					}
+					return nil, bad("up, but the node is up since its last up or add")
+				case stateDraining:
+					return nil, bad("up, but the node is draining until %vs", downAt[n])
+				case stateAbsent:
+					return nil, bad("up, but the node is not added yet (use add)")
+				}
+				state[n] = stateUp
+			case sim.NodeDrain, sim.NodeReclaim:
+				if s != stateUp {
+					return nil, bad("%s needs a node that is up; it is %s", eventWords[r.kind], [...]string{"up", "draining", "down", "not added yet"}[s])
+				}
+				state[n], downAt[n] = stateDraining, r.time+r.notice
+			case sim.NodeAdd:
+				if s != stateAbsent {
+					return nil, bad("add, but the node is already in the cluster (add is only a node's first event)")
+				}
+				state[n] = stateUp
+			}
+			since[n] = r.line
+			if len(out) >= MaxEvents {
+				return nil, &input.Error{File: file, Line: r.line, Err: fmt.Errorf("more than %d events (pools expanded)", MaxEvents)}
+			}
+			out = append(out, sim.ClusterEvent{Time: sim.Time(r.time), Node: n, Kind: r.kind, Notice: sim.Duration(r.notice), Cause: r.cause})
+		}
+	}
+	sortEvents(out)
+	return out, nil
+}
+
+// readEventsParquet reads the Parquet form: the same columns, flat; time
+// and notice numeric (notice optional, null = none), node a string or an
+// integer, event and cause strings. Line in errors is the row number
+// (1-based).
+func readEventsParquet(path string, f io.ReaderAt, size int64, c *sim.Cluster) ([]sim.ClusterEvent, error) {
+	pf, err := parquet.OpenFile(f, size)
+	if err != nil {
+		return nil, &input.Error{File: path, Err: fmt.Errorf("not a Parquet file: %v", err)}
+	}
+	if pf.NumRows() > MaxEvents {
+		return nil, &input.Error{File: path, Err: fmt.Errorf("%d rows; at most %d events", pf.NumRows(), MaxEvents)}
+	}
+	var names []string
+	for _, fl := range pf.Schema().Fields() {
+		if !fl.Leaf() {
+			return nil, &input.Error{File: path, Field: input.KeyName(fl.Name()), Err: errors.New("a nested column; want flat columns time, node, event, notice, cause")}
+		}
+		names = append(names, fl.Name())
+	}
+	col, err := header(path, 0, names)
+	if err != nil {
+		return nil, err
+	}
+	rd := parquet.NewReader(pf)
+	defer rd.Close()
+	var rows []row
+	buf := make([]parquet.Row, 256)
+	cells := make([]string, len(names))
+	line := 0
+	for {
+		n, rerr := rd.ReadRows(buf)
+		for _, pr := range buf[:n] {
+			line++
+			clear(cells)
+			for _, v := range pr {
+				if i := v.Column(); i >= 0 && i < len(cells) {
+					cells[i] = cellString(v)
+				}
+			}
+			get := func(name string) string {
+				if i, ok := col[name]; ok {
+					return strings.TrimSpace(cells[i])
+				}
+				return ""
+			}
+			rw, err := parseRow(path, line, c, get)
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, rw)
+		}
+		if errors.Is(rerr, io.EOF) {
+			break
+		}
+		if rerr != nil {
+			return nil, &input.Error{File: path, Line: line + 1, Err: fmt.Errorf("reading Parquet: %v", rerr)}
+		}
+	}
+	return validate(path, rows, c)
+}
+
+// cellString renders a Parquet value as its CSV cell would read, so both
+// forms go through one parser.
+func cellString(v parquet.Value) string {
+	switch v.Kind() {
+	case parquet.Boolean:
+		return strconv.FormatBool(v.Boolean())
+	case parquet.Int32, parquet.Int64:
+		return strconv.FormatInt(v.Int64(), 10)
+	case parquet.Float:
+		return strconv.FormatFloat(float64(v.Float()), 'g', -1, 32)
+	case parquet.Double:
+		return strconv.FormatFloat(v.Double(), 'g', -1, 64)
+	case parquet.ByteArray, parquet.FixedLenByteArray:
+		return string(v.ByteArray())
+	}
+	return "" // null
+}
+
+// WriteEventsCSV writes events in the CSV form (node as its index), the
+// file format Load reads back: a synthesised run's events can be saved,
+// edited and replayed.
+func WriteEventsCSV(w io.Writer, events []sim.ClusterEvent) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write([]string{"time", "node", "event", "notice", "cause"}); err != nil {
+		return err
+	}
+	for _, e := range events {
+		notice := ""
+		if e.Kind == sim.NodeDrain || e.Kind == sim.NodeReclaim {
+			notice = strconv.FormatFloat(float64(e.Notice), 'f', -1, 64)
+		}
+		if err := cw.Write([]string{strconv.FormatFloat(float64(e.Time), 'f', -1, 64), strconv.Itoa(e.Node), e.Kind.String(), notice, e.Cause}); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
