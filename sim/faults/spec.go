@@ -47,9 +47,11 @@ type Cause struct {
 // drained Notice seconds before a window of Duration starts. Windows are
 // periodic (Every > 0: at Phase + k·Every, Phase drawn per node when
 // RandomPhase) or Poisson (Every = 0: a mean of Mean seconds between
-// windows of one node).
+// windows of one node, or of one GPU when PerGPU: a node of G GPUs then
+// sees G times the rate).
 type Maintenance struct {
 	GPU         string
+	PerGPU      bool
 	Every       float64
 	Mean        float64
 	Phase       float64
@@ -334,10 +336,20 @@ func (p *specParser) causes(v *yaml.Node, key string) ([]Cause, error) {
 
 func (p *specParser) maintenance(prefix string, n *yaml.Node) (Maintenance, error) {
 	m := Maintenance{RandomPhase: true, Cause: "maintenance"}
-	var every, rate, duration *yaml.Node
-	err := input.Mapping(p.file, prefix, n, []string{"gpu", "every", "rate", "phase", "notice", "duration", "cause"}, nil, func(key string, k, v *yaml.Node) error {
+	var every, rate, duration, per, phase *yaml.Node
+	err := input.Mapping(p.file, prefix, n, []string{"gpu", "every", "rate", "per", "phase", "notice", "duration", "cause"}, nil, func(key string, k, v *yaml.Node) error {
 		var err error
 		switch key {
+		case "per":
+			per = v
+			s, serr := p.scalar(v, prefix+key)
+			if serr != nil {
+				return serr
+			}
+			if s != "gpu" && s != "node" {
+				return p.at(v, prefix+key, "%s: want gpu or node", input.ShowValue(s))
+			}
+			m.PerGPU = s == "gpu"
 		case "gpu":
 			m.GPU, err = p.gpu(v, prefix+key)
 		case "every":
@@ -349,6 +361,7 @@ func (p *specParser) maintenance(prefix string, n *yaml.Node) (Maintenance, erro
 			r, err = p.positive(v, prefix+key)
 			m.Mean = 3600 / r
 		case "phase":
+			phase = v
 			if v.Kind == yaml.ScalarNode && v.Value == "random" {
 				m.RandomPhase = true
 				return nil
@@ -378,10 +391,12 @@ func (p *specParser) maintenance(prefix string, n *yaml.Node) (Maintenance, erro
 		return m, p.at(n, where, "missing duration (how long a window keeps the node down)")
 	case every != nil && m.Every < m.Notice+m.Duration.mean:
 		return m, p.at(every, prefix+"every", "%s: shorter than notice + duration (%s); windows would overlap", showDur(m.Every), showDur(m.Notice+m.Duration.mean))
-	case rate != nil && !m.RandomPhase:
-		return m, p.at(n, prefix+"phase", "phase applies to periodic windows (every) only")
+	case rate != nil && phase != nil:
+		return m, p.at(phase, prefix+"phase", "phase applies to periodic windows (every) only")
+	case every != nil && per != nil:
+		return m, p.at(per, prefix+"per", "per applies to Poisson windows (rate) only; periodic windows are per node")
 	case every != nil && !m.RandomPhase && m.Phase >= m.Every:
-		return m, p.at(n, prefix+"phase", "%s: want less than every (%s)", showDur(m.Phase), showDur(m.Every))
+		return m, p.at(phase, prefix+"phase", "%s: want less than every (%s)", showDur(m.Phase), showDur(m.Every))
 	}
 	return m, nil
 }

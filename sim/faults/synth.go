@@ -96,8 +96,11 @@ func Synthesise(spec *Spec, c *sim.Cluster, seed int64, start, end sim.Time) ([]
 				if m.GPU != "" && m.GPU != gpu {
 					continue
 				}
-				k := clock{kind: kindMaintenance, m: m, anchor: float64(start) + m.Phase,
+				k := clock{kind: kindMaintenance, m: m, anchor: float64(start) + m.Phase, scale: m.Mean,
 					rng: rand.New(rand.NewPCG(uint64(seed), streamID(kindMaintenance, i, gpu, ord)))}
+				if m.PerGPU {
+					k.scale /= gpus
+				}
 				if m.Every > 0 && m.RandomPhase {
 					k.anchor = float64(start) + m.Every*k.rng.Float64()
 				}
@@ -174,7 +177,7 @@ func (k *clock) reset(t float64) {
 	case kindMaintenance:
 		m := k.m
 		if m.Every == 0 {
-			k.next = t + m.Mean*k.rng.ExpFloat64()
+			k.next = t + k.scale*k.rng.ExpFloat64()
 			return
 		}
 		// The first window w = start + phase + j·every whose drain
