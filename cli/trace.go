@@ -225,6 +225,9 @@ func printTableStats(w io.Writer, name string, s traces.TableStats, cluster stri
 	if len(s.ByStatus) > 1 || s.ByStatus[""] == 0 {
 		fmt.Fprintf(w, "  final states:   %s\n", share(s.ByStatus, s.Jobs, "none"))
 	}
+	if s.ByOutcome[""] < s.Jobs {
+		fmt.Fprintf(w, "  outcomes:       %s (the job's own end; docs/faults.md)\n", share(s.ByOutcome, s.Jobs, "passed or unknown"))
+	}
 	fmt.Fprintf(w, "  offered work:   %.0f GPU-hours\n", s.GPUHours)
 	if l := s.OfferedLoad(clusterGPUs); l > 0 {
 		verdict := "the cluster can keep up on average"

@@ -86,7 +86,9 @@ type TableStats struct {
 	ByType   map[string]int
 	ByModel  map[string]int
 	ByStatus map[string]int
-	MaxGPUs  float64
+	// ByOutcome counts the outcome column ("" = passed or unknown).
+	ByOutcome map[string]int
+	MaxGPUs   float64
 
 	// GPUHours is Σ duration × GPUs over the jobs with a run time (the
 	// offered work, GPU-hours).
@@ -113,7 +115,7 @@ func (s *TableStats) OfferedLoad(gpus int) float64 {
 // InspectTable computes a table's statistics. Percentiles are the nearest
 // rank (the ⌈q·n⌉-th smallest), so each is a run time the trace contains.
 func InspectTable(jobs []table.Job) TableStats {
-	s := TableStats{Jobs: len(jobs), ByGPUs: map[float64]int{}, ByType: map[string]int{}, ByModel: map[string]int{}, ByStatus: map[string]int{}}
+	s := TableStats{Jobs: len(jobs), ByGPUs: map[float64]int{}, ByType: map[string]int{}, ByModel: map[string]int{}, ByStatus: map[string]int{}, ByOutcome: map[string]int{}}
 	if len(jobs) == 0 {
 		return s
 	}
@@ -127,6 +129,7 @@ func InspectTable(jobs []table.Job) TableStats {
 		s.ByType[j.GPUType]++
 		s.ByModel[j.Model]++
 		s.ByStatus[j.Status]++
+		s.ByOutcome[j.Outcome]++
 		s.MaxGPUs = math.Max(s.MaxGPUs, j.GPUs)
 		if j.Censored {
 			s.Censored++
@@ -183,7 +186,7 @@ func TableOf(t *Trace, db *estimator.ProfileDB) []table.Job {
 		}
 		out[i] = table.Job{ID: j.Name, Submit: float64(j.Submit), Duration: d, Iterations: j.Iterations, IterationScale: scale,
 			GPUs: float64(j.GPUs), GPUType: j.GPU, Model: j.Workload.Model.Name(), Batch: int64(j.Workload.Batch),
-			Deadline: float64(j.Deadline), User: j.User, VC: j.VirtualCluster, Source: t.Name}
+			Deadline: float64(j.Deadline), User: j.User, VC: j.VirtualCluster, Source: t.Name, Outcome: j.Outcome}
 	}
 	return out
 }

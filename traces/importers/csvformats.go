@@ -86,7 +86,7 @@ func ReadHelios(file string, r io.Reader, opt Options, emit Emit) error {
 			return c.fail("job_id", "empty")
 		}
 		j := table.Job{ID: c.get("job_id"), Submit: sub, IterationScale: 1, GPUs: float64(gpus),
-			User: c.get("user"), VC: c.get("vc"), Status: c.get("state"), Zone: ZoneChina, Source: "helios"}
+			User: c.get("user"), VC: c.get("vc"), Status: c.get("state"), Outcome: Outcome("helios", c.get("state")), Zone: ZoneChina, Source: "helios"}
 		if _, has := c.col["start_time"]; has && absent(c.get("start_time")) {
 			if err := opt.neverRan("helios job without start_time", j, emit, file, c.line); err != nil {
 				return err
@@ -189,7 +189,7 @@ func ReadAlibaba2023(file string, r io.Reader, opt Options, emit Emit) error {
 			return err
 		}
 		j := table.Job{ID: c.get("name"), Submit: created, Duration: -1, IterationScale: 1, GPUs: gpus,
-			GPUType: c.get("gpu_spec"), Status: c.get("pod_phase"), Censored: deleted >= traceEnd, Source: "alibaba2023"}
+			GPUType: c.get("gpu_spec"), Status: c.get("pod_phase"), Outcome: Outcome("alibaba2023", c.get("pod_phase")), Censored: deleted >= traceEnd, Source: "alibaba2023"}
 		if j.ID == "" {
 			return c.fail("name", "empty")
 		}

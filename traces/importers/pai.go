@@ -119,7 +119,7 @@ func ReadPAI(file string, r io.Reader, opt Options, emit Emit) error {
 			continue
 		}
 		j := table.Job{ID: name, Submit: sub, Duration: -1, IterationScale: 1, GPUs: t.gpus, GPUType: t.gpuType,
-			User: c.get("user"), Status: c.get("status"), Censored: t.running, Zone: ZoneChina, Source: "pai"}
+			User: c.get("user"), Status: c.get("status"), Outcome: Outcome("pai", c.get("status")), Censored: t.running, Zone: ZoneChina, Source: "pai"}
 		if math.IsNaN(t.start) {
 			if err := opt.neverRan("pai job none of whose tasks started", j, emit, file, c.line); err != nil {
 				return err

@@ -127,7 +127,7 @@ func ReadPhilly(file string, r io.Reader, opt Options, emit Emit) error {
 		if !ok {
 			return fieldErr(file, line, "submitted_time", "job %s: %q: want \"YYYY-MM-DD HH:MM:SS\" (US-Pacific)", j.JobID, subS)
 		}
-		base := table.Job{ID: j.JobID, IterationScale: 1, User: j.User, VC: j.VC, Status: j.Status, Zone: ZonePhilly, Source: "philly"}
+		base := table.Job{ID: j.JobID, IterationScale: 1, User: j.User, VC: j.VC, Status: j.Status, Outcome: Outcome("philly", j.Status), Zone: ZonePhilly, Source: "philly"}
 		rows, total, gpus, censored, err := phillyAttempts(file, line, &j, base, submit, opt)
 		if err != nil {
 			return err

@@ -22,8 +22,14 @@
 //	zone             IANA zone of the trace's local clock ("" if unknown);
 //	                 time-of-day windows are taken in it
 //	source           the format the row was imported from (philly, pollux, …)
+//	outcome          the job's own end where the trace records it: failed
+//	                 (the job's error), killed (a user's or the scheduler's
+//	                 cancel, a time limit), "" (passed, unknown, or ended
+//	                 by the cluster's fault, e.g. Helios NODE_FAIL); the
+//	                 importers map status to it (docs/faults.md)
 //
-// The CSV form has exactly these columns in this order with a header row;
-// the Parquet form has the same column names. Readers find columns by
-// name, so extra columns are ignored.
+// The CSV form has these columns in this order with a header row; the
+// Parquet form has the same column names. Readers find columns by name,
+// so extra columns are ignored, and outcome may be absent (tables written
+// before it existed read with no outcome).
 package table

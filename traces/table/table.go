@@ -38,11 +38,25 @@ type Job struct {
 	Attempt        int32   `parquet:"attempt"`
 	Zone           string  `parquet:"zone"`
 	Source         string  `parquet:"source"`
+	// Outcome is the job's own end where the trace records it: "" (passed,
+	// or unknown), "failed" or "killed" (OutcomeOf; docs/faults.md). An
+	// optional column: tables written before it read with "".
+	Outcome string `parquet:"outcome"`
 }
+
+// The values of the outcome column.
+const (
+	OutcomeFailed = "failed"
+	OutcomeKilled = "killed"
+)
 
 // Columns is the CSV header, in order.
 var Columns = []string{"id", "submit_s", "duration_s", "censored", "iterations", "iteration_scale", "gpus", "gpu_type",
-	"model", "batch", "deadline_s", "user", "vc", "status", "attempt", "zone", "source"}
+	"model", "batch", "deadline_s", "user", "vc", "status", "attempt", "zone", "source", "outcome"}
+
+// optionalColumns may be absent from a CSV table (tables written before
+// the column existed); a missing one reads as "".
+var optionalColumns = []string{"outcome"}
 
 // HasDuration reports whether the trace gave a run time.
 func (j *Job) HasDuration() bool { return j.Duration >= 0 }
@@ -51,7 +65,7 @@ func (j *Job) HasDuration() bool { return j.Duration >= 0 }
 func (j *Job) Record() []string {
 	return []string{j.ID, ftoa(j.Submit), ftoa(j.Duration), strconv.FormatBool(j.Censored), strconv.FormatInt(j.Iterations, 10),
 		strconv.FormatInt(j.IterationScale, 10), ftoa(j.GPUs), j.GPUType, j.Model, strconv.FormatInt(j.Batch, 10), ftoa(j.Deadline),
-		j.User, j.VC, j.Status, strconv.Itoa(int(j.Attempt)), j.Zone, j.Source}
+		j.User, j.VC, j.Status, strconv.Itoa(int(j.Attempt)), j.Zone, j.Source, j.Outcome}
 }
 
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
@@ -233,7 +247,7 @@ func ScanCSV(file string, r io.Reader, emit func(Job) error) error {
 		col[strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))] = i
 	}
 	for _, c := range Columns {
-		if _, ok := col[c]; !ok {
+		if _, ok := col[c]; !ok && !slices.Contains(optionalColumns, c) {
 			return &FieldError{File: file, Line: 1, Field: c, Err: fmt.Errorf("%w: missing column; want the header %s", ErrFormat, strings.Join(Columns, ","))}
 		}
 	}
@@ -271,7 +285,12 @@ func ScanCSV(file string, r io.Reader, emit func(Job) error) error {
 }
 
 func parseRecord(rec []string, col map[string]int) (Job, *FieldError) {
-	get := func(c string) string { return strings.TrimSpace(rec[col[c]]) }
+	get := func(c string) string {
+		if i, ok := col[c]; ok {
+			return strings.TrimSpace(rec[i])
+		}
+		return ""
+	}
 	var j Job
 	var ferr *FieldError
 	num := func(c string) float64 {
@@ -314,6 +333,7 @@ func parseRecord(rec []string, col map[string]int) (Job, *FieldError) {
 	j.User, j.VC, j.Status = get("user"), get("vc"), get("status")
 	j.Attempt = int32(integer("attempt"))
 	j.Zone, j.Source = get("zone"), get("source")
+	j.Outcome = get("outcome")
 	return j, ferr
 }
 
@@ -339,6 +359,8 @@ func (j *Job) check() *FieldError {
 		return bad("batch", "%d: want ≥ 0 (0 = unknown)", j.Batch)
 	case !(j.Deadline >= 0) || math.IsInf(j.Deadline, 0):
 		return bad("deadline_s", "%v: want seconds ≥ 0 (0 = none)", j.Deadline)
+	case j.Outcome != "" && j.Outcome != OutcomeFailed && j.Outcome != OutcomeKilled:
+		return bad("outcome", "%s: want failed, killed or empty (passed or unknown)", input.ShowValue(j.Outcome))
 	}
 	return nil
 }

@@ -7,10 +7,13 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 var sample = []Job{
 	{ID: "application_1_1", Submit: 1507046340, Duration: 4200, IterationScale: 1, GPUs: 8, User: "a1b2c3", VC: "ee9e8c", Status: "Pass", Zone: "America/Los_Angeles", Source: "philly"},
+	{ID: "application_1_2", Submit: 1507046341, Duration: 60, IterationScale: 1, GPUs: 1, Status: "Failed", Source: "philly", Outcome: OutcomeFailed},
 	{ID: "pod, \"quoted\"", Submit: 0.5, Duration: -1, Censored: true, Iterations: 120, IterationScale: 5, GPUs: 0.46, GPUType: "a40",
 		Model: "gpt-2.6b", Batch: 256, Deadline: 99.25, Attempt: 2, Source: "arena"},
 }
@@ -36,7 +39,7 @@ func TestCSVHeaderIsDocumented(t *testing.T) {
 	var buf bytes.Buffer
 	w := NewCSVWriter(&buf)
 	w.Close()
-	if got := strings.TrimSpace(buf.String()); got != "id,submit_s,duration_s,censored,iterations,iteration_scale,gpus,gpu_type,model,batch,deadline_s,user,vc,status,attempt,zone,source" {
+	if got := strings.TrimSpace(buf.String()); got != "id,submit_s,duration_s,censored,iterations,iteration_scale,gpus,gpu_type,model,batch,deadline_s,user,vc,status,attempt,zone,source,outcome" {
 		t.Errorf("header %q differs from the one doc.go and README document", got)
 	}
 }
@@ -44,7 +47,7 @@ func TestCSVHeaderIsDocumented(t *testing.T) {
 func TestReadErrors(t *testing.T) {
 	head := strings.Join(Columns, ",") + "\n"
 	row := func(mod func([]string)) string {
-		r := sample[1].Record()
+		r := sample[2].Record()
 		r[0] = "pod-1"
 		mod(r)
 		return strings.Join(r, ",") + "\n"
@@ -62,6 +65,7 @@ func TestReadErrors(t *testing.T) {
 		{head + row(func(r []string) { r[3] = "maybe" }), 2, "censored"},
 		{head + row(func(r []string) { r[6] = "NaN" }), 2, "gpus"},
 		{head + row(func(r []string) { r[0] = "" }), 2, "id"},
+		{head + row(func(r []string) { r[17] = "crashed" }), 2, "outcome"},
 	}
 	for _, c := range cases {
 		_, err := ReadCSV("t.csv", strings.NewReader(c.body))
@@ -109,4 +113,45 @@ func FuzzReadCSV(f *testing.F) {
 			t.Fatalf("accepted rows do not survive a write and read: %v", err)
 		}
 	})
+}
+
+// oldJob is the table's row before the outcome column.
+type oldJob struct {
+	ID             string  `parquet:"id"`
+	Submit         float64 `parquet:"submit_s"`
+	Duration       float64 `parquet:"duration_s"`
+	Censored       bool    `parquet:"censored"`
+	Iterations     int64   `parquet:"iterations"`
+	IterationScale int64   `parquet:"iteration_scale"`
+	GPUs           float64 `parquet:"gpus"`
+	GPUType        string  `parquet:"gpu_type"`
+	Model          string  `parquet:"model"`
+	Batch          int64   `parquet:"batch"`
+	Deadline       float64 `parquet:"deadline_s"`
+	User           string  `parquet:"user"`
+	VC             string  `parquet:"vc"`
+	Status         string  `parquet:"status"`
+	Attempt        int32   `parquet:"attempt"`
+	Zone           string  `parquet:"zone"`
+	Source         string  `parquet:"source"`
+}
+
+// Tables written before the outcome column read as before, with no
+// outcome: the CSV header without it and a Parquet file without the
+// column. (Fails on a reader that requires the column.)
+func TestTablesWithoutOutcomeRead(t *testing.T) {
+	old := "id,submit_s,duration_s,censored,iterations,iteration_scale,gpus,gpu_type,model,batch,deadline_s,user,vc,status,attempt,zone,source\n" +
+		"j1,10,20,false,0,1,2,,,0,0,u,v,Failed,0,,philly\n"
+	jobs, err := ReadCSV("old.csv", strings.NewReader(old))
+	if err != nil || len(jobs) != 1 || jobs[0].Status != "Failed" || jobs[0].Outcome != "" {
+		t.Fatalf("old CSV: %+v %v", jobs, err)
+	}
+	path := filepath.Join(t.TempDir(), "old.parquet")
+	if err := parquet.WriteFile(path, []oldJob{{ID: "j1", Submit: 10, Duration: 20, IterationScale: 1, GPUs: 2, Status: "Killed", Source: "philly"}}); err != nil {
+		t.Fatal(err)
+	}
+	jobs, err = ReadFile(path)
+	if err != nil || len(jobs) != 1 || jobs[0].ID != "j1" || jobs[0].Status != "Killed" || jobs[0].Outcome != "" {
+		t.Fatalf("old Parquet: %+v %v", jobs, err)
+	}
 }
