@@ -246,4 +246,3 @@ func BenchmarkSynthesiseYear(b *testing.B) {
 	}
 	b.ReportMetric(float64(n), "events")
 }
-
