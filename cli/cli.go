@@ -73,6 +73,7 @@ var commands = []func(*policy.Registry) *cobra.Command{
 	newSimulateCmd,
 	newPoliciesCmd,
 	newTraceCmd,
+	newFaultsCmd,
 	newSweepCmd,
 	newReproduceCmd,
 	newPlotCmd,

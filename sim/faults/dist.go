@@ -14,7 +14,11 @@ import (
 // "14d", "2w"). It refuses negative, NaN and infinite values. Go's
 // time.ParseDuration is not used: it has no days, and "1h30m" forms add
 // nothing a spec needs.
-func parseDuration(s string) (float64, error) {
+func parseDuration(s string) (float64, error) { return ParseDuration(s) }
+
+// ParseDuration reads a duration as a faults spec writes it (parseDuration
+// documents the forms), for the CLI's flags.
+func ParseDuration(s string) (float64, error) {
 	s = strings.TrimSpace(s)
 	mult := 1.0
 	if n := len(s); n > 0 {
