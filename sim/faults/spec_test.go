@@ -99,3 +99,29 @@ func TestParseDuration(t *testing.T) {
 		}
 	}
 }
+
+// Any text either parses into a spec whose processes synthesise valid
+// events, or fails with an *input.Error; it never panics.
+func FuzzParseSpec(f *testing.F) {
+	for _, name := range PresetNames() {
+		_, text, _ := Preset(name)
+		f.Add(text)
+	}
+	f.Add("failures:\n  - {rate: 1, shape: 0.5, repair: {dist: lognormal, mean: 1h, sigma: 1}}\nmaintenance:\n  - {every: 1d, phase: 2h, duration: 1h}\n")
+	c := testCluster(f)
+	f.Fuzz(func(t *testing.T, text string) {
+		s, err := ParseSpec("f.yaml", []byte(text))
+		if err != nil {
+			var ie *input.Error
+			if !errors.As(err, &ie) {
+				t.Fatalf("%v is not an *input.Error", err)
+			}
+			return
+		}
+		// A bounded window: rates a fuzzer writes may be huge, the event
+		// cap then answers with an error, not memory.
+		if _, err := Synthesise(s, c, 1, 0, 3600); err != nil && !strings.Contains(err.Error(), "events") {
+			t.Fatalf("synthesis: %v", err)
+		}
+	})
+}

@@ -68,6 +68,7 @@ func Synthesise(spec *Spec, c *sim.Cluster, seed int64, start, end sim.Time) ([]
 	}
 	var out []sim.ClusterEvent
 	var clocks []clock
+	expected := 0.0
 	for _, gpu := range c.Types {
 		g := float64(c.NodeCapacity(gpu))
 		for ord, node := range c.NodesOfType(gpu) {
@@ -116,6 +117,26 @@ func Synthesise(spec *Spec, c *sim.Cluster, seed int64, start, end sim.Time) ([]
 			}
 			if len(clocks) == 0 {
 				continue
+			}
+			// Refuse a spec whose rates would exceed MaxEvents before
+			// drawing them (a typo such as "rate: 1e6" fails at once, not
+			// after gigabytes): each clock fires about window/mean times
+			// at most, each firing two events.
+			for _, k := range clocks {
+				mean := k.scale * math.Gamma(1+1/max(k.f.shapeOr1(), 0.1))
+				switch k.kind {
+				case kindMaintenance:
+					mean = k.m.Every
+					if mean == 0 {
+						mean = k.scale
+					}
+				case kindSpot:
+					mean = k.s.Mean
+				}
+				expected += 2 * float64(end-start) / mean
+			}
+			if expected > MaxEvents {
+				return nil, fmt.Errorf("faults %s: the processes would give about %.3g events in the run's window, more than %d; lower the rates or shorten the window", spec.Name, expected, MaxEvents)
 			}
 			var err error
 			out, err = runNode(out, clocks, node, float64(start), float64(end))
@@ -194,6 +215,14 @@ func (k *clock) reset(t float64) {
 	case kindSpot:
 		k.next = t + k.s.Mean*k.rng.ExpFloat64()
 	}
+}
+
+// shapeOr1 is a failure's Weibull shape; 1 for a clock without one.
+func (f *Failure) shapeOr1() float64 {
+	if f == nil {
+		return 1
+	}
+	return f.Shape
 }
 
 // cause draws a failure cause by weight, in the spec's order.

@@ -2,6 +2,7 @@ package faults
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/arena-sim/arena/sim"
@@ -183,12 +184,18 @@ func TestDeterministicAndValid(t *testing.T) {
 	if len(a) == len(d) && a[0] == d[0] {
 		t.Error("seeds 42 and 43 gave the same events")
 	}
-	rows := make([]row, len(a))
-	for i, e := range a {
-		rows[i] = row{line: i + 2, time: float64(e.Time), nodes: []int{e.Node}, kind: e.Kind, notice: float64(e.Notice), cause: e.Cause}
-	}
-	if _, err := validate("synth", rows, c); err != nil {
-		t.Errorf("synthesised events are not a valid sequence: %v", err)
+	for _, name := range PresetNames() {
+		ev, err := Load(name, c, 42, 0, 20*365*day)
+		if err != nil || len(ev) == 0 {
+			t.Fatalf("%s: %d events, %v", name, len(ev), err)
+		}
+		rows := make([]row, len(ev))
+		for i, e := range ev {
+			rows[i] = row{line: i + 2, time: float64(e.Time), nodes: []int{e.Node}, kind: e.Kind, notice: float64(e.Notice), cause: e.Cause}
+		}
+		if _, err := validate("synth", rows, c); err != nil {
+			t.Errorf("%s: synthesised events are not a valid sequence: %v", name, err)
+		}
 	}
 }
 
@@ -245,4 +252,16 @@ func BenchmarkSynthesiseYear(b *testing.B) {
 		n = len(ev)
 	}
 	b.ReportMetric(float64(n), "events")
+}
+
+// A typo'd rate is refused before any event is drawn (the estimate of
+// the count exceeds MaxEvents), not after gigabytes.
+func TestHugeRateRefused(t *testing.T) {
+	s, err := ParseSpec("f.yaml", []byte("failures:\n  - {rate: 1e6, repair: 1s}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Synthesise(s, testCluster(t), 1, 0, 365*day); err == nil || !strings.Contains(err.Error(), "lower the rates") {
+		t.Errorf("%v", err)
+	}
 }
