@@ -338,6 +338,35 @@ func validate(file string, rows []row, c *sim.Cluster) ([]sim.ClusterEvent, erro
 	return out, nil
 }
 
+// Check validates a sequence of events on c as an events file's rows are
+// validated (each node exists, times and notices finite and ≥ 0, a notice
+// only on drain and reclaim, each node's sequence possible): for events
+// built in code, and for the engine's invariant checks. Errors name the
+// event's position (Line is the index + 1).
+func Check(events []sim.ClusterEvent, c *sim.Cluster) error {
+	rows := make([]row, len(events))
+	for i, e := range events {
+		bad := func(field, format string, args ...any) error {
+			return &input.Error{File: "events", Line: i + 1, Field: field, Err: fmt.Errorf(format, args...)}
+		}
+		switch {
+		case e.Node < 0 || e.Node >= len(c.Nodes):
+			return bad("node", "%d: no such node; cluster %s has nodes 0 to %d", e.Node, c.Name, len(c.Nodes)-1)
+		case e.Kind < sim.NodeDown || e.Kind > sim.NodeAdd:
+			return bad("event", "%v: not an event kind", e.Kind)
+		case !(e.Time >= 0) || math.IsInf(float64(e.Time), 0):
+			return bad("time", "%v: want finite seconds ≥ 0", e.Time)
+		case !(e.Notice >= 0) || math.IsInf(float64(e.Notice), 0):
+			return bad("notice", "%v: want finite seconds ≥ 0", e.Notice)
+		case e.Notice != 0 && e.Kind != sim.NodeDrain && e.Kind != sim.NodeReclaim:
+			return bad("notice", "a %s event takes no notice", e.Kind)
+		}
+		rows[i] = row{line: i + 1, time: float64(e.Time), nodes: []int{e.Node}, kind: e.Kind, notice: float64(e.Notice), cause: e.Cause}
+	}
+	_, err := validate("events", rows, c)
+	return err
+}
+
 // readEventsParquet reads the Parquet form: the same columns, flat; time
 // and notice numeric (notice optional, null = none), node a string or an
 // integer, event and cause strings. Line in errors is the row number

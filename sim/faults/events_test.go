@@ -230,3 +230,22 @@ func TestLoadNames(t *testing.T) {
 		t.Errorf("other extension: %v", err)
 	}
 }
+
+// Check refuses what the file reader refuses, for events built in code.
+func TestCheck(t *testing.T) {
+	c := testCluster(t)
+	ok := []sim.ClusterEvent{{Time: 1, Node: 0, Kind: sim.NodeDown}, {Time: 2, Node: 0, Kind: sim.NodeUp}}
+	if err := Check(ok, c); err != nil {
+		t.Fatal(err)
+	}
+	for name, ev := range map[string][]sim.ClusterEvent{
+		"no such node":   {{Time: 1, Node: 9, Kind: sim.NodeDown}},
+		"up of up":       {{Time: 1, Node: 0, Kind: sim.NodeUp}},
+		"notice on down": {{Time: 1, Node: 0, Kind: sim.NodeDown, Notice: 5}},
+		"negative time":  {{Time: -1, Node: 0, Kind: sim.NodeDown}},
+	} {
+		if err := Check(ev, c); err == nil {
+			t.Errorf("%s accepted", name)
+		}
+	}
+}

@@ -106,9 +106,10 @@ func TestWeibullPerGPU(t *testing.T) {
 
 // Periodic maintenance (hand-worked): every 14 days, notice 1 h, window
 // 1 h. Each node's drains are exactly 14 days apart, each followed by its
-// up 2 h later (notice + window), and 140 days hold 9 or 10 of them (10
-// unless the node's phase falls in the first hour, so that its first
-// drain would be before the start).
+// up 2 h later (notice + window), and 140 days hold exactly 10 of them:
+// windows fall at phase + j·14 d with phase in [0, 14 d); the drains
+// before 140 d are j = 0…9 when the phase is at least the 1-hour notice,
+// j = 1…10 when it is less (window 0's drain would precede the start).
 func TestPeriodicMaintenance(t *testing.T) {
 	c := cluster(t, sim.Pool{GPU: "a40", Nodes: 50, GPUsPerNode: 2})
 	ev, err := Load("gcp-maintenance", c, 11, 0, 140*day)
@@ -136,8 +137,8 @@ func TestPeriodicMaintenance(t *testing.T) {
 		}
 	}
 	for n := 0; n < 50; n++ {
-		if count[n] != 9 && count[n] != 10 {
-			t.Errorf("node %d: %d windows in 140 days, want 9 or 10", n, count[n])
+		if count[n] != 10 {
+			t.Errorf("node %d: %d windows in 140 days, want 10", n, count[n])
 		}
 	}
 }
@@ -189,11 +190,7 @@ func TestDeterministicAndValid(t *testing.T) {
 		if err != nil || len(ev) == 0 {
 			t.Fatalf("%s: %d events, %v", name, len(ev), err)
 		}
-		rows := make([]row, len(ev))
-		for i, e := range ev {
-			rows[i] = row{line: i + 2, time: float64(e.Time), nodes: []int{e.Node}, kind: e.Kind, notice: float64(e.Notice), cause: e.Cause}
-		}
-		if _, err := validate("synth", rows, c); err != nil {
+		if err := Check(ev, c); err != nil {
 			t.Errorf("%s: synthesised events are not a valid sequence: %v", name, err)
 		}
 	}
