@@ -94,6 +94,16 @@ type Config struct {
 	Check bool
 	// OnRound, if set, is called after each round (for progress bars).
 	OnRound func(done, total int)
+
+	// Events are the run's cluster events, in time order (exact timing
+	// only): nodes failing, coming back, drained or reclaimed with a
+	// notice, added. See the package documentation's "Faults".
+	Events []ClusterEvent
+	// Checkpoint is every job's checkpoint model (exact timing only);
+	// CheckpointOf, if set, gives each job its own instead. A run with no
+	// events and the zero model is the fault-free engine, unchanged.
+	Checkpoint   Checkpoint
+	CheckpointOf func(*JobSpec) Checkpoint
 }
 
 // DefaultConfig returns the artifact's parameters on cluster c, with no
@@ -166,6 +176,8 @@ type engine struct {
 	vb struct {
 		occupant, before                  []JobID
 		running, pending, arrivals, ended []*Job
+		nodes                             []NodeAvail
+		interrupted                       []*Job
 	}
 	// decisionView and afterView are the Views themselves, reused alike:
 	// one per decision was a no-op run's most frequent allocation. (The
@@ -193,6 +205,10 @@ type engine struct {
 	updCfg     []estimator.Config
 
 	idleRounds int // until-done: consecutive idle rounds with a queue
+
+	// flt is the fault model's state (faultstate.go); nil in a run without
+	// cluster events and checkpoints.
+	flt *faultState
 }
 
 // Run simulates specs (in trace order; specs[i].ID must equal i) under
@@ -282,6 +298,13 @@ func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 	}
 	if r, ok := p.(ViewReader); ok {
 		e.shareView = r.ReadsViewOnly()
+	}
+	if cfg.faulty() {
+		f, err := newFaultState(&e.cfg, specs)
+		if err != nil {
+			return nil, err
+		}
+		e.flt = f
 	}
 	e.res = newResult(e)
 	return e, nil
@@ -605,9 +628,13 @@ func (e *engine) finishJob(j *Job, t Time) {
 func (e *engine) release(j *Job) {
 	e.res.recordHold(e, j, nil)
 	e.occGen++
+	free := NoJob
 	for _, s := range j.GPUs {
 		if e.occupant[s] == j.Spec.ID {
-			e.occupant[s] = NoJob
+			if e.flt != nil {
+				free = e.freeValue(s)
+			}
+			e.occupant[s] = free
 		}
 	}
 	j.GPUs = nil
@@ -616,7 +643,7 @@ func (e *engine) release(j *Job) {
 // decide calls the policy and applies its actions. It reports whether any
 // allocation changed.
 func (e *engine) decide(arrivals, ended []*Job, before []JobID) (bool, error) {
-	if e.quiet && len(arrivals) == 0 && len(ended) == 0 {
+	if e.quiet && len(arrivals) == 0 && len(ended) == 0 && (e.flt == nil || !e.flt.changed && len(e.flt.interrupted) == 0) {
 		// The policy promised nothing would happen (QuietRounds); no slot
 		// changed since its last decision, so decided stays right too.
 		e.decisionNs = append(e.decisionNs, 0)
@@ -642,6 +669,10 @@ func (e *engine) decide(arrivals, ended []*Job, before []JobID) (bool, error) {
 			}
 		}
 	}
+	if e.flt != nil {
+		e.flt.changed = false
+		e.flt.interrupted, e.flt.spareInterrupted = e.flt.spareInterrupted[:0], e.flt.interrupted
+	}
 	changed, err := e.apply(actions, arrivals)
 	if e.decidedGen != e.occGen {
 		copy(e.decided, e.occupant)
@@ -664,6 +695,12 @@ func (e *engine) view(v *View, now Time, arrivals, ended []*Job, before []JobID)
 	}
 	if before != nil {
 		v.BeforeRelease = capped(before)
+	}
+	if e.flt != nil {
+		// Copies: a policy may keep neither, and they are small.
+		e.vb.nodes = append(e.vb.nodes[:0], e.flt.nodes...)
+		e.vb.interrupted = append(e.vb.interrupted[:0], e.flt.interrupted...)
+		v.Nodes, v.Interrupted = e.vb.nodes, e.vb.interrupted
 	}
 	if e.shareView && !e.cfg.Check {
 		return v
@@ -823,17 +860,33 @@ func (e *engine) batchOccupancy(state map[JobID]*tentative, order []JobID) (over
 	for _, id := range order {
 		t := state[id]
 		for _, s := range t.gpus {
-			if holder := ov.at(s); holder != NoJob {
-				a := Action{Kind: Start, Job: id, GPUs: t.gpus}
-				if e.jobs[id].Status == Running {
-					a.Kind = Reallocate
+			holder := ov.at(s)
+			if e.flt != nil && holder != id {
+				// A job may keep the slots it holds on a draining node;
+				// no job may take one of a node that is not available.
+				if n := e.cfg.Cluster.NodeOf(s); e.flt.nodes[n].State != NodeAvailable && e.occupant[s] != id {
+					return ov, e.actionError(e.batchAction(id, t), "GPU %d: node %d is %s and takes no new job", s, n, e.flt.nodes[n].State)
 				}
-				return ov, e.actionError(a, "GPU %d (node %d) would be held twice: %s holds it", s, e.cfg.Cluster.NodeOf(s), e.jobs[holder].Spec.Alias())
+				if holder == Unavailable {
+					holder = NoJob // its own slot on a draining node, cleared above
+				}
+			}
+			if holder != NoJob {
+				return ov, e.actionError(e.batchAction(id, t), "GPU %d (node %d) would be held twice: %s holds it", s, e.cfg.Cluster.NodeOf(s), e.jobs[holder].Spec.Alias())
 			}
 			ov.set(s, id)
 		}
 	}
 	return ov, nil
+}
+
+// batchAction is the action a rejection of job id's final state names.
+func (e *engine) batchAction(id JobID, t *tentative) Action {
+	a := Action{Kind: Start, Job: id, GPUs: t.gpus}
+	if e.jobs[id].Status == Running {
+		a.Kind = Reallocate
+	}
+	return a
 }
 
 // commitBatch is apply's last pass, run only on a batch already found
@@ -935,7 +988,11 @@ func (o overlay) commit() {
 		e.occGen++
 	}
 	for _, s := range e.ovList {
-		e.occupant[s] = e.ovVal[s]
+		v := e.ovVal[s]
+		if v == NoJob && e.flt != nil {
+			v = e.freeValue(s)
+		}
+		e.occupant[s] = v
 	}
 }
 
@@ -952,6 +1009,9 @@ func (e *engine) setAlloc(j *Job, gpus []int) {
 			j.readyAt = e.now.Add(e.cfg.Overhead.Cost(j.change, len(gpus)))
 			if j.Reconfigs == 1 && e.cfg.ProfilingDelay != nil {
 				j.readyAt = j.readyAt.Add(e.cfg.ProfilingDelay(j.Spec))
+			}
+			if e.flt != nil {
+				e.faultAlloc(j, len(gpus), true)
 			}
 		}
 		j.lastUpdate = e.now

@@ -146,6 +146,17 @@ type View struct {
 	Ended []*Job
 	// Timing is the engine's timing mode; some artifact quirks depend on it.
 	Timing Timing
+	// Nodes is each node's availability, in Cluster.Nodes order; nil in a
+	// run without cluster events and checkpoints (every node available).
+	// The free slots of a node that is not available read Unavailable in
+	// Occupant; a job keeps running on a draining node until its notice
+	// expires (Until), when it is interrupted unless moved or suspended.
+	Nodes []NodeAvail
+	// Interrupted are the jobs cluster events stopped since the last
+	// decision, in the order they were stopped. They are in Pending
+	// already (at its end), having lost the progress since their last
+	// checkpoint; nil in a run without faults.
+	Interrupted []*Job
 
 	jobs []*Job
 }
@@ -163,6 +174,12 @@ func (v *View) FreeGPUs(n int) int {
 		}
 	}
 	return free
+}
+
+// Available reports whether node n takes new jobs (not down, draining or
+// reclaimed).
+func (v *View) Available(n int) bool {
+	return v.Nodes == nil || v.Nodes[n].State == NodeAvailable
 }
 
 // ActionError is the engine's rejection of a policy's action.
