@@ -104,6 +104,10 @@ type Config struct {
 	// events and the zero model is the fault-free engine, unchanged.
 	Checkpoint   Checkpoint
 	CheckpointOf func(*JobSpec) Checkpoint
+	// FaultModel turns the fault model (its metrics and results files) on
+	// even without events or checkpoints: a run given a failure preset
+	// that happened to draw no event is still a run with faults.
+	FaultModel bool
 }
 
 // DefaultConfig returns the artifact's parameters on cluster c, with no

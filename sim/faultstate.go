@@ -186,7 +186,7 @@ type faultState struct {
 
 // faulty reports whether a configuration asks for the fault model.
 func (c *Config) faulty() bool {
-	return len(c.Events) > 0 || c.Checkpoint != (Checkpoint{}) || c.CheckpointOf != nil
+	return c.FaultModel || len(c.Events) > 0 || c.Checkpoint != (Checkpoint{}) || c.CheckpointOf != nil
 }
 
 // newFaultState validates the run's events and checkpoint model and sets up
