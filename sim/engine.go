@@ -704,7 +704,7 @@ func (e *engine) view(v *View, now Time, arrivals, ended []*Job, before []JobID)
 		// Copies: a policy may keep neither, and they are small.
 		e.vb.nodes = append(e.vb.nodes[:0], e.flt.nodes...)
 		e.vb.interrupted = append(e.vb.interrupted[:0], e.flt.interrupted...)
-		v.Nodes, v.Interrupted = e.vb.nodes, e.vb.interrupted
+		v.Nodes, v.Interrupted, v.NodesChanged = e.vb.nodes, e.vb.interrupted, e.flt.changed
 	}
 	if e.shareView && !e.cfg.Check {
 		return v

@@ -157,6 +157,10 @@ type View struct {
 	// already (at its end), having lost the progress since their last
 	// checkpoint; nil in a run without faults.
 	Interrupted []*Job
+	// NodesChanged: some node's availability changed since the last
+	// decision (a node went down, came back, was drained or reclaimed):
+	// capacity may have appeared or a notice started.
+	NodesChanged bool
 
 	jobs []*Job
 }
@@ -174,6 +178,14 @@ func (v *View) FreeGPUs(n int) int {
 		}
 	}
 	return free
+}
+
+// Quiet reports whether nothing happened since the last decision that a
+// policy acting on events must see: no arrival, no ended job, no
+// interruption, no change of node availability. (Policies that implement
+// QuietRounds return early on it.)
+func (v *View) Quiet() bool {
+	return len(v.Ended) == 0 && len(v.Arrivals) == 0 && len(v.Interrupted) == 0 && !v.NodesChanged
 }
 
 // Available reports whether node n takes new jobs (not down, draining or

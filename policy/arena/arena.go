@@ -148,7 +148,7 @@ func (p *Policy) Schedule(v *sim.View) ([]sim.Action, error) {
 	if p.variant.Deadline {
 		p.markTimedOut(v)
 	}
-	if len(v.Ended) == 0 && len(v.Arrivals) == 0 {
+	if v.Quiet() {
 		return nil, nil
 	}
 	r := p.newRound(v)

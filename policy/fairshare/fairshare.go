@@ -169,7 +169,7 @@ func (p *Policy) placeChosen(v *sim.View, cs, chosen []*cand, acts []sim.Action)
 			delete(p.startedAt, x.j.Spec.ID)
 		}
 	}
-	table := placement.NewTable(c, v.Occupant)
+	table := placement.FromView(v)
 	for _, a := range acts {
 		if a.Kind == sim.Suspend {
 			table.Clear(a.Job)

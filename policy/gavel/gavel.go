@@ -220,7 +220,7 @@ func (g *Gavel) Schedule(v *sim.View) ([]sim.Action, error) {
 	for _, j := range v.Ended {
 		g.rows.Remove(j.Spec.ID)
 	}
-	if len(v.Ended) == 0 && len(v.Arrivals) == 0 {
+	if v.Quiet() {
 		return nil, nil
 	}
 	plan := NewPlan(v)

@@ -84,13 +84,13 @@ func Schedule(v *sim.View, est estimator.Estimator, order []*sim.Job) []sim.Acti
 			}
 		}
 	}
-	table := placement.NewTable(v.Cluster, v.Occupant)
+	table := placement.FromView(v)
 	var actions []sim.Action
 	for _, j := range v.Running {
 		if !keep[j.Spec.ID] {
 			actions = append(actions, sim.Action{Kind: sim.Suspend, Job: j.Spec.ID, Reason: "preempted by higher-priority jobs"})
 			for _, s := range j.GPUs {
-				table.Occupant[s] = sim.NoJob
+				table.Release(s)
 			}
 		}
 	}
