@@ -443,8 +443,15 @@ func (f *faultState) stat(cause string) *causeStat {
 	return cs
 }
 
-// recordAvail appends an availability.parquet row for an event on node n.
+// recordAvail appends an availability.parquet row for an event on node n,
+// and writes node n's slots into the slot table of the last decision
+// (View.BeforeRelease) as they are now: a policy comparing against it
+// (Arena's node-swap fix-up) must not see the GPUs of a node that went
+// down as its jobs' still.
 func (e *engine) recordAvail(n int, kind, cause string, interrupted int, lost float64) {
+	node := e.cfg.Cluster.Nodes[n]
+	lo, hi := node.FirstSlot, node.FirstSlot+node.Capacity
+	copy(e.decided[lo:hi], e.occupant[lo:hi])
 	c := e.cfg.Cluster
 	gpu := c.Nodes[n].GPU
 	t := c.TypeIndex(gpu)

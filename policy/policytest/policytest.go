@@ -244,7 +244,14 @@ var cases = []rule{
 		var errs []error
 		for _, a := range res.Allocations {
 			n := c.NodeOf(int(a.FirstSlot))
-			if (n == 0 || n == 2) && a.Start >= 300 && a.Start < 5000 || n == 3 && a.Start < 2000 {
+			if !((n == 0 || n == 2) && a.Start >= 300 && a.Start < 5000 || n == 3 && a.Start < 2000) {
+				continue
+			}
+			kept := true
+			for s := a.FirstSlot; s < a.FirstSlot+a.Slots; s++ {
+				kept = kept && keptAt(res.Allocations, a.Job, s, a.Start)
+			}
+			if !kept {
 				errs = append(errs, fmt.Errorf("job %d got GPUs of node %d at %v s, while it took no new job", a.Job, n, a.Start))
 			}
 		}
@@ -260,6 +267,17 @@ var cases = []rule{
 		}
 		return nil
 	}},
+}
+
+// keptAt reports whether job held slot s until t (a holding ending at t):
+// a new holding from t is then the same GPU kept.
+func keptAt(allocs []sim.AllocRecord, job, s int32, t float64) bool {
+	for _, a := range allocs {
+		if a.Job == job && a.End == t && s >= a.FirstSlot && s < a.FirstSlot+a.Slots {
+			return true
+		}
+	}
+	return false
 }
 
 func unjoin(err error) []error {
