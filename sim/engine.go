@@ -575,7 +575,9 @@ func (e *engine) extend() bool {
 	if done {
 		return false
 	}
-	if len(e.running) == 0 && len(e.pending) > 0 && len(e.arrived) == 0 && arrivedAll {
+	// A cluster event still to come (a node coming back) may let the
+	// policy place the queue: not stuck yet.
+	if len(e.running) == 0 && len(e.pending) > 0 && len(e.arrived) == 0 && arrivedAll && (e.flt == nil || e.flt.toCome == 0) {
 		e.idleRounds++
 	} else {
 		e.idleRounds = 0
@@ -632,13 +634,18 @@ func (e *engine) finishJob(j *Job, t Time) {
 func (e *engine) release(j *Job) {
 	e.res.recordHold(e, j, nil)
 	e.occGen++
-	free := NoJob
+	if e.flt != nil {
+		for _, s := range j.GPUs {
+			if e.occupant[s] == j.Spec.ID {
+				e.occupant[s] = e.freeValue(s)
+			}
+		}
+		j.GPUs = nil
+		return
+	}
 	for _, s := range j.GPUs {
 		if e.occupant[s] == j.Spec.ID {
-			if e.flt != nil {
-				free = e.freeValue(s)
-			}
-			e.occupant[s] = free
+			e.occupant[s] = NoJob
 		}
 	}
 	j.GPUs = nil
@@ -991,12 +998,18 @@ func (o overlay) commit() {
 	if len(e.ovList) > 0 {
 		e.occGen++
 	}
-	for _, s := range e.ovList {
-		v := e.ovVal[s]
-		if v == NoJob && e.flt != nil {
-			v = e.freeValue(s)
+	if e.flt != nil {
+		for _, s := range e.ovList {
+			v := e.ovVal[s]
+			if v == NoJob {
+				v = e.freeValue(s)
+			}
+			e.occupant[s] = v
 		}
-		e.occupant[s] = v
+		return
+	}
+	for _, s := range e.ovList {
+		e.occupant[s] = e.ovVal[s]
 	}
 }
 

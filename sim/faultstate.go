@@ -178,6 +178,8 @@ type faultState struct {
 	// availBy[t]: GPUs of type t on available nodes.
 	availBy []int
 	byCause map[string]*causeStat
+	// toCome: the run's events not applied yet.
+	toCome int
 	// samples: samples processed, kept or not (goodput).
 	samples  float64
 	timeline []AvailRecord
@@ -229,7 +231,7 @@ func newFaultState(cfg *Config, specs []JobSpec) (*faultState, error) {
 			}
 		}
 	}
-	f.events = cfg.Events
+	f.events, f.toCome = cfg.Events, len(cfg.Events)
 	for n, node := range c.Nodes {
 		if f.nodes[n].State == NodeAvailable {
 			f.availBy[c.TypeIndex(node.GPU)] += node.Capacity
@@ -318,6 +320,7 @@ func (e *engine) clusterEvent(ev *event) {
 		return
 	}
 	ce := f.events[ev.round]
+	f.toCome--
 	n := ce.Node
 	cause := ce.Cause
 	if cause == "" {
