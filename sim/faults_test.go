@@ -319,3 +319,25 @@ func TestFaultYoungDaly(t *testing.T) {
 		t.Errorf("τ = √(2δM) loses %.4f, τ/4 %.4f, 4τ %.4f: want the least at √(2δM)", lost[tauOpt], lost[tauOpt/4], lost[4*tauOpt])
 	}
 }
+
+// TestFaultUntilDoneWaitsForRepair: an until-done run whose only GPU type
+// is down for longer than IdleStop rounds is not stuck while a repair is
+// still to come: the job runs once its nodes are back. (Before, the run
+// stopped after IdleStop idle rounds with the job pending.)
+func TestFaultUntilDoneWaitsForRepair(t *testing.T) {
+	cfg := baseConfig(t, Exact, 5)
+	cfg.UntilDone, cfg.MaxRounds = true, 1000
+	back := Time(1000 + 300*(IdleStop+50))
+	cfg.Events = []ClusterEvent{
+		{Time: 900, Node: 0, Kind: NodeDown}, {Time: 900, Node: 1, Kind: NodeDown},
+		{Time: back, Node: 0, Kind: NodeUp}, {Time: back, Node: 1, Kind: NodeUp},
+	}
+	res, err := Run(context.Background(), cfg, restarter{}, faultJob(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Started at the repair (a round boundary), 300 s overhead, 5526 s.
+	if len(res.JCTs) != 1 || !near(res.JCTs[0], float64(back)+300+5526-1000) {
+		t.Fatalf("JCTs %v, want [%v]", res.JCTs, float64(back)+300+5526-1000)
+	}
+}
