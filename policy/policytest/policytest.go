@@ -19,7 +19,8 @@
 //     cluster are handled (no error, no crash, nothing impossible started);
 //   - a minimum workload — a few small jobs on an idle cluster — all finish
 //     within the horizon (a policy that never starts anything fails);
-//   - faults (exact timing; the engine refuses them in artifact timing):
+//   - faults (exact timing; in artifact timing the rule checks that the
+//     engine refuses them, naming exact timing):
 //     nodes failing under running jobs and coming back, and drains with a
 //     notice, with checkpoints on — every job still finishes, no job is
 //     started on a node that is down or draining (the engine refuses it,
@@ -38,6 +39,7 @@ import (
 	"io"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/arena-sim/arena/estimator"
@@ -197,7 +199,7 @@ var cases = []rule{
 	}},
 	{"nodes failing under running jobs", func(h *harness, timing sim.Timing) []error {
 		if timing != sim.Exact {
-			return nil // faults need exact timing
+			return refusesFaults(h)
 		}
 		evs := []sim.ClusterEvent{
 			{Time: 30, Node: 0, Kind: sim.NodeDown, Cause: "gpu"},
@@ -222,7 +224,7 @@ var cases = []rule{
 	}},
 	{"drain with notice", func(h *harness, timing sim.Timing) []error {
 		if timing != sim.Exact {
-			return nil
+			return refusesFaults(h)
 		}
 		// Nodes 0 (a40) and 2 (a10) drained at 300 s with 20 minutes'
 		// notice, back at 5000 s; node 3 absent until 2000 s.
@@ -373,6 +375,19 @@ const watch runOption = 1 // wrap the policy in the view-mutation watcher
 // run builds a fresh policy and simulates jobs on cs with the checker on.
 func (h *harness) run(cs sim.ClusterSpec, jobs []sim.JobSpec, timing sim.Timing, rounds int, opt runOption) (res *sim.Result, err error) {
 	return h.runWith(cs, jobs, timing, rounds, opt, func(*sim.Config) {})
+}
+
+// refusesFaults is a fault rule in artifact timing: the engine refuses
+// cluster events there (the artifact's rounds know none) with an error
+// saying so, before the policy runs.
+func refusesFaults(h *harness) []error {
+	_, err := h.runWith(twoTypes, minimumWorkload(), sim.Artifact, 10, 0, func(cfg *sim.Config) {
+		cfg.Events = []sim.ClusterEvent{{Time: 300, Node: 0, Kind: sim.NodeDown}}
+	})
+	if err == nil || !strings.Contains(err.Error(), "exact timing") {
+		return []error{fmt.Errorf("cluster events in artifact timing: got %v, want the engine's refusal naming exact timing", err)}
+	}
+	return nil
 }
 
 // runFaults is run in exact timing with cluster events and a checkpoint
