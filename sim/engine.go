@@ -708,8 +708,12 @@ func (e *engine) view(v *View, now Time, arrivals, ended []*Job, before []JobID)
 		v.BeforeRelease = capped(before)
 	}
 	if e.flt != nil {
-		// Copies: a policy may keep neither, and they are small.
-		e.vb.nodes = append(e.vb.nodes[:0], e.flt.nodes...)
+		// Copies: a policy may keep neither. A ViewReader's copy of the
+		// nodes is remade only when they changed (it leaves it alone).
+		if !e.shareView || e.flt.viewStale || len(e.vb.nodes) != len(e.flt.nodes) {
+			e.vb.nodes = append(e.vb.nodes[:0], e.flt.nodes...)
+			e.flt.viewStale = false
+		}
 		e.vb.interrupted = append(e.vb.interrupted[:0], e.flt.interrupted...)
 		v.Nodes, v.Interrupted, v.NodesChanged = e.vb.nodes, e.vb.interrupted, e.flt.changed
 	}

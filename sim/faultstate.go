@@ -180,6 +180,11 @@ type faultState struct {
 	byCause map[string]*causeStat
 	// toCome: the run's events not applied yet.
 	toCome int
+	// noticed counts the nodes draining or reclaiming (the only ones not
+	// available whose GPUs jobs may hold).
+	noticed int
+	// viewStale: nodes changed since the View's copy was made.
+	viewStale bool
 	// samples: samples processed, kept or not (goodput).
 	samples  float64
 	timeline []AvailRecord
@@ -297,7 +302,14 @@ func (e *engine) setNode(n int, st NodeState, until Time, cause string) {
 	} else if was != NodeAvailable && st == NodeAvailable {
 		f.availBy[t] += node.Capacity
 	}
+	if was == NodeDraining || was == NodeReclaiming {
+		f.noticed--
+	}
+	if st == NodeDraining || st == NodeReclaiming {
+		f.noticed++
+	}
 	f.nodes[n] = NodeAvail{State: st, Until: until, Since: e.now}
+	f.viewStale = true
 	f.cause[n] = cause
 	if ex := f.expiry[n]; ex != nil && (st == NodeAvailable || st == NodeOffline) {
 		e.events.remove(ex)

@@ -166,10 +166,12 @@ func (r *Result) recordDigest(e *engine) {
 		for t := range idle {
 			idle[t] -= e.cfg.Cluster.TotalGPUs(r.Types[t]) - e.flt.availBy[t]
 		}
-		for _, j := range e.running {
-			for _, s := range j.GPUs {
-				if e.flt.nodes[e.cfg.Cluster.NodeOf(s)].State != NodeAvailable {
-					idle[j.typ]++
+		if e.flt.noticed > 0 {
+			for _, j := range e.running {
+				for _, s := range j.GPUs {
+					if e.flt.nodes[e.cfg.Cluster.NodeOf(s)].State != NodeAvailable {
+						idle[j.typ]++
+					}
 				}
 			}
 		}
