@@ -188,6 +188,28 @@ func (v *View) Quiet() bool {
 	return len(v.Ended) == 0 && len(v.Arrivals) == 0 && len(v.Interrupted) == 0 && !v.NodesChanged
 }
 
+// UsableGPUs is the GPUs of type gpu a decision may plan with: every GPU
+// of the type but the free ones of nodes that take no new job (down,
+// draining, reclaimed). Without faults, Cluster.TotalGPUs.
+func (v *View) UsableGPUs(gpu string) int {
+	n := v.Cluster.TotalGPUs(gpu)
+	if v.Nodes == nil {
+		return n
+	}
+	for _, i := range v.Cluster.NodesOfType(gpu) {
+		if v.Nodes[i].State == NodeAvailable {
+			continue
+		}
+		node := v.Cluster.Nodes[i]
+		for s := node.FirstSlot; s < node.FirstSlot+node.Capacity; s++ {
+			if v.Occupant[s] == Unavailable {
+				n--
+			}
+		}
+	}
+	return n
+}
+
 // Available reports whether node n takes new jobs (not down, draining or
 // reclaimed).
 func (v *View) Available(n int) bool {

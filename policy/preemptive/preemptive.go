@@ -62,7 +62,7 @@ func Schedule(v *sim.View, est estimator.Estimator, order []*sim.Job) []sim.Acti
 	types := v.Cluster.Types
 	left := make([]int, len(types))
 	for t, gpu := range types {
-		left[t] = v.Cluster.TotalGPUs(gpu)
+		left[t] = v.UsableGPUs(gpu) // without faults, TotalGPUs
 	}
 	admitted := make([]bool, len(order))
 	// The running jobs admitted: the only ones the suspension pass looks
