@@ -45,8 +45,8 @@ func TestPoliciesCheck(t *testing.T) {
 	if err != nil {
 		t.Fatalf("fcfs failed the suite: %v\n%s", err, out)
 	}
-	if !strings.Contains(out, "fcfs: 12 of 12 cases passed") || strings.Contains(out, "FAIL") {
-		t.Errorf("fcfs: want 12 of 12 cases passed, got:\n%s", out)
+	if !strings.Contains(out, "fcfs: 16 of 16 cases passed") || strings.Contains(out, "FAIL") {
+		t.Errorf("fcfs: want 16 of 16 cases passed, got:\n%s", out)
 	}
 
 	if _, err := exec.LookPath("python3"); err != nil {

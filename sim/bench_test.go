@@ -1,10 +1,13 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"math/rand"
 	"os"
 	"runtime/debug"
+	"slices"
 	"testing"
 	"time"
 
@@ -128,5 +131,49 @@ func BenchmarkEngineNoop(b *testing.B) {
 				b.ReportMetric(float64(events)/loop.Seconds(), "loop-events/s")
 			})
 		}
+	}
+}
+
+// BenchmarkEngineFaults is BenchmarkEngine's exact run without and with
+// faults: each of its 256 nodes fails every 2 days on average
+// (exponential, seeded), down for an hour; checkpoints every 30 min
+// (cost 60 s, restore 120 s). About 900 failures in the 7-day window.
+// events/cpu-s as in BenchmarkEngineNoop; the fault run's own cluster
+// events count as events.
+func BenchmarkEngineFaults(b *testing.B) {
+	db, _ := estimator.DefaultProfileDB()
+	m, _ := estimator.ParseModel("gpt-760m")
+	c, _ := NewCluster(ClusterSpec{Name: "bench", Pools: []Pool{{GPU: "a40", Nodes: 256, GPUsPerNode: 2}}})
+	specs := make([]JobSpec, 20000)
+	for i := range specs {
+		specs[i] = JobSpec{ID: JobID(i), Submit: Time(30 * i), Workload: estimator.Workload{Model: m, Batch: 128}, Iterations: int64(500 + i%7*300), GPU: "a40", GPUs: 1 + i%2}
+	}
+	rng := rand.New(rand.NewSource(1))
+	var evs []ClusterEvent
+	for n := range c.Nodes {
+		for t := rng.ExpFloat64() * 2 * 86400; t < 600000; t += 3600 + rng.ExpFloat64()*2*86400 {
+			evs = append(evs, ClusterEvent{Time: Time(t), Node: n, Kind: NodeDown, Cause: "gpu"}, ClusterEvent{Time: Time(t + 3600), Node: n, Kind: NodeUp})
+		}
+	}
+	slices.SortStableFunc(evs, func(a, b ClusterEvent) int { return cmp.Compare(a.Time, b.Time) })
+	for _, faulty := range []bool{false, true} {
+		b.Run(map[bool]string{false: "none", true: "faults"}[faulty], func(b *testing.B) {
+			cfg := DefaultConfig(c, db.View(estimator.ViewOptimal))
+			cfg.IterationScale = 5
+			cfg.Rounds, cfg.Overhead = 2000, Overhead{PerGPU: 10, Cap: 40}
+			if faulty {
+				cfg.Events, cfg.Checkpoint = evs, Checkpoint{Interval: 1800, Cost: 60, Restore: 120}
+			}
+			events, c0 := 0, cpuSeconds()
+			for b.Loop() {
+				res, err := Run(context.Background(), cfg, greedy{}, specs)
+				if err != nil {
+					b.Fatal(err)
+				}
+				events += res.Events
+			}
+			b.ReportMetric(float64(events)/(cpuSeconds()-c0), "events/cpu-s")
+			b.ReportMetric(float64(len(evs)), "cluster-events")
+		})
 	}
 }

@@ -53,6 +53,9 @@ func (e *engine) checkState() error {
 		}
 	}
 	for s, occ := range e.occupant {
+		if occ == Unavailable && held[s] == NoJob && e.flt != nil {
+			continue // checkFaults checks its node
+		}
 		if occ != held[s] {
 			return e.invariantf("GPU %d: slot table says job %v but no running job holds it", s, occ)
 		}
@@ -88,6 +91,9 @@ func (e *engine) checkState() error {
 		}
 		e.lastRemain[id] = j.Remaining
 		e.revalued[id] = false
+	}
+	if e.flt != nil {
+		return e.checkFaults()
 	}
 	return nil
 }

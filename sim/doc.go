@@ -43,6 +43,40 @@
 // changed pay the overhead out of the round's throughput or, beyond 300 s,
 // as a time debt that zeroes their throughput and skips progress updates.
 //
+// # Faults
+//
+// Config.Events (cluster events: a node goes down, comes back, is drained
+// or reclaimed with a notice, is added) and Config.Checkpoint (interval τ
+// of progress time, cost δ to write, restore R) turn on the fault model,
+// in exact timing only (artifact timing refuses them: it reproduces the
+// artifact's fault-free rounds). Without either, the engine is the
+// fault-free one, unchanged: every hook is behind one nil test.
+//
+// Events are applied in time order, after completions and before arrivals
+// and rounds at equal times. A node is available, draining/reclaiming
+// (until its notice expires at Time+Notice: it takes no new job, its jobs
+// run on) or down; a node whose first event is NodeAdd is down until it.
+// The free GPUs of a node not available read Unavailable in the slot
+// table, and the engine refuses a start or reallocation onto them (a job
+// may keep GPUs it already holds on a draining node). A NodeDown, or a
+// notice expiring, interrupts every job holding a GPU on the node: its
+// progress falls back to its last save point — the later of the start of
+// its current configuration (a start, reallocation or suspension saves its
+// state, as they always have) and its last completed checkpoint — and it
+// joins the end of the pending queue, listed in View.Interrupted at the
+// next decision. Its next start pays the overhead profile's restart cost
+// plus R. A running job alternates τ of progress and δ of writing (no
+// progress), from its configuration's ready time; it writes no checkpoint
+// at its end. With ScheduleOnEvents the policy is also called after
+// cluster events.
+//
+// Result.Faults holds the accounting (summary.json's "faults" section,
+// jobs.parquet's fault columns, availability.parquet): progress lost,
+// recovery time (restart and restore after interruptions), effective
+// training time ratio, goodput, per-cause breakdown. JobSpec.Outcome
+// ("failed", "killed") changes nothing of how a job runs: it runs the work
+// the trace recorded and is counted apart (jobs_failed, jobs_killed).
+//
 // # Guarantees
 //
 // Same inputs ⇒ byte-identical results: nothing depends on map order or the

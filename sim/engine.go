@@ -94,6 +94,20 @@ type Config struct {
 	Check bool
 	// OnRound, if set, is called after each round (for progress bars).
 	OnRound func(done, total int)
+
+	// Events are the run's cluster events, in time order (exact timing
+	// only): nodes failing, coming back, drained or reclaimed with a
+	// notice, added. See the package documentation's "Faults".
+	Events []ClusterEvent
+	// Checkpoint is every job's checkpoint model (exact timing only);
+	// CheckpointOf, if set, gives each job its own instead. A run with no
+	// events and the zero model is the fault-free engine, unchanged.
+	Checkpoint   Checkpoint
+	CheckpointOf func(*JobSpec) Checkpoint
+	// FaultModel turns the fault model (its metrics and results files) on
+	// even without events or checkpoints: a run given a failure preset
+	// that happened to draw no event is still a run with faults.
+	FaultModel bool
 }
 
 // DefaultConfig returns the artifact's parameters on cluster c, with no
@@ -166,6 +180,8 @@ type engine struct {
 	vb struct {
 		occupant, before                  []JobID
 		running, pending, arrivals, ended []*Job
+		nodes                             []NodeAvail
+		interrupted                       []*Job
 	}
 	// decisionView and afterView are the Views themselves, reused alike:
 	// one per decision was a no-op run's most frequent allocation. (The
@@ -193,6 +209,10 @@ type engine struct {
 	updCfg     []estimator.Config
 
 	idleRounds int // until-done: consecutive idle rounds with a queue
+
+	// flt is the fault model's state (faultstate.go); nil in a run without
+	// cluster events and checkpoints.
+	flt *faultState
 }
 
 // Run simulates specs (in trace order; specs[i].ID must equal i) under
@@ -282,6 +302,13 @@ func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 	}
 	if r, ok := p.(ViewReader); ok {
 		e.shareView = r.ReadsViewOnly()
+	}
+	if cfg.faulty() {
+		f, err := newFaultState(&e.cfg, specs)
+		if err != nil {
+			return nil, err
+		}
+		e.flt = f
 	}
 	e.res = newResult(e)
 	return e, nil
@@ -548,7 +575,9 @@ func (e *engine) extend() bool {
 	if done {
 		return false
 	}
-	if len(e.running) == 0 && len(e.pending) > 0 && len(e.arrived) == 0 && arrivedAll {
+	// A cluster event still to come (a node coming back) may let the
+	// policy place the queue: not stuck yet.
+	if len(e.running) == 0 && len(e.pending) > 0 && len(e.arrived) == 0 && arrivedAll && (e.flt == nil || e.flt.toCome == 0) {
 		e.idleRounds++
 	} else {
 		e.idleRounds = 0
@@ -605,6 +634,15 @@ func (e *engine) finishJob(j *Job, t Time) {
 func (e *engine) release(j *Job) {
 	e.res.recordHold(e, j, nil)
 	e.occGen++
+	if e.flt != nil {
+		for _, s := range j.GPUs {
+			if e.occupant[s] == j.Spec.ID {
+				e.occupant[s] = e.freeValue(s)
+			}
+		}
+		j.GPUs = nil
+		return
+	}
 	for _, s := range j.GPUs {
 		if e.occupant[s] == j.Spec.ID {
 			e.occupant[s] = NoJob
@@ -616,7 +654,7 @@ func (e *engine) release(j *Job) {
 // decide calls the policy and applies its actions. It reports whether any
 // allocation changed.
 func (e *engine) decide(arrivals, ended []*Job, before []JobID) (bool, error) {
-	if e.quiet && len(arrivals) == 0 && len(ended) == 0 {
+	if e.quiet && len(arrivals) == 0 && len(ended) == 0 && (e.flt == nil || !e.flt.changed && len(e.flt.interrupted) == 0) {
 		// The policy promised nothing would happen (QuietRounds); no slot
 		// changed since its last decision, so decided stays right too.
 		e.decisionNs = append(e.decisionNs, 0)
@@ -642,6 +680,10 @@ func (e *engine) decide(arrivals, ended []*Job, before []JobID) (bool, error) {
 			}
 		}
 	}
+	if e.flt != nil {
+		e.flt.changed = false
+		e.flt.interrupted, e.flt.spareInterrupted = e.flt.spareInterrupted[:0], e.flt.interrupted
+	}
 	changed, err := e.apply(actions, arrivals)
 	if e.decidedGen != e.occGen {
 		copy(e.decided, e.occupant)
@@ -664,6 +706,16 @@ func (e *engine) view(v *View, now Time, arrivals, ended []*Job, before []JobID)
 	}
 	if before != nil {
 		v.BeforeRelease = capped(before)
+	}
+	if e.flt != nil {
+		// Copies: a policy may keep neither. A ViewReader's copy of the
+		// nodes is remade only when they changed (it leaves it alone).
+		if !e.shareView || e.flt.viewStale || len(e.vb.nodes) != len(e.flt.nodes) {
+			e.vb.nodes = append(e.vb.nodes[:0], e.flt.nodes...)
+			e.flt.viewStale = false
+		}
+		e.vb.interrupted = append(e.vb.interrupted[:0], e.flt.interrupted...)
+		v.Nodes, v.Interrupted, v.NodesChanged = e.vb.nodes, e.vb.interrupted, e.flt.changed
 	}
 	if e.shareView && !e.cfg.Check {
 		return v
@@ -823,17 +875,33 @@ func (e *engine) batchOccupancy(state map[JobID]*tentative, order []JobID) (over
 	for _, id := range order {
 		t := state[id]
 		for _, s := range t.gpus {
-			if holder := ov.at(s); holder != NoJob {
-				a := Action{Kind: Start, Job: id, GPUs: t.gpus}
-				if e.jobs[id].Status == Running {
-					a.Kind = Reallocate
+			holder := ov.at(s)
+			if e.flt != nil && holder != id {
+				// A job may keep the slots it holds on a draining node;
+				// no job may take one of a node that is not available.
+				if n := e.cfg.Cluster.NodeOf(s); e.flt.nodes[n].State != NodeAvailable && e.occupant[s] != id {
+					return ov, e.actionError(e.batchAction(id, t), "GPU %d: node %d is %s and takes no new job", s, n, e.flt.nodes[n].State)
 				}
-				return ov, e.actionError(a, "GPU %d (node %d) would be held twice: %s holds it", s, e.cfg.Cluster.NodeOf(s), e.jobs[holder].Spec.Alias())
+				if holder == Unavailable {
+					holder = NoJob // its own slot on a draining node, cleared above
+				}
+			}
+			if holder != NoJob {
+				return ov, e.actionError(e.batchAction(id, t), "GPU %d (node %d) would be held twice: %s holds it", s, e.cfg.Cluster.NodeOf(s), e.jobs[holder].Spec.Alias())
 			}
 			ov.set(s, id)
 		}
 	}
 	return ov, nil
+}
+
+// batchAction is the action a rejection of job id's final state names.
+func (e *engine) batchAction(id JobID, t *tentative) Action {
+	a := Action{Kind: Start, Job: id, GPUs: t.gpus}
+	if e.jobs[id].Status == Running {
+		a.Kind = Reallocate
+	}
+	return a
 }
 
 // commitBatch is apply's last pass, run only on a batch already found
@@ -934,6 +1002,16 @@ func (o overlay) commit() {
 	if len(e.ovList) > 0 {
 		e.occGen++
 	}
+	if e.flt != nil {
+		for _, s := range e.ovList {
+			v := e.ovVal[s]
+			if v == NoJob {
+				v = e.freeValue(s)
+			}
+			e.occupant[s] = v
+		}
+		return
+	}
 	for _, s := range e.ovList {
 		e.occupant[s] = e.ovVal[s]
 	}
@@ -952,6 +1030,9 @@ func (e *engine) setAlloc(j *Job, gpus []int) {
 			j.readyAt = e.now.Add(e.cfg.Overhead.Cost(j.change, len(gpus)))
 			if j.Reconfigs == 1 && e.cfg.ProfilingDelay != nil {
 				j.readyAt = j.readyAt.Add(e.cfg.ProfilingDelay(j.Spec))
+			}
+			if e.flt != nil {
+				e.faultAlloc(j, len(gpus), true)
 			}
 		}
 		j.lastUpdate = e.now

@@ -16,6 +16,10 @@ type eventKind int
 
 const (
 	evCompletion eventKind = iota
+	// evCluster: a cluster event (Config.Events) or a notice's expiry;
+	// after completions (a job ending at the instant its node fails has
+	// finished) and before arrivals (which then see the new cluster).
+	evCluster
 	evArrival
 	evRound
 	evHorizon
@@ -89,6 +93,9 @@ func (e *engine) runExact(ctx context.Context) error {
 	// re-pushed for the next round once popped, serves them all.
 	tick := &event{at: e.t0, kind: evRound, round: 0}
 	e.events.push(tick)
+	if e.flt != nil {
+		e.initFaults()
+	}
 	var busy []int
 	var arrival event
 	for e.events.Len() > 0 || len(e.arrivalQ) > 0 {
@@ -112,8 +119,10 @@ func (e *engine) runExact(ctx context.Context) error {
 		case evArrival:
 			e.arrive(ev.job, e.now)
 			e.arrived = append(e.arrived, ev.job)
+		case evCluster:
+			e.clusterEvent(ev)
 		}
-		if (ev.kind == evCompletion || ev.kind == evArrival) && e.cfg.ScheduleOnEvents && !e.moreAt(e.now) {
+		if (ev.kind == evCompletion || ev.kind == evArrival || ev.kind == evCluster) && e.cfg.ScheduleOnEvents && !e.moreAt(e.now) {
 			if err := e.decideOnEvents(); err != nil {
 				return err
 			}
@@ -250,6 +259,10 @@ func (e *engine) advance(j *Job, now Time) {
 	if e.cfg.Timing != Exact || j.Status != Running {
 		return
 	}
+	if e.flt != nil {
+		e.advanceFault(j, now)
+		return
+	}
 	if now > j.lastUpdate {
 		*e.gpuSecondsOf(j) += float64(now-j.lastUpdate) * float64(len(j.GPUs))
 	}
@@ -291,6 +304,9 @@ func (e *engine) scheduleCompletion(j *Job) {
 	e.cancelCompletion(j)
 	from := max(e.now, j.readyAt)
 	ev := &event{at: from.Add(Duration(j.remainingF * j.iterTime)), kind: evCompletion, job: j}
+	if e.flt != nil {
+		ev.at = e.completionAt(j)
+	}
 	j.completion = ev
 	e.events.push(ev)
 }

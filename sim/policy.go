@@ -146,6 +146,21 @@ type View struct {
 	Ended []*Job
 	// Timing is the engine's timing mode; some artifact quirks depend on it.
 	Timing Timing
+	// Nodes is each node's availability, in Cluster.Nodes order; nil in a
+	// run without cluster events and checkpoints (every node available).
+	// The free slots of a node that is not available read Unavailable in
+	// Occupant; a job keeps running on a draining node until its notice
+	// expires (Until), when it is interrupted unless moved or suspended.
+	Nodes []NodeAvail
+	// Interrupted are the jobs cluster events stopped since the last
+	// decision, in the order they were stopped. They are in Pending
+	// already (at its end), having lost the progress since their last
+	// checkpoint; nil in a run without faults.
+	Interrupted []*Job
+	// NodesChanged: some node's availability changed since the last
+	// decision (a node went down, came back, was drained or reclaimed):
+	// capacity may have appeared or a notice started.
+	NodesChanged bool
 
 	jobs []*Job
 }
@@ -163,6 +178,42 @@ func (v *View) FreeGPUs(n int) int {
 		}
 	}
 	return free
+}
+
+// Quiet reports whether nothing happened since the last decision that a
+// policy acting on events must see: no arrival, no ended job, no
+// interruption, no change of node availability. (Policies that implement
+// QuietRounds return early on it.)
+func (v *View) Quiet() bool {
+	return len(v.Ended) == 0 && len(v.Arrivals) == 0 && len(v.Interrupted) == 0 && !v.NodesChanged
+}
+
+// UsableGPUs is the GPUs of type gpu a decision may plan with: every GPU
+// of the type but the free ones of nodes that take no new job (down,
+// draining, reclaimed). Without faults, Cluster.TotalGPUs.
+func (v *View) UsableGPUs(gpu string) int {
+	n := v.Cluster.TotalGPUs(gpu)
+	if v.Nodes == nil {
+		return n
+	}
+	for _, i := range v.Cluster.NodesOfType(gpu) {
+		if v.Nodes[i].State == NodeAvailable {
+			continue
+		}
+		node := v.Cluster.Nodes[i]
+		for s := node.FirstSlot; s < node.FirstSlot+node.Capacity; s++ {
+			if v.Occupant[s] == Unavailable {
+				n--
+			}
+		}
+	}
+	return n
+}
+
+// Available reports whether node n takes new jobs (not down, draining or
+// reclaimed).
+func (v *View) Available(n int) bool {
+	return v.Nodes == nil || v.Nodes[n].State == NodeAvailable
 }
 
 // ActionError is the engine's rejection of a policy's action.

@@ -111,6 +111,10 @@ type Result struct {
 	// window (the sum of jobs.parquet's gpu_seconds_by_type).
 	BusyGPUSeconds map[string]float64
 
+	// Faults is the fault model's accounting (cluster events, checkpoints);
+	// nil in a run without either.
+	Faults *FaultResult
+
 	// Events counts what the engine processed: arrivals, completions and
 	// scheduling rounds (the unit of the events-per-second benchmark).
 	Events int
@@ -155,6 +159,22 @@ func (r *Result) recordDigest(e *engine) {
 	}
 	for _, j := range e.running {
 		idle[j.typ] -= len(j.GPUs)
+	}
+	if e.flt != nil {
+		// Idle means free and available: take the GPUs of nodes that are
+		// not available off, less those of them running jobs hold.
+		for t := range idle {
+			idle[t] -= e.cfg.Cluster.TotalGPUs(r.Types[t]) - e.flt.availBy[t]
+		}
+		if e.flt.noticed > 0 {
+			for _, j := range e.running {
+				for _, s := range j.GPUs {
+					if e.flt.nodes[e.cfg.Cluster.NodeOf(s)].State != NodeAvailable {
+						idle[j.typ]++
+					}
+				}
+			}
+		}
 	}
 	running := len(e.running)
 	if e.cfg.Timing == Exact {
@@ -294,6 +314,9 @@ func (r *Result) finish(e *engine, wall time.Duration) {
 			continue // no job ever ran
 		}
 		r.addGPUSeconds(rec, e.gpuSeconds[int(s.ID)*len(r.Types):int(s.ID+1)*len(r.Types)])
+	}
+	if e.flt != nil {
+		r.finishFaults(e)
 	}
 }
 

@@ -25,6 +25,10 @@ const (
 	DigestFile   = "rounds.csv"
 	// AllocationsFile holds every GPU holding over time (AllocRecord).
 	AllocationsFile = "allocations.parquet"
+	// AvailabilityFile holds the cluster events as applied, with the GPUs
+	// available after each (AvailRecord); written only by runs with
+	// cluster events or checkpoints (Result.Faults).
+	AvailabilityFile = "availability.parquet"
 )
 
 // ResultNames are the files of a results directory written by WriteDir.
@@ -34,7 +38,7 @@ var ResultNames = []string{JobsFile, TimelineFile, AllocationsFile, DigestFile, 
 // its run (arena export's CSV copies, arena plot's figures): arena's too,
 // so a new run may replace them. Anything else in the directory is the
 // user's, and WriteDir refuses to replace it.
-var CompanionNames = []string{"jobs.csv", "timeline.csv", "allocations.csv", "summary.csv", "figures"}
+var CompanionNames = []string{"jobs.csv", "timeline.csv", "allocations.csv", "summary.csv", "figures", AvailabilityFile}
 
 // File is a named file of a results directory.
 type File struct {
@@ -67,6 +71,13 @@ func WriteDir(dir string, r *Result, s Summary, extra ...File) error {
 	summary, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return fmt.Errorf("results: summary: %w", err)
+	}
+	if r.Faults != nil {
+		avail, err := r.AvailabilityParquet(id)
+		if err != nil {
+			return err
+		}
+		extra = append(slices.Clip(extra), File{AvailabilityFile, avail})
 	}
 	files := slices.Concat(extra, []File{{JobsFile, jobs}, {TimelineFile, timeline}, {AllocationsFile, allocs}, {DigestFile, r.DigestCSV()}, {SummaryFile, append(summary, '\n')}})
 	known := slices.Concat(ResultNames, CompanionNames)
@@ -108,19 +119,59 @@ type allocRow struct {
 	AllocRecord
 }
 
-// JobsParquet encodes the per-job table, each row with the run's identity.
+// jobFaultRow is a jobs.parquet row of a run with the fault model: the
+// fault columns after the others.
+type jobFaultRow struct {
+	Identity
+	JobRecord
+	JobFaultRecord
+}
+
+type availRow struct {
+	Identity
+	AvailRecord
+}
+
+// JobsParquet encodes the per-job table, each row with the run's identity
+// (and, in a run with the fault model, its fault columns).
 func (r *Result) JobsParquet(id Identity) ([]byte, error) {
+	if r.Faults != nil {
+		rows := make([]jobFaultRow, len(r.Jobs))
+		for i, j := range r.Jobs {
+			rows[i] = jobFaultRow{id, j, r.Faults.Jobs[i]}
+		}
+		return writeParquet(JobsFile, rows)
+	}
 	rows := make([]jobRow, len(r.Jobs))
 	for i, j := range r.Jobs {
 		rows[i] = jobRow{id, j}
 	}
+	return writeParquet(JobsFile, rows)
+}
+
+// AvailabilityParquet encodes the availability timeline of a run with the
+// fault model, each row with the run's identity.
+func (r *Result) AvailabilityParquet(id Identity) ([]byte, error) {
+	var av []AvailRecord
+	if r.Faults != nil {
+		av = r.Faults.Availability
+	}
+	rows := make([]availRow, len(av))
+	for i, a := range av {
+		rows[i] = availRow{id, a}
+	}
+	return writeParquet(AvailabilityFile, rows)
+}
+
+// writeParquet encodes rows as the parquet file name.
+func writeParquet[T any](name string, rows []T) ([]byte, error) {
 	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[jobRow](&buf)
+	w := parquet.NewGenericWriter[T](&buf)
 	if _, err := w.Write(rows); err != nil {
-		return nil, fmt.Errorf("results: jobs.parquet: %w", err)
+		return nil, fmt.Errorf("results: %s: %w", name, err)
 	}
 	if err := w.Close(); err != nil {
-		return nil, fmt.Errorf("results: jobs.parquet: %w", err)
+		return nil, fmt.Errorf("results: %s: %w", name, err)
 	}
 	return buf.Bytes(), nil
 }

@@ -106,6 +106,9 @@ type Summary struct {
 	// found false and skipped (sim.AssertionReporter): where the artifact
 	// would have stopped. Absent for policies without such assertions.
 	ArtifactAssertionsFailed *int `json:"artifact_assertions_failed,omitempty"`
+	// Faults is the fault model's section (cluster events, checkpoints,
+	// lost work); absent from runs without either.
+	Faults *FaultSummary `json:"faults,omitempty"`
 	// Wallclock holds measurements of the machine, not of the simulation;
 	// they differ between identical runs.
 	Wallclock Wallclock `json:"wallclock"`
@@ -129,6 +132,10 @@ func (r *Result) Summarize(trace string, jobsInTrace int, estimatorName string) 
 		JobsInTrace: jobsInTrace, Submitted: r.Submitted, Finished: len(r.JCTs),
 		Utilization: map[string]float64{}, SolverBudgetHits: r.BudgetHits,
 		ArtifactAssertionsFailed: r.AssertionsFailed,
+	}
+	if r.Faults != nil {
+		fs := r.Faults.Summary
+		s.Faults = &fs
 	}
 	var lastFinish float64
 	earliest := math.Inf(1)

@@ -20,7 +20,10 @@ class FIFO(ap.Policy):
     idle_when_quiet = True
 
     def decide(self, view):
-        if not view.ended and not view.arrivals:
+        # Faults: an interruption or a node coming back frees or brings
+        # capacity as an ended job does.
+        freed = view.ended or getattr(view, "interrupted", None) or getattr(view, "nodes_changed", False)
+        if not freed and not view.arrivals:
             return []
         table = view.table()
         actions = []
@@ -29,7 +32,7 @@ class FIFO(ap.Policy):
         # Restart pass over the pending queue in rounds where jobs ended,
         # head-of-line blocking per GPU type: it stops once every type with a
         # pending job is blocked (nothing later could start).
-        if view.ended:
+        if freed:
             blocked = set()
             types = sum(1 for g in self.cluster.types if view.pending_of_type(g) > 0)
             for j in view.iter_pending():

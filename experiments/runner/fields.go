@@ -218,6 +218,31 @@ var Fields = []Field{
 		setBool(func(r *Run) *bool { return &r.ScheduleOnEvents })),
 	field(Field{Key: "check", Flag: "check", Bool: true, Usage: "run the invariant checker after every event (slower)"},
 		setBool(func(r *Run) *bool { return &r.Check })),
+	field(Field{Key: "faults", Flag: "faults", Usage: "cluster events (exact timing): a failure preset (synthesised for --seed) or an events file, CSV or Parquet (docs/faults.md); empty: none"},
+		custom("string", func(r *Run, v string) error {
+			r.Faults = strings.TrimSpace(v)
+			return nil
+		}, func(r *Run) string { return r.Faults })),
+	field(Field{Key: "checkpoint_interval", Flag: "checkpoint-interval", Usage: "every job writes a checkpoint after this much progress time (seconds or 30m, 2h; 0: none): a job on a failed node loses the work since its last one"},
+		setSpan(func(r *Run) *float64 { return &r.CheckpointInterval })),
+	field(Field{Key: "checkpoint_cost", Flag: "checkpoint-cost", Usage: "time a job spends writing a checkpoint, making no progress (seconds or a duration)"},
+		setSpan(func(r *Run) *float64 { return &r.CheckpointCost })),
+	field(Field{Key: "checkpoint_restore", Flag: "checkpoint-restore", Usage: "time a job restarted after an interruption spends restoring its checkpoint, on top of the overhead profile's restart cost"},
+		setSpan(func(r *Run) *float64 { return &r.CheckpointRestore })),
+}
+
+// setSpan binds a span field (ParseSpan; seconds).
+func setSpan(get func(r *Run) *float64) access {
+	return access{func(r *Run, v string) error {
+		f, err := ParseSpan(v)
+		if err != nil {
+			return err
+		}
+		*get(r) = f
+		return nil
+	}, func(r *Run) string {
+		return strconv.FormatFloat(*get(r), 'g', -1, 64)
+	}, "duration"}
 }
 
 // FieldByKey finds a field by its key, spec key or alias.

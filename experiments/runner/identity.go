@@ -34,6 +34,17 @@ func InputHash(r Run, policy string, spec sim.ClusterSpec, cfg sim.Config, jobs 
 	if r.Slowdown != 0 && r.Slowdown != 1 || r.RelaxedSlowdown != 0 && r.RelaxedSlowdown != 1 {
 		fmt.Fprintf(h, "slowdown %g relaxed %g\n", r.Slowdown, r.RelaxedSlowdown)
 	}
+	// The fault model, only when there is one: fault-free runs keep their
+	// hashes.
+	if cfg.Checkpoint != (sim.Checkpoint{}) {
+		fmt.Fprintf(h, "checkpoint %v %v %v\n", float64(cfg.Checkpoint.Interval), float64(cfg.Checkpoint.Cost), float64(cfg.Checkpoint.Restore))
+	}
+	if r.Faults != "" || len(cfg.Events) > 0 {
+		fmt.Fprintf(h, "faults %q %d\n", r.Faults, len(cfg.Events))
+		for _, ev := range cfg.Events {
+			fmt.Fprintf(h, "%v %d %s %v %q\n", float64(ev.Time), ev.Node, ev.Kind, float64(ev.Notice), ev.Cause)
+		}
+	}
 	var line []byte
 	for _, j := range jobs {
 		line = appendJob(line[:0], j)

@@ -136,10 +136,54 @@ func (r *Run) Validate() error {
 	if r.RelaxedSlowdown != 0 && checkFactor(r.RelaxedSlowdown) != nil {
 		add("relaxed_slowdown", r.RelaxedSlowdown, ruleFactor)
 	}
+	for _, c := range []struct {
+		key string
+		v   float64
+	}{{"checkpoint_interval", r.CheckpointInterval}, {"checkpoint_cost", r.CheckpointCost}, {"checkpoint_restore", r.CheckpointRestore}} {
+		if c.v < 0 || math.IsNaN(c.v) || math.IsInf(c.v, 0) {
+			add(c.key, c.v, ruleSpan)
+		}
+	}
+	if r.CheckpointCost > 0 && r.CheckpointInterval == 0 {
+		add("checkpoint_cost", r.CheckpointCost, "a checkpoint cost needs a checkpoint interval (checkpoint_interval)")
+	}
+	if r.Timing != sim.Exact && (strings.TrimSpace(r.Faults) != "" || r.CheckpointInterval != 0 || r.CheckpointCost != 0 || r.CheckpointRestore != 0) {
+		es = append(es, &FieldError{Path: "faults", Err: errors.New(ruleFaultsExact)})
+	}
 	if len(es) == 0 {
 		return nil
 	}
 	return es
+}
+
+// Rules of the fault fields.
+const (
+	ruleSpan        = "want a duration ≥ 0: seconds (600) or a duration such as 10m, 1.5h, 1d"
+	ruleFaultsExact = "cluster events and checkpoints need exact timing (timing: exact); artifact timing reproduces the artifact's fault-free rounds"
+)
+
+// ParseSpan reads a span ≥ 0 in seconds: a number of seconds, a Go
+// duration ("10m", "1.5h") or days ("1d").
+func ParseSpan(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		if f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
+			return 0, ruleErr(s, ruleSpan)
+		}
+		return f, nil
+	}
+	if num, ok := strings.CutSuffix(s, "d"); ok {
+		days, err := strconv.ParseFloat(num, 64)
+		if err != nil || !(days >= 0) || math.IsInf(days, 0) {
+			return 0, ruleErr(s, ruleSpan)
+		}
+		return days * 86400, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, ruleErr(s, ruleSpan)
+	}
+	return d.Seconds(), nil
 }
 
 // ParseHorizon accepts Go durations ("36h", "90m") plus a day unit ("7d"),

@@ -75,6 +75,18 @@ type Run struct {
 	// UntilDone runs past Rounds until every job has finished or been
 	// dropped (sim.Config.UntilDone), at most MaxRounds rounds.
 	UntilDone bool `json:"until_done,omitempty" yaml:"until_done,omitempty"`
+	// Faults names the run's cluster events (node failures, maintenance,
+	// spot reclaims): a preset of sim/faults, synthesised for Seed over the
+	// run's window, or an events file (CSV or Parquet); "" none. Exact
+	// timing only.
+	Faults string `json:"faults,omitempty" yaml:"faults,omitempty"`
+	// CheckpointInterval, CheckpointCost and CheckpointRestore are every
+	// job's checkpoint model, seconds (sim.Checkpoint: progress time
+	// between checkpoints, time to write one, time to restore one on a
+	// restart after an interruption); 0 none. Exact timing only.
+	CheckpointInterval float64 `json:"checkpoint_interval,omitempty" yaml:"checkpoint_interval,omitempty"`
+	CheckpointCost     float64 `json:"checkpoint_cost,omitempty" yaml:"checkpoint_cost,omitempty"`
+	CheckpointRestore  float64 `json:"checkpoint_restore,omitempty" yaml:"checkpoint_restore,omitempty"`
 	// OnRound reports progress (optional; not part of the description).
 	OnRound func(done, total int) `json:"-" yaml:"-"`
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/faults"
 	"github.com/arena-sim/arena/traces"
 )
 
@@ -285,6 +286,13 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 			return nil, at("profiling_delay", err)
 		}
 	}
+	cfg.Checkpoint = sim.Checkpoint{Interval: sim.Duration(r.CheckpointInterval), Cost: sim.Duration(r.CheckpointCost), Restore: sim.Duration(r.CheckpointRestore)}
+	if r.Faults != "" {
+		cfg.FaultModel = true
+		if cfg.Events, err = loadFaults(r, spec, jobs, cfg); err != nil {
+			return nil, at("faults", err)
+		}
+	}
 	if r.Estimator == "" {
 		r.Estimator = "profiledb"
 	}
@@ -353,4 +361,28 @@ func (s *Scenario) Execute(ctx context.Context, onRound func(done, total int)) (
 	res.SetUtilization(&sum, cluster)
 	res.SetWallclock(&sum)
 	return &Outcome{Run: r, Result: res, Summary: sum, Cluster: cluster}, nil
+}
+
+// loadFaults reads or synthesises the run's cluster events (Run.Faults)
+// over its window: from its first submission (exact timing's T0) to the
+// end of its last possible round (the until-done cap's, if it runs until
+// done), on the run's cluster, seeded by the run's seed.
+func loadFaults(r Run, spec sim.ClusterSpec, jobs []sim.JobSpec, cfg sim.Config) ([]sim.ClusterEvent, error) {
+	c, err := sim.NewCluster(spec)
+	if err != nil {
+		return nil, err
+	}
+	if len(jobs) == 0 {
+		return nil, nil
+	}
+	start := jobs[0].Submit
+	for _, j := range jobs {
+		start = min(start, j.Submit)
+	}
+	rounds := cfg.Rounds
+	if cfg.UntilDone {
+		rounds = max(rounds, cfg.MaxRounds)
+	}
+	end := start.Add(sim.Duration(rounds) * cfg.RoundLength)
+	return faults.Load(r.Faults, c, r.Seed, start, end)
 }

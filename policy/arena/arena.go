@@ -148,11 +148,20 @@ func (p *Policy) Schedule(v *sim.View) ([]sim.Action, error) {
 	if p.variant.Deadline {
 		p.markTimedOut(v)
 	}
-	if len(v.Ended) == 0 && len(v.Arrivals) == 0 {
+	if v.Quiet() {
 		return nil, nil
 	}
+	p.tp.block(v)
 	r := p.newRound(v)
-	if len(v.Ended) > 0 {
+	for _, j := range v.Interrupted {
+		if err := r.requeue(j.Spec.ID); err != nil {
+			p.pool.release(0, nil)
+			return nil, err
+		}
+	}
+	// With faults, interruptions and node changes free or bring capacity
+	// as ended jobs do.
+	if len(v.Ended) > 0 || len(v.Interrupted) > 0 || v.NodesChanged {
 		if err := r.optimizeRunningJobs(len(v.Arrivals) == 0); err != nil {
 			p.pool.release(0, nil)
 			return nil, err
@@ -165,6 +174,9 @@ func (p *Policy) Schedule(v *sim.View) ([]sim.Action, error) {
 		}
 	}
 	acts := r.actions()
+	if v.Nodes != nil {
+		acts = r.dropUnrunnableStarts(acts)
+	}
 	p.pool.release(0, nil)
 	return acts, nil
 }
@@ -309,6 +321,26 @@ func (r *round) actions() []sim.Action {
 		if !r.started[id] && changed[id] {
 			out = append(out, sim.Action{Kind: sim.Reallocate, Job: id, GPUs: gpus(id)})
 		}
+	}
+	return out
+}
+
+// dropUnrunnableStarts (faults only) takes out the starts on a grid the
+// execution view cannot run, putting their jobs back in the decision
+// queue. Under lost capacity a job's registered quota can shrink to such
+// a grid (arena-dp decides with data-parallel data); fault-free runs keep
+// the artifact's decisions untouched.
+func (r *round) dropUnrunnableStarts(acts []sim.Action) []sim.Action {
+	out := acts[:0]
+	for _, a := range acts {
+		if a.Kind == sim.Start {
+			cfg, ok := r.v.Cluster.ShapeOf(a.GPUs)
+			if !ok || !r.p.opt.Estimate(r.v.Job(a.Job).Spec.Workload, cfg).Feasible() {
+				_ = r.requeue(a.Job)
+				continue
+			}
+		}
+		out = append(out, a)
 	}
 	return out
 }

@@ -29,12 +29,19 @@ type thrKey struct {
 // thr is the decision throughput of job id on (type t, locality l): the
 // artifact's query_db in the policy's view; −1e9 when infeasible.
 func (r *round) thr(id sim.JobID, t int, l loc) float64 {
-	return r.lookup(r.p.thrCache, r.p.decide, id, t, l, func(e estimator.Estimate) float64 {
+	v := r.lookup(r.p.thrCache, r.p.decide, id, t, l, func(e estimator.Estimate) float64 {
 		if !e.Feasible() {
 			return infeasibleThr
 		}
 		return e.Throughput
 	})
+	// With faults (capacity lost) arena-dp shrank jobs onto grids its DP
+	// data admits but the engine cannot execute; such a grid is
+	// infeasible then. (Fault-free runs keep the artifact's choices.)
+	if v > infeasibleThr && r.v.Nodes != nil && r.optIterTime(id, t, l) >= estimator.InfeasibleIterTime {
+		return infeasibleThr
+	}
+	return v
 }
 
 // optIterTime is the execution view's iteration time (1e9 when infeasible).

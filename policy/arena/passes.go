@@ -49,6 +49,25 @@ func (r *round) releaseEnded() error {
 	return nil
 }
 
+// requeue puts a job a cluster event interrupted (faults; it is in the
+// pending queue) at the decision queue's end as a vanilla pending job, as
+// an arrival that does not fit joins it. An opportunistic job leaves its
+// place first, as an ended one does (releaseEnded).
+func (r *round) requeue(id sim.JobID) error {
+	js := r.js(id)
+	if k := indexOf(r.p.decision, id); k >= 0 {
+		if js.opp {
+			if err := r.untagAbove(k); err != nil {
+				return err
+			}
+		}
+		r.p.decision = removeID(r.p.decision, id)
+	}
+	js.opp, js.blocker = false, false
+	r.p.decision = append(r.p.decision, id)
+	return nil
+}
+
 // untagAbove clears the blocker flags above decision-queue position k when
 // no opportunistic job follows k.
 func (r *round) untagAbove(k int) error {

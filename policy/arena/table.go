@@ -40,6 +40,24 @@ type topology struct {
 	deltaLimit int
 	// snaps holds the snapshots of this topology's tables.
 	snaps *snapshotCache
+
+	// blocked marks, for the decision under way, the slots of nodes that
+	// take no new job (faults: View.Nodes); nil without faults.
+	blocked []bool
+}
+
+// block sets blocked from the View's node availability.
+func (tp *topology) block(v *sim.View) {
+	if v.Nodes == nil {
+		tp.blocked = nil
+		return
+	}
+	if len(tp.blocked) != len(tp.slotNode) {
+		tp.blocked = make([]bool, len(tp.slotNode))
+	}
+	for s, n := range tp.slotNode {
+		tp.blocked[s] = !v.Available(n)
+	}
 }
 
 func newTopology(c *sim.Cluster) *topology {
@@ -259,7 +277,15 @@ func (t *table) restoreNode(n int, occ []sim.JobID, used []bool, f int) {
 	t.free[n] = f
 }
 
-func (t *table) idle(s int) { t.set(s, empty, false) }
+func (t *table) idle(s int) {
+	if t.tp.blocked != nil && t.tp.blocked[s] {
+		// faults: a slot left on a node that takes no new job stays
+		// held, by sim.Unavailable
+		t.set(s, sim.Unavailable, true)
+		return
+	}
+	t.set(s, empty, false)
+}
 
 func (t *table) slots(n int) (int, int) {
 	f := t.tp.firstSlot[n]

@@ -98,11 +98,13 @@ func (e *ElasticFlow) Schedule(v *sim.View) ([]sim.Action, error) {
 			}
 		}
 	}
-	if len(v.Ended) == 0 && len(v.Arrivals) == 0 {
+	if v.Quiet() {
 		return nil, nil
 	}
 	p := newPlan(e, v)
-	if len(v.Ended) > 0 {
+	// With faults, interruptions and node changes free or bring capacity
+	// as departures do.
+	if len(v.Ended) > 0 || len(v.Interrupted) > 0 || v.NodesChanged {
 		// Once every type of the cluster is blocked the rest of the
 		// queue (tens of thousands of jobs on a long trace) can change
 		// nothing: its jobs are skipped, or ask for a type the cluster
@@ -175,6 +177,21 @@ func (p *plan) currentGPUs(j *sim.Job) int {
 	return j.Spec.GPUs
 }
 
+// availableGPUs is the type's GPUs on nodes that take jobs: all of them
+// in a run without faults.
+func (p *plan) availableGPUs(gpu string) int {
+	if p.v.Nodes == nil {
+		return p.v.Cluster.TotalGPUs(gpu)
+	}
+	n := 0
+	for _, i := range p.v.Cluster.NodesOfType(gpu) {
+		if p.v.Available(i) {
+			n += p.v.Cluster.Nodes[i].Capacity
+		}
+	}
+	return n
+}
+
 // dpEstimate is the data-parallel estimate of j on n GPUs at best locality.
 func (p *plan) dpEstimate(j *sim.Job, n int) estimator.Estimate {
 	return p.ef.dp.Estimate(j.Spec.Workload, placement.Best(p.v.Cluster, j.Spec.GPU, n))
@@ -239,7 +256,7 @@ func (p *plan) meetsDeadlineAP(j *sim.Job, n int) bool {
 // of j's type can be placed. It reports whether j was started.
 func (p *plan) fit(j *sim.Job) bool {
 	gpu := j.Spec.GPU
-	total := p.v.Cluster.TotalGPUs(gpu)
+	total := p.availableGPUs(gpu)
 	var ofType []*sim.Job
 	for _, r := range p.running {
 		if r.Spec.GPU == gpu {
@@ -282,8 +299,12 @@ func (p *plan) fit(j *sim.Job) bool {
 	}
 	for _, n := range p.v.Cluster.NodesOfType(gpu) {
 		node := p.v.Cluster.Nodes[n]
+		free := sim.NoJob
+		if !p.v.Available(n) {
+			free = sim.Unavailable
+		}
 		for s := node.FirstSlot; s < node.FirstSlot+node.Capacity; s++ {
-			p.occ[s] = sim.NoJob
+			p.occ[s] = free
 		}
 	}
 	for i, x := range list {
@@ -371,7 +392,12 @@ func (p *plan) replace(gpu string, list []*sim.Job, share []int) ([][]int, bool)
 	}
 	sort.SliceStable(order, func(a, b int) bool { return share[order[a]] > share[order[b]] })
 
-	nodes := append([]int(nil), c.NodesOfType(gpu)...)
+	var nodes []int
+	for _, n := range c.NodesOfType(gpu) {
+		if p.v.Available(n) { // faults: no job on a node down or draining
+			nodes = append(nodes, n)
+		}
+	}
 	used := make(map[int]int, len(nodes)) // node → slots taken so far
 	take := func(n, q int) []int {
 		node := c.Nodes[n]

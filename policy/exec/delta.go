@@ -193,6 +193,11 @@ type decideV2 struct {
 	PendingRemoved []sim.JobID `json:"pending_removed,omitempty"`
 	PendingAdded   []sim.JobID `json:"pending_added,omitempty"`
 	Check          *checkOut   `json:"check,omitempty"`
+	// Faults (runs with cluster events only): every node's availability
+	// when any changed since the last decide (and in a full decide), the
+	// jobs interrupted since the last decide.
+	Nodes       []nodeAvailOut `json:"nodes,omitempty"`
+	Interrupted []sim.JobID    `json:"interrupted,omitempty"`
 }
 
 // scheduleDelta is Schedule in protocol 2.
@@ -265,6 +270,10 @@ func (p *Policy) delta(v *sim.View) *decideV2 {
 		msg.Arrivals = append(msg.Arrivals, p.newJob(msg, j, 0))
 		d.arrived = append(d.arrived, j.Spec.ID)
 	}
+	if v.Nodes != nil && (full || v.NodesChanged || d.seq == 1) {
+		msg.Nodes = nodesOut(v)
+	}
+	msg.Interrupted = jobIDs(v.Interrupted)
 	d.sinceCheck++
 	if full || d.sinceCheck >= CheckEvery {
 		d.sinceCheck = 0

@@ -393,6 +393,48 @@ type decideOut struct {
 	Pending     []stateOut  `json:"pending"`
 	Arrivals    []jobOut    `json:"arrivals"`
 	Ended       []stateOut  `json:"ended"`
+	// Faults (runs with cluster events only): each node's availability
+	// and the jobs interrupted since the last decision (in pending).
+	Nodes       []nodeAvailOut `json:"nodes,omitempty"`
+	Interrupted []sim.JobID    `json:"interrupted,omitempty"`
+}
+
+// nodeAvailOut is a node's availability on the wire: [state, until], state
+// "up", "draining", "reclaiming" or "down", until the time a drain's or
+// reclaim's notice expires (0 otherwise).
+type nodeAvailOut struct {
+	State string
+	Until float64
+}
+
+func (n nodeAvailOut) MarshalJSON() ([]byte, error) { return n.append(nil), nil }
+
+func (n nodeAvailOut) append(b []byte) []byte {
+	b = append(b, '[')
+	b = appendString(b, n.State)
+	b = append(b, ',')
+	b = appendFloat(b, n.Until)
+	return append(b, ']')
+}
+
+// nodesOut is a View's node availability on the wire; nil without faults.
+func nodesOut(v *sim.View) []nodeAvailOut {
+	if v.Nodes == nil {
+		return nil
+	}
+	out := make([]nodeAvailOut, len(v.Nodes))
+	for i, n := range v.Nodes {
+		out[i] = nodeAvailOut{n.State.String(), float64(n.Until)}
+	}
+	return out
+}
+
+func jobIDs(jobs []*sim.Job) []sim.JobID {
+	var out []sim.JobID
+	for _, j := range jobs {
+		out = append(out, j.Spec.ID)
+	}
+	return out
 }
 
 type actionIn struct {
@@ -510,6 +552,7 @@ func (p *Policy) Schedule(v *sim.View) ([]sim.Action, error) {
 	for i, j := range v.Arrivals {
 		msg.Arrivals[i] = p.arrival(v, j)
 	}
+	msg.Nodes, msg.Interrupted = nodesOut(v), jobIDs(v.Interrupted)
 	if err := p.send(v.Round, msg); err != nil {
 		return nil, err
 	}

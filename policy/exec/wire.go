@@ -182,6 +182,17 @@ func (m *decideV2) appendJSON(b []byte) []byte {
 		b = strconv.AppendUint(b, uint64(c.Jobs), 10)
 		b = append(b, '}')
 	}
+	if len(m.Nodes) > 0 {
+		b = append(b, `,"nodes":[`...)
+		for i, n := range m.Nodes {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = n.append(b)
+		}
+		b = append(b, ']')
+	}
+	b = appendIDList(b, "interrupted", m.Interrupted)
 	return append(b, "}\n"...)
 }
 

@@ -23,7 +23,8 @@ func TestDecideEncodingMatchesEncodingJSON(t *testing.T) {
 		Jobs:   []jobV2{job}, Arrivals: []jobV2{job}, States: []stateV2{st}, Ended: []stateV2{st}, Gone: []sim.JobID{8},
 		Occupant: []sim.JobID{-1, 3}, Slots: [][3]int{{0, 2, -1}}, Running: []sim.JobID{3}, Pending: []sim.JobID{4},
 		RunningRemoved: []sim.JobID{1}, RunningAdded: []sim.JobID{3}, PendingRemoved: []sim.JobID{2}, PendingAdded: []sim.JobID{4},
-		Check: &checkOut{Occupant: 1, Queues: math.MaxUint32, Jobs: 3}}
+		Check: &checkOut{Occupant: 1, Queues: math.MaxUint32, Jobs: 3},
+		Nodes: []nodeAvailOut{{"up", 0}, {"draining", 3000.5}}, Interrupted: []sim.JobID{6}}
 	for _, msg := range []*decideV2{m, {Type: "decide", Arrivals: []jobV2{}}} {
 		want, err := json.Marshal(msg)
 		if err != nil {

@@ -149,7 +149,7 @@ func (p *Policy) placeChosen(v *sim.View, cs, chosen []*cand, acts []sim.Action)
 	// each the fastest type with room.
 	room := make([]int, len(c.Types))
 	for k, g := range c.Types {
-		room[k] = c.TotalGPUs(g)
+		room[k] = v.UsableGPUs(g) // without faults, TotalGPUs
 	}
 	keep := map[sim.JobID]bool{}
 	for _, x := range chosen {
@@ -169,7 +169,7 @@ func (p *Policy) placeChosen(v *sim.View, cs, chosen []*cand, acts []sim.Action)
 			delete(p.startedAt, x.j.Spec.ID)
 		}
 	}
-	table := placement.NewTable(c, v.Occupant)
+	table := placement.FromView(v)
 	for _, a := range acts {
 		if a.Kind == sim.Suspend {
 			table.Clear(a.Job)
@@ -392,7 +392,7 @@ func (p *Policy) chooseFTF(v *sim.View, cs []*cand) []*cand {
 	slices.SortStableFunc(cs, func(a, b *cand) int { return cmp.Compare(a.key, b.key) })
 	room := map[string]int{}
 	for _, g := range v.Cluster.Types {
-		room[g] = v.Cluster.TotalGPUs(g)
+		room[g] = v.UsableGPUs(g) // without faults, TotalGPUs
 	}
 	var out []*cand
 	for _, x := range cs {

@@ -95,7 +95,7 @@ func (*FCFS) ReadsViewOnly() bool { return true }
 // Schedule implements sim.Policy: a restart pass over the pending queue in
 // rounds where jobs ended, then the new jobs in arrival order.
 func (f *FCFS) Schedule(v *sim.View) ([]sim.Action, error) {
-	if len(v.Ended) == 0 && len(v.Arrivals) == 0 {
+	if v.Quiet() {
 		return nil, nil
 	}
 	f.sync(v)
@@ -108,7 +108,9 @@ func (f *FCFS) Schedule(v *sim.View) ([]sim.Action, error) {
 	// f.count holds the pending queue's jobs per GPU type as it stands
 	// during the pass (restarted jobs leave, pended arrivals join).
 
-	if len(v.Ended) > 0 {
+	// A restart pass when jobs ended, or (with faults) jobs were
+	// interrupted or nodes changed: capacity may have appeared.
+	if len(v.Ended) > 0 || len(v.Interrupted) > 0 || v.NodesChanged {
 		// unseen counts, per type, the queued jobs the pass has not reached;
 		// open is the number of types neither blocked nor exhausted. Once
 		// it is 0 no later job can start, so the pass stops there.

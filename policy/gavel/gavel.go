@@ -220,7 +220,10 @@ func (g *Gavel) Schedule(v *sim.View) ([]sim.Action, error) {
 	for _, j := range v.Ended {
 		g.rows.Remove(j.Spec.ID)
 	}
-	if len(v.Ended) == 0 && len(v.Arrivals) == 0 {
+	for _, j := range v.Interrupted { // faults: stopped, back in the queue
+		g.rows.Remove(j.Spec.ID)
+	}
+	if v.Quiet() {
 		return nil, nil
 	}
 	plan := NewPlan(v)
@@ -228,7 +231,7 @@ func (g *Gavel) Schedule(v *sim.View) ([]sim.Action, error) {
 		g.queue.Invalidate()
 	}
 	g.queue.Sync(v)
-	if len(v.Ended) > 0 {
+	if len(v.Ended) > 0 || len(v.Interrupted) > 0 || v.NodesChanged {
 		// The pass walks the whole queue (tens of thousands of jobs on a
 		// long trace) after every type is blocked, since a job may ask
 		// for a type the cluster lacks and still fit on another; the
@@ -326,7 +329,14 @@ func (g *Gavel) useOf(n int) []float64 {
 func (g *Gavel) fit(v *sim.View, plan *Plan, job *sim.Job) (bool, error) {
 	// The program reuses fit's scratch: the solver copies what it keeps.
 	prob := &g.prob
-	*prob = ilp.Reassignment{Capacity: g.capacity, NewRequired: true, MaxChanges: MaxChanges, HasPrev: g.rows.HasPrev, Rows: prob.Rows[:0]}
+	capacity := g.capacity
+	if v.Nodes != nil { // faults: the GPUs usable now
+		capacity = make([]float64, len(g.types))
+		for k, t := range g.types {
+			capacity[k] = float64(v.UsableGPUs(t))
+		}
+	}
+	*prob = ilp.Reassignment{Capacity: capacity, NewRequired: true, MaxChanges: MaxChanges, HasPrev: g.rows.HasPrev, Rows: prob.Rows[:0]}
 	if len(g.resource) != len(g.types) {
 		g.resource = make([]int, len(g.types))
 		for k := range g.resource {

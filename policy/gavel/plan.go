@@ -55,7 +55,7 @@ func (p *Plan) Drop(id sim.JobID, reason string) {
 // NewPlan starts planning a round from the view's slot table.
 func NewPlan(v *sim.View) *Plan {
 	return &Plan{
-		Table: placement.NewTable(v.Cluster, v.Occupant), view: v,
+		Table: placement.FromView(v), view: v,
 		isStart: map[sim.JobID]bool{}, touched: map[sim.JobID]bool{},
 	}
 }

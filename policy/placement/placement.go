@@ -20,6 +20,11 @@ type Table struct {
 	Cluster  *sim.Cluster
 	Occupant []sim.JobID
 
+	// blocked marks the slots of nodes that take no new job (faults:
+	// down, draining, reclaimed); nil without faults. A slot a job leaves
+	// there reads sim.Unavailable, not idle.
+	blocked []bool
+
 	cands []nodeFree // byFree's result, reused from call to call
 }
 
@@ -30,8 +35,40 @@ func NewTable(c *sim.Cluster, occupant []sim.JobID) *Table {
 	return &Table{Cluster: c, Occupant: append([]sim.JobID(nil), occupant...)}
 }
 
+// FromView copies a View's slot table, with the availability of its
+// nodes (View.Nodes): slots released on a node that takes no new job stay
+// unavailable.
+func FromView(v *sim.View) *Table {
+	t := NewTable(v.Cluster, v.Occupant)
+	if v.Nodes != nil {
+		t.blocked = make([]bool, len(v.Occupant))
+		for n, node := range v.Cluster.Nodes {
+			if !v.Available(n) {
+				for s := node.FirstSlot; s < node.FirstSlot+node.Capacity; s++ {
+					t.blocked[s] = true
+				}
+			}
+		}
+	}
+	return t
+}
+
 // Clone returns an independent copy.
-func (t *Table) Clone() *Table { return NewTable(t.Cluster, t.Occupant) }
+func (t *Table) Clone() *Table {
+	c := NewTable(t.Cluster, t.Occupant)
+	c.blocked = t.blocked // never written after FromView
+	return c
+}
+
+// Release makes slot s idle, or unavailable on a node that takes no new
+// job.
+func (t *Table) Release(s int) {
+	if t.blocked != nil && t.blocked[s] {
+		t.Occupant[s] = sim.Unavailable
+		return
+	}
+	t.Occupant[s] = sim.NoJob
+}
 
 // Free returns the idle slots of node n.
 func (t *Table) Free(n int) int {
@@ -58,7 +95,7 @@ func (t *Table) FreeOfType(gpu string) int {
 func (t *Table) Clear(job sim.JobID) {
 	for s, occ := range t.Occupant {
 		if occ == job {
-			t.Occupant[s] = sim.NoJob
+			t.Release(s)
 		}
 	}
 }
@@ -135,7 +172,7 @@ func (t *Table) PlaceMostFree(job sim.JobID, c estimator.Config) ([]int, bool) {
 		got, ok := t.Take(job, n.node, c.PerNode)
 		if !ok { // cannot happen: the node had ≥ PerNode idle slots
 			for _, s := range slots {
-				t.Occupant[s] = sim.NoJob
+				t.Release(s)
 			}
 			return nil, false
 		}

@@ -18,7 +18,13 @@
 //     requested type, and jobs larger than any node or than the whole
 //     cluster are handled (no error, no crash, nothing impossible started);
 //   - a minimum workload — a few small jobs on an idle cluster — all finish
-//     within the horizon (a policy that never starts anything fails).
+//     within the horizon (a policy that never starts anything fails);
+//   - faults (exact timing; in artifact timing the rule checks that the
+//     engine refuses them, naming exact timing):
+//     nodes failing under running jobs and coming back, and drains with a
+//     notice, with checkpoints on — every job still finishes, no job is
+//     started on a node that is down or draining (the engine refuses it,
+//     the checker asserts lost work and unavailable slots).
 //
 // The traces use workloads of the artifact's profile database on the
 // testbed's GPU types (a40, a10), so any policy deciding with the built-in
@@ -33,6 +39,7 @@ import (
 	"io"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/arena-sim/arena/estimator"
@@ -190,6 +197,68 @@ var cases = []rule{
 		_, err := h.run(oneSmallNode, minimumWorkload(), timing, 20, 0)
 		return unjoin(err)
 	}},
+	{"nodes failing under running jobs", func(h *harness, timing sim.Timing) []error {
+		if timing != sim.Exact {
+			return refusesFaults(h)
+		}
+		evs := []sim.ClusterEvent{
+			{Time: 30, Node: 0, Kind: sim.NodeDown, Cause: "gpu"},
+			{Time: 700, Node: 2, Kind: sim.NodeDown, Cause: "network"},
+			{Time: 900, Node: 0, Kind: sim.NodeUp},
+			{Time: 1300, Node: 2, Kind: sim.NodeUp},
+			{Time: 1500, Node: 1, Kind: sim.NodeDown, Cause: "gpu"},
+			{Time: 1900, Node: 3, Kind: sim.NodeDown, Cause: "hbm"},
+			{Time: 2600, Node: 1, Kind: sim.NodeUp},
+			{Time: 3000, Node: 3, Kind: sim.NodeUp},
+		}
+		res, err := h.runFaults(twoTypes, minimumWorkload(), 80, evs, sim.Checkpoint{Interval: 120, Cost: 10, Restore: 30})
+		if err != nil {
+			return []error{err}
+		}
+		if fin := finished(res); fin != len(minimumWorkload()) {
+			return []error{fmt.Errorf("%d of %d small jobs finished within 80 rounds with nodes failing and coming back", fin, len(minimumWorkload()))}
+		}
+		// Under load: a queue, preemptions and failures together.
+		_, err = h.runFaults(twoTypes, mixedWorkload(), 120, evs, sim.Checkpoint{Interval: 600, Cost: 20, Restore: 60})
+		return unjoin(err)
+	}},
+	{"drain with notice", func(h *harness, timing sim.Timing) []error {
+		if timing != sim.Exact {
+			return refusesFaults(h)
+		}
+		// Nodes 0 (a40) and 2 (a10) drained at 300 s with 20 minutes'
+		// notice, back at 5000 s; node 3 absent until 2000 s.
+		evs := []sim.ClusterEvent{
+			{Time: 300, Node: 0, Kind: sim.NodeDrain, Notice: 1200, Cause: "maintenance"},
+			{Time: 300, Node: 2, Kind: sim.NodeReclaim, Notice: 1200, Cause: "spot"},
+			{Time: 2000, Node: 3, Kind: sim.NodeAdd},
+			{Time: 5000, Node: 0, Kind: sim.NodeUp},
+			{Time: 5000, Node: 2, Kind: sim.NodeUp},
+		}
+		res, err := h.runFaults(twoTypes, minimumWorkload(), 80, evs, sim.Checkpoint{})
+		if err != nil {
+			return []error{err}
+		}
+		if fin := finished(res); fin != len(minimumWorkload()) {
+			return []error{fmt.Errorf("%d of %d small jobs finished within 80 rounds with two nodes drained for 80 minutes", fin, len(minimumWorkload()))}
+		}
+		c, _ := sim.NewCluster(twoTypes)
+		var errs []error
+		for _, a := range res.Allocations {
+			n := c.NodeOf(int(a.FirstSlot))
+			if !((n == 0 || n == 2) && a.Start >= 300 && a.Start < 5000 || n == 3 && a.Start < 2000) {
+				continue
+			}
+			kept := true
+			for s := a.FirstSlot; s < a.FirstSlot+a.Slots; s++ {
+				kept = kept && keptAt(res.Allocations, a.Job, s, a.Start)
+			}
+			if !kept {
+				errs = append(errs, fmt.Errorf("job %d got GPUs of node %d at %v s, while it took no new job", a.Job, n, a.Start))
+			}
+		}
+		return errs
+	}},
 	{"empty cluster", func(h *harness, timing sim.Timing) []error {
 		res, err := h.run(sim.ClusterSpec{Name: "conformance-empty"}, minimumWorkload(), timing, 10, 0)
 		if err != nil {
@@ -200,6 +269,17 @@ var cases = []rule{
 		}
 		return nil
 	}},
+}
+
+// keptAt reports whether job held slot s until t (a holding ending at t):
+// a new holding from t is then the same GPU kept.
+func keptAt(allocs []sim.AllocRecord, job, s int32, t float64) bool {
+	for _, a := range allocs {
+		if a.Job == job && a.End == t && s >= a.FirstSlot && s < a.FirstSlot+a.Slots {
+			return true
+		}
+	}
+	return false
 }
 
 func unjoin(err error) []error {
@@ -294,6 +374,32 @@ const watch runOption = 1 // wrap the policy in the view-mutation watcher
 
 // run builds a fresh policy and simulates jobs on cs with the checker on.
 func (h *harness) run(cs sim.ClusterSpec, jobs []sim.JobSpec, timing sim.Timing, rounds int, opt runOption) (res *sim.Result, err error) {
+	return h.runWith(cs, jobs, timing, rounds, opt, func(*sim.Config) {})
+}
+
+// refusesFaults is a fault rule in artifact timing: the engine refuses
+// cluster events there (the artifact's rounds know none) with an error
+// saying so, before the policy runs.
+func refusesFaults(h *harness) []error {
+	_, err := h.runWith(twoTypes, minimumWorkload(), sim.Artifact, 10, 0, func(cfg *sim.Config) {
+		cfg.Events = []sim.ClusterEvent{{Time: 300, Node: 0, Kind: sim.NodeDown}}
+	})
+	if err == nil || !strings.Contains(err.Error(), "exact timing") {
+		return []error{fmt.Errorf("cluster events in artifact timing: got %v, want the engine's refusal naming exact timing", err)}
+	}
+	return nil
+}
+
+// runFaults is run in exact timing with cluster events and a checkpoint
+// model.
+func (h *harness) runFaults(cs sim.ClusterSpec, jobs []sim.JobSpec, rounds int, evs []sim.ClusterEvent, ck sim.Checkpoint) (*sim.Result, error) {
+	return h.runWith(cs, jobs, sim.Exact, rounds, 0, func(cfg *sim.Config) {
+		cfg.Events, cfg.Checkpoint, cfg.FaultModel = evs, ck, true
+	})
+}
+
+// runWith is run with the engine's configuration adjusted by set.
+func (h *harness) runWith(cs sim.ClusterSpec, jobs []sim.JobSpec, timing sim.Timing, rounds int, opt runOption, set func(*sim.Config)) (res *sim.Result, err error) {
 	c, err := sim.NewCluster(cs)
 	if err != nil {
 		return nil, err
@@ -316,6 +422,7 @@ func (h *harness) run(cs sim.ClusterSpec, jobs []sim.JobSpec, timing sim.Timing,
 	}
 	cfg := sim.DefaultConfig(c, h.src.View(estimator.ViewOptimal))
 	cfg.Timing, cfg.Rounds, cfg.Check, cfg.Overhead = timing, rounds, true, h.overhead
+	set(&cfg)
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = nil, fmt.Errorf("%s on %s (%s timing) panicked: %v", h.name, cs.Name, timing, r)

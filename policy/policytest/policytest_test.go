@@ -73,7 +73,10 @@ func TestPlantedFaults(t *testing.T) {
 		want []string
 	}{
 		{"reference fcfs", func(o policy.Options) (sim.Policy, error) { return fcfsOf(o), nil }, nil},
-		{"never starts a job", func(policy.Options) (sim.Policy, error) { return idle{}, nil }, []string{"minimum workload finishes under the checker"}},
+		{"never starts a job", func(policy.Options) (sim.Policy, error) { return idle{}, nil },
+			[]string{"minimum workload finishes under the checker", "nodes failing under running jobs", "drain with notice"}},
+		{"blind to faults", func(o policy.Options) (sim.Policy, error) { return blind{fcfsOf(o)}, nil },
+			[]string{"nodes failing under running jobs", "drain with notice"}},
 		{"modifies the view", func(o policy.Options) (sim.Policy, error) { return mutator{fcfsOf(o)}, nil }, []string{"does not modify the view"}},
 		{"state shared across instances", func(o policy.Options) (sim.Policy, error) {
 			if instances.Add(1)%2 == 0 {
@@ -101,4 +104,21 @@ func TestPlantedFaults(t *testing.T) {
 			}
 		})
 	}
+}
+
+// blind is FCFS that cannot see faults: its View shows every slot no job
+// holds as idle, so it places jobs on nodes that are down or draining.
+type blind struct{ inner sim.Policy }
+
+func (b blind) Name() string { return "blind" }
+func (b blind) Schedule(v *sim.View) ([]sim.Action, error) {
+	w := *v
+	w.Occupant = append([]sim.JobID(nil), v.Occupant...)
+	for s, o := range w.Occupant {
+		if o == sim.Unavailable {
+			w.Occupant[s] = sim.NoJob
+		}
+	}
+	w.Nodes = nil
+	return b.inner.Schedule(&w)
 }

@@ -62,7 +62,7 @@ func Schedule(v *sim.View, est estimator.Estimator, order []*sim.Job) []sim.Acti
 	types := v.Cluster.Types
 	left := make([]int, len(types))
 	for t, gpu := range types {
-		left[t] = v.Cluster.TotalGPUs(gpu)
+		left[t] = v.UsableGPUs(gpu) // without faults, TotalGPUs
 	}
 	admitted := make([]bool, len(order))
 	// The running jobs admitted: the only ones the suspension pass looks
@@ -84,13 +84,13 @@ func Schedule(v *sim.View, est estimator.Estimator, order []*sim.Job) []sim.Acti
 			}
 		}
 	}
-	table := placement.NewTable(v.Cluster, v.Occupant)
+	table := placement.FromView(v)
 	var actions []sim.Action
 	for _, j := range v.Running {
 		if !keep[j.Spec.ID] {
 			actions = append(actions, sim.Action{Kind: sim.Suspend, Job: j.Spec.ID, Reason: "preempted by higher-priority jobs"})
 			for _, s := range j.GPUs {
-				table.Occupant[s] = sim.NoJob
+				table.Release(s)
 			}
 		}
 	}

@@ -652,7 +652,7 @@ func (p *Policy) dueOwners(now sim.Time, owners []*sim.Job) []*sim.Job {
 // batch, those the batch starts last, marked). Separate because reclaiming
 // works on the state the batch makes, not on the View's.
 func afterBatch(v *sim.View, acts []sim.Action, touched map[sim.JobID]sim.ActionKind) (*placement.Table, []borrower) {
-	table := placement.NewTable(v.Cluster, v.Occupant)
+	table := placement.FromView(v)
 	for _, a := range acts {
 		if a.Kind == sim.Suspend || a.Kind == sim.Reallocate {
 			table.Clear(a.Job)

@@ -256,7 +256,10 @@ func (s *Sia) Schedule(v *sim.View) ([]sim.Action, error) {
 	for _, j := range v.Ended {
 		s.rows.Remove(j.Spec.ID)
 	}
-	if len(v.Ended) == 0 && len(v.Arrivals) == 0 {
+	for _, j := range v.Interrupted { // faults: stopped, back in the queue
+		s.rows.Remove(j.Spec.ID)
+	}
+	if v.Quiet() {
 		return nil, nil
 	}
 	plan := gavel.NewPlan(v)
@@ -265,7 +268,7 @@ func (s *Sia) Schedule(v *sim.View) ([]sim.Action, error) {
 		s.queue.Invalidate()
 	}
 	s.queue.Sync(v)
-	if len(v.Ended) > 0 {
+	if len(v.Ended) > 0 || len(v.Interrupted) > 0 || v.NodesChanged {
 		var blocked []string // a few types: compared, not hashed
 		for i, q := range s.queue.Jobs {
 			if s.version == Head && !plainRestart && int(q.ID) < len(s.never) && s.never[q.ID] > 0 {
@@ -484,12 +487,29 @@ func (s *Sia) knownToFail(job *sim.Job, key fitKey) bool {
 	return false
 }
 
+// capacityIn is the GPUs per type the program may assign: every GPU, or
+// with faults those of nodes that take jobs.
+func (s *Sia) capacityIn(v *sim.View) []float64 {
+	if v.Nodes == nil {
+		return s.capacity
+	}
+	out := make([]float64, len(s.types))
+	for k, t := range s.types {
+		for _, n := range v.Cluster.NodesOfType(t) {
+			if v.Available(n) {
+				out[k] += float64(v.Cluster.Nodes[n].Capacity)
+			}
+		}
+	}
+	return out
+}
+
 // program returns the reassignment program of the admitted jobs, rebuilt
 // unless the one of an earlier fit this round still holds.
 func (s *Sia) program(v *sim.View) *ilp.Reassignment {
 	prob := &s.prob
-	if !s.probHolds(v.Round) {
-		*prob = ilp.Reassignment{Capacity: s.capacity, MaxChanges: MaxChanges, Rows: prob.Rows[:0]}
+	if !s.probHolds(v.Round) || v.Nodes != nil {
+		*prob = ilp.Reassignment{Capacity: s.capacityIn(v), MaxChanges: MaxChanges, Rows: prob.Rows[:0]}
 		for i, id := range s.rows.Jobs {
 			prob.Rows = append(prob.Rows, ilp.AssignRow{Value: s.weightRow(v.Job(id), v.Round), Resource: s.colType, Use: s.use, Prev: s.rows.Prev[i]})
 		}

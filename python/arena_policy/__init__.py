@@ -474,6 +474,15 @@ class View:
     - ``arrivals`` (list of Job): submitted since the last decision, in
       order; those neither started nor dropped join the pending queue's end.
     - ``ended`` (list of Job): finished since the last decision.
+    - ``nodes`` (list of (state, until) per node, or None in a run without
+      cluster events): state "up", "draining", "reclaiming" or "down";
+      until, when a drain's or reclaim's notice expires. Free GPUs of nodes
+      not up read −2 in ``occupant`` (not idle).
+    - ``nodes_changed`` (bool): some node's availability changed since the
+      last decision.
+    - ``interrupted`` (list of Job): stopped by a node failure since the
+      last decision; already in ``pending``, progress since their last
+      checkpoint lost.
 
     ``running`` and ``pending`` are built when first read (a long pending
     queue costs nothing to a policy that does not look at it);
@@ -481,7 +490,8 @@ class View:
     ``pending_of_type(gpu)`` counts without a walk.
     """
 
-    def __init__(self, mirror: "Mirror", msg: Dict[str, Any], arrivals: List[Job], ended: List[Job]):
+    def __init__(self, mirror: "Mirror", msg: Dict[str, Any], arrivals: List[Job], ended: List[Job],
+                 interrupted: Optional[List[Job]] = None):
         self._m = mirror
         self.cluster = mirror.cluster
         self.round: int = msg["round"]
@@ -490,6 +500,9 @@ class View:
         self.occupant: List[int] = mirror.occupant
         self.arrivals = arrivals
         self.ended = ended
+        self.nodes: Optional[List[Tuple[str, float]]] = mirror.nodes
+        self.nodes_changed: bool = "nodes" in msg
+        self.interrupted: List[Job] = interrupted or []
         self._running: Optional[List[Job]] = None
         self._pending: Optional[List[Job]] = None
 
@@ -563,6 +576,7 @@ class Mirror:
         self.tables: Dict[int, Dict[Grid, Estimate]] = {}
         self.pending_types: Dict[str, int] = {}
         self.synced = False
+        self.nodes: Optional[List[Tuple[str, float]]] = None
 
     def _job(self, a: Sequence[Any]) -> Job:
         j = Job(a, self.tables, self.live)
@@ -643,6 +657,9 @@ class Mirror:
                 ended.append(j)
             for id in msg.get("gone", ()):
                 jobs.pop(id)
+            interrupted = [jobs[id] for id in msg.get("interrupted", ())]
+            if "nodes" in msg:
+                self.nodes = [(s, u) for s, u in msg["nodes"]]
         except (KeyError, ValueError, TypeError, IndexError) as e:
             self.synced = False
             raise OutOfStep("decide %d does not follow from the mirror: %s: %s" % (seq, type(e).__name__, e))
@@ -655,7 +672,7 @@ class Mirror:
                 if got[k] != check[k]:
                     self.synced = False
                     raise OutOfStep("decide %d: the mirror's %s checksum is %d, arena's %d" % (seq, k, got[k], check[k]))
-        return View(self, msg, arrivals, ended)
+        return View(self, msg, arrivals, ended, interrupted)
 
     def checksums(self) -> Dict[str, int]:
         """CRC-32 of the mirror as arena computes them from what it sent
