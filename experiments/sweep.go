@@ -20,6 +20,7 @@ import (
 
 	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/fairness"
 	"github.com/arena-sim/arena/sim/outdir"
 )
 
@@ -633,7 +634,7 @@ func copyRunDir(src, dst string) error {
 			files = append(files, sim.File{Name: e.Name(), Data: data})
 		}
 	}
-	err = outdir.ReplaceDir(dst, append(slices.Clone(sim.ResultNames), RunFile), func(tmp string) error {
+	err = outdir.ReplaceDir(dst, slices.Concat(sim.ResultNames, []string{RunFile}, fairness.FileNames), func(tmp string) error {
 		for _, f := range files {
 			if err := os.WriteFile(filepath.Join(tmp, f.Name), f.Data, 0o666); err != nil {
 				return err

@@ -106,6 +106,10 @@ type Summary struct {
 	// found false and skipped (sim.AssertionReporter): where the artifact
 	// would have stopped. Absent for policies without such assertions.
 	ArtifactAssertionsFailed *int `json:"artifact_assertions_failed,omitempty"`
+	// Fairness holds the run's fairness figures (finish-time fairness ρ,
+	// Jain's indices, per-tenant JCT and GPU-hours, quota counts) when the
+	// run has tenants (runner.Run.Tenants); absent otherwise.
+	Fairness *Fairness `json:"fairness,omitempty"`
 	// Wallclock holds measurements of the machine, not of the simulation;
 	// they differ between identical runs.
 	Wallclock Wallclock `json:"wallclock"`

@@ -75,6 +75,13 @@ type Run struct {
 	// UntilDone runs past Rounds until every job has finished or been
 	// dropped (sim.Config.UntilDone), at most MaxRounds rounds.
 	UntilDone bool `json:"until_done,omitempty" yaml:"until_done,omitempty"`
+	// Tenants names the run's tenants for its fairness figures
+	// (summary.json's fairness, sim/fairness): a tenants file (YAML,
+	// docs/tenants.md), or TenantsVCs for each virtual cluster of the
+	// trace a tenant of weight 1. "" = none: no fairness figures. It
+	// changes no decision (a quota policy takes its own tenants= option),
+	// so it is not part of the input hash.
+	Tenants string `json:"tenants,omitempty" yaml:"tenants,omitempty"`
 	// OnRound reports progress (optional; not part of the description).
 	OnRound func(done, total int) `json:"-" yaml:"-"`
 }

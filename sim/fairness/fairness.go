@@ -15,12 +15,7 @@ import (
 )
 
 // QuotaCounts are the quota wrapper's counts for a run (policy/quota.Stats).
-type QuotaCounts struct {
-	Reclaims      int `json:"reclaims"`
-	ReclaimedGPUs int `json:"reclaimed_gpus"`
-	Vetoed        int `json:"vetoed"`
-	Violations    int `json:"violations"`
-}
+type QuotaCounts = sim.QuotaCounts
 
 // Options tune the computation.
 type Options struct {
@@ -42,37 +37,13 @@ type Job struct {
 }
 
 // Tenant is one tenant's figures.
-type Tenant struct {
-	Name              string  `json:"name"`
-	Weight            float64 `json:"weight"`
-	Jobs              int     `json:"jobs"`
-	Finished          int     `json:"finished"`
-	MeanJCT           float64 `json:"mean_jct_s"`
-	P95JCT            float64 `json:"p95_jct_s"`
-	GPUHours          float64 `json:"gpu_hours"`
-	Share             float64 `json:"gpu_share"`
-	MeanRho           float64 `json:"mean_rho"`
-	MaxRho            float64 `json:"max_rho"`
-	OverCapGPUSeconds float64 `json:"over_cap_gpu_seconds"`
-}
+type Tenant = sim.TenantFigures
 
-// Report is a run's fairness.
+// Report is a run's fairness: the figures summary.json carries
+// (sim.Fairness, embedded: the JSON keys are its own) and each rated job's ρ.
 type Report struct {
 	Jobs []Job `json:"-"`
-	// Rated is the number of finished jobs with a ρ; Unrated those without.
-	Rated   int `json:"rated_jobs"`
-	Unrated int `json:"unrated_jobs"`
-	// Dropped and Unfinished (running or pending at the end) have no ρ.
-	Dropped        int          `json:"dropped_jobs"`
-	Unfinished     int          `json:"unfinished_jobs"`
-	MaxRho         float64      `json:"max_rho"`
-	MeanRho        float64      `json:"mean_rho"`
-	FracRhoAbove1  float64      `json:"frac_rho_above_1"`
-	JainShare      float64      `json:"jain_gpu_share"`
-	JainSlowdown   float64      `json:"jain_slowdown"`
-	OverCapSeconds float64      `json:"over_cap_gpu_seconds"`
-	Quota          *QuotaCounts `json:"quota,omitempty"`
-	Tenants        []Tenant     `json:"tenants"`
+	sim.Fairness
 }
 
 // Compute returns the fairness of run res of jobs (the trace's specs,
@@ -89,7 +60,7 @@ func Compute(res *sim.Result, jobs []sim.JobSpec, c *sim.Cluster, ten *tenants.F
 	for i := range jobs {
 		byID[int(jobs[i].ID)] = &jobs[i]
 	}
-	r := &Report{Quota: o.Quota}
+	r := &Report{Fairness: sim.Fairness{Quota: o.Quota}}
 	T := ten.Len()
 	rhos := make([][]float64, T)
 	jcts := make([][]float64, T)
