@@ -212,9 +212,14 @@ func (c extraColumn) set(v reflect.Value, r *SummaryRow) {
 // tenants, one line per policy with the fairness figures' across-seed
 // means and 95 % Student-t intervals (max and mean ρ, share of jobs with
 // ρ > 1, Jain's indices, quota reclaims), then each tenant's mean and p95
-// JCT and GPU-hours. Nothing when no row has fairness figures.
+// JCT and GPU-hours. Nothing when no row has fairness figures, or, as the
+// seed table, when no cell has two seeds.
 func WriteFairnessSeedTable(w io.Writer, rows []SummaryRow) error {
-	if fairNames(rows) == nil {
+	multi := false
+	for _, r := range rows {
+		multi = multi || r.Seeds > 1 && r.Fairness != nil
+	}
+	if !multi || fairNames(rows) == nil {
 		return nil
 	}
 	var b strings.Builder
