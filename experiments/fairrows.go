@@ -54,13 +54,15 @@ var fairMetrics = []fairMetric{
 }
 
 // tenantMetrics are the per-tenant figures of the table.
+// A tenant's JCTs exist only when it finished a job (null otherwise,
+// not 0).
 var tenantMetrics = []struct {
 	name string
-	get  func(*sim.TenantFigures) float64
+	get  func(*sim.TenantFigures) (float64, bool)
 }{
-	{"mean_jct_s", func(t *sim.TenantFigures) float64 { return t.MeanJCT }},
-	{"p95_jct_s", func(t *sim.TenantFigures) float64 { return t.P95JCT }},
-	{"gpu_hours", func(t *sim.TenantFigures) float64 { return t.GPUHours }},
+	{"mean_jct_s", func(t *sim.TenantFigures) (float64, bool) { return t.MeanJCT, t.Finished > 0 }},
+	{"p95_jct_s", func(t *sim.TenantFigures) (float64, bool) { return t.P95JCT, t.Finished > 0 }},
+	{"gpu_hours", func(t *sim.TenantFigures) (float64, bool) { return t.GPUHours, true }},
 }
 
 // tenantColumn names a tenant's metric column.
@@ -83,7 +85,7 @@ func fairValue(r *SummaryRow, name string) (float64, bool) {
 		t := &r.Fairness.Tenants[i]
 		for _, m := range tenantMetrics {
 			if tenantColumn(t.Name, m.name) == name {
-				return m.get(t), true
+				return m.get(t)
 			}
 		}
 	}

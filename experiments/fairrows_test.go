@@ -52,7 +52,7 @@ func TestFairnessColumns(t *testing.T) {
 
 	var rows []SummaryRow
 	for s := int64(1); s <= 3; s++ {
-		f := &sim.Fairness{TenantsFrom: "vcs", MaxRho: float64(s), Tenants: []sim.TenantFigures{{Name: "vc-a", MeanJCT: 100 * float64(s)}}}
+		f := &sim.Fairness{TenantsFrom: "vcs", MaxRho: float64(s), Tenants: []sim.TenantFigures{{Name: "vc-a", Finished: 1, MeanJCT: 100 * float64(s)}}}
 		rows = append(rows, fairRow(s, "fcfs", f))
 		q := *f
 		q.Quota = &sim.QuotaCounts{Reclaims: 0}

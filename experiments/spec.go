@@ -20,6 +20,7 @@ import (
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/input"
+	"github.com/arena-sim/arena/sim/tenants"
 	"github.com/arena-sim/arena/traces"
 )
 
@@ -634,7 +635,7 @@ func (s *Spec) axisCombos(rv *runner.Resolver, policies []string) ([]Run, error)
 				if err := ax.Field.Set(&r, v); err != nil {
 					return nil, s.keyErrorAt(ax.Field.SpecName(), err)
 				}
-				if ax.Field.Key == "tenants" && v != runner.TenantsVCs {
+				if ax.Field.Key == "tenants" && v != runner.TenantsVCs && !tenants.IsBuiltin(v) {
 					// A tenants file, like a trace, is read next to the spec.
 					ref, err := s.resolvePath(v, false)
 					if err != nil {
