@@ -32,7 +32,7 @@ func (w *reportWriter) tenantsSection(s section) error {
 		}
 		rows := summaryRowsAsPadded(padded(rs))
 		w.fairnessTables(rows)
-		figs, err := w.tenantFigures(s.name+"."+timing.String()+".", rs)
+		figs, err := w.tenantFigures(s.name+"."+timing.String()+".", rs, s.spec.Labels)
 		if err != nil {
 			return err
 		}
@@ -111,8 +111,10 @@ func (w *reportWriter) fairnessTables(rows []SummaryRow) {
 
 // tenantFigures draws the tenant figures of rs (by seed cell when the
 // runs have several seeds, else by group) under prefix.
-func (w *reportWriter) tenantFigures(prefix string, rs []*Results) ([]FigureFile, error) {
+func (w *reportWriter) tenantFigures(prefix string, rs []*Results, labels map[string]string) ([]FigureFile, error) {
 	dir := filepath.Join(w.out, "figures")
+	o := w.figOpts()
+	o.Labels = labels
 	if cells := SeedCells(rs); len(cells) > 0 {
 		var out []FigureFile
 		for _, c := range cells {
@@ -120,7 +122,7 @@ func (w *reportWriter) tenantFigures(prefix string, rs []*Results) ([]FigureFile
 			for _, p := range c.Policies {
 				runs = append(runs, c.Runs[p]...)
 			}
-			figs, err := WriteTenantFigures(dir, prefix, runs, TenantKinds, w.figOpts())
+			figs, err := WriteTenantFigures(dir, prefix, runs, TenantKinds, o)
 			if err != nil {
 				return out, err
 			}
@@ -128,5 +130,5 @@ func (w *reportWriter) tenantFigures(prefix string, rs []*Results) ([]FigureFile
 		}
 		return out, nil
 	}
-	return WriteTenantFigures(dir, prefix, rs, TenantKinds, w.figOpts())
+	return WriteTenantFigures(dir, prefix, rs, TenantKinds, o)
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"gonum.org/v1/plot/vg"
+
 	"github.com/arena-sim/arena/plots"
 	"github.com/arena-sim/arena/sim/fairness"
 )
@@ -69,7 +71,7 @@ func WriteTenantFigures(dir, prefix string, runs []*Results, kinds []string, o F
 				}
 				label := o.runLabel(r)
 				if len(rs) > 1 {
-					label = fmt.Sprintf("%s (seed %d of %d)", label, r.Record.Seed, len(rs))
+					label = fmt.Sprintf("%s, seed %d", label, r.Record.Seed)
 				}
 				start := 0.0
 				if len(s.Times) > 0 {
@@ -115,8 +117,19 @@ func WriteTenantFigures(dir, prefix string, runs []*Results, kinds []string, o F
 			return out, err
 		}
 		f.Title = o.Title
+		render := o.render()
+		if rows := (len(f.Panels) + max(f.Cols, 1) - 1) / max(f.Cols, 1); rows > 1 {
+			// Panels in rows keep the height of one row's figure each,
+			// less the legend's share, which is drawn once.
+			size := render.Size
+			if size.W == 0 {
+				size = plots.Column
+			}
+			size.H = size.H * vg.Length(1+0.7*float64(rows-1))
+			render.Size = size
+		}
 		path := filepath.Join(dir, prefix+k+"."+o.ext())
-		if err := f.Save(path, o.render()); err != nil {
+		if err := f.Save(path, render); err != nil {
 			return out, err
 		}
 		out = append(out, FigureFile{Kind: k, Title: kindTitle[k], Path: path, Notes: f.Notes})
