@@ -402,7 +402,9 @@ func (f *File) Check(c *sim.Cluster, jobs []sim.JobSpec) error {
 func listVCs(jobs []sim.JobSpec) string {
 	seen := map[string]bool{}
 	for i := range jobs {
-		seen[jobs[i].VirtualCluster] = true
+		if vc := jobs[i].VirtualCluster; vc != "" { // a job without a VC names none
+			seen[vc] = true
+		}
 	}
 	names := sortedKeys(seen)
 	if len(names) > 20 {
