@@ -1,42 +1,25 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
-	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/experiments/runner"
-	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/fairness"
-	"github.com/arena-sim/arena/sim/tenants"
 )
 
 // FairnessFile is the per-policy fairness report `simulate --fairness
 // --out DIR` writes beside the results (sim/fairness.Report as JSON).
-const FairnessFile = "fairness.json"
+const FairnessFile = fairness.FileName
 
-// fairnessReports computes each run's finish-time fairness and tenant
-// figures (sim/fairness; docs/tenants.md), tenants from ten or, with
-// ten nil, each virtual cluster of the trace a tenant of weight 1. The
-// runs' jobs and start overhead come from their scenarios, the estimator
-// is the one the engine executed with.
-func fairnessReports(ten *tenants.File, scenarios map[string]*runner.Scenario, outcomes []*runner.Outcome) ([]*fairness.Report, error) {
+// fairnessReports are the runs' fairness reports (runner.Outcome.Fairness:
+// the runner computes them for a run with tenants).
+func fairnessReports(outcomes []*runner.Outcome) []*fairness.Report {
 	reports := make([]*fairness.Report, len(outcomes))
 	for i, o := range outcomes {
-		sc := scenarios[o.Summary.Policy]
-		if ten != nil {
-			if err := ten.Check(o.Cluster, sc.Jobs); err != nil {
-				return nil, fmt.Errorf("--tenants: %w", err)
-			}
-		}
-		r, err := fairness.Compute(o.Result, sc.Jobs, o.Cluster, ten, sc.Source.View(estimator.ViewOptimal), fairness.Options{Overhead: sc.Overhead})
-		if err != nil {
-			return nil, fmt.Errorf("%s: fairness: %w", o.Summary.Policy, err)
-		}
-		reports[i] = r
+		reports[i] = o.Fairness
 	}
-	return reports, nil
+	return reports
 }
 
 // printFairness prints each policy's fairness block under its name.
@@ -48,13 +31,4 @@ func printFairness(w io.Writer, outcomes []*runner.Outcome, reports []*fairness.
 		}
 	}
 	return nil
-}
-
-// fairnessFile is a report as the extra results file WriteDir writes.
-func fairnessFile(r *fairness.Report) (sim.File, error) {
-	data, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return sim.File{}, err
-	}
-	return sim.File{Name: FairnessFile, Data: append(data, '\n')}, nil
 }

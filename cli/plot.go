@@ -35,6 +35,9 @@ comparison group (runs that differ only in policy) as
 RESULTS given). Padded mean JCTs are computed within each group.
 
 Kinds: jct-cdf, jct-bars, throughput, queue, utilization (the default "all"),
+tenant-share and rho-cdf ("tenants"; in "all" for runs with tenants: each
+tenant's GPUs over time stacked, one panel per policy, and the CDF of
+finish-time fairness ρ per policy, docs/tenants.md),
 occupancy (one Gantt-style figure per run: every GPU over time, coloured by the
 job holding it), and load (padded mean JCT and mean throughput against the load
 density, one line per policy, one panel per trace; several seeds at a density give the
@@ -72,7 +75,7 @@ the default, about 1/40 of the run, is stated in the axis label).`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runPlot(cmd, args, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.kinds, "kind", "all", "comma-separated figure kinds: jct-cdf, jct-bars, throughput, queue, utilization, occupancy, load")
+	fl.StringVar(&f.kinds, "kind", "all", "comma-separated figure kinds: jct-cdf, jct-bars, throughput, queue, utilization, occupancy, load, tenant-share, rho-cdf, tenants")
 	fl.StringVar(&f.out, "out", "", "directory for the figures (default: RESULTS/figures)")
 	fl.StringVar(&f.format, "format", "png", "pdf, svg or png")
 	fl.StringVar(&f.size, "size", "column", "column (3.3×2.4 in), full (7×3 in) or WxH in inches, e.g. 3.3x2")
@@ -134,18 +137,36 @@ func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
 			return fmt.Errorf("label %q=%q: no run of policy %q in %s (policies: %s)", k, labels[k], k, strings.Join(args, ", "), strings.Join(names, ", "))
 		}
 	}
-	var runKinds []string
+	var runKinds, tenantKinds []string
 	wantLoad := false
 	for _, k := range kinds {
-		if slices.Contains(experiments.LoadKinds, k) {
+		switch {
+		case slices.Contains(experiments.LoadKinds, k):
 			wantLoad = true
-		} else {
+		case slices.Contains(experiments.TenantKinds, k):
+			tenantKinds = append(tenantKinds, k)
+		default:
 			runKinds = append(runKinds, k)
 		}
+	}
+	// The tenant figures come with "all" where runs have tenants; asked
+	// for by name, runs without tenants are an error.
+	if len(tenantKinds) > 0 && !experiments.HasTenants(all) {
+		if !slices.Contains(strings.Split(f.kinds, ","), "all") && f.kinds != "" {
+			return fmt.Errorf("--kind %s: no run in %s has tenants (simulate or sweep with --tenants FILE|vcs, or tenants: in a spec)", strings.Join(tenantKinds, ","), strings.Join(args, ", "))
+		}
+		tenantKinds = nil
 	}
 	var written []experiments.FigureFile
 	if len(runKinds) > 0 {
 		figs, err := writeRunFigures(f.out, all, runKinds, f.perSeed, opt)
+		if err != nil {
+			return err
+		}
+		written = append(written, figs...)
+	}
+	if len(tenantKinds) > 0 {
+		figs, err := writeTenantFigures(f.out, all, tenantKinds, opt)
 		if err != nil {
 			return err
 		}
@@ -278,6 +299,49 @@ func writeRunFigures(out string, all []*experiments.Results, runKinds []string, 
 			continue
 		}
 		figs, err := experiments.WriteFigures(out, g+".", groups[g], kinds, opt)
+		if err != nil {
+			return nil, err
+		}
+		written = append(written, figs...)
+	}
+	return written, nil
+}
+
+// writeTenantFigures draws the tenant figures of runs with tenants: one
+// set per seed cell (ρ pooled over the seeds), and per comparison group
+// outside the cells.
+func writeTenantFigures(out string, all []*experiments.Results, kinds []string, opt experiments.FigureOptions) ([]experiments.FigureFile, error) {
+	var written []experiments.FigureFile
+	cells := experiments.SeedCells(all)
+	inCell := map[string]bool{}
+	for _, c := range cells {
+		var rs []*experiments.Results
+		for _, p := range c.Policies {
+			rs = append(rs, c.Runs[p]...)
+		}
+		for _, g := range c.Groups {
+			inCell[g] = true
+		}
+		figs, err := experiments.WriteTenantFigures(out, c.Name+".", rs, kinds, opt)
+		if err != nil {
+			return nil, err
+		}
+		written = append(written, figs...)
+	}
+	var order []string
+	groups := map[string][]*experiments.Results{}
+	for _, r := range all {
+		g := r.Record.Group
+		if inCell[g] {
+			continue
+		}
+		if _, ok := groups[g]; !ok {
+			order = append(order, g)
+		}
+		groups[g] = append(groups[g], r)
+	}
+	for _, g := range order {
+		figs, err := experiments.WriteTenantFigures(out, g+".", groups[g], kinds, opt)
 		if err != nil {
 			return nil, err
 		}

@@ -46,6 +46,11 @@ ratio with a sensitivity band (overheads ±25 %, iteration time ±5 %), step by
 step from the artifact-constant configuration; it prints the table and writes
 --out/REPORT.md, testbed.json and testbed.csv (docs/calibrating.md).
 
+"tenants" (not part of "all") runs the tenants study of docs/tenants.md: Philly's
+15 virtual clusters with their real job mix under FCFS, Arena and Gavel's
+fairness policy, alone and under quotas, 5 seeds; REPORT.md gets its fairness
+tables (means with t-intervals) and the tenant figures.
+
 Each checked verdict says whether it holds under model error: the Philly
 artifact-timing runs the claims are checked on are re-run with overheads
 ×0.75/1.25 × iteration times ×0.95/1.05 (--sensitivity, on by default; =off skips

@@ -23,7 +23,6 @@ import (
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/fairness"
 	"github.com/arena-sim/arena/sim/outdir"
-	"github.com/arena-sim/arena/sim/tenants"
 )
 
 // simulateFlags are the command's flags: the run they describe, bound
@@ -34,10 +33,10 @@ type simulateFlags struct {
 	quiet, noReference bool
 	out, baseline      string
 	// fairness prints (and with --out writes) finish-time fairness and
-	// per-tenant figures; tenants names the tenants file (implies it).
+	// per-tenant figures, each VC of the trace a tenant unless --tenants
+	// (a run field, runner.Fields) names a tenants file; --tenants
+	// implies it.
 	fairness      bool
-	tenants       string
-	tenantsFile   *tenants.File // tenants, loaded before anything runs
 	progressEvery time.Duration
 }
 
@@ -126,7 +125,6 @@ Philly trace in artifact timing the authors' stored results are printed alongsid
 	fl.DurationVar(&f.progressEvery, "progress", defaultProgressEvery, "when stderr is not a terminal: print a progress line this often (0 = never)")
 	fl.StringVar(&f.baseline, "baseline", "", "compare every policy with this one (JCT reduction and throughput ratio); default: the paper's form, arena against each")
 	fl.BoolVar(&f.fairness, "fairness", false, "also report finish-time fairness (ρ), Jain's index and per-tenant JCT and GPU-hours, each virtual cluster of the trace a tenant (docs/tenants.md); with --out also DIR/<policy>/fairness.json")
-	fl.StringVar(&f.tenants, "tenants", "", "tenants file (YAML, docs/tenants.md) for the fairness report: the tenants, their weights and quotas (implies --fairness)")
 	fl.BoolVar(&f.noReference, "no-reference", false, "do not print the artifact's stored results next to ours")
 	addProfileFlags(cmd)
 	return cmd
@@ -158,6 +156,9 @@ func runSimulate(cmd *cobra.Command, reg *policy.Registry, f simulateFlags) erro
 		return err
 	}
 	base.Policy = "fcfs" // checked per policy below
+	if f.fairness && base.Tenants == "" {
+		base.Tenants = runner.TenantsVCs
+	}
 	if err := base.Validate(); err != nil {
 		return flagError(err)
 	}
@@ -171,11 +172,6 @@ func runSimulate(cmd *cobra.Command, reg *policy.Registry, f simulateFlags) erro
 	names, err := simulatePolicies(reg, &f)
 	if err != nil {
 		return err
-	}
-	if f.tenants != "" {
-		if f.tenantsFile, err = tenants.Load(f.tenants); err != nil {
-			return fmt.Errorf("--tenants: %w", err)
-		}
 	}
 	// Every input is loaded once, for all the policies: a bad trace or
 	// cluster is reported once, under its flag, not once per policy run.
@@ -251,22 +247,15 @@ func reportSimulate(cmd *cobra.Command, base runner.Run, f simulateFlags, scenar
 	}
 	sim.PadMeans(sums, jcts)
 	var fair []*fairness.Report
-	if f.fairness || f.tenants != "" {
-		var err error
-		if fair, err = fairnessReports(f.tenantsFile, scenarios, outcomes); err != nil {
-			return err
-		}
+	if base.Tenants != "" {
+		fair = fairnessReports(outcomes)
 	}
 	if f.out != "" {
-		for i, o := range outcomes {
+		for _, o := range outcomes {
 			dir := filepath.Join(f.out, experiments.PolicyDir(o.Summary.Policy))
-			var extra []sim.File
-			if fair != nil {
-				ff, err := fairnessFile(fair[i])
-				if err != nil {
-					return err
-				}
-				extra = append(extra, ff)
+			extra, err := o.FairnessFiles()
+			if err != nil {
+				return err
 			}
 			if err := sim.WriteDir(dir, o.Result, o.Summary, extra...); err != nil {
 				return err
@@ -294,7 +283,7 @@ func reportSimulate(cmd *cobra.Command, base runner.Run, f simulateFlags, scenar
 	if f.out != "" {
 		written := "jobs.parquet, timeline.parquet, rounds.csv, summary.json"
 		if fair != nil {
-			written += ", " + FairnessFile
+			written += ", " + strings.Join(fairness.FileNames, ", ")
 		}
 		fmt.Fprintf(cmd.OutOrStdout(), "\nresults written to %s/<policy>/ (%s)\n", f.out, written)
 	}

@@ -262,5 +262,8 @@ func printPlotCaptions(w io.Writer, out string, rows []experiments.SummaryRow) e
 		return err
 	}
 	fmt.Fprintln(w, path)
-	return experiments.WriteSeedTable(w, rows)
+	if err := experiments.WriteSeedTable(w, rows); err != nil {
+		return err
+	}
+	return experiments.WriteFairnessSeedTable(w, rows)
 }

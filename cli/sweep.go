@@ -200,6 +200,9 @@ func writeSweepTable(w io.Writer, rows []experiments.SummaryRow) error {
 	if err := experiments.WriteSeedTable(w, rows); err != nil {
 		return err
 	}
+	if err := experiments.WriteFairnessSeedTable(w, rows); err != nil {
+		return err
+	}
 	multi := false
 	for _, r := range rows {
 		multi = multi || r.Seeds > 1

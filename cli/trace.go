@@ -72,6 +72,7 @@ on each job's best-locality plan, and says so.`,
 				s := traces.InspectTable(jobs)
 				s.DurationsEstimated = estimated
 				printTableStats(w, name, s, spec.Name, gpus)
+				printTenantMix(w, jobs)
 				if t != nil {
 					r := rounds
 					if r == 0 {

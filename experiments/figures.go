@@ -496,21 +496,27 @@ func loadCell(r *Results) string {
 // but occupancy; "load" = the load-sweep curves).
 func ParseKinds(s string) ([]string, error) {
 	if s == "" || s == "all" {
-		return plots.DefaultKinds, nil
+		// The tenant figures are drawn where runs have tenants.
+		return slices.Concat(plots.DefaultKinds, TenantKinds), nil
 	}
 	var out []string
 	for _, k := range strings.Split(s, ",") {
 		k = strings.TrimSpace(k)
 		if k == "all" {
 			out = append(out, plots.DefaultKinds...)
+			out = append(out, TenantKinds...)
+			continue
+		}
+		if k == "tenants" {
+			out = append(out, TenantKinds...)
 			continue
 		}
 		if k == "load" {
 			out = append(out, LoadKinds...)
 			continue
 		}
-		if !slices.Contains(plots.Kinds, k) && !slices.Contains(LoadKinds, k) {
-			return nil, fmt.Errorf("kind %q: unknown (known: %s, load)", k, strings.Join(plots.Kinds, ", "))
+		if !slices.Contains(plots.Kinds, k) && !slices.Contains(LoadKinds, k) && !slices.Contains(TenantKinds, k) {
+			return nil, fmt.Errorf("kind %q: unknown (known: %s, load, %s, tenants)", k, strings.Join(plots.Kinds, ", "), strings.Join(TenantKinds, ", "))
 		}
 		out = append(out, k)
 	}

@@ -87,6 +87,8 @@ func (w *reportWriter) write(secs []section, notes []string) (string, []FigureFi
 			err = w.ablationSection(s)
 		case "load":
 			err = w.loadSection(s)
+		case TenantsSection:
+			err = w.tenantsSection(s)
 		}
 		if err != nil {
 			return "", nil, err

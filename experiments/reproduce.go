@@ -26,7 +26,9 @@ var Sections = []string{"philly", "helios", "pai", "ablations", "load"}
 // "headline" is the philly section's artifact-timing paper comparison.
 // "testbed" predicts the authors' physical testbed run (ReproduceTestbed)
 // and runs alone.
-var ExtraSections = []string{"headline", TestbedSection}
+// "tenants" is the tenants study (TenantsSection: Philly's 15 VCs,
+// fairness figures).
+var ExtraSections = []string{"headline", TestbedSection, TenantsSection}
 
 // TestbedSection is the name of the testbed prediction.
 const TestbedSection = "testbed"

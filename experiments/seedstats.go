@@ -75,8 +75,13 @@ func SeedMetricNames() []string {
 
 // cellKey is every parameter of a row but its seed.
 func cellKey(r *SummaryRow) string {
-	return r.Trace + "|" + r.Cluster + "|" + r.Timing + "|" + strconv.Itoa(int(r.Rounds)) + "|" +
+	k := r.Trace + "|" + r.Cluster + "|" + r.Timing + "|" + strconv.Itoa(int(r.Rounds)) + "|" +
 		strconv.FormatFloat(r.Density, 'g', -1, 64) + "|" + r.Estimator
+	if r.Fairness != nil {
+		// Runs differing only in their tenants are different cells.
+		k += "|tenants=" + r.Fairness.TenantsFrom
+	}
+	return k
 }
 
 // cells groups rows: cell → policy → seed → row.
@@ -116,6 +121,7 @@ func addSeedStats(rows []SummaryRow) {
 			m.set(r, ci.TInterval(xs))
 		}
 	}
+	addFairSeedStats(rows, cs)
 	setComparisons(rows, cs, "")
 }
 

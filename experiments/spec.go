@@ -20,6 +20,7 @@ import (
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/input"
+	"github.com/arena-sim/arena/sim/tenants"
 	"github.com/arena-sim/arena/traces"
 )
 
@@ -52,6 +53,7 @@ import (
 //	until_done: true             # run until every job finished (cap max_rounds)
 //	max_rounds: 100000
 //	check: true                  # the engine's invariant checker
+//	tenants: [vcs, teams.yaml]   # fairness figures: each VC a tenant, or a tenants file
 //
 // The run keys are runner.Fields (one table with the flags of 'arena
 // simulate'; docs/runs.md); any of them given as a list is an axis.
@@ -633,6 +635,14 @@ func (s *Spec) axisCombos(rv *runner.Resolver, policies []string) ([]Run, error)
 				if err := ax.Field.Set(&r, v); err != nil {
 					return nil, s.keyErrorAt(ax.Field.SpecName(), err)
 				}
+				if ax.Field.Key == "tenants" && v != runner.TenantsVCs && !tenants.IsBuiltin(v) {
+					// A tenants file, like a trace, is read next to the spec.
+					ref, err := s.resolvePath(v, false)
+					if err != nil {
+						return nil, s.keyErrorAt("tenants", err)
+					}
+					r.Tenants = ref
+				}
 				if ax.Field.Key == "overheads" {
 					ref, err := s.resolvePath(v, slices.Contains(sim.BuiltinOverheadNames(), v))
 					if err != nil {
@@ -682,6 +692,9 @@ func axesKey(r Run) string {
 	}
 	if r.GPUMap != "" {
 		k += ".gm-" + sanitizeKey(r.GPUMap)
+	}
+	if r.Tenants != "" {
+		k += ".t-" + sanitizeKey(strings.TrimSuffix(filepath.Base(r.Tenants), filepath.Ext(r.Tenants)))
 	}
 	for _, b := range []struct {
 		on  bool

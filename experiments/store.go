@@ -73,7 +73,11 @@ func executeTo(ctx context.Context, rv *runner.Resolver, pr PlannedRun, dir stri
 	if err != nil {
 		return nil, fmt.Errorf("results: run.json: %w", err)
 	}
-	if err := sim.WriteDir(dir, out.Result, out.Summary, sim.File{Name: RunFile, Data: append(data, '\n')}); err != nil {
+	extra, err := out.FairnessFiles()
+	if err != nil {
+		return nil, err
+	}
+	if err := sim.WriteDir(dir, out.Result, out.Summary, append([]sim.File{{Name: RunFile, Data: append(data, '\n')}}, extra...)...); err != nil {
 		return nil, err
 	}
 	return out, nil

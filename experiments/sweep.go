@@ -18,8 +18,10 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/arena-sim/arena/experiments/ci"
 	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/fairness"
 	"github.com/arena-sim/arena/sim/outdir"
 )
 
@@ -353,6 +355,15 @@ type SummaryRow struct {
 	RankingRobust     *bool  `parquet:"ranking_robust,optional"`
 	RankingRobustness string `parquet:"ranking_robustness"`
 	SensitivityGrid   string `parquet:"sensitivity_grid"`
+
+	// Fairness is summary.json's fairness (runs with tenants; nil
+	// otherwise), FairSeeds each fairness column's mean and interval over
+	// the seeds (fairrows.go): written as columns of their own only when a
+	// row has them. Extra holds, read back from a table, the numeric
+	// columns beyond SummaryRow's own and the utilisation ones.
+	Fairness  *sim.Fairness          `parquet:"-"`
+	FairSeeds map[string]ci.Interval `parquet:"-"`
+	Extra     map[string]float64     `parquet:"-"`
 }
 
 // MergeOptions control MergeSweep.
@@ -487,6 +498,7 @@ func summaryRowsAsPadded(rs []*Results) []SummaryRow {
 			WallRunS: s.Wallclock.RunS, WallDecisions: int32(s.Wallclock.Decisions),
 			WallDecisionSum: s.Wallclock.DecisionSum, WallDecisionP99: s.Wallclock.DecisionP99,
 			SolverBudgetHits: int32Ptr(s.SolverBudgetHits), ArtifactAssertionsFailed: int32Ptr(s.ArtifactAssertionsFailed),
+			Fairness: s.Fairness,
 		}
 	}
 	addSeedStats(rows)
@@ -531,6 +543,10 @@ func EncodeSummaryParquet(rows []SummaryRow) ([]byte, error) {
 		fields = append(fields, reflect.StructField{Name: fmt.Sprintf("U%d", i), Type: reflect.TypeFor[float64](),
 			Tag: reflect.StructTag(`parquet:"` + utilizationColumn(t) + `"`)})
 	}
+	extra := fairColumns(rows)
+	for i, c := range extra {
+		fields = append(fields, c.structField(i))
+	}
 	rowType := reflect.StructOf(fields)
 	var buf bytes.Buffer
 	w := parquet.NewWriter(&buf, parquet.SchemaOf(reflect.New(rowType).Interface()))
@@ -546,6 +562,9 @@ func EncodeSummaryParquet(rows []SummaryRow) ([]byte, error) {
 				u = math.NaN()
 			}
 			v.Field(nBase + i).SetFloat(u)
+		}
+		for i, c := range extra {
+			c.set(v.Field(nBase+len(types)+i), &r)
 		}
 		if err := w.Write(v.Addr().Interface()); err != nil {
 			return nil, fmt.Errorf("summary.parquet: %w", err)
@@ -577,12 +596,19 @@ func ReadSummaryParquet(file string) ([]SummaryRow, error) {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	cols := map[int]string{}
+	extra := map[int]string{} // numeric columns beyond SummaryRow's (fairrows.go)
+	own := map[string]bool{}
+	for _, fl := range parquet.SchemaOf(new(SummaryRow)).Fields() {
+		own[fl.Name()] = true
+	}
 	for i, fl := range pf.Schema().Fields() {
 		if t, ok := strings.CutPrefix(fl.Name(), "utilization_"); ok {
 			cols[i] = t
+		} else if !own[fl.Name()] && fl.Type().Kind() == parquet.Double {
+			extra[i] = fl.Name()
 		}
 	}
-	if len(cols) == 0 {
+	if len(cols) == 0 && len(extra) == 0 {
 		return rows, nil
 	}
 	rd := parquet.NewReader(pf)
@@ -591,10 +617,18 @@ func ReadSummaryParquet(file string) ([]SummaryRow, error) {
 	for k := 0; k < len(rows); {
 		n, err := rd.ReadRows(buf)
 		for _, row := range buf[:n] {
-			rows[k].Utilization = map[string]float64{}
+			if len(cols) > 0 {
+				rows[k].Utilization = map[string]float64{}
+			}
 			for _, v := range row {
 				if t, ok := cols[v.Column()]; ok && !math.IsNaN(v.Double()) {
 					rows[k].Utilization[t] = v.Double()
+				}
+				if n, ok := extra[v.Column()]; ok && !v.IsNull() {
+					if rows[k].Extra == nil {
+						rows[k].Extra = map[string]float64{}
+					}
+					rows[k].Extra[n] = v.Double()
 				}
 			}
 			k++
@@ -633,7 +667,7 @@ func copyRunDir(src, dst string) error {
 			files = append(files, sim.File{Name: e.Name(), Data: data})
 		}
 	}
-	err = outdir.ReplaceDir(dst, append(slices.Clone(sim.ResultNames), RunFile), func(tmp string) error {
+	err = outdir.ReplaceDir(dst, slices.Concat(sim.ResultNames, []string{RunFile}, fairness.FileNames), func(tmp string) error {
 		for _, f := range files {
 			if err := os.WriteFile(filepath.Join(tmp, f.Name), f.Data, 0o666); err != nil {
 				return err

@@ -109,6 +109,10 @@ type Summary struct {
 	// Faults is the fault model's section (cluster events, checkpoints,
 	// lost work); absent from runs without either.
 	Faults *FaultSummary `json:"faults,omitempty"`
+	// Fairness holds the run's fairness figures (finish-time fairness ρ,
+	// Jain's indices, per-tenant JCT and GPU-hours, quota counts) when the
+	// run has tenants (runner.Run.Tenants); absent otherwise.
+	Fairness *Fairness `json:"fairness,omitempty"`
 	// Wallclock holds measurements of the machine, not of the simulation;
 	// they differ between identical runs.
 	Wallclock Wallclock `json:"wallclock"`

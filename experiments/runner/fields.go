@@ -216,6 +216,15 @@ var Fields = []Field{
 		setBool(func(r *Run) *bool { return &r.ProfilingDelay })),
 	field(Field{Key: "schedule_on_events", Flag: "schedule-on-events", Bool: true, Usage: "exact timing: also call the policy at each arrival and completion, not only every 300-s round"},
 		setBool(func(r *Run) *bool { return &r.ScheduleOnEvents })),
+	field(Field{Key: "tenants", Flag: "tenants", Usage: "tenants for the fairness figures (ρ, Jain's indices, per-tenant JCT and GPU-hours in summary.json): a tenants file (YAML, docs/tenants.md), a built-in one (philly-vcs) or " + TenantsVCs + " (each virtual cluster of the trace a tenant of weight 1)"},
+		custom("string", func(r *Run, v string) error {
+			v = strings.TrimSpace(v)
+			if v == "" {
+				return fmt.Errorf("want a tenants file or %s", TenantsVCs)
+			}
+			r.Tenants = v
+			return nil
+		}, func(r *Run) string { return r.Tenants })),
 	field(Field{Key: "check", Flag: "check", Bool: true, Usage: "run the invariant checker after every event (slower)"},
 		setBool(func(r *Run) *bool { return &r.Check })),
 	field(Field{Key: "faults", Flag: "faults", Usage: "cluster events (exact timing): a failure preset (synthesised for --seed) or an events file, CSV or Parquet (docs/faults.md); empty: none"},

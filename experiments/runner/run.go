@@ -87,6 +87,13 @@ type Run struct {
 	CheckpointInterval float64 `json:"checkpoint_interval,omitempty" yaml:"checkpoint_interval,omitempty"`
 	CheckpointCost     float64 `json:"checkpoint_cost,omitempty" yaml:"checkpoint_cost,omitempty"`
 	CheckpointRestore  float64 `json:"checkpoint_restore,omitempty" yaml:"checkpoint_restore,omitempty"`
+	// Tenants names the run's tenants for its fairness figures
+	// (summary.json's fairness, sim/fairness): a tenants file (YAML,
+	// docs/tenants.md), or TenantsVCs for each virtual cluster of the
+	// trace a tenant of weight 1. "" = none: no fairness figures. It
+	// changes no decision (a quota policy takes its own tenants= option),
+	// so it is not part of the input hash.
+	Tenants string `json:"tenants,omitempty" yaml:"tenants,omitempty"`
 	// OnRound reports progress (optional; not part of the description).
 	OnRound func(done, total int) `json:"-" yaml:"-"`
 }

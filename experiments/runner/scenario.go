@@ -4,13 +4,16 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"sync"
 
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/fairness"
 	"github.com/arena-sim/arena/sim/faults"
+	"github.com/arena-sim/arena/sim/tenants"
 	"github.com/arena-sim/arena/traces"
 )
 
@@ -44,6 +47,9 @@ type Scenario struct {
 	// Config is the engine's configuration but for its Cluster, Exec and
 	// OnRound, which Execute sets (a cluster per execution).
 	Config sim.Config
+	// Tenants is the run's tenants file (Run.Tenants), loaded and checked
+	// against the cluster and the jobs; nil for none or for TenantsVCs.
+	Tenants *tenants.File
 	// Slowdown calibrates execution (Run.Slowdown, Run.RelaxedSlowdown).
 	slowdown bool
 }
@@ -59,13 +65,15 @@ type Resolver struct {
 	profiles map[string]*sim.OverheadProfile
 	sources  map[string]estimator.Source
 	policies map[string]policy.Spec
+	tenants  map[string]*tenants.File
 	delay    func(*sim.JobSpec) sim.Duration
 }
 
 // NewResolver returns a resolver finding policies in reg.
 func NewResolver(reg Policies) *Resolver {
 	return &Resolver{reg: reg, traces: map[string]*traces.Trace{}, clusters: map[string]sim.ClusterSpec{},
-		profiles: map[string]*sim.OverheadProfile{}, sources: map[string]estimator.Source{}, policies: map[string]policy.Spec{}}
+		profiles: map[string]*sim.OverheadProfile{}, sources: map[string]estimator.Source{}, policies: map[string]policy.Spec{},
+		tenants: map[string]*tenants.File{}}
 }
 
 // Registry is where the resolver finds policies.
@@ -191,6 +199,24 @@ func (rv *Resolver) Policy(s, overheads string) (policy.Spec, *sim.OverheadProfi
 	return ps, prof, ov, nil
 }
 
+// TenantsFile loads a tenants file once.
+func (rv *Resolver) TenantsFile(path string) (*tenants.File, error) {
+	rv.mu.Lock()
+	f, ok := rv.tenants[path]
+	rv.mu.Unlock()
+	if ok {
+		return f, nil
+	}
+	f, err := tenants.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	rv.mu.Lock()
+	rv.tenants[path] = f
+	rv.mu.Unlock()
+	return f, nil
+}
+
 func (rv *Resolver) profilingDelay() (func(*sim.JobSpec) sim.Duration, error) {
 	rv.mu.Lock()
 	d := rv.delay
@@ -293,10 +319,25 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 			return nil, at("faults", err)
 		}
 	}
+	var ten *tenants.File
+	if r.Tenants != "" && r.Tenants != TenantsVCs {
+		if ten, err = rv.TenantsFile(r.Tenants); err != nil {
+			return nil, at("tenants", err)
+		}
+		c, err := sim.NewCluster(spec)
+		if err != nil {
+			return nil, at("cluster", err)
+		}
+		// A VC no job has, or guarantees over the cluster, is refused
+		// before the run, not found wrong after it.
+		if err := ten.Check(c, jobs); err != nil {
+			return nil, at("tenants", err)
+		}
+	}
 	if r.Estimator == "" {
 		r.Estimator = "profiledb"
 	}
-	return &Scenario{
+	return &Scenario{Tenants: ten,
 		Run: r, TraceName: tr.Name, TraceJobs: len(tr.Jobs), Jobs: jobs, ClusterSpec: spec,
 		Policy: ps, Source: src, Profile: prof, Overhead: overhead, Config: cfg,
 		slowdown: r.Slowdown != 0 && r.Slowdown != 1 || r.RelaxedSlowdown != 0 && r.RelaxedSlowdown != 1,
@@ -309,6 +350,21 @@ type Outcome struct {
 	Result  *sim.Result
 	Summary sim.Summary
 	Cluster *sim.Cluster
+	// Fairness is the run's fairness report (with each job's ρ) when the
+	// run has tenants (Run.Tenants); Summary.Fairness holds its figures.
+	Fairness *fairness.Report
+	// Share is each tenant's GPUs over the run (with Fairness).
+	Share *fairness.Series
+}
+
+// FairnessFiles are the files a run with tenants adds to its results
+// directory (fairness.json, fairness_jobs.csv, tenant_gpus.csv); none
+// without tenants.
+func (o *Outcome) FairnessFiles() ([]sim.File, error) {
+	if o.Fairness == nil {
+		return nil, nil
+	}
+	return o.Fairness.Files(o.Share)
 }
 
 // Execute resolves r and runs it.
@@ -360,7 +416,42 @@ func (s *Scenario) Execute(ctx context.Context, onRound func(done, total int)) (
 	sum.InputHash = InputHash(r, ps.String(), s.ClusterSpec, cfg, s.Jobs)
 	res.SetUtilization(&sum, cluster)
 	res.SetWallclock(&sum)
-	return &Outcome{Run: r, Result: res, Summary: sum, Cluster: cluster}, nil
+	out := &Outcome{Run: r, Result: res, Summary: sum, Cluster: cluster}
+	if r.Tenants != "" {
+		if out.Fairness, err = s.fairness(p, res, cluster, exec); err != nil {
+			return nil, err
+		}
+		if out.Share, err = fairness.ShareOverTime(res, s.Jobs, s.Tenants); err != nil {
+			return nil, fmt.Errorf("fairness: %w", err)
+		}
+		f := out.Fairness.Fairness
+		out.Summary.Fairness = &f
+	}
+	return out, nil
+}
+
+// TenantsVCs is the Run.Tenants value that makes each virtual cluster of
+// the trace a tenant of weight 1 (no tenants file).
+const TenantsVCs = "vcs"
+
+// fairness computes the run's fairness figures (sim/fairness), with the
+// quota wrapper's counts when the policy is one (sim.QuotaReporter). T_alone
+// is under exec, the estimator the engine executed with.
+func (s *Scenario) fairness(p sim.Policy, res *sim.Result, c *sim.Cluster, exec estimator.Estimator) (*fairness.Report, error) {
+	var qc *sim.QuotaCounts
+	if q, ok := p.(sim.QuotaReporter); ok {
+		n := q.QuotaCounts()
+		qc = &n
+	}
+	rep, err := fairness.Compute(res, s.Jobs, c, s.Tenants, exec, fairness.Options{Overhead: s.Overhead, Quota: qc})
+	if err != nil {
+		return nil, fmt.Errorf("fairness: %w", err)
+	}
+	rep.TenantsFrom = TenantsVCs
+	if s.Tenants != nil {
+		rep.TenantsFrom = filepath.Base(s.Run.Tenants)
+	}
+	return rep, nil
 }
 
 // loadFaults reads or synthesises the run's cluster events (Run.Faults)

@@ -87,8 +87,9 @@ type Policy struct {
 }
 
 var (
-	_ sim.Policy    = (*Policy)(nil)
-	_ StatsReporter = (*Policy)(nil)
+	_ sim.Policy        = (*Policy)(nil)
+	_ StatsReporter     = (*Policy)(nil)
+	_ sim.QuotaReporter = (*Policy)(nil)
 )
 
 // New wraps inner for a run on cluster c; est is the view a wrapper-made
@@ -127,6 +128,12 @@ func (p *Policy) Inner() sim.Policy { return p.inner }
 
 // QuotaStats implements StatsReporter.
 func (p *Policy) QuotaStats() Stats { return p.stats }
+
+// QuotaCounts implements sim.QuotaReporter: the counts the run's fairness
+// figures carry (summary.json's fairness.quota).
+func (p *Policy) QuotaCounts() sim.QuotaCounts {
+	return sim.QuotaCounts{Reclaims: p.stats.Reclaims, ReclaimedGPUs: p.stats.ReclaimedGPUs, Vetoed: p.stats.Vetoed, Violations: p.stats.Violations}
+}
 
 // ReadsViewOnly implements sim.ViewReader as the inner policy does: the
 // wrapper itself never writes to the View, and hands the inner policy

@@ -46,4 +46,13 @@
 //
 // ShareOverTime samples each tenant's GPUs held at the timeline's rows
 // (for a share-over-time figure); Report.Jobs feeds a ρ CDF.
+//
+// # Where the figures go
+//
+// A run with tenants (experiments/runner Run.Tenants) computes its Report
+// after the simulation: the run-level and per-tenant figures (Report's
+// embedded sim.Fairness) become summary.json's fairness object, and
+// Report.Files writes fairness.json, fairness_jobs.csv (each rated job's
+// ρ) and tenant_gpus.csv (ShareOverTime) beside the results; ReadJobs and
+// ReadShare read the two tables back for the figures.
 package fairness

@@ -3,6 +3,7 @@ package fairness
 import (
 	"bytes"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -136,6 +137,36 @@ func TestShareOverTimeHandWorked(t *testing.T) {
 	for i, name := range s.Tenants {
 		if w, ok := want[name]; ok && !slices.Equal(s.GPUs[i], w) {
 			t.Errorf("%s holds %v, want %v", name, s.GPUs[i], w)
+		}
+	}
+}
+
+// The integral form of N agrees with the pass over every round it
+// replaced (contending, kept as the reference), on random timelines and
+// intervals, before, inside and after the rows. Guard against change.
+func TestAreasAgreeWithThePass(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 200 {
+		var tl []sim.RoundRecord
+		at := r.Float64() * 100
+		for range 1 + r.IntN(30) {
+			tl = append(tl, sim.RoundRecord{Time: at, Running: int32(r.IntN(20)), Pending: int32(r.IntN(20))})
+			at += 300 * r.Float64()
+		}
+		a := newAreas(tl)
+		for range 20 {
+			from := r.Float64()*at*1.2 - 50
+			to := from + r.Float64()*at
+			if r.IntN(10) == 0 {
+				to = from
+			}
+			if r.IntN(10) == 0 {
+				from = tl[r.IntN(len(tl))].Time
+			}
+			want, got := contending(tl, from, to), a.contending(from, to)
+			if math.Abs(want-got) > 1e-9*math.Max(1, want) {
+				t.Fatalf("N over [%v, %v] = %v, the pass gives %v", from, to, got, want)
+			}
 		}
 	}
 }

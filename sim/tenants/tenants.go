@@ -2,11 +2,13 @@ package tenants
 
 import (
 	"bytes"
+	"embed"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -105,8 +107,27 @@ func (f *File) Tenant(i int) Tenant {
 	return Tenant{Name: Default, Weight: 1}
 }
 
-// Load reads and parses a tenants file from disk.
+//go:embed data/*.yaml
+var builtin embed.FS
+
+// BuiltinNames are the tenants files built in (data/<name>.yaml): a
+// tenants option or run field may name them instead of a file.
+func BuiltinNames() []string { return []string{"philly-vcs"} }
+
+// IsBuiltin reports whether name is a built-in tenants file's name.
+func IsBuiltin(name string) bool { return slices.Contains(BuiltinNames(), name) }
+
+// Load reads and parses a tenants file from disk, or a built-in one by
+// its name (BuiltinNames; e.g. philly-vcs, Philly's 15 VCs on
+// paper-1280).
 func Load(path string) (*File, error) {
+	if IsBuiltin(path) {
+		data, err := builtin.ReadFile("data/" + path + ".yaml")
+		if err != nil {
+			return nil, fmt.Errorf("tenants %s: %w", path, err)
+		}
+		return Parse(path, data)
+	}
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("tenants file: %w", err)
@@ -381,7 +402,9 @@ func (f *File) Check(c *sim.Cluster, jobs []sim.JobSpec) error {
 func listVCs(jobs []sim.JobSpec) string {
 	seen := map[string]bool{}
 	for i := range jobs {
-		seen[jobs[i].VirtualCluster] = true
+		if vc := jobs[i].VirtualCluster; vc != "" { // a job without a VC names none
+			seen[vc] = true
+		}
 	}
 	names := sortedKeys(seen)
 	if len(names) > 20 {

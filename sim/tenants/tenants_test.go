@@ -135,3 +135,26 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// The built-in philly-vcs parses and fits paper-1280 (guarantees of 256
+// of each type's 320 GPUs): the study's tenants from a clean checkout.
+func TestBuiltinPhillyVCs(t *testing.T) {
+	f, err := Load("philly-vcs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Tenants) != 15 {
+		t.Errorf("%d tenants, want Philly's 15 VCs", len(f.Tenants))
+	}
+	spec, err := sim.LoadClusterSpec("paper-1280")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := sim.NewCluster(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.CheckCluster(c); err != nil {
+		t.Errorf("philly-vcs on paper-1280: %v", err)
+	}
+}
