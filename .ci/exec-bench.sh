@@ -4,13 +4,16 @@
 # built-in Philly (paper-1280, 2000 rounds) and on the 82,247-job trace on
 # 10,240 GPUs (arena trace synth --recipe arena --from philly-pollux --seed 1,
 # examples/scale/paper-10240.yaml, --rounds 31400). Prints wall and CPU
-# (user + sys, children included) per run and the ratios of the best; checks
+# (user + sys, children included; /usr/bin/time, else bash's time) per run and the ratios of the best; checks
 # that each exec run's per-round digest (rounds.csv) is byte-identical to
 # fcfs's. A benchmark, not a test: the figures depend on the machine and its
 # load (printed). `make bench-python`; BENCH_RUNS=N (default 3),
 # BENCH_PYTHON=interpreter (default /usr/bin/python3, else python3),
-# BENCH_SCALE=0 for built-in Philly only.
+# BENCH_SCALE=0 for built-in Philly only. PYTHONDONTWRITEBYTECODE and
+# PYTHONUNBUFFERED are removed from the environment (a user's usual one: the
+# client's bytecode cached, stdout buffered); BENCH_KEEP_ENV=1 keeps them.
 set -euo pipefail
+if [ "${BENCH_KEEP_ENV:-0}" != 1 ]; then unset PYTHONDONTWRITEBYTECODE PYTHONUNBUFFERED; fi
 cd "$(dirname "$0")/.."
 runs=${BENCH_RUNS:-3}
 py=${BENCH_PYTHON:-$( [ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo python3 )}
@@ -28,10 +31,16 @@ say "exec bench, revision $rev, $(date -u +%FT%TZ), $(nproc) cores, $($py --vers
 measure() {
 	local name=$1
 	shift
-	local TIMEFORMAT='%R %U %S'
 	local t
-	t=$( { time bin/arena simulate --quiet --no-reference --out "$scratch/$name" "$@" >/dev/null 2>"$scratch/err"; } 2>&1 ) ||
-		{ cat "$scratch/err" >&2; exit 1; }
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -f '%e %U %S' -o "$scratch/time" bin/arena simulate --quiet --no-reference --out "$scratch/$name" "$@" >/dev/null 2>"$scratch/err" ||
+			{ cat "$scratch/err" >&2; exit 1; }
+		t=$(tail -1 "$scratch/time")
+	else # bash's time: the same three figures, children included
+		local TIMEFORMAT='%R %U %S'
+		t=$( { time bin/arena simulate --quiet --no-reference --out "$scratch/$name" "$@" >/dev/null 2>"$scratch/err"; } 2>&1 ) ||
+			{ cat "$scratch/err" >&2; exit 1; }
+	fi
 	read -r wall user sys <<<"$t"
 	cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
 	say "  $name: wall $wall s, cpu $cpu s, load $(cut -d' ' -f1-3 /proc/loadavg)"
