@@ -501,7 +501,17 @@ class Table:
             c -= 1
         firsts, caps = self.cluster.type_first[gpu], self.cluster.type_cap[gpu]
         base, over = self._base, self._over
-        slots: List[int] = []
+        if c + 1 == q and q == len(cnt) - 1:
+            # Whole nodes of the type's largest size (every picked node
+            # had all its GPUs idle): no slot to look at.
+            slots = [s for pos in picked for s in range(firsts[pos], firsts[pos] + q)]
+            over.update(dict.fromkeys(slots, job))
+            for pos in picked:
+                free[pos] = 0
+            cnt[q] -= k
+            cnt[0] += k
+            return slots
+        slots = []
         for pos in picked:
             first, cap, f0 = firsts[pos], caps[pos], free[pos]
             got: Sequence[int]
