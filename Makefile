@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/arena
 
-.PHONY: build install run test docs test-race test-examples test-python test-slurm bench bench-scale lint fuzz clean
+.PHONY: build install run test docs test-race test-examples test-python mypy-python bench-python test-slurm bench bench-scale lint fuzz clean
 
 # The source revision goes into every results file (arena_version).
 REVISION := $(shell git describe --always --dirty 2>/dev/null)
@@ -74,7 +74,25 @@ test-python:
 	  && rm -rf python/build python/arena_policy.egg-info \
 	  && PYTHONPATH=$(PY_SCRATCH) $$py -c 'import arena_policy, sys; assert arena_policy.__file__.startswith(sys.argv[1]), arena_policy.__file__' $(PY_SCRATCH) \
 	  && PYTHONPATH=$(PY_SCRATCH) $$py -m unittest discover -s python/tests \
-	  && echo "python/: installed with $$py -m pip and tested"
+	  && echo "python/: installed with $$py -m pip and tested" \
+	  && $(MAKE) --no-print-directory mypy-python
+
+# mypy --strict on the client package (it ships py.typed) and the examples
+# that use it. Debian's mypy is installed when absent and we are root (or
+# have sudo); otherwise the check is SKIPPED with a warning.
+mypy-python:
+	@mypy=""; for m in mypy "python3 -m mypy" "/usr/bin/python3 -m mypy"; do \
+	  if $$m --version >/dev/null 2>&1; then mypy=$$m; break; fi; \
+	done; \
+	if [ -z "$$mypy" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then sudo=""; elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then sudo=sudo; else sudo=none; fi; \
+	  if [ "$$sudo" = none ]; then echo "WARNING: mypy not found and not root: the type check of python/ is SKIPPED"; exit 0; fi; \
+	  echo "installing Debian's mypy"; \
+	  $$sudo apt-get install -y -qq mypy || { $$sudo apt-get update -qq && $$sudo apt-get install -y -qq mypy; } || exit 1; \
+	  mypy=mypy; \
+	fi; \
+	$$mypy --strict python/arena_policy && $$mypy --strict examples/python/fifo.py examples/python/sjf.py \
+	  && echo "python/: mypy --strict clean"
 
 # A sweep on a real single-node Slurm cluster (Slurm, MUNGE, slurmdbd and
 # MariaDB from Debian packages when absent; needs root): the emitted sbatch
@@ -91,6 +109,12 @@ BENCH_OUT ?= bench/$(REVISION).txt
 bench:
 	@mkdir -p $(dir $(BENCH_OUT))
 	$(GO) test -run '^$$' -bench . -benchtime 3x -count $(BENCH_COUNT) ./... > $(BENCH_OUT); s=$$?; cat $(BENCH_OUT); echo "saved $(BENCH_OUT)"; exit $$s
+
+# The exec protocol's cost: Python FIFO against Go fcfs, whole process, best
+# of BENCH_RUNS (3) interleaved, on built-in Philly and the 82k-job trace on
+# 10,240 GPUs (BENCH_SCALE=0: Philly only); bench/exec-<revision>.txt.
+bench-python:
+	bash .ci/exec-bench.sh
 
 # The scaling benchmark: per policy, run time against jobs at a fixed cluster
 # (a longer trace at 2×, 4×, 8×, or a heavier one at 1×, 2×, 4×) and against

@@ -11,6 +11,8 @@ or, from a checkout, examples/python/arena_policy.py: a symbolic link to
 python/arena_policy/__init__.py (the package is one module).
 """
 
+from typing import Dict, List, Set
+
 import arena_policy as ap
 
 
@@ -18,22 +20,25 @@ class FIFO(ap.Policy):
     name = "python-fifo"
     # A decision without arrivals or ended jobs does nothing: arena skips it.
     idle_when_quiet = True
+    # Nor does one where no job waits (no arrival, nothing pending): ended
+    # jobs free GPUs nobody asked for; arena does not send it.
+    idle_when_nothing_waits = True
 
-    def decide(self, view):
+    def decide(self, view: ap.View) -> List[ap.Action]:
         # Faults: an interruption or a node coming back frees or brings
         # capacity as an ended job does.
-        freed = view.ended or getattr(view, "interrupted", None) or getattr(view, "nodes_changed", False)
+        freed = bool(view.ended or view.interrupted or view.nodes_changed)
         if not freed and not view.arrivals:
             return []
         table = view.table()
-        actions = []
+        actions: List[ap.Action] = []
         # Pending jobs per GPU type, kept by the mirror (no walk of the queue).
-        started = {}
+        started: Dict[str, int] = {}
         # Restart pass over the pending queue in rounds where jobs ended,
         # head-of-line blocking per GPU type: it stops once every type with a
         # pending job is blocked (nothing later could start).
         if freed:
-            blocked = set()
+            blocked: Set[str] = set()
             types = sum(1 for g in self.cluster.types if view.pending_of_type(g) > 0)
             for j in view.iter_pending():
                 if len(blocked) >= types:
@@ -47,7 +52,7 @@ class FIFO(ap.Policy):
                 actions.append(ap.start(j.id, slots))
                 started[j.gpu] = started.get(j.gpu, 0) + 1
         # New jobs in arrival order.
-        joined = {}
+        joined: Dict[str, int] = {}
         for j in view.arrivals:
             best = j.best
             if best.per_node == 0 or best not in j.estimates:

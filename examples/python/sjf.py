@@ -13,6 +13,8 @@ or, from a checkout, examples/python/arena_policy.py: a symbolic link to
 python/arena_policy/__init__.py.
 """
 
+from typing import List, Tuple
+
 import arena_policy as ap
 
 
@@ -20,12 +22,15 @@ class SJF(ap.Policy):
     name = "python-sjf"
     # Waiting jobs only: a pending job's remaining is exact without "live".
     idle_when_quiet = True
+    # Nor does one where no job waits (no arrival, nothing pending): ended
+    # jobs free GPUs nobody asked for; arena does not send it.
+    idle_when_nothing_waits = True
 
-    def decide(self, view):
+    def decide(self, view: ap.View) -> List[ap.Action]:
         if not view.ended and not view.arrivals:
             return []  # nothing freed, nothing new: the same jobs still do not fit
-        actions = []
-        waiting = []
+        actions: List[ap.Action] = []
+        waiting: List[Tuple[float, float, int, ap.Job]] = []
         for j in view.pending + view.arrivals:
             est = j.estimate(j.best)
             if est is None:

@@ -62,7 +62,9 @@ func TestProtocol1StillAccepted(t *testing.T) {
 
 // Protocol 2 sends nothing unchanged: testdata/minimal.py checks every
 // slot and job state of every delta against its mirror before applying it,
-// and ends the run on one sent unchanged; with the checksums on every
+// and ends the run on one sent unchanged, or on a decide sent although no
+// job waits to a client that promised idle_when_nothing_waits (the ended
+// jobs of the decisions not sent come with the next); with the checksums on every
 // decision and strict mode, the mirror never disagrees with arena's record
 // (also with the live fields, sent at every change); and the run still
 // gives fcfs's results.
@@ -80,7 +82,7 @@ func TestDeltaSendsOnlyChanges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, p := range []string{"exec:python3 testdata/minimal.py", "exec:python3 testdata/minimal.py live"} {
+		for _, p := range []string{"exec:python3 testdata/minimal.py", "exec:python3 testdata/minimal.py live", "exec:python3 testdata/minimal.py all"} {
 			py, err := run(t, p, c.trace, c.cluster, c.timing, c.rounds)
 			if err != nil {
 				t.Fatalf("%s: %v", p, err)

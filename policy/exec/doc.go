@@ -23,13 +23,18 @@
 // scale; estimates go in tables shared by jobs of one workload and
 // request. The adapter keeps its own record of what it last sent
 // (deltaState) and compares the View with it, so nothing unchanged is
-// serialised; a running job's remaining iterations and a pending job's
+// serialised (the slot table only where a job's GPUs changed: it is exactly
+// the running jobs' GPUs); a running job's remaining iterations and a pending job's
 // queue time, which change with the clock, are compared only for a client
 // that asked for them ("live"). The full decide and every CheckEvery-th
 // carry CRC-32 checksums of the record; a client whose mirror disagrees,
 // or that saw a seq gap, replies "resync" and gets the full state again.
 // A client may also promise "idle_when_quiet" (sim.QuietRounds), and arena
-// then skips decisions without arrivals or ended jobs.
+// then skips decisions without arrivals or ended jobs; and, in version 2,
+// "idle_when_nothing_waits", and the adapter then does not send decisions
+// without arrivals whose pending queue is empty (their ended jobs and
+// freed slots go with the next decide). Replies are read by a
+// hand-written parser when in their plain form, by encoding/json otherwise.
 //
 // # Messages
 //
@@ -38,7 +43,8 @@
 //     "cluster":{"name":…,"types":[…],"slots":N,"nodes":[{"gpu":"a100",
 //     "capacity":4,"first_slot":0},…]}}
 //  2. policy → arena: {"type":"hello","protocol":2,"name":"my-fifo",
-//     "live":[],"idle_when_quiet":true} (an unknown version ends the run).
+//     "live":[],"idle_when_quiet":true,"idle_when_nothing_waits":true} (an
+//     unknown version ends the run).
 //  3. Per decision, arena → policy: a decide (version 1 or 2 as above).
 //     Estimates: for every candidate grid that is feasible — per GPU type,
 //     every GPU count that is a power of two (and the job's own count) up

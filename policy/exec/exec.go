@@ -71,11 +71,15 @@ type Policy struct {
 
 	protocol int  // the version the client picked
 	quiet    bool // the client's promise: no action in a decision without events
-	live     liveFields
-	d        *deltaState // protocol 2's record of what was last sent
-	slotNode []int       // node of every slot
-	wire     []byte      // protocol 2's message buffer
-	resyncs  int
+	// nothingWaits is the client's promise: no action in a decision
+	// without arrivals and with an empty pending queue (protocol 2).
+	nothingWaits bool
+	skipped      int // decisions not sent (nothingWaits)
+	live         liveFields
+	d            *deltaState // protocol 2's record of what was last sent
+	slotNode     []int       // node of every slot
+	wire         []byte      // protocol 2's message buffer
+	resyncs      int
 }
 
 type line struct {
@@ -336,6 +340,10 @@ type helloIn struct {
 	Name     string   `json:"name"`
 	Live     []string `json:"live"`
 	Quiet    bool     `json:"idle_when_quiet"`
+	// NothingWaits is the client's promise that a decision in which no
+	// job waits (no arrival, empty pending queue) does nothing
+	// (protocol 2; scheduleDelta does not send such decisions).
+	NothingWaits bool `json:"idle_when_nothing_waits"`
 }
 
 // Grid is a uniform shape as the protocol writes it.
@@ -476,6 +484,10 @@ func (p *Policy) hello(timing sim.Timing) error {
 		return p.fail(-1, -1, "the policy speaks protocol %d, arena speaks 1 and 2", in.Protocol)
 	}
 	p.protocol, p.quiet = in.Protocol, in.Quiet
+	if in.NothingWaits && in.Protocol < 2 {
+		return p.fail(-1, -1, "hello: idle_when_nothing_waits needs protocol 2 (the skipped decisions' changes go with the next delta)")
+	}
+	p.nothingWaits = in.NothingWaits
 	for _, f := range in.Live {
 		switch f {
 		case "remaining":
@@ -590,7 +602,7 @@ func (p *Policy) failJob(v *sim.View, known bool, job sim.JobID, err error) erro
 // then validates the actions as it does any policy's.
 func ParseActions(data []byte, round int, inView map[sim.JobID]bool, slots int) ([]sim.Action, sim.JobID, error) {
 	var in actionsIn
-	if err := decode(data, &in); err != nil {
+	if err := parseActions(data, &in); err != nil {
 		return nil, -1, err
 	}
 	return checkActions(&in, round, func(id sim.JobID) bool { return inView[id] }, slots)

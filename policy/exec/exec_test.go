@@ -115,6 +115,7 @@ func TestProtocolErrors(t *testing.T) {
 		{"crash", script(`echo oops >&2; exit 3`), []string{"round 0", "exit status 3"}},
 		{"crash at hello", `exec:sh -c 'exit 4'`, []string{"hello", "exit status 4"}},
 		{"protocol mismatch", `exec:sh -c 'read l; echo "{\"type\":\"hello\",\"protocol\":3}"'`, []string{"hello", "speaks protocol 3, arena speaks 1 and 2"}},
+		{"nothing-waits in protocol 1", `exec:sh -c 'read l; echo "{\"type\":\"hello\",\"protocol\":1,\"idle_when_nothing_waits\":true}"'`, []string{"hello", "idle_when_nothing_waits needs protocol 2"}},
 		{"no such program", "exec:/nonexistent/policy", []string{"cannot start", "/nonexistent/policy"}},
 		{"missing command", "exec:", []string{"policy exec: option cmd"}},
 	} {

@@ -19,3 +19,20 @@ func ExpireWait(cfg Config, k int) Config {
 	}
 	return cfg
 }
+
+// ParseActionsFast and ParseActionsJSON decode an actions reply by the
+// fast path (false when it declines the line) and by encoding/json, into
+// the exported mirror of the reply, for the test that they agree.
+func ParseActionsFast(data []byte) (ActionsReply, bool) {
+	var in actionsIn
+	ok := parseActionsFast(data, &in)
+	return ActionsReply(in), ok
+}
+
+func ParseActionsJSON(data []byte) (ActionsReply, error) {
+	var in actionsIn
+	err := decode(data, &in)
+	return ActionsReply(in), err
+}
+
+type ActionsReply actionsIn

@@ -47,7 +47,7 @@ import os
 import sys
 import zlib
 from array import array
-from typing import IO, Any, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import IO, Any, Callable, Dict, MutableSequence, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 __all__ = [
     "PROTOCOL", "Grid", "Estimate", "Job", "Node", "Cluster", "View", "Table", "Mirror",
@@ -111,6 +111,15 @@ class Grid(NamedTuple):
 
     def __repr__(self) -> str:
         return "%s:%dx%d" % (self.gpu, self.nodes, self.per_node)
+
+
+#: A grid as a plain tuple (gpu, nodes, per_node): the key type of
+#: ``Job.estimates``; a Grid is one, and so is any equal plain tuple.
+GridKey = Tuple[str, int, int]
+
+# Grid from a wire list [gpu, nodes, per_node] without NamedTuple's Python-level
+# __new__ (a Grid per started job and arrival on a long trace).
+_grid: Any = tuple.__new__
 
 
 class Estimate(NamedTuple):
@@ -179,29 +188,34 @@ class Job:
     user: str
     vc: str
     best: Grid
-    estimates: Dict[Grid, Estimate]
+    estimates: Dict[GridKey, Estimate]
     status: str
     gpus: List[int]
     grid: Optional[Grid]
     total: int
     first_start: float
     reconfigs: int
+    _remaining: int
+    _queue_time: float
+    _live: Tuple[bool, bool]
 
-    def __init__(self, a: Sequence[Any], tables: Dict[int, Dict[Grid, Estimate]], live: Tuple[bool, bool] = (True, True)):
+    def __init__(self, a: Sequence[Any], tables: Dict[int, Dict[GridKey, Estimate]], live: Tuple[bool, bool] = (True, True)):
         # a is a job array (JOB_FIELDS): the state, then the static part.
         (self.name, self.alias, self.model, self.batch, self.iterations, self.trace_iterations,
          self.gpu, self.num_gpus, self.submit, self.deadline, self.user, self.vc, best, table) = a[9:]
-        self.id = a[0]
-        self.best = Grid(*best)
+        self.best = _grid(Grid, best)
         self.estimates = tables[table]
         self._live = live
-        self.update(a)
+        # The state, as update() takes it (inlined: one Job per arrival).
+        (self.id, self.status, self.gpus, grid, self._remaining, self.total,
+         self.first_start, self.reconfigs, self._queue_time) = a[:9]
+        self.grid = None if grid is None else _grid(Grid, grid)
 
     def update(self, a: Sequence[Any]) -> None:
         """Take a state array (STATE_FIELDS; arena's, not for policies to call)."""
         (_, self.status, self.gpus, grid, self._remaining, self.total,
          self.first_start, self.reconfigs, self._queue_time) = a[:9]
-        self.grid = None if grid is None else Grid(*grid)
+        self.grid = None if grid is None else _grid(Grid, grid)
 
     @property
     def remaining(self) -> int:
@@ -229,7 +243,7 @@ class Job:
 
     def estimate(self, grid: Tuple[str, int, int]) -> Optional[Estimate]:
         """The Estimate on grid, or None when the grid is infeasible."""
-        return self.estimates.get(grid)  # type: ignore[call-overload]
+        return self.estimates.get(grid)
 
     def feasible(self, grid: Tuple[str, int, int]) -> bool:
         """Whether the estimator finds grid feasible for this job."""
@@ -269,15 +283,21 @@ class Cluster:
         self.slot_node: List[int] = [0] * self.slots
         # Position of each node within its type's list (Table's free lists).
         self.type_pos: List[int] = [0] * len(self.nodes)
-        for gpu, idx in self.nodes_of_type.items():
-            for pos, n in enumerate(idx):
-                self.type_pos[n] = pos
+        for idx in self.nodes_of_type.values():
+            for pos, i in enumerate(idx):
+                self.type_pos[i] = pos
         for n in self.nodes:
             for s in n.slots():
                 self.slot_node[s] = n.index
         # Per slot, its node's GPU type and position in that type's list.
         self.slot_gpu: List[str] = [self.nodes[n].gpu for n in self.slot_node]
         self.slot_pos: List[int] = [self.type_pos[n] for n in self.slot_node]
+        # Per GPU type, in its node order: each node's first slot and
+        # capacity (Table.place_most_free's inner loop reads only these).
+        self.type_first: Dict[str, List[int]] = {g: [self.nodes[n].first_slot for n in idx]
+                                                 for g, idx in self.nodes_of_type.items()}
+        self.type_cap: Dict[str, List[int]] = {g: [self.nodes[n].capacity for n in idx]
+                                               for g, idx in self.nodes_of_type.items()}
 
     def total_gpus(self, gpu: str) -> int:
         """GPUs of type gpu in the cluster."""
@@ -288,20 +308,28 @@ class Cluster:
         return max((self.nodes[n].capacity for n in self.nodes_of_type.get(gpu, [])), default=0)
 
 
-def _free_lists(cluster: Cluster, occupant: Sequence[int]) -> Tuple[Dict[str, List[int]], Dict[str, List[int]]]:
+#: Idle GPUs per node of one GPU type, in node order: a bytearray when every
+#: node has at most 255 GPUs (a Table copies it on its first placement of the
+#: type in a decision — a memcpy, where a list of 1,280 ints took 20 µs — and
+#: ``index`` finds a count with memchr), a list otherwise.
+FreeList = MutableSequence[int]
+
+
+def _free_lists(cluster: Cluster, occupant: Sequence[int]) -> Tuple[Dict[str, FreeList], Dict[str, List[int]]]:
     """Idle GPUs of every node, per GPU type in node order, and per type how
     many nodes have each count of idle GPUs (index 0 … largest node)."""
-    free: Dict[str, List[int]] = {}
+    free: Dict[str, FreeList] = {}
     counts: Dict[str, List[int]] = {}
     for gpu, idx in cluster.nodes_of_type.items():
         f = []
-        cnt = [0] * (max(cluster.nodes[n].capacity for n in idx) + 1)
+        cap = max(cluster.nodes[n].capacity for n in idx)
+        cnt = [0] * (cap + 1)
         for n in idx:
             node = cluster.nodes[n]
             k = sum(1 for s in node.slots() if occupant[s] == NO_JOB)
             f.append(k)
             cnt[k] += 1
-        free[gpu], counts[gpu] = f, cnt
+        free[gpu], counts[gpu] = (bytearray(f) if cap <= 255 else f), cnt
     return free, counts
 
 
@@ -314,7 +342,7 @@ class Table:
     on it changes neither the view nor the mirror."""
 
     def __init__(self, cluster: Cluster, occupant: Sequence[int],
-                 _free: Optional[Tuple[Dict[str, List[int]], Dict[str, List[int]]]] = None):
+                 _free: Optional[Tuple[Dict[str, FreeList], Dict[str, List[int]]]] = None):
         self.cluster = cluster
         self._base = occupant
         self._over: Dict[int, int] = {}  # slot → job, the planned changes
@@ -327,12 +355,12 @@ class Table:
         self._free = free      # per GPU type, idle GPUs of its nodes in order
         self._counts = counts  # per GPU type, nodes by idle GPUs
 
-    def _lists(self, gpu: str) -> Tuple[List[int], List[int]]:
+    def _lists(self, gpu: str) -> Tuple[FreeList, List[int]]:
         """The type's free and count lists, the table's own copies."""
         if gpu not in self._own:
             self._own.add(gpu)
-            self._free[gpu] = list(self._free[gpu])
-            self._counts[gpu] = list(self._counts[gpu])
+            self._free[gpu] = self._free[gpu][:]
+            self._counts[gpu] = self._counts[gpu][:]
         return self._free[gpu], self._counts[gpu]
 
     def at(self, slot: int) -> int:
@@ -443,20 +471,72 @@ class Table:
 
     def place_most_free(self, job: int, grid: Tuple[str, int, int]) -> Optional[List[int]]:
         """Slots for job on grid on the nodes with the most idle GPUs, or
-        None (the table is then unchanged). Go: Table.PlaceMostFree."""
+        None (the table is then unchanged). Go: Table.PlaceMostFree
+        (NodesByFree, then Take on each node)."""
+        # nodes_by_free and take in one function: a placement per started
+        # job is most of a FIFO's own time on a long trace.
         gpu, k, q = grid
         if k <= 0 or q <= 0:
             return None
-        nodes = self.nodes_by_free(gpu, q, k)
-        if len(nodes) < k:
+        cnt = self._counts.get(gpu)
+        if cnt is None or q >= len(cnt) or sum(cnt[q:]) < k:
             return None
-        slots: List[int] = []
-        for n in nodes:
-            got = self.take(job, n, q)
-            if got is None:  # cannot happen: the node had ≥ q idle slots
-                self.release(slots)
-                return None
+        free, cnt = self._lists(gpu)
+        # The k nodes with the most idle GPUs (≥ q), ties in node order,
+        # chosen before any is taken.
+        picked: List[int] = []
+        c = len(cnt) - 1
+        need = k
+        index = free.index
+        while need:
+            m = cnt[c]
+            if m:
+                if m > need:
+                    m = need
+                need -= m
+                i = -1
+                for _ in range(m):
+                    i = index(c, i + 1)
+                    picked.append(i)
+            c -= 1
+        firsts, caps = self.cluster.type_first[gpu], self.cluster.type_cap[gpu]
+        base, over = self._base, self._over
+        if c + 1 == q and q == len(cnt) - 1:
+            # Whole nodes of the type's largest size (every picked node
+            # had all its GPUs idle): no slot to look at.
+            slots = [s for pos in picked for s in range(firsts[pos], firsts[pos] + q)]
+            over.update(dict.fromkeys(slots, job))
+            for pos in picked:
+                free[pos] = 0
+            cnt[q] -= k
+            cnt[0] += k
+            return slots
+        slots = []
+        for pos in picked:
+            first, cap, f0 = firsts[pos], caps[pos], free[pos]
+            got: Sequence[int]
+            if f0 == cap:  # a whole idle node: its first q slots
+                got = range(first, first + q)
+                idle = q
+            else:  # the first q slots idle or job's own
+                part: List[int] = []
+                idle = 0
+                for s in range(first, first + cap):
+                    o = over.get(s, base[s])
+                    if o == NO_JOB:
+                        idle += 1
+                    elif o != job:
+                        continue
+                    part.append(s)
+                    if len(part) == q:
+                        break
+                got = part
+            over.update(dict.fromkeys(got, job))
             slots += got
+            if idle:
+                cnt[f0] -= 1
+                cnt[f0 - idle] += 1
+                free[pos] = f0 - idle
         return slots
 
 
@@ -568,12 +648,16 @@ class Mirror:
         """Forget everything (before a full decide)."""
         self.occupant: List[int] = [NO_JOB] * self.cluster.slots
         self.free, self.counts = _free_lists(self.cluster, self.occupant)
+        # Per slot, its GPU type's free and count lists (_set_runs).
+        slot_gpu = self.cluster.slot_gpu
+        self._slot_free = [self.free[g] for g in slot_gpu]
+        self._slot_counts = [self.counts[g] for g in slot_gpu]
         self.running: Dict[int, Job] = {}
         self.pending: Dict[int, Job] = {}
         if not hasattr(self, "jobs"):
             self.jobs: Dict[int, Job] = {}
         self.jobs.clear()  # the same dict: Policy.jobs refers to it
-        self.tables: Dict[int, Dict[Grid, Estimate]] = {}
+        self.tables: Dict[int, Dict[GridKey, Estimate]] = {}
         self.pending_types: Dict[str, int] = {}
         self.synced = False
         self.nodes: Optional[List[Tuple[str, float]]] = None
@@ -585,16 +669,15 @@ class Mirror:
 
     def _set_runs(self, runs: Iterable[Sequence[int]]) -> None:
         """Apply [first slot, count, job] runs (each within one node)."""
-        occ, free, counts = self.occupant, self.free, self.counts
-        slot_gpu, slot_pos = self.cluster.slot_gpu, self.cluster.slot_pos
+        occ, slot_free, slot_counts = self.occupant, self._slot_free, self._slot_counts
+        slot_pos = self.cluster.slot_pos
         for first, n, job in runs:
             end = first + n
             idle = occ[first:end].count(NO_JOB)
             occ[first:end] = [job] * n
-            delta = (n if job == NO_JOB else 0) - idle
+            delta = n - idle if job == NO_JOB else -idle
             if delta:
-                gpu, pos = slot_gpu[first], slot_pos[first]
-                f, cnt = free[gpu], counts[gpu]
+                f, cnt, pos = slot_free[first], slot_counts[first], slot_pos[first]
                 k = f[pos]
                 cnt[k] -= 1
                 k += delta
@@ -622,7 +705,7 @@ class Mirror:
         if full:
             self.reset()
         for t in msg.get("tables", ()):
-            est: Dict[Grid, Estimate] = {}
+            est: Dict[GridKey, Estimate] = {}
             for gpu, nodes, per_node, thr, it in t["estimates"]:
                 g = Grid(gpu, nodes, per_node)
                 est[g] = Estimate(g, thr, it)
@@ -724,6 +807,13 @@ class Policy:
       ended job returns no action and changes nothing later decisions depend
       on; arena then skips such decisions (Go: sim.QuietRounds). A policy
       that acts on elapsed time (preemption) must leave it False.
+    - ``idle_when_nothing_waits``: promise that a decision with no arrival
+      and an empty pending queue returns no action and changes nothing
+      later decisions depend on (ended jobs alone free GPUs nobody waits
+      for); arena then does not send such decisions, and their ended jobs
+      and changes come with the next one. True for a policy that only
+      starts waiting jobs (FIFO, SJF); False for one that also moves,
+      resizes or preempts running jobs.
 
     After the hello, ``self.cluster`` is the Cluster and ``self.jobs`` the
     mirror's jobs by id.
@@ -732,6 +822,7 @@ class Policy:
     name: str = "python-policy"
     live: Sequence[str] = ()
     idle_when_quiet: bool = False
+    idle_when_nothing_waits: bool = False
     cluster: Cluster
     jobs: Dict[int, Job]
 
@@ -742,20 +833,38 @@ class Policy:
         return []
 
 
+# The C scanner json.loads ends in (not in the type stubs).
+_scan: Callable[[str, int], Tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
+def _loads(line: bytes) -> Any:
+    """json.loads of one message line, without its encoding detection and
+    whitespace regular expressions when the line is a plain object (arena
+    writes UTF-8, no leading whitespace): one per decision."""
+    text = line.decode()
+    try:
+        msg, end = _scan(text, 0)
+    except StopIteration:
+        return json.loads(text)  # raises the error json would
+    if end != len(text) and text[end:].strip():
+        return json.loads(text)
+    return msg
+
+
 def run(policy: Policy, stdin: Optional[IO[bytes]] = None, stdout: Optional[IO[str]] = None) -> None:
     """Serve arena's protocol until bye or end of input."""
     inp = stdin if stdin is not None else sys.stdin.buffer
     out = stdout if stdout is not None else sys.stdout
     mirror: Optional[Mirror] = None
     dumps = json.JSONEncoder(separators=(",", ":")).encode
-    loads = json.loads
+    loads = _loads
 
     def send(msg: Dict[str, Any]) -> None:
         out.write(dumps(msg) + "\n")
         out.flush()
 
     for line in inp:
-        if not line.strip():
+        if line[:1] != b"{" and not line.strip():
             continue
         msg = loads(line)
         kind = msg.get("type")
@@ -790,8 +899,11 @@ def run(policy: Policy, stdin: Optional[IO[bytes]] = None, stdout: Optional[IO[s
             mirror = Mirror(cluster, policy.live)
             policy.cluster, policy.jobs = cluster, mirror.jobs
             policy.hello(cluster, msg)
-            send({"type": "hello", "protocol": PROTOCOL, "name": policy.name, "live": list(policy.live),
-                  "idle_when_quiet": bool(policy.idle_when_quiet)})
+            reply = {"type": "hello", "protocol": PROTOCOL, "name": policy.name, "live": list(policy.live),
+                     "idle_when_quiet": bool(policy.idle_when_quiet)}
+            if policy.idle_when_nothing_waits:  # only then: an arena before it refuses the key
+                reply["idle_when_nothing_waits"] = True
+            send(reply)
         elif kind == "bye":
             return
         else:

@@ -225,6 +225,37 @@ class TableTest(unittest.TestCase):
                 self.assertEqual(t.occupant, want_occ)
 
 
+    def test_mirror_table_matches_the_definition(self):
+        """view.table() plans on copies of the mirror's idle counts (a
+        bytearray per type, a list where a node has more than 255 GPUs) and
+        leaves the mirror as it was."""
+        rnd = random.Random(2)
+        for caps in ([1, 2, 4, 8], [2, 300]):
+            nodes, first = [], 0
+            for i in range(6):
+                cap = rnd.choice(caps)
+                nodes.append({"gpu": rnd.choice(["a", "b"]), "capacity": cap, "first_slot": first})
+                first += cap
+            cl = {"name": "r", "types": ["a", "b"], "slots": first, "nodes": nodes}
+            c = ap.Cluster(cl)
+            for trial in range(50):
+                occ = [rnd.choice([-1, -1, 1, 2]) for _ in range(first)]
+                m = ap.Mirror(c)
+                full = {"type": "decide", "seq": 1, "round": 0, "now": 0, "round_length": 300, "full": True,
+                        "arrivals": [], "occupant": occ}
+                v = m.apply(full)
+                before = {g: list(f) for g, f in m.free.items()}
+                t = v.table()
+                want_occ = occ
+                for job in range(10, 14):
+                    grid = (rnd.choice(["a", "b"]), rnd.choice([1, 2, 3]), rnd.choice([1, 2, 4, 150]))
+                    want, want_occ = reference_place(c, want_occ, job, grid)
+                    self.assertEqual(t.place_most_free(job, grid), want, (caps, trial, job, grid))
+                    self.assertEqual(t.occupant, want_occ)
+                self.assertEqual({g: list(f) for g, f in m.free.items()}, before)
+                self.assertEqual(m.occupant, occ)
+
+
 class RunTest(unittest.TestCase):
     def serve(self, policy, messages):
         inp = io.BytesIO(b"".join(json.dumps(m).encode() + b"\n" for m in messages))
@@ -261,6 +292,17 @@ class RunTest(unittest.TestCase):
         self.assertEqual([r["type"] for r in replies[1:]], ["actions", "actions", "resync", "actions"])
         self.assertEqual(replies[2]["actions"], [{"kind": "start", "job": 1, "gpus": [4, 5], "reason": ""}])
         self.assertEqual(replies[3]["round"], 3)
+
+    def test_hello_promises(self):
+        """idle_when_nothing_waits goes in the hello only when promised (an
+        arena before it refuses unknown keys)."""
+        hello = {"type": "hello", "protocol": 1, "protocols": [1, 2], "timing": "exact", "view": "optimal",
+                 "cluster": CLUSTER, "state_fields": ap.STATE_FIELDS, "job_fields": ap.JOB_FIELDS}
+
+        class Waits(ap.Policy):
+            idle_when_nothing_waits = True
+        self.assertNotIn("idle_when_nothing_waits", self.serve(ap.Policy(), [hello])[0])
+        self.assertIs(self.serve(Waits(), [hello])[0]["idle_when_nothing_waits"], True)
 
     def test_old_arena_refused(self):
         hello = {"type": "hello", "protocol": 1, "timing": "exact", "view": "optimal", "cluster": CLUSTER}

@@ -3,7 +3,10 @@ before applying it: no slot is sent with the occupant the client already
 has, no job state is sent unchanged, and no full state follows the first
 decide. A violation is reported as an error, which ends the run. With the
 argument "live", the policy also asks for the clock-driven fields and reads
-them at every decision (they then enter the checksums as sent)."""
+them at every decision (they then enter the checksums as sent). fifo.FIFO
+promises idle_when_nothing_waits, and a decide arena sends although no job
+waits is a violation too; with the argument "all" the policy does not
+promise it and gets every decision."""
 
 import os
 import sys
@@ -33,10 +36,14 @@ def checked_apply(self, msg):
                    j.first_start, j.reconfigs, j._queue_time]
             if now == a:
                 raise AssertionError("decide %d: job %d's state sent unchanged" % (msg["seq"], j.id))
-    return _apply(self, msg)
+    view = _apply(self, msg)
+    if NOTHING_WAITS and not view.arrivals and not self.pending:
+        raise AssertionError("decide %d: sent although no job waits (idle_when_nothing_waits)" % msg["seq"])
+    return view
 
 
 ap.Mirror.apply = checked_apply
+NOTHING_WAITS = False
 
 class LiveFIFO(fifo.FIFO):
     live = ("remaining", "queue_time")
@@ -51,5 +58,11 @@ class LiveFIFO(fifo.FIFO):
         return super().decide(view)
 
 
+class EveryFIFO(fifo.FIFO):
+    idle_when_nothing_waits = False
+
+
 if __name__ == "__main__":
-    ap.run(LiveFIFO() if sys.argv[1:] == ["live"] else fifo.FIFO())
+    policy = {"live": LiveFIFO, "all": EveryFIFO}.get(sys.argv[1] if sys.argv[1:] else "", fifo.FIFO)()
+    NOTHING_WAITS = policy.idle_when_nothing_waits
+    ap.run(policy)
