@@ -258,19 +258,21 @@ func reportSimulate(cmd *cobra.Command, base runner.Run, f simulateFlags, scenar
 		}
 	}
 	if f.out != "" {
+		// All policies' directories or none: a failure part-way (a full
+		// disk) leaves no new run beside an old one (sim.WriteDirs).
+		runs := make([]sim.RunDir, len(outcomes))
 		for i, o := range outcomes {
-			dir := filepath.Join(f.out, experiments.PolicyDir(o.Summary.Policy))
-			var extra []sim.File
+			runs[i] = sim.RunDir{Dir: filepath.Join(f.out, experiments.PolicyDir(o.Summary.Policy)), Result: o.Result, Summary: o.Summary}
 			if fair != nil {
 				ff, err := fairnessFile(fair[i])
 				if err != nil {
 					return err
 				}
-				extra = append(extra, ff)
+				runs[i].Extra = append(runs[i].Extra, ff)
 			}
-			if err := sim.WriteDir(dir, o.Result, o.Summary, extra...); err != nil {
-				return err
-			}
+		}
+		if err := sim.WriteDirs(runs); err != nil {
+			return err
 		}
 	}
 	warnMissingTypes(cmd.ErrOrStderr(), outcomes[0])

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -401,8 +402,12 @@ func MergeSweep(plan *Plan, opt MergeOptions) ([]SummaryRow, error) {
 				}
 			}
 		}
-		if !Complete(dir, pr.Key) {
-			missing = append(missing, pr.Key)
+		if err := incomplete(dir, pr.Key); err != nil {
+			why := ""
+			if !errors.Is(err, fs.ErrNotExist) {
+				why = " (" + shorten(err.Error()) + ")"
+			}
+			missing = append(missing, pr.Key+why)
 			continue
 		}
 		r, err := LoadResults(dir, false)

@@ -67,3 +67,15 @@ func quoteClipped(s string) string {
 	}
 	return strconv.Quote(s[:cut]) + fmt.Sprintf("… (%d bytes)", len(s))
 }
+
+// shorten clips a message of arena's own to 300 bytes.
+func shorten(s string) string {
+	if len(s) <= 300 {
+		return s
+	}
+	cut := 300
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
