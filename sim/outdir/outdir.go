@@ -465,6 +465,7 @@ var (
 	commitMu    sync.Mutex
 	live        = map[string]bool{}
 	interrupted bool
+	stopped     = make(chan struct{}) // closed by the first Interrupt
 
 	// TestHookCreated, when set (tests only), is called with each
 	// temporary's path once it exists: a test can stop a command there.
@@ -521,16 +522,22 @@ func Discard(tmp string) {
 // progress finishes first: a result is then whole or absent.
 func Interrupt() {
 	commitMu.Lock()
-	interrupted = true
+	if !interrupted {
+		interrupted = true
+		close(stopped)
+	}
 	commitMu.Unlock()
 }
+
+// Interrupted is closed once Interrupt has been called.
+func Interrupted() <-chan struct{} { return stopped }
 
 // RemoveTemporaries interrupts (Interrupt) and removes every temporary
 // still registered: what a command stopped by a signal leaves behind
 // when it does not return in time to remove them itself.
 func RemoveTemporaries() {
+	Interrupt()
 	commitMu.Lock()
-	interrupted = true
 	names := make([]string, 0, len(live))
 	for n := range live {
 		names = append(names, n)

@@ -355,7 +355,7 @@ func TestReplaceDirsAllOrNothing(t *testing.T) {
 // After Interrupt no commit happens: the temporary is removed and the
 // destination untouched; RemoveTemporaries removes what is registered.
 func TestInterruptRefusesCommits(t *testing.T) {
-	defer func() { commitMu.Lock(); interrupted = false; commitMu.Unlock() }()
+	defer func() { commitMu.Lock(); interrupted, stopped = false, make(chan struct{}); commitMu.Unlock() }()
 	dir := t.TempDir()
 	f, err := CreateTemp(filepath.Join(dir, "x"))
 	if err != nil {
