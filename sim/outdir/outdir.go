@@ -47,6 +47,11 @@ func create(dir, base, infix string, isDir bool) (string, *os.File, error) {
 			continue
 		}
 		if err == nil {
+			if f != nil {
+				// Held while the file is open: a temporary nobody holds
+				// is a dead writer's (cleanStale).
+				_ = flock(f, true)
+			}
 			register(name)
 		}
 		return name, f, err
@@ -58,6 +63,7 @@ func create(dir, base, infix string, isDir bool) (string, *os.File, error) {
 // when complete (its name is one Clean recognises). Unlike os.CreateTemp
 // (mode 0600) its mode follows the umask.
 func CreateTemp(path string) (*os.File, error) {
+	cleanStale(path)
 	_, f, err := create(filepath.Dir(path), filepath.Base(path), tmpInfix, false)
 	return f, err
 }
@@ -65,6 +71,7 @@ func CreateTemp(path string) (*os.File, error) {
 // WriteFile writes data to a temporary file next to path and renames it
 // into place. On any error the temporary is removed and path is untouched.
 func WriteFile(path string, data []byte) error {
+	cleanStale(path)
 	tmp, f, err := create(filepath.Dir(path), filepath.Base(path), tmpInfix, false)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
@@ -550,5 +557,39 @@ func RemoveTemporaries() {
 			os.RemoveAll(n)
 		}
 		release(n)
+	}
+}
+
+// cleanStale removes the temporary files of path that a writer killed
+// outright (kill -9, a crash) left beside it — an import's half-written
+// table, a figure — so they do not pile up: a live writer holds an flock
+// on its temporary while it writes (create), so one that can be locked is
+// an orphan. Where flock does not exist nothing is removed.
+func cleanStale(path string) {
+	if !haveFlock {
+		return
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		r, ok := strings.CutPrefix(e.Name(), "."+base+tmpInfix)
+		if !ok || r == "" || strings.Trim(r, "0123456789abcdefghijklmnopqrstuvwxyz") != "" || !e.Type().IsRegular() {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		f, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		if flock(f, true) == nil {
+			os.Remove(p)
+		}
+		f.Close()
 	}
 }

@@ -379,3 +379,33 @@ func TestInterruptRefusesCommits(t *testing.T) {
 		t.Errorf("left behind: %s", got)
 	}
 }
+
+// A temporary file a killed writer left beside its output (nobody holds
+// its lock) is removed by the next write of that output; a live writer's
+// (locked while open) is not. Fails before this change: the orphan
+// stayed for ever (474 MB from one killed import, issue 28).
+func TestNextWriteRemovesOrphanedTemporaries(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.parquet")
+	orphan := filepath.Join(dir, ".t.parquet.tmp-orphan1")
+	os.WriteFile(orphan, []byte("half"), 0o644)
+	live, err := CreateTemp(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Close()
+	other := filepath.Join(dir, ".u.parquet.tmp-orphan2") // another output's
+	os.WriteFile(other, nil, 0o644)
+	if err := WriteFile(path, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(orphan); err == nil {
+		t.Error("the orphaned temporary is still there")
+	}
+	if _, err := os.Stat(live.Name()); err != nil {
+		t.Errorf("a live writer's temporary was removed: %v", err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("another output's temporary was removed: %v", err)
+	}
+}
