@@ -351,7 +351,7 @@ func (p *Policy) exitError(round int, cause error) error {
 	}
 	msg := "the process exited mid-run (" + status + "; " + tail + ")"
 	if cause != nil {
-		msg = fmt.Sprintf("writing to the process: %v (it %s; %s)", cause, status, tail)
+		msg = fmt.Sprintf("writing to the process: %v (%s; %s)", cause, status, tail)
 	}
 	return p.fail(round, -1, "%s", msg)
 }
