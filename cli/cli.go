@@ -8,9 +8,11 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+	"time"
 
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/outdir"
 	"github.com/spf13/cobra"
 )
 
@@ -27,21 +29,54 @@ func Main(reg *policy.Registry) {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(sim.GCPercent)
 	}
-	// Ctrl-C and SIGTERM (a batch system's cancel, a container's stop)
-	// cancel the same context: every command stops at its next check,
-	// removes its temporaries and exits 130 with nothing half-written.
+	os.Exit(run(reg))
+}
+
+// stopGrace is how long a command stopped by a signal is given to return
+// on its own (removing its temporaries, killing an exec policy's process
+// group) before Main removes the temporaries itself and exits: a command
+// blocked where it cannot see the context (opening a FIFO no one writes)
+// must not keep arena alive.
+var stopGrace = 2 * time.Second
+
+// run executes the command line and returns the exit status. One handler
+// serves every command: Ctrl-C and SIGTERM (a batch system's cancel, a
+// container's stop) cancel the context the command runs with; from then on
+// no result is put in place (outdir.Interrupt: a write is whole or absent);
+// the command has stopGrace to return, after which the temporaries it
+// registered (outdir) are removed for it; the status is 130. A second
+// signal kills at once (its default action is restored), leaving the
+// temporaries for the next run's cleanup.
+func run(reg *policy.Registry) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	root := New(reg)
-	err := root.ExecuteContext(ctx)
-	stop()
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(ctx) }()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		outdir.Interrupt()
+		stop()
+		select {
+		case <-done:
+		case <-time.After(stopGrace):
+		}
+		outdir.RemoveTemporaries()
+		fmt.Fprintln(os.Stderr, "arena: interrupted")
+		return 130
+	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
+			outdir.RemoveTemporaries()
 			fmt.Fprintln(os.Stderr, "arena: interrupted")
-			os.Exit(130)
+			return 130
 		}
 		fmt.Fprintln(os.Stderr, "arena:", err)
-		os.Exit(1)
+		return 1
 	}
+	return 0
 }
 
 // New builds the root command with every subcommand, resolving policy names

@@ -18,6 +18,7 @@ import (
 func TestMain(m *testing.M) {
 	if os.Getenv("ARENA_CLI_MAIN") == "1" {
 		os.Args = append([]string{"arena"}, strings.Fields(os.Getenv("ARENA_CLI_ARGS"))...)
+		testHooks()
 		Main(policy.NewRegistry())
 	}
 	os.Exit(m.Run())

@@ -251,15 +251,19 @@ func reportSimulate(cmd *cobra.Command, base runner.Run, f simulateFlags, scenar
 		fair = fairnessReports(outcomes)
 	}
 	if f.out != "" {
-		for _, o := range outcomes {
-			dir := filepath.Join(f.out, experiments.PolicyDir(o.Summary.Policy))
+		// All policies' directories or none: a failure part-way (a full
+		// disk) leaves no new run beside an old one (sim.WriteDirs).
+		runs := make([]sim.RunDir, len(outcomes))
+		for i, o := range outcomes {
+			runs[i] = sim.RunDir{Dir: filepath.Join(f.out, experiments.PolicyDir(o.Summary.Policy)), Result: o.Result, Summary: o.Summary}
 			extra, err := o.FairnessFiles()
 			if err != nil {
 				return err
 			}
-			if err := sim.WriteDir(dir, o.Result, o.Summary, extra...); err != nil {
-				return err
-			}
+			runs[i].Extra = extra
+		}
+		if err := sim.WriteDirs(runs); err != nil {
+			return err
 		}
 	}
 	warnMissingTypes(cmd.ErrOrStderr(), outcomes[0])

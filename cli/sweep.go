@@ -22,7 +22,7 @@ type sweepFlags struct {
 	parallel, shards, maxRounds    int
 	runTimeout, progressEvery      time.Duration
 	resume, merge, partial, quiet  bool
-	list                           bool
+	list, allowExec                bool
 	from                           []string
 	compare                        string
 	baseline                       string
@@ -79,6 +79,7 @@ plain line every --progress with runs done/total and the ETA.`,
 	fl.StringVar(&f.shard, "shard", "", "run only the I-th of N disjoint slices, I/N with 0 ≤ I < N")
 	fl.BoolVar(&f.resume, "resume", false, "skip runs whose results are already complete in --out")
 	fl.DurationVar(&f.runTimeout, "run-timeout", 0, "abandon any run taking longer than this (e.g. 10m); it counts as failed (0 = no limit)")
+	fl.BoolVar(&f.allowExec, "allow-exec", false, "let the spec run the commands it names (exec: policies); without it such a spec is refused — see docs/trust.md")
 	fl.BoolVar(&f.merge, "merge", false, "do not run; join the complete runs in --out (and --from dirs) into summary.parquet")
 	fl.StringSliceVar(&f.from, "from", nil, "with --merge: other output directories (shards run elsewhere) to gather runs from")
 	fl.BoolVar(&f.partial, "partial", false, "with --merge: write summary.parquet even if runs are missing")
@@ -125,6 +126,14 @@ func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweep
 	}
 	if f.out == "" {
 		f.out = filepath.Join("results", plan.Name)
+	}
+	// A spec may be someone else's: the commands it names run only when
+	// the user says so (docs/trust.md). Merging, comparing and listing
+	// run nothing.
+	if !f.allowExec && !f.merge && f.compare == "" && !f.list {
+		if err := spec.CheckExec(reg); err != nil {
+			return err
+		}
 	}
 	if f.emit != "" {
 		return emitSweep(stdout, plan, specPath, f)
@@ -332,6 +341,7 @@ func emitOptions(plan *experiments.Plan, specPath string, f sweepFlags) (experim
 	opt := experiments.EmitOptions{
 		Spec: specPath, Name: plan.Name, Out: f.out, Shards: f.shards, CPUs: cpus, Image: f.image, Claim: f.claim, Runs: len(plan.Runs),
 		Binary: f.binary, Logs: f.logs, Partition: f.partition, Time: f.time, Mem: f.mem, RunTimeout: f.runTimeout,
+		AllowExec: f.allowExec,
 	}
 	if f.emit != "slurm" {
 		return opt, nil

@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -74,10 +73,10 @@ func writeFileAtomic(path string, write func(*bufio.Writer) error) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(f.Name(), path)
+		err = outdir.Commit(f.Name(), path)
 	}
 	if err != nil {
-		os.Remove(f.Name())
+		outdir.Discard(f.Name())
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil

@@ -29,6 +29,9 @@ type EmitOptions struct {
 	Logs, Partition, Time, Mem string
 	// RunTimeout, if positive, is passed to every shard as --run-timeout.
 	RunTimeout time.Duration
+	// AllowExec passes --allow-exec to every shard: the user trusted the
+	// spec's commands when emitting (docs/trust.md).
+	AllowExec bool
 
 	// K8sName is Name as a Kubernetes object name (set by defaults).
 	K8sName string
@@ -182,7 +185,7 @@ fi
 # inherit it from the job, and would be confined to one core.
 srun --ntasks=1 --cpus-per-task="${SLURM_CPUS_PER_TASK}" \
   "$arena" sweep "$spec" --out "$out" --parallel "${SLURM_CPUS_PER_TASK}" \
-  --shard "${SLURM_ARRAY_TASK_ID}/${SLURM_ARRAY_TASK_COUNT}" --resume{{if .RunTimeout}} --run-timeout {{.RunTimeout}}{{end}}
+  --shard "${SLURM_ARRAY_TASK_ID}/${SLURM_ARRAY_TASK_COUNT}" --resume{{if .RunTimeout}} --run-timeout {{.RunTimeout}}{{end}}{{if .AllowExec}} --allow-exec{{end}}
 `))
 
 var k8sTemplate = template.Must(template.New("k8s").Funcs(template.FuncMap{"yaml": YAMLQuote, "sh": ShellQuote}).Parse(`# Kubernetes Indexed Job for the sweep {{sh .Spec}}: {{.Runs}} runs in {{.Shards}} shards.
@@ -257,6 +260,9 @@ func Emit(kind string, opt EmitOptions) (string, error) {
 		ShellQuote(opt.Spec), ShellQuote("/results/"+opt.Out), opt.CPUs, opt.Shards)
 	if opt.RunTimeout > 0 {
 		data.Command += " --run-timeout " + opt.RunTimeout.String()
+	}
+	if opt.AllowExec {
+		data.Command += " --allow-exec"
 	}
 	if err := t.Execute(&b, data); err != nil {
 		return "", err

@@ -716,12 +716,18 @@ func (s *Spec) resolvePath(p string, builtin bool) (string, error) {
 	if builtin {
 		return p, nil
 	}
+	return resolveIn(s.Dir, p)
+}
+
+// resolveIn is resolvePath for a spec in dir: p joined to dir, refused if
+// it is absolute or leads outside dir (after symbolic links).
+func resolveIn(dir, p string) (string, error) {
 	outside := fmt.Errorf("%s: not a built-in name, and a path outside the spec's directory; a spec may only reference files next to it or below", clip(p))
 	if filepath.IsAbs(p) || !filepath.IsLocal(p) {
 		return "", outside
 	}
-	full := filepath.Join(s.Dir, p)
-	base := s.Dir
+	full := filepath.Join(dir, p)
+	base := dir
 	if base == "" {
 		base = "."
 	}

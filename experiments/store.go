@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/outdir"
 )
 
 // RunFile is written into each run's results directory next to the files
@@ -85,13 +87,59 @@ func executeTo(ctx context.Context, rv *runner.Resolver, pr PlannedRun, dir stri
 
 // Complete reports whether dir holds the finished results of the run
 // named key.
-func Complete(dir, key string) bool {
+func Complete(dir, key string) bool { return incomplete(dir, key) == nil }
+
+// incomplete says why dir does not hold key's complete results (nil when
+// it does): its run record and summary must read back, and every file must
+// be as written — the manifest's sizes and SHA-256s (outdir.Verify), or,
+// for directories written before manifests, a jobs.parquet framed as
+// Parquet at both ends — so a run truncated by a full disk or a copy cut
+// short is redone by --resume and refused by --merge, not trusted.
+func incomplete(dir, key string) error {
 	rec, err := readRunRecord(dir)
-	if err != nil || rec.Key != key {
-		return false
+	if err != nil {
+		return err
 	}
-	_, err = readSummary(dir)
-	return err == nil
+	if rec.Key != key {
+		return fmt.Errorf("%s: the run record is of %s", dir, clip(rec.Key))
+	}
+	if _, err := readSummary(dir); err != nil {
+		return err
+	}
+	err = outdir.Verify(dir)
+	if errors.Is(err, outdir.ErrNoManifest) {
+		return parquetFramed(filepath.Join(dir, sim.JobsFile))
+	}
+	return err
+}
+
+// parquetFramed checks a Parquet file's frame: the magic PAR1 at both
+// ends and a footer length that fits the file.
+func parquetFramed(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	var head, tail [8]byte
+	if fi.Size() < 12 {
+		return fmt.Errorf("%s: %d bytes, too short for Parquet (truncated?)", path, fi.Size())
+	}
+	if _, err := f.ReadAt(head[:4], 0); err != nil {
+		return err
+	}
+	if _, err := f.ReadAt(tail[:], fi.Size()-8); err != nil {
+		return err
+	}
+	footer := int64(binary.LittleEndian.Uint32(tail[:4]))
+	if string(head[:4]) != "PAR1" || string(tail[4:]) != "PAR1" || footer > fi.Size()-12 {
+		return fmt.Errorf("%s: not a whole Parquet file (truncated?)", path)
+	}
+	return nil
 }
 
 func readRunRecord(dir string) (RunRecord, error) {

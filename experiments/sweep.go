@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -119,12 +120,23 @@ func RunSweep(ctx context.Context, reg Policies, plan *Plan, opt SweepOptions) (
 		if err := outdir.CleanFor(runsDir, r.Key); err != nil {
 			return rep, fmt.Errorf("sweep: %w", err)
 		}
-		if opt.Resume && Complete(RunDir(opt.Out, r.Key), r.Key) {
-			if v := versionOf(RunDir(opt.Out, r.Key)); v != sim.Version() {
-				mixed = append(mixed, fmt.Sprintf("%s (arena %s)", RunDir(opt.Out, r.Key), cmp.Or(v, "before 0.9")))
+		if opt.Resume {
+			// Another version's run is refused whole or not (its files
+			// are not this version's to redo); this version's is skipped
+			// only if its files are as written (Complete).
+			dir := RunDir(opt.Out, r.Key)
+			if rec, err := readRunRecord(dir); err == nil && rec.Key == r.Key {
+				if _, err := readSummary(dir); err == nil {
+					if v := versionOf(dir); v != sim.Version() {
+						mixed = append(mixed, fmt.Sprintf("%s (arena %s)", dir, cmp.Or(v, "before 0.9")))
+						continue
+					}
+				}
 			}
-			rep.Skipped++
-			continue
+			if Complete(dir, r.Key) {
+				rep.Skipped++
+				continue
+			}
 		}
 		todo = append(todo, r)
 	}
@@ -412,8 +424,12 @@ func MergeSweep(plan *Plan, opt MergeOptions) ([]SummaryRow, error) {
 				}
 			}
 		}
-		if !Complete(dir, pr.Key) {
-			missing = append(missing, pr.Key)
+		if err := incomplete(dir, pr.Key); err != nil {
+			why := ""
+			if !errors.Is(err, fs.ErrNotExist) {
+				why = " (" + shorten(err.Error()) + ")"
+			}
+			missing = append(missing, pr.Key+why)
 			continue
 		}
 		r, err := LoadResults(dir, false)

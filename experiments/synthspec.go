@@ -51,8 +51,14 @@ func parseSynth(file, dir string, v *yaml.Node) ([]*runner.SynthTrace, error) {
 			switch k.Value {
 			case "from":
 				base.From = vals[0]
-				if !slices.Contains(importers.SourceNames(), vals[0]) && !filepath.IsAbs(vals[0]) && dir != "" {
-					base.From = filepath.Join(dir, vals[0])
+				if !slices.Contains(importers.SourceNames(), vals[0]) {
+					// Confined like traces (resolvePath): a spec reads
+					// only files in its own directory.
+					full, err := resolveIn(dir, vals[0])
+					if err != nil {
+						return nil, fail(val, "synth.from", "%v", err)
+					}
+					base.From = full
 				}
 			case "format":
 				base.Format = vals[0]

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -59,6 +60,9 @@ type Options struct {
 	// deadline test); Overhead is the policy's own class resolved in it.
 	Overheads *sim.OverheadProfile
 	Overhead  sim.Overhead
+	// Context is the run's: a policy holding a process or a solver stops
+	// waiting on it when it is done (nil = never done).
+	Context context.Context
 }
 
 // Resolve returns the overhead of class c in the options' profile (the

@@ -21,6 +21,7 @@ func execEntry() Entry {
 			{Name: "timeout", Type: Duration, Default: "10m", Help: "wall-clock wait for one reply before the run fails (a safety net: it never changes a decision)"},
 			{Name: "view", Type: Enum, Values: []string{"optimal", "dp", "dp-nomem"}, Default: "optimal", Help: "estimator view of the estimates sent with each arrival"},
 			{Name: "dir", Type: String, Help: "working directory of the process (default: arena's)"},
+			{Name: "max_line", Type: Int, Default: "67108864", Help: "cap in bytes on one reply line; a longer reply ends the run"},
 		},
 		Overhead: FullSearch("exec"),
 		New: func(o Options) (sim.Policy, error) {
@@ -35,8 +36,12 @@ func execEntry() Entry {
 			if timeout <= 0 {
 				return nil, optionError(ExecName, "timeout", errors.New("want a positive duration"))
 			}
+			if o.Values.Int("max_line") <= 0 {
+				return nil, optionError(ExecName, "max_line", errors.New("want a positive number of bytes"))
+			}
 			return exec.Start(o.Cluster, o.Source, o.Timing, exec.Config{
 				Command: argv, Dir: o.Values.String("dir"), Timeout: timeout, View: views[o.Values.String("view")],
+				Context: o.Context, MaxLine: o.Values.Int("max_line"),
 			})
 		},
 	}

@@ -55,47 +55,75 @@ type File struct {
 // mix. An existing non-empty dir that is not a results directory is
 // refused, not replaced.
 func WriteDir(dir string, r *Result, s Summary, extra ...File) error {
+	return WriteDirs([]RunDir{{Dir: dir, Result: r, Summary: s, Extra: extra}})
+}
+
+// RunDir is one run's results directory for WriteDirs.
+type RunDir struct {
+	Dir     string
+	Result  *Result
+	Summary Summary
+	Extra   []File
+}
+
+// WriteDirs writes several runs' directories as WriteDir does, all or
+// nothing (outdir.ReplaceDirs): every directory is written in full before
+// any is swapped in, so a failure part-way (a full disk at the third
+// policy) leaves every directory with its old run.
+func WriteDirs(runs []RunDir) error {
+	dirs := make([]outdir.Dir, len(runs))
+	for i, rd := range runs {
+		known := slices.Concat(ResultNames, CompanionNames)
+		for _, f := range rd.Extra {
+			known = append(known, f.Name)
+		}
+		// Rendered when written, one run at a time, not all at once.
+		dirs[i] = outdir.Dir{Path: rd.Dir, Known: known, Write: func(tmp string) error {
+			files, err := runFiles(rd.Result, rd.Summary, rd.Extra)
+			if err != nil {
+				return err
+			}
+			for _, f := range files {
+				if err := os.WriteFile(filepath.Join(tmp, f.Name), f.Data, 0o666); err != nil {
+					return err
+				}
+			}
+			return nil
+		}}
+	}
+	if err := outdir.ReplaceDirs(dirs); err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	return nil
+}
+
+// runFiles renders a run's result files.
+func runFiles(r *Result, s Summary, extra []File) ([]File, error) {
 	id := s.Identity()
 	jobs, err := r.JobsParquet(id)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	timeline, err := r.TimelineParquet(id)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	allocs, err := r.AllocationsParquet(id)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	summary, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
-		return fmt.Errorf("results: summary: %w", err)
+		return nil, fmt.Errorf("results: summary: %w", err)
 	}
 	if r.Faults != nil {
 		avail, err := r.AvailabilityParquet(id)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		extra = append(slices.Clip(extra), File{AvailabilityFile, avail})
 	}
-	files := slices.Concat(extra, []File{{JobsFile, jobs}, {TimelineFile, timeline}, {AllocationsFile, allocs}, {DigestFile, r.DigestCSV()}, {SummaryFile, append(summary, '\n')}})
-	known := slices.Concat(ResultNames, CompanionNames)
-	for _, f := range extra {
-		known = append(known, f.Name)
-	}
-	err = outdir.ReplaceDir(dir, known, func(tmp string) error {
-		for _, f := range files {
-			if err := os.WriteFile(filepath.Join(tmp, f.Name), f.Data, 0o666); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("results: %w", err)
-	}
-	return nil
+	return slices.Concat(extra, []File{{JobsFile, jobs}, {TimelineFile, timeline}, {AllocationsFile, allocs}, {DigestFile, r.DigestCSV()}, {SummaryFile, append(summary, '\n')}}), nil
 }
 
 // WriteFileAtomic writes data to a temporary file next to path and renames

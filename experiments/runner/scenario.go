@@ -393,7 +393,7 @@ func (s *Scenario) Execute(ctx context.Context, onRound func(done, total int)) (
 	ps := s.Policy
 	// Built last, so that nothing can fail between its start and its
 	// Close (an exec policy holds a process, an ILP one a solver).
-	p, err := ps.Entry.New(policy.Options{Cluster: cluster, Source: s.Source, Timing: r.Timing, Values: ps.Values, Overheads: s.Profile, Overhead: s.Overhead})
+	p, err := ps.Entry.New(policy.Options{Cluster: cluster, Source: s.Source, Timing: r.Timing, Values: ps.Values, Overheads: s.Profile, Overhead: s.Overhead, Context: ctx})
 	if err != nil {
 		return nil, fmt.Errorf("policy %s: %w", ps, err)
 	}

@@ -60,12 +60,24 @@
 //
 // Errors end the run with a message naming the round and, when there is
 // one, the job (its protocol id, alias and trace name): a line that is not
-// JSON, a reply of the wrong type or round, an unknown action kind or a
-// job not in the decision, the process exiting, and no reply within the
-// timeout. The timeout is wall-clock time by nature; it is a generous
+// JSON or is over the cap, a reply of the wrong type or round, an unknown
+// action kind or a job not in the decision, the process exiting, and no
+// reply (or no reading of arena's message) within the timeout. The timeout is wall-clock time by nature; it is a generous
 // safety net against a hung process and never changes a decision — it only
 // ends the run with an error. Whatever the process writes to stderr is
 // passed through to arena's stderr.
+//
+// # Process
+//
+// The child runs in its own process group, on pipes arena owns
+// (process.go). Every read and every write has the timeout as its
+// deadline; a reply line is at most Config.MaxLine bytes (option max_line,
+// 64 MiB); the run's context (Ctrl-C, SIGTERM, a sweep's --run-timeout)
+// ends a wait at once. The whole group is killed on a timeout, an error,
+// an interrupt, and as soon as the child exits, so a grandchild neither
+// outlives it nor keeps arena waiting on a pipe it holds; a child that
+// exits mid-run is reported at once with its exit status and the tail of
+// its stderr. docs/trust.md lists the limits.
 //
 // docs/writing-a-policy.md documents the protocol for policy authors;
 // python/ is the Python client package (arena_policy) and examples/python

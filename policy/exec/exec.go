@@ -3,12 +3,12 @@ package exec
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	osexec "os/exec"
 	"slices"
 	"strings"
 	"time"
@@ -40,12 +40,19 @@ type Config struct {
 	View estimator.View
 	// Stderr receives the process's stderr (nil = os.Stderr).
 	Stderr io.Writer
+	// Context ends the session when done: a wait in progress returns at
+	// once and the process group is killed (nil = never).
+	Context context.Context
+	// MaxLine caps one reply line in bytes (0 = DefaultMaxLine).
+	MaxLine int
 
 	// expiry, if set, replaces the wall-clock timer of each reply wait:
 	// it returns the channel that ends the wait. Tests set it
 	// (export_test.go) to expire a chosen wait on cue instead of waiting
 	// out a real timeout.
 	expiry func(time.Duration) <-chan time.Time
+	// writeExpiry does the same for each write's deadline.
+	writeExpiry func(time.Duration) <-chan time.Time
 }
 
 // DefaultTimeout is the default wait for one reply.
@@ -59,13 +66,10 @@ type Policy struct {
 	cfg     Config
 	cluster *sim.Cluster
 	est     estimator.Estimator
-	name    string // the client's name from its hello
-	cmd     *osexec.Cmd
-	stdin   io.WriteCloser
+	name    string   // the client's name from its hello
+	proc    *process // the child (process.go)
+	dw      *deadlineWriter
 	out     *bufio.Writer
-	lines   chan line
-	exited  chan struct{} // closed when the process has exited
-	waitErr error         // set before exited is closed
 	closed  bool
 	buf     bytes.Buffer
 
@@ -102,7 +106,13 @@ type Error struct {
 	// engine's own messages write it ("" when the job is unknown).
 	JobName string
 	Msg     string
+	// cause is what ended the session when it was not the process: the
+	// run's context (errors.Is(err, context.Canceled) holds).
+	cause error
 }
+
+// Unwrap returns the context's error of an aborted session (nil else).
+func (e *Error) Unwrap() error { return e.cause }
 
 func (e *Error) Error() string {
 	where := "hello"
@@ -130,57 +140,22 @@ func Start(c *sim.Cluster, src estimator.Source, timing sim.Timing, cfg Config) 
 	if cfg.Stderr == nil {
 		cfg.Stderr = os.Stderr
 	}
-	p := &Policy{cfg: cfg, cluster: c, est: src.View(cfg.View), lines: make(chan line, 1), exited: make(chan struct{})}
-	cmd := osexec.Command(cfg.Command[0], cfg.Command[1:]...)
-	cmd.Dir = cfg.Dir
-	cmd.Stderr = cfg.Stderr
-	stdin, err := cmd.StdinPipe()
+	p := &Policy{cfg: cfg, cluster: c, est: src.View(cfg.View)}
+	pr, err := startProcess(cfg)
 	if err != nil {
-		return nil, p.fail(-1, -1, "%v", err)
-	}
-	// Our own pipe, not StdoutPipe: Wait closes a StdoutPipe as soon as
-	// the process exits, losing a last reply not yet read; this one ends
-	// with EOF only after everything written has been read.
-	stdout, w, err := os.Pipe()
-	if err != nil {
-		return nil, p.fail(-1, -1, "%v", err)
-	}
-	cmd.Stdout = w
-	err = cmd.Start()
-	w.Close()
-	if err != nil {
-		stdout.Close()
-		stdin.Close()
+		if cfg.Context != nil && errors.Is(err, cfg.Context.Err()) {
+			return nil, err
+		}
 		return nil, p.fail(-1, -1, "cannot start: %v", err)
 	}
-	p.cmd, p.stdin, p.out = cmd, stdin, bufio.NewWriterSize(stdin, 1<<16)
-	go p.read(stdout)
-	go func() {
-		p.waitErr = cmd.Wait()
-		close(p.exited)
-	}()
+	p.proc = pr
+	p.dw = &deadlineWriter{pr: pr, timeout: cfg.Timeout, expiry: cfg.writeExpiry}
+	p.out = bufio.NewWriterSize(p.dw, 1<<16)
 	if err := p.hello(timing); err != nil {
-		p.kill()
+		p.shutdown()
 		return nil, err
 	}
 	return p, nil
-}
-
-// read forwards stdout line by line; it ends at EOF or a read error.
-func (p *Policy) read(r io.ReadCloser) {
-	defer r.Close()
-	br := bufio.NewReaderSize(r, 1<<16)
-	for {
-		b, err := br.ReadBytes('\n')
-		if len(bytes.TrimSpace(b)) > 0 {
-			p.lines <- line{data: b}
-		}
-		if err != nil {
-			p.lines <- line{err: err}
-			close(p.lines)
-			return
-		}
-	}
 }
 
 func (p *Policy) fail(round int, job sim.JobID, format string, args ...any) error {
@@ -208,28 +183,6 @@ func (p *Policy) send(round int, msg any) error {
 	return nil
 }
 
-// receive reads one line within the timeout.
-func (p *Policy) receive(round int) ([]byte, error) {
-	var expired <-chan time.Time
-	if p.cfg.expiry != nil {
-		expired = p.cfg.expiry(p.cfg.Timeout)
-	} else {
-		timer := time.NewTimer(p.cfg.Timeout)
-		defer timer.Stop()
-		expired = timer.C
-	}
-	select {
-	case l, ok := <-p.lines:
-		if !ok || l.err != nil {
-			return nil, p.exitError(round, nil)
-		}
-		return l.data, nil
-	case <-expired:
-		p.kill()
-		return nil, p.fail(round, -1, "no reply within %s (wall clock; raise it with exec(cmd=…,timeout=30m)); the process was killed", p.cfg.Timeout)
-	}
-}
-
 // decode reads one message strictly (unknown fields are errors, so a
 // misspelt key is not silently ignored); an error message from the policy
 // is reported as such.
@@ -249,63 +202,12 @@ func decode(data []byte, v any) error {
 	return nil
 }
 
-// exitError explains a broken pipe or EOF by the process's exit status.
-func (p *Policy) exitError(round int, cause error) error {
-	select {
-	case <-p.exited:
-	case <-time.After(graceAtClose):
-		p.kill()
-		<-p.exited
-	}
-	status := "exited"
-	if p.waitErr != nil {
-		status = p.waitErr.Error()
-	}
-	msg := "the process closed its stdout (" + status + "; its stderr is above)"
-	if cause != nil {
-		msg = fmt.Sprintf("writing to the process: %v (%s; its stderr is above)", cause, status)
-	}
-	return p.fail(round, -1, "%s", msg)
-}
-
 func abbreviate(b []byte) string {
 	s := strings.TrimSpace(string(b))
 	if len(s) > 200 {
 		s = s[:200] + "…"
 	}
 	return fmt.Sprintf("%q", s)
-}
-
-func (p *Policy) kill() {
-	if p.cmd != nil && p.cmd.Process != nil {
-		_ = p.cmd.Process.Kill()
-	}
-}
-
-// Close ends the session: bye, stdin closed, the process given a grace
-// period to exit and then killed. A non-zero exit after bye is an error.
-func (p *Policy) Close() error {
-	if p.closed || p.cmd == nil {
-		return nil
-	}
-	p.closed = true
-	go func() { // let the reader finish
-		for range p.lines {
-		}
-	}()
-	_ = p.send(-1, map[string]string{"type": "bye"})
-	_ = p.stdin.Close()
-	select {
-	case <-p.exited:
-	case <-time.After(graceAtClose):
-		p.kill()
-		<-p.exited
-		return p.fail(-1, -1, "did not exit within %s of bye; killed", graceAtClose)
-	}
-	if p.waitErr != nil {
-		return p.fail(-1, -1, "after bye: %v", p.waitErr)
-	}
-	return nil
 }
 
 // Messages of the protocol (doc.go).

@@ -15,6 +15,16 @@
 //     first one's temporary files.
 //   - Clean removes the temporaries an interrupted writer left behind; call
 //     it only while holding the lock.
+//   - Every temporary is registered until committed, and every commit (the
+//     rename or swap that makes a write visible) holds one lock: Interrupt
+//     refuses all later commits (a signal: nothing is put in place after
+//     it), and RemoveTemporaries removes what a stopped command left.
+//   - ReplaceDirs replaces several directories all or nothing: all are
+//     written before any is swapped in, and a failed swap undoes the
+//     others (simulate --out with several policies).
+//   - The manifest records each file's size and SHA-256; Verify checks
+//     them, so a run truncated after it was written is not taken as
+//     complete.
 //
 // Files and directories are created with modes 0666 and 0777 filtered by
 // the process umask (0644 and 0755 under the usual umask 022), so shards

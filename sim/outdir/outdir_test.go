@@ -1,6 +1,7 @@
 package outdir
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -188,9 +189,11 @@ func TestSwapFallback(t *testing.T) {
 	saved := exchangeFn
 	exchangeFn = func(a, b string) error { return errors.ErrUnsupported }
 	defer func() { exchangeFn = saved }()
-	if err := swapIn(tmp, dir); err != nil {
+	cleanup, _, err := swapIn(tmp, dir)
+	if err != nil {
 		t.Fatal(err)
 	}
+	cleanup()
 	if got := names(listDir(t, dir)); got != "new" {
 		t.Errorf("dir holds %s", got)
 	}
@@ -279,5 +282,130 @@ func TestHolderNotEchoed(t *testing.T) {
 	}
 	if got := describeHolder([]byte("pid 42 on node7\n")); got != "pid 42 on node7" {
 		t.Errorf("describeHolder = %q", got)
+	}
+}
+
+// ReplaceDirs is all or nothing (issue 28: ENOSPC part-way through a
+// multi-policy 'simulate --out' left one policy's new run beside
+// another's old one). A failure writing the second directory leaves the
+// first as it was; a failure swapping the second swaps the first back.
+// Both with and without RENAME_EXCHANGE.
+func TestReplaceDirsAllOrNothing(t *testing.T) {
+	for _, exchange := range []bool{true, false} {
+		saved := exchangeFn
+		if !exchange {
+			exchangeFn = func(a, b string) error { return errors.ErrUnsupported }
+		}
+		parent := t.TempDir()
+		a, b := filepath.Join(parent, "a"), filepath.Join(parent, "b")
+		write := func(content string) func(string) error {
+			return func(tmp string) error { return os.WriteFile(filepath.Join(tmp, "r"), []byte(content), 0o666) }
+		}
+		for _, d := range []string{a, b} {
+			if err := ReplaceDir(d, []string{"r"}, write("old")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		check := func(when string) {
+			t.Helper()
+			for _, d := range []string{a, b} {
+				if got, _ := os.ReadFile(filepath.Join(d, "r")); string(got) != "old" {
+					t.Errorf("exchange=%v, %s: %s holds %q, want the old run", exchange, when, d, got)
+				}
+			}
+			if got := names(listDir(t, parent)); got != "a,b" {
+				t.Errorf("exchange=%v, %s: parent holds %s", exchange, when, got)
+			}
+		}
+		enospc := func(string) error { return syscall.ENOSPC }
+		err := ReplaceDirs([]Dir{{a, []string{"r"}, write("new")}, {b, []string{"r"}, enospc}})
+		if !errors.Is(err, syscall.ENOSPC) {
+			t.Fatalf("err %v", err)
+		}
+		check("a write failing")
+		// The second swap fails (its renames and exchange refused).
+		savedRename, savedExchange := renameFn, exchangeFn
+		renameFn = func(from, to string) error {
+			if to == b || from == b {
+				return syscall.EIO
+			}
+			return savedRename(from, to)
+		}
+		exchangeFn = func(x, y string) error {
+			if y == b {
+				return syscall.EIO
+			}
+			return savedExchange(x, y)
+		}
+		err = ReplaceDirs([]Dir{{a, []string{"r"}, write("new")}, {b, []string{"r"}, write("new")}})
+		renameFn, exchangeFn = savedRename, savedExchange
+		if err == nil {
+			t.Fatal("a failed swap reported no error")
+		}
+		if got, _ := os.ReadFile(filepath.Join(a, "r")); string(got) != "old" {
+			t.Errorf("exchange=%v: after b's swap failed, a holds %q, want the old run back", exchange, got)
+		}
+		if got := names(listDir(t, parent)); got != "a,b" {
+			t.Errorf("exchange=%v: parent holds %s after a failed swap", exchange, got)
+		}
+		exchangeFn = saved
+	}
+}
+
+// After Interrupt no commit happens: the temporary is removed and the
+// destination untouched; RemoveTemporaries removes what is registered.
+func TestInterruptRefusesCommits(t *testing.T) {
+	defer func() { commitMu.Lock(); interrupted, stopped = false, make(chan struct{}); commitMu.Unlock() }()
+	dir := t.TempDir()
+	f, err := CreateTemp(filepath.Join(dir, "x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	g, err := CreateTemp(filepath.Join(dir, "y"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Close()
+	Interrupt()
+	if err := Commit(f.Name(), filepath.Join(dir, "x")); !errors.Is(err, context.Canceled) {
+		t.Errorf("commit after Interrupt: %v", err)
+	}
+	if err := WriteFile(filepath.Join(dir, "z"), []byte("z")); !errors.Is(err, context.Canceled) {
+		t.Errorf("WriteFile after Interrupt: %v", err)
+	}
+	RemoveTemporaries()
+	if got := names(listDir(t, dir)); got != "" {
+		t.Errorf("left behind: %s", got)
+	}
+}
+
+// A temporary file a killed writer left beside its output (nobody holds
+// its lock) is removed by the next write of that output; a live writer's
+// (locked while open) is not. Fails before this change: the orphan
+// stayed for ever (474 MB from one killed import, issue 28).
+func TestNextWriteRemovesOrphanedTemporaries(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.parquet")
+	orphan := filepath.Join(dir, ".t.parquet.tmp-orphan1")
+	os.WriteFile(orphan, []byte("half"), 0o644)
+	live, err := CreateTemp(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Close()
+	other := filepath.Join(dir, ".u.parquet.tmp-orphan2") // another output's
+	os.WriteFile(other, nil, 0o644)
+	if err := WriteFile(path, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(orphan); err == nil {
+		t.Error("the orphaned temporary is still there")
+	}
+	if _, err := os.Stat(live.Name()); err != nil {
+		t.Errorf("a live writer's temporary was removed: %v", err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("another output's temporary was removed: %v", err)
 	}
 }

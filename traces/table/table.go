@@ -156,10 +156,10 @@ func (f *File) Commit() error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(f.tmp.Name(), f.path)
+		err = outdir.Commit(f.tmp.Name(), f.path)
 	}
 	if err != nil {
-		os.Remove(f.tmp.Name())
+		outdir.Discard(f.tmp.Name())
 		return fmt.Errorf("table: writing %s: %w", f.path, err)
 	}
 	return nil
@@ -168,7 +168,7 @@ func (f *File) Commit() error {
 // Abort discards the file.
 func (f *File) Abort() {
 	f.tmp.Close()
-	os.Remove(f.tmp.Name())
+	outdir.Discard(f.tmp.Name())
 }
 
 // WriteFile writes jobs to path atomically.
