@@ -1,0 +1,156 @@
+package input
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// ClipBytes is how much of a value an error message echoes at most.
+const ClipBytes = 64
+
+// Clip renders a value for an error message: cut to ClipBytes (on a rune
+// boundary, the full length said), quoted, with control, bidi and
+// zero-width characters escaped (strconv.Quote escapes every rune that is
+// not printable, and Unicode's format characters — bidi overrides,
+// zero-width joiners — are not). Every error that echoes what a user or a
+// file gave goes through it, so no message grows with its input or drives
+// the terminal.
+func Clip(s string) string {
+	if len(s) <= ClipBytes {
+		return strconv.Quote(s)
+	}
+	cut := ClipBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + fmt.Sprintf("… (%d bytes)", len(s))
+}
+
+// MaxTime bounds times in seconds (submission, deadline) in every trace
+// and table: about 317 years, above Unix timestamps in seconds (≈1.7e9,
+// Helios uses them) and below timestamps in milliseconds, the usual
+// mistake. Above it float64 seconds lose sub-second precision and
+// shifted times silently change JCTs.
+const MaxTime = 1e10
+
+// ErrName is what a bad id or name unwraps to.
+var ErrName = errors.New("bad name")
+
+// Name checks an id or a name read from an input (job id, model, user,
+// virtual cluster, GPU type): UTF-8, at most FieldCap bytes, and no
+// control, bidi-override or zero-width characters (Unicode categories Cc
+// and Cf), which would reach terminals, logs and file names. The artifact
+// CSV and the canonical table both call it: one rule for names.
+func Name(s string) error {
+	if max := FieldCap.Value(); int64(len(s)) > max {
+		return fmt.Errorf("%w: %d bytes, over the field cap of %d (raise it with %s=N)", ErrName, len(s), max, FieldCap.Env)
+	}
+	if !utf8.ValidString(s) {
+		return fmt.Errorf("%w: %s is not UTF-8 text", ErrName, Clip(s))
+	}
+	if i := strings.IndexFunc(s, func(r rune) bool { return unicode.In(r, unicode.Cc, unicode.Cf) }); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(s[i:])
+		return fmt.Errorf("%w: %s holds %U (a control, bidi or zero-width character); ids and names appear in results, logs and terminals", ErrName, Clip(s), r)
+	}
+	return nil
+}
+
+// Time checks a time in seconds: finite, ≥ 0 and at most MaxTime.
+func Time(v float64) error {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return errors.New("not finite")
+	case v < 0:
+		return errors.New("negative time")
+	case v > MaxTime:
+		return fmt.Errorf("over %g s (317 years; milliseconds instead of seconds?)", float64(MaxTime))
+	}
+	return nil
+}
+
+// Count is the one rule for a count a user or a file names (copies, jobs,
+// queues, runs, parallelism, shards …): at least min and at most max,
+// checked before anything is allocated. max 0 means CountCap. what names
+// the count ("--jobs", "tile copies").
+func Count(what string, n, min, max int64) error {
+	c := CountCap
+	if max <= 0 {
+		max = c.Value()
+	} else {
+		c = nil
+	}
+	if n < min {
+		return fmt.Errorf("%s %d: want at least %d", what, n, min)
+	}
+	if n > max {
+		if c != nil {
+			return &LimitError{Cap: c, Max: max, What: what + " " + strconv.FormatInt(n, 10)}
+		}
+		return fmt.Errorf("%s %d: at most %d", what, n, max)
+	}
+	return nil
+}
+
+// CountFloat is Count for a count given as a number that may not be an
+// integer ("1e8", a YAML float): it must be a whole number first.
+func CountFloat(what string, v float64, min, max int64) (int64, error) {
+	if math.IsNaN(v) || math.IsInf(v, 0) || v != math.Trunc(v) {
+		return 0, fmt.Errorf("%s %v: want a whole number", what, v)
+	}
+	if v > math.MaxInt64/2 {
+		v = math.MaxInt64 / 2
+	}
+	if v < math.MinInt64/2 {
+		v = math.MinInt64 / 2
+	}
+	n := int64(v)
+	return n, Count(what, n, min, max)
+}
+
+// Range checks a real value a user names: finite and in [lo, hi] (either
+// bound NaN for none). NaN and ±Inf are always refused.
+func Range(what string, v, lo, hi float64) error {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Errorf("%s %v: want a finite number", what, v)
+	}
+	if !math.IsNaN(lo) && v < lo || !math.IsNaN(hi) && v > hi {
+		switch {
+		case math.IsNaN(hi):
+			return fmt.Errorf("%s %v: want at least %v", what, v, lo)
+		case math.IsNaN(lo):
+			return fmt.Errorf("%s %v: want at most %v", what, v, hi)
+		}
+		return fmt.Errorf("%s %v: want a value in [%v, %v]", what, v, lo, hi)
+	}
+	return nil
+}
+
+// ClipError renders an error from elsewhere (a library, a child process)
+// for a message: at most 4×ClipBytes, control and format characters
+// escaped, no quotes added.
+func ClipError(err error) string {
+	if err == nil {
+		return ""
+	}
+	s := err.Error()
+	n := len(s)
+	if n > 4*ClipBytes {
+		cut := 4 * ClipBytes
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut]
+	}
+	q := strconv.Quote(s)
+	q = q[1 : len(q)-1]
+	q = strings.ReplaceAll(q, `\"`, `"`)
+	if n > len(s) {
+		q += fmt.Sprintf("… (%d bytes)", n)
+	}
+	return q
+}
