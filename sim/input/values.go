@@ -48,17 +48,22 @@ var ErrName = errors.New("bad name")
 // CSV and the canonical table both call it: one rule for names.
 func Name(s string) error {
 	if max := FieldCap.Value(); int64(len(s)) > max {
-		return fmt.Errorf("%w: %d bytes, over the field cap of %d (raise it with %s=N)", ErrName, len(s), max, FieldCap.Env)
+		return nameError(fmt.Sprintf("%d bytes, over the field cap of %d (raise it with %s=N)", len(s), max, FieldCap.Env))
 	}
 	if !utf8.ValidString(s) {
-		return fmt.Errorf("%w: %s is not UTF-8 text", ErrName, Clip(s))
+		return nameError(Clip(s) + " is not UTF-8 text")
 	}
 	if i := strings.IndexFunc(s, func(r rune) bool { return unicode.In(r, unicode.Cc, unicode.Cf) }); i >= 0 {
 		r, _ := utf8.DecodeRuneInString(s[i:])
-		return fmt.Errorf("%w: %s holds %U (a control, bidi or zero-width character); ids and names appear in results, logs and terminals", ErrName, Clip(s), r)
+		return nameError(fmt.Sprintf("%s holds %U (a control, bidi or zero-width character); ids and names appear in results, logs and terminals", Clip(s), r))
 	}
 	return nil
 }
+
+type nameError string
+
+func (e nameError) Error() string        { return string(e) }
+func (e nameError) Is(target error) bool { return target == ErrName }
 
 // Time checks a time in seconds: finite, ≥ 0 and at most MaxTime.
 func Time(v float64) error {
