@@ -166,6 +166,9 @@ type Options struct {
 	// quoted fields), so a record spread over many physical lines is
 	// capped as one.
 	Quoted bool
+	// BytesOnly: only the input cap applies (a compressed stream, or one
+	// whose parser bounds its own lines).
+	BytesOnly bool
 }
 
 // Reader is the one bounded reader every parser reads through: it counts
@@ -229,9 +232,11 @@ func (r *Reader) Read(p []byte) (int, error) {
 	// Hand out at most what is left of the allowances plus one byte, so
 	// the check below sees a cap passed before the caller buffers more.
 	left := r.maxBytes - r.n
-	if r.opt.Records {
+	switch {
+	case r.opt.BytesOnly:
+	case r.opt.Records:
 		left = min(left, r.maxRecord-r.rec)
-	} else {
+	default:
 		left = min(left, r.maxLine-r.cur)
 	}
 	if left < 0 {
@@ -246,6 +251,9 @@ func (r *Reader) Read(p []byte) (int, error) {
 		r.rec++
 		if r.n > r.maxBytes {
 			return i, r.fail(InputCap, r.maxBytes, "input")
+		}
+		if r.opt.BytesOnly {
+			continue
 		}
 		if r.opt.Records && r.rec > r.maxRecord {
 			return i, r.fail(RecordCap, r.maxRecord, "record")

@@ -13,6 +13,7 @@ import (
 	_ "time/tzdata" // the traces' zones must resolve on any machine
 
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/input"
 	"github.com/arena-sim/arena/traces/table"
 )
 
@@ -159,10 +160,18 @@ func Lookup(name string) (Format, error) {
 	return Format{}, fmt.Errorf("unknown trace format %q (known: %s)", name, strings.Join(names, ", "))
 }
 
-// ReadAll imports a whole trace into memory.
+// ReadAll imports a whole trace into memory, under the rows cap
+// (input.RowsCap). A Format's Read streams: memory stays flat in rows
+// when emit does not keep them (trace import).
 func ReadAll(f Format, file string, r io.Reader, opt Options) ([]table.Job, error) {
 	var jobs []table.Job
-	err := f.Read(file, r, opt, func(j table.Job) error { jobs = append(jobs, j); return nil })
+	err := f.Read(file, r, opt, func(j table.Job) error {
+		if err := input.Rows(file, 0, len(jobs)+1); err != nil {
+			return err
+		}
+		jobs = append(jobs, j)
+		return nil
+	})
 	return jobs, err
 }
 
@@ -182,7 +191,9 @@ type csvRows struct {
 }
 
 func newCSV(file string, r io.Reader, want []string, header bool, comma rune) (*csvRows, error) {
-	cr := csv.NewReader(r)
+	// Bounded by the line cap, not by quoted records: LazyQuotes lets a
+	// stray quote stand in a field, so quotes do not say where records end.
+	cr := csv.NewReader(input.NewReader(file, r, input.Options{}))
 	cr.Comma = comma
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
@@ -215,6 +226,10 @@ func newCSV(file string, r io.Reader, want []string, header bool, comma rune) (*
 }
 
 func (c *csvRows) wrap(err error) error {
+	var le *input.LimitError
+	if errors.As(err, &le) {
+		return err
+	}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		return fieldErr(c.file, pe.Line, "", "%v", pe.Err)
@@ -238,6 +253,11 @@ func (c *csvRows) next() error {
 		}
 		if len(rec) != c.fields {
 			return fieldErr(c.file, c.line, "", "%d fields; want %d", len(rec), c.fields)
+		}
+		for i, f := range rec {
+			if err := input.Field(c.file, c.line, "field "+strconv.Itoa(i+1), f); err != nil {
+				return err
+			}
 		}
 		c.rec = rec
 		return nil

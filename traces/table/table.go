@@ -97,9 +97,14 @@ func (c *CSVWriter) Close() error {
 // ParquetWriter writes the Parquet form.
 type ParquetWriter struct{ w *parquet.GenericWriter[Job] }
 
+// RowGroupRows is how many rows a Parquet table's row group holds: the
+// writer buffers one row group, so a streamed import (trace import, synth)
+// stays flat in memory however many rows it writes.
+const RowGroupRows = 1 << 17
+
 // NewParquetWriter returns a writer of the Parquet form to w.
 func NewParquetWriter(w io.Writer) *ParquetWriter {
-	return &ParquetWriter{w: parquet.NewGenericWriter[Job](w)}
+	return &ParquetWriter{w: parquet.NewGenericWriter[Job](w, parquet.MaxRowsPerRowGroup(RowGroupRows))}
 }
 
 func (p *ParquetWriter) Write(j Job) error { _, err := p.w.Write([]Job{j}); return err }
