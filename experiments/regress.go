@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/input"
 )
 
 // Golden is a committed golden summary file: runs and the summaries they
@@ -147,7 +147,7 @@ func (t Tolerance) allows(golden, got float64) bool {
 
 // LoadGolden reads a golden file.
 func LoadGolden(file string) (*Golden, error) {
-	data, err := os.ReadFile(file)
+	data, err := input.ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("golden: %w", err)
 	}

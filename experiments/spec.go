@@ -3,7 +3,6 @@ package experiments
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -170,13 +169,9 @@ func LoadSpec(file string) (*Spec, error) {
 		return nil, fmt.Errorf("spec: %w", err)
 	}
 	defer f.Close()
-	const maxSpec = 1 << 20
-	data, err := io.ReadAll(io.LimitReader(f, maxSpec+1))
+	data, err := input.ReadAll(file, f)
 	if err != nil {
 		return nil, fmt.Errorf("spec %s: %w", file, err)
-	}
-	if len(data) > maxSpec {
-		return nil, &SpecError{File: file, Err: fmt.Errorf("over %d bytes; a spec is a short YAML file", maxSpec)}
 	}
 	return ParseSpec(file, filepath.Dir(file), data)
 }

@@ -36,7 +36,7 @@ var (
 		Why: "one input file, counted after decompression (a gzip bomb stops here)"}
 	RowsCap = &Cap{Name: "rows", Env: "ARENA_MAX_ROWS", Default: 5_000_000, Unit: "rows",
 		Why: "rows (jobs) of one trace or table; loading keeps every row in memory"}
-	SpecCap = &Cap{Name: "spec file", Env: "ARENA_MAX_SPEC_BYTES", Default: 16 << 20, Unit: "bytes",
+	SpecCap = &Cap{Name: "spec file", Env: "ARENA_MAX_SPEC_BYTES", Default: 4 << 20, Unit: "bytes",
 		Why: "a file read whole: spec, cluster spec, overhead profile, tenants file, golden file, exec parameters"}
 	CountCap = &Cap{Name: "count", Env: "ARENA_MAX_COUNT", Default: 10_000_000, Unit: "items",
 		Why: "any count a user or a file names (tile copies, --jobs, jobs:, queues, runs of a spec …)"}

@@ -211,3 +211,42 @@ func ReadRows[T any](name string, pf *parquet.File) (rows []T, err error) {
 	}
 	return rows, nil
 }
+
+// EachRow calls fn with every row of an opened file in order (untyped
+// rows, for tables whose columns vary: timeline, summary, export), with
+// ReadAll's guarantees: a corrupt page is an error, not a panic, and
+// reading fewer or more rows than the footer declares is an error.
+func (f *File) EachRow(fn func(parquet.Row) error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = corrupt(f.name, "unreadable page (%s)", input.ClipError(fmt.Errorf("%v", p)))
+		}
+	}()
+	want := f.NumRows()
+	rd := parquet.NewReader(f.File)
+	defer rd.Close()
+	buf := make([]parquet.Row, 256)
+	var got int64
+	for {
+		n, rerr := rd.ReadRows(buf)
+		if got+int64(n) > want {
+			return corrupt(f.name, "more rows than the %d the footer declares", want)
+		}
+		for _, row := range buf[:n] {
+			got++
+			if err := fn(row); err != nil {
+				return err
+			}
+		}
+		if rerr == io.EOF || rerr == nil && n == 0 {
+			break
+		}
+		if rerr != nil {
+			return corrupt(f.name, "row %d: %s", got+1, input.ClipError(rerr))
+		}
+	}
+	if got != want {
+		return corrupt(f.name, "read %d rows, the footer declares %d (bad page offsets or a truncated file)", got, want)
+	}
+	return nil
+}
