@@ -40,12 +40,14 @@ var (
 		Why: "a file read whole: spec, cluster spec, overhead profile, tenants file, golden file, exec parameters"}
 	CountCap = &Cap{Name: "count", Env: "ARENA_MAX_COUNT", Default: 10_000_000, Unit: "items",
 		Why: "any count a user or a file names (tile copies, --jobs, jobs:, queues, runs of a spec …)"}
+	RunsCap = &Cap{Name: "runs", Env: "ARENA_MAX_RUNS", Default: 100_000, Unit: "runs",
+		Why: "runs one sweep spec expands to (the product of its axes), checked before the plan is built"}
 	ParquetRowGroupsCap = &Cap{Name: "parquet row groups", Env: "ARENA_MAX_PARQUET_ROW_GROUPS", Default: 100_000, Unit: "row groups",
 		Why: "row groups declared in a Parquet footer"}
 )
 
 // Caps lists every cap, for docs and tests.
-var Caps = []*Cap{LineCap, RecordCap, FieldCap, InputCap, RowsCap, SpecCap, CountCap, ParquetRowGroupsCap}
+var Caps = []*Cap{LineCap, RecordCap, FieldCap, InputCap, RowsCap, SpecCap, CountCap, RunsCap, ParquetRowGroupsCap}
 
 var capCache sync.Map // env name → int64
 

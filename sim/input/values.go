@@ -79,42 +79,42 @@ func Time(v float64) error {
 }
 
 // Count is the one rule for a count a user or a file names (copies, jobs,
-// queues, runs, parallelism, shards …): at least min and at most max,
-// checked before anything is allocated. max 0 means CountCap. what names
-// the count ("--jobs", "tile copies").
-func Count(what string, n, min, max int64) error {
-	c := CountCap
-	if max <= 0 {
-		max = c.Value()
-	} else {
-		c = nil
+// queues, runs, parallelism …): at least min and at most cap's value,
+// checked before anything is allocated; nil cap is CountCap. what names
+// the count ("--jobs", "tile copies"). Above the cap the error is a
+// *LimitError saying how to raise it.
+func Count(what string, n, min int64, cap *Cap) error {
+	if cap == nil {
+		cap = CountCap
 	}
 	if n < min {
 		return fmt.Errorf("%s %d: want at least %d", what, n, min)
 	}
-	if n > max {
-		if c != nil {
-			return &LimitError{Cap: c, Max: max, What: what + " " + strconv.FormatInt(n, 10)}
-		}
-		return fmt.Errorf("%s %d: at most %d", what, n, max)
+	if max := cap.Value(); n > max {
+		return &LimitError{Cap: cap, Max: max, What: what + " " + strconv.FormatInt(n, 10)}
 	}
 	return nil
 }
 
-// CountFloat is Count for a count given as a number that may not be an
-// integer ("1e8", a YAML float): it must be a whole number first.
-func CountFloat(what string, v float64, min, max int64) (int64, error) {
-	if math.IsNaN(v) || math.IsInf(v, 0) || v != math.Trunc(v) {
-		return 0, fmt.Errorf("%s %v: want a whole number", what, v)
+// CountRange is Count with fixed bounds (no environment variable raises
+// them): parallelism, queues, sizes whose ceiling is a design limit.
+func CountRange(what string, n, min, max int64) error {
+	if n < min || n > max {
+		return fmt.Errorf("%s %d: want %d to %d", what, n, min, max)
 	}
-	if v > math.MaxInt64/2 {
-		v = math.MaxInt64 / 2
+	return nil
+}
+
+// Product is a*b, or math.MaxInt64 when it overflows: a count that is a
+// product (copies × jobs, runs × seeds) is checked without wrapping.
+func Product(a, b int64) int64 {
+	if a <= 0 || b <= 0 {
+		return 0
 	}
-	if v < math.MinInt64/2 {
-		v = math.MinInt64 / 2
+	if a > math.MaxInt64/b {
+		return math.MaxInt64
 	}
-	n := int64(v)
-	return n, Count(what, n, min, max)
+	return a * b
 }
 
 // Range checks a real value a user names: finite and in [lo, hi] (either

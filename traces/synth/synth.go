@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/arena-sim/arena/sim/input"
+
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/traces/table"
 )
@@ -294,6 +296,8 @@ func (o *Options) check(n int) error {
 		return bad("until %v is not after since %v", o.Until, o.Since)
 	case o.Sample < 0 || o.Jobs < 0:
 		return bad("sample and jobs want counts ≥ 0")
+	case input.Count("jobs", int64(o.Jobs), 0, input.RowsCap) != nil:
+		return input.Count("jobs", int64(o.Jobs), 0, input.RowsCap)
 	case o.WindowMode != "" && o.WindowMode != "tod" && o.WindowMode != "relative":
 		return bad("window mode %q: want tod or relative", o.WindowMode)
 	case o.WindowMode == "tod" && (o.WindowStart >= 24 || o.WindowHours <= 0 || o.WindowHours > 24):
