@@ -121,14 +121,14 @@ func ParseTolerance(s string) (Tolerance, error) {
 	s = strings.TrimSpace(s)
 	if p, ok := strings.CutSuffix(s, "%"); ok {
 		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-		if err != nil || v < 0 {
-			return Tolerance{}, fmt.Errorf("tolerance %q: want a percentage such as 2%% or an absolute value such as 0.5", s)
+		if err != nil || input.Range("", v, 0, math.NaN()) != nil {
+			return Tolerance{}, fmt.Errorf("tolerance %s: want a percentage such as 2%% or an absolute value such as 0.5", input.Clip(s))
 		}
 		return Tolerance{Rel: v / 100}, nil
 	}
 	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || v < 0 {
-		return Tolerance{}, fmt.Errorf("tolerance %q: want a percentage such as 2%% or an absolute value such as 0.5", s)
+	if err != nil || input.Range("", v, 0, math.NaN()) != nil {
+		return Tolerance{}, fmt.Errorf("tolerance %s: want a percentage such as 2%% or an absolute value such as 0.5", input.Clip(s))
 	}
 	return Tolerance{Abs: v}, nil
 }
