@@ -187,6 +187,7 @@ type Reader struct {
 	maxRecord int64
 	maxBytes  int64
 	line      int
+	start     int   // the line the current record started on
 	cur       int64 // bytes of the current line (record)
 	rec       int64 // bytes since Mark
 	n         int64 // bytes so far
@@ -197,7 +198,7 @@ type Reader struct {
 // NewReader bounds r, which file names in errors.
 func NewReader(file string, r io.Reader, opt Options) *Reader {
 	return &Reader{r: r, file: file, opt: opt, maxLine: LineCap.Value(), maxRecord: RecordCap.Value(),
-		maxBytes: InputCap.Value(), line: 1}
+		maxBytes: InputCap.Value(), line: 1, start: 1}
 }
 
 // Open opens path and bounds it. A .gz path is NOT decompressed here;
@@ -266,15 +267,17 @@ func (r *Reader) Read(p []byte) (int, error) {
 		case b == '\n':
 			r.line++
 			if !r.inQuote {
-				r.cur = 0
+				r.cur, r.start = 0, r.line
 				continue
 			}
 		}
 		r.cur++
 		if !r.opt.Records && r.cur > r.maxLine {
 			what := "line " + strconv.Itoa(r.line)
-			if r.inQuote {
-				what = "quoted record at line " + strconv.Itoa(r.line)
+			if r.start != r.line {
+				// A quoted record spread over lines: name where it began.
+				what = "the quoted record starting on line " + strconv.Itoa(r.start)
+				r.line = r.start
 			}
 			return i, r.fail(LineCap, r.maxLine, what)
 		}
