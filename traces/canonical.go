@@ -2,7 +2,6 @@ package traces
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"math/bits"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/input"
 	"github.com/arena-sim/arena/traces/table"
 )
 
@@ -31,7 +31,7 @@ func FromTable(name, file string, jobs []table.Job) (*Trace, error) {
 	t := &Trace{Name: name, IterationScale: jobs[0].IterationScale, ScaleSource: "iteration_scale column"}
 	fail := func(i int, col, format string, args ...any) error {
 		return &ParseError{File: file, Line: i + 2, Column: col, Err: ErrNotRunnable,
-			Detail: fmt.Sprintf(format, args...) + " (re-label raw traces with 'arena trace synth --recipe arena')"}
+			Detail: input.Errorf(format, args...).Error() + " (re-label raw traces with 'arena trace synth --recipe arena')"}
 	}
 	order := make([]int, len(jobs))
 	for i := range order {

@@ -211,3 +211,15 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+// TestErrorf: string arguments are clipped and escaped whatever the verb.
+func TestErrorf(t *testing.T) {
+	long := strings.Repeat("x", 1<<20)
+	err := Errorf("a %q b %s c %v d %d", long, "\x1b[2J"+long, "ok", 7)
+	if len(err.Error()) > 40*ClipBytes || strings.ContainsRune(err.Error(), 0x1b) {
+		t.Fatalf("%d bytes, escape char kept: %.200q", len(err.Error()), err.Error())
+	}
+	if got := Errorf("known: %s; got %q", "philly, pollux", "x").Error(); got != `known: philly, pollux; got "x"` {
+		t.Fatalf("%s", got)
+	}
+}

@@ -3,6 +3,7 @@ package input
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -158,4 +159,44 @@ func ClipError(err error) string {
 		q += fmt.Sprintf("… (%d bytes)", n)
 	}
 	return q
+}
+
+// Errorf is fmt.Errorf for messages that echo input: every string
+// argument is clipped — %q as Clip does (quoted, cut to ClipBytes), %s and
+// %v escaped and cut to 16×ClipBytes, enough for a list of known names —
+// so an error path need not remember which of its values came from a
+// user or a file.
+func Errorf(format string, args ...any) error {
+	for i, a := range args {
+		if s, ok := a.(string); ok {
+			args[i] = clipped(s)
+		}
+	}
+	return fmt.Errorf(format, args...)
+}
+
+type clipped string
+
+func (c clipped) Format(f fmt.State, verb rune) {
+	s := string(c)
+	if verb == 'q' {
+		io.WriteString(f, Clip(s))
+		return
+	}
+	max := 16 * ClipBytes
+	n := len(s)
+	if n > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut]
+	}
+	q := strconv.Quote(s)
+	q = strings.ReplaceAll(q[1:len(q)-1], `\"`, `"`)
+	q = strings.ReplaceAll(q, `\\`, `\`)
+	io.WriteString(f, q)
+	if n > len(s) {
+		fmt.Fprintf(f, "… (%d bytes)", n)
+	}
 }

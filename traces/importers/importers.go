@@ -157,7 +157,7 @@ func Lookup(name string) (Format, error) {
 		}
 		names = append(names, f.Name)
 	}
-	return Format{}, fmt.Errorf("unknown trace format %q (known: %s)", name, strings.Join(names, ", "))
+	return Format{}, input.Errorf("unknown trace format %q (known: %s)", name, strings.Join(names, ", "))
 }
 
 // ReadAll imports a whole trace into memory, under the rows cap
@@ -176,7 +176,7 @@ func ReadAll(f Format, file string, r io.Reader, opt Options) ([]table.Job, erro
 }
 
 func fieldErr(file string, line int, field, format string, args ...any) error {
-	return &table.FieldError{File: file, Line: line, Field: field, Err: fmt.Errorf(format, args...)}
+	return &table.FieldError{File: file, Line: line, Field: field, Err: input.Errorf(format, args...)}
 }
 
 // csvRows streams a CSV file. With header, columns are found by name and

@@ -95,7 +95,7 @@ func ReadPhilly(file string, r io.Reader, opt Options, emit Emit) error {
 	case "attempt":
 		perAttempt = true
 	default:
-		return fmt.Errorf("philly: attempts %q: want job or attempt", opt.Attempts)
+		return input.Errorf("philly: attempts %q: want job or attempt", opt.Attempts)
 	}
 	// A JSON log need not have lines: each job (array element) is capped
 	// by the record cap instead, from a Mark before it is decoded.
