@@ -34,7 +34,7 @@ var (
 		Why: "one field: a job id, a model, user or GPU name"}
 	InputCap = &Cap{Name: "input", Env: "ARENA_MAX_INPUT_BYTES", Default: 8 << 30, Unit: "bytes",
 		Why: "one input file, counted after decompression (a gzip bomb stops here)"}
-	RowsCap = &Cap{Name: "rows", Env: "ARENA_MAX_ROWS", Default: 5_000_000, Unit: "rows",
+	RowsCap = &Cap{Name: "rows", Env: "ARENA_MAX_ROWS", Default: 4_000_000, Unit: "rows",
 		Why: "rows (jobs) of one trace or table; loading keeps every row in memory"}
 	SpecCap = &Cap{Name: "spec file", Env: "ARENA_MAX_SPEC_BYTES", Default: 4 << 20, Unit: "bytes",
 		Why: "a file read whole: spec, cluster spec, overhead profile, tenants file, golden file, exec parameters"}

@@ -3,10 +3,12 @@ package input
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -222,4 +224,53 @@ func TestErrorf(t *testing.T) {
 	if got := Errorf("known: %s; got %q", "philly, pollux", "x").Error(); got != `known: philly, pollux; got "x"` {
 		t.Fatalf("%s", got)
 	}
+}
+
+// TestLimitsDocumented keeps docs/limits.md in step with the caps: each
+// variable has a row that states its default.
+func TestLimitsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/limits.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(string(doc), "\n") {
+		for _, c := range Caps {
+			if strings.HasPrefix(line, "|") && strings.Contains(line, "`"+c.Env+"`") {
+				rows[c.Env] = line
+			}
+		}
+	}
+	for _, c := range Caps {
+		row, ok := rows[c.Env]
+		if !ok {
+			t.Errorf("docs/limits.md has no row for %s", c.Env)
+			continue
+		}
+		d := c.Default
+		forms := []string{strconv.FormatInt(d, 10), grouped(d)}
+		for _, u := range []struct {
+			n    int64
+			unit string
+		}{{1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+			if d%u.n == 0 {
+				forms = append(forms, fmt.Sprintf("%d %s", d/u.n, u.unit))
+			}
+		}
+		found := false
+		for _, f := range forms {
+			found = found || strings.Contains(row, " "+f+" ") || strings.Contains(row, "| "+f+" |")
+		}
+		if !found {
+			t.Errorf("docs/limits.md row of %s does not state its default %d (as any of %q): %s", c.Env, d, forms, row)
+		}
+	}
+}
+
+func grouped(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
