@@ -57,8 +57,12 @@ var flagRules = map[string]flagRule{
 	}},
 }
 
-// checkFlagRules applies flagRules to the flags the user set on cmd.
+// checkFlagRules applies flagRules to the flags the user set on cmd, and
+// reports a malformed ARENA_MAX_* variable (docs/limits.md).
 func checkFlagRules(cmd *cobra.Command) error {
+	if err := input.CheckEnv(); err != nil {
+		return err
+	}
 	var first error
 	cmd.Flags().Visit(func(f *pflag.Flag) {
 		r, ok := flagRules[f.Name]

@@ -188,6 +188,7 @@ type csvRows struct {
 	rec    []string
 	line   int
 	fields int
+	names  []string // column names, for messages
 }
 
 func newCSV(file string, r io.Reader, want []string, header bool, comma rune) (*csvRows, error) {
@@ -203,7 +204,7 @@ func newCSV(file string, r io.Reader, want []string, header bool, comma rune) (*
 		for i, w := range want {
 			c.col[w] = i
 		}
-		c.fields = len(want)
+		c.fields, c.names = len(want), want
 		return c, nil
 	}
 	head, err := cr.Read()
@@ -214,7 +215,9 @@ func newCSV(file string, r io.Reader, want []string, header bool, comma rune) (*
 		return nil, c.wrap(err)
 	}
 	for i, h := range head {
-		c.col[strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))] = i
+		name := strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
+		c.col[name] = i
+		c.names = append(c.names, name) // a copy: ReuseRecord reuses head
 	}
 	for _, w := range want {
 		if _, ok := c.col[w]; !ok {
@@ -255,7 +258,11 @@ func (c *csvRows) next() error {
 			return fieldErr(c.file, c.line, "", "%d fields; want %d", len(rec), c.fields)
 		}
 		for i, f := range rec {
-			if err := input.Field(c.file, c.line, "field "+strconv.Itoa(i+1), f); err != nil {
+			name := "field " + strconv.Itoa(i+1)
+			if i < len(c.names) {
+				name = c.names[i]
+			}
+			if err := input.Field(c.file, c.line, name, f); err != nil {
 				return err
 			}
 		}

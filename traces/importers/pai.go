@@ -23,7 +23,13 @@ func newLineReader(file string, r io.Reader) *lineReader {
 }
 
 func (l *lineReader) next() (string, int, error) {
-	if !l.s.Scan() {
+	ok := l.s.Scan()
+	if ok && l.s.Err() != nil {
+		// The reader failed (a cap): the scanner hands out what it had
+		// as a last line, which is not one.
+		return "", l.line + 1, l.s.Err()
+	}
+	if !ok {
 		if err := l.s.Err(); err != nil {
 			return "", l.line, err
 		}

@@ -250,6 +250,7 @@ func ScanCSV(file string, r io.Reader, emit func(Job) error) error {
 		}
 		return &FieldError{File: file, Line: 1, Err: fmt.Errorf("%w: %v", ErrFormat, err)}
 	}
+	head = slices.Clone(head) // ReuseRecord: the next Read overwrites it
 	col := map[string]int{}
 	for i, h := range head {
 		col[strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))] = i
