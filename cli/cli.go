@@ -94,6 +94,9 @@ database, and reports job completion times, throughput and queueing.`,
   arena policies`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Counts and sizes named by flags are checked before any command
+		// runs (flagrules.go).
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return checkFlagRules(cmd) },
 	}
 	for _, add := range commands {
 		root.AddCommand(add(reg))

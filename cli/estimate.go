@@ -2,16 +2,17 @@ package cli
 
 import (
 	"fmt"
-	"github.com/arena-sim/arena/policy"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/arena-sim/arena/policy"
 
 	"github.com/spf13/cobra"
 
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/estimator/analytic"
+	"github.com/arena-sim/arena/sim/input"
 )
 
 type estimateFlags struct {
@@ -81,7 +82,7 @@ func runEstimate(w io.Writer, f estimateFlags) error {
 	params, err := analytic.DefaultParams()
 	if f.params != "" {
 		var data []byte
-		if data, err = os.ReadFile(f.params); err == nil {
+		if data, err = input.ReadFile(f.params); err == nil {
 			params, err = analytic.ParseParams(data)
 		}
 	}

@@ -34,9 +34,9 @@ func TestSignalsStopCleanly(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "res")
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
 			// A long run (Arena on Philly until every job is done), with
-			// a progress line at every chance.
+			// a progress line every second (the floor of --progress).
 			cmd.Env = append(os.Environ(), "ARENA_CLI_MAIN=1", "CI=1",
-				"ARENA_CLI_ARGS=simulate --trace philly --policy arena,fcfs --until-done --progress 1ns --out "+out)
+				"ARENA_CLI_ARGS=simulate --trace philly --policy arena,fcfs --until-done --progress 1s --out "+out)
 			stderr, err := cmd.StderrPipe()
 			if err != nil {
 				t.Fatal(err)

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"errors"
-	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,6 +13,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/input/pq"
 )
 
 // ExportCSV writes a CSV copy of every Parquet table of the results in
@@ -62,19 +61,11 @@ func ExportCSV(args []string) ([]string, error) {
 // ParquetCSV renders a flat Parquet file as CSV: a header of column
 // names, then one line per row; floats in Go's shortest round-trip form.
 func ParquetCSV(file string) ([]byte, error) {
-	f, err := os.Open(file)
+	pf, err := pq.Open(file)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	pf, err := parquet.OpenFile(f, st.Size())
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
+	defer pf.Close()
 	var head []string
 	for _, c := range pf.Schema().Columns() {
 		head = append(head, strings.Join(c, "."))
@@ -82,30 +73,18 @@ func ParquetCSV(file string) ([]byte, error) {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	w.Write(head)
-	rd := parquet.NewReader(pf)
-	defer rd.Close()
-	rows := make([]parquet.Row, 256)
 	cells := make([]string, len(head))
-	for {
-		n, err := rd.ReadRows(rows)
-		for _, row := range rows[:n] {
-			clear(cells)
-			for _, v := range row {
-				if c := v.Column(); c >= 0 && c < len(cells) {
-					cells[c] = cell(v)
-				}
+	err = pf.EachRow(func(row parquet.Row) error {
+		clear(cells)
+		for _, v := range row {
+			if c := v.Column(); c >= 0 && c < len(cells) {
+				cells[c] = cell(v)
 			}
-			w.Write(cells)
 		}
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			return nil, fmt.Errorf("%s: %w", file, err)
-		}
-		if n == 0 {
-			break
-		}
+		return w.Write(cells)
+	})
+	if err != nil {
+		return nil, err
 	}
 	w.Flush()
 	return buf.Bytes(), w.Error()

@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/input"
 )
 
 // Golden is a committed golden summary file: runs and the summaries they
@@ -121,14 +121,14 @@ func ParseTolerance(s string) (Tolerance, error) {
 	s = strings.TrimSpace(s)
 	if p, ok := strings.CutSuffix(s, "%"); ok {
 		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-		if err != nil || v < 0 {
-			return Tolerance{}, fmt.Errorf("tolerance %q: want a percentage such as 2%% or an absolute value such as 0.5", s)
+		if err != nil || input.Range("", v, 0, math.NaN()) != nil {
+			return Tolerance{}, fmt.Errorf("tolerance %s: want a percentage such as 2%% or an absolute value such as 0.5", input.Clip(s))
 		}
 		return Tolerance{Rel: v / 100}, nil
 	}
 	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || v < 0 {
-		return Tolerance{}, fmt.Errorf("tolerance %q: want a percentage such as 2%% or an absolute value such as 0.5", s)
+	if err != nil || input.Range("", v, 0, math.NaN()) != nil {
+		return Tolerance{}, fmt.Errorf("tolerance %s: want a percentage such as 2%% or an absolute value such as 0.5", input.Clip(s))
 	}
 	return Tolerance{Abs: v}, nil
 }
@@ -147,7 +147,7 @@ func (t Tolerance) allows(golden, got float64) bool {
 
 // LoadGolden reads a golden file.
 func LoadGolden(file string) (*Golden, error) {
-	data, err := os.ReadFile(file)
+	data, err := input.ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("golden: %w", err)
 	}

@@ -3,7 +3,6 @@ package experiments
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -172,13 +171,9 @@ func LoadSpec(file string) (*Spec, error) {
 		return nil, fmt.Errorf("spec: %w", err)
 	}
 	defer f.Close()
-	const maxSpec = 1 << 20
-	data, err := io.ReadAll(io.LimitReader(f, maxSpec+1))
+	data, err := input.ReadAll(file, f)
 	if err != nil {
 		return nil, fmt.Errorf("spec %s: %w", file, err)
-	}
-	if len(data) > maxSpec {
-		return nil, &SpecError{File: file, Err: fmt.Errorf("over %d bytes; a spec is a short YAML file", maxSpec)}
 	}
 	return ParseSpec(file, filepath.Dir(file), data)
 }
@@ -514,6 +509,18 @@ func (s *Spec) Expand(reg Policies) (*Plan, error) {
 		return nil, fail("policies", err)
 	}
 	plan.Notes = notes
+	// The plan's size is the product of the axes: checked before anything
+	// is loaded or built (a 480 KB spec named 13.7M runs).
+	n := int64(1)
+	for _, k := range []int{len(s.Traces) + len(s.Synth), len(s.Clusters), len(s.Timings), len(s.Densities), len(s.Seeds), len(s.Estimators), len(policies)} {
+		n = input.Product(n, int64(k))
+	}
+	for _, ax := range s.Axes {
+		n = input.Product(n, int64(len(ax.Values)))
+	}
+	if err := input.Count("runs (the product of the spec's axes)", n, 0, input.RunsCap); err != nil {
+		return nil, &SpecError{File: s.File, Line: 1, Err: err}
+	}
 	traceRefs, traceNames, synthOf, err := s.expandTraces(rv)
 	if err != nil {
 		return nil, err

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/input/pq"
 	"github.com/arena-sim/arena/sim/outdir"
 )
 
@@ -210,7 +210,7 @@ func LoadResults(dir string, withTables bool) (*Results, error) {
 	if !withTables {
 		return r, nil
 	}
-	if r.Jobs, err = parquet.ReadFile[sim.JobRecord](filepath.Join(dir, sim.JobsFile)); err != nil {
+	if r.Jobs, err = pq.ReadAll[sim.JobRecord](filepath.Join(dir, sim.JobsFile)); err != nil {
 		return nil, fmt.Errorf("results %s: %s: %w", dir, sim.JobsFile, err)
 	}
 	if r.Record.JCTs == nil {
@@ -220,7 +220,7 @@ func LoadResults(dir string, withTables bool) (*Results, error) {
 			}
 		}
 	}
-	if a, err := parquet.ReadFile[sim.AllocRecord](filepath.Join(dir, sim.AllocationsFile)); err == nil {
+	if a, err := pq.ReadAll[sim.AllocRecord](filepath.Join(dir, sim.AllocationsFile)); err == nil {
 		r.Allocations = a
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("results %s: %s: %w", dir, sim.AllocationsFile, err)
@@ -239,19 +239,11 @@ func timingOf(s string) sim.Timing {
 // readTimeline decodes timeline.parquet, whose busy_<type> columns depend
 // on the cluster.
 func (r *Results) readTimeline() error {
-	f, err := os.Open(filepath.Join(r.Dir, sim.TimelineFile))
+	pf, err := pq.Open(filepath.Join(r.Dir, sim.TimelineFile))
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	pf, err := parquet.OpenFile(f, st.Size())
-	if err != nil {
-		return err
-	}
+	defer pf.Close()
 	col := map[string]int{}
 	var busyCols []int
 	for i, fl := range pf.Schema().Fields() {
@@ -272,31 +264,21 @@ func (r *Results) readTimeline() error {
 			return fmt.Errorf("missing column %q", need)
 		}
 	}
-	rd := parquet.NewReader(pf)
-	defer rd.Close()
-	rows := make([]parquet.Row, 256)
-	for {
-		n, err := rd.ReadRows(rows)
-		for _, row := range rows[:n] {
-			rr := sim.RoundRecord{
-				Round: row[col["round"]].Int32(), Time: row[col["time_s"]].Double(), Throughput: row[col["throughput"]].Double(),
-				Running: row[col["running"]].Int32(), Pending: row[col["pending"]].Int32(),
-			}
-			for _, c := range busyCols {
-				rr.Busy = append(rr.Busy, row[c].Int32())
-			}
-			r.Timeline = append(r.Timeline, rr)
+	nfields := len(pf.Schema().Fields())
+	return pf.EachRow(func(row parquet.Row) error {
+		if len(row) < nfields {
+			return fmt.Errorf("a row of %d values; the schema has %d columns", len(row), nfields)
 		}
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return err
+		rr := sim.RoundRecord{
+			Round: row[col["round"]].Int32(), Time: row[col["time_s"]].Double(), Throughput: row[col["throughput"]].Double(),
+			Running: row[col["running"]].Int32(), Pending: row[col["pending"]].Int32(),
 		}
-		if n == 0 {
-			return nil
+		for _, c := range busyCols {
+			rr.Busy = append(rr.Busy, row[c].Int32())
 		}
-	}
+		r.Timeline = append(r.Timeline, rr)
+		return nil
+	})
 }
 
 // typeName maps a busy_<col> suffix back to the GPU type (sim writes "-"

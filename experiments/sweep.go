@@ -23,6 +23,7 @@ import (
 	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/fairness"
+	"github.com/arena-sim/arena/sim/input/pq"
 	"github.com/arena-sim/arena/sim/outdir"
 )
 
@@ -594,23 +595,15 @@ func EncodeSummaryParquet(rows []SummaryRow) ([]byte, error) {
 
 // ReadSummaryParquet reads a summary table, utilisation columns included.
 func ReadSummaryParquet(file string) ([]SummaryRow, error) {
-	rows, err := parquet.ReadFile[SummaryRow](file)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	f, err := os.Open(file)
+	rows, err := pq.ReadAll[SummaryRow](file)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	st, err := f.Stat()
+	pf, err := pq.Open(file)
 	if err != nil {
 		return nil, err
 	}
-	pf, err := parquet.OpenFile(f, st.Size())
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
+	defer pf.Close()
 	cols := map[int]string{}
 	extra := map[int]string{} // numeric columns beyond SummaryRow's (fairrows.go)
 	own := map[string]bool{}
@@ -627,33 +620,29 @@ func ReadSummaryParquet(file string) ([]SummaryRow, error) {
 	if len(cols) == 0 && len(extra) == 0 {
 		return rows, nil
 	}
-	rd := parquet.NewReader(pf)
-	defer rd.Close()
-	buf := make([]parquet.Row, 64)
-	for k := 0; k < len(rows); {
-		n, err := rd.ReadRows(buf)
-		for _, row := range buf[:n] {
-			if len(cols) > 0 {
-				rows[k].Utilization = map[string]float64{}
-			}
-			for _, v := range row {
-				if t, ok := cols[v.Column()]; ok && !math.IsNaN(v.Double()) {
-					rows[k].Utilization[t] = v.Double()
-				}
-				if n, ok := extra[v.Column()]; ok && !v.IsNull() {
-					if rows[k].Extra == nil {
-						rows[k].Extra = map[string]float64{}
-					}
-					rows[k].Extra[n] = v.Double()
-				}
-			}
-			k++
+	k := 0
+	err = pf.EachRow(func(row parquet.Row) error {
+		if k >= len(rows) {
+			return fmt.Errorf("%s: more rows than the first read", file)
 		}
-		if err != nil || n == 0 {
-			break
+		if len(cols) > 0 {
+			rows[k].Utilization = map[string]float64{}
 		}
-	}
-	return rows, nil
+		for _, v := range row {
+			if t, ok := cols[v.Column()]; ok && !math.IsNaN(v.Double()) {
+				rows[k].Utilization[t] = v.Double()
+			}
+			if n, ok := extra[v.Column()]; ok && !v.IsNull() {
+				if rows[k].Extra == nil {
+					rows[k].Extra = map[string]float64{}
+				}
+				rows[k].Extra[n] = v.Double()
+			}
+		}
+		k++
+		return nil
+	})
+	return rows, err
 }
 
 // WithoutWallclock returns rows with the machine-dependent wall_* columns

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/arena-sim/arena/sim/input"
+
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/text"
@@ -71,8 +73,9 @@ func ParseSize(s string) (Size, error) {
 	w, h, ok := strings.Cut(s, "x")
 	wf, err1 := strconv.ParseFloat(strings.TrimSuffix(w, "in"), 64)
 	hf, err2 := strconv.ParseFloat(strings.TrimSuffix(h, "in"), 64)
-	if !ok || err1 != nil || err2 != nil || wf < 1 || hf < 1 || wf > 40 || hf > 40 {
-		return Size{}, fmt.Errorf("size %q: want column (3.3×2.4 in), full (7×3 in) or WxH in inches between 1 and 40, e.g. 3.3x2.5", s)
+	// input.Range refuses NaN and ±Inf, which every comparison passes.
+	if !ok || err1 != nil || err2 != nil || input.Range("", wf, 1, 40) != nil || input.Range("", hf, 1, 40) != nil {
+		return Size{}, fmt.Errorf("size %s: want column (3.3×2.4 in), full (7×3 in) or WxH in inches between 1 and 40, e.g. 3.3x2.5", input.Clip(s))
 	}
 	return Size{s, vg.Length(wf) * vg.Inch, vg.Length(hf) * vg.Inch}, nil
 }

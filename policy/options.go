@@ -52,6 +52,57 @@ type Option struct {
 	// Required options have no default: the policy string must set them,
 	// and globs in specs ("*") skip the policy.
 	Required bool
+	// Min and Max bound a number's value (Int, Float; Duration in
+	// seconds), written as a user would write them; "" for no bound.
+	// MinOpen excludes Min itself ("more than"). Every count an option
+	// names (queues …) has a Max: it is checked here, before a
+	// constructor allocates anything.
+	Min, Max string
+	MinOpen  bool
+}
+
+// checkRange applies o's Min and Max to a parsed number.
+func (o Option) checkRange(s string, val any) error {
+	var x float64
+	switch v := val.(type) {
+	case int:
+		x = float64(v)
+	case float64:
+		x = v
+	case sim.Duration:
+		x = float64(v)
+	default:
+		return nil
+	}
+	bound := func(b string) float64 {
+		if o.Type == Duration {
+			d, _ := ParseDuration(b)
+			return float64(d)
+		}
+		f, _ := strconv.ParseFloat(b, 64)
+		return f
+	}
+	if o.Min != "" {
+		lo := bound(o.Min)
+		if x < lo || o.MinOpen && x == lo {
+			rel := "at least"
+			if o.MinOpen {
+				rel = "more than"
+			}
+			return fmt.Errorf("%s: want %s %s%s", input.Clip(s), rel, o.Min, o.rangeHint())
+		}
+	}
+	if o.Max != "" && x > bound(o.Max) {
+		return fmt.Errorf("%s: want at most %s%s", input.Clip(s), o.Max, o.rangeHint())
+	}
+	return nil
+}
+
+func (o Option) rangeHint() string {
+	if o.Min != "" && o.Max != "" {
+		return fmt.Sprintf(" (the range is %s to %s)", o.Min, o.Max)
+	}
+	return ""
 }
 
 // NeedsOptions reports whether e has a required option, so that its bare
@@ -287,17 +338,28 @@ func (e Entry) values(written string, pairs [][2]string) (Values, error) {
 }
 
 func parseValue(o Option, s string) (any, error) {
+	v, err := parseType(o, s)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.checkRange(s, v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+func parseType(o Option, s string) (any, error) {
 	switch o.Type {
 	case Int:
 		n, err := strconv.Atoi(s)
 		if err != nil {
-			return nil, fmt.Errorf("%q: want a whole number", s)
+			return nil, fmt.Errorf("%s: want a whole number", input.Clip(s))
 		}
 		return n, nil
 	case Float:
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, fmt.Errorf("%q: want a number", s)
+			return nil, fmt.Errorf("%s: want a number", input.Clip(s))
 		}
 		return f, nil
 	case Duration:
@@ -310,7 +372,7 @@ func parseValue(o Option, s string) (any, error) {
 		return s, nil
 	case Enum:
 		if !slices.Contains(o.Values, s) {
-			return nil, fmt.Errorf("%q: want one of %s", s, strings.Join(o.Values, ", "))
+			return nil, fmt.Errorf("%s: want one of %s", input.Clip(s), strings.Join(o.Values, ", "))
 		}
 		return s, nil
 	case Bool:
@@ -320,7 +382,7 @@ func parseValue(o Option, s string) (any, error) {
 		case "false", "0", "no", "off":
 			return false, nil
 		}
-		return nil, fmt.Errorf("%q: want true or false", s)
+		return nil, fmt.Errorf("%s: want true or false", input.Clip(s))
 	}
 	return nil, fmt.Errorf("option type %d unknown", o.Type)
 }
@@ -328,7 +390,7 @@ func parseValue(o Option, s string) (any, error) {
 // ParseDuration reads a span of simulated time: a Go duration ("16h",
 // "1h30m"), days ("7d", "1.5d") or bare seconds ("600").
 func ParseDuration(s string) (sim.Duration, error) {
-	bad := fmt.Errorf("%q: want a duration such as 16h, 90m, 7d or 600 (seconds)", s)
+	bad := fmt.Errorf("%s: want a duration such as 16h, 90m, 7d or 600 (seconds)", input.Clip(s))
 	if f, err := strconv.ParseFloat(s, 64); err == nil {
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return 0, bad

@@ -165,6 +165,14 @@ func (r *Registry) Register(e Entry) error {
 		if o.Type == Enum && len(o.Values) == 0 {
 			return fmt.Errorf("policy %q: option %q: an enum needs Values", e.Name, o.Name)
 		}
+		for _, b := range []string{o.Min, o.Max} {
+			if b == "" {
+				continue
+			}
+			if _, err := parseType(Option{Type: o.Type}, b); err != nil || o.Type != Int && o.Type != Float && o.Type != Duration {
+				return fmt.Errorf("policy %q: option %q: bound %q: want a number of the option's type", e.Name, o.Name, b)
+			}
+		}
 		if _, err := parseValue(o, o.Default); err != nil && !o.Required {
 			return fmt.Errorf("policy %q: option %q: bad default: %w", e.Name, o.Name, err)
 		}

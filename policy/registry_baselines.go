@@ -38,10 +38,10 @@ func baselineEntries() []Entry {
 			Doc:      "Tiresias 2D-LAS: discretised queues by attained GPU-seconds (2 queues at 16 GPU-h), FIFO within a queue, preemptive; requested type and count",
 			Overhead: FullSearch("tiresias"),
 			Options: []Option{
-				{Name: "queues", Type: Int, Default: "2", Help: "number of priority queues (1 = plain FIFO by arrival)"},
+				{Name: "queues", Type: Int, Default: "2", Min: "1", Max: "64", Help: "number of priority queues (1 = plain FIFO by arrival)"},
 				{Name: "threshold", Type: Duration, Default: "16h", Help: "attained service (GPU-time: 16h = 16 GPU-hours) at which a job leaves queue 0"},
-				{Name: "growth", Type: Float, Default: "2", Help: "each further queue's limit is growth × the previous one"},
-				{Name: "promote", Type: Float, Default: "0", Help: "STARVELIMIT: promote a job to queue 0 once its wait reaches promote × its executed time (0 = never)"},
+				{Name: "growth", Type: Float, Default: "2", Min: "1", MinOpen: true, Help: "each further queue's limit is growth × the previous one"},
+				{Name: "promote", Type: Float, Default: "0", Min: "0", Help: "STARVELIMIT: promote a job to queue 0 once its wait reaches promote × its executed time (0 = never)"},
 			},
 			New: func(o Options) (sim.Policy, error) {
 				cfg, err := tiresiasConfig(o.Values)

@@ -13,7 +13,7 @@ import (
 // their own names (gavel-stored, sia-stored, sia-glpk).
 // gapOptions let Gavel answer like a solver stopping at a relative gap.
 var gapOptions = []Option{
-	{Name: "gap", Type: Float, Default: "0", Help: "relative MIP gap: answer with a seeded draw among assignments within gap·|optimum| of the optimum (CPLEX's default, behind the stored run, is 1e-4); 0 = the exact optimum"},
+	{Name: "gap", Type: Float, Default: "0", Min: "0", Max: "1", Help: "relative MIP gap: answer with a seeded draw among assignments within gap·|optimum| of the optimum (CPLEX's default, behind the stored run, is 1e-4); 0 = the exact optimum"},
 	{Name: "seed", Type: Int, Default: "0", Help: "seed of the draw among assignments within the gap"},
 }
 

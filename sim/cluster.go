@@ -79,7 +79,7 @@ func LoadClusterSpec(nameOrPath string) (ClusterSpec, error) {
 	defer f.Close()
 	// Read at most one byte past the limit: a huge or endless file
 	// (/dev/zero) fails without being read whole.
-	data, err := io.ReadAll(io.LimitReader(f, MaxSpecBytes+1))
+	data, err := input.ReadAll(nameOrPath, f)
 	if err != nil {
 		return ClusterSpec{}, fmt.Errorf("cluster %s: %w", nameOrPath, err)
 	}

@@ -272,7 +272,7 @@ func LoadOverheads(nameOrPath string) (*OverheadProfile, error) {
 	if b, ok := BuiltinOverheadYAML(nameOrPath); ok {
 		return ParseOverheads(nameOrPath+".yaml (built-in)", b)
 	}
-	b, err := os.ReadFile(nameOrPath)
+	b, err := input.ReadFile(nameOrPath)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("overheads %q: neither a built-in profile (%s) nor a file", nameOrPath, strings.Join(BuiltinOverheadNames(), ", "))

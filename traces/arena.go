@@ -1,13 +1,12 @@
 package traces
 
 import (
-	"bytes"
+	"bufio"
 	"embed"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,11 +14,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/input"
+	"github.com/arena-sim/arena/traces/table"
 )
 
 //go:embed data/*.csv
@@ -150,20 +149,37 @@ func Load(nameOrPath string) (*Trace, error) {
 		parsedBuiltin.Store(nameOrPath, t)
 		return t.clone(), nil
 	}
-	if t, ok, err := loadTable(nameOrPath); ok { // a canonical job table
-		return t, err
+	if table.IsParquet(nameOrPath) {
+		return loadParquet(nameOrPath)
 	}
 	f, err := os.Open(nameOrPath)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("traces: %q is neither a built-in trace (%s) nor a file", nameOrPath, strings.Join(BuiltinNames(), ", "))
+			return nil, fmt.Errorf("traces: %s is neither a built-in trace (%s) nor a file", input.Clip(nameOrPath), strings.Join(BuiltinNames(), ", "))
 		}
 		return nil, fmt.Errorf("traces: %w", err)
 	}
 	defer f.Close()
-	t, err := ReadArenaCSV(nameOrPath, f)
+	// The file is read once, through the bounded reader, whatever its
+	// form: the first line is sniffed under the line cap (/dev/zero fails
+	// after 64 KiB, not 3 GB) and replayed, so a FIFO works too.
+	br := bufio.NewReaderSize(input.NewReader(nameOrPath, f, input.Options{Quoted: true}), 64<<10)
+	first, err := br.ReadString('\n')
+	if err != nil && err != io.EOF {
+		return nil, csvError(nameOrPath, err)
+	}
+	r := io.MultiReader(strings.NewReader(first), br)
+	name := strings.TrimSuffix(filepath.Base(nameOrPath), filepath.Ext(nameOrPath))
+	if head, err := csv.NewReader(strings.NewReader(first)).Read(); err == nil && table.LooksLikeTable(head) {
+		jobs, err := table.ReadCSV(nameOrPath, r)
+		if err != nil {
+			return nil, err
+		}
+		return FromTable(name, nameOrPath, jobs)
+	}
+	t, err := ReadArenaCSV(nameOrPath, r)
 	if t != nil {
-		t.Name = strings.TrimSuffix(filepath.Base(nameOrPath), filepath.Ext(nameOrPath))
+		t.Name = name
 	}
 	return t, err
 }
@@ -180,15 +196,12 @@ var arenaColumns = []string{"job_id", "submission_time", "num_iteration", "model
 // Leading lines that start with '#' are comments; one of the form
 // "# iteration_scale: N" (or "= N") declares the trace's IterationScale.
 func ReadArenaCSV(file string, r io.Reader) (*Trace, error) {
-	data, err := io.ReadAll(LineLimitReader(r, MaxLineBytes))
-	if err != nil {
-		return nil, csvError(file, err)
-	}
-	scale, source, err := readMeta(file, data)
+	br := bufio.NewReaderSize(input.NewReader(file, r, input.Options{Quoted: true}), 64<<10)
+	scale, source, replay, err := readMeta(file, br)
 	if err != nil {
 		return nil, err
 	}
-	cr := csv.NewReader(bytes.NewReader(data))
+	cr := csv.NewReader(io.MultiReader(strings.NewReader(replay), br))
 	cr.Comment = '#'
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
@@ -233,9 +246,12 @@ func ReadArenaCSV(file string, r io.Reader) (*Trace, error) {
 			return nil, &ParseError{File: file, Line: line, Err: ErrColumns, Detail: fmt.Sprintf("got %d fields, the header has %d", len(rec), len(head))}
 		}
 		for i, f := range rec {
-			if len(f) > MaxFieldBytes {
-				return nil, &ParseError{File: file, Line: line, Column: colName(head[i]), Err: ErrColumns, Detail: fmt.Sprintf("field of %d bytes; at most %d", len(f), MaxFieldBytes)}
+			if err := input.Field(file, line, head[i], f); err != nil {
+				return nil, &ParseError{File: file, Line: line, Column: colName(head[i]), Err: ErrLimit, Detail: limitDetail(err)}
 			}
+		}
+		if err := input.Rows(file, line, len(t.Jobs)+1); err != nil {
+			return nil, &ParseError{File: file, Line: line, Err: ErrLimit, Detail: limitDetail(err)}
 		}
 		spec, err := parseRow(file, line, rec, col)
 		if err != nil {
@@ -254,14 +270,29 @@ func ReadArenaCSV(file string, r io.Reader) (*Trace, error) {
 	return t, nil
 }
 
+// maxMetaLines bounds the leading comment block searched for metadata.
+const maxMetaLines = 1000
+
 // readMeta reads the leading comment lines of a trace file for metadata
 // ("# key: value"); only iteration_scale is known, other comments are
-// free text.
-func readMeta(file string, data []byte) (int64, string, error) {
-	scale, source := int64(DefaultIterationScale), "default"
-	for i, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(strings.TrimPrefix(line, "\ufeff"))
+// free text. It consumes those lines (at most maxMetaLines) and the first
+// other one from br; replay stands for them — each comment line as an
+// empty comment, so line numbers hold — and goes before the rest of br.
+func readMeta(file string, br *bufio.Reader) (scale int64, source, replay string, err error) {
+	scale, source = int64(DefaultIterationScale), "default"
+	var rb strings.Builder
+	for i := 0; i < maxMetaLines; i++ {
+		raw, rerr := br.ReadString('\n')
+		if rerr != nil && rerr != io.EOF {
+			return 0, "", "", csvError(file, rerr)
+		}
+		line := strings.TrimSpace(strings.TrimPrefix(raw, "\ufeff"))
 		if !strings.HasPrefix(line, "#") {
+			rb.WriteString(raw)
+			break
+		}
+		rb.WriteString("#\n")
+		if rerr == io.EOF {
 			break
 		}
 		body := strings.TrimSpace(strings.TrimPrefix(line, "#"))
@@ -272,24 +303,36 @@ func readMeta(file string, data []byte) (int64, string, error) {
 		if !ok || strings.TrimSpace(key) != "iteration_scale" {
 			continue
 		}
-		n, err := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
-		if err != nil || n <= 0 || n > 1_000_000 {
-			return 0, "", &ParseError{File: file, Line: i + 1, Column: "iteration_scale", Err: ErrMeta,
-				Detail: fmt.Sprintf("%q: want a positive integer (1: iterations as given; 5: the artifact's simulation traces)", strings.TrimSpace(val))}
+		n, perr := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
+		if perr != nil || n <= 0 || n > 1_000_000 {
+			return 0, "", "", &ParseError{File: file, Line: i + 1, Column: "iteration_scale", Err: ErrMeta,
+				Detail: fmt.Sprintf("%s: want a positive integer (1: iterations as given; 5: the artifact's simulation traces)", input.Clip(strings.TrimSpace(val)))}
 		}
 		if source != "default" {
-			return 0, "", &ParseError{File: file, Line: i + 1, Column: "iteration_scale", Err: ErrMeta, Detail: "declared twice (first " + source + ")"}
+			return 0, "", "", &ParseError{File: file, Line: i + 1, Column: "iteration_scale", Err: ErrMeta, Detail: "declared twice (first " + source + ")"}
 		}
 		scale, source = n, fmt.Sprintf("declared on line %d", i+1)
 	}
-	return scale, source, nil
+	return scale, source, rb.String(), nil
+}
+
+// limitDetail is a *input.LimitError's message without the file and line
+// the ParseError around it already gives.
+func limitDetail(err error) string {
+	var le *input.LimitError
+	if errors.As(err, &le) {
+		c := *le
+		c.File, c.Line = "", 0
+		return c.Error()
+	}
+	return err.Error()
 }
 
 func csvError(file string, err error) error {
 	var pe *csv.ParseError
-	var le *LineError
+	var le *input.LimitError
 	if errors.As(err, &le) {
-		return &ParseError{File: file, Line: le.Line, Err: ErrColumns, Detail: fmt.Sprintf("line longer than %d bytes (a trace line is a few hundred); not a trace, or corrupt", le.Max)}
+		return &ParseError{File: file, Line: le.Line, Err: ErrLimit, Detail: limitDetail(err) + "; a trace line is a few hundred bytes: not a trace, or corrupt?"}
 	}
 	if errors.As(err, &pe) {
 		return &ParseError{File: file, Line: pe.Line, Err: ErrColumns, Detail: pe.Err.Error()}
@@ -307,8 +350,8 @@ func parseRow(file string, line int, rec []string, col map[string]int) (sim.JobS
 	if s.Name == "" {
 		return s, fail("job_id", ErrNumber, "empty job id")
 	}
-	if !utf8.ValidString(s.Name) || strings.ContainsFunc(s.Name, unicode.IsControl) {
-		return s, fail("job_id", ErrID, "%s: not UTF-8 text, or holds control characters; ids appear in results and logs", clip(s.Name))
+	if err := input.Name(s.Name); err != nil {
+		return s, fail("job_id", ErrID, "%v", err)
 	}
 	sub, err := parseTime(get("submission_time"))
 	if err != nil {
@@ -357,21 +400,12 @@ func parseTime(s string) (float64, error) {
 	if err != nil {
 		return 0, errors.New("not a number")
 	}
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, errors.New("not finite")
-	}
-	if v < 0 {
-		return 0, errors.New("negative time")
-	}
-	if v > MaxTime {
-		return 0, fmt.Errorf("over %g s (317 years; milliseconds instead of seconds?)", float64(MaxTime))
-	}
-	return v, nil
+	return v, input.Time(v)
 }
 
-// clip shows a value from a trace in an error message (sim.ShowValue: a
+// clip shows a value from a trace in an error message (input.ShowValue: a
 // plain token is quoted, anything else only described).
-func clip(s string) string { return sim.ShowValue(s) }
+func clip(s string) string { return input.ShowValue(s) }
 
 // colName shows a header name: as is when it is a plain short word, else
 // quoted and cut short.

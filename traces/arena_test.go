@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/arena-sim/arena/sim/input"
 )
 
 const header = "job_id,submission_time,num_iteration,model_name,deadline,batch_size,num_gpu,gpu_type\n"
@@ -105,7 +107,7 @@ func FuzzReadArenaCSV(f *testing.F) {
 		}
 		ids := map[string]bool{}
 		for i, j := range tr.Jobs {
-			if ids[j.Name] || !utf8.ValidString(j.Name) || len(j.Name) > MaxFieldBytes || float64(j.Submit) > MaxTime {
+			if ids[j.Name] || !utf8.ValidString(j.Name) || int64(len(j.Name)) > input.FieldCap.Value() || float64(j.Submit) > MaxTime {
 				t.Fatalf("accepted a duplicate, non-UTF-8, long id or an out-of-range time: %+v", j)
 			}
 			ids[j.Name] = true

@@ -1,19 +1,16 @@
 package traces
 
 import (
-	"bufio"
-	"encoding/csv"
 	"errors"
-	"fmt"
 	"math"
 	"math/bits"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/input"
 	"github.com/arena-sim/arena/traces/table"
 )
 
@@ -34,7 +31,7 @@ func FromTable(name, file string, jobs []table.Job) (*Trace, error) {
 	t := &Trace{Name: name, IterationScale: jobs[0].IterationScale, ScaleSource: "iteration_scale column"}
 	fail := func(i int, col, format string, args ...any) error {
 		return &ParseError{File: file, Line: i + 2, Column: col, Err: ErrNotRunnable,
-			Detail: fmt.Sprintf(format, args...) + " (re-label raw traces with 'arena trace synth --recipe arena')"}
+			Detail: input.Errorf(format, args...).Error() + " (re-label raw traces with 'arena trace synth --recipe arena')"}
 	}
 	order := make([]int, len(jobs))
 	for i := range order {
@@ -77,36 +74,11 @@ func FromTable(name, file string, jobs []table.Job) (*Trace, error) {
 	return t, nil
 }
 
-// loadTable reads path as a canonical job table if it is one (a .parquet
-// file, or a CSV whose header is the table's); ok is false otherwise.
-func loadTable(path string) (t *Trace, ok bool, err error) {
-	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	if table.IsParquet(path) {
-		jobs, err := table.ReadFile(path)
-		if err != nil {
-			return nil, true, err
-		}
-		t, err := FromTable(name, path, jobs)
-		return t, true, err
-	}
-	f, err := os.Open(path)
+// loadParquet reads a canonical job table in the Parquet form.
+func loadParquet(path string) (*Trace, error) {
+	jobs, err := table.ReadFile(path)
 	if err != nil {
-		return nil, false, nil // Load reports it
+		return nil, err
 	}
-	defer f.Close()
-	br := bufio.NewReader(f)
-	line, _ := br.ReadString('\n')
-	head, err := csv.NewReader(strings.NewReader(line)).Read()
-	if err != nil || !table.LooksLikeTable(head) {
-		return nil, false, nil
-	}
-	if _, err := f.Seek(0, 0); err != nil {
-		return nil, true, err
-	}
-	jobs, err := table.ReadCSV(path, f)
-	if err != nil {
-		return nil, true, err
-	}
-	t, err = FromTable(name, path, jobs)
-	return t, true, err
+	return FromTable(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), path, jobs)
 }

@@ -1,11 +1,7 @@
 package traces
 
 import (
-	"bytes"
-	"errors"
-	"io"
 	"maps"
-	"strings"
 	"testing"
 
 	"github.com/arena-sim/arena/estimator"
@@ -32,29 +28,6 @@ func FuzzParseGPUMap(f *testing.F) {
 		back, err := ParseGPUMap(FormatGPUMap(m))
 		if err != nil || !maps.Equal(back, m) {
 			t.Fatalf("%q: round trip gave %v, %v; want %v", s, back, err, m)
-		}
-	})
-}
-
-// FuzzLineLimitReader: the output is always a prefix of the input; the
-// reader fails exactly when some line is longer than the limit.
-func FuzzLineLimitReader(f *testing.F) {
-	f.Add([]byte("ab\ncd\n"), uint8(2))
-	f.Add([]byte("abc"), uint8(2))
-	f.Add([]byte("\n\n\nxxxxxxxx"), uint8(0))
-	f.Fuzz(func(t *testing.T, in []byte, max uint8) {
-		got, err := io.ReadAll(LineLimitReader(bytes.NewReader(in), int(max)))
-		if !bytes.HasPrefix(in, got) {
-			t.Fatalf("output %q is not a prefix of the input", got)
-		}
-		tooLong := false
-		for _, line := range strings.Split(string(in), "\n") {
-			if len(line) > int(max) {
-				tooLong = true
-			}
-		}
-		if tooLong != (err != nil) || (err != nil && !errors.Is(err, ErrLineTooLong)) {
-			t.Fatalf("max %d, line too long %v, err %v", max, tooLong, err)
 		}
 	})
 }

@@ -1,9 +1,10 @@
 package traces
 
 import (
-	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/arena-sim/arena/sim/input"
 
 	"github.com/arena-sim/arena/estimator"
 )
@@ -18,16 +19,16 @@ func ParseGPUMap(s string) (map[string]string, error) {
 	for _, pair := range strings.Split(s, ",") {
 		from, to, ok := strings.Cut(strings.TrimSpace(pair), "=")
 		if !ok {
-			return nil, fmt.Errorf("GPU map %q: entry %q: want FROM=TO, e.g. a100=h100", s, pair)
+			return nil, input.Errorf("GPU map %q: entry %q: want FROM=TO, e.g. a100=h100", s, pair)
 		}
 		for _, g := range []string{from, to} {
 			if _, err := estimator.LookupGPU(g); err != nil {
-				return nil, fmt.Errorf("GPU map %q: %w", s, err)
+				return nil, input.Errorf("GPU map %q: %w", s, err)
 			}
 		}
 		from, to = strings.ToLower(strings.TrimSpace(from)), strings.ToLower(strings.TrimSpace(to))
 		if _, dup := m[from]; dup {
-			return nil, fmt.Errorf("GPU map %q: %s is mapped twice", s, from)
+			return nil, input.Errorf("GPU map %q: %s is mapped twice", s, from)
 		}
 		m[from] = to
 	}

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/arena-sim/arena/sim/input"
+
 	"github.com/arena-sim/arena/sim"
 )
 
@@ -39,8 +41,13 @@ type TileOptions struct {
 // names are "<name>#<copy>". It is the scale-up the performance
 // benchmarks use; it is not a statistical model of a larger cluster.
 func Tile(t *Trace, o TileOptions) (*Trace, error) {
-	if o.Copies < 1 {
-		return nil, fmt.Errorf("traces: tile: copies %d: want ≥ 1", o.Copies)
+	if err := input.Count("tile copies", int64(o.Copies), 1, nil); err != nil {
+		return nil, fmt.Errorf("traces: tile: %w", err)
+	}
+	// The tiled trace is rows held in memory: copies × jobs is under the
+	// rows cap before anything is allocated.
+	if err := input.Count("tiled rows (copies × jobs)", input.Product(int64(o.Copies), int64(len(t.Jobs))), 0, input.RowsCap); err != nil {
+		return nil, fmt.Errorf("traces: tile: %w", err)
 	}
 	if o.Overlap == 0 {
 		o.Overlap = 1

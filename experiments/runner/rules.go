@@ -22,7 +22,7 @@ const (
 	ruleRounds         = "want a whole number of 300 s rounds, 0 or more (0 = the trace's default)"
 	ruleMaxRounds      = "want a positive whole number of rounds"
 	ruleDensity        = "want a number from 0.001 to 1000 (1 = the trace as is)"
-	ruleFactor         = "want a factor in (0, 100] (1 = none)"
+	ruleFactor         = "want a factor from 0.01 to 100 (1 = none; below 0.01 iteration times vanish and throughput is meaningless)"
 	ruleIterationScale = "want a positive integer (1: iterations as the trace gives them; 5: the artifact's simulation traces)"
 	ruleOverheadScale  = "want a positive finite number (1 = the profile as is)"
 	ruleSeed           = "want an integer"
@@ -76,8 +76,12 @@ func checkDensity(d float64) error {
 	return nil
 }
 
+// MinFactor is the smallest calibration factor: --slowdown 1e-6 made
+// every job finish in its first round.
+const MinFactor = 0.01
+
 func checkFactor(f float64) error {
-	if !(f > 0) || f > 100 {
+	if !(f >= MinFactor) || f > 100 {
 		return errors.New(ruleFactor)
 	}
 	return nil

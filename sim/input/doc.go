@@ -11,4 +11,18 @@
 // uses: a second document, a key given twice or a key the reader does
 // not know is an error at its file:line: key, never silently ignored (a
 // typo in a key must not run another experiment than the one written).
+//
+// Reader is the one bounded reader every parser of arena reads through
+// (traces, canonical tables, importers incl. gzip input; ReadFile for the
+// small files read whole: specs, cluster specs, overhead profiles, tenants
+// and golden files). Its caps (Cap: line, record, field, input, rows,
+// spec file, count, runs) each have a documented default and an
+// ARENA_MAX_* variable that raises it, and it fails the moment one is
+// passed — before the parser above it can buffer more — with a
+// *LimitError naming the cap, the file, the line and the variable
+// (docs/limits.md). Count is the one rule for counts a user or a file
+// names, checked before allocating; Name and Time are the one validator
+// of ids, names and times that the artifact CSV and the canonical table
+// share; Clip, ShowValue and Errorf bound and escape whatever an error
+// message echoes. Parquet is opened through the subpackage pq.
 package input

@@ -17,6 +17,7 @@ import (
 
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/input"
 )
 
 // Default is the name of the implicit tenant of jobs whose VC the file
@@ -135,7 +136,7 @@ func Load(path string) (*File, error) {
 	if st.Size() > MaxFileBytes {
 		return nil, fmt.Errorf("%s: %d bytes; a tenants file is at most %d", path, st.Size(), MaxFileBytes)
 	}
-	data, err := os.ReadFile(path)
+	data, err := input.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("tenants file: %w", err)
 	}

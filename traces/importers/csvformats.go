@@ -228,7 +228,7 @@ var gavelForms = map[int][]string{
 // own names, such as "ResNet-50 (batch size 64)", which a recipe re-labels).
 func ReadGavel(file string, r io.Reader, opt Options, emit Emit) error {
 	var c *csvRows
-	lines := newLineReader(r)
+	lines := newLineReader(file, r)
 	for {
 		text, line, err := lines.next()
 		if err == io.EOF {

@@ -13,6 +13,7 @@ import (
 	_ "time/tzdata" // the traces' zones must resolve on any machine
 
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/input"
 	"github.com/arena-sim/arena/traces/table"
 )
 
@@ -156,18 +157,26 @@ func Lookup(name string) (Format, error) {
 		}
 		names = append(names, f.Name)
 	}
-	return Format{}, fmt.Errorf("unknown trace format %q (known: %s)", name, strings.Join(names, ", "))
+	return Format{}, input.Errorf("unknown trace format %q (known: %s)", name, strings.Join(names, ", "))
 }
 
-// ReadAll imports a whole trace into memory.
+// ReadAll imports a whole trace into memory, under the rows cap
+// (input.RowsCap). A Format's Read streams: memory stays flat in rows
+// when emit does not keep them (trace import).
 func ReadAll(f Format, file string, r io.Reader, opt Options) ([]table.Job, error) {
 	var jobs []table.Job
-	err := f.Read(file, r, opt, func(j table.Job) error { jobs = append(jobs, j); return nil })
+	err := f.Read(file, r, opt, func(j table.Job) error {
+		if err := input.Rows(file, 0, len(jobs)+1); err != nil {
+			return err
+		}
+		jobs = append(jobs, j)
+		return nil
+	})
 	return jobs, err
 }
 
 func fieldErr(file string, line int, field, format string, args ...any) error {
-	return &table.FieldError{File: file, Line: line, Field: field, Err: fmt.Errorf(format, args...)}
+	return &table.FieldError{File: file, Line: line, Field: field, Err: input.Errorf(format, args...)}
 }
 
 // csvRows streams a CSV file. With header, columns are found by name and
@@ -179,10 +188,13 @@ type csvRows struct {
 	rec    []string
 	line   int
 	fields int
+	names  []string // column names, for messages
 }
 
 func newCSV(file string, r io.Reader, want []string, header bool, comma rune) (*csvRows, error) {
-	cr := csv.NewReader(r)
+	// Bounded by the line cap, not by quoted records: LazyQuotes lets a
+	// stray quote stand in a field, so quotes do not say where records end.
+	cr := csv.NewReader(input.NewReader(file, r, input.Options{}))
 	cr.Comma = comma
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
@@ -192,7 +204,7 @@ func newCSV(file string, r io.Reader, want []string, header bool, comma rune) (*
 		for i, w := range want {
 			c.col[w] = i
 		}
-		c.fields = len(want)
+		c.fields, c.names = len(want), want
 		return c, nil
 	}
 	head, err := cr.Read()
@@ -203,7 +215,9 @@ func newCSV(file string, r io.Reader, want []string, header bool, comma rune) (*
 		return nil, c.wrap(err)
 	}
 	for i, h := range head {
-		c.col[strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))] = i
+		name := strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
+		c.col[name] = i
+		c.names = append(c.names, name) // a copy: ReuseRecord reuses head
 	}
 	for _, w := range want {
 		if _, ok := c.col[w]; !ok {
@@ -215,6 +229,10 @@ func newCSV(file string, r io.Reader, want []string, header bool, comma rune) (*
 }
 
 func (c *csvRows) wrap(err error) error {
+	var le *input.LimitError
+	if errors.As(err, &le) {
+		return err
+	}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		return fieldErr(c.file, pe.Line, "", "%v", pe.Err)
@@ -238,6 +256,15 @@ func (c *csvRows) next() error {
 		}
 		if len(rec) != c.fields {
 			return fieldErr(c.file, c.line, "", "%d fields; want %d", len(rec), c.fields)
+		}
+		for i, f := range rec {
+			name := "field " + strconv.Itoa(i+1)
+			if i < len(c.names) {
+				name = c.names[i]
+			}
+			if err := input.Field(c.file, c.line, name, f); err != nil {
+				return err
+			}
 		}
 		c.rec = rec
 		return nil

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/arena-sim/arena/sim/input"
 	"github.com/arena-sim/arena/traces/table"
 )
 
@@ -15,14 +16,20 @@ type lineReader struct {
 	line int
 }
 
-func newLineReader(r io.Reader) *lineReader {
-	s := bufio.NewScanner(r)
+func newLineReader(file string, r io.Reader) *lineReader {
+	s := bufio.NewScanner(input.NewReader(file, r, input.Options{}))
 	s.Buffer(make([]byte, 64<<10), 16<<20)
 	return &lineReader{s: s}
 }
 
 func (l *lineReader) next() (string, int, error) {
-	if !l.s.Scan() {
+	ok := l.s.Scan()
+	if ok && l.s.Err() != nil {
+		// The reader failed (a cap): the scanner hands out what it had
+		// as a last line, which is not one.
+		return "", l.line + 1, l.s.Err()
+	}
+	if !ok {
 		if err := l.s.Err(); err != nil {
 			return "", l.line, err
 		}
@@ -185,6 +192,9 @@ func readPAITasks(tname string, r io.Reader) (map[string]*paiTasks, error) {
 		t := tasks[name]
 		if t == nil {
 			t = &paiTasks{start: math.NaN(), end: math.NaN()}
+			if err := input.Rows(tname, tc.line, len(tasks)+1); err != nil {
+				return nil, err
+			}
 			tasks[name] = t
 		}
 		t.gpus += inst * g / 100

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/arena-sim/arena/sim/input"
 	"github.com/arena-sim/arena/traces/table"
 )
 
@@ -94,9 +95,12 @@ func ReadPhilly(file string, r io.Reader, opt Options, emit Emit) error {
 	case "attempt":
 		perAttempt = true
 	default:
-		return fmt.Errorf("philly: attempts %q: want job or attempt", opt.Attempts)
+		return input.Errorf("philly: attempts %q: want job or attempt", opt.Attempts)
 	}
-	lc := &lineCounter{r: bufio.NewReaderSize(r, 1<<20)}
+	// A JSON log need not have lines: each job (array element) is capped
+	// by the record cap instead, from a Mark before it is decoded.
+	br := input.NewReader(file, r, input.Options{Records: true})
+	lc := &lineCounter{r: bufio.NewReaderSize(br, 1<<20)}
 	dec := json.NewDecoder(lc)
 	syntax := func(err error) error { return phillySyntaxErr(file, lc, err) }
 	tok, err := dec.Token()
@@ -110,6 +114,7 @@ func ReadPhilly(file string, r io.Reader, opt Options, emit Emit) error {
 		return fieldErr(file, lc.lineAt(dec.InputOffset()), "", "want a JSON array of jobs, found %v", tok)
 	}
 	for dec.More() {
+		br.Mark()
 		start := dec.InputOffset()
 		var j phillyJob
 		if err := dec.Decode(&j); err != nil {
@@ -171,6 +176,10 @@ func ReadPhilly(file string, r io.Reader, opt Options, emit Emit) error {
 // Separate because it maps the decoder's offsets to lines, apart from
 // reading the jobs.
 func phillySyntaxErr(file string, lc *lineCounter, err error) error {
+	var le *input.LimitError
+	if errors.As(err, &le) {
+		return err
+	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		return fieldErr(file, lc.lineAt(se.Offset), "", "not valid JSON: %v", err)

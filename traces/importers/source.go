@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/arena-sim/arena/sim/input"
 	"github.com/arena-sim/arena/traces"
 	"github.com/arena-sim/arena/traces/table"
 )
@@ -47,7 +48,7 @@ func Open(src, format string, opt Options) ([]table.Job, error) {
 			return nil, err
 		}
 		defer f.Close()
-		zr, err := gzip.NewReader(f)
+		zr, err := Decompress(b[1], f)
 		if err != nil {
 			return nil, err
 		}
@@ -65,7 +66,7 @@ func Open(src, format string, opt Options) ([]table.Job, error) {
 	f, err := os.Open(src)
 	if err != nil {
 		if os.IsNotExist(err) && !strings.ContainsAny(src, "/.") {
-			return nil, fmt.Errorf("%q is neither a built-in trace (%s) nor a file", src, strings.Join(SourceNames(), ", "))
+			return nil, fmt.Errorf("%s is neither a built-in trace (%s) nor a file", input.Clip(src), strings.Join(SourceNames(), ", "))
 		}
 		return nil, err
 	}
@@ -105,9 +106,11 @@ func openArtifactBuiltin(src, format string, opt Options) ([]table.Job, bool, er
 	return jobs, true, err
 }
 
-// Decompress returns r, gunzipped when name ends in .gz.
+// Decompress returns r, gunzipped when name ends in .gz. Both the file
+// and what it decompresses to are under the input cap (input.InputCap):
+// a gzip bomb stops there, and, streamed, never sits in memory whole.
 func Decompress(name string, r io.Reader) (io.Reader, error) {
-	br := bufio.NewReaderSize(r, 1<<20)
+	br := bufio.NewReaderSize(input.NewReader(name, r, input.Options{BytesOnly: true}), 1<<20)
 	if !strings.HasSuffix(name, ".gz") {
 		return br, nil
 	}
@@ -119,5 +122,5 @@ func Decompress(name string, r io.Reader) (io.Reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return zr, nil
+	return input.NewReader(name+" (decompressed)", zr, input.Options{BytesOnly: true}), nil
 }

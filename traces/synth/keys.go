@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/arena-sim/arena/sim/input"
 )
 
 // Key is one synthesis parameter as the command line (--key) and an
@@ -23,7 +25,7 @@ func Set(o *Options, name, value string) error {
 	for _, k := range keys {
 		if k.Name == name {
 			if err := k.set(o, strings.TrimSpace(value)); err != nil {
-				return fmt.Errorf("%s %q: %w", name, value, err)
+				return input.Errorf("%s %q: %w", name, value, err)
 			}
 			return nil
 		}
@@ -32,7 +34,7 @@ func Set(o *Options, name, value string) error {
 	for i, k := range keys {
 		names[i] = k.Name
 	}
-	return fmt.Errorf("unknown synthesis key %q (known: %s)", name, strings.Join(names, ", "))
+	return input.Errorf("unknown synthesis key %q (known: %s)", name, strings.Join(names, ", "))
 }
 
 // ParseSeconds reads a duration: plain seconds ("3600"), a Go duration

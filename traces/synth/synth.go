@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/arena-sim/arena/sim/input"
+
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/traces/table"
 )
@@ -294,6 +296,8 @@ func (o *Options) check(n int) error {
 		return bad("until %v is not after since %v", o.Until, o.Since)
 	case o.Sample < 0 || o.Jobs < 0:
 		return bad("sample and jobs want counts ≥ 0")
+	case input.Count("jobs", int64(o.Jobs), 0, input.RowsCap) != nil:
+		return input.Count("jobs", int64(o.Jobs), 0, input.RowsCap)
 	case o.WindowMode != "" && o.WindowMode != "tod" && o.WindowMode != "relative":
 		return bad("window mode %q: want tod or relative", o.WindowMode)
 	case o.WindowMode == "tod" && (o.WindowStart >= 24 || o.WindowHours <= 0 || o.WindowHours > 24):
@@ -375,7 +379,7 @@ func window(jobs []table.Job, o Options) ([]table.Job, error) {
 		if j.Zone != "" {
 			l, err := time.LoadLocation(j.Zone)
 			if err != nil {
-				return nil, fmt.Errorf("synth: job %s: zone %q: %w", j.ID, j.Zone, err)
+				return nil, input.Errorf("synth: job %s: zone %q: %w", j.ID, j.Zone, err)
 			}
 			loc = l
 		}
@@ -457,14 +461,14 @@ func ParseGPUMix(s string) (GPUMix, error) {
 		n, err1 := strconv.Atoi(c)
 		f, err2 := strconv.ParseFloat(w, 64)
 		if !ok || err1 != nil || err2 != nil || n <= 0 || !(f >= 0) || math.IsInf(f, 0) {
-			return m, fmt.Errorf("synth: GPU mix %q: entry %q: want count:weight, e.g. 1:0.7,2:0.1,4:0.15,8:0.05", s, part)
+			return m, input.Errorf("synth: GPU mix %q: entry %q: want count:weight, e.g. 1:0.7,2:0.1,4:0.15,8:0.05", s, part)
 		}
 		sum += f
 		m.Counts = append(m.Counts, n)
 		m.Weights = append(m.Weights, sum)
 	}
 	if !(sum > 0) {
-		return m, fmt.Errorf("synth: GPU mix %q: weights sum to 0", s)
+		return m, input.Errorf("synth: GPU mix %q: weights sum to 0", s)
 	}
 	for i := range m.Weights {
 		m.Weights[i] /= sum

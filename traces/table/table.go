@@ -16,6 +16,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/arena-sim/arena/sim/input"
+	"github.com/arena-sim/arena/sim/input/pq"
 	"github.com/arena-sim/arena/sim/outdir"
 )
 
@@ -110,9 +111,14 @@ func (c *CSVWriter) Close() error {
 // ParquetWriter writes the Parquet form.
 type ParquetWriter struct{ w *parquet.GenericWriter[Job] }
 
+// RowGroupRows is how many rows a Parquet table's row group holds: the
+// writer buffers one row group, so a streamed import (trace import, synth)
+// stays flat in memory however many rows it writes.
+const RowGroupRows = 1 << 17
+
 // NewParquetWriter returns a writer of the Parquet form to w.
 func NewParquetWriter(w io.Writer) *ParquetWriter {
-	return &ParquetWriter{w: parquet.NewGenericWriter[Job](w)}
+	return &ParquetWriter{w: parquet.NewGenericWriter[Job](w, parquet.MaxRowsPerRowGroup(RowGroupRows))}
 }
 
 func (p *ParquetWriter) Write(j Job) error { _, err := p.w.Write([]Job{j}); return err }
@@ -203,9 +209,13 @@ func LooksLikeTable(header []string) bool {
 // ReadFile reads a table (CSV or, by extension, Parquet).
 func ReadFile(path string) ([]Job, error) {
 	if IsParquet(path) {
-		jobs, err := parquet.ReadFile[Job](path)
+		jobs, err := pq.ReadAll[Job](path)
 		if err != nil {
-			return nil, &FieldError{File: path, Err: fmt.Errorf("%w: %v", ErrFormat, err)}
+			var le *input.LimitError
+			if errors.As(err, &le) {
+				return nil, err
+			}
+			return nil, &FieldError{File: path, Err: fmt.Errorf("%w: %s", ErrFormat, input.ClipError(errors.Unwrap(err)))}
 		}
 		for i := range jobs {
 			if err := jobs[i].check(); err != nil {
@@ -223,16 +233,24 @@ func ReadFile(path string) ([]Job, error) {
 	return ReadCSV(path, f)
 }
 
-// ReadCSV reads the CSV form; file names the input in errors.
+// ReadCSV reads the CSV form; file names the input in errors. It keeps
+// every row, so the rows cap (input.RowsCap) applies.
 func ReadCSV(file string, r io.Reader) ([]Job, error) {
 	var jobs []Job
-	err := ScanCSV(file, r, func(j Job) error { jobs = append(jobs, j); return nil })
+	err := ScanCSV(file, r, func(j Job) error {
+		if err := input.Rows(file, 0, len(jobs)+1); err != nil {
+			return err
+		}
+		jobs = append(jobs, j)
+		return nil
+	})
 	return jobs, err
 }
 
-// ScanCSV streams the CSV form to emit.
+// ScanCSV streams the CSV form to emit, through the bounded reader
+// (input.Reader: line, field and input caps; memory stays flat in rows).
 func ScanCSV(file string, r io.Reader, emit func(Job) error) error {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(input.NewReader(file, r, input.Options{Quoted: true}))
 	cr.ReuseRecord = true
 	cr.FieldsPerRecord = -1
 	head, err := cr.Read()
@@ -240,8 +258,13 @@ func ScanCSV(file string, r io.Reader, emit func(Job) error) error {
 		if err == io.EOF {
 			return &FieldError{File: file, Line: 1, Err: fmt.Errorf("%w: empty file; want the header %s", ErrFormat, strings.Join(Columns, ","))}
 		}
+		var le *input.LimitError
+		if errors.As(err, &le) {
+			return err
+		}
 		return &FieldError{File: file, Line: 1, Err: fmt.Errorf("%w: %v", ErrFormat, err)}
 	}
+	head = slices.Clone(head) // ReuseRecord: the next Read overwrites it
 	col := map[string]int{}
 	for i, h := range head {
 		col[strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))] = i
@@ -261,6 +284,10 @@ func ScanCSV(file string, r io.Reader, emit func(Job) error) error {
 			if errors.As(err, &pe) {
 				return &FieldError{File: file, Line: pe.Line, Err: pe.Err}
 			}
+			var le *input.LimitError
+			if errors.As(err, &le) {
+				return err
+			}
 			return fmt.Errorf("%s: %w", file, err)
 		}
 		line, _ := cr.FieldPos(0)
@@ -269,6 +296,11 @@ func ScanCSV(file string, r io.Reader, emit func(Job) error) error {
 		}
 		if len(rec) != len(head) {
 			return &FieldError{File: file, Line: line, Err: fmt.Errorf("%d fields, the header has %d", len(rec), len(head))}
+		}
+		for i, f := range rec {
+			if err := input.Field(file, line, head[i], f); err != nil {
+				return err
+			}
 		}
 		j, ferr := parseRecord(rec, col)
 		if ferr == nil {
@@ -299,7 +331,7 @@ func parseRecord(rec []string, col map[string]int) (Job, *FieldError) {
 		}
 		v, err := strconv.ParseFloat(get(c), 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			ferr = &FieldError{Field: c, Err: fmt.Errorf("%q: want a finite number", get(c))}
+			ferr = &FieldError{Field: c, Err: fmt.Errorf("%s: want a finite number", input.ShowValue(get(c)))}
 		}
 		return v
 	}
@@ -309,7 +341,7 @@ func parseRecord(rec []string, col map[string]int) (Job, *FieldError) {
 		}
 		v, err := strconv.ParseInt(get(c), 10, 64)
 		if err != nil {
-			ferr = &FieldError{Field: c, Err: fmt.Errorf("%q: want an integer", get(c))}
+			ferr = &FieldError{Field: c, Err: fmt.Errorf("%s: want an integer", input.ShowValue(get(c)))}
 		}
 		return v
 	}
@@ -319,7 +351,7 @@ func parseRecord(rec []string, col map[string]int) (Job, *FieldError) {
 	if ferr == nil {
 		b, err := strconv.ParseBool(get("censored"))
 		if err != nil {
-			ferr = &FieldError{Field: "censored", Err: fmt.Errorf("%q: want true or false", get("censored"))}
+			ferr = &FieldError{Field: "censored", Err: fmt.Errorf("%s: want true or false", input.ShowValue(get("censored")))}
 		}
 		j.Censored = b
 	}
@@ -337,24 +369,47 @@ func parseRecord(rec []string, col map[string]int) (Job, *FieldError) {
 	return j, ferr
 }
 
-// check validates the ranges every consumer relies on.
+// MaxGPUs bounds a job's GPU count (the largest public traces' jobs use
+// a few thousand).
+const MaxGPUs = 1 << 20
+
+// check validates the ranges every consumer relies on, with the rules
+// the artifact CSV reader applies too (input.Name for ids and names,
+// input.Time for times: one validator): a row passes here exactly when
+// its fields would pass there.
 func (j *Job) check() *FieldError {
 	bad := func(field, format string, args ...any) *FieldError {
 		return &FieldError{Field: field, Err: fmt.Errorf(format, args...)}
 	}
-	switch {
-	case j.ID == "":
+	if j.ID == "" {
 		return bad("id", "empty; want the trace's job id")
-	case !(j.Submit >= 0) || math.IsInf(j.Submit, 0):
-		return bad("submit_s", "%v: want seconds ≥ 0", j.Submit)
-	case math.IsNaN(j.Duration) || math.IsInf(j.Duration, 0) || (j.Duration < 0 && j.Duration != -1):
-		return bad("duration_s", "%v: want seconds ≥ 0, or −1 for unknown", j.Duration)
+	}
+	for _, f := range []struct{ col, v string }{{"id", j.ID}, {"gpu_type", j.GPUType}, {"model", j.Model}, {"user", j.User},
+		{"vc", j.VC}, {"status", j.Status}, {"zone", j.Zone}, {"source", j.Source}} {
+		if err := input.Name(f.v); err != nil {
+			return &FieldError{Field: f.col, Err: err}
+		}
+	}
+	if err := input.Time(j.Submit); err != nil {
+		return bad("submit_s", "%v: %v; want seconds ≥ 0", j.Submit, err)
+	}
+	if j.Deadline != 0 {
+		if err := input.Time(j.Deadline); err != nil {
+			return bad("deadline_s", "%v: %v; want seconds ≥ 0 (0 = none)", j.Deadline, err)
+		}
+	}
+	if j.Duration != -1 {
+		if err := input.Time(j.Duration); err != nil {
+			return bad("duration_s", "%v: %v; want seconds ≥ 0, or −1 for unknown", j.Duration, err)
+		}
+	}
+	switch {
 	case j.Iterations < 0:
 		return bad("iterations", "%d: want ≥ 0 (0 = unknown)", j.Iterations)
 	case j.IterationScale < 1:
 		return bad("iteration_scale", "%d: want ≥ 1", j.IterationScale)
-	case !(j.GPUs >= 0) || math.IsInf(j.GPUs, 0):
-		return bad("gpus", "%v: want a GPU count ≥ 0", j.GPUs)
+	case !(j.GPUs >= 0) || j.GPUs > MaxGPUs:
+		return bad("gpus", "%v: want a GPU count from 0 to %d", j.GPUs, MaxGPUs)
 	case j.Batch < 0:
 		return bad("batch", "%d: want ≥ 0 (0 = unknown)", j.Batch)
 	case !(j.Deadline >= 0) || math.IsInf(j.Deadline, 0):
