@@ -134,6 +134,11 @@ func TestHostileInputsBoundedMemory(t *testing.T) {
 	os.WriteFile(spec, []byte(sb.String()), 0o644)
 	longID := filepath.Join(dir, "long-id.csv")
 	os.WriteFile(longID, []byte("job_id,submission_time,num_iteration,model_name,deadline,batch_size,num_gpu,gpu_type\n"+strings.Repeat("j", 50<<20)+",0,100,bert__1.3B,0,128,2,a100\n"), 0o644)
+	// A faults events file (issue 26) whose second line is one 50 MB cause.
+	longCause := filepath.Join(dir, "long-cause.csv")
+	os.WriteFile(longCause, []byte("time,node,event,cause\n1000,0,down,"+strings.Repeat("c", 50<<20)+"\n"), 0o644)
+	crafted2 := filepath.Join(dir, "crafted-events.parquet")
+	os.WriteFile(crafted2, append(pq, "PAR1"...), 0o644)
 
 	cases := []struct {
 		name string
@@ -147,6 +152,8 @@ func TestHostileInputsBoundedMemory(t *testing.T) {
 		{"a crafted Parquet footer (synth --from)", []string{"trace", "synth", "--from", crafted, "-o", filepath.Join(dir, "s.csv")}, "not a valid Parquet file"},
 		{"a spec expanding to 4M runs", []string{"sweep", spec, "--out", filepath.Join(dir, "sw")}, "over the runs cap"},
 		{"a 50 MB job id", []string{"simulate", "--trace", longID, "--policy", "fcfs"}, "over the line cap"},
+		{"a 50 MB cause in a faults events file", []string{"simulate", "--trace", "pai", "--policy", "fcfs", "--faults", longCause}, "over the line cap"},
+		{"a crafted Parquet footer (faults events)", []string{"simulate", "--trace", "pai", "--policy", "fcfs", "--faults", crafted2}, "not a valid Parquet file"},
 		{"a billion tiresias queues", []string{"simulate", "--trace", "pai", "--policy", "tiresias(queues=1000000000)"}, "want at most 64"},
 	}
 	for _, c := range cases {

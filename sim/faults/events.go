@@ -15,6 +15,7 @@ import (
 
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/input"
+	"github.com/arena-sim/arena/sim/input/pq"
 )
 
 // MaxFileBytes bounds an events file.
@@ -80,7 +81,9 @@ func ext(path string) string {
 // file names the input in errors, which are *input.Error with the line
 // and the column.
 func ReadEventsCSV(file string, r io.Reader, c *sim.Cluster) ([]sim.ClusterEvent, error) {
-	cr := csv.NewReader(r)
+	// Through the one bounded reader: a line (or a quoted field spread
+	// over lines) past input.LineCap fails before encoding/csv buffers it.
+	cr := csv.NewReader(input.NewReader(file, r, input.Options{Quoted: true}))
 	cr.Comment = '#'
 	cr.FieldsPerRecord = -1
 	head, err := cr.Read()
@@ -372,9 +375,11 @@ func Check(events []sim.ClusterEvent, c *sim.Cluster) error {
 // integer, event and cause strings. Line in errors is the row number
 // (1-based).
 func readEventsParquet(path string, f io.ReaderAt, size int64, c *sim.Cluster) ([]sim.ClusterEvent, error) {
-	pf, err := parquet.OpenFile(f, size)
+	// The one Parquet opener: its footer's counts and offsets are
+	// checked before parquet-go believes them.
+	pf, err := pq.OpenReaderAt(path, f, size)
 	if err != nil {
-		return nil, &input.Error{File: path, Err: fmt.Errorf("not a Parquet file: %v", err)}
+		return nil, err
 	}
 	if pf.NumRows() > MaxEvents {
 		return nil, &input.Error{File: path, Err: fmt.Errorf("%d rows; at most %d events", pf.NumRows(), MaxEvents)}

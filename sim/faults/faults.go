@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/input"
 )
 
 //go:embed presets/*.yaml
@@ -109,10 +110,11 @@ func readBounded(path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("faults: %w", err)
 	}
 	defer f.Close()
-	// One byte past the limit is enough for ParseSpec to refuse the size.
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	// The one bounded whole-file read (input.SpecCap); one byte past
+	// limit is enough for ParseSpec to refuse the size.
+	data, err := input.ReadAll(path, io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, fmt.Errorf("faults %s: %w", path, err)
+		return nil, fmt.Errorf("faults: %w", err)
 	}
 	return data, nil
 }
