@@ -19,6 +19,7 @@ import (
 	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/clusterspec"
 	"github.com/arena-sim/arena/sim/input"
 	"github.com/arena-sim/arena/traces"
 )
@@ -604,7 +605,7 @@ func (s *Spec) expandClusters(rv *runner.Resolver) (refs, names []string, err er
 	clusterRefs := make([]string, len(s.Clusters))
 	clusterNames := make([]string, len(s.Clusters))
 	for i, c := range s.Clusters {
-		ref, err := s.resolvePath(c, slices.Contains(sim.BuiltinClusterNames(), c))
+		ref, err := s.resolvePath(c, slices.Contains(clusterspec.BuiltinNames(), c))
 		if err != nil {
 			return nil, nil, s.keyErrorAt("clusters", err)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/clusterspec"
 	"github.com/arena-sim/arena/traces"
 )
 
@@ -125,7 +126,7 @@ var Fields = []Field{
 		Usage: "built-in trace (philly, helios, pai, testbed) or a CSV file in the artifact format"},
 		setString(func(r *Run) *string { return &r.Trace })),
 	field(Field{Key: "cluster", SpecKey: "clusters", Aliases: []string{"cluster"}, Flag: "cluster",
-		Usage: "built-in cluster (" + strings.Join(sim.BuiltinClusterNames(), ", ") + ") or a YAML/JSON spec file"},
+		Usage: "built-in cluster (" + strings.Join(clusterspec.BuiltinNames(), ", ") + ") or a YAML/JSON spec file"},
 		setString(func(r *Run) *string { return &r.Cluster })),
 	field(Field{Key: "policy", SpecKey: "policies", Aliases: []string{"policy"}, Flag: "policy",
 		Usage: "comma-separated policies, each name, name(key=value,…) or exec:COMMAND (default: arena and fcfs, those registered); see 'arena policies'"},

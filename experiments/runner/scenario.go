@@ -10,6 +10,7 @@ import (
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/clusterspec"
 	"github.com/arena-sim/arena/traces"
 )
 
@@ -101,7 +102,7 @@ func (rv *Resolver) Cluster(ref string) (sim.ClusterSpec, error) {
 	if ok {
 		return spec, nil
 	}
-	spec, err := sim.LoadClusterSpec(ref)
+	spec, err := clusterspec.Load(ref)
 	if err != nil {
 		return spec, err
 	}

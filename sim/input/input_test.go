@@ -9,6 +9,7 @@ import (
 
 	"github.com/arena-sim/arena/experiments"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/clusterspec"
 	"github.com/arena-sim/arena/sim/input"
 )
 
@@ -27,7 +28,7 @@ func TestEveryYAMLReaderIsStrict(t *testing.T) {
 			return err
 		}},
 		"cluster": {"name: c\npools:\n  - {gpu: a100, nodes: 2}\nname: d\n", func(f string, d []byte) error {
-			_, err := sim.ParseClusterSpec(f, d)
+			_, err := clusterspec.Parse(f, d)
 			return err
 		}},
 		"overheads": {"name: o\nclasses:\n  fcfs: {fixed: 1}\n", func(f string, d []byte) error {

@@ -6,11 +6,12 @@ import (
 	"testing"
 
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/clusterspec"
 )
 
 func testbed(t *testing.T) *sim.Cluster {
 	t.Helper()
-	spec, err := sim.LoadClusterSpec("testbed-64")
+	spec, err := clusterspec.Load("testbed-64")
 	if err != nil {
 		t.Fatal(err)
 	}
