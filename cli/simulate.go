@@ -23,6 +23,7 @@ import (
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/fairness"
 	"github.com/arena-sim/arena/sim/outdir"
+	"github.com/arena-sim/arena/sim/overheadprofile"
 	"github.com/arena-sim/arena/sim/tenants"
 )
 
@@ -54,7 +55,7 @@ func (f *rawFlag) Type() string       { return f.field.Type }
 // simulateDefaults is the run 'arena simulate' describes without flags
 // (the policy aside: arena and fcfs, those registered).
 func simulateDefaults() runner.Run {
-	return runner.Run{Trace: "philly", Cluster: "paper-1280", Timing: sim.Exact, Estimator: "profiledb", Overheads: sim.DefaultOverheads,
+	return runner.Run{Trace: "philly", Cluster: "paper-1280", Timing: sim.Exact, Estimator: "profiledb", Overheads: overheadprofile.Default,
 		Density: 1, OverheadScale: 1, Slowdown: 1, RelaxedSlowdown: 1, MaxRounds: runner.DefaultMaxRounds}
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/clusterspec"
 	"github.com/arena-sim/arena/sim/input"
+	"github.com/arena-sim/arena/sim/overheadprofile"
 	"github.com/arena-sim/arena/traces"
 )
 
@@ -635,7 +636,7 @@ func (s *Spec) axisCombos(rv *runner.Resolver, policies []string) ([]Run, error)
 					return nil, s.keyErrorAt(ax.Field.SpecName(), err)
 				}
 				if ax.Field.Key == "overheads" {
-					ref, err := s.resolvePath(v, slices.Contains(sim.BuiltinOverheadNames(), v))
+					ref, err := s.resolvePath(v, slices.Contains(overheadprofile.BuiltinNames(), v))
 					if err != nil {
 						return nil, s.keyErrorAt("overheads", err)
 					}
@@ -669,7 +670,7 @@ func (s *Spec) fieldError(err error) error {
 // sweeps named them, then the later keys, each only when not its default.
 func axesKey(r Run) string {
 	var k string
-	if r.Overheads != "" && filepath.Base(r.Overheads) != sim.DefaultOverheads {
+	if r.Overheads != "" && filepath.Base(r.Overheads) != overheadprofile.Default {
 		k += ".o-" + sanitizeKey(strings.TrimSuffix(filepath.Base(r.Overheads), filepath.Ext(r.Overheads)))
 	}
 	if r.IterationScale > 0 {

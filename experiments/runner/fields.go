@@ -9,6 +9,7 @@ import (
 
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/clusterspec"
+	"github.com/arena-sim/arena/sim/overheadprofile"
 	"github.com/arena-sim/arena/traces"
 )
 
@@ -191,11 +192,11 @@ var Fields = []Field{
 			r.GPUMap = strings.TrimSpace(v)
 			return nil
 		}, func(r *Run) string { return r.GPUMap })),
-	field(Field{Key: "overheads", Flag: "overheads", Usage: "reconfiguration overhead profile: " + strings.Join(sim.BuiltinOverheadNames(), ", ") + " or a YAML file (docs/calibrating.md)"},
+	field(Field{Key: "overheads", Flag: "overheads", Usage: "reconfiguration overhead profile: " + strings.Join(overheadprofile.BuiltinNames(), ", ") + " or a YAML file (docs/calibrating.md)"},
 		custom("string", func(r *Run, v string) error {
 			v = strings.TrimSpace(v)
 			if v == "" {
-				return fmt.Errorf("want a profile name (%s) or a YAML file", strings.Join(sim.BuiltinOverheadNames(), ", "))
+				return fmt.Errorf("want a profile name (%s) or a YAML file", strings.Join(overheadprofile.BuiltinNames(), ", "))
 			}
 			r.Overheads = v
 			return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/clusterspec"
+	"github.com/arena-sim/arena/sim/overheadprofile"
 	"github.com/arena-sim/arena/traces"
 )
 
@@ -115,10 +116,10 @@ func (rv *Resolver) Cluster(ref string) (sim.ClusterSpec, error) {
 	return spec, nil
 }
 
-// Profile loads an overhead profile once ("" = sim.DefaultOverheads).
+// Profile loads an overhead profile once ("" = overheadprofile.Default).
 func (rv *Resolver) Profile(ref string) (*sim.OverheadProfile, error) {
 	if ref == "" {
-		ref = sim.DefaultOverheads
+		ref = overheadprofile.Default
 	}
 	rv.mu.Lock()
 	p, ok := rv.profiles[ref]
@@ -126,7 +127,7 @@ func (rv *Resolver) Profile(ref string) (*sim.OverheadProfile, error) {
 	if ok {
 		return p, nil
 	}
-	p, err := sim.LoadOverheads(ref)
+	p, err := overheadprofile.Load(ref)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/overheadprofile"
 )
 
 // AdmissionOption chooses how fcfs and gavel admit an arriving job:
@@ -54,7 +55,7 @@ func (o Options) Resolve(c sim.OverheadClass) (sim.Overhead, error) {
 	p := o.Overheads
 	if p == nil {
 		var err error
-		if p, err = sim.LoadOverheads(sim.DefaultOverheads); err != nil {
+		if p, err = overheadprofile.Load(overheadprofile.Default); err != nil {
 			return sim.Overhead{}, err
 		}
 	}
