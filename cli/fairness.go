@@ -7,8 +7,8 @@ import (
 
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/experiments/runner"
-	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/fairness"
+	"github.com/arena-sim/arena/sim/resultsdir"
 	"github.com/arena-sim/arena/sim/tenants"
 )
 
@@ -50,11 +50,11 @@ func printFairness(w io.Writer, outcomes []*runner.Outcome, reports []*fairness.
 	return nil
 }
 
-// fairnessFile is a report as the extra results file WriteDir writes.
-func fairnessFile(r *fairness.Report) (sim.File, error) {
+// fairnessFile is a report as the extra results file resultsdir.Write writes.
+func fairnessFile(r *fairness.Report) (resultsdir.File, error) {
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
-		return sim.File{}, err
+		return resultsdir.File{}, err
 	}
-	return sim.File{Name: FairnessFile, Data: append(data, '\n')}, nil
+	return resultsdir.File{Name: FairnessFile, Data: append(data, '\n')}, nil
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/arena-sim/arena/sim/fairness"
 	"github.com/arena-sim/arena/sim/outdir"
 	"github.com/arena-sim/arena/sim/overheadprofile"
+	"github.com/arena-sim/arena/sim/resultsdir"
 	"github.com/arena-sim/arena/sim/tenants"
 )
 
@@ -261,7 +262,7 @@ func reportSimulate(cmd *cobra.Command, base runner.Run, f simulateFlags, scenar
 	if f.out != "" {
 		for i, o := range outcomes {
 			dir := filepath.Join(f.out, experiments.PolicyDir(o.Summary.Policy))
-			var extra []sim.File
+			var extra []resultsdir.File
 			if fair != nil {
 				ff, err := fairnessFile(fair[i])
 				if err != nil {
@@ -269,7 +270,7 @@ func reportSimulate(cmd *cobra.Command, base runner.Run, f simulateFlags, scenar
 				}
 				extra = append(extra, ff)
 			}
-			if err := sim.WriteDir(dir, o.Result, o.Summary, extra...); err != nil {
+			if err := resultsdir.Write(dir, o.Result, o.Summary, extra...); err != nil {
 				return err
 			}
 		}
