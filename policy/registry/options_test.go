@@ -152,7 +152,10 @@ func TestWrapped(t *testing.T) {
 	reg := policy.NewRegistry()
 	built := 0
 	if err := reg.Register(registry.Entry{Name: "mine", Options: []registry.Option{{Name: "k", Type: registry.Int, Default: "1"}},
-		New: func(o registry.Options) (sim.Policy, error) { built = o.Values.Int("k"); return nil, errors.New("mine: not a policy") }}); err != nil {
+		New: func(o registry.Options) (sim.Policy, error) {
+			built = o.Values.Int("k")
+			return nil, errors.New("mine: not a policy")
+		}}); err != nil {
 		t.Fatal(err)
 	}
 	s, err := reg.Parse("quota(tiresias(queues=3),grace=5m)")
