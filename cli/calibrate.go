@@ -7,7 +7,7 @@ import (
 
 	"github.com/arena-sim/arena/estimator/analytic"
 	"github.com/arena-sim/arena/policy"
-	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/resultsdir"
 )
 
 func newCalibrateCmd(reg *policy.Registry) *cobra.Command {
@@ -49,7 +49,7 @@ regenerating). See docs/perf-model.md.`,
 				_, err = cmd.OutOrStdout().Write(data)
 				return err
 			}
-			if err := sim.WriteFileAtomic(out, data); err != nil { // whole or absent, also on Ctrl-C
+			if err := resultsdir.WriteFileAtomic(out, data); err != nil { // whole or absent, also on Ctrl-C
 				return err
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %d entries, in-sample median |err| %.1f%%, p90 %.1f%%\n", out, s.Entries, 100*s.Median, 100*s.P90)

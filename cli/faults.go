@@ -10,6 +10,7 @@ import (
 
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/clusterspec"
 	"github.com/arena-sim/arena/sim/faults"
 )
 
@@ -66,7 +67,7 @@ node-hours nodes spent out. -o writes them as an events file (CSV), which
 reads back as the same events.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			spec, err := sim.LoadClusterSpec(cluster)
+			spec, err := clusterspec.Load(cluster)
 			if err != nil {
 				return err
 			}
@@ -95,7 +96,7 @@ reads back as the same events.`,
 			return nil
 		},
 	}
-	events.Flags().StringVar(&cluster, "cluster", "paper-1280", "cluster: built-in ("+strings.Join(sim.BuiltinClusterNames(), ", ")+") or a YAML/JSON spec")
+	events.Flags().StringVar(&cluster, "cluster", "paper-1280", "cluster: built-in ("+strings.Join(clusterspec.BuiltinNames(), ", ")+") or a YAML/JSON spec")
 	events.Flags().Int64Var(&seed, "seed", 1, "seed of the synthesis (unused for an events file)")
 	events.Flags().StringVar(&start, "start", "0", "start of the window (seconds, or 6h, 14d, …)")
 	events.Flags().StringVar(&end, "end", "365d", "end of the window (seconds, or 6h, 14d, …)")

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/resultsdir"
 )
 
 // maxFileSize is the size of the largest file under dir.
@@ -27,7 +28,7 @@ func maxFileSize(t *testing.T, dir string) int64 {
 
 func summaryRounds(t *testing.T, dir string) int {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, sim.SummaryFile))
+	data, err := os.ReadFile(filepath.Join(dir, resultsdir.SummaryFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func TestResumeRedoesATruncatedRun(t *testing.T) {
 	if o, err := runCLI(t, "sweep", spec, "--out", out, "--quiet"); err != nil {
 		t.Fatalf("%v\n%s", err, o)
 	}
-	jobs := filepath.Join(out, "runs", "fcfs.testbed.testbed-64.exact.r3.d1.s0", sim.JobsFile)
+	jobs := filepath.Join(out, "runs", "fcfs.testbed.testbed-64.exact.r3.d1.s0", resultsdir.JobsFile)
 	fi, err := os.Stat(jobs)
 	if err != nil {
 		t.Fatal(err)

@@ -10,8 +10,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/outdir"
+	"github.com/arena-sim/arena/sim/resultsdir"
 )
 
 // TestSimulateOutCheckedFirst: an --out that cannot be written, or that
@@ -94,7 +94,7 @@ func TestSimulateENOSPCKeepsOldResults(t *testing.T) {
 func readAll(t *testing.T, dir string) map[string][]byte {
 	t.Helper()
 	m := map[string][]byte{}
-	for _, n := range append(slices.Clone(sim.ResultNames), outdir.ManifestFile) {
+	for _, n := range append(slices.Clone(resultsdir.Names), outdir.ManifestFile) {
 		b, err := os.ReadFile(filepath.Join(dir, n))
 		if err != nil {
 			t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/resultsdir"
 )
 
 // failing is a policy that errs at its fourth decision.
@@ -49,7 +50,7 @@ func TestOneFailingPolicyKeepsTheOthers(t *testing.T) {
 		}
 	}
 	for _, p := range []string{"fcfs", "arena"} {
-		if _, err := os.Stat(filepath.Join(dir, p, sim.SummaryFile)); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, p, resultsdir.SummaryFile)); err != nil {
 			t.Errorf("%s's results were not written: %v", p, err)
 		}
 	}

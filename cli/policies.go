@@ -11,7 +11,7 @@ import (
 
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/policy/policytest"
-	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/overheadprofile"
 )
 
 func newPoliciesCmd(reg *policy.Registry) *cobra.Command {
@@ -33,7 +33,7 @@ policy too: exec:COMMAND (e.g. exec:python3 examples/python/fifo.py).`,
 		Example: "  arena policies\n  arena policies --overheads testbed\n  arena simulate --policy 'tiresias(queues=3,threshold=4h)' --rounds 500",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			prof, err := sim.LoadOverheads(overheads)
+			prof, err := overheadprofile.Load(overheads)
 			if err != nil {
 				return fmt.Errorf("--overheads: %w", err)
 			}
@@ -63,7 +63,7 @@ policy too: exec:COMMAND (e.g. exec:python3 examples/python/fifo.py).`,
 			return tw.Flush()
 		},
 	}
-	cmd.Flags().StringVar(&overheads, "overheads", sim.DefaultOverheads, "overhead profile: "+strings.Join(sim.BuiltinOverheadNames(), ", ")+" or a YAML file")
+	cmd.Flags().StringVar(&overheads, "overheads", overheadprofile.Default, "overhead profile: "+strings.Join(overheadprofile.BuiltinNames(), ", ")+" or a YAML file")
 	cmd.AddCommand(newPoliciesCheckCmd(reg))
 	return cmd
 }

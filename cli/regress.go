@@ -11,7 +11,7 @@ import (
 
 	"github.com/arena-sim/arena/experiments"
 	"github.com/arena-sim/arena/policy"
-	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/resultsdir"
 )
 
 type regressFlags struct {
@@ -107,7 +107,7 @@ func runRegress(cmd *cobra.Command, reg *policy.Registry, f regressFlags) error 
 			if err != nil {
 				return err
 			}
-			if err := sim.WriteFileAtomic(file, data); err != nil {
+			if err := resultsdir.WriteFileAtomic(file, data); err != nil {
 				return err
 			}
 			fmt.Fprintf(out, "updated %s (%d runs)\n", file, len(g.Runs))

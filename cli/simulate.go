@@ -23,6 +23,8 @@ import (
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/fairness"
 	"github.com/arena-sim/arena/sim/outdir"
+	"github.com/arena-sim/arena/sim/overheadprofile"
+	"github.com/arena-sim/arena/sim/resultsdir"
 )
 
 // simulateFlags are the command's flags: the run they describe, bound
@@ -53,7 +55,7 @@ func (f *rawFlag) Type() string       { return f.field.Type }
 // simulateDefaults is the run 'arena simulate' describes without flags
 // (the policy aside: arena and fcfs, those registered).
 func simulateDefaults() runner.Run {
-	return runner.Run{Trace: "philly", Cluster: "paper-1280", Timing: sim.Exact, Estimator: "profiledb", Overheads: sim.DefaultOverheads,
+	return runner.Run{Trace: "philly", Cluster: "paper-1280", Timing: sim.Exact, Estimator: "profiledb", Overheads: overheadprofile.Default,
 		Density: 1, OverheadScale: 1, Slowdown: 1, RelaxedSlowdown: 1, MaxRounds: runner.DefaultMaxRounds}
 }
 
@@ -252,17 +254,17 @@ func reportSimulate(cmd *cobra.Command, base runner.Run, f simulateFlags, scenar
 	}
 	if f.out != "" {
 		// All policies' directories or none: a failure part-way (a full
-		// disk) leaves no new run beside an old one (sim.WriteDirs).
-		runs := make([]sim.RunDir, len(outcomes))
+		// disk) leaves no new run beside an old one (resultsdir.WriteDirs).
+		runs := make([]resultsdir.RunDir, len(outcomes))
 		for i, o := range outcomes {
-			runs[i] = sim.RunDir{Dir: filepath.Join(f.out, experiments.PolicyDir(o.Summary.Policy)), Result: o.Result, Summary: o.Summary}
+			runs[i] = resultsdir.RunDir{Dir: filepath.Join(f.out, experiments.PolicyDir(o.Summary.Policy)), Result: o.Result, Summary: o.Summary}
 			extra, err := o.FairnessFiles()
 			if err != nil {
 				return err
 			}
 			runs[i].Extra = extra
 		}
-		if err := sim.WriteDirs(runs); err != nil {
+		if err := resultsdir.WriteDirs(runs); err != nil {
 			return err
 		}
 	}

@@ -4,13 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/arena-sim/arena/policy"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/arena-sim/arena/policy"
+
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/resultsdir"
 )
 
 func runCLI(t *testing.T, args ...string) (string, error) {
@@ -33,13 +35,13 @@ func TestSimulateWritesResults(t *testing.T) {
 	if !strings.Contains(out, "jobs finished") || !strings.Contains(out, "fcfs") {
 		t.Errorf("summary table missing:\n%s", out)
 	}
-	for _, f := range []string{sim.JobsFile, sim.TimelineFile, sim.SummaryFile, sim.DigestFile} {
+	for _, f := range []string{resultsdir.JobsFile, resultsdir.TimelineFile, resultsdir.SummaryFile, resultsdir.DigestFile} {
 		if fi, err := os.Stat(filepath.Join(dir, "fcfs", f)); err != nil || fi.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
 	var s sim.Summary
-	b, _ := os.ReadFile(filepath.Join(dir, "fcfs", sim.SummaryFile))
+	b, _ := os.ReadFile(filepath.Join(dir, "fcfs", resultsdir.SummaryFile))
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/arena-sim/arena/experiments"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/resultsdir"
 )
 
 // printSummaries prints the side-by-side table, the warnings and the
@@ -258,7 +259,7 @@ func printPlotCaptions(w io.Writer, out string, rows []experiments.SummaryRow) e
 		return err
 	}
 	path := filepath.Join(out, "captions.txt")
-	if err := sim.WriteFileAtomic(path, []byte(b.String())); err != nil {
+	if err := resultsdir.WriteFileAtomic(path, []byte(b.String())); err != nil {
 		return err
 	}
 	fmt.Fprintln(w, path)

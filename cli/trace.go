@@ -16,6 +16,7 @@ import (
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/clusterspec"
 	"github.com/arena-sim/arena/traces"
 	"github.com/arena-sim/arena/traces/importers"
 	"github.com/arena-sim/arena/traces/table"
@@ -46,7 +47,7 @@ on each job's best-locality plan, and says so.`,
   arena trace inspect --format helios cluster_log.csv`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			spec, err := sim.LoadClusterSpec(cluster)
+			spec, err := clusterspec.Load(cluster)
 			if err != nil {
 				return fmt.Errorf("--cluster: %w", err)
 			}
@@ -85,7 +86,7 @@ on each job's best-locality plan, and says so.`,
 		},
 	}
 	inspect.Flags().IntVar(&rounds, "rounds", 0, "window in 300-s rounds for the 'submitted in window' count (default: the trace's)")
-	inspect.Flags().StringVar(&cluster, "cluster", "paper-1280", "cluster for the offered load: built-in ("+strings.Join(sim.BuiltinClusterNames(), ", ")+") or a YAML/JSON spec")
+	inspect.Flags().StringVar(&cluster, "cluster", "paper-1280", "cluster for the offered load: built-in ("+strings.Join(clusterspec.BuiltinNames(), ", ")+") or a YAML/JSON spec")
 	inspect.Flags().StringVar(&format, "format", "", "read TRACE as this raw public format (see 'arena trace import --help')")
 	inspect.Flags().BoolVar(&keepNeverRan, "keep-never-ran", false, "with --format: count jobs that never ran too (kept with their state, no run time)")
 	cmd.AddCommand(inspect)

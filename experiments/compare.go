@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/resultsdir"
 )
 
 // CompareSweeps checks that two output directories of the same plan hold
@@ -44,7 +44,7 @@ func CompareSweeps(plan *Plan, a, b string) ([]string, error) {
 			if err != nil {
 				return nil, err
 			}
-			if f == sim.SummaryFile {
+			if f == resultsdir.SummaryFile {
 				if x, err = dropWallclock(filepath.Join(da, f), x); err != nil {
 					return nil, err
 				}

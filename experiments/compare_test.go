@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/resultsdir"
 )
 
 // TestCompareSweeps: two sweeps of one plan agree although their
@@ -22,7 +22,7 @@ func TestCompareSweeps(t *testing.T) {
 	merge(t, plan, MergeOptions{Out: a})
 	merge(t, plan, MergeOptions{Out: b})
 	key := plan.Runs[0].Key
-	summary := filepath.Join(RunDir(b, key), sim.SummaryFile)
+	summary := filepath.Join(RunDir(b, key), resultsdir.SummaryFile)
 	edit := func(f func(m map[string]any)) {
 		data, err := os.ReadFile(summary)
 		if err != nil {
@@ -57,11 +57,11 @@ func TestCompareSweeps(t *testing.T) {
 
 	sweep(t, plan, b, Shard{}, false) // rewrite b
 	merge(t, plan, MergeOptions{Out: b})
-	digest := filepath.Join(RunDir(b, key), sim.DigestFile)
+	digest := filepath.Join(RunDir(b, key), resultsdir.DigestFile)
 	data, _ := os.ReadFile(digest)
 	data[len(data)/2] ^= 1
 	os.WriteFile(digest, data, 0o644)
-	want("one byte", 1, key+"/"+sim.DigestFile)
+	want("one byte", 1, key+"/"+resultsdir.DigestFile)
 	os.Remove(digest)
 	want("missing file", 1, key+": files")
 

@@ -12,8 +12,8 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/input/pq"
+	"github.com/arena-sim/arena/sim/resultsdir"
 )
 
 // ExportCSV writes a CSV copy of every Parquet table of the results in
@@ -34,7 +34,7 @@ func ExportCSV(args []string) ([]string, error) {
 		}
 	}
 	for _, d := range dirs {
-		for _, name := range []string{sim.JobsFile, sim.TimelineFile, sim.AllocationsFile} {
+		for _, name := range []string{resultsdir.JobsFile, resultsdir.TimelineFile, resultsdir.AllocationsFile} {
 			p := filepath.Join(d, name)
 			if _, err := os.Stat(p); err == nil {
 				tables = append(tables, p)
@@ -50,7 +50,7 @@ func ExportCSV(args []string) ([]string, error) {
 		if err != nil {
 			return written, err
 		}
-		if err := sim.WriteFileAtomic(out, data); err != nil {
+		if err := resultsdir.WriteFileAtomic(out, data); err != nil {
 			return written, err
 		}
 		written = append(written, out)

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/arena-sim/arena/plots"
-	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/clusterspec"
 )
 
 // FigureOptions say how figures are drawn and written.
@@ -101,7 +101,7 @@ func PlotRun(r *Results) plots.Run {
 // from the cluster spec when it is built in or still on disk, else from
 // the allocations seen.
 func gpuLayout(r *Results) []plots.TypeCount {
-	if spec, err := sim.LoadClusterSpec(r.Summary.Cluster); err == nil {
+	if spec, err := clusterspec.Load(r.Summary.Cluster); err == nil {
 		var out []plots.TypeCount
 		for _, p := range spec.Pools {
 			n := p.Nodes * p.GPUsPerNode

@@ -11,6 +11,7 @@ import (
 
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/resultsdir"
 )
 
 // TestDeterministicAcrossGOMAXPROCS runs every registered policy in both
@@ -58,11 +59,11 @@ func TestDeterministicAcrossGOMAXPROCS(t *testing.T) {
 
 func resultBytes(t *testing.T, o *Outcome) []byte {
 	t.Helper()
-	jobs, err := o.Result.JobsParquet(sim.Identity{})
+	jobs, err := resultsdir.JobsParquet(o.Result, sim.Identity{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tl, err := o.Result.TimelineParquet(sim.Identity{})
+	tl, err := resultsdir.TimelineParquet(o.Result, sim.Identity{})
 	if err != nil {
 		t.Fatal(err)
 	}

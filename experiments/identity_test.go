@@ -14,6 +14,7 @@ import (
 
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/resultsdir"
 )
 
 // The input hash is a function of the inputs: the same run twice gives
@@ -53,7 +54,7 @@ func TestResumeRefusesAnotherVersion(t *testing.T) {
 	plan := smallPlan(t)
 	out := t.TempDir()
 	sweep(t, plan, out, Shard{}, false)
-	file := filepath.Join(RunDir(out, plan.Runs[2].Key), sim.SummaryFile)
+	file := filepath.Join(RunDir(out, plan.Runs[2].Key), resultsdir.SummaryFile)
 	data, _ := os.ReadFile(file)
 	var m map[string]any
 	if err := json.Unmarshal(data, &m); err != nil {
@@ -124,7 +125,7 @@ func TestExportCSV(t *testing.T) {
 		t.Fatalf("%d files written, want summary.csv and 3 per run (%d runs)", len(files), len(plan.Runs))
 	}
 	dir := RunDir(out, plan.Runs[0].Key)
-	jobs, err := parquet.ReadFile[sim.JobRecord](filepath.Join(dir, sim.JobsFile))
+	jobs, err := parquet.ReadFile[sim.JobRecord](filepath.Join(dir, resultsdir.JobsFile))
 	if err != nil {
 		t.Fatal(err)
 	}

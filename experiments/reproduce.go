@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/resultsdir"
 )
 
 //go:embed data/specs/*.yaml
@@ -191,7 +192,7 @@ func Reproduce(ctx context.Context, reg Policies, opt ReproduceOptions) (*Reprod
 	report += fmt.Sprintf("\n---\n%d runs (%d ran now, %d reused with --resume) on %d workers; `arena reproduce` took %.1f s of wall-clock time.\n",
 		res.Runs, rep.Ran, rep.Skipped, parallel, res.Wall.Seconds())
 	res.Report = filepath.Join(opt.Out, "REPORT.md")
-	if err := sim.WriteFileAtomic(res.Report, []byte(report)); err != nil {
+	if err := resultsdir.WriteFileAtomic(res.Report, []byte(report)); err != nil {
 		return res, err
 	}
 	if sweepErr != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/arena-sim/arena/experiments"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/clusterspec"
 	"github.com/arena-sim/arena/traces"
 )
 
@@ -129,7 +130,7 @@ func BenchmarkScaling(b *testing.B) {
 			window.Jobs = append(window.Jobs, j)
 		}
 	}
-	base, err := sim.LoadClusterSpec("paper-1280")
+	base, err := clusterspec.Load("paper-1280")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,7 +18,9 @@ import (
 	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/clusterspec"
 	"github.com/arena-sim/arena/sim/input"
+	"github.com/arena-sim/arena/sim/overheadprofile"
 	"github.com/arena-sim/arena/sim/tenants"
 	"github.com/arena-sim/arena/traces"
 )
@@ -613,7 +615,7 @@ func (s *Spec) expandClusters(rv *runner.Resolver) (refs, names []string, err er
 	clusterRefs := make([]string, len(s.Clusters))
 	clusterNames := make([]string, len(s.Clusters))
 	for i, c := range s.Clusters {
-		ref, err := s.resolvePath(c, slices.Contains(sim.BuiltinClusterNames(), c))
+		ref, err := s.resolvePath(c, slices.Contains(clusterspec.BuiltinNames(), c))
 		if err != nil {
 			return nil, nil, s.keyErrorAt("clusters", err)
 		}
@@ -651,7 +653,7 @@ func (s *Spec) axisCombos(rv *runner.Resolver, policies []string) ([]Run, error)
 					r.Tenants = ref
 				}
 				if ax.Field.Key == "overheads" {
-					ref, err := s.resolvePath(v, slices.Contains(sim.BuiltinOverheadNames(), v))
+					ref, err := s.resolvePath(v, slices.Contains(overheadprofile.BuiltinNames(), v))
 					if err != nil {
 						return nil, s.keyErrorAt("overheads", err)
 					}
@@ -685,7 +687,7 @@ func (s *Spec) fieldError(err error) error {
 // sweeps named them, then the later keys, each only when not its default.
 func axesKey(r Run) string {
 	var k string
-	if r.Overheads != "" && filepath.Base(r.Overheads) != sim.DefaultOverheads {
+	if r.Overheads != "" && filepath.Base(r.Overheads) != overheadprofile.Default {
 		k += ".o-" + sanitizeKey(strings.TrimSuffix(filepath.Base(r.Overheads), filepath.Ext(r.Overheads)))
 	}
 	if r.IterationScale > 0 {

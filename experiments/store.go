@@ -19,10 +19,11 @@ import (
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/input/pq"
 	"github.com/arena-sim/arena/sim/outdir"
+	"github.com/arena-sim/arena/sim/resultsdir"
 )
 
 // RunFile is written into each run's results directory next to the files
-// of sim.WriteDir: the run's parameters and its JCTs in finish order (what
+// of resultsdir.Write: the run's parameters and its JCTs in finish order (what
 // padded means need).
 const RunFile = "run.json"
 
@@ -46,7 +47,7 @@ type RunRecord struct {
 }
 
 // ExecuteTo runs pr and stores its results as the directory dir: run.json
-// and the files of sim.WriteDir, swapped in whole, so dir holds either this
+// and the files of resultsdir.Write, swapped in whole, so dir holds either this
 // run's complete results or what it held before.
 func ExecuteTo(ctx context.Context, reg Policies, pr PlannedRun, dir string) (*Outcome, error) {
 	return executeTo(ctx, runner.NewResolver(reg), pr, dir)
@@ -79,7 +80,7 @@ func executeTo(ctx context.Context, rv *runner.Resolver, pr PlannedRun, dir stri
 	if err != nil {
 		return nil, err
 	}
-	if err := sim.WriteDir(dir, out.Result, out.Summary, append([]sim.File{{Name: RunFile, Data: append(data, '\n')}}, extra...)...); err != nil {
+	if err := resultsdir.Write(dir, out.Result, out.Summary, append([]resultsdir.File{{Name: RunFile, Data: append(data, '\n')}}, extra...)...); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -108,7 +109,7 @@ func incomplete(dir, key string) error {
 	}
 	err = outdir.Verify(dir)
 	if errors.Is(err, outdir.ErrNoManifest) {
-		return parquetFramed(filepath.Join(dir, sim.JobsFile))
+		return parquetFramed(filepath.Join(dir, resultsdir.JobsFile))
 	}
 	return err
 }
@@ -156,12 +157,12 @@ func readRunRecord(dir string) (RunRecord, error) {
 
 func readSummary(dir string) (sim.Summary, error) {
 	var s sim.Summary
-	data, err := os.ReadFile(filepath.Join(dir, sim.SummaryFile))
+	data, err := os.ReadFile(filepath.Join(dir, resultsdir.SummaryFile))
 	if err != nil {
 		return s, err
 	}
 	if err := json.Unmarshal(data, &s); err != nil {
-		return s, fmt.Errorf("%s: %w", filepath.Join(dir, sim.SummaryFile), err)
+		return s, fmt.Errorf("%s: %w", filepath.Join(dir, resultsdir.SummaryFile), err)
 	}
 	return s, nil
 }
@@ -210,8 +211,8 @@ func LoadResults(dir string, withTables bool) (*Results, error) {
 	if !withTables {
 		return r, nil
 	}
-	if r.Jobs, err = pq.ReadAll[sim.JobRecord](filepath.Join(dir, sim.JobsFile)); err != nil {
-		return nil, fmt.Errorf("results %s: %s: %w", dir, sim.JobsFile, err)
+	if r.Jobs, err = pq.ReadAll[sim.JobRecord](filepath.Join(dir, resultsdir.JobsFile)); err != nil {
+		return nil, fmt.Errorf("results %s: %s: %w", dir, resultsdir.JobsFile, err)
 	}
 	if r.Record.JCTs == nil {
 		for _, j := range r.Jobs {
@@ -220,13 +221,13 @@ func LoadResults(dir string, withTables bool) (*Results, error) {
 			}
 		}
 	}
-	if a, err := pq.ReadAll[sim.AllocRecord](filepath.Join(dir, sim.AllocationsFile)); err == nil {
+	if a, err := pq.ReadAll[sim.AllocRecord](filepath.Join(dir, resultsdir.AllocationsFile)); err == nil {
 		r.Allocations = a
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("results %s: %s: %w", dir, sim.AllocationsFile, err)
+		return nil, fmt.Errorf("results %s: %s: %w", dir, resultsdir.AllocationsFile, err)
 	}
 	if err := r.readTimeline(); err != nil {
-		return nil, fmt.Errorf("results %s: %s: %w", dir, sim.TimelineFile, err)
+		return nil, fmt.Errorf("results %s: %s: %w", dir, resultsdir.TimelineFile, err)
 	}
 	return r, nil
 }
@@ -239,7 +240,7 @@ func timingOf(s string) sim.Timing {
 // readTimeline decodes timeline.parquet, whose busy_<type> columns depend
 // on the cluster.
 func (r *Results) readTimeline() error {
-	pf, err := pq.Open(filepath.Join(r.Dir, sim.TimelineFile))
+	pf, err := pq.Open(filepath.Join(r.Dir, resultsdir.TimelineFile))
 	if err != nil {
 		return err
 	}
@@ -299,7 +300,7 @@ func (r *Results) typeName(col string) string {
 func FindResults(args []string) ([]string, error) {
 	var dirs []string
 	for _, a := range args {
-		if _, err := os.Stat(filepath.Join(a, sim.SummaryFile)); err == nil {
+		if _, err := os.Stat(filepath.Join(a, resultsdir.SummaryFile)); err == nil {
 			dirs = append(dirs, a)
 			continue
 		}
@@ -314,7 +315,7 @@ func FindResults(args []string) ([]string, error) {
 		var found []string
 		for _, e := range entries {
 			if e.IsDir() {
-				if _, err := os.Stat(filepath.Join(base, e.Name(), sim.SummaryFile)); err == nil {
+				if _, err := os.Stat(filepath.Join(base, e.Name(), resultsdir.SummaryFile)); err == nil {
 					found = append(found, filepath.Join(base, e.Name()))
 				}
 			}

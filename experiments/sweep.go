@@ -25,6 +25,7 @@ import (
 	"github.com/arena-sim/arena/sim/fairness"
 	"github.com/arena-sim/arena/sim/input/pq"
 	"github.com/arena-sim/arena/sim/outdir"
+	"github.com/arena-sim/arena/sim/resultsdir"
 )
 
 // Layout of a sweep's output directory.
@@ -460,7 +461,7 @@ func MergeSweep(plan *Plan, opt MergeOptions) ([]SummaryRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := sim.WriteFileAtomic(filepath.Join(opt.Out, SummaryParquet), data); err != nil {
+	if err := resultsdir.WriteFileAtomic(filepath.Join(opt.Out, SummaryParquet), data); err != nil {
 		return nil, err
 	}
 	return rows, nil
@@ -662,17 +663,17 @@ func copyRunDir(src, dst string) error {
 	if err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
-	var files []sim.File
+	var files []resultsdir.File
 	for _, e := range entries {
 		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") {
 			data, err := os.ReadFile(filepath.Join(src, e.Name()))
 			if err != nil {
 				return fmt.Errorf("merge: %w", err)
 			}
-			files = append(files, sim.File{Name: e.Name(), Data: data})
+			files = append(files, resultsdir.File{Name: e.Name(), Data: data})
 		}
 	}
-	err = outdir.ReplaceDir(dst, slices.Concat(sim.ResultNames, []string{RunFile}, fairness.FileNames), func(tmp string) error {
+	err = outdir.ReplaceDir(dst, slices.Concat(resultsdir.Names, []string{RunFile}, fairness.FileNames), func(tmp string) error {
 		for _, f := range files {
 			if err := os.WriteFile(filepath.Join(tmp, f.Name), f.Data, 0o666); err != nil {
 				return err

@@ -16,6 +16,7 @@ import (
 
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/resultsdir"
 )
 
 // smallSpec is a fast sweep: FCFS on PAI and the testbed trace, both
@@ -73,13 +74,13 @@ func merge(t *testing.T, plan *Plan, opt MergeOptions) []SummaryRow {
 func sameResults(t *testing.T, plan *Plan, a, b string) {
 	t.Helper()
 	for _, r := range plan.Runs {
-		for _, f := range []string{RunFile, sim.JobsFile, sim.TimelineFile, sim.DigestFile, sim.SummaryFile} {
+		for _, f := range []string{RunFile, resultsdir.JobsFile, resultsdir.TimelineFile, resultsdir.DigestFile, resultsdir.SummaryFile} {
 			x, errA := os.ReadFile(filepath.Join(RunDir(a, r.Key), f))
 			y, errB := os.ReadFile(filepath.Join(RunDir(b, r.Key), f))
 			if errA != nil || errB != nil {
 				t.Fatalf("%s/%s: %v %v", r.Key, f, errA, errB)
 			}
-			if f == sim.SummaryFile {
+			if f == resultsdir.SummaryFile {
 				x, y = zeroWallclock(t, x), zeroWallclock(t, y)
 			}
 			if !bytes.Equal(x, y) {
@@ -139,10 +140,10 @@ func TestResumeSkipsCompleteRunsAndRedoesBrokenOnes(t *testing.T) {
 	plan := smallPlan(t)
 	out := t.TempDir()
 	sweep(t, plan, out, Shard{}, false)
-	// Break one run as a kill in the middle of sim.WriteDir would: its
+	// Break one run as a kill in the middle of resultsdir.Write would: its
 	// summary.json gone, a temporary file left behind.
 	broken := RunDir(out, plan.Runs[3].Key)
-	os.Remove(filepath.Join(broken, sim.SummaryFile))
+	os.Remove(filepath.Join(broken, resultsdir.SummaryFile))
 	os.WriteFile(filepath.Join(broken, ".jobs.parquet.tmp-123"), []byte("half"), 0o644)
 	rep := sweep(t, plan, out, Shard{}, true)
 	if rep.Ran != 1 || rep.Skipped != len(plan.Runs)-1 {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/resultsdir"
 )
 
 // The physical testbed run of the Arena artifact (arena-data/testbed/
@@ -452,7 +453,7 @@ func (r *TestbedReport) write(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := sim.WriteFileAtomic(filepath.Join(dir, "testbed.json"), append(js, '\n')); err != nil {
+	if err := resultsdir.WriteFileAtomic(filepath.Join(dir, "testbed.json"), append(js, '\n')); err != nil {
 		return err
 	}
 	var b strings.Builder
@@ -477,10 +478,10 @@ func (r *TestbedReport) write(dir string) error {
 		}
 	}
 	cw.Flush()
-	if err := sim.WriteFileAtomic(filepath.Join(dir, "testbed.csv"), []byte(b.String())); err != nil {
+	if err := resultsdir.WriteFileAtomic(filepath.Join(dir, "testbed.csv"), []byte(b.String())); err != nil {
 		return err
 	}
-	return sim.WriteFileAtomic(filepath.Join(dir, "REPORT.md"), []byte(r.Markdown()))
+	return resultsdir.WriteFileAtomic(filepath.Join(dir, "REPORT.md"), []byte(r.Markdown()))
 }
 
 type bandJSON struct {

@@ -20,7 +20,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/resultsdir"
 )
 
 // Figure is one figure: one or more panels (facets, side by side) and one
@@ -154,7 +154,7 @@ func (f *Figure) Save(path string, o Render) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return sim.WriteFileAtomic(path, data)
+	return resultsdir.WriteFileAtomic(path, data)
 }
 
 func (f *Figure) draw(dc draw.Canvas, size vg.Length) {

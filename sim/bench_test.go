@@ -101,8 +101,11 @@ func BenchmarkEngineNoop(b *testing.B) {
 	}
 	db, _ := estimator.DefaultProfileDB()
 	m, _ := estimator.ParseModel("gpt-760m")
-	spec, _ := LoadClusterSpec("paper-1280")
-	c, _ := NewCluster(spec)
+	// paper-1280 (sim/clusterspec's built-in; this internal test cannot
+	// import it).
+	c, _ := NewCluster(ClusterSpec{Name: "paper-1280", Pools: []Pool{
+		{GPU: "a100", Nodes: 80, GPUsPerNode: 4}, {GPU: "v100", Nodes: 20, GPUsPerNode: 16},
+		{GPU: "a40", Nodes: 160, GPUsPerNode: 2}, {GPU: "a10", Nodes: 160, GPUsPerNode: 2}}})
 	specs := make([]JobSpec, 20000)
 	for i := range specs {
 		specs[i] = JobSpec{ID: JobID(i), Submit: Time(30 * i), Workload: estimator.Workload{Model: m, Batch: 128}, Iterations: 1000, GPU: "a40", GPUs: 1}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
+	"strconv"
+	"strings"
 )
 
 // DigestDivergence describes the first round where two per-round digests
@@ -70,4 +72,25 @@ func CompareDigests(reference, ours []byte) (DigestDivergence, error) {
 		d.Want, d.Got = fmt.Sprint(len(ref)-1), fmt.Sprint(len(got)-1)
 	}
 	return d, nil
+}
+
+// DigestCSV renders the per-round digest in the artifact reference form:
+// round,running,pending,idle_<type>...,ended.
+func (r *Result) DigestCSV() []byte {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	head := []string{"round", "running", "pending"}
+	for _, t := range r.Types {
+		head = append(head, "idle_"+t)
+	}
+	w.Write(append(head, "ended"))
+	for _, d := range r.Digest {
+		row := []string{strconv.Itoa(d.Round), strconv.Itoa(d.Running), strconv.Itoa(d.Pending)}
+		for _, n := range d.Idle {
+			row = append(row, strconv.Itoa(n))
+		}
+		w.Write(append(row, strings.Join(d.Ended, ";")))
+	}
+	w.Flush()
+	return buf.Bytes()
 }

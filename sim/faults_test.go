@@ -5,12 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
-
-	"github.com/parquet-go/parquet-go"
 )
 
 // faultJob is one gpt-1.3b job of 1000 iterations (5000 in the trace, ÷5)
@@ -344,55 +339,6 @@ func TestFaultUntilDoneWaitsForRepair(t *testing.T) {
 	// Started at the repair (a round boundary), 300 s overhead, 5526 s.
 	if len(res.JCTs) != 1 || !near(res.JCTs[0], float64(back)+300+5526-1000) {
 		t.Fatalf("JCTs %v, want [%v]", res.JCTs, float64(back)+300+5526-1000)
-	}
-}
-
-// TestFaultResultsFiles: a run with faults writes its fault columns,
-// availability.parquet and summary.json's faults section; a run without
-// writes none of them (its files as they always were).
-func TestFaultResultsFiles(t *testing.T) {
-	for _, faulty := range []bool{false, true} {
-		cfg := baseConfig(t, Exact, 30)
-		if faulty {
-			cfg.Events = []ClusterEvent{{Time: 3700, Node: 0, Kind: NodeDown, Cause: "gpu"}}
-		}
-		p := &scripted{byRound: map[int][]Action{0: {{Kind: Start, Job: 0, GPUs: []int{0, 1}}}}}
-		if faulty {
-			p.byRound[9] = []Action{{Kind: Start, Job: 0, GPUs: []int{4, 5}}}
-		}
-		res, err := Run(context.Background(), cfg, p, faultJob(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir := t.TempDir()
-		if err := WriteDir(dir, res, res.Summarize("t", 1, "profiledb")); err != nil {
-			t.Fatal(err)
-		}
-		_, statErr := os.Stat(filepath.Join(dir, AvailabilityFile))
-		summary, _ := os.ReadFile(filepath.Join(dir, SummaryFile))
-		rows, err := parquet.ReadFile[JobFaultRecord](filepath.Join(dir, JobsFile))
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, _ := os.Open(filepath.Join(dir, JobsFile))
-		st, _ := f.Stat()
-		pf, err := parquet.OpenFile(f, st.Size())
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, hasCol := pf.Schema().Lookup("interruptions")
-		f.Close()
-		if faulty {
-			av, err := parquet.ReadFile[AvailRecord](filepath.Join(dir, AvailabilityFile))
-			if err != nil || len(av) != 1 || av[0].Event != "down" || av[0].Interrupted != 1 || av[0].Available != 4 {
-				t.Errorf("availability.parquet %+v, %v", av, err)
-			}
-			if !hasCol || rows[0].Interruptions != 1 || !strings.Contains(string(summary), `"faults"`) {
-				t.Errorf("fault run: column %v, rows %+v, summary has faults %v", hasCol, rows, strings.Contains(string(summary), `"faults"`))
-			}
-		} else if statErr == nil || hasCol || strings.Contains(string(summary), `"faults"`) {
-			t.Errorf("fault-free run: availability.parquet %v, fault column %v, summary faults %v", statErr == nil, hasCol, strings.Contains(string(summary), `"faults"`))
-		}
 	}
 }
 

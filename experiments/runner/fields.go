@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/clusterspec"
+	"github.com/arena-sim/arena/sim/overheadprofile"
 	"github.com/arena-sim/arena/traces"
 )
 
@@ -125,7 +127,7 @@ var Fields = []Field{
 		Usage: "built-in trace (philly, helios, pai, testbed) or a CSV file in the artifact format"},
 		setString(func(r *Run) *string { return &r.Trace })),
 	field(Field{Key: "cluster", SpecKey: "clusters", Aliases: []string{"cluster"}, Flag: "cluster",
-		Usage: "built-in cluster (" + strings.Join(sim.BuiltinClusterNames(), ", ") + ") or a YAML/JSON spec file"},
+		Usage: "built-in cluster (" + strings.Join(clusterspec.BuiltinNames(), ", ") + ") or a YAML/JSON spec file"},
 		setString(func(r *Run) *string { return &r.Cluster })),
 	field(Field{Key: "policy", SpecKey: "policies", Aliases: []string{"policy"}, Flag: "policy",
 		Usage: "comma-separated policies, each name, name(key=value,…) or exec:COMMAND (default: arena and fcfs, those registered); see 'arena policies'"},
@@ -190,11 +192,11 @@ var Fields = []Field{
 			r.GPUMap = strings.TrimSpace(v)
 			return nil
 		}, func(r *Run) string { return r.GPUMap })),
-	field(Field{Key: "overheads", Flag: "overheads", Usage: "reconfiguration overhead profile: " + strings.Join(sim.BuiltinOverheadNames(), ", ") + " or a YAML file (docs/calibrating.md)"},
+	field(Field{Key: "overheads", Flag: "overheads", Usage: "reconfiguration overhead profile: " + strings.Join(overheadprofile.BuiltinNames(), ", ") + " or a YAML file (docs/calibrating.md)"},
 		custom("string", func(r *Run, v string) error {
 			v = strings.TrimSpace(v)
 			if v == "" {
-				return fmt.Errorf("want a profile name (%s) or a YAML file", strings.Join(sim.BuiltinOverheadNames(), ", "))
+				return fmt.Errorf("want a profile name (%s) or a YAML file", strings.Join(overheadprofile.BuiltinNames(), ", "))
 			}
 			r.Overheads = v
 			return nil

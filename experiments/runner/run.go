@@ -56,7 +56,7 @@ type Run struct {
 	// trace's.
 	IterationScale int64 `json:"iteration_scale,omitempty" yaml:"iteration_scale,omitempty"`
 	// Overheads names the overhead profile (built-in name or YAML file;
-	// "" = sim.DefaultOverheads, the artifact's constants).
+	// "" = overheadprofile.Default, the artifact's constants).
 	Overheads string `json:"overheads,omitempty" yaml:"overheads,omitempty"`
 	// OverheadScale multiplies every overhead of the profile (sensitivity
 	// runs); 0 means 1.

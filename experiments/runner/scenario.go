@@ -11,8 +11,11 @@ import (
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/clusterspec"
 	"github.com/arena-sim/arena/sim/fairness"
 	"github.com/arena-sim/arena/sim/faults"
+	"github.com/arena-sim/arena/sim/overheadprofile"
+	"github.com/arena-sim/arena/sim/resultsdir"
 	"github.com/arena-sim/arena/sim/tenants"
 	"github.com/arena-sim/arena/traces"
 )
@@ -110,7 +113,7 @@ func (rv *Resolver) Cluster(ref string) (sim.ClusterSpec, error) {
 	if ok {
 		return spec, nil
 	}
-	spec, err := sim.LoadClusterSpec(ref)
+	spec, err := clusterspec.Load(ref)
 	if err != nil {
 		return spec, err
 	}
@@ -123,10 +126,10 @@ func (rv *Resolver) Cluster(ref string) (sim.ClusterSpec, error) {
 	return spec, nil
 }
 
-// Profile loads an overhead profile once ("" = sim.DefaultOverheads).
+// Profile loads an overhead profile once ("" = overheadprofile.Default).
 func (rv *Resolver) Profile(ref string) (*sim.OverheadProfile, error) {
 	if ref == "" {
-		ref = sim.DefaultOverheads
+		ref = overheadprofile.Default
 	}
 	rv.mu.Lock()
 	p, ok := rv.profiles[ref]
@@ -134,7 +137,7 @@ func (rv *Resolver) Profile(ref string) (*sim.OverheadProfile, error) {
 	if ok {
 		return p, nil
 	}
-	p, err := sim.LoadOverheads(ref)
+	p, err := overheadprofile.Load(ref)
 	if err != nil {
 		return nil, err
 	}
@@ -360,7 +363,7 @@ type Outcome struct {
 // FairnessFiles are the files a run with tenants adds to its results
 // directory (fairness.json, fairness_jobs.csv, tenant_gpus.csv); none
 // without tenants.
-func (o *Outcome) FairnessFiles() ([]sim.File, error) {
+func (o *Outcome) FairnessFiles() ([]resultsdir.File, error) {
 	if o.Fairness == nil {
 		return nil, nil
 	}

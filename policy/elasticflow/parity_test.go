@@ -9,6 +9,7 @@ import (
 	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/overheadprofile"
 )
 
 // The authors' simulator at its ae-eurosys head on Philly (ARENA.md §8):
@@ -105,7 +106,7 @@ func TestAliasAndVariant(t *testing.T) {
 		if e.Name != want {
 			t.Errorf("Lookup(%q) = %s, want %s", alias, e.Name, want)
 		}
-		prof, err := sim.LoadOverheads("artifact")
+		prof, err := overheadprofile.Load("artifact")
 		if err != nil {
 			t.Fatal(err)
 		}

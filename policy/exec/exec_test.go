@@ -15,6 +15,7 @@ import (
 	pexec "github.com/arena-sim/arena/policy/exec"
 	"github.com/arena-sim/arena/policy/policytest"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/clusterspec"
 )
 
 // python3 returns the interpreter, or skips loudly: the Python examples are
@@ -191,7 +192,7 @@ func TestTimeoutKillsASilentPolicy(t *testing.T) {
 
 // The process's stderr reaches the configured writer, and Close ends it.
 func TestStderrPassedThrough(t *testing.T) {
-	spec, _ := sim.LoadClusterSpec("testbed-64")
+	spec, _ := clusterspec.Load("testbed-64")
 	c, _ := sim.NewCluster(spec)
 	src, err := runner.SourceFor("")
 	if err != nil {

@@ -14,6 +14,8 @@ import (
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/policy/fcfs"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/clusterspec"
+	"github.com/arena-sim/arena/sim/resultsdir"
 	"github.com/arena-sim/arena/traces"
 )
 
@@ -83,11 +85,11 @@ func TestDeterministic(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			jobs, err := o.Result.JobsParquet(o.Summary.Identity())
+			jobs, err := resultsdir.JobsParquet(o.Result, o.Summary.Identity())
 			if err != nil {
 				t.Fatal(err)
 			}
-			timeline, err := o.Result.TimelineParquet(o.Summary.Identity())
+			timeline, err := resultsdir.TimelineParquet(o.Result, o.Summary.Identity())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -239,7 +241,7 @@ func TestDPMemoryAdmission(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := sim.LoadClusterSpec("testbed-64")
+	spec, err := clusterspec.Load("testbed-64")
 	if err != nil {
 		t.Fatal(err)
 	}

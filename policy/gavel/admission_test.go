@@ -8,6 +8,7 @@ import (
 	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/clusterspec"
 	"github.com/arena-sim/arena/traces"
 )
 
@@ -20,7 +21,7 @@ func TestDPMemoryAdmission(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := sim.LoadClusterSpec("testbed-64")
+	spec, err := clusterspec.Load("testbed-64")
 	if err != nil {
 		t.Fatal(err)
 	}

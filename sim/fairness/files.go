@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/resultsdir"
 )
 
 // The files a run with tenants adds to its results directory.
@@ -32,12 +32,12 @@ var jobsHeader = []string{"id", "tenant", "jct_s", "alone_s", "contending", "ide
 // Files renders the report and share (nil: no share file) as results
 // files. Numbers are Go's shortest round-trip form: the same run writes
 // the same bytes.
-func (r *Report) Files(share *Series) ([]sim.File, error) {
+func (r *Report) Files(share *Series) ([]resultsdir.File, error) {
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return nil, err
 	}
-	out := []sim.File{{Name: FileName, Data: append(data, '\n')}}
+	out := []resultsdir.File{{Name: FileName, Data: append(data, '\n')}}
 	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
@@ -46,7 +46,7 @@ func (r *Report) Files(share *Series) ([]sim.File, error) {
 		_ = w.Write([]string{strconv.Itoa(j.ID), j.Tenant, g(j.JCT), g(j.Alone), g(j.N), g(j.Ideal), g(j.Rho)})
 	}
 	w.Flush()
-	out = append(out, sim.File{Name: JobsFileName, Data: bytes.Clone(b.Bytes())})
+	out = append(out, resultsdir.File{Name: JobsFileName, Data: bytes.Clone(b.Bytes())})
 	if share != nil {
 		b.Reset()
 		w := csv.NewWriter(&b)
@@ -60,7 +60,7 @@ func (r *Report) Files(share *Series) ([]sim.File, error) {
 			_ = w.Write(row)
 		}
 		w.Flush()
-		out = append(out, sim.File{Name: ShareFileName, Data: bytes.Clone(b.Bytes())})
+		out = append(out, resultsdir.File{Name: ShareFileName, Data: bytes.Clone(b.Bytes())})
 	}
 	return out, nil
 }

@@ -8,8 +8,9 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/arena-sim/arena/experiments"
-	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/clusterspec"
 	"github.com/arena-sim/arena/sim/input"
+	"github.com/arena-sim/arena/sim/overheadprofile"
 )
 
 // Every YAML reader goes through the one walker: each rejects a second
@@ -27,11 +28,11 @@ func TestEveryYAMLReaderIsStrict(t *testing.T) {
 			return err
 		}},
 		"cluster": {"name: c\npools:\n  - {gpu: a100, nodes: 2}\nname: d\n", func(f string, d []byte) error {
-			_, err := sim.ParseClusterSpec(f, d)
+			_, err := clusterspec.Parse(f, d)
 			return err
 		}},
 		"overheads": {"name: o\nclasses:\n  fcfs: {fixed: 1}\n", func(f string, d []byte) error {
-			_, err := sim.ParseOverheads(f, d)
+			_, err := overheadprofile.Parse(f, d)
 			return err
 		}},
 	}

@@ -6,11 +6,12 @@ import (
 	"testing"
 
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/clusterspec"
 )
 
 func testbed(t *testing.T) *sim.Cluster {
 	t.Helper()
-	spec, err := sim.LoadClusterSpec("testbed-64")
+	spec, err := clusterspec.Load("testbed-64")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func TestBuiltinPhillyVCs(t *testing.T) {
 	if len(f.Tenants) != 15 {
 		t.Errorf("%d tenants, want Philly's 15 VCs", len(f.Tenants))
 	}
-	spec, err := sim.LoadClusterSpec("paper-1280")
+	spec, err := clusterspec.Load("paper-1280")
 	if err != nil {
 		t.Fatal(err)
 	}

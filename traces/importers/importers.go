@@ -12,7 +12,7 @@ import (
 	"time"
 	_ "time/tzdata" // the traces' zones must resolve on any machine
 
-	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/clusterspec"
 	"github.com/arena-sim/arena/sim/input"
 	"github.com/arena-sim/arena/traces/table"
 )
@@ -112,8 +112,8 @@ var MaxKnownGPUs, maxKnownCluster = largestCluster()
 
 func largestCluster() (int, string) {
 	best, name := 0, ""
-	for _, n := range sim.BuiltinClusterNames() {
-		spec, err := sim.LoadClusterSpec(n)
+	for _, n := range clusterspec.BuiltinNames() {
+		spec, err := clusterspec.Load(n)
 		if err != nil {
 			continue
 		}

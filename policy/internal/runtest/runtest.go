@@ -10,6 +10,7 @@ import (
 
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/clusterspec"
 	"github.com/arena-sim/arena/traces"
 )
 
@@ -33,7 +34,7 @@ func NewPhilly(t *testing.T, rounds int) *Philly {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := sim.LoadClusterSpec("paper-1280")
+	spec, err := clusterspec.Load("paper-1280")
 	if err != nil {
 		t.Fatal(err)
 	}

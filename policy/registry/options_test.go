@@ -1,4 +1,4 @@
-package policy
+package registry_test
 
 import (
 	"errors"
@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/arena-sim/arena/policy/tiresias"
+	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim"
 )
 
@@ -22,26 +23,26 @@ func TestSplitList(t *testing.T) {
 		{"x(a='1,2'),y", []string{"x(a='1,2')", "y"}},
 		{`x(a="(,)"),y`, []string{`x(a="(,)")`, "y"}},
 	} {
-		got, err := SplitList(c.in)
+		got, err := registry.SplitList(c.in)
 		if err != nil || !reflect.DeepEqual(got, c.want) {
 			t.Errorf("SplitList(%q) = %q, %v; want %q", c.in, got, err, c.want)
 		}
 	}
 	for _, bad := range []string{"a,,b", "x(a=1", "x)a(", "x(a='1)", ""} {
-		if _, err := SplitList(bad); err == nil {
+		if _, err := registry.SplitList(bad); err == nil {
 			t.Errorf("SplitList(%q): no error", bad)
 		}
 	}
 }
 
 func TestParseOptions(t *testing.T) {
-	reg := NewRegistry()
+	reg := policy.NewRegistry()
 	s, err := reg.Parse("tiresias(queues=3, threshold=4h)")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.Values.Int("queues") != 3 || s.Values.Duration("threshold") != 4*3600 || s.Values.Float("growth") != 2 {
-		t.Errorf("values %v", s.Values.vals)
+		t.Errorf("values %+v", s.Values)
 	}
 	if !s.Values.Given("queues") || s.Values.Given("growth") {
 		t.Error("Given wrong")
@@ -65,7 +66,7 @@ func TestParseOptions(t *testing.T) {
 
 // A bad option is an error naming the policy and the key.
 func TestParseOptionErrors(t *testing.T) {
-	reg := NewRegistry()
+	reg := policy.NewRegistry()
 	for _, c := range []struct{ in, key, want string }{
 		{"tiresias(queus=3)", "queus", "unknown option (known: queues, threshold, growth, promote"},
 		{"tiresias(queues=three)", "queues", `"three": want a whole number`},
@@ -75,9 +76,9 @@ func TestParseOptionErrors(t *testing.T) {
 		{"srtf(x=1)", "x", "it takes none"},
 	} {
 		_, err := reg.Parse(c.in)
-		var oe *OptionError
+		var oe *registry.OptionError
 		if !errors.As(err, &oe) || oe.Field != c.key || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "policy ") {
-			t.Errorf("Parse(%q) = %v; want an OptionError for key %q containing %q", c.in, err, c.key, c.want)
+			t.Errorf("Parse(%q) = %v; want an registry.OptionError for key %q containing %q", c.in, err, c.key, c.want)
 		}
 	}
 	if _, err := reg.Parse("nosuch(a=1)"); err == nil || !strings.Contains(err.Error(), "unknown") {
@@ -85,75 +86,22 @@ func TestParseOptionErrors(t *testing.T) {
 	}
 }
 
-// The default options give exactly tiresias.DefaultConfig (so the
-// registered policy did not change), and queues/threshold/growth build the
-// geometric limits documented in the option help.
-func TestTiresiasOptions(t *testing.T) {
-	reg := NewRegistry()
-	e, _ := reg.Lookup("tiresias")
-	cfg, err := tiresiasConfig(e.DefaultValues())
-	if err != nil || !reflect.DeepEqual(cfg, tiresias.DefaultConfig()) {
-		t.Errorf("defaults give %+v, %v; want %+v", cfg, err, tiresias.DefaultConfig())
-	}
-	s, _ := reg.Parse("tiresias(queues=4,threshold=1h,growth=10)")
-	cfg, _ = tiresiasConfig(s.Values)
-	if want := []float64{3600, 36000, 360000}; !reflect.DeepEqual(cfg.Thresholds, want) {
-		t.Errorf("thresholds %v, want %v", cfg.Thresholds, want)
-	}
-	if _, err := reg.Parse("tiresias(queues=0)"); err == nil || !strings.Contains(err.Error(), "policy tiresias: option queues") {
-		t.Errorf("queues=0: %v", err)
-	}
-}
-
-// TestOptionRanges is the class "counts and values a user names": every
-// nonsense or oversized option value is refused when the policy string
-// is parsed, before a constructor allocates anything (before: queues=1e9
-// took > 3 GB in 10 s; growth ≤ 0 and gap −1 were accepted).
-func TestOptionRanges(t *testing.T) {
-	reg := NewRegistry()
-	for _, c := range []struct{ policy, want string }{
-		{"tiresias(queues=1000000000)", "want at most 64"},
-		{"tiresias(queues=-3)", "want at least 1"},
-		{"tiresias(queues=0)", "want at least 1"},
-		{"tiresias(growth=0)", "want more than 1"},
-		{"tiresias(growth=-2)", "want more than 1"},
-		{"tiresias(growth=NaN)", "want a number"},
-		{"tiresias(promote=-1)", "want at least 0"},
-		{"gavel(gap=-1)", "want at least 0"},
-		{"gavel(gap=2)", "want at most 1"},
-		{"tiresias(queues=" + strings.Repeat("9", 5000) + ")", "… (5000 bytes)"},
-	} {
-		_, err := reg.Parse(c.policy)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%.60s: %v, want an error with %q", c.policy, err, c.want)
-		}
-		if err != nil && len(err.Error()) > 400 {
-			t.Errorf("%.60s: a %d-byte message", c.policy, len(err.Error()))
-		}
-	}
-	for _, ok := range []string{"tiresias(queues=64,growth=1.5)", "gavel(gap=0.01)"} {
-		if _, err := reg.Parse(ok); err != nil {
-			t.Errorf("%s: %v", ok, err)
-		}
-	}
-}
-
 func TestRegister(t *testing.T) {
-	reg := NewRegistry()
-	mk := func(n string, opts ...Option) Entry {
-		return Entry{Name: n, Options: opts, New: func(Options) (sim.Policy, error) { return nil, nil }}
+	reg := policy.NewRegistry()
+	mk := func(n string, opts ...registry.Option) registry.Entry {
+		return registry.Entry{Name: n, Options: opts, New: func(registry.Options) (sim.Policy, error) { return nil, nil }}
 	}
-	if err := reg.Register(mk("mine", Option{Name: "k", Type: Enum, Values: []string{"a", "b"}, Default: "a"})); err != nil {
+	if err := reg.Register(mk("mine", registry.Option{Name: "k", Type: registry.Enum, Values: []string{"a", "b"}, Default: "a"})); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := reg.Parse("mine(k=b)"); err != nil {
 		t.Error(err)
 	}
-	for _, bad := range []Entry{
+	for _, bad := range []registry.Entry{
 		mk("mine"), mk("fcfs"), mk("My Policy"), mk("a(b)"), {Name: "nonew"},
-		mk("x1", Option{Name: "k", Type: Int, Default: "z"}),
-		mk("x2", Option{Name: "k", Type: Int, Default: "1"}, Option{Name: "k", Type: Int, Default: "1"}),
-		mk("x3", Option{Name: "k", Type: Enum, Default: "a"}),
+		mk("x1", registry.Option{Name: "k", Type: registry.Int, Default: "z"}),
+		mk("x2", registry.Option{Name: "k", Type: registry.Int, Default: "1"}, registry.Option{Name: "k", Type: registry.Int, Default: "1"}),
+		mk("x3", registry.Option{Name: "k", Type: registry.Enum, Default: "a"}),
 	} {
 		if err := reg.Register(bad); err == nil {
 			t.Errorf("Register(%q) accepted", bad.Name)
@@ -166,12 +114,12 @@ func TestRegister(t *testing.T) {
 
 func TestParseDuration(t *testing.T) {
 	for in, want := range map[string]sim.Duration{"600": 600, "16h": 57600, "1h30m": 5400, "7d": 604800, "1.5d": 129600} {
-		if got, err := ParseDuration(in); err != nil || got != want {
+		if got, err := registry.ParseDuration(in); err != nil || got != want {
 			t.Errorf("ParseDuration(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
 	for _, bad := range []string{"", "h", "NaN", "Infd", "3 days"} {
-		if _, err := ParseDuration(bad); err == nil {
+		if _, err := registry.ParseDuration(bad); err == nil {
 			t.Errorf("ParseDuration(%q): no error", bad)
 		}
 	}
@@ -183,7 +131,7 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{"tiresias(queues=3,threshold=16h)", "exec:python3 p.py", "fcfs", "x(a='(,)')", "tiresias(promote=\"1\")"} {
 		f.Add(s)
 	}
-	reg := NewRegistry()
+	reg := policy.NewRegistry()
 	f.Fuzz(func(t *testing.T, s string) {
 		p, err := reg.Parse(s)
 		if err != nil {
@@ -194,4 +142,41 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("%q → %q → %q, %v", s, p.String(), q.String(), err)
 		}
 	})
+}
+
+// A wrapper's values carry its wrapped policy, parsed in the registry that
+// parsed the wrapper, so quota's constructor builds a policy only a custom
+// registry knows; values Parse did not build carry none, and the wrapper
+// refuses them with an error naming its option. (Hand-worked cases.)
+func TestWrapped(t *testing.T) {
+	reg := policy.NewRegistry()
+	built := 0
+	if err := reg.Register(registry.Entry{Name: "mine", Options: []registry.Option{{Name: "k", Type: registry.Int, Default: "1"}},
+		New: func(o registry.Options) (sim.Policy, error) {
+			built = o.Values.Int("k")
+			return nil, errors.New("mine: not a policy")
+		}}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := reg.Parse("quota(tiresias(queues=3),grace=5m)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in, ok := s.Values.Wrapped(); !ok || in.String() != "tiresias(queues=3)" || in.Values.Int("queues") != 3 {
+		t.Errorf("Wrapped() = %v, %v; want tiresias(queues=3)", in, ok)
+	}
+	s, err = reg.Parse("quota(mine(k=7))")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Entry.New(registry.Options{Values: s.Values}); err == nil || built != 7 {
+		t.Errorf("quota(mine(k=7)) built mine with k=%d (error %v); want 7 and mine's error", built, err)
+	}
+	q, _ := reg.Lookup("quota")
+	if _, ok := q.DefaultValues().Wrapped(); ok {
+		t.Error("DefaultValues carry a wrapped policy")
+	}
+	if _, err := q.New(registry.Options{Values: q.DefaultValues()}); err == nil || !strings.HasPrefix(err.Error(), "policy quota: option policy") {
+		t.Errorf("quota from default values: %v; want an error naming option policy", err)
+	}
 }

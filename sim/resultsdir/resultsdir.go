@@ -1,19 +1,18 @@
-package sim
+package resultsdir
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/outdir"
 )
 
@@ -23,21 +22,21 @@ const (
 	TimelineFile = "timeline.parquet"
 	SummaryFile  = "summary.json"
 	DigestFile   = "rounds.csv"
-	// AllocationsFile holds every GPU holding over time (AllocRecord).
+	// AllocationsFile holds every GPU holding over time (sim.AllocRecord).
 	AllocationsFile = "allocations.parquet"
 	// AvailabilityFile holds the cluster events as applied, with the GPUs
-	// available after each (AvailRecord); written only by runs with
+	// available after each (sim.AvailRecord); written only by runs with
 	// cluster events or checkpoints (Result.Faults).
 	AvailabilityFile = "availability.parquet"
 )
 
-// ResultNames are the files of a results directory written by WriteDir.
-var ResultNames = []string{JobsFile, TimelineFile, AllocationsFile, DigestFile, SummaryFile}
+// Names are the files of a results directory written by Write.
+var Names = []string{JobsFile, TimelineFile, AllocationsFile, DigestFile, SummaryFile}
 
 // CompanionNames are what other commands add to a results directory after
 // its run (arena export's CSV copies, arena plot's figures): arena's too,
 // so a new run may replace them. Anything else in the directory is the
-// user's, and WriteDir refuses to replace it.
+// user's, and Write refuses to replace it.
 var CompanionNames = []string{"jobs.csv", "timeline.csv", "allocations.csv", "summary.csv", "figures", AvailabilityFile}
 
 // File is a named file of a results directory.
@@ -46,7 +45,7 @@ type File struct {
 	Data []byte
 }
 
-// WriteDir writes a run's results as the directory dir: jobs.parquet,
+// Write writes a run's results as the directory dir: jobs.parquet,
 // timeline.parquet, rounds.csv (the per-round digest in the artifact's
 // form) and summary.json, plus the extra files given. The directory is
 // built under a temporary sibling name and swapped in whole
@@ -54,26 +53,26 @@ type File struct {
 // if anything fails (a full disk, a kill) it holds the old run's, never a
 // mix. An existing non-empty dir that is not a results directory is
 // refused, not replaced.
-func WriteDir(dir string, r *Result, s Summary, extra ...File) error {
+func Write(dir string, r *sim.Result, s sim.Summary, extra ...File) error {
 	return WriteDirs([]RunDir{{Dir: dir, Result: r, Summary: s, Extra: extra}})
 }
 
 // RunDir is one run's results directory for WriteDirs.
 type RunDir struct {
 	Dir     string
-	Result  *Result
-	Summary Summary
+	Result  *sim.Result
+	Summary sim.Summary
 	Extra   []File
 }
 
-// WriteDirs writes several runs' directories as WriteDir does, all or
+// WriteDirs writes several runs' directories as Write does, all or
 // nothing (outdir.ReplaceDirs): every directory is written in full before
 // any is swapped in, so a failure part-way (a full disk at the third
 // policy) leaves every directory with its old run.
 func WriteDirs(runs []RunDir) error {
 	dirs := make([]outdir.Dir, len(runs))
 	for i, rd := range runs {
-		known := slices.Concat(ResultNames, CompanionNames)
+		known := slices.Concat(Names, CompanionNames)
 		for _, f := range rd.Extra {
 			known = append(known, f.Name)
 		}
@@ -98,17 +97,17 @@ func WriteDirs(runs []RunDir) error {
 }
 
 // runFiles renders a run's result files.
-func runFiles(r *Result, s Summary, extra []File) ([]File, error) {
+func runFiles(r *sim.Result, s sim.Summary, extra []File) ([]File, error) {
 	id := s.Identity()
-	jobs, err := r.JobsParquet(id)
+	jobs, err := JobsParquet(r, id)
 	if err != nil {
 		return nil, err
 	}
-	timeline, err := r.TimelineParquet(id)
+	timeline, err := TimelineParquet(r, id)
 	if err != nil {
 		return nil, err
 	}
-	allocs, err := r.AllocationsParquet(id)
+	allocs, err := AllocationsParquet(r, id)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +116,7 @@ func runFiles(r *Result, s Summary, extra []File) ([]File, error) {
 		return nil, fmt.Errorf("results: summary: %w", err)
 	}
 	if r.Faults != nil {
-		avail, err := r.AvailabilityParquet(id)
+		avail, err := AvailabilityParquet(r, id)
 		if err != nil {
 			return nil, err
 		}
@@ -138,31 +137,31 @@ func WriteFileAtomic(path string, data []byte) error {
 // jobRow and allocRow are the rows written: the run's identity columns
 // first, then the record's.
 type jobRow struct {
-	Identity
-	JobRecord
+	sim.Identity
+	sim.JobRecord
 }
 
 type allocRow struct {
-	Identity
-	AllocRecord
+	sim.Identity
+	sim.AllocRecord
 }
 
 // jobFaultRow is a jobs.parquet row of a run with the fault model: the
 // fault columns after the others.
 type jobFaultRow struct {
-	Identity
-	JobRecord
-	JobFaultRecord
+	sim.Identity
+	sim.JobRecord
+	sim.JobFaultRecord
 }
 
 type availRow struct {
-	Identity
-	AvailRecord
+	sim.Identity
+	sim.AvailRecord
 }
 
 // JobsParquet encodes the per-job table, each row with the run's identity
 // (and, in a run with the fault model, its fault columns).
-func (r *Result) JobsParquet(id Identity) ([]byte, error) {
+func JobsParquet(r *sim.Result, id sim.Identity) ([]byte, error) {
 	if r.Faults != nil {
 		rows := make([]jobFaultRow, len(r.Jobs))
 		for i, j := range r.Jobs {
@@ -179,8 +178,8 @@ func (r *Result) JobsParquet(id Identity) ([]byte, error) {
 
 // AvailabilityParquet encodes the availability timeline of a run with the
 // fault model, each row with the run's identity.
-func (r *Result) AvailabilityParquet(id Identity) ([]byte, error) {
-	var av []AvailRecord
+func AvailabilityParquet(r *sim.Result, id sim.Identity) ([]byte, error) {
+	var av []sim.AvailRecord
 	if r.Faults != nil {
 		av = r.Faults.Availability
 	}
@@ -206,7 +205,7 @@ func writeParquet[T any](name string, rows []T) ([]byte, error) {
 
 // AllocationsParquet encodes the GPU holdings, each row with the run's
 // identity.
-func (r *Result) AllocationsParquet(id Identity) ([]byte, error) {
+func AllocationsParquet(r *sim.Result, id sim.Identity) ([]byte, error) {
 	rows := make([]allocRow, len(r.Allocations))
 	for i, a := range r.Allocations {
 		rows[i] = allocRow{id, a}
@@ -224,9 +223,9 @@ func (r *Result) AllocationsParquet(id Identity) ([]byte, error) {
 
 // TimelineParquet encodes the per-round table, each row with the run's
 // identity, with one busy_gpus_<type> column per GPU type of the cluster.
-func (r *Result) TimelineParquet(id Identity) ([]byte, error) {
+func TimelineParquet(r *sim.Result, id sim.Identity) ([]byte, error) {
 	fields := []reflect.StructField{
-		{Name: "Identity", Type: reflect.TypeFor[Identity](), Anonymous: true},
+		{Name: "Identity", Type: reflect.TypeFor[sim.Identity](), Anonymous: true},
 		{Name: "Round", Type: reflect.TypeFor[int32](), Tag: `parquet:"round"`},
 		{Name: "Time", Type: reflect.TypeFor[float64](), Tag: `parquet:"time_s"`},
 		{Name: "Throughput", Type: reflect.TypeFor[float64](), Tag: `parquet:"throughput_samples_per_s"`},
@@ -261,25 +260,4 @@ func (r *Result) TimelineParquet(id Identity) ([]byte, error) {
 		return nil, fmt.Errorf("results: timeline.parquet: %w", err)
 	}
 	return buf.Bytes(), nil
-}
-
-// DigestCSV renders the per-round digest in the artifact reference form:
-// round,running,pending,idle_<type>...,ended.
-func (r *Result) DigestCSV() []byte {
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	head := []string{"round", "running", "pending"}
-	for _, t := range r.Types {
-		head = append(head, "idle_"+t)
-	}
-	w.Write(append(head, "ended"))
-	for _, d := range r.Digest {
-		row := []string{strconv.Itoa(d.Round), strconv.Itoa(d.Running), strconv.Itoa(d.Pending)}
-		for _, n := range d.Idle {
-			row = append(row, strconv.Itoa(n))
-		}
-		w.Write(append(row, strings.Join(d.Ended, ";")))
-	}
-	w.Flush()
-	return buf.Bytes()
 }

@@ -1,19 +1,18 @@
-package sim
+package clusterspec
 
 import (
-	"math/rand/v2"
 	"strings"
 	"testing"
 
-	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/sim"
 )
 
-func TestParseClusterSpec(t *testing.T) {
-	spec, err := ParseClusterSpec("c.yaml", []byte("name: mine\npools:\n  - {gpu: a100, nodes: 2, gpus_per_node: 4}\n  - {gpu: A40, nodes: 3}\n"))
+func TestParse(t *testing.T) {
+	spec, err := Parse("c.yaml", []byte("name: mine\npools:\n  - {gpu: a100, nodes: 2, gpus_per_node: 4}\n  - {gpu: A40, nodes: 3}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := NewCluster(spec)
+	c, err := sim.NewCluster(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,17 +23,17 @@ func TestParseClusterSpec(t *testing.T) {
 	if c.NodeOf(7) != 1 || c.NodeOf(8) != 2 || c.Nodes[2].GPU != "a40" || c.Nodes[2].FirstSlot != 8 {
 		t.Errorf("node layout: %+v", c.Nodes)
 	}
-	artifact, err := ParseClusterSpec("sim_cluster_spec.json", []byte(`[{"a100": {"node_num": 80}, "v100": {"node_num": 20}, "a40": {"node_num": 160}, "a10": {"node_num": 160}}]`))
+	artifact, err := Parse("sim_cluster_spec.json", []byte(`[{"a100": {"node_num": 80}, "v100": {"node_num": 20}, "a40": {"node_num": 160}, "a10": {"node_num": 160}}]`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ac, _ := NewCluster(artifact)
+	ac, _ := sim.NewCluster(artifact)
 	if ac.NumSlots() != 1280 || ac.Nodes[80].GPU != "v100" || ac.Nodes[80].Capacity != 16 {
 		t.Errorf("artifact JSON: %d slots, node 80 %+v", ac.NumSlots(), ac.Nodes[80])
 	}
 }
 
-func TestParseClusterSpecErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	cases := []struct{ body, want string }{
 		{"name: x\npools:\n  - {gpu: b200, nodes: 2}\n", "c.yaml:3: key gpu"},
 		{"name: x\npools:\n  - {gpu: a100, nodes: -1}\n", "c.yaml:3: key nodes: want a whole number ≥ 1"},
@@ -47,16 +46,16 @@ func TestParseClusterSpecErrors(t *testing.T) {
 		{`[{"tpu": {"node_num": 3}}]`, "unknown GPU type"},
 	}
 	for _, c := range cases {
-		_, err := ParseClusterSpec("c.yaml", []byte(c.body))
+		_, err := Parse("c.yaml", []byte(c.body))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: err = %v, want %q", c.body, err, c.want)
 		}
 	}
 }
 
-// FuzzParseClusterSpec: never panics; an accepted spec builds a cluster
+// FuzzParse: never panics; an accepted spec builds a cluster
 // whose slots and nodes agree.
-func FuzzParseClusterSpec(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	f.Add([]byte("name: x\npools:\n  - {gpu: a100, nodes: 2, gpus_per_node: 4}\n"))
 	f.Add([]byte(`[{"a100": {"node_num": 3}}]`))
 	f.Add([]byte("pools:\n - gpu: v100\n   nodes: 1\n"))
@@ -64,17 +63,17 @@ func FuzzParseClusterSpec(f *testing.F) {
 	f.Add([]byte("name: a\nname: b\npools:\n  - {gpu: a100, nodes: 2.5}\n---\n"))
 	f.Add([]byte(`[{"a100": {"node_num": 1e9}}] x`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		spec, err := ParseClusterSpec("fuzz.yaml", data)
+		spec, err := Parse("fuzz.yaml", data)
 		if err != nil {
 			return
 		}
 		total, nodes := 0, 0
 		for _, p := range spec.Pools {
-			if p.Nodes <= 0 || p.GPUsPerNode <= 0 || p.GPUsPerNode > MaxGPUsPerNode {
+			if p.Nodes <= 0 || p.GPUsPerNode <= 0 || p.GPUsPerNode > sim.MaxGPUsPerNode {
 				t.Fatalf("accepted pool %+v", p)
 			}
 			nodes += p.Nodes
-			if nodes > MaxNodes {
+			if nodes > sim.MaxNodes {
 				t.Fatalf("accepted %d nodes", nodes)
 			}
 			if p.Nodes > 1000 || p.GPUsPerNode > 64 {
@@ -82,7 +81,7 @@ func FuzzParseClusterSpec(f *testing.F) {
 			}
 			total += p.Nodes * p.GPUsPerNode
 		}
-		c, err := NewCluster(spec)
+		c, err := sim.NewCluster(spec)
 		if err != nil {
 			t.Fatalf("accepted spec does not build: %v", err)
 		}
@@ -114,7 +113,7 @@ func TestClusterSpecHostile(t *testing.T) {
 		{"content not echoed", "root:x:0:0:secret-hash-0123456789abcdefghij:/root:/bin/bash\n", "want a mapping"},
 	}
 	for _, c := range cases {
-		_, err := ParseClusterSpec("x.yaml", []byte(c.data))
+		_, err := Parse("x.yaml", []byte(c.data))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want %q", c.name, err, c.want)
 		}
@@ -123,76 +122,12 @@ func TestClusterSpecHostile(t *testing.T) {
 		}
 	}
 	// A YAML syntax error quotes no text of the file.
-	_, err := ParseClusterSpec("x.yaml", []byte("pools: [\"secret-line\n"))
+	_, err := Parse("x.yaml", []byte("pools: [\"secret-line\n"))
 	if err == nil || strings.Contains(err.Error(), "secret") {
 		t.Errorf("syntax error: %v", err)
 	}
-	// NewCluster refuses oversized specs built in code, too.
-	if _, err := NewCluster(ClusterSpec{Name: "big", Pools: []Pool{{GPU: "a100", Nodes: 1 << 30, GPUsPerNode: 4}}}); err == nil {
-		t.Error("NewCluster built 2^30 nodes")
-	}
-}
-
-// TestShapeOfSmallMatchesMapVersion: the allocation-free ShapeOf used for
-// up to 64 slots agrees with the map-based check (the original code, kept
-// for longer lists) on random slot lists — repeated slots, mixed types,
-// uneven nodes, out-of-range slots included; SameGPUs likewise agrees with
-// its map-based definition.
-func TestShapeOfSmallMatchesMapVersion(t *testing.T) {
-	c, err := NewCluster(ClusterSpec{Name: "mix", Pools: []Pool{{GPU: "a100", Nodes: 3, GPUsPerNode: 4}, {GPU: "v100", Nodes: 2, GPUsPerNode: 8}, {GPU: "a40", Nodes: 4, GPUsPerNode: 2}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	sameMap := func(a, b []int) bool {
-		if len(a) != len(b) {
-			return false
-		}
-		in := map[int]bool{}
-		for _, s := range a {
-			in[s] = true
-		}
-		for _, s := range b {
-			if !in[s] {
-				return false
-			}
-		}
-		return true
-	}
-	valid := 0
-	for range 20000 {
-		n := 1 + rng.IntN(12)
-		slots := make([]int, n)
-		base := rng.IntN(c.NumSlots())
-		for i := range slots {
-			switch rng.IntN(10) {
-			case 0:
-				slots[i] = rng.IntN(c.NumSlots()+4) - 2 // sometimes out of range
-			default:
-				slots[i] = (base + rng.IntN(9)) % c.NumSlots() // clustered: often a grid
-			}
-		}
-		got, gok := c.ShapeOf(slots)
-		want, wok := estimator.Config{}, false
-		if slots[0] >= 0 && slots[0] < c.NumSlots() {
-			want, wok = c.shapeOfLarge(slots)
-		}
-		if got != want || gok != wok {
-			t.Fatalf("ShapeOf(%v) = %v %v, map version %v %v", slots, got, gok, want, wok)
-		}
-		if gok {
-			valid++
-		}
-		other := append([]int(nil), slots...)
-		rng.Shuffle(len(other), func(i, j int) { other[i], other[j] = other[j], other[i] })
-		if rng.IntN(2) == 0 {
-			other[rng.IntN(n)] = rng.IntN(c.NumSlots())
-		}
-		if SameGPUs(slots, other) != sameMap(slots, other) {
-			t.Fatalf("SameGPUs(%v, %v) = %v, map version %v", slots, other, SameGPUs(slots, other), sameMap(slots, other))
-		}
-	}
-	if valid < 1000 {
-		t.Errorf("only %d of 20000 random lists were grids; the test needs more", valid)
+	// sim.NewCluster refuses oversized specs built in code, too.
+	if _, err := sim.NewCluster(sim.ClusterSpec{Name: "big", Pools: []sim.Pool{{GPU: "a100", Nodes: 1 << 30, GPUsPerNode: 4}}}); err == nil {
+		t.Error("sim.NewCluster built 2^30 nodes")
 	}
 }

@@ -1,4 +1,4 @@
-package policy
+package registry
 
 import (
 	"errors"
@@ -119,6 +119,9 @@ type Values struct {
 	decl   []Option
 	vals   map[string]any
 	given  map[string]bool
+	// wrapped is the parsed policy of the entry's Wraps option, resolved
+	// in the registry that parsed the wrapper (Wrapped).
+	wrapped *Spec
 }
 
 func (v Values) get(name string, t OptionType) any {
@@ -149,6 +152,18 @@ func (v Values) Bool(name string) bool { return v.get(name, Bool).(bool) }
 
 // Given reports whether the user set the option (to any value).
 func (v Values) Given(name string) bool { return v.given[name] }
+
+// Wrapped returns the wrapped policy of a wrapper (Entry.Wraps: quota's
+// inner policy), parsed in the registry that parsed the wrapper, so that a
+// wrapper's constructor needs no registry and can wrap a policy a custom
+// registry added. ok is false for values Parse did not build
+// (DefaultValues).
+func (v Values) Wrapped() (spec Spec, ok bool) {
+	if v.wrapped == nil {
+		return Spec{}, false
+	}
+	return *v.wrapped, true
+}
 
 // Spec is a parsed policy string: the entry and its option values.
 type Spec struct {
@@ -197,9 +212,10 @@ const (
 // "option", Field the option.
 type OptionError = input.Error
 
-// optionError is the OptionError of policy's option key ("" = the
-// policy string as a whole).
-func optionError(policy, key string, err error) *OptionError {
+// NewOptionError is the OptionError of policy's option key ("" = the
+// policy string as a whole): what a constructor returns for a value its
+// option's type admits but the policy does not (tiresias(queues=0)).
+func NewOptionError(policy, key string, err error) *OptionError {
 	e := &OptionError{File: "policy " + policy, Err: err}
 	if key != "" {
 		e.Kind, e.Field = "option", key
@@ -221,19 +237,19 @@ func ParseWith(lookup func(string) (Entry, error), s string) (Spec, error) {
 		pairs = [][2]string{{"cmd", strings.TrimSpace(cmd)}}
 	} else if i := strings.IndexByte(s, '('); i >= 0 {
 		if !strings.HasSuffix(s, ")") {
-			return Spec{}, optionError(strings.TrimSpace(s[:i]), "", fmt.Errorf("%q: options must end with ')', e.g. tiresias(queues=3,threshold=16h)", s))
+			return Spec{}, NewOptionError(strings.TrimSpace(s[:i]), "", fmt.Errorf("%q: options must end with ')', e.g. tiresias(queues=3,threshold=16h)", s))
 		}
 		name, args = strings.TrimSpace(s[:i]), s[i+1:len(s)-1]
 		items, err := splitTop(args)
 		if err != nil {
-			return Spec{}, optionError(name, "", err)
+			return Spec{}, NewOptionError(name, "", err)
 		}
 		for _, it := range items {
 			if strings.TrimSpace(it) == "" {
 				if len(items) == 1 {
 					break // "name()"
 				}
-				return Spec{}, optionError(name, "", fmt.Errorf("%q: empty option", s))
+				return Spec{}, NewOptionError(name, "", fmt.Errorf("%q: empty option", s))
 			}
 			k, v, ok := strings.Cut(it, "=")
 			k = strings.TrimSpace(k)
@@ -243,14 +259,14 @@ func ParseWith(lookup func(string) (Entry, error), s string) (Spec, error) {
 				k, v = "", it // quota(tiresias(queues=3),…), quota(exec:p.py,…)
 			}
 			if !ok {
-				return Spec{}, optionError(name, k, errors.New("want key=value"))
+				return Spec{}, NewOptionError(name, k, errors.New("want key=value"))
 			}
 			val, err := unquote(strings.TrimSpace(v))
 			if k == "" && !strings.HasPrefix(strings.TrimSpace(v), "'") && !strings.HasPrefix(strings.TrimSpace(v), `"`) {
 				val, err = strings.TrimSpace(v), nil // a policy string keeps its own quotes
 			}
 			if err != nil {
-				return Spec{}, optionError(name, k, err)
+				return Spec{}, NewOptionError(name, k, err)
 			}
 			pairs = append(pairs, [2]string{k, val})
 		}
@@ -261,7 +277,7 @@ func ParseWith(lookup func(string) (Entry, error), s string) (Spec, error) {
 	}
 	if len(pairs) > 0 && pairs[0][0] == "" {
 		if e.Wraps == "" {
-			return Spec{}, optionError(name, strings.TrimSpace(pairs[0][1]), errors.New("want key=value"))
+			return Spec{}, NewOptionError(name, strings.TrimSpace(pairs[0][1]), errors.New("want key=value"))
 		}
 		pairs[0][0] = e.Wraps
 	}
@@ -272,10 +288,11 @@ func ParseWith(lookup func(string) (Entry, error), s string) (Spec, error) {
 	if e.Wraps != "" {
 		inner, err := ParseWith(lookup, vals.String(e.Wraps))
 		if err != nil {
-			return Spec{}, optionError(name, e.Wraps, err)
+			return Spec{}, NewOptionError(name, e.Wraps, err)
 		}
 		e.Overhead, e.Cost = inner.Entry.Overhead, inner.Entry.Cost
 		vals.vals[e.Wraps] = inner.String() // canonical, as results record it
+		vals.wrapped = &inner
 	}
 	return Spec{Entry: e, Values: vals}, nil
 }
@@ -298,7 +315,7 @@ func (e Entry) values(written string, pairs [][2]string) (Values, error) {
 		}
 		d, err := parseValue(o, o.Default)
 		if err != nil {
-			return Values{}, optionError(written, o.Name, fmt.Errorf("bad default: %w", err))
+			return Values{}, NewOptionError(written, o.Name, fmt.Errorf("bad default: %w", err))
 		}
 		v.vals[o.Name] = d
 	}
@@ -314,14 +331,14 @@ func (e Entry) values(written string, pairs [][2]string) (Values, error) {
 				}
 				known = "known: " + strings.Join(names, ", ")
 			}
-			return Values{}, optionError(written, p[0], fmt.Errorf("unknown option (%s; see 'arena policies')", known))
+			return Values{}, NewOptionError(written, p[0], fmt.Errorf("unknown option (%s; see 'arena policies')", known))
 		}
 		if v.given[k] {
-			return Values{}, optionError(written, k, errors.New("given twice"))
+			return Values{}, NewOptionError(written, k, errors.New("given twice"))
 		}
 		val, err := parseValue(e.Options[i], raw)
 		if err != nil {
-			return Values{}, optionError(written, k, err)
+			return Values{}, NewOptionError(written, k, err)
 		}
 		v.vals[k], v.given[k] = val, true
 	}
@@ -331,7 +348,7 @@ func (e Entry) values(written string, pairs [][2]string) (Values, error) {
 			if e.Name == ExecName {
 				hint = "; write exec:COMMAND, e.g. exec:python3 my_policy.py"
 			}
-			return Values{}, optionError(written, o.Name, fmt.Errorf("required, not given%s", hint))
+			return Values{}, NewOptionError(written, o.Name, fmt.Errorf("required, not given%s", hint))
 		}
 	}
 	return v, nil

@@ -1,0 +1,51 @@
+package arena
+
+import (
+	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/policy/registry"
+	"github.com/arena-sim/arena/sim"
+)
+
+// Overhead classes of Arena (registry.FullSearch explains how a class is
+// priced in the run's overhead profile).
+var (
+	// prunedOverhead: Arena's pruned adaptive-parallelism search.
+	prunedOverhead = sim.OverheadClass{"arena", "pruned"}
+	// noPruneOverhead: the arena-noprune ablation's unpruned search.
+	noPruneOverhead = sim.OverheadClass{"arena-noprune", "noprune"}
+)
+
+// Entries are the registry entries of Arena and its ablations
+// (docs/arena.md), one per Variants name.
+func Entries() []registry.Entry {
+	variants := []struct {
+		name     string
+		aliases  []string
+		view     estimator.View // the view the policy decides with
+		overhead sim.OverheadClass
+		doc      string
+	}{
+		{"arena", []string{"crius"}, estimator.ViewOptimal, prunedOverhead,
+			"Arena: grid scheduling with adaptive-parallelism throughput; migration, shrink, GPU-type change, growth and opportunistic backfill"},
+		{"arena-ns", nil, estimator.ViewOptimal, prunedOverhead, "Arena without scaling (no shrink, no growth)"},
+		{"arena-nh", nil, estimator.ViewOptimal, prunedOverhead, "Arena without hardware (GPU type) changes"},
+		{"arena-no", nil, estimator.ViewOptimal, prunedOverhead,
+			"Arena without opportunistic execution: a job waits while a job of its GPU type is pending"},
+		{"arena-dp", nil, estimator.ViewDataParallel, prunedOverhead,
+			"Arena deciding with data-parallel data (DP memory filter, unscaled fallbacks)"},
+		{"arena-ddl", nil, estimator.ViewOptimal, prunedOverhead,
+			"deadline-aware Arena: a config is feasible only if the job still meets its deadline; timed-out pending jobs are never restarted"},
+		{"arena-noprune", nil, estimator.ViewOptimal, noPruneOverhead,
+			"Arena paying an unpruned adaptive-parallelism search on every reallocation (artifact: 300 s/GPU, at most 1200 s)"},
+	}
+	var out []registry.Entry
+	for _, v := range variants {
+		out = append(out, registry.Entry{
+			Name: v.name, Aliases: v.aliases, Doc: v.doc, Overhead: append(sim.OverheadClass{v.name}, v.overhead...), Cost: 30,
+			New: func(o registry.Options) (sim.Policy, error) {
+				return New(Variants[v.name], o.Cluster, o.Source.View(v.view), o.Source.View(estimator.ViewOptimal)).Engine(), nil
+			},
+		})
+	}
+	return out
+}

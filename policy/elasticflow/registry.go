@@ -1,0 +1,45 @@
+package elasticflow
+
+import (
+	"github.com/arena-sim/arena/policy/registry"
+	"github.com/arena-sim/arena/sim"
+)
+
+// checkOverhead is the overhead class ElasticFlow's deadline test
+// anticipates for a job submitted within the last round (the artifact
+// prices it with Arena's pruned constants).
+var checkOverhead = sim.OverheadClass{"elasticflow-check", "pruned", "arena"}
+
+// Entries are the registry entries of ElasticFlow: with deadlines relaxed
+// (the paper's ElasticFlow-LS) and with the jobs' own. Both pay the
+// full-search reconfiguration overhead, as the artifact's baselines do.
+func Entries() []registry.Entry {
+	return []registry.Entry{
+		{
+			Name: "elasticflow-ls", Aliases: []string{"elasticflow-l"},
+			Doc:      "ElasticFlow with deadlines relaxed by 1e9 s (the paper's ElasticFlow-LS): per-type admission by minimum DP share, greedy doubling, full re-placement",
+			Overhead: registry.FullSearch("elasticflow-ls", "elasticflow"), Cost: 3,
+			New: func(o registry.Options) (sim.Policy, error) {
+				return newFromOptions(o, LongSlack)
+			},
+		},
+		{
+			Name:     "elasticflow",
+			Doc:      "ElasticFlow with the jobs' own deadlines (submit + 5·budget); pending jobs past their deadline are never restarted",
+			Overhead: registry.FullSearch("elasticflow"), Cost: 3,
+			New: func(o registry.Options) (sim.Policy, error) {
+				return newFromOptions(o, Deadlines)
+			},
+		},
+	}
+}
+
+// newFromOptions builds ElasticFlow with its own overhead and the cost its
+// deadline test anticipates, both from the run's profile.
+func newFromOptions(o registry.Options, v Variant) (sim.Policy, error) {
+	check, err := o.Resolve(checkOverhead)
+	if err != nil {
+		return nil, err
+	}
+	return New(o.Cluster, o.Source, v, o.Overhead, check), nil
+}

@@ -1,0 +1,322 @@
+package clusterspec
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/input"
+)
+
+// MaxBytes bounds a cluster spec file.
+const MaxBytes = 1 << 20
+
+// builtinClusters are the specs a user can name with --cluster.
+var builtinClusters = map[string]sim.ClusterSpec{
+	"paper-1280": {Name: "paper-1280", Pools: []sim.Pool{
+		{GPU: "a100", Nodes: 80, GPUsPerNode: 4},
+		{GPU: "v100", Nodes: 20, GPUsPerNode: 16},
+		{GPU: "a40", Nodes: 160, GPUsPerNode: 2},
+		{GPU: "a10", Nodes: 160, GPUsPerNode: 2},
+	}},
+	"testbed-64": {Name: "testbed-64", Pools: []sim.Pool{
+		{GPU: "a40", Nodes: 16, GPUsPerNode: 2},
+		{GPU: "a10", Nodes: 16, GPUsPerNode: 2},
+	}},
+	"h100-l20": {Name: "h100-l20", Pools: []sim.Pool{
+		{GPU: "h100", Nodes: 16, GPUsPerNode: 8},
+		{GPU: "l20", Nodes: 16, GPUsPerNode: 16},
+	}},
+}
+
+// BuiltinNames lists the built-in cluster specs, sorted.
+func BuiltinNames() []string {
+	var out []string
+	for k := range builtinClusters {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Load resolves a --cluster argument: a built-in name, or a path
+// to a YAML spec or to the artifact's JSON spec.
+func Load(nameOrPath string) (sim.ClusterSpec, error) {
+	if s, ok := builtinClusters[nameOrPath]; ok {
+		return s, nil
+	}
+	f, err := os.Open(nameOrPath)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return sim.ClusterSpec{}, fmt.Errorf("cluster %q: not a built-in cluster (%s) and no such file", nameOrPath, strings.Join(BuiltinNames(), ", "))
+		}
+		return sim.ClusterSpec{}, fmt.Errorf("cluster: %w", err)
+	}
+	defer f.Close()
+	// Read at most one byte past the limit: a huge or endless file
+	// (/dev/zero) fails without being read whole.
+	data, err := input.ReadAll(nameOrPath, f)
+	if err != nil {
+		return sim.ClusterSpec{}, fmt.Errorf("cluster %s: %w", nameOrPath, err)
+	}
+	return Parse(nameOrPath, data)
+}
+
+// Parse parses a cluster spec. YAML form:
+//
+//	name: my-cluster
+//	pools:
+//	  - {gpu: a100, nodes: 80, gpus_per_node: 4}
+//
+// The artifact's JSON form ([{"a100": {"node_num": 80}, ...}]) is accepted
+// too; its node sizes come from the GPU catalog. Parsing is strict: one
+// YAML document, no duplicate keys, whole numbers only, nothing after the
+// JSON, sizes within sim.MaxNodes, sim.MaxGPUsPerNode and sim.MaxClusterGPUs. Errors
+// name file, line and key, and never quote the file's content beyond a
+// key or a short value.
+func Parse(file string, data []byte) (sim.ClusterSpec, error) {
+	if len(data) > MaxBytes {
+		return sim.ClusterSpec{}, &input.Error{File: file, Err: fmt.Errorf("%d bytes; a cluster spec is at most %d", len(data), MaxBytes)}
+	}
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		spec, err := parseArtifactClusterJSON(file, data)
+		if err != nil {
+			return spec, err
+		}
+		return spec, sim.CheckClusterBounds(file, spec)
+	}
+	spec, err := parseClusterYAML(file, data)
+	if err != nil {
+		return spec, err
+	}
+	return spec, sim.CheckClusterBounds(file, spec)
+}
+
+func parseClusterYAML(file string, data []byte) (sim.ClusterSpec, error) {
+	var spec sim.ClusterSpec
+	doc, err := input.OneDocument(file, "a cluster spec", data)
+	if err != nil {
+		return spec, err
+	}
+	if doc == nil || doc.Kind != yaml.MappingNode {
+		return spec, &input.Error{File: file, Err: errors.New("want a mapping with keys name and pools")}
+	}
+	err = input.Mapping(file, "", doc, []string{"name", "pools"}, nil, func(key string, k, v *yaml.Node) error {
+		switch key {
+		case "name":
+			if v.Kind != yaml.ScalarNode || v.Value == "" || len(v.Value) > 200 || strings.ContainsFunc(v.Value, unicode.IsControl) || !utf8.ValidString(v.Value) {
+				return input.At(file, v, "name", "want a short one-line name")
+			}
+			spec.Name = v.Value
+		case "pools":
+			if v.Kind != yaml.SequenceNode {
+				return input.At(file, v, "pools", "want a list of {gpu, nodes, gpus_per_node}")
+			}
+			for _, item := range v.Content {
+				p, err := parsePool(file, item)
+				if err != nil {
+					return err
+				}
+				spec.Pools = append(spec.Pools, p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return spec, err
+	}
+	if len(spec.Pools) == 0 {
+		return spec, &input.Error{File: file, Kind: "key", Field: "pools", Err: errors.New("at least one pool is required")}
+	}
+	if spec.Name == "" {
+		spec.Name = strings.TrimSuffix(file, ".yaml")
+	}
+	return spec, nil
+}
+
+func parsePool(file string, item *yaml.Node) (sim.Pool, error) {
+	var p sim.Pool
+	if item.Kind != yaml.MappingNode {
+		return p, &input.Error{File: file, Line: item.Line, Kind: "pools", Field: "entry", Err: errors.New("want a mapping {gpu, nodes, gpus_per_node}")}
+	}
+	err := input.Mapping(file, "", item, []string{"gpu", "nodes", "gpus_per_node"}, nil, func(key string, pk, pv *yaml.Node) error {
+		var err error
+		switch key {
+		case "gpu":
+			p.GPU = strings.ToLower(pv.Value)
+			if _, e := estimator.LookupGPU(p.GPU); e != nil || pv.Kind != yaml.ScalarNode {
+				err = fmt.Errorf("unknown GPU type %s; want one of %s", shortValue(pv.Value), strings.Join(estimator.GPUNames(), ", "))
+			}
+		case "nodes":
+			p.Nodes, err = wholeNumber(pv, sim.MaxNodes)
+		case "gpus_per_node":
+			p.GPUsPerNode, err = wholeNumber(pv, sim.MaxGPUsPerNode)
+		}
+		if err != nil {
+			return &input.Error{File: file, Line: pk.Line, Kind: "key", Field: pk.Value, Err: err}
+		}
+		return nil
+	})
+	if err != nil {
+		return p, err
+	}
+	if p.GPU == "" || p.Nodes == 0 {
+		return p, &input.Error{File: file, Line: item.Line, Kind: "pools", Field: "entry", Err: errors.New("gpu and nodes are required")}
+	}
+	if p.GPUsPerNode == 0 {
+		g, _ := estimator.LookupGPU(p.GPU)
+		p.GPUsPerNode = g.GPUsPerNode
+	}
+	return p, nil
+}
+
+// wholeNumber reads a YAML scalar as an integer in [1, limit]: "2.5",
+// "1e9" and "0x10" are refused, not truncated or widened.
+func wholeNumber(v *yaml.Node, limit int) (int, error) {
+	n, err := strconv.Atoi(v.Value)
+	if v.Kind != yaml.ScalarNode || err != nil || n <= 0 {
+		return 0, fmt.Errorf("want a whole number ≥ 1, got %s", shortValue(v.Value))
+	}
+	if n > limit {
+		return 0, fmt.Errorf("%d is over the limit of %d", n, limit)
+	}
+	return n, nil
+}
+
+// parseArtifactClusterJSON reads [{"a100": {"node_num": 80}, …}] token by
+// token, keeping key order (the artifact builds nodes in the JSON's key
+// order) and refusing what Python's json module would silently accept or
+// truncate: duplicate keys, fractional counts, trailing content.
+func parseArtifactClusterJSON(file string, data []byte) (sim.ClusterSpec, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	spec := sim.ClusterSpec{Name: file}
+	// at is an input.Error at the decoder's line, for key ("" = none).
+	at := func(key, format string, args ...any) error {
+		e := &input.Error{File: file, Line: 1 + bytes.Count(data[:dec.InputOffset()], []byte("\n")), Err: fmt.Errorf(format, args...)}
+		if key != "" {
+			e.Kind, e.Field = "key", key
+		}
+		return e
+	}
+	token := func(what string) (json.Token, error) {
+		tok, err := dec.Token()
+		if err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				end := 1 + bytes.Count(bytes.TrimRight(data, " \t\r\n"), []byte("\n"))
+				return nil, &input.Error{File: file, Line: end, Err: fmt.Errorf("truncated JSON (the file ends early): want %s", what)}
+			}
+			return nil, at("", "not valid JSON: want %s", what)
+		}
+		return tok, nil
+	}
+	expect := func(want json.Delim) error {
+		tok, err := token(string(want))
+		if err != nil {
+			return err
+		}
+		if d, ok := tok.(json.Delim); !ok || d != want {
+			return at("", "want %q", string(want))
+		}
+		return nil
+	}
+	if err := expect('['); err != nil {
+		return spec, err
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		if err := expect('{'); err != nil {
+			return spec, err
+		}
+		for dec.More() {
+			tok, err := token("a GPU type")
+			if err != nil {
+				return spec, err
+			}
+			name, _ := tok.(string)
+			g, lerr := estimator.LookupGPU(name)
+			if lerr != nil {
+				return spec, at(name, "unknown GPU type; want one of %s", strings.Join(estimator.GPUNames(), ", "))
+			}
+			if seen[g.Name] {
+				return spec, at(name, "given twice")
+			}
+			seen[g.Name] = true
+			n, err := nodeNum(dec, token, expect, at, name)
+			if err != nil {
+				return spec, err
+			}
+			spec.Pools = append(spec.Pools, sim.Pool{GPU: g.Name, Nodes: n, GPUsPerNode: g.GPUsPerNode})
+		}
+		if err := expect('}'); err != nil {
+			return spec, err
+		}
+	}
+	if err := expect(']'); err != nil {
+		return spec, err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return spec, at("", "content after the closing ]")
+	}
+	if len(spec.Pools) == 0 {
+		return spec, &input.Error{File: file, Err: errors.New("no GPU pools")}
+	}
+	return spec, nil
+}
+
+// nodeNum reads {"node_num": N} (other keys are ignored, as the artifact
+// does; node_num twice is refused).
+func nodeNum(dec *json.Decoder, token func(string) (json.Token, error), expect func(json.Delim) error, at func(key, format string, args ...any) error, gpu string) (int, error) {
+	if err := expect('{'); err != nil {
+		return 0, err
+	}
+	n := 0
+	for dec.More() {
+		tok, err := token("a key")
+		if err != nil {
+			return 0, err
+		}
+		key, _ := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return 0, at(gpu+"."+key, "not valid JSON")
+		}
+		if key != "node_num" {
+			continue
+		}
+		if n != 0 {
+			return 0, at(gpu+".node_num", "given twice")
+		}
+		v, err := strconv.Atoi(string(raw))
+		if err != nil || v <= 0 {
+			return 0, at(gpu+".node_num", "want a whole number ≥ 1, got %s", shortValue(string(raw)))
+		}
+		if v > sim.MaxNodes {
+			return 0, at(gpu+".node_num", "%d is over the limit of %d", v, sim.MaxNodes)
+		}
+		n = v
+	}
+	if err := expect('}'); err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		return 0, at(gpu+".node_num", "missing; want a whole number ≥ 1")
+	}
+	return n, nil
+}
+
+func shortValue(s string) string { return input.ShowValue(s) }

@@ -1,0 +1,16 @@
+// Package resultsdir writes a run's results directory: jobs.parquet (one
+// row per job), timeline.parquet (one row per round, a busy-GPU column per
+// GPU type), allocations.parquet (every GPU holding), rounds.csv (the
+// per-round digest in the artifact's form, sim.Result.DigestCSV) and
+// summary.json, every table row carrying the run's identity
+// (sim.Identity).
+//
+// The engine hands a finished run over as a value (sim.Result and its
+// sim.Summary) and knows no file format: encoding and the directory's
+// layout live here, so sim does not depend on Parquet. Write builds the
+// directory under a temporary name and swaps it in whole (sim/outdir):
+// afterwards it holds the new run's files or, after a failure, the old
+// run's, never a mix; a non-empty directory that is not a results
+// directory (files other than Names, CompanionNames and the extra files)
+// is refused, not replaced.
+package resultsdir
