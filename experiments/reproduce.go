@@ -5,7 +5,6 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/input"
 	"github.com/arena-sim/arena/sim/resultsdir"
 )
 
@@ -219,7 +219,7 @@ func claimsContext(reg Policies, opt ReproduceOptions, secs []section, loaded ma
 		}
 	}
 	for _, p := range []string{filepath.Join(opt.Out, TestbedSection, "testbed.json"), filepath.Join(opt.Out, "testbed.json")} {
-		data, err := os.ReadFile(p)
+		data, err := input.ReadFile(p)
 		if err != nil {
 			continue
 		}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/input"
 	"github.com/arena-sim/arena/sim/input/pq"
 	"github.com/arena-sim/arena/sim/outdir"
 	"github.com/arena-sim/arena/sim/resultsdir"
@@ -145,7 +146,7 @@ func parquetFramed(path string) error {
 
 func readRunRecord(dir string) (RunRecord, error) {
 	var rec RunRecord
-	data, err := os.ReadFile(filepath.Join(dir, RunFile))
+	data, err := input.ReadFile(filepath.Join(dir, RunFile))
 	if err != nil {
 		return rec, err
 	}
@@ -157,7 +158,7 @@ func readRunRecord(dir string) (RunRecord, error) {
 
 func readSummary(dir string) (sim.Summary, error) {
 	var s sim.Summary
-	data, err := os.ReadFile(filepath.Join(dir, resultsdir.SummaryFile))
+	data, err := input.ReadFile(filepath.Join(dir, resultsdir.SummaryFile))
 	if err != nil {
 		return s, err
 	}
