@@ -51,32 +51,7 @@ func TenantShares(runs []TenantShare, window float64) (*Figure, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("plots: tenant-share: no runs")
 	}
-	// Tenants in decreasing GPU-hours over every run; empty ones dropped.
-	total := map[string]float64{}
-	span := 0.0
-	for _, r := range runs {
-		if len(r.Times) == 0 {
-			continue
-		}
-		span = math.Max(span, r.Times[len(r.Times)-1]-r.Start)
-		for t, name := range r.Tenants {
-			for i := range r.Times {
-				total[name] += r.GPUs[t][i]
-			}
-		}
-	}
-	var order []string
-	for name, v := range total {
-		if v > 0 {
-			order = append(order, name)
-		}
-	}
-	sort.Slice(order, func(a, b int) bool {
-		if total[order[a]] != total[order[b]] {
-			return total[order[a]] > total[order[b]]
-		}
-		return order[a] < order[b]
-	})
+	total, order, span := tenantTotals(runs)
 	if len(order) == 0 {
 		return nil, fmt.Errorf("plots: tenant-share: no tenant held a GPU")
 	}
@@ -121,34 +96,7 @@ func TenantShares(runs []TenantShare, window float64) (*Figure, error) {
 		if len(runs) > 1 {
 			p.Title.Text = r.Label
 		}
-		// Per band, the GPUs at each row (the rest summed into "other").
-		vals := make([][]float64, nb)
-		for b := range vals {
-			vals[b] = make([]float64, len(r.Times))
-		}
-		for t, name := range r.Tenants {
-			b, ok := band[name]
-			if !ok {
-				if total[name] == 0 {
-					continue
-				}
-				b = nb - 1
-			}
-			for i, v := range r.GPUs[t] {
-				vals[b][i] += v * scale(r)
-			}
-		}
-		var xs []float64
-		smooth := make([][]float64, nb)
-		for b := range vals {
-			pts := rollingValues(r.Times, vals[b], r.Start, div, window)
-			smooth[b] = make([]float64, len(pts))
-			xs = xs[:0]
-			for i, pt := range pts {
-				smooth[b][i] = pt.Y
-				xs = append(xs, pt.X)
-			}
-		}
+		xs, smooth := bandSeries(r, band, nb, total, scale(r), div, window)
 		lower := make([]float64, len(xs))
 		top := 0.0
 		for b := range smooth {
@@ -184,6 +132,70 @@ func TenantShares(runs []TenantShare, window float64) (*Figure, error) {
 		f.addLegend(label, swatch{colors[b]})
 	}
 	return f, nil
+}
+
+// tenantTotals orders the tenants by GPU-hours over every run,
+// decreasing (ties by name), tenants that never held a GPU dropped, and
+// gives the longest run's span in seconds.
+func tenantTotals(runs []TenantShare) (total map[string]float64, order []string, span float64) {
+	total = map[string]float64{}
+	for _, r := range runs {
+		if len(r.Times) == 0 {
+			continue
+		}
+		span = math.Max(span, r.Times[len(r.Times)-1]-r.Start)
+		for t, name := range r.Tenants {
+			for i := range r.Times {
+				total[name] += r.GPUs[t][i]
+			}
+		}
+	}
+	for name, v := range total {
+		if v > 0 {
+			order = append(order, name)
+		}
+	}
+	sort.Slice(order, func(a, b int) bool {
+		if total[order[a]] != total[order[b]] {
+			return total[order[a]] > total[order[b]]
+		}
+		return order[a] < order[b]
+	})
+	return total, order, span
+}
+
+// bandSeries is one run's stacked bands before stacking: per band, the
+// GPUs held at each row times scale (tenants outside band summed into the
+// last, "other", band), smoothed over window; xs are the smoothed rows'
+// times in units of div.
+func bandSeries(r TenantShare, band map[string]int, nb int, total map[string]float64, scale, div, window float64) (xs []float64, smooth [][]float64) {
+	vals := make([][]float64, nb)
+	for b := range vals {
+		vals[b] = make([]float64, len(r.Times))
+	}
+	for t, name := range r.Tenants {
+		b, ok := band[name]
+		if !ok {
+			if total[name] == 0 {
+				continue
+			}
+			b = nb - 1
+		}
+		for i, v := range r.GPUs[t] {
+			vals[b][i] += v * scale
+		}
+	}
+	smooth = make([][]float64, nb)
+	for b := range vals {
+		pts := rollingValues(r.Times, vals[b], r.Start, div, window)
+		smooth[b] = make([]float64, len(pts))
+		xs = xs[:0]
+		for i, pt := range pts {
+			smooth[b][i] = pt.Y
+			xs = append(xs, pt.X)
+		}
+	}
+	return xs, smooth
 }
 
 // bandColor is band i's fill: the palette without black (a black band
