@@ -72,7 +72,7 @@ func (e *engine) checkState() error {
 	}
 	for _, j := range e.jobs {
 		id := j.Spec.ID
-		if j.Status == NotArrived || j.Status == Finished || j.Status == Dropped {
+		if j.Status == NotArrived || j.Status == Finished || j.Status == Dropped || j.Status == Failed {
 			if len(j.GPUs) != 0 {
 				return e.invariantf("%s job %s still holds GPUs", j.Status, j.Spec.Alias())
 			}

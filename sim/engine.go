@@ -108,6 +108,10 @@ type Config struct {
 	// even without events or checkpoints: a run given a failure preset
 	// that happened to draw no event is still a run with faults.
 	FaultModel bool
+	// JobFailures is the seeded model of jobs failing on their own (a
+	// crash, a NaN, an out-of-memory: not the cluster's fault), with
+	// retries (exact timing only). The zero value is none.
+	JobFailures JobFailures
 }
 
 // DefaultConfig returns the artifact's parameters on cluster c, with no

@@ -189,7 +189,7 @@ func TestEventOrder(t *testing.T) {
 	var got []string
 	for q.Len() > 0 {
 		e := heap.Pop(&q).(*event)
-		got = append(got, strings.Join([]string{trimFloat(float64(e.at)), []string{"completion", "cluster", "arrival", "round", "horizon"}[e.kind], trimFloat(float64(e.round))}, "/"))
+		got = append(got, strings.Join([]string{trimFloat(float64(e.at)), []string{"completion", "cluster", "job-failure", "arrival", "round", "horizon"}[e.kind], trimFloat(float64(e.round))}, "/"))
 	}
 	want := "5/round/0 10/completion/0 10/arrival/0 10/arrival/1 10/round/0"
 	if strings.Join(got, " ") != want {

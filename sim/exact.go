@@ -20,6 +20,10 @@ const (
 	// after completions (a job ending at the instant its node fails has
 	// finished) and before arrivals (which then see the new cluster).
 	evCluster
+	// evJobFailure: a job fails on its own (Config.JobFailures); after
+	// the cluster's events, so a node failure at the same instant is the
+	// cause recorded.
+	evJobFailure
 	evArrival
 	evRound
 	evHorizon
@@ -121,8 +125,10 @@ func (e *engine) runExact(ctx context.Context) error {
 			e.arrived = append(e.arrived, ev.job)
 		case evCluster:
 			e.clusterEvent(ev)
+		case evJobFailure:
+			e.jobFailure(ev.job)
 		}
-		if (ev.kind == evCompletion || ev.kind == evArrival || ev.kind == evCluster) && e.cfg.ScheduleOnEvents && !e.moreAt(e.now) {
+		if (ev.kind == evCompletion || ev.kind == evArrival || ev.kind == evCluster || ev.kind == evJobFailure) && e.cfg.ScheduleOnEvents && !e.moreAt(e.now) {
 			if err := e.decideOnEvents(); err != nil {
 				return err
 			}
@@ -208,6 +214,7 @@ func (e *engine) arrivalQueue(end Time) []*Job {
 // so the loop reads as a dispatch on event kinds.
 func (e *engine) complete(j *Job) {
 	j.completion = nil
+	e.cancelJobFailure(j)
 	e.advance(j, e.now)
 	j.remainingF, j.Remaining = 0, 0
 	e.running = removeJob(e.running, j)
@@ -309,6 +316,9 @@ func (e *engine) scheduleCompletion(j *Job) {
 	}
 	j.completion = ev
 	e.events.push(ev)
+	if e.flt != nil && e.flt.jobFailures.MTBF > 0 {
+		e.scheduleJobFailure(j)
+	}
 }
 
 func (e *engine) cancelCompletion(j *Job) {
@@ -316,4 +326,5 @@ func (e *engine) cancelCompletion(j *Job) {
 		e.events.remove(j.completion)
 		j.completion = nil
 	}
+	e.cancelJobFailure(j)
 }

@@ -136,6 +136,12 @@ type jobFault struct {
 	lostSamples float64
 	// lastCause: the cause of the job's last interruption.
 	lastCause string
+	// failLeft is the running time, seconds, until the job's next failure
+	// of its own (JobFailures; counted down while it holds GPUs);
+	// failures counts them; failEv is the pending failure event.
+	failLeft float64
+	failures int
+	failEv   *event
 }
 
 // causeStat is the damage of one cause.
@@ -189,11 +195,15 @@ type faultState struct {
 	samples  float64
 	timeline []AvailRecord
 	events   []ClusterEvent
+	// jobFailures is the run's model of jobs failing on their own.
+	jobFailures JobFailures
+	// gaveUp counts the jobs failed for good (Status Failed).
+	gaveUp int
 }
 
 // faulty reports whether a configuration asks for the fault model.
 func (c *Config) faulty() bool {
-	return c.FaultModel || len(c.Events) > 0 || c.Checkpoint != (Checkpoint{}) || c.CheckpointOf != nil
+	return c.FaultModel || len(c.Events) > 0 || c.Checkpoint != (Checkpoint{}) || c.CheckpointOf != nil || c.JobFailures.MTBF > 0
 }
 
 // newFaultState validates the run's events and checkpoint model and sets up
@@ -203,6 +213,9 @@ func newFaultState(cfg *Config, specs []JobSpec) (*faultState, error) {
 		return nil, fmt.Errorf("sim: cluster events and checkpoints need exact timing (artifact timing reproduces the artifact's fault-free rounds)")
 	}
 	if err := cfg.Checkpoint.Validate(); err != nil {
+		return nil, fmt.Errorf("sim: %w", err)
+	}
+	if err := cfg.JobFailures.Validate(); err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
 	c := cfg.Cluster
@@ -251,7 +264,11 @@ func newFaultState(cfg *Config, specs []JobSpec) (*faultState, error) {
 			}
 		}
 		f.jobs[i].ck = ck
+		if cfg.JobFailures.MTBF > 0 {
+			f.jobs[i].failLeft = cfg.JobFailures.draw(specs[i].ID, 0)
+		}
 	}
+	f.jobFailures = cfg.JobFailures
 	return f, nil
 }
 
@@ -487,6 +504,7 @@ func (e *engine) advanceFault(j *Job, now Time) {
 	gpus := float64(len(j.GPUs))
 	if now > j.lastUpdate {
 		*e.gpuSecondsOf(j) += float64(now-j.lastUpdate) * gpus
+		e.flt.jobs[j.Spec.ID].failLeft -= float64(now - j.lastUpdate)
 	}
 	from := max(j.lastUpdate, j.readyAt)
 	if now > from && j.iterTime > 0 {
@@ -634,6 +652,11 @@ type FaultSummary struct {
 	// recorded and count in every JCT figure as finished jobs do.
 	JobsFailed int `json:"jobs_failed"`
 	JobsKilled int `json:"jobs_killed"`
+	// JobsGivenUp counts the jobs that failed on their own more often
+	// than their retries allow (Config.JobFailures; Status Failed); they
+	// count in the mean JCT over all submitted jobs at their age at the
+	// horizon, as dropped jobs do.
+	JobsGivenUp int `json:"jobs_given_up,omitempty"`
 }
 
 // CauseSummary is the damage of one cause.
@@ -652,6 +675,7 @@ func (r *Result) finishFaults(e *engine) {
 	fr := &FaultResult{Jobs: make([]JobFaultRecord, len(r.Jobs)), Availability: f.timeline}
 	s := &fr.Summary
 	s.ClusterEvents = len(f.timeline)
+	s.JobsGivenUp = f.gaveUp
 	var kept, held, samples, lostSamples float64
 	var ratios []float64
 	for i := range r.Jobs {

@@ -142,16 +142,19 @@ const (
 	Running
 	Finished
 	Dropped
+	// Failed: the job failed on its own more often than its retries
+	// allow (Config.JobFailures) and was given up.
+	Failed
 )
 
 func (s Status) String() string {
-	if s < NotArrived || s > Dropped {
+	if s < NotArrived || s > Failed {
 		return fmt.Sprintf("Status(%d)", int(s))
 	}
 	return statusNames[s]
 }
 
-var statusNames = [...]string{"not-arrived", "pending", "running", "finished", "dropped"}
+var statusNames = [...]string{"not-arrived", "pending", "running", "finished", "dropped", "failed"}
 
 // Job is the engine's record of one job. Policies receive pointers to it
 // in a View and must treat every field as read-only; the engine alone

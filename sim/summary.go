@@ -155,7 +155,10 @@ func (r *Result) Summarize(trace string, jobsInTrace int, estimatorName string) 
 		case "running", "pending":
 			censored = append(censored, horizon-j.Submit)
 			submitted = append(submitted, horizon-j.Submit)
-		case "dropped":
+		case "dropped", "failed":
+			// A job given up (dropped by the policy, or failed past its
+			// retries) counts at its age at the horizon: no policy gains
+			// by losing a job.
 			submitted = append(submitted, horizon-j.Submit)
 		}
 		switch j.State {
@@ -245,8 +248,14 @@ const ComparisonJCTName = "submitted_mean_jct_s"
 
 // Accounting is "828 finished · 158 unfinished · 0 dropped": what stands
 // behind a mean, printed beside it in every comparison.
+// A run with jobs failed past their retries (Config.JobFailures) adds
+// "· N failed".
 func (s *Summary) Accounting() string {
-	return strconv.Itoa(s.Finished) + " finished · " + strconv.Itoa(s.Unfinished) + " unfinished · " + strconv.Itoa(s.Dropped) + " dropped"
+	a := strconv.Itoa(s.Finished) + " finished · " + strconv.Itoa(s.Unfinished) + " unfinished · " + strconv.Itoa(s.Dropped) + " dropped"
+	if s.Faults != nil && s.Faults.JobsGivenUp > 0 {
+		a += " · " + strconv.Itoa(s.Faults.JobsGivenUp) + " failed"
+	}
+	return a
 }
 
 // Neglects says whether a policy dropped or stranded jobs (a queue left

@@ -240,6 +240,10 @@ var Fields = []Field{
 		setSpan(func(r *Run) *float64 { return &r.CheckpointCost })),
 	field(Field{Key: "checkpoint_restore", Flag: "checkpoint-restore", Usage: "time a job restarted after an interruption spends restoring its checkpoint, on top of the overhead profile's restart cost"},
 		setSpan(func(r *Run) *float64 { return &r.CheckpointRestore })),
+	field(Field{Key: "job_mtbf", Flag: "job-mtbf", Usage: "jobs fail on their own (a crash, not the cluster): mean running time between a job's failures (seconds or 12h, 7d; 0: none), seeded by --seed"},
+		setSpan(func(r *Run) *float64 { return &r.JobMTBF })),
+	field(Field{Key: "job_retries", Flag: "job-retries", Usage: "times a job that failed on its own is restarted from its last checkpoint; its next failure ends it (state failed)"},
+		setInt(func(r *Run) *int64 { return &r.JobRetries }, func(n int64) bool { return n >= 0 && n <= 1000 }, "want 0 to 1000")),
 }
 
 // setSpan binds a span field (ParseSpan; seconds).

@@ -39,6 +39,9 @@ func InputHash(r Run, policy string, spec sim.ClusterSpec, cfg sim.Config, jobs 
 	if cfg.Checkpoint != (sim.Checkpoint{}) {
 		fmt.Fprintf(h, "checkpoint %v %v %v\n", float64(cfg.Checkpoint.Interval), float64(cfg.Checkpoint.Cost), float64(cfg.Checkpoint.Restore))
 	}
+	if cfg.JobFailures.MTBF > 0 {
+		fmt.Fprintf(h, "job failures %v %d %d\n", float64(cfg.JobFailures.MTBF), cfg.JobFailures.Retries, cfg.JobFailures.Seed)
+	}
 	if r.Faults != "" || len(cfg.Events) > 0 {
 		fmt.Fprintf(h, "faults %q %d\n", r.Faults, len(cfg.Events))
 		for _, ev := range cfg.Events {

@@ -143,7 +143,7 @@ func (r *Run) Validate() error {
 	for _, c := range []struct {
 		key string
 		v   float64
-	}{{"checkpoint_interval", r.CheckpointInterval}, {"checkpoint_cost", r.CheckpointCost}, {"checkpoint_restore", r.CheckpointRestore}} {
+	}{{"checkpoint_interval", r.CheckpointInterval}, {"checkpoint_cost", r.CheckpointCost}, {"checkpoint_restore", r.CheckpointRestore}, {"job_mtbf", r.JobMTBF}} {
 		if c.v < 0 || math.IsNaN(c.v) || math.IsInf(c.v, 0) {
 			add(c.key, c.v, ruleSpan)
 		}
@@ -151,7 +151,13 @@ func (r *Run) Validate() error {
 	if r.CheckpointCost > 0 && r.CheckpointInterval == 0 {
 		add("checkpoint_cost", r.CheckpointCost, "a checkpoint cost needs a checkpoint interval (checkpoint_interval)")
 	}
-	if r.Timing != sim.Exact && (strings.TrimSpace(r.Faults) != "" || r.CheckpointInterval != 0 || r.CheckpointCost != 0 || r.CheckpointRestore != 0) {
+	if r.JobRetries < 0 || r.JobRetries > 1000 {
+		add("job_retries", r.JobRetries, "want 0 to 1000")
+	}
+	if r.JobRetries > 0 && r.JobMTBF == 0 {
+		add("job_retries", r.JobRetries, "retries need job failures (job_mtbf)")
+	}
+	if r.Timing != sim.Exact && (strings.TrimSpace(r.Faults) != "" || r.CheckpointInterval != 0 || r.CheckpointCost != 0 || r.CheckpointRestore != 0 || r.JobMTBF != 0) {
 		es = append(es, &FieldError{Path: "faults", Err: errors.New(ruleFaultsExact)})
 	}
 	if len(es) == 0 {

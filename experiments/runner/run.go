@@ -85,6 +85,13 @@ type Run struct {
 	// between checkpoints, time to write one, time to restore one on a
 	// restart after an interruption); 0 none. Exact timing only.
 	CheckpointInterval float64 `json:"checkpoint_interval,omitempty" yaml:"checkpoint_interval,omitempty"`
+	// JobMTBF is each job's mean running time between failures of its
+	// own, seconds (sim.JobFailures: seeded by Seed, the same draws under
+	// every policy); 0 none. JobRetries is how many times a failed job is
+	// restarted from its last checkpoint before it is given up. Exact
+	// timing only.
+	JobMTBF    float64 `json:"job_mtbf,omitempty" yaml:"job_mtbf,omitempty"`
+	JobRetries int64   `json:"job_retries,omitempty" yaml:"job_retries,omitempty"`
 	CheckpointCost     float64 `json:"checkpoint_cost,omitempty" yaml:"checkpoint_cost,omitempty"`
 	CheckpointRestore  float64 `json:"checkpoint_restore,omitempty" yaml:"checkpoint_restore,omitempty"`
 	// Tenants names the run's tenants for its fairness figures

@@ -316,6 +316,7 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 		}
 	}
 	cfg.Checkpoint = sim.Checkpoint{Interval: sim.Duration(r.CheckpointInterval), Cost: sim.Duration(r.CheckpointCost), Restore: sim.Duration(r.CheckpointRestore)}
+	cfg.JobFailures = sim.JobFailures{MTBF: sim.Duration(r.JobMTBF), Retries: int(r.JobRetries), Seed: uint64(r.Seed)}
 	if r.Faults != "" {
 		cfg.FaultModel = true
 		if cfg.Events, err = loadFaults(r, spec, jobs, cfg); err != nil {

@@ -87,7 +87,7 @@ func Compute(res *sim.Result, jobs []sim.JobSpec, c *sim.Cluster, ten *tenants.F
 		tn[t].GPUHours += jr.GPUSeconds / 3600
 		total += jr.GPUSeconds / 3600
 		if jr.State != "finished" {
-			if jr.State == "dropped" {
+			if jr.State == "dropped" || jr.State == "failed" {
 				r.Dropped++
 			} else {
 				r.Unfinished++
