@@ -32,6 +32,9 @@ func printSummaries(w io.Writer, outcomes []*experiments.Outcome, withReference 
 	}
 	fmt.Fprintln(tw, head)
 	rows := summaryRows(s0.UntilDone)
+	if s0.Faults != nil {
+		rows = append(rows, faultRows()...)
+	}
 	for _, r := range rows {
 		line := r.name + "\t"
 		for _, o := range outcomes {
@@ -142,6 +145,30 @@ func summaryRows(untilDone bool) []summaryRow {
 		rows = append([]summaryRow{{"rounds simulated (until done)", func(s *sim.Summary) string { return fmt.Sprint(s.Rounds) }, nil}}, rows...)
 	}
 	return rows
+}
+
+// faultRows are the table's rows for runs with the fault model (summary's
+// faults section, docs/faults.md), after the others. A run of the table
+// has one if any has: the runs of one command share their fault inputs.
+func faultRows() []summaryRow {
+	get := func(f func(fs *sim.FaultSummary) string) func(s *sim.Summary) string {
+		return func(s *sim.Summary) string {
+			if s.Faults == nil {
+				return "–"
+			}
+			return f(s.Faults)
+		}
+	}
+	return []summaryRow{
+		{"cluster events", get(func(fs *sim.FaultSummary) string { return fmt.Sprint(fs.ClusterEvents) }), nil},
+		{"interruptions (jobs hit)", get(func(fs *sim.FaultSummary) string { return fmt.Sprintf("%d (%d)", fs.Interruptions, fs.JobsInterrupted) }), nil},
+		{"jobs failed past retries", get(func(fs *sim.FaultSummary) string { return fmt.Sprint(fs.JobsGivenUp) }), nil},
+		{"GPU-hours lost (redone + restart)", get(func(fs *sim.FaultSummary) string {
+			return fmt.Sprintf("%.0f (%.0f + %.0f)", fs.LostGPUHours, fs.LostWorkGPUHours, fs.RecoveryGPUHours)
+		}), nil},
+		{"effective training time", get(func(fs *sim.FaultSummary) string { return fmt.Sprintf("%.1f%%", 100*fs.EffectiveTrainingTimeRatio) }), nil},
+		{"goodput (samples/s)", get(func(fs *sim.FaultSummary) string { return fmt.Sprintf("%.1f", fs.Goodput) }), nil},
+	}
 }
 
 // printDigestComparisons prints, for each run the authors have a stored

@@ -24,7 +24,9 @@
 //     nodes failing under running jobs and coming back, and drains with a
 //     notice, with checkpoints on — every job still finishes, no job is
 //     started on a node that is down or draining (the engine refuses it,
-//     the checker asserts lost work and unavailable slots).
+//     the checker asserts lost work and unavailable slots); and jobs
+//     failing on their own (sim.JobFailures) with retries — every job
+//     finishes or is given up, none is left waiting.
 //
 // The traces use workloads of the artifact's profile database on the
 // testbed's GPU types (a40, a10), so any policy deciding with the built-in
@@ -221,6 +223,31 @@ var cases = []rule{
 		// Under load: a queue, preemptions and failures together.
 		_, err = h.runFaults(twoTypes, mixedWorkload(), 120, evs, sim.Checkpoint{Interval: 600, Cost: 20, Restore: 60})
 		return unjoin(err)
+	}},
+	{"jobs failing on their own", func(h *harness, timing sim.Timing) []error {
+		if timing != sim.Exact {
+			return refusesFaults(h)
+		}
+		// Failures every 10 minutes of running on average, two retries
+		// from checkpoints every 2 minutes: some jobs restart, some are
+		// given up; none may be left behind.
+		res, err := h.runWith(twoTypes, minimumWorkload(), sim.Exact, 80, 0, func(cfg *sim.Config) {
+			cfg.Checkpoint = sim.Checkpoint{Interval: 120, Cost: 5, Restore: 20}
+			cfg.JobFailures = sim.JobFailures{MTBF: 600, Retries: 2, Seed: 1}
+		})
+		if err != nil {
+			return []error{err}
+		}
+		var errs []error
+		for _, j := range res.Jobs {
+			if j.State != "finished" && j.State != "failed" {
+				errs = append(errs, fmt.Errorf("job %s is %s after 80 rounds with jobs failing and restarting", j.Alias, j.State))
+			}
+		}
+		if res.Faults == nil || res.Faults.Summary.Interruptions == 0 {
+			errs = append(errs, errors.New("no job failed: the case tested nothing (its seed or rates changed)"))
+		}
+		return errs
 	}},
 	{"drain with notice", func(h *harness, timing sim.Timing) []error {
 		if timing != sim.Exact {

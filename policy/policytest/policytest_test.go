@@ -74,7 +74,7 @@ func TestPlantedFaults(t *testing.T) {
 	}{
 		{"reference fcfs", func(o policy.Options) (sim.Policy, error) { return fcfsOf(o), nil }, nil},
 		{"never starts a job", func(policy.Options) (sim.Policy, error) { return idle{}, nil },
-			[]string{"minimum workload finishes under the checker", "nodes failing under running jobs", "drain with notice"}},
+			[]string{"minimum workload finishes under the checker", "nodes failing under running jobs", "jobs failing on their own", "drain with notice"}},
 		{"blind to faults", func(o policy.Options) (sim.Policy, error) { return blind{fcfsOf(o)}, nil },
 			[]string{"nodes failing under running jobs", "drain with notice"}},
 		{"modifies the view", func(o policy.Options) (sim.Policy, error) { return mutator{fcfsOf(o)}, nil }, []string{"does not modify the view"}},

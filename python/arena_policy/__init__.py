@@ -68,7 +68,7 @@ JOB_FIELDS = STATE_FIELDS + ["name", "alias", "model", "batch", "iterations", "t
                              "num_gpus", "submit", "deadline", "user", "vc", "best", "estimates"]
 
 # Status codes of the checksums (arena's sim.Status values).
-_STATUS_CODE = {"not-arrived": 0, "pending": 1, "running": 2, "finished": 3, "dropped": 4}
+_STATUS_CODE = {"not-arrived": 0, "pending": 1, "running": 2, "finished": 3, "dropped": 4, "failed": 5}
 
 # ARENA_POLICY_STRICT=1 makes a mirror out of step an error instead of a
 # resync (tests: arena's record and the mirror must never disagree).
@@ -156,7 +156,8 @@ class Job:
 
     Dynamic fields (current at every decision unless noted):
 
-    - ``status`` (str): "pending", "running", "finished" or "dropped".
+    - ``status`` (str): "pending", "running", "finished", "dropped" or
+      "failed" (failed on its own past its retries; runs with job failures).
     - ``gpus`` (list of int): global GPU slots held while running.
     - ``grid`` (Grid or None): the shape of ``gpus`` while running.
     - ``remaining`` (int, engine scale): iterations left — for a running
