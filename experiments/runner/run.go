@@ -90,10 +90,10 @@ type Run struct {
 	// every policy); 0 none. JobRetries is how many times a failed job is
 	// restarted from its last checkpoint before it is given up. Exact
 	// timing only.
-	JobMTBF    float64 `json:"job_mtbf,omitempty" yaml:"job_mtbf,omitempty"`
-	JobRetries int64   `json:"job_retries,omitempty" yaml:"job_retries,omitempty"`
-	CheckpointCost     float64 `json:"checkpoint_cost,omitempty" yaml:"checkpoint_cost,omitempty"`
-	CheckpointRestore  float64 `json:"checkpoint_restore,omitempty" yaml:"checkpoint_restore,omitempty"`
+	JobMTBF           float64 `json:"job_mtbf,omitempty" yaml:"job_mtbf,omitempty"`
+	JobRetries        int64   `json:"job_retries,omitempty" yaml:"job_retries,omitempty"`
+	CheckpointCost    float64 `json:"checkpoint_cost,omitempty" yaml:"checkpoint_cost,omitempty"`
+	CheckpointRestore float64 `json:"checkpoint_restore,omitempty" yaml:"checkpoint_restore,omitempty"`
 	// Tenants names the run's tenants for its fairness figures
 	// (summary.json's fairness, sim/fairness): a tenants file (YAML,
 	// docs/tenants.md), or TenantsVCs for each virtual cluster of the
