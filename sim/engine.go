@@ -307,7 +307,7 @@ func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 	if r, ok := p.(ViewReader); ok {
 		e.shareView = r.ReadsViewOnly()
 	}
-	if cfg.faulty() {
+	if cfg.faulty() || cfg.Timing == Exact && anyCheckpoint(specs) {
 		f, err := newFaultState(&e.cfg, specs)
 		if err != nil {
 			return nil, err

@@ -206,6 +206,33 @@ func (c *Config) faulty() bool {
 	return c.FaultModel || len(c.Events) > 0 || c.Checkpoint != (Checkpoint{}) || c.CheckpointOf != nil || c.JobFailures.MTBF > 0
 }
 
+// anyCheckpoint reports whether a job brings its own checkpoint model
+// (JobSpec.Checkpoint): exact timing then runs the fault model. Artifact
+// timing, which reproduces the artifact's fault-free rounds, ignores it.
+func anyCheckpoint(specs []JobSpec) bool {
+	for i := range specs {
+		if specs[i].Checkpoint != (Checkpoint{}) {
+			return true
+		}
+	}
+	return false
+}
+
+// with is c with the nonzero fields of own (a job's own model) in place
+// of c's.
+func (c Checkpoint) with(own Checkpoint) Checkpoint {
+	if own.Interval != 0 {
+		c.Interval = own.Interval
+	}
+	if own.Cost != 0 {
+		c.Cost = own.Cost
+	}
+	if own.Restore != 0 {
+		c.Restore = own.Restore
+	}
+	return c
+}
+
 // newFaultState validates the run's events and checkpoint model and sets up
 // the node table: every node up, but those whose first event is NodeAdd.
 func newFaultState(cfg *Config, specs []JobSpec) (*faultState, error) {
@@ -261,6 +288,12 @@ func newFaultState(cfg *Config, specs []JobSpec) (*faultState, error) {
 			ck = cfg.CheckpointOf(&specs[i])
 			if err := ck.Validate(); err != nil {
 				return nil, fmt.Errorf("sim: job %s (%s): %w", specs[i].Alias(), specs[i].Name, err)
+			}
+		}
+		if own := specs[i].Checkpoint; own != (Checkpoint{}) {
+			ck = ck.with(own)
+			if err := ck.Validate(); err != nil {
+				return nil, fmt.Errorf("sim: job %s (%s): its checkpoint model: %w", specs[i].Alias(), specs[i].Name, err)
 			}
 		}
 		f.jobs[i].ck = ck

@@ -39,6 +39,10 @@ type JobSpec struct {
 	// records one: "" (unknown or passed), "failed" or "killed" (the
 	// job's own end, a user error or a user's cancel, not the cluster's).
 	Outcome string
+	// Checkpoint is the job's own checkpoint model where the trace gives
+	// one (the canonical table's checkpoint_* columns): its nonzero fields
+	// replace the run's (Config.Checkpoint). Zero: the run's.
+	Checkpoint Checkpoint
 }
 
 // Alias is the artifact's per-round digest name of the job: "job_" and its

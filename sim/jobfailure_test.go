@@ -167,3 +167,38 @@ func TestJobFailuresValidate(t *testing.T) {
 		t.Error("job failures in artifact timing accepted")
 	}
 }
+
+// TestJobOwnCheckpoint: a job's own checkpoint model (JobSpec.Checkpoint,
+// the canonical table's checkpoint_* columns) stands in for the run's:
+// TestFaultHandWorkedJCT's case with the model on the job instead of the
+// run gives the same hand-worked JCT, 7026 s; and its nonzero fields
+// override the run's (a run interval of 50 s, replaced by the job's 1000).
+func TestJobOwnCheckpoint(t *testing.T) {
+	for _, runCk := range []Checkpoint{{}, {Interval: 50, Cost: 100, Restore: 200}} {
+		cfg := baseConfig(t, Exact, 30)
+		cfg.Checkpoint = runCk
+		cfg.Events = []ClusterEvent{{Time: 3700, Node: 0, Kind: NodeDown, Cause: "gpu"}}
+		jobs := faultJob(t)
+		jobs[0].Checkpoint = Checkpoint{Interval: 1000, Cost: 100, Restore: 200}
+		p := &scripted{byRound: map[int][]Action{
+			0: {{Kind: Start, Job: 0, GPUs: []int{0, 1}}},
+			9: {{Kind: Start, Job: 0, GPUs: []int{4, 5}}},
+		}}
+		res, err := Run(context.Background(), cfg, p, jobs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.JCTs) != 1 || !near(res.JCTs[0], 7026) {
+			t.Errorf("run model %+v: JCTs %v, want [7026]", runCk, res.JCTs)
+		}
+	}
+	// Artifact timing ignores a job's own model (it reproduces the
+	// artifact's fault-free rounds): no error, no fault section.
+	cfg := baseConfig(t, Artifact, 10)
+	jobs := faultJob(t)
+	jobs[0].Checkpoint = Checkpoint{Interval: 1000}
+	res, err := Run(context.Background(), cfg, restarter{}, jobs)
+	if err != nil || res.Faults != nil {
+		t.Errorf("artifact timing with a job's checkpoint model: %v, faults %v", err, res.Faults != nil)
+	}
+}

@@ -68,7 +68,8 @@ func FromTable(name, file string, jobs []table.Job) (*Trace, error) {
 			ID: sim.JobID(len(t.Jobs)), Name: j.ID, Submit: sim.Time(j.Submit),
 			Workload: estimator.Workload{Model: m, Batch: int(j.Batch)}, Iterations: j.Iterations,
 			GPU: g.Name, GPUs: n, Deadline: sim.Time(j.Deadline), User: j.User, VirtualCluster: j.VC,
-			Outcome: j.Outcome,
+			Outcome:    j.Outcome,
+			Checkpoint: sim.Checkpoint{Interval: sim.Duration(j.CheckpointInterval), Cost: sim.Duration(j.CheckpointCost), Restore: sim.Duration(j.CheckpointRestore)},
 		})
 	}
 	return t, nil

@@ -87,5 +87,14 @@ func appendJob(b []byte, j sim.JobSpec) []byte {
 	b = strconv.AppendQuote(b, j.User)
 	b = append(b, ' ')
 	b = strconv.AppendQuote(b, j.VirtualCluster)
+	// The job's own checkpoint model, only when it has one: other jobs'
+	// lines (and so fault-free runs' hashes) are as they were.
+	if ck := j.Checkpoint; ck != (sim.Checkpoint{}) {
+		b = append(b, " ck "...)
+		for _, v := range []sim.Duration{ck.Interval, ck.Cost, ck.Restore} {
+			b = strconv.AppendFloat(b, float64(v), 'g', -1, 64)
+			b = append(b, ' ')
+		}
+	}
 	return append(b, '\n')
 }

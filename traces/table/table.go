@@ -43,6 +43,15 @@ type Job struct {
 	// or unknown), "failed" or "killed" (OutcomeOf; docs/faults.md). An
 	// optional column: tables written before it read with "".
 	Outcome string `parquet:"outcome"`
+	// CheckpointInterval, CheckpointCost and CheckpointRestore are the
+	// job's own checkpoint model, seconds (sim.Checkpoint: progress time
+	// between checkpoints, time to write one, time to restore one after an
+	// interruption); 0 — an empty CSV field, or a table written before the
+	// columns existed — is the run's (--checkpoint-interval …). Optional
+	// columns.
+	CheckpointInterval float64 `parquet:"checkpoint_interval_s"`
+	CheckpointCost     float64 `parquet:"checkpoint_cost_s"`
+	CheckpointRestore  float64 `parquet:"checkpoint_restore_s"`
 }
 
 // The values of the outcome column.
@@ -53,11 +62,12 @@ const (
 
 // Columns is the CSV header, in order.
 var Columns = []string{"id", "submit_s", "duration_s", "censored", "iterations", "iteration_scale", "gpus", "gpu_type",
-	"model", "batch", "deadline_s", "user", "vc", "status", "attempt", "zone", "source", "outcome"}
+	"model", "batch", "deadline_s", "user", "vc", "status", "attempt", "zone", "source", "outcome",
+	"checkpoint_interval_s", "checkpoint_cost_s", "checkpoint_restore_s"}
 
 // optionalColumns may be absent from a CSV table (tables written before
 // the column existed); a missing one reads as "".
-var optionalColumns = []string{"outcome"}
+var optionalColumns = []string{"outcome", "checkpoint_interval_s", "checkpoint_cost_s", "checkpoint_restore_s"}
 
 // HasDuration reports whether the trace gave a run time.
 func (j *Job) HasDuration() bool { return j.Duration >= 0 }
@@ -66,10 +76,19 @@ func (j *Job) HasDuration() bool { return j.Duration >= 0 }
 func (j *Job) Record() []string {
 	return []string{j.ID, ftoa(j.Submit), ftoa(j.Duration), strconv.FormatBool(j.Censored), strconv.FormatInt(j.Iterations, 10),
 		strconv.FormatInt(j.IterationScale, 10), ftoa(j.GPUs), j.GPUType, j.Model, strconv.FormatInt(j.Batch, 10), ftoa(j.Deadline),
-		j.User, j.VC, j.Status, strconv.Itoa(int(j.Attempt)), j.Zone, j.Source, j.Outcome}
+		j.User, j.VC, j.Status, strconv.Itoa(int(j.Attempt)), j.Zone, j.Source, j.Outcome,
+		ftoaOpt(j.CheckpointInterval), ftoaOpt(j.CheckpointCost), ftoaOpt(j.CheckpointRestore)}
 }
 
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// ftoaOpt is ftoa but for 0, an optional column's "the run's": empty.
+func ftoaOpt(f float64) string {
+	if f == 0 {
+		return ""
+	}
+	return ftoa(f)
+}
 
 // Writer streams jobs to a CSV or Parquet file.
 type Writer interface {
@@ -366,6 +385,14 @@ func parseRecord(rec []string, col map[string]int) (Job, *FieldError) {
 	j.Attempt = int32(integer("attempt"))
 	j.Zone, j.Source = get("zone"), get("source")
 	j.Outcome = get("outcome")
+	for _, c := range []struct {
+		col string
+		v   *float64
+	}{{"checkpoint_interval_s", &j.CheckpointInterval}, {"checkpoint_cost_s", &j.CheckpointCost}, {"checkpoint_restore_s", &j.CheckpointRestore}} {
+		if get(c.col) != "" {
+			*c.v = num(c.col)
+		}
+	}
 	return j, ferr
 }
 
@@ -416,6 +443,16 @@ func (j *Job) check() *FieldError {
 		return bad("deadline_s", "%v: want seconds ≥ 0 (0 = none)", j.Deadline)
 	case j.Outcome != "" && j.Outcome != OutcomeFailed && j.Outcome != OutcomeKilled:
 		return bad("outcome", "%s: want failed, killed or empty (passed or unknown)", input.ShowValue(j.Outcome))
+	}
+	for _, c := range []struct {
+		col string
+		v   float64
+	}{{"checkpoint_interval_s", j.CheckpointInterval}, {"checkpoint_cost_s", j.CheckpointCost}, {"checkpoint_restore_s", j.CheckpointRestore}} {
+		if c.v != 0 {
+			if err := input.Time(c.v); err != nil {
+				return bad(c.col, "%v: %v; want seconds ≥ 0 (0 or empty = the run's)", c.v, err)
+			}
+		}
 	}
 	return nil
 }

@@ -39,7 +39,7 @@ func TestCSVHeaderIsDocumented(t *testing.T) {
 	var buf bytes.Buffer
 	w := NewCSVWriter(&buf)
 	w.Close()
-	if got := strings.TrimSpace(buf.String()); got != "id,submit_s,duration_s,censored,iterations,iteration_scale,gpus,gpu_type,model,batch,deadline_s,user,vc,status,attempt,zone,source,outcome" {
+	if got := strings.TrimSpace(buf.String()); got != "id,submit_s,duration_s,censored,iterations,iteration_scale,gpus,gpu_type,model,batch,deadline_s,user,vc,status,attempt,zone,source,outcome,checkpoint_interval_s,checkpoint_cost_s,checkpoint_restore_s" {
 		t.Errorf("header %q differs from the one doc.go and README document", got)
 	}
 }
@@ -66,6 +66,9 @@ func TestReadErrors(t *testing.T) {
 		{head + row(func(r []string) { r[6] = "NaN" }), 2, "gpus"},
 		{head + row(func(r []string) { r[0] = "" }), 2, "id"},
 		{head + row(func(r []string) { r[17] = "crashed" }), 2, "outcome"},
+		{head + row(func(r []string) { r[18] = "-600" }), 2, "checkpoint_interval_s"},
+		{head + row(func(r []string) { r[19] = "soon" }), 2, "checkpoint_cost_s"},
+		{head + row(func(r []string) { r[20] = "Inf" }), 2, "checkpoint_restore_s"},
 	}
 	for _, c := range cases {
 		_, err := ReadCSV("t.csv", strings.NewReader(c.body))
@@ -151,7 +154,43 @@ func TestTablesWithoutOutcomeRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	jobs, err = ReadFile(path)
-	if err != nil || len(jobs) != 1 || jobs[0].ID != "j1" || jobs[0].Status != "Killed" || jobs[0].Outcome != "" {
+	if err != nil || len(jobs) != 1 || jobs[0].ID != "j1" || jobs[0].Status != "Killed" || jobs[0].Outcome != "" || jobs[0].CheckpointInterval != 0 {
 		t.Fatalf("old Parquet: %+v %v", jobs, err)
+	}
+}
+
+// TestCheckpointColumns: a job's own checkpoint model round-trips through
+// CSV (empty = the run's, 0) and Parquet.
+func TestCheckpointColumns(t *testing.T) {
+	j := sample[2]
+	j.CheckpointInterval, j.CheckpointRestore = 1800, 120
+	rec := j.Record()
+	if got := strings.Join(rec[18:], ","); got != "1800,,120" {
+		t.Errorf("CSV checkpoint fields %q, want 1800,,120", got)
+	}
+	var body bytes.Buffer
+	cw := NewCSVWriter(&body)
+	if err := cw.Write(j); err != nil {
+		t.Fatal(err)
+	}
+	cw.Close()
+	jobs, err := ReadCSV("ck.csv", &body)
+	if err != nil || len(jobs) != 1 || jobs[0].CheckpointInterval != 1800 || jobs[0].CheckpointCost != 0 || jobs[0].CheckpointRestore != 120 {
+		t.Fatalf("CSV: %+v %v", jobs, err)
+	}
+	path := filepath.Join(t.TempDir(), "ck.parquet")
+	w, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(j); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	jobs, err = ReadFile(path)
+	if err != nil || len(jobs) != 1 || jobs[0].CheckpointInterval != 1800 || jobs[0].CheckpointRestore != 120 {
+		t.Fatalf("Parquet: %+v %v", jobs, err)
 	}
 }
