@@ -7,8 +7,8 @@ import (
 )
 
 // One run lives in package runner (the run as a value, its resolution and
-// execution); these names keep the sweep code of this package reading as
-// it did when it shared package experiments with the runner's wrappers.
+// execution); these aliases let the sweep code (moved here from package
+// experiments) name them unqualified, as before.
 type (
 	// Run describes one simulation (runner.Run).
 	Run = runner.Run

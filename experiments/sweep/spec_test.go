@@ -181,7 +181,8 @@ func FuzzParseSpec(f *testing.F) {
 			}
 			return
 		}
-		if len(s.Traces) == 0 || len(s.Policies) == 0 || len(s.Timings) == 0 || len(s.Densities) == 0 {
+		// A spec's traces come from its traces or its synth key (tenants.yaml).
+		if len(s.Traces)+len(s.Synth) == 0 || len(s.Policies) == 0 || len(s.Timings) == 0 || len(s.Densities) == 0 {
 			t.Fatalf("accepted a spec with an empty axis: %+v", s)
 		}
 		for _, d := range s.Densities {
