@@ -36,12 +36,12 @@ test:
 # The race detector on the packages where goroutines meet: the engine, one
 # policy, the profile-database cache shared by concurrent runs, and the
 # sweep's worker pool, shards, resume, lock and merge (the rest of
-# experiments under -race takes ~6 min here: its single-goroutine parity
+# experiments/... under -race takes ~6 min here: its single-goroutine parity
 # and golden runs are left to the plain pass above).
 RACE_SWEEP_TESTS := TestShardsMergedEqualUnshardedSweep|TestResumeSkipsCompleteRunsAndRedoesBrokenOnes|TestSweepLocksOut|TestMergeCleansStaleTemporaries|TestRunTimeoutAbandonsLongRuns|TestCompareSweeps
 test-race:
 	$(GO) test -race ./sim ./policy/fcfs ./estimator
-	$(GO) test -race -run '$(RACE_SWEEP_TESTS)' ./experiments
+	$(GO) test -race -run '$(RACE_SWEEP_TESTS)' ./experiments/sweep
 
 # The policy written outside the repository (its own Go module, built against
 # this checkout by a replace): vet, conformance test, build, and a short run.
@@ -123,7 +123,7 @@ bench-python:
 # ARENA_SCALE_POLICIES / ARENA_SCALE_AXES pick).
 bench-scale:
 	@mkdir -p bench
-	ARENA_BENCH_SCALE=1 $(GO) test ./experiments -run '^$$' -bench Scaling -benchtime 1x -timeout 2h > bench/scale-$(REVISION).txt; s=$$?; cat bench/scale-$(REVISION).txt; exit $$s
+	ARENA_BENCH_SCALE=1 $(GO) test ./experiments/regress -run '^$$' -bench Scaling -benchtime 1x -timeout 2h > bench/scale-$(REVISION).txt; s=$$?; cat bench/scale-$(REVISION).txt; exit $$s
 
 # The command-line reference in docs/cli/, generated from the cobra commands
 # (cli.TestReferenceCurrent fails when it is stale).

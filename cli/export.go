@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/experiments/sweep"
 	"github.com/arena-sim/arena/policy"
 )
 
@@ -27,7 +27,7 @@ single seed) is empty.`,
 			if !asCSV {
 				return fmt.Errorf("say the format: --csv (the only one so far)")
 			}
-			files, err := experiments.ExportCSV(args)
+			files, err := sweep.ExportCSV(args)
 			for _, f := range files {
 				fmt.Fprintln(cmd.OutOrStdout(), f)
 			}

@@ -10,7 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/experiments/report"
+	"github.com/arena-sim/arena/experiments/sweep"
 	"github.com/arena-sim/arena/plots"
 	"github.com/arena-sim/arena/policy"
 )
@@ -93,7 +94,7 @@ the default, about 1/40 of the run, is stated in the axis label).`,
 // runPlot checks plot's flags, loads the results and draws the figures asked
 // for, then prints each file written and the captions' rows.
 func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
-	kinds, err := experiments.ParseKinds(f.kinds)
+	kinds, err := report.ParseKinds(f.kinds)
 	if err != nil {
 		return fmt.Errorf("--kind: %w", err)
 	}
@@ -111,7 +112,7 @@ func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
 	if err != nil {
 		return err
 	}
-	opt := experiments.FigureOptions{Format: f.format, Size: size, Title: f.title, CDF: f.cdf, Window: f.window.Seconds(), Labels: labels}
+	opt := report.FigureOptions{Format: f.format, Size: size, Title: f.title, CDF: f.cdf, Window: f.window.Seconds(), Labels: labels}
 	if f.out == "" {
 		f.out = filepath.Join(args[0], "figures")
 	}
@@ -121,7 +122,7 @@ func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
 	}
 	// The captions' rows, checked before any figure is drawn: a baseline
 	// none of the runs has is an error naming it.
-	rows, err := experiments.RowsAgainst(all, f.baseline)
+	rows, err := sweep.RowsAgainst(all, f.baseline)
 	if err != nil {
 		return fmt.Errorf("--%w", err)
 	}
@@ -141,9 +142,9 @@ func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
 	wantLoad := false
 	for _, k := range kinds {
 		switch {
-		case slices.Contains(experiments.LoadKinds, k):
+		case slices.Contains(report.LoadKinds, k):
 			wantLoad = true
-		case slices.Contains(experiments.TenantKinds, k):
+		case slices.Contains(report.TenantKinds, k):
 			tenantKinds = append(tenantKinds, k)
 		default:
 			runKinds = append(runKinds, k)
@@ -151,13 +152,13 @@ func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
 	}
 	// The tenant figures come with "all" where runs have tenants; asked
 	// for by name, runs without tenants are an error.
-	if len(tenantKinds) > 0 && !experiments.HasTenants(all) {
+	if len(tenantKinds) > 0 && !report.HasTenants(all) {
 		if !slices.Contains(strings.Split(f.kinds, ","), "all") && f.kinds != "" {
 			return fmt.Errorf("--kind %s: no run in %s has tenants (simulate or sweep with --tenants FILE|vcs, or tenants: in a spec)", strings.Join(tenantKinds, ","), strings.Join(args, ", "))
 		}
 		tenantKinds = nil
 	}
-	var written []experiments.FigureFile
+	var written []report.FigureFile
 	if len(runKinds) > 0 {
 		figs, err := writeRunFigures(f.out, all, runKinds, f.perSeed, opt)
 		if err != nil {
@@ -173,7 +174,7 @@ func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
 		written = append(written, figs...)
 	}
 	if wantLoad {
-		figs, err := experiments.WriteLoadFigures(f.out, "", all, opt)
+		figs, err := report.WriteLoadFigures(f.out, "", all, opt)
 		if err != nil {
 			return err
 		}
@@ -194,7 +195,7 @@ func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
 func plotLabels(f plotFlags) (map[string]string, error) {
 	labels := map[string]string{}
 	if f.spec != "" {
-		spec, err := experiments.LoadSpec(f.spec)
+		spec, err := sweep.LoadSpec(f.spec)
 		if err != nil {
 			return nil, fmt.Errorf("--spec: %w", err)
 		}
@@ -205,7 +206,7 @@ func plotLabels(f plotFlags) (map[string]string, error) {
 			labels[k] = v
 		}
 	}
-	flagLabels, err := experiments.ParseLabels(f.labels)
+	flagLabels, err := report.ParseLabels(f.labels)
 	if err != nil {
 		return nil, fmt.Errorf("--label: %w", err)
 	}
@@ -220,8 +221,8 @@ func plotLabels(f plotFlags) (map[string]string, error) {
 // policies in the comma-separated list (all when it is empty). Separate
 // because the order matters: a padded mean does not change with the
 // policies drawn, so padding comes before the filter.
-func loadPlotResults(args []string, policies string) ([]*experiments.Results, error) {
-	dirs, err := experiments.FindResults(args)
+func loadPlotResults(args []string, policies string) ([]*sweep.Results, error) {
+	dirs, err := sweep.FindResults(args)
 	if err != nil {
 		return nil, err
 	}
@@ -231,9 +232,9 @@ func loadPlotResults(args []string, policies string) ([]*experiments.Results, er
 			keep = append(keep, strings.TrimSpace(p))
 		}
 	}
-	var all []*experiments.Results
+	var all []*sweep.Results
 	for _, d := range dirs {
-		r, err := experiments.LoadResults(d, true)
+		r, err := sweep.LoadResults(d, true)
 		if err != nil {
 			return nil, err
 		}
@@ -241,9 +242,9 @@ func loadPlotResults(args []string, policies string) ([]*experiments.Results, er
 	}
 	// Pad over every policy of a group, then keep the ones asked for: a
 	// padded mean does not change with the policies drawn.
-	experiments.PadGroups(all)
+	sweep.PadGroups(all)
 	if keep != nil {
-		var kept []*experiments.Results
+		var kept []*sweep.Results
 		for _, r := range all {
 			if slices.Contains(keep, r.Summary.Policy) {
 				kept = append(kept, r)
@@ -263,11 +264,11 @@ func loadPlotResults(args []string, policies string) ([]*experiments.Results, er
 // that a group already drawn over seeds gets only its occupancy figure
 // unless perSeed. Separate because it is the choice of which figures a
 // group gets, apart from the flag checks.
-func writeRunFigures(out string, all []*experiments.Results, runKinds []string, perSeed bool, opt experiments.FigureOptions) ([]experiments.FigureFile, error) {
+func writeRunFigures(out string, all []*sweep.Results, runKinds []string, perSeed bool, opt report.FigureOptions) ([]report.FigureFile, error) {
 	// Cells run with several seeds are drawn over seeds (mean with a
 	// t-interval); their groups' per-seed figures only on request.
-	cells := experiments.SeedCells(all)
-	written, err := experiments.WriteSeedFigures(out, cells, runKinds, opt)
+	cells := report.SeedCells(all)
+	written, err := report.WriteSeedFigures(out, cells, runKinds, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -278,7 +279,7 @@ func writeRunFigures(out string, all []*experiments.Results, runKinds []string, 
 		}
 	}
 	var order []string
-	groups := map[string][]*experiments.Results{}
+	groups := map[string][]*sweep.Results{}
 	for _, r := range all {
 		g := r.Record.Group
 		if _, ok := groups[g]; !ok {
@@ -298,7 +299,7 @@ func writeRunFigures(out string, all []*experiments.Results, runKinds []string, 
 		if len(kinds) == 0 {
 			continue
 		}
-		figs, err := experiments.WriteFigures(out, g+".", groups[g], kinds, opt)
+		figs, err := report.WriteFigures(out, g+".", groups[g], kinds, opt)
 		if err != nil {
 			return nil, err
 		}
@@ -310,26 +311,26 @@ func writeRunFigures(out string, all []*experiments.Results, runKinds []string, 
 // writeTenantFigures draws the tenant figures of runs with tenants: one
 // set per seed cell (ρ pooled over the seeds), and per comparison group
 // outside the cells.
-func writeTenantFigures(out string, all []*experiments.Results, kinds []string, opt experiments.FigureOptions) ([]experiments.FigureFile, error) {
-	var written []experiments.FigureFile
-	cells := experiments.SeedCells(all)
+func writeTenantFigures(out string, all []*sweep.Results, kinds []string, opt report.FigureOptions) ([]report.FigureFile, error) {
+	var written []report.FigureFile
+	cells := report.SeedCells(all)
 	inCell := map[string]bool{}
 	for _, c := range cells {
-		var rs []*experiments.Results
+		var rs []*sweep.Results
 		for _, p := range c.Policies {
 			rs = append(rs, c.Runs[p]...)
 		}
 		for _, g := range c.Groups {
 			inCell[g] = true
 		}
-		figs, err := experiments.WriteTenantFigures(out, c.Name+".", rs, kinds, opt)
+		figs, err := report.WriteTenantFigures(out, c.Name+".", rs, kinds, opt)
 		if err != nil {
 			return nil, err
 		}
 		written = append(written, figs...)
 	}
 	var order []string
-	groups := map[string][]*experiments.Results{}
+	groups := map[string][]*sweep.Results{}
 	for _, r := range all {
 		g := r.Record.Group
 		if inCell[g] {
@@ -341,7 +342,7 @@ func writeTenantFigures(out string, all []*experiments.Results, kinds []string, 
 		groups[g] = append(groups[g], r)
 	}
 	for _, g := range order {
-		figs, err := experiments.WriteTenantFigures(out, g+".", groups[g], kinds, opt)
+		figs, err := report.WriteTenantFigures(out, g+".", groups[g], kinds, opt)
 		if err != nil {
 			return nil, err
 		}

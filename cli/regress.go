@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/experiments/regress"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim/resultsdir"
 )
@@ -80,9 +80,9 @@ func goldenFiles(args []string) ([]string, error) {
 }
 
 func runRegress(cmd *cobra.Command, reg *policy.Registry, f regressFlags) error {
-	var override *experiments.Tolerance
+	var override *regress.Tolerance
 	if cmd.Flags().Changed("tolerance") {
-		tol, err := experiments.ParseTolerance(f.tolerance)
+		tol, err := regress.ParseTolerance(f.tolerance)
 		if err != nil {
 			return fmt.Errorf("--tolerance: %w", err)
 		}
@@ -95,12 +95,12 @@ func runRegress(cmd *cobra.Command, reg *policy.Registry, f regressFlags) error 
 	out := cmd.OutOrStdout()
 	failed := 0
 	for _, file := range files {
-		g, err := experiments.LoadGolden(file)
+		g, err := regress.LoadGolden(file)
 		if err != nil {
 			return err
 		}
 		if f.update {
-			if err := experiments.UpdateGolden(cmd.Context(), reg, g); err != nil {
+			if err := regress.UpdateGolden(cmd.Context(), reg, g); err != nil {
 				return err
 			}
 			data, err := g.Encode()
@@ -113,8 +113,8 @@ func runRegress(cmd *cobra.Command, reg *policy.Registry, f regressFlags) error 
 			fmt.Fprintf(out, "updated %s (%d runs)\n", file, len(g.Runs))
 			continue
 		}
-		rep, err := experiments.Regress(cmd.Context(), reg, g, override)
-		if err != nil && !errors.Is(err, experiments.ErrRegression) {
+		rep, err := regress.Regress(cmd.Context(), reg, g, override)
+		if err != nil && !errors.Is(err, regress.ErrRegression) {
 			return err
 		}
 		if err != nil {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/experiments/report"
 	"github.com/arena-sim/arena/plots"
 	"github.com/arena-sim/arena/policy"
 )
@@ -29,7 +29,7 @@ type reproduceFlags struct {
 func newReproduceCmd(reg *policy.Registry) *cobra.Command {
 	var f reproduceFlags
 	cmd := &cobra.Command{
-		Use:   "reproduce [all|" + strings.Join(slices.Concat(experiments.Sections, experiments.ExtraSections), "|") + "]...",
+		Use:   "reproduce [all|" + strings.Join(slices.Concat(report.Sections, report.ExtraSections), "|") + "]...",
 		Short: "Re-run the paper's evaluation and write REPORT.md with its tables and figures",
 		Long: `reproduce runs the paper's evaluation from the built-in specs — Philly (2000
 rounds), Helios and PAI (500 rounds) × every registered policy on paper-1280, the
@@ -87,15 +87,15 @@ func runReproduce(cmd *cobra.Command, reg *policy.Registry, args []string, f rep
 	var sections []string
 	for _, a := range args {
 		if a == "all" {
-			sections = append(sections, experiments.Sections...)
+			sections = append(sections, report.Sections...)
 			continue
 		}
-		if !slices.Contains(experiments.Sections, a) && !slices.Contains(experiments.ExtraSections, a) {
-			return fmt.Errorf("section %q: want all or one of %s", a, strings.Join(slices.Concat(experiments.Sections, experiments.ExtraSections), ", "))
+		if !slices.Contains(report.Sections, a) && !slices.Contains(report.ExtraSections, a) {
+			return fmt.Errorf("section %q: want all or one of %s", a, strings.Join(slices.Concat(report.Sections, report.ExtraSections), ", "))
 		}
 		sections = append(sections, a)
 	}
-	if slices.Contains(sections, experiments.TestbedSection) {
+	if slices.Contains(sections, report.TestbedSection) {
 		if f.sensitivity != "" && f.sensitivity != "default" {
 			return fmt.Errorf("--sensitivity %s: testbed's band is always the default grid (overheads ×0.75/1/1.25 × iteration times ×0.95/1/1.05)", f.sensitivity)
 		}
@@ -106,10 +106,10 @@ func runReproduce(cmd *cobra.Command, reg *policy.Registry, args []string, f rep
 	}
 	if f.printSpec {
 		if len(sections) == 0 {
-			sections = experiments.Sections
+			sections = report.Sections
 		}
 		for _, s := range sections {
-			text, err := experiments.BuiltinSpecText(s)
+			text, err := report.BuiltinSpecText(s)
 			if err != nil {
 				return err
 			}
@@ -133,7 +133,7 @@ func runReproduce(cmd *cobra.Command, reg *policy.Registry, args []string, f rep
 	}
 	stderr := cmd.ErrOrStderr()
 	prog := newProgress(stderr, chooseProgress(stderr, f.quiet, f.progressEvery), "reproduce", "runs", f.progressEvery)
-	res, err := experiments.Reproduce(cmd.Context(), reg, experiments.ReproduceOptions{
+	res, err := report.Reproduce(cmd.Context(), reg, report.ReproduceOptions{
 		Out: f.out, Sections: sections, Parallel: f.parallel, Resume: f.resume, RunTimeout: f.runTimeout, Format: f.format, Baseline: f.baseline, Progress: prog.runUpdate,
 		Sensitivity: grid,
 	})
@@ -160,7 +160,7 @@ func runReproduce(cmd *cobra.Command, reg *policy.Registry, args []string, f rep
 func runReproduceTestbed(cmd *cobra.Command, reg *policy.Registry, f reproduceFlags) error {
 	stderr := cmd.ErrOrStderr()
 	prog := newProgress(stderr, chooseProgress(stderr, f.quiet, f.progressEvery), "reproduce testbed", "runs", f.progressEvery)
-	rep, err := experiments.ReproduceTestbed(cmd.Context(), reg, experiments.TestbedOptions{Out: f.out, Parallel: f.parallel, Progress: prog.runUpdate})
+	rep, err := report.ReproduceTestbed(cmd.Context(), reg, report.TestbedOptions{Out: f.out, Parallel: f.parallel, Progress: prog.runUpdate})
 	prog.finish()
 	if err != nil {
 		return err

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/experiments/sweep"
 	"github.com/arena-sim/arena/policy"
 )
 
@@ -40,7 +40,7 @@ func foldSensitivityArg(args []string, v *string) []string {
 
 // sensitivityGrid is the sweep's grid: --sensitivity, else the spec's
 // sensitivity key, else none (nil).
-func sensitivityGrid(flag string, spec *experiments.Spec) (*experiments.Sensitivity, error) {
+func sensitivityGrid(flag string, spec *sweep.Spec) (*sweep.Sensitivity, error) {
 	switch flag {
 	case "":
 		if spec != nil {
@@ -50,7 +50,7 @@ func sensitivityGrid(flag string, spec *experiments.Spec) (*experiments.Sensitiv
 	case "off", "false", "none":
 		return nil, nil
 	}
-	g, err := experiments.ParseSensitivity(flag)
+	g, err := sweep.ParseSensitivity(flag)
 	if err != nil {
 		return nil, fmt.Errorf("--sensitivity: %w", err)
 	}
@@ -58,16 +58,16 @@ func sensitivityGrid(flag string, spec *experiments.Spec) (*experiments.Sensitiv
 }
 
 // runSensitivitySweep runs plan's runs at every other point of g into
-// experiments.SensitivityDir(opt.Out), with opt's workers, shard and
+// sweep.SensitivityDir(opt.Out), with opt's workers, shard and
 // resume, and prints one line on what it did.
-func runSensitivitySweep(cmd *cobra.Command, reg *policy.Registry, plan *experiments.Plan, g experiments.Sensitivity, opt experiments.SweepOptions, quiet bool, every time.Duration) error {
-	sp := experiments.SensitivityPlan(plan, g)
+func runSensitivitySweep(cmd *cobra.Command, reg *policy.Registry, plan *sweep.Plan, g sweep.Sensitivity, opt sweep.SweepOptions, quiet bool, every time.Duration) error {
+	sp := sweep.SensitivityPlan(plan, g)
 	stderr := cmd.ErrOrStderr()
 	prog := newProgress(stderr, chooseProgress(stderr, quiet, every), "sensitivity "+plan.Name, "runs", every)
 	out := opt.Out
-	opt.Out, opt.Progress = experiments.SensitivityDir(out), prog.runUpdate
+	opt.Out, opt.Progress = sweep.SensitivityDir(out), prog.runUpdate
 	start := time.Now()
-	rep, err := experiments.RunSweep(cmd.Context(), reg, sp, opt)
+	rep, err := sweep.RunSweep(cmd.Context(), reg, sp, opt)
 	prog.finish()
 	fmt.Fprintf(cmd.OutOrStdout(), "sensitivity (grid %s): %d perturbed runs, %d already complete, %d ran, %d failed, in %.1fs; in %s\n",
 		g, rep.Total, rep.Skipped, rep.Ran, len(rep.Failed), time.Since(start).Seconds(), opt.Out)

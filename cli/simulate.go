@@ -17,8 +17,9 @@ import (
 	"golang.org/x/term"
 
 	"github.com/arena-sim/arena/estimator"
-	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/experiments/data/reference"
 	"github.com/arena-sim/arena/experiments/runner"
+	"github.com/arena-sim/arena/experiments/sweep"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/fairness"
@@ -257,7 +258,7 @@ func reportSimulate(cmd *cobra.Command, base runner.Run, f simulateFlags, scenar
 		// disk) leaves no new run beside an old one (resultsdir.WriteDirs).
 		runs := make([]resultsdir.RunDir, len(outcomes))
 		for i, o := range outcomes {
-			runs[i] = resultsdir.RunDir{Dir: filepath.Join(f.out, experiments.PolicyDir(o.Summary.Policy)), Result: o.Result, Summary: o.Summary}
+			runs[i] = resultsdir.RunDir{Dir: filepath.Join(f.out, sweep.PolicyDir(o.Summary.Policy)), Result: o.Result, Summary: o.Summary}
 			extra, err := o.FairnessFiles()
 			if err != nil {
 				return err
@@ -273,7 +274,7 @@ func reportSimulate(cmd *cobra.Command, base runner.Run, f simulateFlags, scenar
 	if base.Timing == sim.Artifact && base.Trace == "pai" && !f.noReference && outcomes[0].Summary.Rounds == 500 && base.Cluster == "paper-1280" {
 		// The authors' PAI runs are stored as per-round digests only.
 		for _, o := range outcomes {
-			if ref, err := experiments.ReferenceDigest("pai", o.Summary.Policy); err == nil {
+			if ref, err := reference.Digest("pai", o.Summary.Policy); err == nil {
 				if d, err := sim.CompareDigests(ref, o.Result.DigestCSV()); err == nil {
 					fmt.Fprintf(cmd.OutOrStdout(), "\n%s per-round digest vs the authors' run: %s", o.Summary.Policy, d)
 				}
@@ -338,7 +339,7 @@ func simulatePolicies(reg *policy.Registry, f *simulateFlags) ([]string, error) 
 	if f.out != "" {
 		dirs := map[string]string{}
 		for _, n := range names {
-			d := experiments.PolicyDir(n)
+			d := sweep.PolicyDir(n)
 			if other, dup := dirs[d]; dup {
 				return nil, fmt.Errorf("--policy: %s and %s would both write %s; give one of them different options or run them apart", other, n, filepath.Join(f.out, d))
 			}
@@ -390,7 +391,7 @@ func runScenarios(cmd *cobra.Command, scenarios []*runner.Scenario, names []stri
 
 // warnMissingTypes points at --gpu-map when the trace asks for GPU types
 // the cluster does not have (such jobs are infeasible as requested).
-func warnMissingTypes(w io.Writer, o *experiments.Outcome) {
+func warnMissingTypes(w io.Writer, o *runner.Outcome) {
 	have := map[string]bool{}
 	for _, t := range o.Cluster.Types {
 		have[t] = true

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/arena-sim/arena/experiments"
 	"github.com/arena-sim/arena/experiments/runner"
+	"github.com/arena-sim/arena/experiments/sweep"
 	"github.com/arena-sim/arena/policy"
 )
 
@@ -52,7 +52,7 @@ func TestEverySimulateRunFlagIsASpecKey(t *testing.T) {
 		for k, v := range keys {
 			spec += fmt.Sprintf("%s: %q\n", k, v)
 		}
-		s, err := experiments.ParseSpec("t.yaml", "", []byte(spec))
+		s, err := sweep.ParseSpec("t.yaml", "", []byte(spec))
 		if err != nil {
 			t.Errorf("--%s: its spec key %s: %v", fl.Name, f.SpecName(), err)
 			return
@@ -74,7 +74,7 @@ func TestEverySimulateRunFlagIsASpecKey(t *testing.T) {
 func TestSpecKeysReachTheRuns(t *testing.T) {
 	spec := "traces: [pai]\nclusters: [paper-1280]\npolicies: [fcfs, gavel]\ntiming: [exact]\nrounds: 20\n" +
 		"until_done: true\ngpu_map: a100=a100\nprofiling_delay: true\nschedule_on_events: [false, true]\nmax_rounds: 500\noverheads: testbed\ncheck: true\n"
-	s, err := experiments.ParseSpec("t.yaml", "", []byte(spec))
+	s, err := sweep.ParseSpec("t.yaml", "", []byte(spec))
 	if err != nil {
 		t.Fatal(err)
 	}

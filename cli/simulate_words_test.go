@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/sim"
 )
 
@@ -31,8 +31,8 @@ func TestRelativeWording(t *testing.T) {
 // idle cluster is flagged in the table and below it.
 func TestNothingFinishedPrintsDash(t *testing.T) {
 	var b strings.Builder
-	o := &experiments.Outcome{Summary: sim.Summary{Policy: "gavel", Submitted: 3, Pending: 3, Unfinished: 3, StuckPending: 3, CensoredMeanJCT: 900}}
-	printSummaries(&b, []*experiments.Outcome{o}, false, "")
+	o := &runner.Outcome{Summary: sim.Summary{Policy: "gavel", Submitted: 3, Pending: 3, Unfinished: 3, StuckPending: 3, CensoredMeanJCT: 900}}
+	printSummaries(&b, []*runner.Outcome{o}, false, "")
 	out := b.String()
 	for _, want := range []string{"3 ⚠", "gavel ends with 3 pending jobs and nothing running"} {
 		if !strings.Contains(out, want) {

@@ -10,7 +10,9 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/stat"
 
-	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/experiments/data/reference"
+	"github.com/arena-sim/arena/experiments/runner"
+	"github.com/arena-sim/arena/experiments/sweep"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/resultsdir"
 )
@@ -18,7 +20,7 @@ import (
 // printSummaries prints the side-by-side table, the warnings and the
 // comparisons (against baseline, or the paper's arena against each when
 // baseline is "").
-func printSummaries(w io.Writer, outcomes []*experiments.Outcome, withReference bool, baseline string) {
+func printSummaries(w io.Writer, outcomes []*runner.Outcome, withReference bool, baseline string) {
 	s0 := outcomes[0].Summary
 	fmt.Fprintf(w, "trace %s (%d jobs, %d submitted in the window) on %s, %s timing, %d rounds of 300 s (%s)\n\n",
 		s0.Trace, s0.JobsInTrace, s0.Submitted, s0.Cluster, s0.Timing, s0.Rounds, sim.Duration(s0.HorizonS))
@@ -40,7 +42,7 @@ func printSummaries(w io.Writer, outcomes []*experiments.Outcome, withReference 
 		for _, o := range outcomes {
 			line += r.get(&o.Summary) + "\t"
 			if withReference {
-				ref, ok := experiments.Reference(o.Summary.Policy)
+				ref, ok := reference.Philly(o.Summary.Policy)
 				if ok && r.ref != nil {
 					line += r.ref(ref) + "\t"
 				} else {
@@ -63,7 +65,7 @@ func printSummaries(w io.Writer, outcomes []*experiments.Outcome, withReference 
 type summaryRow struct {
 	name string
 	get  func(s *sim.Summary) string
-	ref  func(r experiments.ReferenceRun) string
+	ref  func(r reference.Run) string
 }
 
 // summaryRows returns the table's metrics in the order printed (with the
@@ -82,7 +84,7 @@ func summaryRows(untilDone bool) []summaryRow {
 		}
 	}
 	rows := []summaryRow{
-		{"jobs finished", func(s *sim.Summary) string { return fmt.Sprint(s.Finished) }, func(r experiments.ReferenceRun) string { return fmt.Sprint(len(r.JCT)) }},
+		{"jobs finished", func(s *sim.Summary) string { return fmt.Sprint(s.Finished) }, func(r reference.Run) string { return fmt.Sprint(len(r.JCT)) }},
 		{"jobs running at end", func(s *sim.Summary) string { return fmt.Sprint(s.Running) }, nil},
 		{"jobs pending at end", func(s *sim.Summary) string {
 			if s.StuckPending > 0 {
@@ -102,7 +104,7 @@ func summaryRows(untilDone bool) []summaryRow {
 		{"p95 JCT, all submitted (s)", func(s *sim.Summary) string { return f0(s.SubmittedP95JCT) }, nil},
 		{"p99 JCT, all submitted (s)", func(s *sim.Summary) string { return f0(s.SubmittedP99JCT) }, nil},
 		{"censored mean JCT (s)", func(s *sim.Summary) string { return f0(s.CensoredMeanJCT) }, nil},
-		{"mean JCT, finished (s)", jct(func(s *sim.Summary) float64 { return s.MeanJCT }), func(r experiments.ReferenceRun) string { return f0(stat.Mean(r.JCT, nil)) }},
+		{"mean JCT, finished (s)", jct(func(s *sim.Summary) float64 { return s.MeanJCT }), func(r reference.Run) string { return f0(stat.Mean(r.JCT, nil)) }},
 		{"artifact padded mean JCT (s)", jct(func(s *sim.Summary) float64 { return s.PaddedMeanJCT }), nil},
 		{"median JCT (s)", jct(func(s *sim.Summary) float64 { return s.MedianJCT }), nil},
 		{"p95 JCT (s)", jct(func(s *sim.Summary) float64 { return s.P95JCT }), nil},
@@ -121,20 +123,20 @@ func summaryRows(untilDone bool) []summaryRow {
 		}, nil},
 		// The stored lists cover every admitted job, except FCFS's, which
 		// holds finished jobs only; each reference value sits in its row.
-		{"mean queueing, admitted (s)", func(s *sim.Summary) string { return f0(s.MeanQueueing) }, func(r experiments.ReferenceRun) string {
+		{"mean queueing, admitted (s)", func(s *sim.Summary) string { return f0(s.MeanQueueing) }, func(r reference.Run) string {
 			if len(r.Queueing) == len(r.JCT) {
 				return ""
 			}
 			return f0(stat.Mean(r.Queueing, nil))
 		}},
-		{"mean queueing, finished (s)", func(s *sim.Summary) string { return f0(s.MeanQueueingFinished) }, func(r experiments.ReferenceRun) string {
+		{"mean queueing, finished (s)", func(s *sim.Summary) string { return f0(s.MeanQueueingFinished) }, func(r reference.Run) string {
 			if len(r.Queueing) != len(r.JCT) {
 				return ""
 			}
 			return f0(stat.Mean(r.Queueing, nil))
 		}},
-		{"mean throughput (samples/s)", func(s *sim.Summary) string { return f1(s.MeanThroughput) }, func(r experiments.ReferenceRun) string { return f1(stat.Mean(r.Thr, nil)) }},
-		{"peak throughput (samples/s)", func(s *sim.Summary) string { return f1(s.PeakThroughput) }, func(r experiments.ReferenceRun) string { return f1(floats.Max(r.Thr)) }},
+		{"mean throughput (samples/s)", func(s *sim.Summary) string { return f1(s.MeanThroughput) }, func(r reference.Run) string { return f1(stat.Mean(r.Thr, nil)) }},
+		{"peak throughput (samples/s)", func(s *sim.Summary) string { return f1(s.PeakThroughput) }, func(r reference.Run) string { return f1(floats.Max(r.Thr)) }},
 		{"reconfigurations", func(s *sim.Summary) string { return fmt.Sprint(s.Reconfigurations) }, nil},
 		{"wall time (s)", func(s *sim.Summary) string { return fmt.Sprintf("%.2f", s.Wallclock.RunS) }, nil},
 		{"decision p99 (ms)", func(s *sim.Summary) string { return fmt.Sprintf("%.2f", s.Wallclock.DecisionP99*1e3) }, nil},
@@ -175,9 +177,9 @@ func faultRows() []summaryRow {
 // per-round digest of, how ours compares with it, then a blank line.
 // Separate because it is the comparison with the authors' stored run,
 // printed only when the reference is (withReference).
-func printDigestComparisons(w io.Writer, outcomes []*experiments.Outcome) {
+func printDigestComparisons(w io.Writer, outcomes []*runner.Outcome) {
 	for _, o := range outcomes {
-		if ref, err := experiments.ReferenceDigest(o.Summary.Trace, o.Summary.Policy); err == nil {
+		if ref, err := reference.Digest(o.Summary.Trace, o.Summary.Policy); err == nil {
 			if d, err := sim.CompareDigests(ref, o.Result.DigestCSV()); err == nil {
 				fmt.Fprintf(w, "\n%s per-round digest vs the authors' run: %s", o.Summary.Policy, d)
 			}
@@ -190,7 +192,7 @@ func printDigestComparisons(w io.Writer, outcomes []*experiments.Outcome) {
 // idle cluster (the policy may never place those jobs) and an until-done
 // run stopped by its cap, and artifact-timing results the artifact could
 // not have produced (an internal assertion of its was false).
-func printWarnings(w io.Writer, outcomes []*experiments.Outcome) {
+func printWarnings(w io.Writer, outcomes []*runner.Outcome) {
 	for _, o := range outcomes {
 		s := &o.Summary
 		if s.Dropped > 0 {
@@ -227,14 +229,14 @@ func relative(a, b float64) string {
 // throughput. With baseline "" it is the paper's form, arena against each
 // other policy; otherwise each policy against baseline. A side that dropped
 // or stranded jobs is marked ⚠.
-func printComparisons(w io.Writer, outcomes []*experiments.Outcome, baseline string) {
+func printComparisons(w io.Writer, outcomes []*runner.Outcome, baseline string) {
 	if len(outcomes) < 2 {
 		return
 	}
 	var ref *sim.Summary
 	name := baseline
 	if name == "" {
-		name = experiments.RefPolicy
+		name = sweep.RefPolicy
 	}
 	for _, o := range outcomes {
 		if o.Summary.Policy == name {
@@ -280,9 +282,9 @@ func printComparisons(w io.Writer, outcomes []*experiments.Outcome, baseline str
 // unfinished / dropped, for the figures' captions — prints its path, and
 // prints the seed table (means with t-intervals, paired comparisons) when
 // the runs have several seeds.
-func printPlotCaptions(w io.Writer, out string, rows []experiments.SummaryRow) error {
+func printPlotCaptions(w io.Writer, out string, rows []sweep.SummaryRow) error {
 	var b strings.Builder
-	if err := experiments.WriteCaptions(&b, rows); err != nil {
+	if err := sweep.WriteCaptions(&b, rows); err != nil {
 		return err
 	}
 	path := filepath.Join(out, "captions.txt")
@@ -290,8 +292,8 @@ func printPlotCaptions(w io.Writer, out string, rows []experiments.SummaryRow) e
 		return err
 	}
 	fmt.Fprintln(w, path)
-	if err := experiments.WriteSeedTable(w, rows); err != nil {
+	if err := sweep.WriteSeedTable(w, rows); err != nil {
 		return err
 	}
-	return experiments.WriteFairnessSeedTable(w, rows)
+	return sweep.WriteFairnessSeedTable(w, rows)
 }

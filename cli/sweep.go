@@ -11,7 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/experiments/runner"
+	"github.com/arena-sim/arena/experiments/sweep"
 	"github.com/arena-sim/arena/policy"
 )
 
@@ -99,12 +100,12 @@ plain line every --progress with runs done/total and the ETA.`,
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	fl.DurationVar(&f.progressEvery, "progress", defaultProgressEvery, "when stderr is not a terminal: print a progress line this often (0 = never)")
 	addProfileFlags(cmd)
-	fl.IntVar(&f.maxRounds, "max-rounds", experiments.DefaultMaxRounds, "refuse runs longer than this many rounds (see 'arena simulate --help'); raise it for a genuinely long run")
+	fl.IntVar(&f.maxRounds, "max-rounds", runner.DefaultMaxRounds, "refuse runs longer than this many rounds (see 'arena simulate --help'); raise it for a genuinely long run")
 	return cmd
 }
 
 func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweepFlags) error {
-	spec, err := experiments.LoadSpec(specPath)
+	spec, err := sweep.LoadSpec(specPath)
 	if err != nil {
 		return err
 	}
@@ -139,7 +140,7 @@ func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweep
 		return emitSweep(stdout, plan, specPath, f)
 	}
 	if len(plan.Runs) == 0 {
-		return fmt.Errorf("%s: %w", specPath, experiments.ErrNoRuns)
+		return fmt.Errorf("%s: %w", specPath, sweep.ErrNoRuns)
 	}
 	if err := capSweepRounds(spec, plan, f.maxRounds, cmd.Flags().Changed("max-rounds")); err != nil {
 		return err
@@ -148,16 +149,16 @@ func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweep
 		return compareSweep(stdout, plan, f)
 	}
 	if f.merge {
-		rows, err := experiments.MergeSweep(plan, experiments.MergeOptions{Out: f.out, From: f.from, Partial: f.partial, Baseline: baseline, Sensitivity: grid})
+		rows, err := sweep.MergeSweep(plan, sweep.MergeOptions{Out: f.out, From: f.from, Partial: f.partial, Baseline: baseline, Sensitivity: grid})
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "merged %d of %d runs into %s\n", len(rows), len(plan.Runs), filepath.Join(f.out, experiments.SummaryParquet))
+		fmt.Fprintf(stdout, "merged %d of %d runs into %s\n", len(rows), len(plan.Runs), filepath.Join(f.out, sweep.SummaryParquet))
 		return writeSweepTable(stdout, rows)
 	}
-	shard := experiments.Shard{}
+	shard := sweep.Shard{}
 	if f.shard != "" {
-		if shard, err = experiments.ParseShard(f.shard); err != nil {
+		if shard, err = sweep.ParseShard(f.shard); err != nil {
 			return fmt.Errorf("--shard: %w", err)
 		}
 	}
@@ -171,7 +172,7 @@ func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweep
 	if parallel <= 0 {
 		parallel = runtime.GOMAXPROCS(0)
 	}
-	opt := experiments.SweepOptions{Out: f.out, Parallel: parallel, Shard: shard, Resume: f.resume, RunTimeout: f.runTimeout}
+	opt := sweep.SweepOptions{Out: f.out, Parallel: parallel, Shard: shard, Resume: f.resume, RunTimeout: f.runTimeout}
 	desc := "sweep " + plan.Name
 	if shard.Count > 1 {
 		desc += " shard " + shard.String()
@@ -179,10 +180,10 @@ func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweep
 	prog := newProgress(stderr, chooseProgress(stderr, f.quiet, f.progressEvery), desc, "runs", f.progressEvery)
 	opt.Progress = prog.runUpdate
 	start := time.Now()
-	rep, err := experiments.RunSweep(cmd.Context(), reg, plan, opt)
+	rep, err := sweep.RunSweep(cmd.Context(), reg, plan, opt)
 	prog.finish()
 	fmt.Fprintf(stdout, "sweep %s (shard %s): %d runs, %d already complete, %d ran, %d failed, in %.1fs; results in %s\n",
-		plan.Name, shard, rep.Total, rep.Skipped, rep.Ran, len(rep.Failed), time.Since(start).Seconds(), filepath.Join(f.out, experiments.RunsDir))
+		plan.Name, shard, rep.Total, rep.Skipped, rep.Ran, len(rep.Failed), time.Since(start).Seconds(), filepath.Join(f.out, sweep.RunsDir))
 	if err == nil && grid != nil {
 		err = runSensitivitySweep(cmd, reg, plan, *grid, opt, f.quiet, f.progressEvery)
 	}
@@ -193,11 +194,11 @@ func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweep
 		fmt.Fprintf(stdout, "when every shard has finished: arena sweep %s --merge --out %s\n", specPath, f.out)
 		return nil
 	}
-	rows, err := experiments.MergeSweep(plan, experiments.MergeOptions{Out: f.out, Baseline: baseline, Sensitivity: grid})
+	rows, err := sweep.MergeSweep(plan, sweep.MergeOptions{Out: f.out, Baseline: baseline, Sensitivity: grid})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%d runs in %s\n", len(rows), filepath.Join(f.out, experiments.SummaryParquet))
+	fmt.Fprintf(stdout, "%d runs in %s\n", len(rows), filepath.Join(f.out, sweep.SummaryParquet))
 	return writeSweepTable(stdout, rows)
 }
 
@@ -205,11 +206,11 @@ func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweep
 // artifact timing whose policy found one of the artifact's internal
 // assertions false (summary.parquet's artifact_assertions_failed): their
 // results are arena's, as 'arena simulate' says for a single run.
-func writeSweepTable(w io.Writer, rows []experiments.SummaryRow) error {
-	if err := experiments.WriteSeedTable(w, rows); err != nil {
+func writeSweepTable(w io.Writer, rows []sweep.SummaryRow) error {
+	if err := sweep.WriteSeedTable(w, rows); err != nil {
 		return err
 	}
-	if err := experiments.WriteFairnessSeedTable(w, rows); err != nil {
+	if err := sweep.WriteFairnessSeedTable(w, rows); err != nil {
 		return err
 	}
 	multi := false
@@ -242,7 +243,7 @@ func writeSweepTable(w io.Writer, rows []experiments.SummaryRow) error {
 // baseline key, else "" (the paper's form), in the registry's canonical
 // spelling; one that names no policy of the plan is an error now, before
 // the sweep runs.
-func sweepBaseline(reg *policy.Registry, spec *experiments.Spec, plan *experiments.Plan, flag string) (string, error) {
+func sweepBaseline(reg *policy.Registry, spec *sweep.Spec, plan *sweep.Plan, flag string) (string, error) {
 	b, where := flag, "--baseline"
 	if b == "" {
 		b = spec.Baseline
@@ -261,16 +262,16 @@ func sweepBaseline(reg *policy.Registry, spec *experiments.Spec, plan *experimen
 	return b, nil
 }
 
-func checkBaseline(reg *policy.Registry, b *string, plan *experiments.Plan) error {
+func checkBaseline(reg *policy.Registry, b *string, plan *sweep.Plan) error {
 	if ps, err := reg.Parse(*b); err == nil {
 		*b = ps.String()
 	}
-	return experiments.CheckBaseline(plan, *b)
+	return sweep.CheckBaseline(plan, *b)
 }
 
 // emitSweep prints the Slurm script or Kubernetes manifest that runs the
 // sweep as array tasks (--emit).
-func emitSweep(w io.Writer, plan *experiments.Plan, specPath string, f sweepFlags) error {
+func emitSweep(w io.Writer, plan *sweep.Plan, specPath string, f sweepFlags) error {
 	// The tasks and the merge job re-read the spec, not this command line:
 	// a flag they would not see is refused rather than silently dropped.
 	for _, fl := range []struct{ flag, value, key string }{{"sensitivity", f.sensitivity, "sensitivity"}, {"baseline", f.baseline, "baseline"}} {
@@ -282,7 +283,7 @@ func emitSweep(w io.Writer, plan *experiments.Plan, specPath string, f sweepFlag
 	if err != nil {
 		return err
 	}
-	text, err := experiments.Emit(f.emit, opt)
+	text, err := sweep.Emit(f.emit, opt)
 	if err != nil {
 		return err
 	}
@@ -293,7 +294,7 @@ func emitSweep(w io.Writer, plan *experiments.Plan, specPath string, f sweepFlag
 // capSweepRounds gives every run the --max-rounds cap (unless the spec
 // sets its own max_rounds and the flag was not given) and refuses, at the
 // spec's rounds or horizon key, a length over it.
-func capSweepRounds(spec *experiments.Spec, plan *experiments.Plan, maxRounds int, flagGiven bool) error {
+func capSweepRounds(spec *sweep.Spec, plan *sweep.Plan, maxRounds int, flagGiven bool) error {
 	for i := range plan.Runs {
 		if r := &plan.Runs[i].Run; r.MaxRounds == 0 || flagGiven {
 			r.MaxRounds = maxRounds
@@ -305,7 +306,7 @@ func capSweepRounds(spec *experiments.Spec, plan *experiments.Plan, maxRounds in
 			if spec.HasKey("horizon") {
 				key = "horizon"
 			}
-			if err := experiments.CheckRounds(r, pr.Run.MaxRounds, ""); err != nil {
+			if err := runner.CheckRounds(r, pr.Run.MaxRounds, ""); err != nil {
 				return spec.KeyError(key, err)
 			}
 		}
@@ -315,11 +316,11 @@ func capSweepRounds(spec *experiments.Spec, plan *experiments.Plan, maxRounds in
 
 // compareSweep checks two output directories of the sweep hold the same
 // results (--compare), wall-clock fields aside.
-func compareSweep(w io.Writer, plan *experiments.Plan, f sweepFlags) error {
+func compareSweep(w io.Writer, plan *sweep.Plan, f sweepFlags) error {
 	if f.sensitivity != "" {
 		return fmt.Errorf("--sensitivity with --compare: --compare compares the main runs only (not OUT/sensitivity); drop one of them")
 	}
-	diffs, err := experiments.CompareSweeps(plan, f.out, f.compare)
+	diffs, err := sweep.CompareSweeps(plan, f.out, f.compare)
 	if err != nil {
 		return err
 	}
@@ -333,12 +334,12 @@ func compareSweep(w io.Writer, plan *experiments.Plan, f sweepFlags) error {
 // emitOptions gathers --emit's options. For Slurm, paths become absolute
 // (a task's working directory is wherever sbatch ran) and the binary
 // defaults to this one.
-func emitOptions(plan *experiments.Plan, specPath string, f sweepFlags) (experiments.EmitOptions, error) {
+func emitOptions(plan *sweep.Plan, specPath string, f sweepFlags) (sweep.EmitOptions, error) {
 	cpus := f.parallel
 	if cpus <= 0 {
 		cpus = 2
 	}
-	opt := experiments.EmitOptions{
+	opt := sweep.EmitOptions{
 		Spec: specPath, Name: plan.Name, Out: f.out, Shards: f.shards, CPUs: cpus, Image: f.image, Claim: f.claim, Runs: len(plan.Runs),
 		Binary: f.binary, Logs: f.logs, Partition: f.partition, Time: f.time, Mem: f.mem, RunTimeout: f.runTimeout,
 		AllowExec: f.allowExec,

@@ -117,7 +117,7 @@ func TestHandWorkedSRTF(t *testing.T) {
 //	thr  12.8  25.6  32  51.2  64
 //	iter 10 s  5 s   4 s 2.5 s 2 s
 //
-// Policies are built as a run builds them (experiments.Run): the registry
+// Policies are built as a run builds them (runner.Run): the registry
 // entry's constructor with its defaults (or the options given), charged the
 // overhead its class resolves to in the artifact profile — 150 s per GPU up
 // to 600 s for the full-search baselines, 10 s per GPU up to 40 s for Arena's

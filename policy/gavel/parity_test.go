@@ -32,7 +32,7 @@ func phillyRun(tb testing.TB, name string, timing sim.Timing, check bool) *runne
 }
 
 // parityRuns: each registered version against the authors' stored run
-// (experiments.Reference). The acceptance bands are ±5 % on jobs
+// (reference.Philly). The acceptance bands are ±5 % on jobs
 // finished and ±10 % on mean JCT; jobsBand and jctBand say which bands the
 // version reaches and the test asserts them. A band not reached is logged,
 // not asserted (docs/ilp-baselines.md explains what remains).

@@ -17,7 +17,7 @@ import (
 	"testing"
 
 	"github.com/arena-sim/arena/estimator"
-	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/policy/quota"
 	"github.com/arena-sim/arena/sim"
@@ -76,7 +76,7 @@ func TestTenantsStudy(t *testing.T) {
 	for _, p := range pols {
 		p = strings.ReplaceAll(strings.TrimSpace(p), "TENANTS", tenFile)
 		reg := &capture{Registry: policy.NewRegistry()}
-		out, err := experiments.Execute(context.Background(), reg, experiments.Run{Trace: path, Cluster: cl, Policy: p, Timing: sim.Exact, Rounds: rounds, MaxRounds: rounds})
+		out, err := runner.Execute(context.Background(), reg, runner.Run{Trace: path, Cluster: cl, Policy: p, Timing: sim.Exact, Rounds: rounds, MaxRounds: rounds})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,7 +7,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/arena-sim/arena/experiments"
+	"github.com/arena-sim/arena/experiments/sweep"
 	"github.com/arena-sim/arena/sim/clusterspec"
 	"github.com/arena-sim/arena/sim/input"
 	"github.com/arena-sim/arena/sim/overheadprofile"
@@ -24,7 +24,7 @@ func TestEveryYAMLReaderIsStrict(t *testing.T) {
 		parse func(file string, data []byte) error
 	}{
 		"spec": {"traces: [pai]\nclusters: [paper-1280]\npolicies: [fcfs]\ntiming: exact\n", func(f string, d []byte) error {
-			_, err := experiments.ParseSpec(f, "", d)
+			_, err := sweep.ParseSpec(f, "", d)
 			return err
 		}},
 		"cluster": {"name: c\npools:\n  - {gpu: a100, nodes: 2}\nname: d\n", func(f string, d []byte) error {

@@ -1,0 +1,183 @@
+package sweep
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/resultsdir"
+)
+
+// The input hash is a function of the inputs: the same run twice gives
+// the same hash, a change of seed, density or policy another one.
+func TestInputHashFollowsTheInputs(t *testing.T) {
+	reg := policy.NewRegistry()
+	run := func(r Run) string {
+		out, err := Execute(context.Background(), reg, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Summary.Version != sim.Version() || len(out.Summary.InputHash) != 64 {
+			t.Fatalf("summary identity %q %q", out.Summary.Version, out.Summary.InputHash)
+		}
+		return out.Summary.InputHash
+	}
+	base := Run{Trace: "pai", Cluster: "paper-1280", Policy: "fcfs", Timing: sim.Exact, Rounds: 30}
+	h := run(base)
+	if again := run(base); again != h {
+		t.Errorf("same inputs, hashes %s and %s", h, again)
+	}
+	for name, r := range map[string]Run{
+		"seed":    {Trace: "pai", Cluster: "paper-1280", Policy: "fcfs", Timing: sim.Exact, Rounds: 30, Seed: 1},
+		"density": {Trace: "pai", Cluster: "paper-1280", Policy: "fcfs", Timing: sim.Exact, Rounds: 30, Density: 2},
+		"policy":  {Trace: "pai", Cluster: "paper-1280", Policy: "srtf", Timing: sim.Exact, Rounds: 30},
+		"rounds":  {Trace: "pai", Cluster: "paper-1280", Policy: "fcfs", Timing: sim.Exact, Rounds: 31},
+	} {
+		if run(r) == h {
+			t.Errorf("a different %s gives the same input hash", name)
+		}
+	}
+}
+
+// --resume must not mix runs of two arena versions: a run directory whose
+// summary names another version makes the sweep fail before running.
+func TestResumeRefusesAnotherVersion(t *testing.T) {
+	plan := smallPlan(t)
+	out := t.TempDir()
+	sweep(t, plan, out, Shard{}, false)
+	file := filepath.Join(RunDir(out, plan.Runs[2].Key), resultsdir.SummaryFile)
+	data, _ := os.ReadFile(file)
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["arena_version"] = "0.1.0+elsewhere"
+	data, _ = json.Marshal(m)
+	os.WriteFile(file, data, 0o644)
+	_, err := RunSweep(context.Background(), policy.NewRegistry(), plan, SweepOptions{Out: out, Resume: true})
+	if err == nil || !strings.Contains(err.Error(), "0.1.0+elsewhere") || !strings.Contains(err.Error(), "another arena version") {
+		t.Fatalf("resume over another version's run: %v", err)
+	}
+}
+
+// summary.parquet has one utilization_<type> column per GPU type, the
+// throughput columns carry their unit, and rows their identity.
+func TestSummaryParquetColumns(t *testing.T) {
+	plan := smallPlan(t)
+	out := t.TempDir()
+	sweep(t, plan, out, Shard{}, false)
+	rows := merge(t, plan, MergeOptions{Out: out})
+	file := filepath.Join(out, SummaryParquet)
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, fl := range pf.Schema().Fields() {
+		names = append(names, fl.Name())
+	}
+	all := strings.Join(names, ",")
+	for _, want := range []string{"utilization_a100", "utilization_a10", "mean_throughput_samples_per_s", "arena_version", "input_hash"} {
+		if !strings.Contains(","+all+",", ","+want+",") {
+			t.Errorf("summary.parquet lacks %s: %s", want, all)
+		}
+	}
+	back, err := ReadSummaryParquet(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range rows {
+		for ty, u := range rows[i].Utilization {
+			if got := back[i].Utilization[ty]; math.Abs(got-u) > 0 || back[i].InputHash != rows[i].InputHash {
+				t.Errorf("row %d: utilization %s %v read back as %v", i, ty, u, got)
+			}
+		}
+	}
+}
+
+// The CSV copy has the Parquet file's columns and one line per row, and
+// a reader without Parquet gets the same numbers back.
+func TestExportCSV(t *testing.T) {
+	plan := smallPlan(t)
+	out := t.TempDir()
+	sweep(t, plan, out, Shard{}, false)
+	merge(t, plan, MergeOptions{Out: out})
+	files, err := ExportCSV([]string{out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 1+3*len(plan.Runs) {
+		t.Fatalf("%d files written, want summary.csv and 3 per run (%d runs)", len(files), len(plan.Runs))
+	}
+	dir := RunDir(out, plan.Runs[0].Key)
+	jobs, err := parquet.ReadFile[sim.JobRecord](filepath.Join(dir, resultsdir.JobsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "jobs.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != len(jobs)+1 || !strings.HasPrefix(lines[0], "policy,trace,cluster,timing,seed,density,arena_version,input_hash,id,") {
+		t.Fatalf("jobs.csv: %d lines, header %q", len(lines), lines[0])
+	}
+	head := strings.Split(lines[0], ",")
+	row := strings.Split(lines[1], ",")
+	for i, h := range head {
+		if h == "submit_s" && row[i] != strconv.FormatFloat(jobs[0].Submit, 'f', -1, 64) {
+			t.Errorf("submit_s %s, want %v", row[i], jobs[0].Submit)
+		}
+	}
+}
+
+// TestSummaryParquetZeroIsNotNull: an optional column holding 0 (a
+// count of 0, a confidence bound of exactly 0) reads back as 0, and a
+// missing one as null. parquet-go wrote both as null while SummaryRow was
+// embedded in the reflect.StructOf row type (found with the
+// artifact_assertions_failed column: every 0 read back empty).
+func TestSummaryParquetZeroIsNotNull(t *testing.T) {
+	zero, zeroF, three := int32(0), 0.0, int32(3)
+	rows := []SummaryRow{
+		{Key: "a", ArtifactAssertionsFailed: &zero, SolverBudgetHits: &three, JCTReductionCILo: &zeroF, Utilization: map[string]float64{"a100": 0.5}},
+		{Key: "b", Utilization: map[string]float64{"a100": 0}},
+	}
+	data, err := EncodeSummaryParquet(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), SummaryParquet)
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadSummaryParquet(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := back[0], back[1]
+	if a.ArtifactAssertionsFailed == nil || *a.ArtifactAssertionsFailed != 0 || a.SolverBudgetHits == nil || *a.SolverBudgetHits != 3 ||
+		a.JCTReductionCILo == nil || *a.JCTReductionCILo != 0 {
+		t.Errorf("row a read back as assertions %v, budget hits %v, ci lo %v; want 0, 3, 0", a.ArtifactAssertionsFailed, a.SolverBudgetHits, a.JCTReductionCILo)
+	}
+	if b.ArtifactAssertionsFailed != nil || b.SolverBudgetHits != nil || b.JCTReductionCILo != nil {
+		t.Errorf("row b: absent values read back as %v, %v, %v; want null", b.ArtifactAssertionsFailed, b.SolverBudgetHits, b.JCTReductionCILo)
+	}
+	if a.Utilization["a100"] != 0.5 || b.Utilization["a100"] != 0 {
+		t.Errorf("utilization read back as %v, %v", a.Utilization, b.Utilization)
+	}
+}

@@ -1,0 +1,235 @@
+package sweep
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/arena-sim/arena/policy"
+)
+
+// The grid's runs carry the perturbation as a product with the run's own
+// values (hand-worked): a run calibrated ×1.1 (relaxed ×1.3) at overheads
+// ×1.25 · iteration times ×0.95 runs with overhead scale 1.25 and
+// slowdowns 1.1·0.95 and 1.3·0.95; a factor of 1 leaves its field alone
+// (0 stays 0: the centre is the run itself); keys and groups name the
+// point, so padding never mixes points.
+func TestSensitivityPlanPerturbsRuns(t *testing.T) {
+	plan := &Plan{Name: "p", Runs: []PlannedRun{
+		{Key: "arena.g", Group: "g", Run: Run{Policy: "arena", Slowdown: 1.1, RelaxedSlowdown: 1.3}},
+		{Key: "fcfs.g", Group: "g", Run: Run{Policy: "fcfs", OverheadScale: 2}},
+	}}
+	sp := SensitivityPlan(plan, DefaultSensitivity())
+	if len(sp.Runs) != 2*8 {
+		t.Fatalf("%d perturbed runs, want 16 (8 points × 2 runs)", len(sp.Runs))
+	}
+	find := func(key string) Run {
+		for _, r := range sp.Runs {
+			if r.Key == key {
+				if r.Group != strings.TrimPrefix(strings.TrimPrefix(key, "arena."), "fcfs.") {
+					t.Errorf("%s: group %q does not carry the point", key, r.Group)
+				}
+				return r.Run
+			}
+		}
+		t.Fatalf("no run %s", key)
+		return Run{}
+	}
+	r := find("arena.g.o1.25-i0.95")
+	sd, rsd, f := 1.1, 1.3, 0.95 // variables: a float64 product, as at run time
+	if r.OverheadScale != 1.25 || r.Slowdown != sd*f || r.RelaxedSlowdown != rsd*f {
+		t.Errorf("arena at o1.25-i0.95: overhead scale %v, slowdown %v, relaxed %v; want 1.25, %v, %v", r.OverheadScale, r.Slowdown, r.RelaxedSlowdown, sd*f, rsd*f)
+	}
+	r = find("fcfs.g.o0.75-i1.05")
+	if r.OverheadScale != 1.5 || r.Slowdown != 1.05 || r.RelaxedSlowdown != 0 {
+		t.Errorf("fcfs at o0.75-i1.05: overhead scale %v, slowdown %v, relaxed %v; want 1.5 (2 × 0.75), 1.05, 0", r.OverheadScale, r.Slowdown, r.RelaxedSlowdown)
+	}
+	r = find("fcfs.g.o1-i0.95")
+	if r.OverheadScale != 2 || r.Slowdown != 0.95 {
+		t.Errorf("fcfs at o1-i0.95: overhead scale %v (want 2, untouched), slowdown %v (want 0.95)", r.OverheadScale, r.Slowdown)
+	}
+	for _, pr := range sp.Runs {
+		if strings.HasSuffix(pr.Key, ".o1-i1") {
+			t.Errorf("the centre is re-run: %s", pr.Key)
+		}
+	}
+	if c := (GridPoint{1, 1}).Apply(plan.Runs[1].Run); !reflect.DeepEqual(c, plan.Runs[1].Run) {
+		t.Errorf("the centre changes the run: %+v", c)
+	}
+}
+
+// cellRows is one cell of three policies and three seeds with per-seed
+// submitted mean JCTs jct[policy] (the same for every seed but a small
+// per-seed wiggle, so intervals exist) and throughputs thr[policy].
+func cellRows(trace string, jct, thr map[string]float64) []SummaryRow {
+	var rows []SummaryRow
+	for _, p := range []string{"arena", "fcfs", "sia"} {
+		for s := int64(1); s <= 3; s++ {
+			w := 1 + 0.01*float64(s-2)
+			rows = append(rows, SummaryRow{Key: p + "." + trace, Trace: trace, Cluster: "c", Timing: "exact", Rounds: 600, Density: 1,
+				Estimator: "profiledb", Policy: p, Seed: s, SubmittedMeanJCT: jct[p] * w, MeanThroughput: thr[p] * w})
+		}
+	}
+	addSeedStats(rows)
+	return rows
+}
+
+func find(rows []SummaryRow, trace, policy string) *SummaryRow {
+	for i := range rows {
+		if rows[i].Trace == trace && rows[i].Policy == policy {
+			return &rows[i]
+		}
+	}
+	return nil
+}
+
+// Hand-built, against baseline sia. Cell "a": at the centre arena 100 s,
+// fcfs 200 s, sia 150 s: arena vs sia +33 %, fcfs vs sia −33 %. At
+// overheads ×1.25 · iteration times ×1 alone fcfs takes 140 s: fcfs vs
+// sia turns positive (its sign flips: fragile), arena vs sia stays
+// positive (holds), and the ranking arena < sia < fcfs becomes arena <
+// fcfs < sia. Cell "b" is the same at every point but one, where
+// arena's throughput falls below sia's: the JCT sign holds but the
+// throughput ratio crosses 1 (fragile); its ranking holds.
+func TestMarkRobust(t *testing.T) {
+	g := DefaultSensitivity()
+	jct := map[string]float64{"arena": 100, "fcfs": 200, "sia": 150}
+	thr := map[string]float64{"arena": 12, "fcfs": 8, "sia": 10}
+	flipAt, thrAt := GridPoint{1.25, 1}, GridPoint{0.75, 0.95}
+	rowsAt := func(p GridPoint) []SummaryRow {
+		ja, ta := jct, thr
+		if p == flipAt {
+			ja = map[string]float64{"arena": 100, "fcfs": 140, "sia": 150}
+		}
+		tb := thr
+		if p == thrAt {
+			tb = map[string]float64{"arena": 9, "fcfs": 8, "sia": 10}
+		}
+		rows := append(cellRows("a", ja, ta), cellRows("b", jct, tb)...)
+		if err := SetBaseline(rows, "sia"); err != nil {
+			t.Fatal(err)
+		}
+		return rows
+	}
+	main := rowsAt(GridPoint{1, 1})
+	perPoint := map[GridPoint][]SummaryRow{}
+	for _, p := range g.Perturbed() {
+		perPoint[p] = rowsAt(p)
+	}
+	markRobust(main, g, perPoint)
+
+	check := func(trace, pol string, want *bool, text string) {
+		t.Helper()
+		r := find(main, trace, pol)
+		if (want == nil) != (r.Robust == nil) || want != nil && *want != *r.Robust || !strings.Contains(r.Robustness, text) {
+			t.Errorf("%s/%s (%s): robust %v %q, want %v containing %q", trace, pol, r.Comparison, deb(r.Robust), r.Robustness, deb(want), text)
+		}
+	}
+	yes, no := true, false
+	check("a", "arena", &yes, "holds")
+	check("a", "fcfs", &no, "JCT reduction's sign flips at overheads ×1.25 · iteration times ×1")
+	check("a", "sia", nil, "")
+	check("b", "arena", &no, "throughput ratio crosses 1 at overheads ×0.75 · iteration times ×0.95")
+	check("b", "fcfs", &yes, "holds")
+	if r := find(main, "a", "fcfs"); strings.Contains(r.Robustness, "0.75") {
+		t.Errorf("fcfs flips at one point only, yet: %q", r.Robustness)
+	}
+	if r := find(main, "a", "sia"); r.RankingRobust == nil || *r.RankingRobust || !strings.Contains(r.RankingRobustness, "arena < fcfs < sia at overheads ×1.25 · iteration times ×1") {
+		t.Errorf("cell a's ranking: %v %q, want a change to arena < fcfs < sia", deb(r.RankingRobust), r.RankingRobustness)
+	}
+	if r := find(main, "b", "sia"); r.RankingRobust == nil || !*r.RankingRobust {
+		t.Errorf("cell b's ranking %v %q, want it to hold", deb(r.RankingRobust), r.RankingRobustness)
+	}
+	var b strings.Builder
+	if err := WriteSeedTable(&b, main); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"under model error", "fragile (JCT reduction's sign flips", "overheads ×0.75/1/1.25 × iteration times ×0.95/1/1.05, 9 points",
+		"Model error: 2 of 4 comparisons hold", "ranking holds in 1 of 2 cells", "ranking by submitted mean JCT arena < sia < fcfs changes"} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("seed table lacks %q:\n%s", w, b.String())
+		}
+	}
+
+	// A point without results leaves a comparison that holds elsewhere
+	// undecided (null), not robust.
+	delete(perPoint, GridPoint{1.25, 1.05})
+	markRobust(main, g, perPoint)
+	if r := find(main, "b", "fcfs"); r.Robust != nil || !strings.Contains(r.Robustness, "undecided") {
+		t.Errorf("missing point: robust %v %q, want null and undecided", deb(r.Robust), r.Robustness)
+	}
+	if r := find(main, "a", "fcfs"); r.Robust == nil || *r.Robust {
+		t.Errorf("a flip elsewhere still decides fragile: %v", deb(r.Robust))
+	}
+}
+
+func deb(p *bool) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// End to end on a small sweep: the perturbed runs go to OUT/sensitivity,
+// summary.parquet keeps its rows and gains the robustness columns (null
+// without --sensitivity), which survive the parquet round trip.
+func TestSweepSensitivityColumns(t *testing.T) {
+	spec, err := ParseSpec("s.yaml", "", []byte("traces: [pai]\nclusters: [paper-1280]\npolicies: [arena, fcfs]\ntiming: exact\nrounds: 100\nsensitivity: {overheads: [1.25], iteration_times: 1}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec.Sensitivity == nil || len(spec.Sensitivity.Perturbed()) != 1 {
+		t.Fatalf("spec grid %+v, want one perturbed point", spec.Sensitivity)
+	}
+	plan, err := spec.Expand(policy.NewRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	sweep(t, plan, out, Shard{}, false)
+	plain := merge(t, plan, MergeOptions{Out: out})
+	if plain[0].Robust != nil || plain[0].SensitivityGrid != "" {
+		t.Errorf("without sensitivity: robust %v, grid %q", deb(plain[0].Robust), plain[0].SensitivityGrid)
+	}
+	if _, err := MergeSweep(plan, MergeOptions{Out: out, Sensitivity: spec.Sensitivity}); err == nil || !strings.Contains(err.Error(), "perturbed run") {
+		t.Errorf("merge before the perturbed runs: %v, want an error naming them", err)
+	}
+	sweep(t, SensitivityPlan(plan, *spec.Sensitivity), SensitivityDir(out), Shard{}, false)
+	merge(t, plan, MergeOptions{Out: out, Sensitivity: spec.Sensitivity})
+	rows, err := ReadSummaryParquet(filepath.Join(out, SummaryParquet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 {
+		t.Fatalf("%d rows, want the 2 main runs", len(rows))
+	}
+	f := find(rows, "pai", "fcfs")
+	if f.Robust == nil || f.RankingRobust == nil || f.SensitivityGrid != "overheads ×1/1.25 × iteration times ×1, 2 points" || f.Robustness == "" {
+		t.Errorf("fcfs row: robust %v ranking %v grid %q robustness %q", deb(f.Robust), deb(f.RankingRobust), f.SensitivityGrid, f.Robustness)
+	}
+	if _, err := os.Stat(RunDir(SensitivityDir(out), plan.Runs[0].Key+".o1.25-i1")); err != nil {
+		t.Errorf("perturbed run not under OUT/sensitivity: %v", err)
+	}
+}
+
+func TestParseSensitivity(t *testing.T) {
+	g, err := ParseSensitivity("overheads=0.5,1.5;iteration-times=1")
+	if err != nil || !slices.Equal(g.Overheads, []float64{0.5, 1.5}) || len(g.Perturbed()) != 2 {
+		t.Errorf("parsed %+v (%v), want overheads 0.5,1.5 and no iteration-time axis", g, err)
+	}
+	if g, _ := ParseSensitivity(""); g.String() != DefaultSensitivity().String() {
+		t.Errorf("empty: %s", g)
+	}
+	for _, bad := range []string{"overheads=0", "overheads=x", "speed=2", "overheads=1;overheads=2"} {
+		if _, err := ParseSensitivity(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	_, err = ParseSpec("s.yaml", "", []byte("traces: [pai]\nclusters: [paper-1280]\npolicies: [fcfs]\ntiming: exact\nsensitivity:\n  overheads: [0.75, -1]\n"))
+	if err == nil || !strings.Contains(err.Error(), "s.yaml:6") || !strings.Contains(err.Error(), "sensitivity") {
+		t.Errorf("bad factor: %v, want an error at s.yaml:6 naming the key", err)
+	}
+}

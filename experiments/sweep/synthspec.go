@@ -1,0 +1,114 @@
+package sweep
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/arena-sim/arena/experiments/runner"
+	"github.com/arena-sim/arena/traces/importers"
+	"github.com/arena-sim/arena/traces/synth"
+)
+
+// parseSynth reads a spec's synth mapping into one SynthTrace per
+// combination of list values.
+func parseSynth(file, dir string, v *yaml.Node) ([]*runner.SynthTrace, error) {
+	fail := func(n *yaml.Node, key, format string, args ...any) error {
+		return &SpecError{File: file, Line: n.Line, Kind: "key", Field: key, Err: fmt.Errorf(format, args...)}
+	}
+	if v.Kind != yaml.MappingNode {
+		return nil, fail(v, "synth", "want a mapping of synthesis keys (from, format, name, %s)", synthKeyNames())
+	}
+	base := &runner.SynthTrace{}
+	type axis struct {
+		key  string
+		vals []string
+	}
+	var axes []axis
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, val := v.Content[i], v.Content[i+1]
+		if seen[k.Value] {
+			return nil, fail(k, "synth."+k.Value, "given twice")
+		}
+		seen[k.Value] = true
+		items, nerr := scalarList(val)
+		if nerr != nil {
+			return nil, fail(nerr.node, "synth."+k.Value, "%s", nerr.msg)
+		}
+		var vals []string
+		for _, it := range items {
+			vals = append(vals, strings.TrimSpace(it.Value))
+		}
+		switch k.Value {
+		case "from", "format", "name":
+			if len(vals) != 1 {
+				return nil, fail(val, "synth."+k.Value, "want one value")
+			}
+			switch k.Value {
+			case "from":
+				base.From = vals[0]
+				if !slices.Contains(importers.SourceNames(), vals[0]) {
+					// Confined like traces (resolvePath): a spec reads
+					// only files in its own directory.
+					full, err := resolveIn(dir, vals[0])
+					if err != nil {
+						return nil, fail(val, "synth.from", "%v", err)
+					}
+					base.From = full
+				}
+			case "format":
+				base.Format = vals[0]
+			case "name":
+				base.Name = vals[0]
+			}
+			continue
+		case "seed":
+			return nil, fail(k, "synth.seed", "the sweep's seeds key drives synthesis; remove seed here")
+		}
+		for _, x := range vals {
+			var o synth.Options
+			if err := synth.Set(&o, k.Value, x); err != nil {
+				return nil, fail(k, "synth."+k.Value, "%v", err)
+			}
+		}
+		axes = append(axes, axis{k.Value, vals})
+	}
+	if base.Name == "" {
+		base.Name = "synth"
+		if base.From != "" {
+			base.Name = strings.TrimSuffix(filepath.Base(base.From), filepath.Ext(base.From))
+		}
+	}
+	out := []*runner.SynthTrace{base}
+	for _, a := range axes {
+		var next []*runner.SynthTrace
+		for _, t := range out {
+			for _, x := range a.vals {
+				c := *t
+				c.Keys = append(slices.Clone(t.Keys), [2]string{a.key, x})
+				if len(a.vals) > 1 {
+					c.Name += "." + a.key + "=" + x
+				} else if a.key == "recipe" {
+					c.Name += "." + x
+				}
+				next = append(next, &c)
+			}
+		}
+		out = next
+	}
+	return out, nil
+}
+
+func synthKeyNames() string {
+	var names []string
+	for _, k := range synth.Keys() {
+		if k.Name != "seed" {
+			names = append(names, k.Name)
+		}
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,95 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/arena-sim/arena/policy"
+)
+
+const synthSpec = `name: s
+synth:
+  from: philly-pollux
+  window: 2+8
+  sample: 40
+  recipe: arena
+  rate: [20, 40]
+  iteration-scale: 1
+traces: [pai]
+clusters: [testbed-64]
+policies: [fcfs]
+timing: exact
+rounds: 20
+seeds: [1, 2]
+`
+
+// A list-valued synthesis key is an axis; the seeds of a synthesised trace
+// each give a run, those of a built-in (deterministic) trace collapse to
+// the first with a note.
+func TestSynthSpecExpand(t *testing.T) {
+	s, err := ParseSpec("s.yaml", "", []byte(synthSpec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Synth) != 2 || s.Synth[0].Name != "philly-pollux.arena.rate=20" || s.Synth[1].Name != "philly-pollux.arena.rate=40" {
+		t.Fatalf("synth traces %+v", s.Synth)
+	}
+	plan, err := s.Expand(policy.NewRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, r := range plan.Runs {
+		keys = append(keys, r.Key)
+	}
+	want := []string{"fcfs.pai.testbed-64.exact.r20.d1.s1",
+		"fcfs.philly-pollux_arena_rate_20.testbed-64.exact.r20.d1.s1", "fcfs.philly-pollux_arena_rate_20.testbed-64.exact.r20.d1.s2",
+		"fcfs.philly-pollux_arena_rate_40.testbed-64.exact.r20.d1.s1", "fcfs.philly-pollux_arena_rate_40.testbed-64.exact.r20.d1.s2"}
+	if !reflect.DeepEqual(keys, want) {
+		t.Errorf("runs %v\nwant %v", keys, want)
+	}
+	if len(plan.Notes) != 1 || !strings.Contains(plan.Notes[0], "trace pai is deterministic") {
+		t.Errorf("notes %v, want one about pai's seeds", plan.Notes)
+	}
+	// Two seeds synthesise two different traces; the same seed the same.
+	a, _ := s.Synth[0].Build(1)
+	b, _ := s.Synth[0].Build(2)
+	c, _ := s.Synth[0].Build(1)
+	if len(a.Jobs) != 40 || reflect.DeepEqual(a.Jobs, b.Jobs) || !reflect.DeepEqual(a.Jobs, c.Jobs) || a.IterationScale != 1 {
+		t.Errorf("builds: %d jobs, seeds differ %v, same seed same %v, scale %d", len(a.Jobs), !reflect.DeepEqual(a.Jobs, b.Jobs), reflect.DeepEqual(a.Jobs, c.Jobs), a.IterationScale)
+	}
+	out, err := Execute(context.Background(), policy.NewRegistry(), plan.Runs[1].Run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Summary.Trace != "philly-pollux.arena.rate=20" || out.Summary.JobsInTrace != 40 {
+		t.Errorf("summary trace %q with %d jobs", out.Summary.Trace, out.Summary.JobsInTrace)
+	}
+}
+
+func TestSynthSpecErrors(t *testing.T) {
+	cases := []struct{ body, key string }{
+		{"synth: {from: philly-pollux, seed: 3}\nclusters: [c]\npolicies: [fcfs]\ntiming: exact\n", "synth.seed"},
+		{"synth: {from: philly-pollux, rate: fast}\nclusters: [c]\npolicies: [fcfs]\ntiming: exact\n", "synth.rate"},
+		{"synth: {from: philly-pollux, warp: 9}\nclusters: [c]\npolicies: [fcfs]\ntiming: exact\n", "synth.warp"},
+		{"synth: [a]\nclusters: [c]\npolicies: [fcfs]\ntiming: exact\n", "synth"},
+	}
+	for _, c := range cases {
+		_, err := ParseSpec("s.yaml", "", []byte(c.body))
+		var se *SpecError
+		if !errors.As(err, &se) || se.Field != c.key || se.Line != 1 {
+			t.Errorf("%q: %v, want an error on line 1 key %q", c.body, err, c.key)
+		}
+	}
+	// A raw source without a recipe has no models: Expand says so.
+	s, err := ParseSpec("s.yaml", "", []byte("synth: {from: philly-pollux, sample: 5}\nclusters: [testbed-64]\npolicies: [fcfs]\ntiming: exact\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Expand(policy.NewRegistry()); err == nil || !strings.Contains(err.Error(), "--recipe arena") {
+		t.Errorf("expand of an unlabelled synth: %v, want a hint to use the arena recipe", err)
+	}
+}
