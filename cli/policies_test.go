@@ -45,7 +45,7 @@ func TestPoliciesCheck(t *testing.T) {
 	if err != nil {
 		t.Fatalf("fcfs failed the suite: %v\n%s", err, out)
 	}
-	if !strings.Contains(out, "fcfs: 16 of 16 cases passed") || strings.Contains(out, "FAIL") {
+	if !strings.Contains(out, "fcfs: 18 of 18 cases passed") || strings.Contains(out, "FAIL") {
 		t.Errorf("fcfs: want 16 of 16 cases passed, got:\n%s", out)
 	}
 

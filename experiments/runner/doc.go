@@ -12,6 +12,6 @@
 // sweep or of one simulate). Scenario.Execute runs the engine. Each is the
 // worker pool both commands run their scenarios on.
 //
-// The package is small on purpose: policy tests import it (never the
-// sweep, report or regression code of package experiments).
+// The package is small on purpose: policy tests import it (never
+// experiments/sweep, experiments/report or experiments/regress).
 package runner

@@ -3,7 +3,7 @@
 // Error is the one input-error type: where (file or named text, line),
 // which field (a key, column or option) and what was expected, wrapping
 // the cause. The readers of traces tables (table.FieldError), sweep specs
-// (experiments.SpecError), policy strings (policy.OptionError), cluster
+// (sweep.SpecError), policy strings (policy.OptionError), cluster
 // specs and overhead profiles all return it, so a caller finds the place
 // with one errors.As whatever was read.
 //
