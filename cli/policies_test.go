@@ -46,7 +46,7 @@ func TestPoliciesCheck(t *testing.T) {
 		t.Fatalf("fcfs failed the suite: %v\n%s", err, out)
 	}
 	if !strings.Contains(out, "fcfs: 18 of 18 cases passed") || strings.Contains(out, "FAIL") {
-		t.Errorf("fcfs: want 16 of 16 cases passed, got:\n%s", out)
+		t.Errorf("fcfs: want 18 of 18 cases passed, got:\n%s", out)
 	}
 
 	if _, err := exec.LookPath("python3"); err != nil {
