@@ -30,10 +30,10 @@ func init() {
 	kindTitle["lost-work"] = "cumulative progress lost to interruptions"
 }
 
-// HasFaults reports whether any of runs ran with the fault model (its
-// summary has a faults section and its directory availability.parquet).
+// HasFaults reports whether any of runs saw a cluster event (the fault
+// figures have something to draw).
 func HasFaults(runs []*Results) bool {
-	return slices.ContainsFunc(runs, func(r *Results) bool { return r.Summary.Faults != nil })
+	return slices.ContainsFunc(runs, func(r *Results) bool { return r.Summary.Faults != nil && r.Summary.Faults.ClusterEvents > 0 })
 }
 
 // faultsName is the faults a run ran with: the spec's or flag's name
@@ -148,19 +148,23 @@ func WriteFaultFigures(dir, prefix string, runs []*Results, kinds []string, o Fi
 			}
 		case "lost-work":
 			var panels []plots.LostPanel
-			span := 0.0
+			span, seeds := 0.0, 0
 			for _, name := range names {
-				pn, s, err := lostPanel(title(name), by[name], o)
+				pn, s, n, err := lostPanel(title(name), by[name], o)
 				if err != nil {
 					return out, err
 				}
-				panels, span = append(panels, pn), max(span, s)
+				panels, span, seeds = append(panels, pn), max(span, s), max(seeds, n)
+			}
+			t := "Progress lost to interruptions, by policy"
+			if seeds > 1 {
+				t += fmt.Sprintf(" (mean of %d seeds)", seeds)
 			}
 			f, err := plots.CumulativeLost(panels, span)
 			if err != nil {
 				return out, err
 			}
-			if err := save(f, k, filepath.Join(dir, prefix+k+"."+o.ext()), "Progress lost to interruptions, by policy", 1); err != nil {
+			if err := save(f, k, filepath.Join(dir, prefix+k+"."+o.ext()), t, 1); err != nil {
 				return out, err
 			}
 		default:
@@ -209,10 +213,9 @@ const lostPoints = 400
 // lostPanel is one faults preset's panel: per policy (in order of first
 // appearance) the mean over its seeds of the cumulative GPU-hours of
 // progress lost, sampled at lostPoints times over the longest span.
-func lostPanel(title string, runs []*Results, o FigureOptions) (plots.LostPanel, float64, error) {
+func lostPanel(title string, runs []*Results, o FigureOptions) (pn plots.LostPanel, span float64, seeds int, err error) {
 	var policies []string
 	byPolicy := map[string][]*Results{}
-	span := 0.0
 	for _, r := range runs {
 		p := r.Summary.Policy
 		if _, ok := byPolicy[p]; !ok {
@@ -221,7 +224,7 @@ func lostPanel(title string, runs []*Results, o FigureOptions) (plots.LostPanel,
 		byPolicy[p] = append(byPolicy[p], r)
 		span = max(span, r.Summary.HorizonS)
 	}
-	pn := plots.LostPanel{Title: title}
+	pn = plots.LostPanel{Title: title}
 	for _, p := range policies {
 		rs := byPolicy[p]
 		sum := make([]float64, lostPoints+1)
@@ -232,7 +235,7 @@ func lostPanel(title string, runs []*Results, o FigureOptions) (plots.LostPanel,
 		for _, r := range rs {
 			rows, err := readAvailability(r)
 			if err != nil {
-				return pn, 0, err
+				return pn, 0, 0, err
 			}
 			start, cum, j := runStart(r), 0.0, 0
 			for k, t := range times {
@@ -246,11 +249,8 @@ func lostPanel(title string, runs []*Results, o FigureOptions) (plots.LostPanel,
 		for k := range sum {
 			sum[k] /= float64(len(rs))
 		}
-		label := o.label(p)
-		if len(rs) > 1 {
-			label = fmt.Sprintf("%s (mean of %d seeds)", label, len(rs))
-		}
-		pn.Lines = append(pn.Lines, plots.LostLine{Label: label, Times: times, GPUHours: sum})
+		pn.Lines = append(pn.Lines, plots.LostLine{Label: o.label(p), Times: times, GPUHours: sum})
+		seeds = max(seeds, len(rs))
 	}
-	return pn, span, nil
+	return pn, span, seeds, nil
 }

@@ -37,6 +37,14 @@ func (c faultCell) interval(get func(*Results) float64) ci.Interval {
 	return ci.TInterval(xs)
 }
 
+// nonNegative clips an interval of a quantity that cannot be negative
+// (GPU-hours, counts) at 0: the t-interval is symmetric, the quantity is
+// not.
+func nonNegative(iv ci.Interval) ci.Interval {
+	iv.Lo = math.Max(iv.Lo, 0)
+	return iv
+}
+
 // faultStudy is the section's runs: faults name → policy → seed → run,
 // names and policies in plan order.
 type faultStudy struct {
@@ -158,13 +166,13 @@ func (w *reportWriter) faultsSection(s section) error {
 				change = signedPct(ci.TInterval(xs))
 			}
 			fin := func(r *Results) float64 { return float64(r.Summary.Finished) }
-			lost := c.interval(lostOf)
+			lost := nonNegative(c.interval(lostOf))
 			w.p("| %s | %s | %s | %s | %s / %s | %s (%s + %s) | %s | %s | %s | %s | %s |\n", p,
 				baseCell(base, submittedJCTHours, 2), ci.Format(c.interval(submittedJCTHours), 2, ""), change,
 				baseCell(base, fin, 0), ci.Format(c.interval(fin), 0, ""),
 				ci.Format(lost, 1, ""), oneDecimal(c.interval(redoneOf).Mean), oneDecimal(c.interval(restartOf).Mean),
 				baseCell(base, ettrOf, 4), ci.Format(c.interval(ettrOf), 4, ""),
-				ci.Format(c.interval(interruptOf), 1, ""),
+				ci.Format(nonNegative(c.interval(interruptOf)), 1, ""),
 				baseCell(base, goodputOf, 0), ci.Format(c.interval(goodputOf), 0, ""))
 		}
 		w.p("\n")
@@ -202,10 +210,15 @@ func baseCell(c faultCell, get func(*Results) float64, digits int) string {
 	return ci.Format(c.interval(get), digits, "")
 }
 
-// signedPct renders a relative change with its sign: "+1.2 % [0.4, 2.0]".
+// signedPct renders a relative change with its sign: "+1.2% [0.4, 2.0]"
+// ("0.0%" for a change that rounds to nothing, whatever its sign).
 func signedPct(iv ci.Interval) string {
 	s := ci.Format(iv, 1, "%")
-	if !math.IsNaN(iv.Mean) && iv.Mean >= 0 {
+	switch {
+	case math.IsNaN(iv.Mean):
+	case strings.HasPrefix(s, "-0.0%"):
+		s = strings.TrimPrefix(s, "-")
+	case iv.Mean >= 0.0005:
 		s = "+" + s
 	}
 	return s
@@ -216,7 +229,7 @@ func signedPct(iv ci.Interval) string {
 // lost), and the seeds differ. A failed check is a surprise.
 func (w *reportWriter) faultsAxisCheck(name string, cells map[string]faultCell, policies []string) {
 	type sig struct {
-		events int
+		events  int
 		unavail float64
 	}
 	perSeed := map[int64]sig{}
