@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -178,7 +179,7 @@ func (w *reportWriter) faultsSection(s section) error {
 		w.p("\n")
 		w.faultsRanking(name, st.policies, none, cells)
 	}
-	figs, err := WriteFaultFigures(w.out+"/figures", s.name+".", rs, FaultKinds, w.figOpts())
+	figs, err := WriteFaultFigures(filepath.Join(w.out, "figures"), s.name+".", rs, FaultKinds, w.figOpts())
 	if err != nil {
 		return err
 	}
