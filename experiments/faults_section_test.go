@@ -175,3 +175,34 @@ checkpoint_restore: 60s
 		t.Log(report[i:min(len(report), i+4000)])
 	}
 }
+
+// A faults file named in a spec is read next to the spec, as a trace is,
+// and a path leading outside the spec's directory is refused (a spec from
+// a stranger must not make arena read files elsewhere); presets are names.
+func TestSpecFaultsFileNextToSpec(t *testing.T) {
+	dir := t.TempDir()
+	ev := "time,node,event\n100,0,down\n400,0,up\n"
+	if err := os.WriteFile(filepath.Join(dir, "ev.csv"), []byte(ev), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := func(faults string) (*Plan, error) {
+		s, err := ParseSpec(filepath.Join(dir, "s.yaml"), dir, []byte("name: f\ntraces: [philly]\nclusters: [paper-1280]\npolicies: [fcfs]\ntiming: exact\nrounds: 10\nfaults: ["+faults+"]\n"))
+		if err != nil {
+			return nil, err
+		}
+		return s.Expand(testRegistry())
+	}
+	plan, err := spec("ev.csv, llama3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := plan.Runs[0].Run.Faults; got != filepath.Join(dir, "ev.csv") {
+		t.Errorf("faults file resolved to %q, want it next to the spec", got)
+	}
+	if got := plan.Runs[1].Run.Faults; got != "llama3" {
+		t.Errorf("preset resolved to %q", got)
+	}
+	if _, err := spec("../ev.csv"); err == nil || !strings.Contains(err.Error(), "outside the spec's directory") {
+		t.Errorf("a path outside the spec's directory: %v", err)
+	}
+}
