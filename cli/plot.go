@@ -39,6 +39,9 @@ Kinds: jct-cdf, jct-bars, throughput, queue, utilization (the default "all"),
 tenant-share and rho-cdf ("tenants"; in "all" for runs with tenants: each
 tenant's GPUs over time stacked, one panel per policy, and the CDF of
 finish-time fairness ρ per policy, docs/tenants.md),
+availability and lost-work ("faults"; in "all" for runs with cluster events:
+GPUs available per type over time with failures marked, and each policy's
+cumulative progress lost, docs/faults.md),
 occupancy (one Gantt-style figure per run: every GPU over time, coloured by the
 job holding it), and load (padded mean JCT and mean throughput against the load
 density, one line per policy, one panel per trace; several seeds at a density give the
@@ -76,7 +79,7 @@ the default, about 1/40 of the run, is stated in the axis label).`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runPlot(cmd, args, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.kinds, "kind", "all", "comma-separated figure kinds: jct-cdf, jct-bars, throughput, queue, utilization, occupancy, load, tenant-share, rho-cdf, tenants")
+	fl.StringVar(&f.kinds, "kind", "all", "comma-separated figure kinds: jct-cdf, jct-bars, throughput, queue, utilization, occupancy, load, tenant-share, rho-cdf, tenants, availability, lost-work, faults")
 	fl.StringVar(&f.out, "out", "", "directory for the figures (default: RESULTS/figures)")
 	fl.StringVar(&f.format, "format", "png", "pdf, svg or png")
 	fl.StringVar(&f.size, "size", "column", "column (3.3×2.4 in), full (7×3 in) or WxH in inches, e.g. 3.3x2")
@@ -138,7 +141,7 @@ func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
 			return fmt.Errorf("label %q=%q: no run of policy %q in %s (policies: %s)", k, labels[k], k, strings.Join(args, ", "), strings.Join(names, ", "))
 		}
 	}
-	var runKinds, tenantKinds []string
+	var runKinds, tenantKinds, faultKinds []string
 	wantLoad := false
 	for _, k := range kinds {
 		switch {
@@ -146,6 +149,8 @@ func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
 			wantLoad = true
 		case slices.Contains(report.TenantKinds, k):
 			tenantKinds = append(tenantKinds, k)
+		case slices.Contains(report.FaultKinds, k):
+			faultKinds = append(faultKinds, k)
 		default:
 			runKinds = append(runKinds, k)
 		}
@@ -158,6 +163,13 @@ func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
 		}
 		tenantKinds = nil
 	}
+	// Likewise the fault figures, where runs had cluster events.
+	if len(faultKinds) > 0 && !report.HasFaults(all) {
+		if !slices.Contains(strings.Split(f.kinds, ","), "all") && f.kinds != "" {
+			return fmt.Errorf("--kind %s: no run in %s saw a cluster event (simulate or sweep with --faults PRESET|FILE, or faults: in a spec)", strings.Join(faultKinds, ","), strings.Join(args, ", "))
+		}
+		faultKinds = nil
+	}
 	var written []report.FigureFile
 	if len(runKinds) > 0 {
 		figs, err := writeRunFigures(f.out, all, runKinds, f.perSeed, opt)
@@ -168,6 +180,13 @@ func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
 	}
 	if len(tenantKinds) > 0 {
 		figs, err := writeTenantFigures(f.out, all, tenantKinds, opt)
+		if err != nil {
+			return err
+		}
+		written = append(written, figs...)
+	}
+	if len(faultKinds) > 0 {
+		figs, err := writeFaultFigures(f.out, all, faultKinds, opt)
 		if err != nil {
 			return err
 		}
@@ -343,6 +362,30 @@ func writeTenantFigures(out string, all []*sweep.Results, kinds []string, opt re
 	}
 	for _, g := range order {
 		figs, err := report.WriteTenantFigures(out, g+".", groups[g], kinds, opt)
+		if err != nil {
+			return nil, err
+		}
+		written = append(written, figs...)
+	}
+	return written, nil
+}
+
+// writeFaultFigures draws the fault figures per trace, cluster and timing
+// (<trace>.<cluster>.<timing>.<kind>…): the runs of one such set differ in
+// policy, seed and faults, which the figures draw apart.
+func writeFaultFigures(out string, all []*sweep.Results, kinds []string, opt report.FigureOptions) ([]report.FigureFile, error) {
+	var order []string
+	sets := map[string][]*sweep.Results{}
+	for _, r := range all {
+		k := strings.Join([]string{sweep.PolicyDir(r.Summary.Trace), sweep.PolicyDir(r.Summary.Cluster), r.Summary.Timing}, ".")
+		if _, ok := sets[k]; !ok {
+			order = append(order, k)
+		}
+		sets[k] = append(sets[k], r)
+	}
+	var written []report.FigureFile
+	for _, k := range order {
+		figs, err := report.WriteFaultFigures(out, k+".", sets[k], kinds, opt)
 		if err != nil {
 			return nil, err
 		}

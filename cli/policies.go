@@ -78,7 +78,8 @@ small hand-built clusters and workloads. The rules: a minimum workload
 finishes; two runs of fresh instances are identical (determinism); the
 policy does not modify the View; jobs larger than any node or than the
 cluster are handled; a cluster without the requested GPU type and an empty
-cluster are handled (docs/writing-a-policy.md, "The conformance suite").
+cluster are handled; nodes failing under running jobs and a drain with notice
+are handled (docs/writing-a-policy.md, "The conformance suite").
 
 It prints each case's verdict as it is known and exits with status 1 when
 any case of any policy failed, so a policy author's CI can call it. A

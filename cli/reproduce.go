@@ -51,6 +51,12 @@ step from the artifact-constant configuration; it prints the table and writes
 fairness policy, alone and under quotas, 5 seeds; REPORT.md gets its fairness
 tables (means with t-intervals) and the tenant figures.
 
+"faults" (not part of "all") runs the faults study of docs/faults.md: Philly in
+exact timing under no faults, the llama3 and gcp-maintenance presets (5 seeds),
+with a checkpoint model; REPORT.md gets per policy its JCT with and without
+faults, GPU-hours lost, effective training time, interruptions and goodput
+(means with t-intervals), the ranking change, and the fault figures.
+
 Each checked verdict says whether it holds under model error: the Philly
 artifact-timing runs the claims are checked on are re-run with overheads
 ×0.75/1.25 × iteration times ×0.95/1.05 (--sensitivity, on by default; =off skips

@@ -15,4 +15,9 @@
 // vgpdf with fpdf's UTF-8, subset-font path): their text is Unicode, so
 // ×, — and ≤ survive, and a figure is tens of KB. docs/figures.md is the
 // user's guide.
+//
+// Runs with faults (faults.go): the GPUs available per GPU type over time
+// with failures, drains and reclaims marked (Availability), and each
+// policy's cumulative progress lost to interruptions (CumulativeLost);
+// docs/faults.md.
 package plots

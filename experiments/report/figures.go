@@ -499,8 +499,8 @@ func loadCell(r *sweep.Results) string {
 // but occupancy; "load" = the load-sweep curves).
 func ParseKinds(s string) ([]string, error) {
 	if s == "" || s == "all" {
-		// The tenant figures are drawn where runs have tenants.
-		return slices.Concat(plots.DefaultKinds, TenantKinds), nil
+		// The tenant and fault figures are drawn where runs have them.
+		return slices.Concat(plots.DefaultKinds, TenantKinds, FaultKinds), nil
 	}
 	var out []string
 	for _, k := range strings.Split(s, ",") {
@@ -508,6 +508,11 @@ func ParseKinds(s string) ([]string, error) {
 		if k == "all" {
 			out = append(out, plots.DefaultKinds...)
 			out = append(out, TenantKinds...)
+			out = append(out, FaultKinds...)
+			continue
+		}
+		if k == "faults" {
+			out = append(out, FaultKinds...)
 			continue
 		}
 		if k == "tenants" {
@@ -518,8 +523,8 @@ func ParseKinds(s string) ([]string, error) {
 			out = append(out, LoadKinds...)
 			continue
 		}
-		if !slices.Contains(plots.Kinds, k) && !slices.Contains(LoadKinds, k) && !slices.Contains(TenantKinds, k) {
-			return nil, fmt.Errorf("kind %q: unknown (known: %s, load, %s, tenants)", k, strings.Join(plots.Kinds, ", "), strings.Join(TenantKinds, ", "))
+		if !slices.Contains(plots.Kinds, k) && !slices.Contains(LoadKinds, k) && !slices.Contains(TenantKinds, k) && !slices.Contains(FaultKinds, k) {
+			return nil, fmt.Errorf("kind %q: unknown (known: %s, load, %s, tenants, %s, faults)", k, strings.Join(plots.Kinds, ", "), strings.Join(TenantKinds, ", "), strings.Join(FaultKinds, ", "))
 		}
 		out = append(out, k)
 	}

@@ -91,6 +91,8 @@ func (w *reportWriter) write(secs []section, notes []string) (string, []FigureFi
 			err = w.loadSection(s)
 		case TenantsSection:
 			err = w.tenantsSection(s)
+		case FaultsSection:
+			err = w.faultsSection(s)
 		}
 		if err != nil {
 			return "", nil, err

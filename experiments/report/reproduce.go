@@ -32,7 +32,9 @@ var Sections = []string{"philly", "helios", "pai", "ablations", "load"}
 // and runs alone.
 // "tenants" is the tenants study (TenantsSection: Philly's 15 VCs,
 // fairness figures).
-var ExtraSections = []string{"headline", TestbedSection, TenantsSection}
+// "faults" is the faults study (FaultsSection: Philly under failure and
+// maintenance presets, seeded, with a checkpoint model).
+var ExtraSections = []string{"headline", TestbedSection, TenantsSection, FaultsSection}
 
 // TestbedSection is the name of the testbed prediction.
 const TestbedSection = "testbed"

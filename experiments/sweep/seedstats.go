@@ -81,6 +81,9 @@ func CellKey(r *SummaryRow) string {
 		// Runs differing only in their tenants are different cells.
 		k += "|tenants=" + r.Fairness.TenantsFrom
 	}
+	if r.Faults != "" {
+		k += "|faults=" + r.Faults
+	}
 	return k
 }
 

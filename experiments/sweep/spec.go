@@ -19,6 +19,7 @@ import (
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/clusterspec"
+	"github.com/arena-sim/arena/sim/faults"
 	"github.com/arena-sim/arena/sim/input"
 	"github.com/arena-sim/arena/sim/overheadprofile"
 	"github.com/arena-sim/arena/sim/tenants"
@@ -538,11 +539,19 @@ func (s *Spec) Expand(reg Policies) (*Plan, error) {
 	seen := map[string]bool{}
 	for ti := range traceRefs {
 		seeds := s.Seeds
+		// seeded: a combination whose faults draw from the seed (a preset
+		// or a faults spec) runs every seed even on a deterministic trace.
+		seeded := func(r Run) bool { return true }
 		if len(seeds) > 1 && (synthOf[ti] == nil || synthOf[ti].Deterministic()) {
-			// Nothing in the run draws from the seed: every seed would
-			// repeat the same run.
-			seeds = seeds[:1]
-			plan.Notes = append(plan.Notes, fmt.Sprintf("trace %s is deterministic (no synthesis draws from the seed): seeds %v would give identical runs; running seed %d only", traceNames[ti], s.Seeds, seeds[0]))
+			// Nothing else in the run draws from the seed: every seed
+			// would repeat the same run.
+			seeded = func(r Run) bool { return faults.Seeded(r.Faults) }
+			if slices.ContainsFunc(combos, seeded) {
+				plan.Notes = append(plan.Notes, fmt.Sprintf("trace %s is deterministic (no synthesis draws from the seed): runs without seeded faults run seed %d only", traceNames[ti], seeds[0]))
+			} else {
+				seeds = seeds[:1]
+				plan.Notes = append(plan.Notes, fmt.Sprintf("trace %s is deterministic (no synthesis draws from the seed): seeds %v would give identical runs; running seed %d only", traceNames[ti], s.Seeds, seeds[0]))
+			}
 		}
 		for ci := range s.Clusters {
 			for _, timing := range s.Timings {
@@ -550,6 +559,9 @@ func (s *Spec) Expand(reg Policies) (*Plan, error) {
 					for _, seed := range seeds {
 						for _, est := range s.Estimators {
 							for _, combo := range combos {
+								if seed != seeds[0] && !seeded(combo) {
+									continue
+								}
 								group := GroupKey(traceNames[ti], clusterNames[ci], timing, s.Rounds, density, seed, est) + axesKey(combo)
 								for _, p := range policies {
 									key := PolicyDir(p) + "." + group
@@ -652,6 +664,14 @@ func (s *Spec) axisCombos(rv *runner.Resolver, policies []string) ([]Run, error)
 					}
 					r.Tenants = ref
 				}
+				if ax.Field.Key == "faults" && v != "" && v != "none" && !slices.Contains(faults.PresetNames(), v) {
+					// A faults spec or events file, like a trace, is read next to the spec.
+					ref, err := s.resolvePath(v, false)
+					if err != nil {
+						return nil, s.keyErrorAt("faults", err)
+					}
+					r.Faults = ref
+				}
 				if ax.Field.Key == "overheads" {
 					ref, err := s.resolvePath(v, slices.Contains(overheadprofile.BuiltinNames(), v))
 					if err != nil {
@@ -705,6 +725,7 @@ func axesKey(r Run) string {
 	if r.Tenants != "" {
 		k += ".t-" + SanitizeKey(strings.TrimSuffix(filepath.Base(r.Tenants), filepath.Ext(r.Tenants)))
 	}
+	k += faultsKey(r)
 	for _, b := range []struct {
 		on  bool
 		tag string
@@ -712,6 +733,20 @@ func axesKey(r Run) string {
 		if b.on {
 			k += b.tag
 		}
+	}
+	return k
+}
+
+// faultsKey is the faults and checkpoint part of a run's key ("" for a
+// run with neither): they are axes too (docs/faults.md).
+func faultsKey(r Run) string {
+	var k string
+	if r.Faults != "" {
+		k += ".f-" + SanitizeKey(strings.TrimSuffix(filepath.Base(r.Faults), filepath.Ext(r.Faults)))
+	}
+	if r.CheckpointInterval != 0 || r.CheckpointCost != 0 || r.CheckpointRestore != 0 {
+		g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+		k += ".ck" + g(r.CheckpointInterval) + "-" + g(r.CheckpointCost) + "-" + g(r.CheckpointRestore)
 	}
 	return k
 }

@@ -375,6 +375,11 @@ type SummaryRow struct {
 	// the seeds (fairrows.go): written as columns of their own only when a
 	// row has them. Extra holds, read back from a table, the numeric
 	// columns beyond SummaryRow's own and the utilisation ones.
+	// Faults is the run's faults and checkpoint model as its run key
+	// names them (".f-llama3.ck1800-30-60"; "" without): runs differing in
+	// them are different cells of the seed statistics. Not a column: the
+	// run and group columns carry it.
+	Faults    string                 `parquet:"-"`
 	Fairness  *sim.Fairness          `parquet:"-"`
 	FairSeeds map[string]ci.Interval `parquet:"-"`
 	Extra     map[string]float64     `parquet:"-"`
@@ -517,6 +522,9 @@ func SummaryRowsAsPadded(rs []*Results) []SummaryRow {
 			WallDecisionSum: s.Wallclock.DecisionSum, WallDecisionP99: s.Wallclock.DecisionP99,
 			SolverBudgetHits: int32Ptr(s.SolverBudgetHits), ArtifactAssertionsFailed: int32Ptr(s.ArtifactAssertionsFailed),
 			Fairness: s.Fairness,
+		}
+		if rec.Run != nil {
+			rows[i].Faults = faultsKey(*rec.Run)
 		}
 	}
 	addSeedStats(rows)

@@ -99,6 +99,25 @@ func Load(name string, c *sim.Cluster, seed int64, start, end sim.Time) ([]sim.C
 	return nil, fmt.Errorf("faults %q: want a preset (%s, none), a faults spec (.yaml) or an events file (.csv, .parquet)", name, strings.Join(PresetNames(), ", "))
 }
 
+// Seeded reports whether the events Load returns for name depend on the
+// seed: a preset or a faults spec (.yaml, .yml) is synthesised with it;
+// none and an events file are not. A sweep over seeds of a deterministic
+// trace runs every seed only where this holds (each seed would repeat the
+// same run otherwise).
+func Seeded(name string) bool {
+	if name == "" || name == "none" {
+		return false
+	}
+	if _, ok := presets[name]; ok {
+		return true
+	}
+	switch strings.ToLower(ext(name)) {
+	case ".yaml", ".yml":
+		return true
+	}
+	return false
+}
+
 // readBounded reads at most limit bytes of path, failing on a longer file
 // without reading it whole.
 func readBounded(path string, limit int64) ([]byte, error) {

@@ -125,3 +125,15 @@ func FuzzParseSpec(f *testing.F) {
 		}
 	})
 }
+
+// Seeded says which faults names draw from the seed (a sweep over seeds of
+// a deterministic trace runs every seed only for those): presets and
+// faults specs do; none and events files do not.
+func TestSeeded(t *testing.T) {
+	for name, want := range map[string]bool{"": false, "none": false, "llama3": true, "aws-spot": true, "my.yaml": true, "dir/x.YML": true,
+		"ev.csv": false, "ev.parquet": false, "nonsense": false} {
+		if got := Seeded(name); got != want {
+			t.Errorf("Seeded(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

@@ -1,0 +1,190 @@
+package report
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/arena-sim/arena/experiments/runner"
+	"github.com/arena-sim/arena/experiments/sweep"
+	"github.com/arena-sim/arena/sim"
+)
+
+// The faults axis of the built-in faults spec is a real, seeded axis:
+// every value has runs of its own (before, faults and checkpoints were no
+// part of a run's key and the plan refused two runs of one name), the
+// runs without seeded faults run once (the trace is deterministic), the
+// seeded ones every seed; and a seed's events are the same for every
+// policy and differ from another seed's. Behaviour, checked on the events
+// the runs are resolved to.
+func TestFaultsSpecIsSeededAxis(t *testing.T) {
+	spec, err := BuiltinSpec(FaultsSection)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := spec.Expand(testRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]map[int64]int{}
+	for _, r := range plan.Runs {
+		if count[r.Run.Faults] == nil {
+			count[r.Run.Faults] = map[int64]int{}
+		}
+		count[r.Run.Faults][r.Run.Seed]++
+		if r.Run.CheckpointInterval != 1800 || r.Run.CheckpointCost != 30 || r.Run.CheckpointRestore != 60 {
+			t.Errorf("%s: checkpoint model %g/%g/%g, want 1800/30/60", r.Key, r.Run.CheckpointInterval, r.Run.CheckpointCost, r.Run.CheckpointRestore)
+		}
+	}
+	policies := len(spec.Policies)
+	if len(count["none"]) != 1 || count["none"][1] != policies {
+		t.Errorf("faults none: runs per seed %v, want seed 1 only, %d policies", count["none"], policies)
+	}
+	for _, f := range []string{"llama3", "gcp-maintenance"} {
+		if len(count[f]) != 5 {
+			t.Errorf("faults %s: seeds %v, want 5", f, count[f])
+		}
+		for s, n := range count[f] {
+			if n != policies {
+				t.Errorf("faults %s seed %d: %d runs, want %d", f, s, n, policies)
+			}
+		}
+	}
+	rv := runner.NewResolver(testRegistry())
+	events := func(policy string, seed int64) []sim.ClusterEvent {
+		for _, r := range plan.Runs {
+			if r.Run.Policy == policy && r.Run.Seed == seed && r.Run.Faults == "gcp-maintenance" {
+				sc, err := rv.Resolve(r.Run)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return sc.Config.Events
+			}
+		}
+		t.Fatalf("no run of %s, seed %d", policy, seed)
+		return nil
+	}
+	a1, f1, a2 := events("arena", 1), events("fcfs", 1), events("arena", 2)
+	if len(a1) == 0 {
+		t.Fatal("gcp-maintenance drew no event on paper-1280 over a week")
+	}
+	if !reflect.DeepEqual(a1, f1) {
+		t.Error("seed 1: arena's and fcfs' events differ")
+	}
+	if reflect.DeepEqual(a1, a2) {
+		t.Error("seeds 1 and 2 gave the same events")
+	}
+}
+
+// The axis check of the report flags policies of one seed that saw
+// different events (the comparison would not be paired). Hand-built runs.
+func TestFaultsAxisCheckFlagsUnpaired(t *testing.T) {
+	run := func(p string, seed int64, events int) *sweep.Results {
+		return &sweep.Results{Record: sweep.RunRecord{Seed: seed}, Summary: sim.Summary{Policy: p, Faults: &sim.FaultSummary{ClusterEvents: events}}}
+	}
+	for _, tc := range []struct {
+		name    string
+		cells   map[string]faultCell
+		surpass bool
+		want    string
+	}{
+		{"paired", map[string]faultCell{"a": {1: run("a", 1, 5), 2: run("a", 2, 7)}, "b": {1: run("b", 1, 5), 2: run("b", 2, 7)}}, false, "Checked: the same for every policy of a seed, different across seeds"},
+		{"unpaired", map[string]faultCell{"a": {1: run("a", 1, 5)}, "b": {1: run("b", 1, 6)}}, true, "policies of one seed saw different events"},
+		{"same seeds", map[string]faultCell{"a": {1: run("a", 1, 5), 2: run("a", 2, 5)}}, true, "every seed gave the same events"},
+	} {
+		w := &reportWriter{}
+		w.faultsAxisCheck("x", tc.cells, []string{"a", "b"})
+		if !strings.Contains(w.b.String(), tc.want) || (len(w.surprises) > 0) != tc.surpass {
+			t.Errorf("%s: %q, surprises %q", tc.name, w.b.String(), w.surprises)
+		}
+	}
+}
+
+// TestReproduceFaultsSection runs the faults study shortened (100 rounds,
+// fcfs and arena, gcp-maintenance over two seeds) and checks REPORT.md
+// holds its table with intervals over the seeds, the axis check, the
+// ranking and the fault figures, which exist. Guard: the section reports.
+func TestReproduceFaultsSection(t *testing.T) {
+	short, err := sweep.ParseSpec("short.yaml", "", []byte(`name: faults
+traces: [philly]
+clusters: [paper-1280]
+policies: [arena, fcfs]
+timing: exact
+rounds: 100
+seeds: [1, 2]
+faults: [none, gcp-maintenance]
+checkpoint_interval: 30m
+checkpoint_cost: 30s
+checkpoint_restore: 60s
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	res, err := Reproduce(context.Background(), testRegistry(), ReproduceOptions{Out: out, Parallel: 2, Specs: map[string]*sweep.Spec{FaultsSection: short}, Sections: []string{FaultsSection}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Runs != 6 {
+		t.Errorf("%d runs, want 6 (2 without faults, 4 with)", res.Runs)
+	}
+	data, err := os.ReadFile(res.Report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := string(data)
+	for _, want := range []string{"## Faults: Philly under failures and maintenance", "### gcp-maintenance",
+		"Checked: the same for every policy of a seed, different across seeds", "t-interval over 2 seeds", "one run (deterministic: exact)",
+		"| policy | mean JCT (h), no faults | with faults | change |", "| arena |", "| fcfs |", "Ranking by mean JCT, best first",
+		"a job writes a checkpoint after every 30 min of progress, taking 30 s", "availability.png", "lost-work.png"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("REPORT.md lacks %q", want)
+		}
+	}
+	if len(res.Figures) != 2 {
+		t.Errorf("%d figures, want 2", len(res.Figures))
+	}
+	for _, f := range res.Figures {
+		if _, err := os.Stat(f.Path); err != nil {
+			t.Errorf("figure %s: %v", filepath.Base(f.Path), err)
+		}
+	}
+	if testing.Verbose() {
+		i := strings.Index(report, "## Faults")
+		t.Log(report[i:min(len(report), i+4000)])
+	}
+}
+
+// A faults file named in a spec is read next to the spec, as a trace is,
+// and a path leading outside the spec's directory is refused (a spec from
+// a stranger must not make arena read files elsewhere); presets are names.
+func TestSpecFaultsFileNextToSpec(t *testing.T) {
+	dir := t.TempDir()
+	ev := "time,node,event\n100,0,down\n400,0,up\n"
+	if err := os.WriteFile(filepath.Join(dir, "ev.csv"), []byte(ev), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := func(faults string) (*sweep.Plan, error) {
+		s, err := sweep.ParseSpec(filepath.Join(dir, "s.yaml"), dir, []byte("name: f\ntraces: [philly]\nclusters: [paper-1280]\npolicies: [fcfs]\ntiming: exact\nrounds: 10\nfaults: ["+faults+"]\n"))
+		if err != nil {
+			return nil, err
+		}
+		return s.Expand(testRegistry())
+	}
+	plan, err := spec("ev.csv, llama3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := plan.Runs[0].Run.Faults; got != filepath.Join(dir, "ev.csv") {
+		t.Errorf("faults file resolved to %q, want it next to the spec", got)
+	}
+	if got := plan.Runs[1].Run.Faults; got != "llama3" {
+		t.Errorf("preset resolved to %q", got)
+	}
+	if _, err := spec("../ev.csv"); err == nil || !strings.Contains(err.Error(), "outside the spec's directory") {
+		t.Errorf("a path outside the spec's directory: %v", err)
+	}
+}
