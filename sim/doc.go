@@ -1,10 +1,10 @@
 // Package sim is the discrete-event engine: cluster and job state, the
 // actions a policy may request, their validation, reconfiguration overhead,
 // the invariant checker, the summary's metrics and the Recorder the results
-// files' records go to. It reads no input
-// file: sim/clusterspec turns a --cluster argument into the ClusterSpec
-// NewCluster builds, and sim/overheadprofile an --overheads argument into
-// the OverheadProfile whose resolved Overhead the engine charges.
+// files' records go to. It reads no input file: sim/clusterspec turns a
+// --cluster argument into the ClusterSpec NewCluster builds, and
+// sim/overheadprofile an --overheads argument into the OverheadProfile
+// whose resolved Overhead the engine charges.
 //
 // # Model
 //
