@@ -150,6 +150,10 @@ func (e *engine) finish(wall time.Duration) {
 	// The aliases are substrings of the process's one string of them
 	// (aliasesFor) rather than one allocation each.
 	aliases := aliasesFor(len(e.specs))
+	// The summary's lists, one value per job, at their final size.
+	r.totals.censored = make([]float64, 0, e.arrivedJobs)
+	r.totals.submitted = make([]float64, 0, e.arrivedJobs)
+	r.totals.slowdown = make([]float64, 0, len(r.JCTs))
 	// One record, rewritten for each job: the recorder copies what it keeps.
 	rec := &JobRecord{}
 	for _, j := range e.jobs {
