@@ -32,7 +32,7 @@ var builtinFiles = map[string]string{
 	"testbed": "data/testbed.csv", // artifact traces/runtime_trace.csv
 }
 
-// Sentinel causes a *ParseError unwraps to.
+// Sentinel causes a trace-reading error (an *input.Error) unwraps to.
 var (
 	ErrHeader    = errors.New("bad header")
 	ErrColumns   = errors.New("wrong number of columns")
@@ -305,7 +305,7 @@ func readMeta(file string, br *bufio.Reader) (scale int64, source, replay string
 }
 
 // limitDetail is a *input.LimitError's message without the file and line
-// the ParseError around it already gives.
+// the input.Error around it already gives.
 func limitDetail(err error) string {
 	var le *input.LimitError
 	if errors.As(err, &le) {
