@@ -112,7 +112,9 @@ type Config struct {
 	// Recorder, if set, receives the run's records (per-round state, job
 	// ends, GPU holdings, cluster events, the job table) instead of the
 	// default ResultRecorder: the Result then carries the summary figures
-	// alone (Summarize works on it) and no records. See Recorder.
+	// alone (Summarize works on it) and no records. To keep the default
+	// records as well, Tee a NewResultRecorder with it and Fill the Result
+	// from that after the run. See Recorder.
 	Recorder Recorder
 }
 
