@@ -142,26 +142,26 @@ func (e *engine) finish(wall time.Duration) {
 		return modelNames[len(modelNames)-1].name
 	}
 	var fa *faultAcc
-	var fr *JobFaultRecord
+	var faults []JobFaultRecord
 	if e.flt != nil {
 		fa = &faultAcc{}
-		fr = &JobFaultRecord{}
+		faults = make([]JobFaultRecord, e.arrivedJobs)
 	}
 	// The aliases are substrings of the process's one string of them
 	// (aliasesFor) rather than one allocation each.
 	aliases := aliasesFor(len(e.specs))
 	// The summary's lists, one value per job, at their final size.
-	r.totals.censored = make([]float64, 0, e.arrivedJobs)
 	r.totals.submitted = make([]float64, 0, e.arrivedJobs)
 	r.totals.slowdown = make([]float64, 0, len(r.JCTs))
-	// One record, rewritten for each job: the recorder copies what it keeps.
-	rec := &JobRecord{}
+	// Built in place, in a table of the final length: a JobRecord is
+	// 200-odd bytes, and appending one (even a zero one) writes it again.
+	jobs := make([]JobRecord, e.arrivedJobs)
 	for _, j := range e.jobs {
 		if j.Status == NotArrived {
 			continue
 		}
 		s := j.Spec
-		*rec = JobRecord{}
+		rec := &jobs[r.Submitted]
 		r.Submitted++
 		rec.ID, rec.Name, rec.Alias, rec.Model = int32(s.ID), s.Name, aliases.alias(s.ID), nameOf(s.Workload.Model)
 		rec.Batch, rec.Iterations, rec.RequestedGPU, rec.RequestedN = int32(s.Workload.Batch), j.Iterations, s.GPU, int32(s.GPUs)
@@ -180,13 +180,13 @@ func (e *engine) finish(wall time.Duration) {
 		}
 		r.totals.addJob(rec, horizon)
 		if fa != nil {
-			*fr = fa.add(e, rec)
+			faults[r.Submitted-1] = fa.add(e, rec)
 		}
-		e.rec.Job(rec, fr)
 	}
 	if fa != nil {
 		r.Faults = &FaultResult{Summary: fa.summary(e, r.Submitted)}
 	}
+	e.rec.Jobs(jobs, faults)
 }
 
 // closeAtHorizon ends, at the horizon, what the run left under way: every

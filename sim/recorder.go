@@ -10,8 +10,7 @@ package sim
 //
 // The engine calls the methods from the goroutine running the run, in
 // simulated-time order: Begin first, then RoundStart, RoundEnd, JobEnd,
-// Hold and NodeEvent as the run goes, then Job once per submitted job, in
-// trace order. Times are seconds of simulated time (Time), slots are global
+// Hold and NodeEvent as the run goes, then Jobs once, with the job table. Times are seconds of simulated time (Time), slots are global
 // GPU slot numbers (Cluster). A pointer or slice argument belongs to the
 // engine and is valid only during the call: a Recorder that keeps it
 // copies it. A Recorder changes nothing of the run: what the engine
@@ -41,10 +40,14 @@ type Recorder interface {
 	// NodeEvent is a cluster event the fault model applied
 	// (availability.parquet's row); only in runs with the fault model.
 	NodeEvent(*AvailRecord)
-	// Job is a submitted job's record as the run leaves it (finished, or
-	// as it stands at the horizon), after the run, in trace order; f is
-	// its fault accounting, nil in a run without the fault model.
-	Job(r *JobRecord, f *JobFaultRecord)
+	// Jobs is the job table, after the run: each submitted job's record
+	// as the run leaves it (finished, or as it stands at the horizon), in
+	// trace order; faults is parallel to it, each job's fault accounting,
+	// nil in a run without the fault model. Both are built for the
+	// recorder, which may keep them (the engine does not touch them
+	// again); a table rather than a call per job, as a JobRecord is 200-odd
+	// bytes, built in place once.
+	Jobs(jobs []JobRecord, faults []JobFaultRecord)
 }
 
 // RunInfo is what a run is, as Recorder.Begin gets it.
@@ -77,13 +80,13 @@ type Holding struct {
 // the summary alone.
 type NopRecorder struct{}
 
-func (NopRecorder) Begin(*RunInfo)                  {}
-func (NopRecorder) RoundStart(*DigestRow)           {}
-func (NopRecorder) RoundEnd(*RoundRecord)           {}
-func (NopRecorder) JobEnd(JobID, Time)              {}
-func (NopRecorder) Hold(*Holding)                   {}
-func (NopRecorder) NodeEvent(*AvailRecord)          {}
-func (NopRecorder) Job(*JobRecord, *JobFaultRecord) {}
+func (NopRecorder) Begin(*RunInfo)                     {}
+func (NopRecorder) RoundStart(*DigestRow)              {}
+func (NopRecorder) RoundEnd(*RoundRecord)              {}
+func (NopRecorder) JobEnd(JobID, Time)                 {}
+func (NopRecorder) Hold(*Holding)                      {}
+func (NopRecorder) NodeEvent(*AvailRecord)             {}
+func (NopRecorder) Jobs([]JobRecord, []JobFaultRecord) {}
 
 // Tee returns a Recorder that hands every call to each of rs in turn.
 func Tee(rs ...Recorder) Recorder { return tee(rs) }
@@ -126,8 +129,8 @@ func (t tee) NodeEvent(a *AvailRecord) {
 	}
 }
 
-func (t tee) Job(rec *JobRecord, f *JobFaultRecord) {
+func (t tee) Jobs(jobs []JobRecord, faults []JobFaultRecord) {
 	for _, r := range t {
-		r.Job(rec, f)
+		r.Jobs(jobs, faults)
 	}
 }

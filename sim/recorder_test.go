@@ -26,12 +26,12 @@ func (c *counter) Hold(h *Holding) {
 	c.holds++
 	c.slotSeconds += float64(len(h.GPUs)) * float64(h.Until-h.Since)
 }
-func (c *counter) Job(r *JobRecord, f *JobFaultRecord) {
-	c.jobs++
-	c.jobIDs = append(c.jobIDs, r.ID)
-	if f != nil {
-		c.faultJobs++
+func (c *counter) Jobs(jobs []JobRecord, faults []JobFaultRecord) {
+	c.jobs += len(jobs)
+	for _, r := range jobs {
+		c.jobIDs = append(c.jobIDs, r.ID)
 	}
+	c.faultJobs += len(faults)
 }
 
 // recorderRun is a run of the greedy policy on 400 short jobs over 16 a40

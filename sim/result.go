@@ -137,12 +137,15 @@ type Result struct {
 // in the order Summarize once walked Jobs and Timeline, so its floating-
 // point sums are the same.
 type runTotals struct {
-	censored, submitted, slowdown []float64
-	running, pending, dropped     int
-	reconfigs                     int
-	lastFinish, earliest          float64
-	thrSum, thrPeak               float64
-	thrRounds                     int
+	// censoredSum and censoredN: the censored JCTs' mean needs no list.
+	censoredSum               float64
+	censoredN                 int
+	submitted, slowdown       []float64
+	running, pending, dropped int
+	reconfigs                 int
+	lastFinish, earliest      float64
+	thrSum, thrPeak           float64
+	thrRounds                 int
 }
 
 // addJob counts one submitted job's record.
@@ -150,12 +153,14 @@ func (t *runTotals) addJob(j *JobRecord, horizon float64) {
 	t.earliest = math.Min(t.earliest, j.Submit)
 	switch j.State {
 	case "finished":
-		t.censored = append(t.censored, j.JCT)
+		t.censoredSum += j.JCT
+		t.censoredN++
 		t.submitted = append(t.submitted, j.JCT)
 		t.slowdown = append(t.slowdown, BoundedSlowdown(j.JCT, j.RunAlone))
 		t.lastFinish = math.Max(t.lastFinish, j.Finish)
 	case "running", "pending":
-		t.censored = append(t.censored, horizon-j.Submit)
+		t.censoredSum += horizon - j.Submit
+		t.censoredN++
 		t.submitted = append(t.submitted, horizon-j.Submit)
 		if j.State == "running" {
 			t.running++
@@ -268,20 +273,9 @@ func (r *ResultRecorder) Hold(h *Holding) {
 // NodeEvent keeps the availability row.
 func (r *ResultRecorder) NodeEvent(a *AvailRecord) { r.avail = append(r.avail, *a) }
 
-// Job keeps the job's record (and its fault record).
-func (r *ResultRecorder) Job(rec *JobRecord, f *JobFaultRecord) {
-	if r.jobs == nil {
-		// Room for every job at once: a JobRecord is 200-odd bytes, and
-		// a table grown by doubling copies them again and again.
-		r.jobs = make([]JobRecord, 0, r.info.Jobs)
-	}
-	r.jobs = append(r.jobs, *rec)
-	if f != nil {
-		if r.faultJobs == nil {
-			r.faultJobs = make([]JobFaultRecord, 0, r.info.Jobs)
-		}
-		r.faultJobs = append(r.faultJobs, *f)
-	}
+// Jobs keeps the job table (and the fault records).
+func (r *ResultRecorder) Jobs(jobs []JobRecord, faults []JobFaultRecord) {
+	r.jobs, r.faultJobs = jobs, faults
 }
 
 // Fill moves the records into res (its Faults, if any, gets the fault
@@ -291,15 +285,9 @@ func (r *ResultRecorder) Fill(res *Result) {
 		r.attributeExactEnds()
 	}
 	res.Jobs, res.Timeline, res.Allocations, res.Digest = r.jobs, r.timeline, r.allocations, r.digest
-	if res.Jobs == nil {
-		res.Jobs = []JobRecord{}
-	}
 	if res.Faults != nil {
 		res.Faults.Availability = r.avail
 		res.Faults.Jobs = r.faultJobs
-		if res.Faults.Jobs == nil {
-			res.Faults.Jobs = []JobFaultRecord{}
-		}
 	}
 	*r = ResultRecorder{}
 }

@@ -149,7 +149,6 @@ func (r *Result) Summarize(trace string, jobsInTrace int, estimatorName string) 
 	horizon := float64(r.Start) + s.HorizonS
 	s.Running, s.Pending, s.Dropped, s.Reconfigurations = tot.running, tot.pending, tot.dropped, tot.reconfigs
 	// Copies: Summarize sorts them and may be called more than once.
-	censored := tot.censored
 	submitted := slices.Clone(tot.submitted)
 	slowdown := slices.Clone(tot.slowdown)
 	if len(r.JCTs) > 0 {
@@ -164,7 +163,9 @@ func (r *Result) Summarize(trace string, jobsInTrace int, estimatorName string) 
 	if s.Running == 0 {
 		s.StuckPending = s.Pending
 	}
-	s.CensoredMeanJCT = mean(censored)
+	if tot.censoredN > 0 {
+		s.CensoredMeanJCT = tot.censoredSum / float64(tot.censoredN) // mean's sum, in the same order
+	}
 	s.SubmittedMeanJCT = mean(submitted)
 	if len(submitted) > 0 {
 		sort.Float64s(submitted)
