@@ -174,6 +174,11 @@ type engine struct {
 	// row is reported with (the recorder copies what it keeps).
 	idleScratch []int
 	busyScratch []int32
+	// digestRow, roundRow, holding: what the recorder is handed, reused
+	// (a literal passed by pointer through an interface is allocated).
+	digestRow DigestRow
+	roundRow  RoundRecord
+	holding   Holding
 	// apply's overlay on occupant (see overlay).
 	ovStamp []uint32
 	ovVal   []JobID

@@ -74,7 +74,9 @@ func (e *engine) recordDigest() {
 	if e.cfg.Timing == Exact {
 		running += len(e.ended) // ended jobs count until the round sees them, as in the artifact
 	}
-	e.rec.RoundStart(&DigestRow{Round: e.round, Running: running, Pending: len(e.pending), Idle: idle})
+	d := &e.digestRow // the engine's: a literal would be allocated per round
+	*d = DigestRow{Round: e.round, Running: running, Pending: len(e.pending), Idle: idle}
+	e.rec.RoundStart(d)
 }
 
 // recordRound reports round's window: its throughput and busy GPUs.
@@ -86,10 +88,12 @@ func (e *engine) recordRound(round int, thr float64, busy []int) {
 		e.busyScratch[i] = int32(busy[i])
 	}
 	e.res.totals.addRound(thr)
-	e.rec.RoundEnd(&RoundRecord{
+	row := &e.roundRow // the engine's: a literal would be allocated per round
+	*row = RoundRecord{
 		Round: int32(round), Time: float64(e.t0) + float64(round)*float64(e.cfg.RoundLength),
 		Throughput: thr, Running: int32(len(e.running)), Pending: int32(len(e.pending)), Busy: e.busyScratch,
-	})
+	}
+	e.rec.RoundEnd(row)
 }
 
 // recordFinish counts a finished job and reports its end.
@@ -108,7 +112,8 @@ func (e *engine) recordHold(j *Job, gpus []int) {
 		return
 	}
 	if len(j.GPUs) > 0 && e.now > j.heldSince {
-		e.rec.Hold(&Holding{Job: j.Spec.ID, GPUs: j.GPUs, Since: j.heldSince, Until: e.now})
+		e.holding = Holding{Job: j.Spec.ID, GPUs: j.GPUs, Since: j.heldSince, Until: e.now}
+		e.rec.Hold(&e.holding)
 	}
 	j.heldSince = e.now
 }
@@ -200,7 +205,8 @@ func (e *engine) closeAtHorizon() {
 	end := e.t0.Add(Duration(e.cfg.Rounds) * e.cfg.RoundLength)
 	for _, j := range e.jobs {
 		if len(j.GPUs) > 0 && end > j.heldSince {
-			e.rec.Hold(&Holding{Job: j.Spec.ID, GPUs: j.GPUs, Since: j.heldSince, Until: end})
+			e.holding = Holding{Job: j.Spec.ID, GPUs: j.GPUs, Since: j.heldSince, Until: end}
+			e.rec.Hold(&e.holding)
 		}
 	}
 	r.Queueing = slices.Grow(r.Queueing, len(e.running)+len(e.pending))
