@@ -85,7 +85,9 @@ func bindRunFlags(fl *pflag.FlagSet, def runner.Run) map[string]*rawFlag {
 // flagError renders a run's field error as its flag ("--slowdown: …").
 func flagError(err error) error {
 	var fe *runner.FieldError
-	if errors.As(err, &fe) {
+	// A run's field error has no file (an error of a file a field names
+	// keeps its file:line).
+	if errors.As(err, &fe) && fe.File == "" {
 		if f, ok := runner.FieldByKey(fe.Key()); ok && f.Flag != "" {
 			return fmt.Errorf("--%s: %w", f.Flag, fe.Err)
 		}

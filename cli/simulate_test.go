@@ -70,7 +70,7 @@ func TestSimulateRejectsBadFlags(t *testing.T) {
 		{[]string{"simulate", "--policy", "fcfs", "--gpu-map", "a100:h100"}, "want FROM=TO"},
 		{[]string{"simulate", "--cluster", "nosuch"}, "not a built-in cluster"},
 		{[]string{"simulate", "--trace", "nosuch.csv"}, "neither a built-in trace"},
-		{[]string{"simulate", "--trace", bad, "--policy", "fcfs"}, "line 2, column submission_time"},
+		{[]string{"simulate", "--trace", bad, "--policy", "fcfs"}, ":2: column submission_time"},
 	}
 	for _, c := range cases {
 		_, err := runCLI(t, c.args...)

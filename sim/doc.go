@@ -1,9 +1,10 @@
 // Package sim is the discrete-event engine: cluster and job state, the
 // actions a policy may request, their validation, reconfiguration overhead,
-// the invariant checker, metrics and results files. It reads no input
-// file: sim/clusterspec turns a --cluster argument into the ClusterSpec
-// NewCluster builds, and sim/overheadprofile an --overheads argument into
-// the OverheadProfile whose resolved Overhead the engine charges.
+// the invariant checker, the summary's metrics and the Recorder the results
+// files' records go to. It reads no input file: sim/clusterspec turns a
+// --cluster argument into the ClusterSpec NewCluster builds, and
+// sim/overheadprofile an --overheads argument into the OverheadProfile
+// whose resolved Overhead the engine charges.
 //
 // # Model
 //
@@ -79,6 +80,26 @@
 // training time ratio, goodput, per-cause breakdown. JobSpec.Outcome
 // ("failed", "killed") changes nothing of how a job runs: it runs the work
 // the trace recorded and is counted apart (jobs_failed, jobs_killed).
+//
+// # Results: the engine and its recorder
+//
+// The engine keeps the run and the figures the summary is computed from
+// (Result's counts, JCT and queueing lists, busy GPU-seconds, the fault
+// summary, per-job and per-round totals); the records — the rows of the
+// results files — go to a Recorder as they happen: each round's state at
+// its start (the digest row) and its window once closed (the timeline
+// row), each job's end, each GPU holding once it ends (a start, resize,
+// end, suspension, interruption or the horizon closes it), each cluster
+// event, and after the run each submitted job's record, in trace order.
+// A Recorder is a small interface in the manner of io.Writer or a
+// Kubernetes scheduler extension point: a few methods, each a documented
+// unit, arguments the engine's and valid during the call only, nothing
+// returned — a recorder cannot change the run. The default, ResultRecorder,
+// builds Result's Jobs, Timeline, Allocations, Digest and fault records;
+// Config.Recorder replaces it (a streaming writer, NopRecorder for the
+// summary alone; Tee hands the calls to several), and Result then holds
+// the summary figures only: Summarize gives the same summary whatever the
+// recorder kept.
 //
 // # Guarantees
 //

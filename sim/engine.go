@@ -112,6 +112,14 @@ type Config struct {
 	// crash, a NaN, an out-of-memory: not the cluster's fault), with
 	// retries (exact timing only). The zero value is none.
 	JobFailures JobFailures
+
+	// Recorder, if set, receives the run's records (per-round state, job
+	// ends, GPU holdings, cluster events, the job table) instead of the
+	// default ResultRecorder: the Result then carries the summary figures
+	// alone (Summarize works on it) and no records. To keep the default
+	// records as well, Tee a NewResultRecorder with it and Fill the Result
+	// from that after the run. See Recorder.
+	Recorder Recorder
 }
 
 // DefaultConfig returns the artifact's parameters on cluster c, with no
@@ -162,6 +170,19 @@ type engine struct {
 
 	res        *Result
 	decisionNs []int64
+	// rec receives the run's records; defaultRec is it when the caller
+	// gave none (its records go into res at the end).
+	rec        Recorder
+	defaultRec *ResultRecorder
+	// idleScratch, busyScratch: the per-type counts a digest or timeline
+	// row is reported with (the recorder copies what it keeps).
+	idleScratch []int
+	busyScratch []int32
+	// digestRow, roundRow, holding: what the recorder is handed, reused
+	// (a literal passed by pointer through an interface is allocated).
+	digestRow DigestRow
+	roundRow  RoundRecord
+	holding   Holding
 	// apply's overlay on occupant (see overlay).
 	ovStamp []uint32
 	ovVal   []JobID
@@ -315,6 +336,7 @@ func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 		e.flt = f
 	}
 	e.res = newResult(e)
+	e.begin()
 	return e, nil
 }
 
@@ -332,7 +354,10 @@ func (e *engine) run(ctx context.Context) (*Result, error) {
 	} else {
 		err = e.runExact(ctx)
 	}
-	e.res.finish(e, time.Since(start))
+	e.finish(time.Since(start))
+	if e.defaultRec != nil {
+		e.defaultRec.Fill(e.res)
+	}
 	if b, ok := e.policy.(BudgetReporter); ok {
 		n := b.BudgetHits()
 		e.res.BudgetHits = &n
@@ -381,7 +406,7 @@ func (e *engine) runArtifact(ctx context.Context) error {
 		}
 		e.round = r
 		e.now = e.t0.Add(Duration(r) * L)
-		e.res.recordDigest(e)
+		e.recordDigest()
 		e.res.Events++ // the round itself
 
 		// 1. Progress update, running-queue order; jobs in time debt skip it.
@@ -553,7 +578,7 @@ func (e *engine) artifactThroughput(r int, changed bool, before []JobID) {
 		busy[j.typ] += len(j.GPUs)
 		*e.gpuSecondsOf(j) += float64(L) * float64(len(j.GPUs))
 	}
-	e.res.recordRound(e, r, estimator.PyRound(total, 3), busy)
+	e.recordRound(r, estimator.PyRound(total, 3), busy)
 }
 
 // IdleStop is how many rounds an until-done run waits with nothing
@@ -632,11 +657,11 @@ func (e *engine) arrive(j *Job, t Time) {
 func (e *engine) finishJob(j *Job, t Time) {
 	j.Status = Finished
 	j.Finish = t
-	e.res.recordFinish(j)
+	e.recordFinish(j)
 }
 
 func (e *engine) release(j *Job) {
-	e.res.recordHold(e, j, nil)
+	e.recordHold(j, nil)
 	e.occGen++
 	if e.flt != nil {
 		for _, s := range j.GPUs {
@@ -951,14 +976,13 @@ func (e *engine) commitBatch(actions []Action) (bool, map[JobID]bool) {
 			j.Status = Pending
 			j.pendingSince = e.now
 			j.IterNum = j.Remaining // artifact: iter_num ← remaining, exec_time kept
-			e.res.recordHold(e, j, nil)
+			e.recordHold(j, nil)
 			j.GPUs = nil
 			e.cancelCompletion(j)
 			changed = true
 		case Drop:
 			e.dequeue(j)
 			j.Status = Dropped
-			e.res.recordDrop(j)
 		}
 	}
 	return changed, suspended
@@ -1041,7 +1065,7 @@ func (e *engine) setAlloc(j *Job, gpus []int) {
 		}
 		j.lastUpdate = e.now
 	}
-	e.res.recordHold(e, j, gpus)
+	e.recordHold(j, gpus)
 	j.GPUs = append([]int(nil), gpus...)
 	j.Config = cfg
 	est := e.cfg.Exec.Estimate(j.Spec.Workload, cfg)

@@ -150,7 +150,7 @@ func (e *engine) runExact(ctx context.Context) error {
 				return nil
 			}
 			e.round = r
-			e.res.recordDigest(e)
+			e.recordDigest()
 			if err := e.decideOnEvents(); err != nil {
 				return err
 			}
@@ -258,7 +258,7 @@ func (e *engine) closeWindow(r int, busy []int) {
 	}
 	thr := e.roundWork / float64(e.cfg.RoundLength)
 	e.roundWork = 0
-	e.res.recordRound(e, r, thr, busy)
+	e.recordRound(r, thr, busy)
 }
 
 // advance integrates a running job's progress up to now (exact timing).

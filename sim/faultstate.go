@@ -525,6 +525,7 @@ func (e *engine) recordAvail(n int, kind, cause string, interrupted int, lost fl
 		Available: int32(e.flt.availBy[t]), Total: int32(c.TotalGPUs(gpu)),
 		Interrupted: int32(interrupted), LostGPUSecs: lost,
 	})
+	e.rec.NodeEvent(&e.flt.timeline[len(e.flt.timeline)-1])
 }
 
 // advanceFault is advance for a run with the fault model: progress follows
@@ -700,59 +701,66 @@ type CauseSummary struct {
 	RecoveryGPUHours float64 `json:"recovery_gpu_hours"`
 }
 
-// finishFaults builds Result.Faults once the run is over (after the job
-// table).
-func (r *Result) finishFaults(e *engine) {
+// faultAcc gathers the fault summary over the job records, in trace
+// order, as the engine builds them at the end of the run.
+type faultAcc struct {
+	s                       FaultSummary
+	kept, held, lostSamples float64
+	ratios                  []float64
+}
+
+// add counts job rec's fault accounting and returns its fault record.
+func (a *faultAcc) add(e *engine, rec *JobRecord) JobFaultRecord {
+	s := &a.s
+	jf := &e.flt.jobs[rec.ID]
+	keep := jf.workGPUs - jf.lostGPUs
+	fr := JobFaultRecord{
+		Interruptions: int32(jf.interruptions), LostGPUSeconds: jf.lostGPUs,
+		RecoveryGPUSeconds: jf.recoveryGPUs, ETTR: -1, Outcome: e.specs[rec.ID].Outcome,
+	}
+	if rec.GPUSeconds > 0 {
+		fr.ETTR = keep / rec.GPUSeconds
+		a.ratios = append(a.ratios, fr.ETTR)
+	}
+	a.kept += keep
+	a.held += rec.GPUSeconds
+	s.Interruptions += jf.interruptions
+	s.MaxInterruptionsPerJob = max(s.MaxInterruptionsPerJob, jf.interruptions)
+	if jf.interruptions > 0 {
+		s.JobsInterrupted++
+	}
+	s.LostWorkGPUHours += jf.lostGPUs / 3600
+	s.RecoveryGPUHours += jf.recoveryGPUs / 3600
+	a.lostSamples += jf.lostSamples
+	if rec.State == "finished" {
+		switch e.specs[rec.ID].Outcome {
+		case "failed":
+			s.JobsFailed++
+		case "killed":
+			s.JobsKilled++
+		}
+	}
+	return fr
+}
+
+// summary is summary.json's "faults" section once every one of the
+// submitted jobs has been added.
+func (a *faultAcc) summary(e *engine, submitted int) FaultSummary {
 	f := e.flt
+	s := a.s
 	horizon := e.t0.Add(Duration(e.cfg.Rounds) * e.cfg.RoundLength)
-	fr := &FaultResult{Jobs: make([]JobFaultRecord, len(r.Jobs)), Availability: f.timeline}
-	s := &fr.Summary
 	s.ClusterEvents = len(f.timeline)
 	s.JobsGivenUp = f.gaveUp
-	var kept, held, samples, lostSamples float64
-	var ratios []float64
-	for i := range r.Jobs {
-		rec := &r.Jobs[i]
-		jf := &f.jobs[rec.ID]
-		keep := jf.workGPUs - jf.lostGPUs
-		fr.Jobs[i] = JobFaultRecord{
-			Interruptions: int32(jf.interruptions), LostGPUSeconds: jf.lostGPUs,
-			RecoveryGPUSeconds: jf.recoveryGPUs, ETTR: -1, Outcome: e.specs[rec.ID].Outcome,
-		}
-		if rec.GPUSeconds > 0 {
-			fr.Jobs[i].ETTR = keep / rec.GPUSeconds
-			ratios = append(ratios, fr.Jobs[i].ETTR)
-		}
-		kept += keep
-		held += rec.GPUSeconds
-		s.Interruptions += jf.interruptions
-		s.MaxInterruptionsPerJob = max(s.MaxInterruptionsPerJob, jf.interruptions)
-		if jf.interruptions > 0 {
-			s.JobsInterrupted++
-		}
-		s.LostWorkGPUHours += jf.lostGPUs / 3600
-		s.RecoveryGPUHours += jf.recoveryGPUs / 3600
-		lostSamples += jf.lostSamples
-		if rec.State == "finished" {
-			switch e.specs[rec.ID].Outcome {
-			case "failed":
-				s.JobsFailed++
-			case "killed":
-				s.JobsKilled++
-			}
-		}
-	}
-	samples = f.samples
 	s.LostGPUHours = s.LostWorkGPUHours + s.RecoveryGPUHours
-	if len(r.Jobs) > 0 {
-		s.MeanInterruptionsPerJob = float64(s.Interruptions) / float64(len(r.Jobs))
+	if submitted > 0 {
+		s.MeanInterruptionsPerJob = float64(s.Interruptions) / float64(submitted)
 	}
-	if held > 0 {
-		s.EffectiveTrainingTimeRatio = kept / held
+	if a.held > 0 {
+		s.EffectiveTrainingTimeRatio = a.kept / a.held
 	}
-	s.MeanJobETTR = mean(ratios)
+	s.MeanJobETTR = mean(a.ratios)
 	if w := float64(e.cfg.Rounds) * float64(e.cfg.RoundLength); w > 0 {
-		s.Goodput = (samples - lostSamples) / w
+		s.Goodput = (f.samples - a.lostSamples) / w
 	}
 	s.UnavailableGPUHours = f.unavailableGPUSeconds(e, horizon) / 3600
 	s.ByCause = map[string]CauseSummary{}
@@ -760,7 +768,7 @@ func (r *Result) finishFaults(e *engine) {
 		s.ByCause[c] = CauseSummary{Events: cs.events, Interruptions: cs.interruptions,
 			LostWorkGPUHours: cs.lostGPUs / 3600, RecoveryGPUHours: cs.recoveryGPUs / 3600}
 	}
-	r.Faults = fr
+	return s
 }
 
 // unavailableGPUSeconds integrates the GPUs of nodes not available over

@@ -215,6 +215,9 @@ type Job struct {
 	// it starts): Iterations × it is the job's run time alone there, the
 	// denominator of its bounded slowdown (JobRecord.RunAlone).
 	firstIterTime float64
+	// heldSince is when the job's GPUs last changed: the start of its
+	// holding of GPUs (the Recorder's Holding).
+	heldSince Time
 
 	// exact-mode state
 	remainingF   float64 // iterations left (fractional)

@@ -101,6 +101,5 @@ func (e *engine) jobFailure(j *Job) {
 	j.Status = Failed
 	j.Finish = e.now
 	f.gaveUp++
-	e.res.recordDrop(j)
 	e.ended = append(e.ended, j)
 }

@@ -2,12 +2,8 @@ package sim
 
 import (
 	"math"
-	"slices"
 	"sort"
-	"strings"
 	"time"
-
-	"github.com/arena-sim/arena/estimator"
 )
 
 // JobRecord is one row of jobs.parquet.
@@ -75,7 +71,12 @@ type DigestRow struct {
 	Ended   []string
 }
 
-// Result is everything a run produced.
+// Result is everything a run produced: the figures the engine keeps (the
+// run's description, counts, the JCT and queueing lists, busy GPU-seconds,
+// the fault summary; everything Summarize reads) and the records the
+// default recorder, ResultRecorder, keeps (Jobs, Timeline, Allocations,
+// Digest, the fault records). With a Recorder of the caller's in
+// Config.Recorder, the records are that recorder's and are empty here.
 type Result struct {
 	Policy, Cluster string
 	Timing          Timing
@@ -85,11 +86,13 @@ type Result struct {
 	Start           Time // T0: the earliest submission (exact), the first row's (artifact)
 	Submitted       int  // jobs that arrived within the horizon
 
+	// The records (ResultRecorder).
 	Jobs     []JobRecord
 	Timeline []RoundRecord
 	// Allocations are the GPU holdings over time, in the order they ended.
 	Allocations []AllocRecord
 	Digest      []DigestRow
+
 	// JCTs of finished jobs in the order they finished (the artifact's order).
 	JCTs []float64
 	// Queueing is the artifact's queueing list: finished jobs as they end,
@@ -112,7 +115,8 @@ type Result struct {
 	BusyGPUSeconds map[string]float64
 
 	// Faults is the fault model's accounting (cluster events, checkpoints);
-	// nil in a run without either.
+	// nil in a run without either. Its Summary is the engine's, its Jobs
+	// and Availability the default recorder's.
 	Faults *FaultResult
 
 	// Events counts what the engine processed: arrivals, completions and
@@ -122,8 +126,81 @@ type Result struct {
 	Wall       time.Duration
 	DecisionNs []int64
 
-	finishedIDs []JobID
-	holding     map[JobID]hold
+	// totals are the per-job and per-round figures Summarize reads,
+	// gathered by the engine so that they do not depend on the recorder.
+	totals runTotals
+}
+
+// runTotals are the summary's inputs beyond Result's exported figures: the
+// JCT lists of the submitted jobs (trace order), their counts by state, and
+// the timeline's throughput sum and peak (round order), each accumulated
+// in the order Summarize once walked Jobs and Timeline, so its floating-
+// point sums are the same.
+type runTotals struct {
+	// censoredSum and censoredN: the censored JCTs' mean needs no list.
+	censoredSum               float64
+	censoredN                 int
+	submitted, slowdown       []float64
+	running, pending, dropped int
+	reconfigs                 int
+	lastFinish, earliest      float64
+	thrSum, thrPeak           float64
+	thrRounds                 int
+}
+
+// addJob counts one submitted job's record.
+func (t *runTotals) addJob(j *JobRecord, horizon float64) {
+	t.earliest = math.Min(t.earliest, j.Submit)
+	switch j.State {
+	case "finished":
+		t.censoredSum += j.JCT
+		t.censoredN++
+		t.submitted = append(t.submitted, j.JCT)
+		t.slowdown = append(t.slowdown, BoundedSlowdown(j.JCT, j.RunAlone))
+		t.lastFinish = math.Max(t.lastFinish, j.Finish)
+	case "running", "pending":
+		t.censoredSum += horizon - j.Submit
+		t.censoredN++
+		t.submitted = append(t.submitted, horizon-j.Submit)
+		if j.State == "running" {
+			t.running++
+		} else {
+			t.pending++
+		}
+	case "dropped":
+		t.submitted = append(t.submitted, horizon-j.Submit)
+		t.dropped++
+	case "failed":
+		// Failed past its retries (Config.JobFailures): like a dropped
+		// job, at its age at the horizon — no policy gains by losing a
+		// job — but not the policy's drop.
+		t.submitted = append(t.submitted, horizon-j.Submit)
+	}
+	t.reconfigs += int(j.Reconfigs)
+}
+
+// addRound counts one round's throughput.
+func (t *runTotals) addRound(thr float64) {
+	t.thrSum += thr
+	t.thrPeak = math.Max(t.thrPeak, thr)
+	t.thrRounds++
+}
+
+// ResultRecorder is the default Recorder: it keeps every record, as Result
+// holds them (the rows of jobs.parquet, timeline.parquet,
+// allocations.parquet, availability.parquet and rounds.csv). Fill moves
+// them into a Result.
+type ResultRecorder struct {
+	info        RunInfo
+	jobs        []JobRecord
+	timeline    []RoundRecord
+	allocations []AllocRecord
+	digest      []DigestRow
+	faultJobs   []JobFaultRecord
+	avail       []AvailRecord
+	// ends are the finished jobs in finish order (exact timing, whose
+	// digest rows get their names at Fill).
+	ends []jobEnd
 	// idleBuf, busyBuf: blocks the digest's and the timeline's per-type
 	// counts are cut from, many rounds' at a time rather than one
 	// allocation per row (see carve).
@@ -132,117 +209,107 @@ type Result struct {
 	aliases *aliasTable // covers every job of the run
 }
 
-// hold is a job's current GPU holding: since when, which slots.
-type hold struct {
-	since Time
-	gpus  []int
+type jobEnd struct {
+	id JobID
+	at Time
 }
 
-func newResult(e *engine) *Result {
-	return &Result{
-		Policy: e.policy.Name(), Cluster: e.cfg.Cluster.Name, Timing: e.cfg.Timing,
-		Rounds: e.cfg.Rounds, RoundLength: e.cfg.RoundLength, Types: e.cfg.Cluster.Types, Start: e.t0,
-		// One row per round (an until-done run grows them past Rounds).
-		Digest: make([]DigestRow, 0, e.cfg.Rounds), Timeline: make([]RoundRecord, 0, e.cfg.Rounds),
-		aliases: aliasesFor(len(e.specs)),
-	}
+// NewResultRecorder returns a recorder keeping every record.
+func NewResultRecorder() *ResultRecorder { return &ResultRecorder{} }
+
+// Begin sizes the record tables for the run.
+func (r *ResultRecorder) Begin(info *RunInfo) {
+	r.info = *info
+	// One row per round (an until-done run grows them past Rounds).
+	r.digest = make([]DigestRow, 0, info.Rounds)
+	r.timeline = make([]RoundRecord, 0, info.Rounds)
+	r.aliases = aliasesFor(info.Jobs)
 }
 
-func (r *Result) recordDigest(e *engine) {
-	// A type's idle GPUs are its total less those running jobs hold: every
-	// held slot belongs to exactly one running job, of the slot's type (the
-	// engine validates each allocation; the checker asserts it), so the
-	// running queue, not the slot table, is walked.
-	idle := carve(&r.idleBuf, len(r.Types), e.cfg.Rounds-len(r.Digest)) // r.Types is Cluster.Types
-	for t, name := range r.Types {
-		idle[t] = e.cfg.Cluster.TotalGPUs(name)
-	}
-	for _, j := range e.running {
-		idle[j.typ] -= len(j.GPUs)
-	}
-	if e.flt != nil {
-		// Idle means free and available: take the GPUs of nodes that are
-		// not available off, less those of them running jobs hold.
-		for t := range idle {
-			idle[t] -= e.cfg.Cluster.TotalGPUs(r.Types[t]) - e.flt.availBy[t]
-		}
-		if e.flt.noticed > 0 {
-			for _, j := range e.running {
-				for _, s := range j.GPUs {
-					if e.flt.nodes[e.cfg.Cluster.NodeOf(s)].State != NodeAvailable {
-						idle[j.typ]++
-					}
-				}
-			}
-		}
-	}
-	running := len(e.running)
-	if e.cfg.Timing == Exact {
-		running += len(e.ended) // ended jobs count until the round sees them, as in the artifact
-	}
-	r.Digest = append(r.Digest, DigestRow{Round: e.round, Running: running, Pending: len(e.pending), Idle: idle})
+// RoundStart keeps the digest row.
+func (r *ResultRecorder) RoundStart(d *DigestRow) {
+	idle := carve(&r.idleBuf, len(d.Idle), r.info.Rounds-len(r.digest))
+	copy(idle, d.Idle)
+	row := *d
+	row.Idle, row.Ended = idle, nil
+	r.digest = append(r.digest, row)
 }
 
-func (r *Result) recordFinish(j *Job) {
-	r.JCTs = append(r.JCTs, float64(j.Finish-j.SubmitTime))
-	r.Queueing = append(r.Queueing, j.QueueTime())
-	r.finishedIDs = append(r.finishedIDs, j.Spec.ID)
-	if n := len(r.Digest); n > 0 && r.Timing == Artifact {
-		r.Digest[n-1].Ended = append(r.Digest[n-1].Ended, r.aliases.alias(j.Spec.ID))
-	}
+// RoundEnd keeps the timeline row.
+func (r *ResultRecorder) RoundEnd(row *RoundRecord) {
+	b := carve(&r.busyBuf, len(row.Busy), r.info.Rounds-len(r.timeline))
+	copy(b, row.Busy)
+	kept := *row
+	kept.Busy = b
+	r.timeline = append(r.timeline, kept)
 }
 
-func (r *Result) recordDrop(*Job) {}
-
-// recordHold notes that j's GPUs become gpus (nil: none) at the engine's
-// current time, closing its previous holding when the slots change.
-func (r *Result) recordHold(e *engine, j *Job, gpus []int) {
-	id := j.Spec.ID
-	h, open := r.holding[id]
-	if open && SameGPUs(h.gpus, gpus) {
+// JobEnd names the job in its digest row: the current one in artifact
+// timing, where jobs end at the start of a round; in exact timing the row
+// of the round that sees it, at Fill.
+func (r *ResultRecorder) JobEnd(id JobID, at Time) {
+	if r.info.Timing != Artifact {
+		r.ends = append(r.ends, jobEnd{id, at})
 		return
 	}
-	if open {
-		r.closeHold(e, id, h, e.now)
-		delete(r.holding, id)
-	}
-	if len(gpus) > 0 {
-		if r.holding == nil {
-			r.holding = map[JobID]hold{}
-		}
-		r.holding[id] = hold{since: e.now, gpus: append([]int(nil), gpus...)}
+	if n := len(r.digest); n > 0 {
+		r.digest[n-1].Ended = append(r.digest[n-1].Ended, r.aliases.alias(id))
 	}
 }
 
-// closeHold appends h's slots, as runs of consecutive slots, ending at t.
-func (r *Result) closeHold(e *engine, id JobID, h hold, t Time) {
-	if t <= h.since {
-		return
-	}
-	slots := append([]int(nil), h.gpus...)
+// Hold appends h's slots, as runs of consecutive slots of one GPU type.
+func (r *ResultRecorder) Hold(h *Holding) {
+	slots := append([]int(nil), h.GPUs...)
 	sort.Ints(slots)
+	c := r.info.Cluster
 	for i := 0; i < len(slots); {
 		k := i + 1
 		for k < len(slots) && slots[k] == slots[k-1]+1 {
 			k++
 		}
-		r.Allocations = append(r.Allocations, AllocRecord{
-			Job: int32(id), GPU: e.cfg.Cluster.Nodes[e.cfg.Cluster.NodeOf(slots[i])].GPU,
-			FirstSlot: int32(slots[i]), Slots: int32(k - i), Start: float64(h.since), End: float64(t),
+		r.allocations = append(r.allocations, AllocRecord{
+			Job: int32(h.Job), GPU: c.Nodes[c.NodeOf(slots[i])].GPU,
+			FirstSlot: int32(slots[i]), Slots: int32(k - i), Start: float64(h.Since), End: float64(h.Until),
 		})
 		i = k
 	}
 }
 
-func (r *Result) recordRound(e *engine, round int, thr float64, busy []int) {
-	b := carve(&r.busyBuf, len(r.Types), e.cfg.Rounds-len(r.Timeline))
-	for i := range b {
-		b[i] = int32(busy[i])
+// NodeEvent keeps the availability row.
+func (r *ResultRecorder) NodeEvent(a *AvailRecord) { r.avail = append(r.avail, *a) }
+
+// Jobs keeps the job table (and the fault records).
+func (r *ResultRecorder) Jobs(jobs []JobRecord, faults []JobFaultRecord) {
+	r.jobs, r.faultJobs = jobs, faults
+}
+
+// Fill moves the records into res (its Faults, if any, gets the fault
+// records). Call it once, after the run.
+func (r *ResultRecorder) Fill(res *Result) {
+	if r.info.Timing != Artifact {
+		r.attributeExactEnds()
 	}
-	r.Timeline = append(r.Timeline, RoundRecord{
-		Round: int32(round), Time: float64(e.t0) + float64(round)*float64(e.cfg.RoundLength),
-		Throughput: thr, Running: int32(len(e.running)), Pending: int32(len(e.pending)), Busy: b,
-	})
+	res.Jobs, res.Timeline, res.Allocations, res.Digest = r.jobs, r.timeline, r.allocations, r.digest
+	if res.Faults != nil {
+		res.Faults.Availability = r.avail
+		res.Faults.Jobs = r.faultJobs
+	}
+	*r = ResultRecorder{}
+}
+
+// attributeExactEnds fills the Ended names of the digest rows in exact
+// timing, where jobs finish between rounds: each is attributed to the round
+// that sees it (the first boundary at or after its finish). Artifact timing
+// records them as the rounds go. Separate because it is the one place the
+// two timings' digests are reconciled.
+func (r *ResultRecorder) attributeExactEnds() {
+	L := float64(r.info.RoundLength)
+	for _, e := range r.ends {
+		k := int(math.Ceil((float64(e.at) - float64(r.info.T0)) / L))
+		if k < len(r.digest) {
+			r.digest[k].Ended = append(r.digest[k].Ended, r.aliases.alias(e.id))
+		}
+	}
 }
 
 // carve returns the next n elements of *buf, capped (an append to them
@@ -255,142 +322,4 @@ func carve[T any](buf *[]T, n, rows int) []T {
 	s := (*buf)[:n:n]
 	*buf = (*buf)[n:]
 	return s
-}
-
-// finish builds the per-job table once the run is over.
-func (r *Result) finish(e *engine, wall time.Duration) {
-	r.Wall = wall
-	r.Rounds = e.cfg.Rounds
-	r.UntilDone = e.cfg.UntilDone
-	r.BusyGPUSeconds = map[string]float64{}
-	r.DecisionNs = e.decisionNs
-	if e.cfg.Timing == Exact {
-		r.attributeExactEnds(e)
-	}
-	r.closeAtHorizon(e)
-	submitted := e.arrivedJobs
-	// Built in place, in a table of the final length: a JobRecord is
-	// 200-odd bytes, and appending one (even a zero one) writes it again.
-	r.Jobs = make([]JobRecord, submitted)
-	// The aliases are substrings of the process's one string of them
-	// (aliasesFor) rather than one allocation each.
-	aliases := r.aliases
-	// A trace has a handful of models: one name string each, not one per
-	// job, found by a short linear search (cheaper than hashing a Model).
-	type modelName struct {
-		m    estimator.Model
-		name string
-	}
-	var modelNames []modelName
-	nameOf := func(m estimator.Model) string {
-		for _, mn := range modelNames {
-			if mn.m == m {
-				return mn.name
-			}
-		}
-		modelNames = append(modelNames, modelName{m, m.Name()})
-		return modelNames[len(modelNames)-1].name
-	}
-	for _, j := range e.jobs {
-		if j.Status == NotArrived {
-			continue
-		}
-		s := j.Spec
-		rec := &r.Jobs[r.Submitted]
-		r.Submitted++
-		rec.ID, rec.Name, rec.Alias, rec.Model = int32(s.ID), s.Name, aliases.alias(s.ID), nameOf(s.Workload.Model)
-		rec.Batch, rec.Iterations, rec.RequestedGPU, rec.RequestedN = int32(s.Workload.Batch), j.Iterations, s.GPU, int32(s.GPUs)
-		rec.Submit, rec.FirstStart, rec.Finish, rec.JCT = float64(j.SubmitTime), float64(j.FirstStart), float64(j.Finish), -1
-		rec.Queueing, rec.Reconfigs, rec.State = j.QueueTime(), int32(j.Reconfigs), j.Status.String()
-		if j.Status == Finished {
-			rec.JCT = float64(j.Finish - j.SubmitTime)
-		}
-		rec.RunAlone = float64(j.Iterations) * j.firstIterTime
-		last := j.Config // while running and after
-		if last.GPU != "" {
-			rec.FinalGPU, rec.FinalN, rec.FinalNodes = last.GPU, int32(last.GPUs()), int32(last.Nodes)
-		}
-		if e.gpuSeconds == nil {
-			continue // no job ever ran
-		}
-		r.addGPUSeconds(rec, e.gpuSeconds[int(s.ID)*len(r.Types):int(s.ID+1)*len(r.Types)])
-	}
-	if e.flt != nil {
-		r.finishFaults(e)
-	}
-}
-
-// attributeExactEnds fills the Ended names of the digest rows in exact
-// timing, where jobs finish between rounds: each is attributed to the round
-// that sees it (the first boundary at or after its finish). Artifact timing
-// records them as the rounds go. Separate because it is the one place the
-// two timings' digests are reconciled.
-func (r *Result) attributeExactEnds(e *engine) {
-	// Ended names per digest row: exact mode finishes between rounds;
-	// attribute each to the round that sees it.
-	L := float64(e.cfg.RoundLength)
-	for _, id := range r.finishedIDs {
-		j := e.jobs[id]
-		k := int(math.Ceil((float64(j.Finish) - float64(e.t0)) / L))
-		if k < len(r.Digest) {
-			r.Digest[k].Ended = append(r.Digest[k].Ended, r.aliases.alias(j.Spec.ID))
-		}
-	}
-}
-
-// closeAtHorizon ends, at the horizon, what the run left under way: every
-// hold still open (in job order, so the timeline does not depend on map
-// order) and the queueing of the running and pending jobs, the waits still
-// under way in exact timing ending at the horizon. Separate because it is
-// the run's end-of-horizon accounting, apart from building the job table.
-func (r *Result) closeAtHorizon(e *engine) {
-	end := e.t0.Add(Duration(e.cfg.Rounds) * e.cfg.RoundLength)
-	ids := make([]JobID, 0, len(r.holding))
-	for id := range r.holding {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(a, b int) bool { return ids[a] < ids[b] })
-	for _, id := range ids {
-		r.closeHold(e, id, r.holding[id], end)
-	}
-	r.holding = nil
-	r.Queueing = slices.Grow(r.Queueing, len(e.running)+len(e.pending))
-	for _, j := range e.running {
-		r.Queueing = append(r.Queueing, j.QueueTime())
-	}
-	// Exact timing: the waits still under way end at the horizon (here,
-	// in the one pass over the queue, rather than a pass of their own).
-	horizon := e.t0.Add(Duration(e.cfg.Rounds) * e.cfg.RoundLength)
-	for _, j := range e.pending {
-		if e.cfg.Timing == Exact {
-			j.queueTime += float64(horizon - j.pendingSince)
-		}
-		r.Queueing = append(r.Queueing, j.QueueTime())
-	}
-}
-
-// addGPUSeconds sets rec's GPU-seconds and its by-type breakdown from the
-// job's per-type counters (gpuSeconds, indexed as r.Types), and adds them to
-// the run's busy GPU-seconds. Types the job ran on (a positive count) are
-// listed by name. Separate because it is the per-type accounting of one
-// job, apart from the record's other fields.
-func (r *Result) addGPUSeconds(rec *JobRecord, gpuSeconds []float64) {
-	var parts []string
-	// Types the job ran on (a positive GPU-second count), by name.
-	var types []int
-	for i, v := range gpuSeconds {
-		if v > 0 {
-			types = append(types, i)
-		}
-	}
-	if len(types) > 1 {
-		sort.Slice(types, func(a, b int) bool { return r.Types[types[a]] < r.Types[types[b]] })
-	}
-	for _, i := range types {
-		t, v := r.Types[i], gpuSeconds[i]
-		r.BusyGPUSeconds[t] += v
-		rec.GPUSeconds += v
-		parts = append(parts, t+"="+trimFloat(v))
-	}
-	rec.GPUSecondsBy = strings.Join(parts, ";")
 }

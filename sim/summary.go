@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -141,38 +142,15 @@ func (r *Result) Summarize(trace string, jobsInTrace int, estimatorName string) 
 		fs := r.Faults.Summary
 		s.Faults = &fs
 	}
-	var lastFinish float64
-	earliest := math.Inf(1)
+	// The per-job and per-round figures are the engine's (runTotals), not
+	// the records: the summary is the same whatever the recorder kept.
+	tot := &r.totals
+	lastFinish, earliest := tot.lastFinish, tot.earliest
 	horizon := float64(r.Start) + s.HorizonS
-	var censored, submitted, slowdown []float64
-	for _, j := range r.Jobs {
-		earliest = math.Min(earliest, j.Submit)
-		switch j.State {
-		case "finished":
-			censored = append(censored, j.JCT)
-			submitted = append(submitted, j.JCT)
-			slowdown = append(slowdown, BoundedSlowdown(j.JCT, j.RunAlone))
-		case "running", "pending":
-			censored = append(censored, horizon-j.Submit)
-			submitted = append(submitted, horizon-j.Submit)
-		case "dropped", "failed":
-			// A job given up (dropped by the policy, or failed past its
-			// retries) counts at its age at the horizon: no policy gains
-			// by losing a job.
-			submitted = append(submitted, horizon-j.Submit)
-		}
-		switch j.State {
-		case "running":
-			s.Running++
-		case "pending":
-			s.Pending++
-		case "dropped":
-			s.Dropped++
-		case "finished":
-			lastFinish = math.Max(lastFinish, j.Finish)
-		}
-		s.Reconfigurations += int(j.Reconfigs)
-	}
+	s.Running, s.Pending, s.Dropped, s.Reconfigurations = tot.running, tot.pending, tot.dropped, tot.reconfigs
+	// Copies: Summarize sorts them and may be called more than once.
+	submitted := slices.Clone(tot.submitted)
+	slowdown := slices.Clone(tot.slowdown)
 	if len(r.JCTs) > 0 {
 		s.MeanJCT = mean(r.JCTs)
 		sorted := append([]float64(nil), r.JCTs...)
@@ -185,7 +163,9 @@ func (r *Result) Summarize(trace string, jobsInTrace int, estimatorName string) 
 	if s.Running == 0 {
 		s.StuckPending = s.Pending
 	}
-	s.CensoredMeanJCT = mean(censored)
+	if tot.censoredN > 0 {
+		s.CensoredMeanJCT = tot.censoredSum / float64(tot.censoredN) // mean's sum, in the same order
+	}
 	s.SubmittedMeanJCT = mean(submitted)
 	if len(submitted) > 0 {
 		sort.Float64s(submitted)
@@ -199,7 +179,7 @@ func (r *Result) Summarize(trace string, jobsInTrace int, estimatorName string) 
 		s.P99BoundedSlowdown = quantile(slowdown, 0.99)
 	}
 	s.UntilDone, s.UntilDoneCapReached = r.UntilDone, r.CapReached
-	if len(r.Jobs) > 0 {
+	if r.Submitted > 0 {
 		if s.Unfinished == 0 && s.Submitted == jobsInTrace {
 			s.Makespan = lastFinish - earliest
 			if s.Finished == 0 {
@@ -211,19 +191,9 @@ func (r *Result) Summarize(trace string, jobsInTrace int, estimatorName string) 
 	}
 	s.MeanQueueing = mean(r.Queueing)
 	s.MeanQueueingFinished = mean(r.Queueing[:len(r.JCTs)])
-	var thr []float64
-	busySum := make([]float64, len(r.Types))
-	for _, row := range r.Timeline {
-		thr = append(thr, row.Throughput)
-		for i, b := range row.Busy {
-			busySum[i] += float64(b)
-		}
-	}
-	if len(thr) > 0 {
-		s.MeanThroughput = mean(thr)
-		for _, t := range thr {
-			s.PeakThroughput = math.Max(s.PeakThroughput, t)
-		}
+	if tot.thrRounds > 0 {
+		s.MeanThroughput = tot.thrSum / float64(tot.thrRounds)
+		s.PeakThroughput = tot.thrPeak
 	}
 	return s
 }

@@ -32,7 +32,7 @@ var builtinFiles = map[string]string{
 	"testbed": "data/testbed.csv", // artifact traces/runtime_trace.csv
 }
 
-// Sentinel causes a *ParseError unwraps to.
+// Sentinel causes a trace-reading error (an *input.Error) unwraps to.
 var (
 	ErrHeader    = errors.New("bad header")
 	ErrColumns   = errors.New("wrong number of columns")
@@ -45,27 +45,18 @@ var (
 	ErrID        = errors.New("bad job id")
 )
 
-// ParseError locates a bad value in a trace file.
-type ParseError struct {
-	File   string
-	Line   int
-	Column string
-	Err    error  // one of the sentinels
-	Detail string // what was found and what was expected
-}
-
-func (e *ParseError) Error() string {
-	loc := e.File
-	if e.Line > 0 {
-		loc += fmt.Sprintf(" line %d", e.Line)
+// parseError is a bad value in a trace file: an *input.Error (the one
+// input-error type) at file, line (0: the whole file) and column ("" for
+// none) that unwraps to sentinel, one of the Err* causes, with detail
+// saying what was found and what was expected ("t.csv:3: column
+// num_iteration: bad number: …").
+func parseError(file string, line int, column string, sentinel error, detail string) *input.Error {
+	e := &input.Error{File: file, Line: line, Field: column, Err: fmt.Errorf("%w: %s", sentinel, detail)}
+	if column != "" {
+		e.Kind = "column"
 	}
-	if e.Column != "" {
-		loc += ", column " + e.Column
-	}
-	return fmt.Sprintf("traces: %s: %v: %s", loc, e.Err, e.Detail)
+	return e
 }
-
-func (e *ParseError) Unwrap() error { return e.Err }
 
 // Trace is a named list of job specs in file order (IDs = positions).
 type Trace struct {
@@ -207,7 +198,7 @@ func ReadArenaCSV(file string, r io.Reader) (*Trace, error) {
 	cr.ReuseRecord = true
 	head, err := cr.Read()
 	if err == io.EOF {
-		return nil, &ParseError{File: file, Line: 1, Err: ErrEmpty, Detail: "empty file; want a header " + strings.Join(arenaColumns, ",")}
+		return nil, parseError(file, 1, "", ErrEmpty, "empty file; want a header "+strings.Join(arenaColumns, ","))
 	}
 	if err != nil {
 		return nil, csvError(file, err)
@@ -217,15 +208,13 @@ func ReadArenaCSV(file string, r io.Reader) (*Trace, error) {
 	for i, h := range head {
 		name := strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
 		if _, dup := col[name]; dup && name != "" {
-			return nil, &ParseError{File: file, Line: 1, Column: colName(name), Err: ErrHeader,
-				Detail: fmt.Sprintf("column named twice (fields %d and %d); which one holds the data is ambiguous", col[name]+1, i+1)}
+			return nil, parseError(file, 1, colName(name), ErrHeader, fmt.Sprintf("column named twice (fields %d and %d); which one holds the data is ambiguous", col[name]+1, i+1))
 		}
 		col[name] = i
 	}
 	for _, want := range arenaColumns {
 		if _, ok := col[want]; !ok {
-			return nil, &ParseError{File: file, Line: 1, Column: want, Err: ErrHeader,
-				Detail: fmt.Sprintf("missing column; want a header %s", strings.Join(arenaColumns, ","))}
+			return nil, parseError(file, 1, want, ErrHeader, fmt.Sprintf("missing column; want a header %s", strings.Join(arenaColumns, ",")))
 		}
 	}
 	t := &Trace{Name: file, IterationScale: scale, ScaleSource: source}
@@ -243,29 +232,29 @@ func ReadArenaCSV(file string, r io.Reader) (*Trace, error) {
 			continue
 		}
 		if len(rec) != len(head) {
-			return nil, &ParseError{File: file, Line: line, Err: ErrColumns, Detail: fmt.Sprintf("got %d fields, the header has %d", len(rec), len(head))}
+			return nil, parseError(file, line, "", ErrColumns, fmt.Sprintf("got %d fields, the header has %d", len(rec), len(head)))
 		}
 		for i, f := range rec {
 			if err := input.Field(file, line, head[i], f); err != nil {
-				return nil, &ParseError{File: file, Line: line, Column: colName(head[i]), Err: ErrLimit, Detail: limitDetail(err)}
+				return nil, parseError(file, line, colName(head[i]), ErrLimit, limitDetail(err))
 			}
 		}
 		if err := input.Rows(file, line, len(t.Jobs)+1); err != nil {
-			return nil, &ParseError{File: file, Line: line, Err: ErrLimit, Detail: limitDetail(err)}
+			return nil, parseError(file, line, "", ErrLimit, limitDetail(err))
 		}
 		spec, err := parseRow(file, line, rec, col)
 		if err != nil {
 			return nil, err
 		}
 		if first, dup := idLine[spec.Name]; dup {
-			return nil, &ParseError{File: file, Line: line, Column: "job_id", Err: ErrDuplicate, Detail: fmt.Sprintf("%s is also the id on line %d; job ids must be unique", clip(spec.Name), first)}
+			return nil, parseError(file, line, "job_id", ErrDuplicate, fmt.Sprintf("%s is also the id on line %d; job ids must be unique", clip(spec.Name), first))
 		}
 		idLine[spec.Name] = line
 		spec.ID = sim.JobID(len(t.Jobs))
 		t.Jobs = append(t.Jobs, spec)
 	}
 	if len(t.Jobs) == 0 {
-		return nil, &ParseError{File: file, Err: ErrEmpty, Detail: "no data rows after the header"}
+		return nil, parseError(file, 0, "", ErrEmpty, "no data rows after the header")
 	}
 	return t, nil
 }
@@ -305,11 +294,10 @@ func readMeta(file string, br *bufio.Reader) (scale int64, source, replay string
 		}
 		n, perr := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
 		if perr != nil || n <= 0 || n > 1_000_000 {
-			return 0, "", "", &ParseError{File: file, Line: i + 1, Column: "iteration_scale", Err: ErrMeta,
-				Detail: fmt.Sprintf("%s: want a positive integer (1: iterations as given; 5: the artifact's simulation traces)", input.Clip(strings.TrimSpace(val)))}
+			return 0, "", "", parseError(file, i+1, "iteration_scale", ErrMeta, fmt.Sprintf("%s: want a positive integer (1: iterations as given; 5: the artifact's simulation traces)", input.Clip(strings.TrimSpace(val))))
 		}
 		if source != "default" {
-			return 0, "", "", &ParseError{File: file, Line: i + 1, Column: "iteration_scale", Err: ErrMeta, Detail: "declared twice (first " + source + ")"}
+			return 0, "", "", parseError(file, i+1, "iteration_scale", ErrMeta, "declared twice (first "+source+")")
 		}
 		scale, source = n, fmt.Sprintf("declared on line %d", i+1)
 	}
@@ -317,7 +305,7 @@ func readMeta(file string, br *bufio.Reader) (scale int64, source, replay string
 }
 
 // limitDetail is a *input.LimitError's message without the file and line
-// the ParseError around it already gives.
+// the input.Error around it already gives.
 func limitDetail(err error) string {
 	var le *input.LimitError
 	if errors.As(err, &le) {
@@ -332,10 +320,10 @@ func csvError(file string, err error) error {
 	var pe *csv.ParseError
 	var le *input.LimitError
 	if errors.As(err, &le) {
-		return &ParseError{File: file, Line: le.Line, Err: ErrLimit, Detail: limitDetail(err) + "; a trace line is a few hundred bytes: not a trace, or corrupt?"}
+		return parseError(file, le.Line, "", ErrLimit, limitDetail(err)+"; a trace line is a few hundred bytes: not a trace, or corrupt?")
 	}
 	if errors.As(err, &pe) {
-		return &ParseError{File: file, Line: pe.Line, Err: ErrColumns, Detail: pe.Err.Error()}
+		return parseError(file, pe.Line, "", ErrColumns, pe.Err.Error())
 	}
 	return fmt.Errorf("traces: %s: %w", file, err)
 }
@@ -343,7 +331,7 @@ func csvError(file string, err error) error {
 func parseRow(file string, line int, rec []string, col map[string]int) (sim.JobSpec, error) {
 	get := func(name string) string { return strings.TrimSpace(rec[col[name]]) }
 	fail := func(column string, sentinel error, format string, args ...any) error {
-		return &ParseError{File: file, Line: line, Column: column, Err: sentinel, Detail: fmt.Sprintf(format, args...)}
+		return parseError(file, line, column, sentinel, fmt.Sprintf(format, args...))
 	}
 	var s sim.JobSpec
 	s.Name = get("job_id")

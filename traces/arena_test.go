@@ -60,12 +60,12 @@ func TestReadArenaCSVErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := ReadArenaCSV("t.csv", strings.NewReader(c.body))
-			var pe *ParseError
+			var pe *input.Error
 			if !errors.As(err, &pe) {
-				t.Fatalf("err = %v, want *ParseError", err)
+				t.Fatalf("err = %v, want *input.Error", err)
 			}
-			if pe.Line != c.line || pe.Column != c.column || !errors.Is(err, c.sentinel) {
-				t.Errorf("got line %d column %q (%v), want line %d column %q (%v)", pe.Line, pe.Column, err, c.line, c.column, c.sentinel)
+			if pe.Line != c.line || pe.Field != c.column || !errors.Is(err, c.sentinel) {
+				t.Errorf("got line %d column %q (%v), want line %d column %q (%v)", pe.Line, pe.Field, err, c.line, c.column, c.sentinel)
 			}
 			if !strings.Contains(err.Error(), "t.csv") {
 				t.Errorf("error %q does not name the file", err)
@@ -96,9 +96,9 @@ func FuzzReadArenaCSV(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body string) {
 		tr, err := ReadArenaCSV("fuzz.csv", strings.NewReader(body))
 		if err != nil {
-			var pe *ParseError
+			var pe *input.Error
 			if !errors.As(err, &pe) {
-				t.Fatalf("error %v is not a *ParseError", err)
+				t.Fatalf("error %v is not a *input.Error", err)
 			}
 			return
 		}
@@ -154,9 +154,9 @@ func TestIterationScale(t *testing.T) {
 		}
 	}
 	for _, c := range []struct{ text, want string }{
-		{"# iteration_scale: 0\n" + header + row, "t.csv line 1, column iteration_scale"},
+		{"# iteration_scale: 0\n" + header + row, "t.csv:1: column iteration_scale"},
 		{"# iteration_scale: five\n" + header + row, `"five": want a positive integer`},
-		{"# iteration_scale: 1\n# iteration_scale: 5\n" + header + row, "line 2, column iteration_scale: bad metadata comment: declared twice"},
+		{"# iteration_scale: 1\n# iteration_scale: 5\n" + header + row, ":2: column iteration_scale: bad metadata comment: declared twice"},
 	} {
 		_, err := ReadArenaCSV("t.csv", strings.NewReader(c.text))
 		if err == nil || !errors.Is(err, ErrMeta) || !strings.Contains(err.Error(), c.want) {
@@ -165,7 +165,7 @@ func TestIterationScale(t *testing.T) {
 	}
 	// Line numbers of data errors still count the comment lines.
 	_, err := ReadArenaCSV("t.csv", strings.NewReader("# iteration_scale: 1\n"+header+"a,0,-1,bert__1.3B,0,128,1,a100\n"))
-	if err == nil || !strings.Contains(err.Error(), "line 3, column num_iteration") {
+	if err == nil || !strings.Contains(err.Error(), ":3: column num_iteration") {
 		t.Errorf("error %v, want it on line 3", err)
 	}
 }

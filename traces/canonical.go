@@ -26,12 +26,11 @@ var ErrNotRunnable = errors.New("job cannot run as is")
 // (rows are numbered from 1 in file order).
 func FromTable(name, file string, jobs []table.Job) (*Trace, error) {
 	if len(jobs) == 0 {
-		return nil, &ParseError{File: file, Err: ErrEmpty, Detail: "the table has no jobs"}
+		return nil, parseError(file, 0, "", ErrEmpty, "the table has no jobs")
 	}
 	t := &Trace{Name: name, IterationScale: jobs[0].IterationScale, ScaleSource: "iteration_scale column"}
 	fail := func(i int, col, format string, args ...any) error {
-		return &ParseError{File: file, Line: i + 2, Column: col, Err: ErrNotRunnable,
-			Detail: input.Errorf(format, args...).Error() + " (re-label raw traces with 'arena trace synth --recipe arena')"}
+		return parseError(file, i+2, col, ErrNotRunnable, input.Errorf(format, args...).Error()+" (re-label raw traces with 'arena trace synth --recipe arena')")
 	}
 	order := make([]int, len(jobs))
 	for i := range order {

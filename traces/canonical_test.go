@@ -2,6 +2,7 @@ package traces
 
 import (
 	"errors"
+	"github.com/arena-sim/arena/sim/input"
 	"os"
 	"path/filepath"
 	"testing"
@@ -55,8 +56,8 @@ func TestFromTableNeedsRunnableRows(t *testing.T) {
 		bad := ok
 		c.mod(&bad)
 		_, err := FromTable("t", "t.csv", []table.Job{ok, bad})
-		var pe *ParseError
-		if !errors.As(err, &pe) || pe.Line != 3 || pe.Column != c.column || !errors.Is(err, ErrNotRunnable) {
+		var pe *input.Error
+		if !errors.As(err, &pe) || pe.Line != 3 || pe.Field != c.column || !errors.Is(err, ErrNotRunnable) {
 			t.Errorf("%s: %v, want t.csv line 3 column %s", c.column, err, c.column)
 		}
 	}

@@ -12,6 +12,8 @@
 //
 // The four artifact traces are embedded under the names philly, helios (the
 // Venus cluster of Helios), pai and testbed, so a run needs no file on disk.
-// A bad row is reported as a *ParseError naming the file, line and column
-// and what was expected; it unwraps to one of the Err* sentinels.
+// A bad row is reported as an *input.Error (sim/input's one input-error
+// type) naming the file, line and column and what was expected
+// ("t.csv:3: column num_iteration: bad number: …"); it unwraps to one of
+// the Err* sentinels.
 package traces

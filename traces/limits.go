@@ -14,6 +14,6 @@ const (
 	MaxTime = input.MaxTime
 )
 
-// ErrLimit is what a *ParseError about an input past one of the caps
-// unwraps to.
+// ErrLimit is what a trace error (an *input.Error) about an input past
+// one of the caps unwraps to.
 var ErrLimit = input.ErrLimit

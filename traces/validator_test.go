@@ -2,6 +2,7 @@ package traces
 
 import (
 	"errors"
+	"github.com/arena-sim/arena/sim/input"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,7 +82,7 @@ func TestOneValidator(t *testing.T) {
 			}
 		})
 	}
-	var pe *ParseError
+	var pe *input.Error
 	if _, err := ReadArenaCSV("a.csv", strings.NewReader("")); !errors.As(err, &pe) {
 		t.Errorf("empty: %v", err)
 	}

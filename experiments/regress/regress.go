@@ -207,7 +207,14 @@ func LoadGolden(file string) (*Golden, error) {
 			return nil, fmt.Errorf("golden %s: runs[%d] (%s): no summary to compare and no relation names it: it would pass whatever the run does (fill it with --update)", file, i, goldenName(r.Run))
 		}
 		if err := r.Run.Validate(); err != nil {
-			return nil, fmt.Errorf("golden %s: runs[%d].run.%w", file, i, err)
+			// The one input-error type, at the line where runs[i] starts
+			// (a JSON decoder gives no line per field).
+			ie := &input.Error{File: file, Line: arrayElemLine(data, "runs", i), Err: err}
+			var fe *input.Error
+			if errors.As(err, &fe) {
+				ie.Field, ie.Err = fmt.Sprintf("runs[%d].run.%s", i, fe.Field), fe.Err
+			}
+			return nil, ie
 		}
 	}
 	return &g, nil
@@ -479,4 +486,46 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// arrayElemLine is the 1-based line where element i of the top-level
+// object's array key starts in the JSON data, or 0 if there is none.
+func arrayElemLine(data []byte, key string, i int) int {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return 0
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return 0
+		}
+		if k, _ := t.(string); k != key {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return 0
+			}
+			continue
+		}
+		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+			return 0
+		}
+		for n := 0; dec.More(); n++ {
+			off := int(dec.InputOffset())
+			if n == i {
+				// The element starts at the first byte after the
+				// separators.
+				for off < len(data) && strings.ContainsRune(" \t\r\n,", rune(data[off])) {
+					off++
+				}
+				return 1 + bytes.Count(data[:off], []byte("\n"))
+			}
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return 0
+			}
+		}
+		return 0
+	}
+	return 0
 }

@@ -58,8 +58,8 @@ func TestFaultFields(t *testing.T) {
 		var fe *FieldError
 		var fes FieldErrors
 		switch {
-		case errors.As(err, &fe) && fe.Path == tc.path:
-		case errors.As(err, &fes) && len(fes) > 0 && fes[0].Path == tc.path:
+		case errors.As(err, &fe) && fe.Field == tc.path:
+		case errors.As(err, &fes) && len(fes) > 0 && fes[0].Field == tc.path:
 		default:
 			t.Errorf("%+v: error %v, want one at %s", r, err, tc.path)
 		}

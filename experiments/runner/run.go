@@ -132,11 +132,11 @@ func (r *Run) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	if aux.Timing == "" {
-		return &FieldError{Path: "timing", Err: fmt.Errorf("missing; %s", ruleTiming)}
+		return &FieldError{Field: "timing", Err: fmt.Errorf("missing; %s", ruleTiming)}
 	}
 	t, err := sim.ParseTiming(aux.Timing)
 	if err != nil {
-		return &FieldError{Path: "timing", Err: fmt.Errorf("%q: %s", aux.Timing, ruleTiming)}
+		return &FieldError{Field: "timing", Err: fmt.Errorf("%q: %s", aux.Timing, ruleTiming)}
 	}
 	r.Timing = t
 	return nil

@@ -52,7 +52,7 @@ func TestValidateFieldPaths(t *testing.T) {
 	}
 	var paths []string
 	for _, fe := range fes {
-		paths = append(paths, fe.Path)
+		paths = append(paths, fe.Field)
 	}
 	if got := strings.Join(paths, " "); got != "rounds estimator density gpu_map schedule_on_events slowdown" {
 		t.Errorf("paths %q (%v)", got, err)

@@ -246,7 +246,7 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 	if err := r.Validate(); err != nil {
 		return nil, err
 	}
-	at := func(key string, err error) error { return &FieldError{Path: key, Err: err} }
+	at := func(key string, err error) error { return &FieldError{Field: key, Err: err} }
 	tr, err := rv.Trace(r)
 	if err != nil {
 		if r.Synth != nil {

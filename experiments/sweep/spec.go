@@ -507,7 +507,7 @@ func (s *Spec) Expand(reg Policies) (*Plan, error) {
 	if err != nil {
 		var fe *runner.FieldError
 		if errors.As(err, &fe) {
-			return nil, s.pathError(fe.Path, fe.Err)
+			return nil, s.pathError(fe.Field, fe.Err)
 		}
 		return nil, fail("policies", err)
 	}
@@ -699,7 +699,7 @@ func (s *Spec) fieldError(err error) error {
 	if !errors.As(err, &fe) {
 		return &SpecError{File: s.File, Line: 1, Err: err}
 	}
-	return s.pathError(fe.Path, fe.Err)
+	return s.pathError(fe.Field, fe.Err)
 }
 
 // axesKey renders the other axes' values of a run for its group key: the
@@ -828,7 +828,7 @@ var policyDirRE = regexp.MustCompile(`[^A-Za-z0-9_+=-]+`)
 func ResolvePolicies(reg Policies, patterns []string, skipMissing bool) (names, notes []string, err error) {
 	registered := reg.Names()
 	for i, pat := range patterns {
-		at := func(err error) error { return &runner.FieldError{Path: fmt.Sprintf("policies[%d]", i), Err: err} }
+		at := func(err error) error { return &runner.FieldError{Field: fmt.Sprintf("policies[%d]", i), Err: err} }
 		if ex, ok := strings.CutPrefix(pat, "!"); ok {
 			if _, err := path.Match(ex, ""); err != nil {
 				return nil, nil, at(fmt.Errorf("%q: bad pattern: %w", pat, err))

@@ -159,6 +159,20 @@ func (e *LimitError) Error() string {
 
 func (e *LimitError) Unwrap() error { return ErrLimit }
 
+// As lets errors.As find a limit error as an *Error too, Error being the
+// one input-error type: its file and line, wrapping the limit error
+// without them (so it reads as the limit error does).
+func (e *LimitError) As(target any) bool {
+	t, ok := target.(**Error)
+	if !ok {
+		return false
+	}
+	c := *e
+	c.File, c.Line = "", 0
+	*t = &Error{File: e.File, Line: e.Line, Err: &c}
+	return true
+}
+
 // Options say which caps a Reader applies.
 type Options struct {
 	// Records: the input is not line-based (JSON): lines are counted but

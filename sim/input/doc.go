@@ -2,10 +2,14 @@
 //
 // Error is the one input-error type: where (file or named text, line),
 // which field (a key, column or option) and what was expected, wrapping
-// the cause. The readers of traces tables (table.FieldError), sweep specs
-// (sweep.SpecError), policy strings (policy.OptionError), cluster
-// specs and overhead profiles all return it, so a caller finds the place
-// with one errors.As whatever was read.
+// the cause. Every parser returns it — artifact trace CSVs (traces),
+// canonical tables (table.FieldError, an alias), importers, cluster specs,
+// overhead profiles, tenants files, faults specs and events files, sweep
+// specs (sweep.SpecError, an alias), policy strings
+// (policy.OptionError, an alias), a run's fields (runner.FieldError, an
+// alias; no file, Field the field's path), Parquet files (pq) — so a
+// caller finds the place with one errors.As whatever was read. A
+// *LimitError is found by errors.As as an *Error too.
 //
 // OneDocument and Mapping are the one strict YAML walker every YAML reader
 // uses: a second document, a key given twice or a key the reader does

@@ -57,6 +57,13 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// Key is Field without a list index ("policies[2]" → "policies"): the
+// key a run's field error names.
+func (e *Error) Key() string {
+	k, _, _ := strings.Cut(e.Field, "[")
+	return k
+}
+
 // At is an Error at a YAML node's line, for key.
 func At(file string, n *yaml.Node, key string, format string, args ...any) *Error {
 	line := 0

@@ -74,10 +74,10 @@ func New(path string, oversubscribe bool, ts ...Tenant) (*File, error) {
 			t.Weight = 1
 		}
 		if err := checkTenant(&t); err != nil {
-			return nil, fmt.Errorf("%s: tenant %s: %w", path, sim.ShowValue(t.Name), err)
+			return nil, tenantErr(err, path, 0, t.Name)
 		}
 		if _, dup := f.index[t.Name]; dup {
-			return nil, fmt.Errorf("%s: tenant %s: given twice", path, sim.ShowValue(t.Name))
+			return nil, &input.Error{File: path, Err: fmt.Errorf("tenant %s: given twice", sim.ShowValue(t.Name))}
 		}
 		f.index[t.Name] = len(f.Tenants)
 		f.Tenants = append(f.Tenants, t)
@@ -134,7 +134,7 @@ func Load(path string) (*File, error) {
 		return nil, fmt.Errorf("tenants file: %w", err)
 	}
 	if st.Size() > MaxFileBytes {
-		return nil, fmt.Errorf("%s: %d bytes; a tenants file is at most %d", path, st.Size(), MaxFileBytes)
+		return nil, &input.Error{File: path, Err: fmt.Errorf("%d bytes; a tenants file is at most %d", st.Size(), MaxFileBytes)}
 	}
 	data, err := input.ReadFile(path)
 	if err != nil {
@@ -158,19 +158,19 @@ func Load(path string) (*File, error) {
 // file, the line and the key.
 func Parse(path string, data []byte) (*File, error) {
 	if len(data) > MaxFileBytes {
-		return nil, fmt.Errorf("%s: %d bytes; a tenants file is at most %d", path, len(data), MaxFileBytes)
+		return nil, &input.Error{File: path, Err: fmt.Errorf("%d bytes; a tenants file is at most %d", len(data), MaxFileBytes)}
 	}
 	var root yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&root); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s: not valid YAML: %s", path, yamlText(err))
+		return nil, &input.Error{File: path, Err: fmt.Errorf("not valid YAML: %s", yamlText(err))}
 	}
 	var second yaml.Node
 	if err := dec.Decode(&second); !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s:%d: a second YAML document; a tenants file is one document", path, second.Line)
+		return nil, &input.Error{File: path, Line: second.Line, Err: errors.New("a second YAML document; a tenants file is one document")}
 	}
 	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("%s: want a mapping with keys tenants and oversubscribe", path)
+		return nil, &input.Error{File: path, Err: errors.New("want a mapping with keys tenants and oversubscribe")}
 	}
 	f := &File{Path: path, index: map[string]int{}}
 	doc := root.Content[0]
@@ -180,13 +180,13 @@ func Parse(path string, data []byte) (*File, error) {
 		case "oversubscribe":
 			b, err := boolean(v)
 			if err != nil {
-				return fmt.Errorf("%s:%d: key oversubscribe: %w", path, v.Line, err)
+				return &input.Error{File: path, Line: v.Line, Kind: "key", Field: "oversubscribe", Err: err}
 			}
 			f.Oversubscribe = b
 		case "tenants":
 			seenTenants = true
 			if v.Kind != yaml.MappingNode {
-				return fmt.Errorf("%s:%d: key tenants: want a mapping from VC name to {guaranteed, cap, weight, priority}", path, v.Line)
+				return &input.Error{File: path, Line: v.Line, Kind: "key", Field: "tenants", Err: errors.New("want a mapping from VC name to {guaranteed, cap, weight, priority}")}
 			}
 			return eachKey(path, v, func(name, body *yaml.Node) error {
 				t, err := parseTenant(path, name, body)
@@ -198,7 +198,7 @@ func Parse(path string, data []byte) (*File, error) {
 				return nil
 			})
 		default:
-			return fmt.Errorf("%s:%d: unknown key %s (want tenants, oversubscribe)", path, k.Line, sim.ShowValue(k.Value))
+			return &input.Error{File: path, Line: k.Line, Kind: "key", Field: k.Value, Err: errors.New("unknown key (want tenants, oversubscribe)")}
 		}
 		return nil
 	})
@@ -206,7 +206,7 @@ func Parse(path string, data []byte) (*File, error) {
 		return nil, err
 	}
 	if !seenTenants {
-		return nil, fmt.Errorf("%s: key tenants: required", path)
+		return nil, &input.Error{File: path, Kind: "key", Field: "tenants", Err: errors.New("required")}
 	}
 	return f, nil
 }
@@ -217,10 +217,10 @@ func eachKey(path string, m *yaml.Node, fn func(k, v *yaml.Node) error) error {
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
-			return fmt.Errorf("%s:%d: a key must be a plain name", path, k.Line)
+			return &input.Error{File: path, Line: k.Line, Err: errors.New("a key must be a plain name")}
 		}
 		if first, dup := seen[k.Value]; dup {
-			return fmt.Errorf("%s:%d: key %s: given twice (first on line %d)", path, k.Line, sim.ShowValue(k.Value), first)
+			return &input.Error{File: path, Line: k.Line, Kind: "key", Field: k.Value, Err: fmt.Errorf("given twice (first on line %d)", first)}
 		}
 		seen[k.Value] = k.Line
 		if err := fn(k, v); err != nil {
@@ -233,16 +233,16 @@ func eachKey(path string, m *yaml.Node, fn func(k, v *yaml.Node) error) error {
 func parseTenant(path string, name, body *yaml.Node) (Tenant, error) {
 	t := Tenant{Name: name.Value, Weight: 1, Line: name.Line}
 	at := func(n *yaml.Node, key string, err error) error {
-		return fmt.Errorf("%s:%d: tenant %s: key %s: %w", path, n.Line, sim.ShowValue(t.Name), key, err)
+		return &input.Error{File: path, Line: n.Line, Kind: tenantKind(t.Name), Field: key, Err: err}
 	}
 	if t.Name == "" {
-		return t, fmt.Errorf("%s:%d: a tenant needs a non-empty VC name", path, name.Line)
+		return t, &input.Error{File: path, Line: name.Line, Err: errors.New("a tenant needs a non-empty VC name")}
 	}
 	if body.Kind == yaml.ScalarNode && body.Tag == "!!null" {
 		return t, nil // "vc-a:" alone: a tenant with the defaults
 	}
 	if body.Kind != yaml.MappingNode {
-		return t, fmt.Errorf("%s:%d: tenant %s: want a mapping {guaranteed, cap, weight, priority}", path, body.Line, sim.ShowValue(t.Name))
+		return t, &input.Error{File: path, Line: body.Line, Err: fmt.Errorf("tenant %s: want a mapping {guaranteed, cap, weight, priority}", sim.ShowValue(t.Name))}
 	}
 	err := eachKey(path, body, func(k, v *yaml.Node) error {
 		switch k.Value {
@@ -285,7 +285,7 @@ func parseTenant(path string, name, body *yaml.Node) (Tenant, error) {
 			}
 			t.Priority = p
 		default:
-			return fmt.Errorf("%s:%d: tenant %s: unknown key %s (want guaranteed, cap, weight, priority)", path, k.Line, sim.ShowValue(t.Name), sim.ShowValue(k.Value))
+			return &input.Error{File: path, Line: k.Line, Kind: tenantKind(t.Name), Field: k.Value, Err: errors.New("unknown key (want guaranteed, cap, weight, priority)")}
 		}
 		return nil
 	})
@@ -293,28 +293,49 @@ func parseTenant(path string, name, body *yaml.Node) (Tenant, error) {
 		return t, err
 	}
 	if err := checkTenant(&t); err != nil {
-		return t, fmt.Errorf("%s:%d: tenant %s: %w", path, t.Line, sim.ShowValue(t.Name), err)
+		return t, tenantErr(err, path, t.Line, t.Name)
 	}
 	return t, nil
 }
 
+// tenantKind is the Kind of an input.Error about one of tenant name's
+// keys: the message reads "file:line: tenant "a": key cap: …".
+func tenantKind(name string) string { return "tenant " + sim.ShowValue(name) + ": key" }
+
+// tenantErr places checkTenant's error in file path at line (0: none),
+// for tenant name.
+func tenantErr(err error, path string, line int, name string) error {
+	var ie *input.Error
+	if errors.As(err, &ie) {
+		e := *ie
+		e.File, e.Line, e.Kind = path, line, tenantKind(name)
+		return &e
+	}
+	return &input.Error{File: path, Line: line, Err: fmt.Errorf("tenant %s: %w", sim.ShowValue(name), err)}
+}
+
+// checkTenant checks a tenant's values; an error about a key is an
+// *input.Error naming it (tenantErr places it).
 func checkTenant(t *Tenant) error {
+	key := func(field, format string, args ...any) error {
+		return &input.Error{Kind: "key", Field: field, Err: fmt.Errorf(format, args...)}
+	}
 	if t.Name == "" {
 		return errors.New("empty VC name")
 	}
 	if t.Weight <= 0 || math.IsNaN(t.Weight) || math.IsInf(t.Weight, 0) {
-		return fmt.Errorf("key weight: want a number > 0, got %g", t.Weight)
+		return key("weight", "want a number > 0, got %g", t.Weight)
 	}
 	if t.Cap < 0 {
-		return fmt.Errorf("key cap: want a whole number ≥ 0, got %d", t.Cap)
+		return key("cap", "want a whole number ≥ 0, got %d", t.Cap)
 	}
 	for g, n := range t.Guaranteed {
 		if n < 0 {
-			return fmt.Errorf("key guaranteed.%s: want a whole number ≥ 0, got %d", g, n)
+			return key("guaranteed."+g, "want a whole number ≥ 0, got %d", n)
 		}
 	}
 	if g := t.GuaranteedTotal(); t.Cap > 0 && g > t.Cap {
-		return fmt.Errorf("key cap: %d is below the tenant's guarantee of %d GPUs", t.Cap, g)
+		return key("cap", "%d is below the tenant's guarantee of %d GPUs", t.Cap, g)
 	}
 	return nil
 }
@@ -355,7 +376,7 @@ func (f *File) CheckCluster(c *sim.Cluster) error {
 	for _, t := range f.Tenants {
 		for _, g := range sortedKeys(t.Guaranteed) {
 			if c.TotalGPUs(g) == 0 && t.Guaranteed[g] > 0 {
-				return fmt.Errorf("%s:%d: tenant %s: key guaranteed.%s: cluster %s has no %s GPU (it has %s)", f.Path, t.Line, sim.ShowValue(t.Name), g, c.Name, g, strings.Join(c.Types, ", "))
+				return &input.Error{File: f.Path, Line: t.Line, Kind: tenantKind(t.Name), Field: "guaranteed." + g, Err: fmt.Errorf("cluster %s has no %s GPU (it has %s)", c.Name, g, strings.Join(c.Types, ", "))}
 			}
 			sum[g] += t.Guaranteed[g]
 		}
@@ -370,7 +391,7 @@ func (f *File) CheckCluster(c *sim.Cluster) error {
 			for _, t := range f.Tenants {
 				run += t.Guaranteed[g]
 				if run > c.TotalGPUs(g) {
-					return fmt.Errorf("%s:%d: tenant %s: key guaranteed.%s: guarantees of %s sum to %d GPUs, over the cluster's %d (set oversubscribe: true to allow it)", f.Path, t.Line, sim.ShowValue(t.Name), g, g, sum[g], c.TotalGPUs(g))
+					return &input.Error{File: f.Path, Line: t.Line, Kind: tenantKind(t.Name), Field: "guaranteed." + g, Err: fmt.Errorf("guarantees of %s sum to %d GPUs, over the cluster's %d (set oversubscribe: true to allow it)", g, sum[g], c.TotalGPUs(g))}
 				}
 			}
 		}
@@ -386,7 +407,7 @@ func (f *File) CheckJobs(jobs []sim.JobSpec) error {
 	}
 	for _, t := range f.Tenants {
 		if !has[t.Name] && t.Name != Default {
-			return fmt.Errorf("%s:%d: tenant %s: no job of the trace has this VC (the trace's VCs: %s)", f.Path, t.Line, sim.ShowValue(t.Name), listVCs(jobs))
+			return &input.Error{File: f.Path, Line: t.Line, Err: fmt.Errorf("tenant %s: no job of the trace has this VC (the trace's VCs: %s)", sim.ShowValue(t.Name), listVCs(jobs))}
 		}
 	}
 	return nil

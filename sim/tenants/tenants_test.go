@@ -52,10 +52,10 @@ func TestParseExample(t *testing.T) {
 // Every bad input names file, line and key.
 func TestParseErrors(t *testing.T) {
 	for _, c := range []struct{ name, yaml, want string }{
-		{"unknown top key", "tenant:\n  a: {}\n", "x.yaml:1: unknown key \"tenant\""},
-		{"duplicate VC", "tenants:\n  a: {}\n  a: {}\n", "x.yaml:3: key \"a\": given twice (first on line 2)"},
-		{"duplicate key", "tenants:\n  a:\n    cap: 2\n    cap: 3\n", "x.yaml:4: key \"cap\": given twice (first on line 3)"},
-		{"unknown tenant key", "tenants:\n  a:\n    quota: 2\n", "x.yaml:3: tenant \"a\": unknown key \"quota\""},
+		{"unknown top key", "tenant:\n  a: {}\n", "x.yaml:1: key tenant: unknown key (want tenants, oversubscribe)"},
+		{"duplicate VC", "tenants:\n  a: {}\n  a: {}\n", "x.yaml:3: key a: given twice (first on line 2)"},
+		{"duplicate key", "tenants:\n  a:\n    cap: 2\n    cap: 3\n", "x.yaml:4: key cap: given twice (first on line 3)"},
+		{"unknown tenant key", "tenants:\n  a:\n    quota: 2\n", "x.yaml:3: tenant \"a\": key quota: unknown key"},
 		{"negative weight", "tenants:\n  a:\n    weight: -1\n", "x.yaml:3: tenant \"a\": key weight: want a number > 0, got -1"},
 		{"zero weight", "tenants:\n  a:\n    weight: 0\n", "x.yaml:3: tenant \"a\": key weight"},
 		{"bad GPU", "tenants:\n  a:\n    guaranteed: {b200: 4}\n", "x.yaml:3: tenant \"a\": key guaranteed.b200: unknown GPU type"},

@@ -24,17 +24,8 @@ const MaxFooterStructs = 200_000
 // ErrCorrupt is what every error about a file's structure unwraps to.
 var ErrCorrupt = errors.New("not a valid Parquet file")
 
-// Error names the file and what in it is wrong.
-type Error struct {
-	File string
-	Err  error
-}
-
-func (e *Error) Error() string { return e.File + ": " + e.Err.Error() }
-func (e *Error) Unwrap() error { return e.Err }
-
 func corrupt(file, format string, args ...any) error {
-	return &Error{File: file, Err: fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))}
+	return &input.Error{File: file, Err: fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))}
 }
 
 // File is an open, checked Parquet file.
@@ -84,7 +75,7 @@ func OpenReaderAt(name string, r io.ReaderAt, size int64) (pf *parquet.File, err
 	}
 	var tail [8]byte
 	if _, err := r.ReadAt(tail[:], size-8); err != nil {
-		return nil, &Error{File: name, Err: err}
+		return nil, &input.Error{File: name, Err: err}
 	}
 	if string(tail[4:]) != "PAR1" {
 		return nil, corrupt(name, "no PAR1 magic at the end (an encrypted or truncated file?)")
@@ -98,7 +89,7 @@ func OpenReaderAt(name string, r io.ReaderAt, size int64) (pf *parquet.File, err
 	}
 	footer := make([]byte, footerLen)
 	if _, err := r.ReadAt(footer, size-8-footerLen); err != nil {
-		return nil, &Error{File: name, Err: err}
+		return nil, &input.Error{File: name, Err: err}
 	}
 	if err := checkThrift(footer); err != nil {
 		return nil, corrupt(name, "footer: %v", err)
@@ -108,7 +99,7 @@ func OpenReaderAt(name string, r io.ReaderAt, size int64) (pf *parquet.File, err
 		return nil, corrupt(name, "%s", input.ClipError(err))
 	}
 	if err := checkMeta(pf, size-8-footerLen); err != nil {
-		return nil, &Error{File: name, Err: err}
+		return nil, &input.Error{File: name, Err: err}
 	}
 	return pf, nil
 }

@@ -1,0 +1,250 @@
+package sim
+
+import (
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/arena-sim/arena/estimator"
+)
+
+// The engine's side of the results: what it reports to its Recorder and
+// the figures it keeps itself (Result's counts and lists, runTotals), so
+// that the summary is the same whatever the recorder keeps.
+
+func newResult(e *engine) *Result {
+	return &Result{
+		Policy: e.policy.Name(), Cluster: e.cfg.Cluster.Name, Timing: e.cfg.Timing,
+		Rounds: e.cfg.Rounds, RoundLength: e.cfg.RoundLength, Types: e.cfg.Cluster.Types, Start: e.t0,
+		totals: runTotals{earliest: math.Inf(1)},
+	}
+}
+
+// begin sets the run's recorder up: the caller's, or a ResultRecorder
+// whose records Run puts in the Result.
+func (e *engine) begin() {
+	e.rec = e.cfg.Recorder
+	if e.rec == nil {
+		e.defaultRec = NewResultRecorder()
+		e.rec = e.defaultRec
+	}
+	e.rec.Begin(&RunInfo{
+		Policy: e.policy.Name(), Cluster: e.cfg.Cluster, Timing: e.cfg.Timing,
+		Rounds: e.cfg.Rounds, RoundLength: e.cfg.RoundLength, T0: e.t0, Jobs: len(e.specs),
+		Faults: e.flt != nil,
+	})
+}
+
+// recordDigest reports the state at the start of the current round.
+func (e *engine) recordDigest() {
+	// A type's idle GPUs are its total less those running jobs hold: every
+	// held slot belongs to exactly one running job, of the slot's type (the
+	// engine validates each allocation; the checker asserts it), so the
+	// running queue, not the slot table, is walked.
+	types := e.cfg.Cluster.Types
+	if len(e.idleScratch) != len(types) {
+		e.idleScratch = make([]int, len(types))
+	}
+	idle := e.idleScratch
+	for t, name := range types {
+		idle[t] = e.cfg.Cluster.TotalGPUs(name)
+	}
+	for _, j := range e.running {
+		idle[j.typ] -= len(j.GPUs)
+	}
+	if e.flt != nil {
+		// Idle means free and available: take the GPUs of nodes that are
+		// not available off, less those of them running jobs hold.
+		for t := range idle {
+			idle[t] -= e.cfg.Cluster.TotalGPUs(types[t]) - e.flt.availBy[t]
+		}
+		if e.flt.noticed > 0 {
+			for _, j := range e.running {
+				for _, s := range j.GPUs {
+					if e.flt.nodes[e.cfg.Cluster.NodeOf(s)].State != NodeAvailable {
+						idle[j.typ]++
+					}
+				}
+			}
+		}
+	}
+	running := len(e.running)
+	if e.cfg.Timing == Exact {
+		running += len(e.ended) // ended jobs count until the round sees them, as in the artifact
+	}
+	d := &e.digestRow // the engine's: a literal would be allocated per round
+	*d = DigestRow{Round: e.round, Running: running, Pending: len(e.pending), Idle: idle}
+	e.rec.RoundStart(d)
+}
+
+// recordRound reports round's window: its throughput and busy GPUs.
+func (e *engine) recordRound(round int, thr float64, busy []int) {
+	if len(e.busyScratch) != len(busy) {
+		e.busyScratch = make([]int32, len(busy))
+	}
+	for i := range busy {
+		e.busyScratch[i] = int32(busy[i])
+	}
+	e.res.totals.addRound(thr)
+	row := &e.roundRow // the engine's: a literal would be allocated per round
+	*row = RoundRecord{
+		Round: int32(round), Time: float64(e.t0) + float64(round)*float64(e.cfg.RoundLength),
+		Throughput: thr, Running: int32(len(e.running)), Pending: int32(len(e.pending)), Busy: e.busyScratch,
+	}
+	e.rec.RoundEnd(row)
+}
+
+// recordFinish counts a finished job and reports its end.
+func (e *engine) recordFinish(j *Job) {
+	e.res.JCTs = append(e.res.JCTs, float64(j.Finish-j.SubmitTime))
+	e.res.Queueing = append(e.res.Queueing, j.QueueTime())
+	e.rec.JobEnd(j.Spec.ID, j.Finish)
+}
+
+// recordHold notes that j's GPUs become gpus (nil: none) at the engine's
+// current time, reporting the holding that ends when the slots change.
+// (j.GPUs is always the job's open holding: only setAlloc, release and a
+// suspension change it, each after calling here.)
+func (e *engine) recordHold(j *Job, gpus []int) {
+	if SameGPUs(j.GPUs, gpus) {
+		return
+	}
+	if len(j.GPUs) > 0 && e.now > j.heldSince {
+		e.holding = Holding{Job: j.Spec.ID, GPUs: j.GPUs, Since: j.heldSince, Until: e.now}
+		e.rec.Hold(&e.holding)
+	}
+	j.heldSince = e.now
+}
+
+// finish closes the run's accounting once it is over: the holdings and
+// waits still under way end at the horizon, each submitted job's record
+// is built, counted and reported, then the fault summary.
+func (e *engine) finish(wall time.Duration) {
+	r := e.res
+	r.Wall = wall
+	r.Rounds = e.cfg.Rounds
+	r.UntilDone = e.cfg.UntilDone
+	r.BusyGPUSeconds = map[string]float64{}
+	r.DecisionNs = e.decisionNs
+	e.closeAtHorizon()
+	horizon := float64(e.t0) + float64(r.Rounds)*float64(r.RoundLength)
+	// A trace has a handful of models: one name string each, not one per
+	// job, found by a short linear search (cheaper than hashing a Model).
+	type modelName struct {
+		m    estimator.Model
+		name string
+	}
+	var modelNames []modelName
+	nameOf := func(m estimator.Model) string {
+		for _, mn := range modelNames {
+			if mn.m == m {
+				return mn.name
+			}
+		}
+		modelNames = append(modelNames, modelName{m, m.Name()})
+		return modelNames[len(modelNames)-1].name
+	}
+	var fa *faultAcc
+	var faults []JobFaultRecord
+	if e.flt != nil {
+		fa = &faultAcc{}
+		faults = make([]JobFaultRecord, e.arrivedJobs)
+	}
+	// The aliases are substrings of the process's one string of them
+	// (aliasesFor) rather than one allocation each.
+	aliases := aliasesFor(len(e.specs))
+	// The summary's lists, one value per job, at their final size.
+	r.totals.submitted = make([]float64, 0, e.arrivedJobs)
+	r.totals.slowdown = make([]float64, 0, len(r.JCTs))
+	// Built in place, in a table of the final length: a JobRecord is
+	// 200-odd bytes, and appending one (even a zero one) writes it again.
+	jobs := make([]JobRecord, e.arrivedJobs)
+	for _, j := range e.jobs {
+		if j.Status == NotArrived {
+			continue
+		}
+		s := j.Spec
+		rec := &jobs[r.Submitted]
+		r.Submitted++
+		rec.ID, rec.Name, rec.Alias, rec.Model = int32(s.ID), s.Name, aliases.alias(s.ID), nameOf(s.Workload.Model)
+		rec.Batch, rec.Iterations, rec.RequestedGPU, rec.RequestedN = int32(s.Workload.Batch), j.Iterations, s.GPU, int32(s.GPUs)
+		rec.Submit, rec.FirstStart, rec.Finish, rec.JCT = float64(j.SubmitTime), float64(j.FirstStart), float64(j.Finish), -1
+		rec.Queueing, rec.Reconfigs, rec.State = j.QueueTime(), int32(j.Reconfigs), j.Status.String()
+		if j.Status == Finished {
+			rec.JCT = float64(j.Finish - j.SubmitTime)
+		}
+		rec.RunAlone = float64(j.Iterations) * j.firstIterTime
+		last := j.Config // while running and after
+		if last.GPU != "" {
+			rec.FinalGPU, rec.FinalN, rec.FinalNodes = last.GPU, int32(last.GPUs()), int32(last.Nodes)
+		}
+		if e.gpuSeconds != nil { // nil: no job ever ran
+			r.addGPUSeconds(rec, e.gpuSeconds[int(s.ID)*len(r.Types):int(s.ID+1)*len(r.Types)])
+		}
+		r.totals.addJob(rec, horizon)
+		if fa != nil {
+			faults[r.Submitted-1] = fa.add(e, rec)
+		}
+	}
+	if fa != nil {
+		r.Faults = &FaultResult{Summary: fa.summary(e, r.Submitted)}
+	}
+	e.rec.Jobs(jobs, faults)
+}
+
+// closeAtHorizon ends, at the horizon, what the run left under way: every
+// holding still open (in job order, so the timeline does not depend on
+// scheduling order) and the queueing of the running and pending jobs, the
+// waits still under way in exact timing ending at the horizon. Separate
+// because it is the run's end-of-horizon accounting, apart from building
+// the job table.
+func (e *engine) closeAtHorizon() {
+	r := e.res
+	end := e.t0.Add(Duration(e.cfg.Rounds) * e.cfg.RoundLength)
+	for _, j := range e.jobs {
+		if len(j.GPUs) > 0 && end > j.heldSince {
+			e.holding = Holding{Job: j.Spec.ID, GPUs: j.GPUs, Since: j.heldSince, Until: end}
+			e.rec.Hold(&e.holding)
+		}
+	}
+	r.Queueing = slices.Grow(r.Queueing, len(e.running)+len(e.pending))
+	for _, j := range e.running {
+		r.Queueing = append(r.Queueing, j.QueueTime())
+	}
+	// Exact timing: the waits still under way end at the horizon (here,
+	// in the one pass over the queue, rather than a pass of their own).
+	for _, j := range e.pending {
+		if e.cfg.Timing == Exact {
+			j.queueTime += float64(end - j.pendingSince)
+		}
+		r.Queueing = append(r.Queueing, j.QueueTime())
+	}
+}
+
+// addGPUSeconds sets rec's GPU-seconds and its by-type breakdown from the
+// job's per-type counters (gpuSeconds, indexed as r.Types), and adds them to
+// the run's busy GPU-seconds. Types the job ran on (a positive count) are
+// listed by name. Separate because it is the per-type accounting of one
+// job, apart from the record's other fields.
+func (r *Result) addGPUSeconds(rec *JobRecord, gpuSeconds []float64) {
+	var parts []string
+	// Types the job ran on (a positive GPU-second count), by name.
+	var types []int
+	for i, v := range gpuSeconds {
+		if v > 0 {
+			types = append(types, i)
+		}
+	}
+	if len(types) > 1 {
+		sort.Slice(types, func(a, b int) bool { return r.Types[types[a]] < r.Types[types[b]] })
+	}
+	for _, i := range types {
+		t, v := r.Types[i], gpuSeconds[i]
+		r.BusyGPUSeconds[t] += v
+		rec.GPUSeconds += v
+		parts = append(parts, t+"="+trimFloat(v))
+	}
+	rec.GPUSecondsBy = strings.Join(parts, ";")
+}
