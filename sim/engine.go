@@ -253,6 +253,11 @@ func Run(ctx context.Context, cfg Config, p Policy, specs []JobSpec) (*Result, e
 
 // newEngine validates a run's inputs and sets up its state.
 func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
+	if wc, ok := p.(WorkloadChecker); ok {
+		if err := wc.CheckWorkload(specs); err != nil {
+			return nil, err // the caller names the policy
+		}
+	}
 	if cfg.Cluster == nil || cfg.Exec == nil {
 		return nil, errors.New("sim: Config needs a Cluster and an Exec estimator")
 	}

@@ -50,6 +50,15 @@ type AssertionReporter interface {
 	ArtifactAssertionsFailed() int
 }
 
+// WorkloadChecker is an optional capability of a policy that is given data
+// about the jobs before it sees them (a tenants file naming their virtual
+// clusters): the engine calls CheckWorkload with the run's jobs before the
+// first decision, and an error stops the run before it starts — input
+// that names nothing in the trace is refused, not simulated as if absent.
+type WorkloadChecker interface {
+	CheckWorkload(jobs []JobSpec) error
+}
+
 // QuietRounds is an optional capability of a policy. A policy whose
 // IdleWhenQuiet returns true promises that a decision with no arrivals and
 // no ended jobs returns no action and changes nothing its later decisions

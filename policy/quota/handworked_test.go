@@ -8,6 +8,7 @@ package quota_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/arena-sim/arena/estimator"
@@ -233,5 +234,30 @@ func TestMoveIsNotAnOwner(t *testing.T) {
 	sc.Rounds, sc.Check = 10, true
 	if _, err := sim.Run(context.Background(), sc, q, []sim.JobSpec{spec(0, "A", 0, long, 2)}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A tenants file none of whose VCs any job has is the wrong file for the
+// trace: the run is refused before it starts (sim.WorkloadChecker), not
+// simulated with every job in the default tenant. A file matching some
+// VCs (a sampled window) runs.
+func TestWrongTenantsFileRefused(t *testing.T) {
+	c, err := sim.NewCluster(sim.ClusterSpec{Name: "handworked", Pools: twoByTwo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	est := profile(t).View(estimator.ViewOptimal)
+	q, err := quota.New(fcfs.New(est), c, est, quota.Config{Tenants: twoTenants(t, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := sim.DefaultConfig(c, est)
+	sc.Rounds = 5
+	_, err = sim.Run(context.Background(), sc, q, []sim.JobSpec{spec(0, "X", 0, short, 2), spec(1, "", 0, short, 2)})
+	if err == nil || !strings.Contains(err.Error(), "none of its 2 tenants is the VC of any job of the trace (the trace's VCs: X)") {
+		t.Errorf("wrong file: %v", err)
+	}
+	if err := q.CheckWorkload([]sim.JobSpec{spec(0, "X", 0, short, 2), spec(1, "B", 0, short, 2)}); err != nil {
+		t.Errorf("a file matching one VC of the trace: %v", err)
 	}
 }

@@ -54,6 +54,29 @@ type StatsReporter interface {
 	QuotaStats() Stats
 }
 
+// CheckWorkload implements sim.WorkloadChecker: a tenants file that lists
+// tenants none of whose VCs any job of the trace has is the wrong file for
+// the trace (every job would fall to the default tenant, the guarantees
+// honouring nobody). A file matching only some VCs is fine: a sampled
+// window of a trace need not hold every VC.
+func (q *Policy) CheckWorkload(jobs []sim.JobSpec) error {
+	named := 0
+	for _, t := range q.ten.Tenants {
+		if t.Name != tenants.Default {
+			named++
+		}
+	}
+	if named == 0 {
+		return nil
+	}
+	for i := range jobs {
+		if q.ten.Names(jobs[i].VirtualCluster) {
+			return nil
+		}
+	}
+	return fmt.Errorf("tenants %s: none of its %d tenants is the VC of any job of the trace (the trace's VCs: %s); every job would be the default tenant's", q.ten.Path, named, tenants.TraceVCs(jobs))
+}
+
 // Policy is the quota wrapper. Create it with New.
 type Policy struct {
 	inner sim.Policy

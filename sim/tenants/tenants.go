@@ -85,6 +85,13 @@ func New(path string, oversubscribe bool, ts ...Tenant) (*File, error) {
 	return f, nil
 }
 
+// Names reports whether the file lists VC vc as a tenant of its own
+// (Default aside).
+func (f *File) Names(vc string) bool {
+	_, ok := f.index[vc]
+	return ok && vc != Default
+}
+
 // Index returns the position of the tenant a job of VC vc belongs to:
 // its index in Tenants, or len(Tenants) for Default.
 func (f *File) Index(vc string) int {
@@ -420,6 +427,9 @@ func (f *File) Check(c *sim.Cluster, jobs []sim.JobSpec) error {
 	}
 	return f.CheckJobs(jobs)
 }
+
+// TraceVCs lists the VCs of jobs for messages (at most 20, "none").
+func TraceVCs(jobs []sim.JobSpec) string { return listVCs(jobs) }
 
 func listVCs(jobs []sim.JobSpec) string {
 	seen := map[string]bool{}
