@@ -224,52 +224,9 @@ func WriteLoadFigures(dir, prefix string, runs []*sweep.Results, o FigureOptions
 		}
 		var jct, thr []plots.Curve
 		for _, p := range policies {
-			prs := byPolicy[p]
-			sort.SliceStable(prs, func(i, j int) bool { return prs[i].Record.Density < prs[j].Record.Density })
-			cj, ct := plots.Curve{Label: o.label(p)}, plots.Curve{Label: o.label(p)}
-			withCI := false
-			for i := 0; i < len(prs); {
-				k := i + 1
-				for k < len(prs) && prs[k].Record.Density == prs[i].Record.Density {
-					k++
-				}
-				// Runs at one density may differ in their seed only.
-				seeds := map[int64]bool{}
-				for _, r := range prs[i:k] {
-					if loadCell(r) != loadCell(prs[i]) || seeds[r.Record.Seed] {
-						return nil, fmt.Errorf("load figure: trace %s, policy %s: runs %s and %s differ in more than the density and seed (%s vs %s); plot them separately, one directory per setting",
-							t, p, prs[i].Dir, r.Dir, loadCell(prs[i]), loadCell(r))
-					}
-					seeds[r.Record.Seed] = true
-				}
-				if i > 0 && loadCell(prs[i]) != loadCell(prs[i-1]) {
-					return nil, fmt.Errorf("load figure: trace %s, policy %s: runs %s and %s differ in more than the density (%s vs %s); plot them separately, one directory per setting",
-						t, p, prs[i-1].Dir, prs[i].Dir, loadCell(prs[i-1]), loadCell(prs[i]))
-				}
-				d := runner.Density(prs[i].Record.Density)
-				cj.X, ct.X = append(cj.X, d), append(ct.X, d)
-				if k-i > 1 {
-					// Mean over seeds with its 95 % t-interval.
-					var jv, tv []float64
-					for _, r := range prs[i:k] {
-						jv, tv = append(jv, r.Summary.PaddedMeanJCT/3600), append(tv, r.Summary.MeanThroughput)
-					}
-					ji, ti := plots.TInterval(jv), plots.TInterval(tv)
-					cj.Y, ct.Y = append(cj.Y, ji.Mean), append(ct.Y, ti.Mean)
-					cj.Lo, cj.Hi = append(cj.Lo, ji.Lo), append(cj.Hi, ji.Hi)
-					ct.Lo, ct.Hi = append(ct.Lo, ti.Lo), append(ct.Hi, ti.Hi)
-					withCI = true
-					seedCounts[k-i] = true
-				} else {
-					s := prs[i].Summary
-					cj.Y, ct.Y = append(cj.Y, s.PaddedMeanJCT/3600), append(ct.Y, s.MeanThroughput)
-					cj.Lo, cj.Hi = append(cj.Lo, s.PaddedMeanJCT/3600), append(cj.Hi, s.PaddedMeanJCT/3600)
-					ct.Lo, ct.Hi = append(ct.Lo, s.MeanThroughput), append(ct.Hi, s.MeanThroughput)
-				}
-				i = k
-			}
-			if !withCI {
-				cj.Lo, cj.Hi, ct.Lo, ct.Hi = nil, nil, nil, nil
+			cj, ct, err := loadCurves(t, p, byPolicy[p], o, seedCounts)
+			if err != nil {
+				return nil, err
 			}
 			jct, thr = append(jct, cj), append(thr, ct)
 		}
@@ -305,6 +262,61 @@ func WriteLoadFigures(dir, prefix string, runs []*sweep.Results, o FigureOptions
 		out = append(out, FigureFile{Kind: f.kind, Title: kindTitle[f.kind], Path: path, Notes: fig.Notes})
 	}
 	return out, nil
+}
+
+// loadCurves is one policy's JCT and throughput curves over density on
+// trace t, from its runs (sorted here by density): at a density with
+// several seeds the mean and its 95 % t-interval (seedCounts gets the
+// count), else the run's value. Runs at one density must differ in their
+// seed only, and runs at different densities in their density only.
+func loadCurves(t, p string, prs []*sweep.Results, o FigureOptions, seedCounts map[int]bool) (cj, ct plots.Curve, err error) {
+	sort.SliceStable(prs, func(i, j int) bool { return prs[i].Record.Density < prs[j].Record.Density })
+	cj, ct = plots.Curve{Label: o.label(p)}, plots.Curve{Label: o.label(p)}
+	withCI := false
+	for i := 0; i < len(prs); {
+		k := i + 1
+		for k < len(prs) && prs[k].Record.Density == prs[i].Record.Density {
+			k++
+		}
+		// Runs at one density may differ in their seed only.
+		seeds := map[int64]bool{}
+		for _, r := range prs[i:k] {
+			if loadCell(r) != loadCell(prs[i]) || seeds[r.Record.Seed] {
+				return cj, ct, fmt.Errorf("load figure: trace %s, policy %s: runs %s and %s differ in more than the density and seed (%s vs %s); plot them separately, one directory per setting",
+					t, p, prs[i].Dir, r.Dir, loadCell(prs[i]), loadCell(r))
+			}
+			seeds[r.Record.Seed] = true
+		}
+		if i > 0 && loadCell(prs[i]) != loadCell(prs[i-1]) {
+			return cj, ct, fmt.Errorf("load figure: trace %s, policy %s: runs %s and %s differ in more than the density (%s vs %s); plot them separately, one directory per setting",
+				t, p, prs[i-1].Dir, prs[i].Dir, loadCell(prs[i-1]), loadCell(prs[i]))
+		}
+		d := runner.Density(prs[i].Record.Density)
+		cj.X, ct.X = append(cj.X, d), append(ct.X, d)
+		if k-i > 1 {
+			// Mean over seeds with its 95 % t-interval.
+			var jv, tv []float64
+			for _, r := range prs[i:k] {
+				jv, tv = append(jv, r.Summary.PaddedMeanJCT/3600), append(tv, r.Summary.MeanThroughput)
+			}
+			ji, ti := plots.TInterval(jv), plots.TInterval(tv)
+			cj.Y, ct.Y = append(cj.Y, ji.Mean), append(ct.Y, ti.Mean)
+			cj.Lo, cj.Hi = append(cj.Lo, ji.Lo), append(cj.Hi, ji.Hi)
+			ct.Lo, ct.Hi = append(ct.Lo, ti.Lo), append(ct.Hi, ti.Hi)
+			withCI = true
+			seedCounts[k-i] = true
+		} else {
+			s := prs[i].Summary
+			cj.Y, ct.Y = append(cj.Y, s.PaddedMeanJCT/3600), append(ct.Y, s.MeanThroughput)
+			cj.Lo, cj.Hi = append(cj.Lo, s.PaddedMeanJCT/3600), append(cj.Hi, s.PaddedMeanJCT/3600)
+			ct.Lo, ct.Hi = append(ct.Lo, s.MeanThroughput), append(ct.Hi, s.MeanThroughput)
+		}
+		i = k
+	}
+	if !withCI {
+		cj.Lo, cj.Hi, ct.Lo, ct.Hi = nil, nil, nil, nil
+	}
+	return cj, ct, nil
 }
 
 // SeedCell is the runs of one cell (trace, cluster, timing, rounds,

@@ -315,28 +315,12 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 			return nil, at("profiling_delay", err)
 		}
 	}
-	cfg.Checkpoint = sim.Checkpoint{Interval: sim.Duration(r.CheckpointInterval), Cost: sim.Duration(r.CheckpointCost), Restore: sim.Duration(r.CheckpointRestore)}
-	cfg.JobFailures = sim.JobFailures{MTBF: sim.Duration(r.JobMTBF), Retries: int(r.JobRetries), Seed: uint64(r.Seed)}
-	if r.Faults != "" {
-		cfg.FaultModel = true
-		if cfg.Events, err = loadFaults(r, spec, jobs, cfg); err != nil {
-			return nil, at("faults", err)
-		}
+	if err := setFaults(&cfg, r, spec, jobs); err != nil {
+		return nil, err
 	}
-	var ten *tenants.File
-	if r.Tenants != "" && r.Tenants != TenantsVCs {
-		if ten, err = rv.TenantsFile(r.Tenants); err != nil {
-			return nil, at("tenants", err)
-		}
-		c, err := sim.NewCluster(spec)
-		if err != nil {
-			return nil, at("cluster", err)
-		}
-		// A VC no job has, or guarantees over the cluster, is refused
-		// before the run, not found wrong after it.
-		if err := ten.Check(c, jobs); err != nil {
-			return nil, at("tenants", err)
-		}
+	ten, err := rv.checkedTenants(r, spec, jobs)
+	if err != nil {
+		return nil, err
 	}
 	if r.Estimator == "" {
 		r.Estimator = "profiledb"
@@ -346,6 +330,45 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 		Policy: ps, Source: src, Profile: prof, Overhead: overhead, Config: cfg,
 		slowdown: r.Slowdown != 0 && r.Slowdown != 1 || r.RelaxedSlowdown != 0 && r.RelaxedSlowdown != 1,
 	}, nil
+}
+
+// setFaults sets the fault model of cfg from the run: its checkpoint
+// model, its jobs' own failures, and its cluster events (Run.Faults) over
+// the run's window. Errors are the run's field errors.
+func setFaults(cfg *sim.Config, r Run, spec sim.ClusterSpec, jobs []sim.JobSpec) error {
+	cfg.Checkpoint = sim.Checkpoint{Interval: sim.Duration(r.CheckpointInterval), Cost: sim.Duration(r.CheckpointCost), Restore: sim.Duration(r.CheckpointRestore)}
+	cfg.JobFailures = sim.JobFailures{MTBF: sim.Duration(r.JobMTBF), Retries: int(r.JobRetries), Seed: uint64(r.Seed)}
+	if r.Faults == "" {
+		return nil
+	}
+	cfg.FaultModel = true
+	var err error
+	if cfg.Events, err = loadFaults(r, spec, jobs, *cfg); err != nil {
+		return &FieldError{Field: "faults", Err: err}
+	}
+	return nil
+}
+
+// checkedTenants loads the run's tenants file (Run.Tenants; nil for none
+// or TenantsVCs) and checks it against the cluster and the jobs: a VC no
+// job has, or guarantees over the cluster, is refused before the run, not
+// found wrong after it.
+func (rv *Resolver) checkedTenants(r Run, spec sim.ClusterSpec, jobs []sim.JobSpec) (*tenants.File, error) {
+	if r.Tenants == "" || r.Tenants == TenantsVCs {
+		return nil, nil
+	}
+	ten, err := rv.TenantsFile(r.Tenants)
+	if err != nil {
+		return nil, &FieldError{Field: "tenants", Err: err}
+	}
+	c, err := sim.NewCluster(spec)
+	if err != nil {
+		return nil, &FieldError{Field: "cluster", Err: err}
+	}
+	if err := ten.Check(c, jobs); err != nil {
+		return nil, &FieldError{Field: "tenants", Err: err}
+	}
+	return ten, nil
 }
 
 // Outcome is a finished run.
