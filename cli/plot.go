@@ -141,35 +141,11 @@ func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
 			return fmt.Errorf("label %q=%q: no run of policy %q in %s (policies: %s)", k, labels[k], k, strings.Join(args, ", "), strings.Join(names, ", "))
 		}
 	}
-	var runKinds, tenantKinds, faultKinds []string
-	wantLoad := false
-	for _, k := range kinds {
-		switch {
-		case slices.Contains(report.LoadKinds, k):
-			wantLoad = true
-		case slices.Contains(report.TenantKinds, k):
-			tenantKinds = append(tenantKinds, k)
-		case slices.Contains(report.FaultKinds, k):
-			faultKinds = append(faultKinds, k)
-		default:
-			runKinds = append(runKinds, k)
-		}
+	groups, err := plotKindGroups(kinds, f.kinds, all, args)
+	if err != nil {
+		return err
 	}
-	// The tenant figures come with "all" where runs have tenants; asked
-	// for by name, runs without tenants are an error.
-	if len(tenantKinds) > 0 && !report.HasTenants(all) {
-		if !slices.Contains(strings.Split(f.kinds, ","), "all") && f.kinds != "" {
-			return fmt.Errorf("--kind %s: no run in %s has tenants (simulate or sweep with --tenants FILE|vcs, or tenants: in a spec)", strings.Join(tenantKinds, ","), strings.Join(args, ", "))
-		}
-		tenantKinds = nil
-	}
-	// Likewise the fault figures, where runs had cluster events.
-	if len(faultKinds) > 0 && !report.HasFaults(all) {
-		if !slices.Contains(strings.Split(f.kinds, ","), "all") && f.kinds != "" {
-			return fmt.Errorf("--kind %s: no run in %s saw a cluster event (simulate or sweep with --faults PRESET|FILE, or faults: in a spec)", strings.Join(faultKinds, ","), strings.Join(args, ", "))
-		}
-		faultKinds = nil
-	}
+	runKinds, tenantKinds, faultKinds, wantLoad := groups.run, groups.tenant, groups.fault, groups.load
 	var written []report.FigureFile
 	if len(runKinds) > 0 {
 		figs, err := writeRunFigures(f.out, all, runKinds, f.perSeed, opt)
@@ -206,6 +182,47 @@ func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
 		}
 	}
 	return printPlotCaptions(cmd.OutOrStdout(), f.out, rows)
+}
+
+// kindGroups are the figure kinds asked for, by who draws them.
+type kindGroups struct {
+	run, tenant, fault []string
+	load               bool
+}
+
+// plotKindGroups sorts kinds (as --kind asked for them) by who draws them.
+// The tenant and fault figures come with "all" where runs have tenants or
+// saw cluster events; asked for by name, runs without them are an error.
+func plotKindGroups(kinds []string, asked string, all []*sweep.Results, args []string) (kindGroups, error) {
+	var g kindGroups
+	for _, k := range kinds {
+		switch {
+		case slices.Contains(report.LoadKinds, k):
+			g.load = true
+		case slices.Contains(report.TenantKinds, k):
+			g.tenant = append(g.tenant, k)
+		case slices.Contains(report.FaultKinds, k):
+			g.fault = append(g.fault, k)
+		default:
+			g.run = append(g.run, k)
+		}
+	}
+	// The tenant figures come with "all" where runs have tenants; asked
+	// for by name, runs without tenants are an error.
+	if len(g.tenant) > 0 && !report.HasTenants(all) {
+		if !slices.Contains(strings.Split(asked, ","), "all") && asked != "" {
+			return g, fmt.Errorf("--kind %s: no run in %s has tenants (simulate or sweep with --tenants FILE|vcs, or tenants: in a spec)", strings.Join(g.tenant, ","), strings.Join(args, ", "))
+		}
+		g.tenant = nil
+	}
+	// Likewise the fault figures, where runs had cluster events.
+	if len(g.fault) > 0 && !report.HasFaults(all) {
+		if !slices.Contains(strings.Split(asked, ","), "all") && asked != "" {
+			return g, fmt.Errorf("--kind %s: no run in %s saw a cluster event (simulate or sweep with --faults PRESET|FILE, or faults: in a spec)", strings.Join(g.fault, ","), strings.Join(args, ", "))
+		}
+		g.fault = nil
+	}
+	return g, nil
 }
 
 // plotLabels returns the policies' display labels: those of --spec's
