@@ -110,34 +110,9 @@ func Reproduce(ctx context.Context, reg runner.Policies, opt ReproduceOptions) (
 		opt.Format = "png"
 	}
 	res := &ReproduceResult{}
-	var secs []section
-	all := &sweep.Plan{Name: "reproduce"}
-	seen := map[string]bool{}
-	for _, name := range slices.Concat(Sections, ExtraSections) {
-		if !slices.Contains(opt.Sections, name) {
-			continue
-		}
-		spec, ok := opt.Specs[name]
-		if !ok {
-			var err error
-			if spec, err = BuiltinSpec(name); err != nil {
-				return nil, err
-			}
-		}
-		plan, err := spec.Expand(reg)
-		if err != nil {
-			return nil, err
-		}
-		for _, n := range plan.Notes {
-			res.Notes = append(res.Notes, name+": "+n)
-		}
-		secs = append(secs, section{name, spec, plan})
-		for _, r := range plan.Runs {
-			if !seen[r.Key] {
-				seen[r.Key] = true
-				all.Runs = append(all.Runs, r)
-			}
-		}
+	secs, all, err := planSections(reg, opt, res)
+	if err != nil {
+		return nil, err
 	}
 	for _, s := range opt.Sections {
 		if s == TestbedSection {
@@ -204,6 +179,42 @@ func Reproduce(ctx context.Context, reg runner.Policies, opt ReproduceOptions) (
 		return res, fmt.Errorf("%s written without %d failed run(s): %w", res.Report, len(rep.Failed), sweepErr)
 	}
 	return res, nil
+}
+
+// planSections expands the asked sections' specs (opt.Specs, else the
+// built-in ones), in the sections' order, into one plan of distinct runs
+// (a run two sections share runs once); the plans' notes go to res.
+func planSections(reg runner.Policies, opt ReproduceOptions, res *ReproduceResult) ([]section, *sweep.Plan, error) {
+	var secs []section
+	all := &sweep.Plan{Name: "reproduce"}
+	seen := map[string]bool{}
+	for _, name := range slices.Concat(Sections, ExtraSections) {
+		if !slices.Contains(opt.Sections, name) {
+			continue
+		}
+		spec, ok := opt.Specs[name]
+		if !ok {
+			var err error
+			if spec, err = BuiltinSpec(name); err != nil {
+				return nil, nil, err
+			}
+		}
+		plan, err := spec.Expand(reg)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, n := range plan.Notes {
+			res.Notes = append(res.Notes, name+": "+n)
+		}
+		secs = append(secs, section{name, spec, plan})
+		for _, r := range plan.Runs {
+			if !seen[r.Key] {
+				seen[r.Key] = true
+				all.Runs = append(all.Runs, r)
+			}
+		}
+	}
+	return secs, all, nil
 }
 
 // claimsContext gathers what the claim accounting (seedClaims) needs: the

@@ -265,52 +265,8 @@ func ReproduceTestbed(ctx context.Context, reg runner.Policies, opt TestbedOptio
 			}
 		}
 	}
-	jobs := make(chan *testbedRun)
-	errs := make([]error, len(runs))
-	index := map[*testbedRun]int{}
-	for i, r := range runs {
-		index[r] = i
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done := 0
-	for w := 0; w < par; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := range jobs {
-				c := r.cfg
-				out, err := runner.Execute(ctx, reg, sweep.GridPoint{Overhead: c.OverheadScale, IterTime: c.IterFactor}.Apply(runner.Run{
-					Trace: "testbed", Cluster: "testbed-64", Policy: c.policy(r.pol), Timing: r.timing, Rounds: TestbedRounds,
-					IterationScale: c.IterationScale, Overheads: c.Overheads, OverheadScale: 1,
-					Slowdown: c.Slowdown, RelaxedSlowdown: c.RelaxedSlowdown,
-				}))
-				r.out = out
-				mu.Lock()
-				errs[index[r]] = err
-				done++
-				if opt.Progress != nil {
-					opt.Progress(done, len(runs), c.Key+"/"+r.timing.String()+"/"+r.pol.Label)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for _, r := range runs {
-		if ctx.Err() != nil {
-			break
-		}
-		jobs <- r
-	}
-	close(jobs)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	if err := runTestbed(ctx, reg, runs, par, opt.Progress); err != nil {
 		return nil, err
-	}
-	for i, err := range errs {
-		if err != nil {
-			return nil, fmt.Errorf("testbed: %s %s %s: %w", runs[i].cfg.Key, runs[i].timing, runs[i].pol.Runtime, err)
-		}
 	}
 	rep := &TestbedReport{Runs: len(runs), Timing: opt.Timings}
 	group := func(c TestbedConfig, t sim.Timing) TestbedGroup {
@@ -339,6 +295,59 @@ func ReproduceTestbed(ctx context.Context, reg runner.Policies, opt TestbedOptio
 		}
 	}
 	return rep, nil
+}
+
+// runTestbed executes runs on par workers, each run's outcome into it;
+// the first error in run order (or the context's) is returned.
+func runTestbed(ctx context.Context, reg runner.Policies, runs []*testbedRun, par int, progress func(done, total int, what string)) error {
+	jobs := make(chan *testbedRun)
+	errs := make([]error, len(runs))
+	index := map[*testbedRun]int{}
+	for i, r := range runs {
+		index[r] = i
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := 0
+	for w := 0; w < par; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range jobs {
+				c := r.cfg
+				out, err := runner.Execute(ctx, reg, sweep.GridPoint{Overhead: c.OverheadScale, IterTime: c.IterFactor}.Apply(runner.Run{
+					Trace: "testbed", Cluster: "testbed-64", Policy: c.policy(r.pol), Timing: r.timing, Rounds: TestbedRounds,
+					IterationScale: c.IterationScale, Overheads: c.Overheads, OverheadScale: 1,
+					Slowdown: c.Slowdown, RelaxedSlowdown: c.RelaxedSlowdown,
+				}))
+				r.out = out
+				mu.Lock()
+				errs[index[r]] = err
+				done++
+				if progress != nil {
+					progress(done, len(runs), c.Key+"/"+r.timing.String()+"/"+r.pol.Label)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, r := range runs {
+		if ctx.Err() != nil {
+			break
+		}
+		jobs <- r
+	}
+	close(jobs)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for i, err := range errs {
+		if err != nil {
+			return fmt.Errorf("testbed: %s %s %s: %w", runs[i].cfg.Key, runs[i].timing, runs[i].pol.Runtime, err)
+		}
+	}
+	return nil
 }
 
 // testbedGroup computes the runtime's metrics for one configuration and
