@@ -35,7 +35,7 @@ func printSummaries(w io.Writer, outcomes []*runner.Outcome, withReference bool,
 	fmt.Fprintln(tw, head)
 	rows := summaryRows(s0.UntilDone)
 	if s0.Faults != nil {
-		rows = append(rows, faultRows()...)
+		rows = append(rows, faultRows(outcomes)...)
 	}
 	for _, r := range rows {
 		line := r.name + "\t"
@@ -152,7 +152,7 @@ func summaryRows(untilDone bool) []summaryRow {
 // faultRows are the table's rows for runs with the fault model (summary's
 // faults section, docs/faults.md), after the others. A run of the table
 // has one if any has: the runs of one command share their fault inputs.
-func faultRows() []summaryRow {
+func faultRows(outcomes []*runner.Outcome) []summaryRow {
 	get := func(f func(fs *sim.FaultSummary) string) func(s *sim.Summary) string {
 		return func(s *sim.Summary) string {
 			if s.Faults == nil {
@@ -161,16 +161,24 @@ func faultRows() []summaryRow {
 			return f(s.Faults)
 		}
 	}
-	return []summaryRow{
+	rows := []summaryRow{
 		{"cluster events", get(func(fs *sim.FaultSummary) string { return fmt.Sprint(fs.ClusterEvents) }), nil},
 		{"interruptions (jobs hit)", get(func(fs *sim.FaultSummary) string { return fmt.Sprintf("%d (%d)", fs.Interruptions, fs.JobsInterrupted) }), nil},
-		{"jobs failed past retries", get(func(fs *sim.FaultSummary) string { return fmt.Sprint(fs.JobsGivenUp) }), nil},
+	}
+	// Jobs given up exist only under a job-failure model (--job-mtbf).
+	for _, o := range outcomes {
+		if o.Summary.Faults != nil && o.Summary.Faults.JobsGivenUp > 0 {
+			rows = append(rows, summaryRow{"jobs failed past retries", get(func(fs *sim.FaultSummary) string { return fmt.Sprint(fs.JobsGivenUp) }), nil})
+			break
+		}
+	}
+	return append(rows, []summaryRow{
 		{"GPU-hours lost (redone + restart)", get(func(fs *sim.FaultSummary) string {
 			return fmt.Sprintf("%.0f (%.0f + %.0f)", fs.LostGPUHours, fs.LostWorkGPUHours, fs.RecoveryGPUHours)
 		}), nil},
 		{"effective training time", get(func(fs *sim.FaultSummary) string { return fmt.Sprintf("%.1f%%", 100*fs.EffectiveTrainingTimeRatio) }), nil},
 		{"goodput (samples/s)", get(func(fs *sim.FaultSummary) string { return fmt.Sprintf("%.1f", fs.Goodput) }), nil},
-	}
+	}...)
 }
 
 // printDigestComparisons prints, for each run the authors have a stored
