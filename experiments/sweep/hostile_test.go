@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/outdir"
@@ -76,14 +77,14 @@ func TestRoundsCap(t *testing.T) {
 	trace := filepath.Join(dir, "outlier.csv")
 	os.WriteFile(trace, []byte("job_id,submission_time,num_iteration,model_name,deadline,batch_size,num_gpu,gpu_type\n"+
 		"a,0,100,bert__1.3B,0,128,2,a100\nb,1e9,100,bert__1.3B,0,128,2,a100\n"), 0o644)
-	_, err := Execute(context.Background(), policy.NewRegistry(), Run{Trace: trace, Cluster: "paper-1280", Policy: "fcfs"})
+	_, err := runner.Execute(context.Background(), policy.NewRegistry(), runner.Run{Trace: trace, Cluster: "paper-1280", Policy: "fcfs"})
 	if err == nil || !strings.Contains(err.Error(), "trace outlier: its default length") || !strings.Contains(err.Error(), "over the cap of 100000 rounds") || !strings.Contains(err.Error(), "--max-rounds") {
 		t.Fatalf("err = %v", err)
 	}
-	if err := CheckRounds(1_000_000_000, 0, "--rounds 1000000000"); err == nil {
+	if err := runner.CheckRounds(1_000_000_000, 0, "--rounds 1000000000"); err == nil {
 		t.Error("rounds 1e9 accepted")
 	}
-	if err := CheckRounds(200_000, 300_000, "x"); err != nil {
+	if err := runner.CheckRounds(200_000, 300_000, "x"); err != nil {
 		t.Errorf("an explicit higher cap is refused: %v", err)
 	}
 }
@@ -91,18 +92,18 @@ func TestRoundsCap(t *testing.T) {
 // TestHorizonBounds: hand-picked values around the bounds.
 func TestHorizonBounds(t *testing.T) {
 	for _, bad := range []string{"1e99d", "Infd", "NaNd", "-1d", "0d", "2562047h", "36501d", "0s", "500ms", "", "d", "7"} {
-		if d, err := ParseHorizon(bad); err == nil {
+		if d, err := runner.ParseHorizon(bad); err == nil {
 			t.Errorf("ParseHorizon(%q) = %v, want an error", bad, d)
 		}
 	}
 	for in, rounds := range map[string]int{"7d": 2016, "36h": 432, "90m": 18, "1s": 1, "36500d": 10512000} {
-		d, err := ParseHorizon(in)
-		if err != nil || HorizonRounds(d) != rounds {
-			t.Errorf("ParseHorizon(%q) → %d rounds, %v; want %d", in, HorizonRounds(d), err, rounds)
+		d, err := runner.ParseHorizon(in)
+		if err != nil || runner.HorizonRounds(d) != rounds {
+			t.Errorf("ParseHorizon(%q) → %d rounds, %v; want %d", in, runner.HorizonRounds(d), err, rounds)
 		}
 	}
 	// 36500d parses, and is then refused by the rounds cap.
-	if err := CheckRounds(10512000, 0, "--horizon 36500d"); err == nil {
+	if err := runner.CheckRounds(10512000, 0, "--horizon 36500d"); err == nil {
 		t.Error("a 100-year horizon passed the rounds cap")
 	}
 }
@@ -111,7 +112,7 @@ func TestHorizonBounds(t *testing.T) {
 func TestDensityBounds(t *testing.T) {
 	tr := smallJobs(t)
 	for _, d := range []float64{1e300, 1e-300, 1001, -1} {
-		if _, err := ScaleIterations(tr, d); err == nil {
+		if _, err := runner.ScaleIterations(tr, d); err == nil {
 			t.Errorf("density %g accepted", d)
 		}
 	}
@@ -120,10 +121,10 @@ func TestDensityBounds(t *testing.T) {
 		t.Errorf("spec density 1e300: %v", err)
 	}
 	big := []sim.JobSpec{{Name: "x", Iterations: 1 << 61}}
-	if _, err := ScaleIterations(big, 1000); err == nil || !strings.Contains(err.Error(), "job x") {
+	if _, err := runner.ScaleIterations(big, 1000); err == nil || !strings.Contains(err.Error(), "job x") {
 		t.Errorf("overflowing iterations: %v", err)
 	}
-	if out, err := ScaleIterations(tr, 0.5); err != nil || out[0].Iterations != tr[0].Iterations/2 {
+	if out, err := runner.ScaleIterations(tr, 0.5); err != nil || out[0].Iterations != tr[0].Iterations/2 {
 		t.Errorf("density 0.5: %v", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/resultsdir"
@@ -21,8 +22,8 @@ import (
 // the same hash, a change of seed, density or policy another one.
 func TestInputHashFollowsTheInputs(t *testing.T) {
 	reg := policy.NewRegistry()
-	run := func(r Run) string {
-		out, err := Execute(context.Background(), reg, r)
+	run := func(r runner.Run) string {
+		out, err := runner.Execute(context.Background(), reg, r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -31,12 +32,12 @@ func TestInputHashFollowsTheInputs(t *testing.T) {
 		}
 		return out.Summary.InputHash
 	}
-	base := Run{Trace: "pai", Cluster: "paper-1280", Policy: "fcfs", Timing: sim.Exact, Rounds: 30}
+	base := runner.Run{Trace: "pai", Cluster: "paper-1280", Policy: "fcfs", Timing: sim.Exact, Rounds: 30}
 	h := run(base)
 	if again := run(base); again != h {
 		t.Errorf("same inputs, hashes %s and %s", h, again)
 	}
-	for name, r := range map[string]Run{
+	for name, r := range map[string]runner.Run{
 		"seed":    {Trace: "pai", Cluster: "paper-1280", Policy: "fcfs", Timing: sim.Exact, Rounds: 30, Seed: 1},
 		"density": {Trace: "pai", Cluster: "paper-1280", Policy: "fcfs", Timing: sim.Exact, Rounds: 30, Density: 2},
 		"policy":  {Trace: "pai", Cluster: "paper-1280", Policy: "srtf", Timing: sim.Exact, Rounds: 30},

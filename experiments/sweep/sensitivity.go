@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/arena-sim/arena/experiments/runner"
 	"gopkg.in/yaml.v3"
 )
 
@@ -52,7 +53,7 @@ func (p GridPoint) String() string {
 // multiplied (0 counts as 1), a factor of 1 leaving its field as it was
 // (so the centre is r itself, byte for byte). RelaxedSlowdown 0 means
 // "as Slowdown" and stays 0: scaling Slowdown scales it too.
-func (p GridPoint) Apply(r Run) Run {
+func (p GridPoint) Apply(r runner.Run) runner.Run {
 	if p.Overhead != 1 {
 		r.OverheadScale = factorOr1(r.OverheadScale) * p.Overhead
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 )
 
@@ -19,14 +20,14 @@ import (
 // point, so padding never mixes points.
 func TestSensitivityPlanPerturbsRuns(t *testing.T) {
 	plan := &Plan{Name: "p", Runs: []PlannedRun{
-		{Key: "arena.g", Group: "g", Run: Run{Policy: "arena", Slowdown: 1.1, RelaxedSlowdown: 1.3}},
-		{Key: "fcfs.g", Group: "g", Run: Run{Policy: "fcfs", OverheadScale: 2}},
+		{Key: "arena.g", Group: "g", Run: runner.Run{Policy: "arena", Slowdown: 1.1, RelaxedSlowdown: 1.3}},
+		{Key: "fcfs.g", Group: "g", Run: runner.Run{Policy: "fcfs", OverheadScale: 2}},
 	}}
 	sp := SensitivityPlan(plan, DefaultSensitivity())
 	if len(sp.Runs) != 2*8 {
 		t.Fatalf("%d perturbed runs, want 16 (8 points × 2 runs)", len(sp.Runs))
 	}
-	find := func(key string) Run {
+	find := func(key string) runner.Run {
 		for _, r := range sp.Runs {
 			if r.Key == key {
 				if r.Group != strings.TrimPrefix(strings.TrimPrefix(key, "arena."), "fcfs.") {
@@ -36,7 +37,7 @@ func TestSensitivityPlanPerturbsRuns(t *testing.T) {
 			}
 		}
 		t.Fatalf("no run %s", key)
-		return Run{}
+		return runner.Run{}
 	}
 	r := find("arena.g.o1.25-i0.95")
 	sd, rsd, f := 1.1, 1.3, 0.95 // variables: a float64 product, as at run time

@@ -84,7 +84,7 @@ type Spec struct {
 	Baseline string
 	// Synth are the traces the spec synthesises (one per combination of
 	// list values of its synth mapping), on the trace axis after Traces.
-	Synth []*SynthTrace
+	Synth []*runner.SynthTrace
 	// Labels rename policies in figures (labels: {"exec:python3 sjf.py":
 	// SJF}); `arena plot --spec` reads them.
 	Labels map[string]string
@@ -290,7 +290,7 @@ func (s *Spec) setKey(key string, v *yaml.Node, horizon **yaml.Node) error {
 		}
 		ax := Axis{Field: f}
 		for _, it := range items {
-			var r Run
+			var r runner.Run
 			if perr := f.Set(&r, it.Value); perr != nil {
 				return specFail(file, it, key, "%v", perr)
 			}
@@ -335,7 +335,7 @@ func (s *Spec) setClassicAxis(key string, v *yaml.Node) error {
 	f, _ := runner.FieldByKey(key)
 	s.Timings, s.Densities, s.Seeds, s.Estimators = timingsIf(key != "timing", s.Timings), floatsIf(key != "density", s.Densities), intsIf(key != "seeds", s.Seeds), stringsIf(key != "estimators", s.Estimators)
 	for _, it := range items {
-		var r Run
+		var r runner.Run
 		if perr := f.Set(&r, it.Value); perr != nil {
 			return specFail(file, it, key, "%v", perr)
 		}
@@ -365,7 +365,7 @@ func (s *Spec) settle(root, horizon *yaml.Node) error {
 		if _, both := s.lines["rounds"]; both {
 			return specFail(s.File, horizon, "horizon", "rounds and horizon are alternatives; give one")
 		}
-		var r Run
+		var r runner.Run
 		f, _ := runner.FieldByKey("horizon")
 		if horizon.Kind != yaml.ScalarNode {
 			return specFail(s.File, horizon, "horizon", "want one value (horizon is not an axis)")
@@ -476,7 +476,7 @@ type PlannedRun struct {
 	// Group names the comparison the run belongs to (every parameter but
 	// the policy): padded mean JCTs are computed within a group.
 	Group string
-	Run   Run
+	Run   runner.Run
 }
 
 // Plan is a spec resolved against the policy registry.
@@ -497,7 +497,7 @@ type Plan struct {
 // innermost), checking that every trace, cluster, overhead profile and
 // estimator exists and every run is valid. The inputs it loads stay with
 // the plan, so RunSweep loads none of them again.
-func (s *Spec) Expand(reg Policies) (*Plan, error) {
+func (s *Spec) Expand(reg runner.Policies) (*Plan, error) {
 	fail := func(key string, err error) error {
 		return &SpecError{File: s.File, Line: s.lines[key], Kind: "key", Field: key, Err: err}
 	}
@@ -541,11 +541,11 @@ func (s *Spec) Expand(reg Policies) (*Plan, error) {
 		seeds := s.Seeds
 		// seeded: a combination whose faults draw from the seed (a preset
 		// or a faults spec) runs every seed even on a deterministic trace.
-		seeded := func(r Run) bool { return true }
+		seeded := func(r runner.Run) bool { return true }
 		if len(seeds) > 1 && (synthOf[ti] == nil || synthOf[ti].Deterministic()) {
 			// Nothing else in the run draws from the seed: every seed
 			// would repeat the same run.
-			seeded = func(r Run) bool { return faults.Seeded(r.Faults) }
+			seeded = func(r runner.Run) bool { return faults.Seeded(r.Faults) }
 			if slices.ContainsFunc(combos, seeded) {
 				plan.Notes = append(plan.Notes, fmt.Sprintf("trace %s is deterministic (no synthesis draws from the seed): runs without seeded faults run seed %d only", traceNames[ti], seeds[0]))
 			} else {
@@ -595,7 +595,7 @@ func (s *Spec) keyErrorAt(key string, err error) error {
 // expandTraces resolves the trace axis: each listed trace loaded once
 // (its reference and name), then the synthesised ones, each built once
 // for the first seed so a bad source or key fails before any run.
-func (s *Spec) expandTraces(rv *runner.Resolver) (refs, names []string, synth []*SynthTrace, err error) {
+func (s *Spec) expandTraces(rv *runner.Resolver) (refs, names []string, synth []*runner.SynthTrace, err error) {
 	traceRefs := make([]string, len(s.Traces))
 	traceNames := make([]string, len(s.Traces))
 	for i, t := range s.Traces {
@@ -603,7 +603,7 @@ func (s *Spec) expandTraces(rv *runner.Resolver) (refs, names []string, synth []
 		if err != nil {
 			return nil, nil, nil, s.keyErrorAt("traces", err)
 		}
-		tr, err := rv.Trace(Run{Trace: ref})
+		tr, err := rv.Trace(runner.Run{Trace: ref})
 		if err != nil {
 			return nil, nil, nil, s.keyErrorAt("traces", err)
 		}
@@ -611,7 +611,7 @@ func (s *Spec) expandTraces(rv *runner.Resolver) (refs, names []string, synth []
 	}
 	// Synthesised traces join the trace axis; each is built once here (the
 	// first seed) so a bad source or key fails before any run.
-	synthOf := make([]*SynthTrace, len(s.Traces))
+	synthOf := make([]*runner.SynthTrace, len(s.Traces))
 	for _, st := range s.Synth {
 		if _, err := st.Build(s.Seeds[0]); err != nil {
 			return nil, nil, nil, s.keyErrorAt("synth", err)
@@ -646,10 +646,10 @@ func (s *Spec) expandClusters(rv *runner.Resolver) (refs, names []string, err er
 // axisCombos is every combination of the values of the spec's other run
 // axes, each a partial run, overhead profiles resolved to paths and
 // checked against every policy of the spec.
-func (s *Spec) axisCombos(rv *runner.Resolver, policies []string) ([]Run, error) {
-	combos := []Run{{}}
+func (s *Spec) axisCombos(rv *runner.Resolver, policies []string) ([]runner.Run, error) {
+	combos := []runner.Run{{}}
 	for _, ax := range s.Axes {
-		var next []Run
+		var next []runner.Run
 		for _, c := range combos {
 			for _, v := range ax.Values {
 				r := c
@@ -705,7 +705,7 @@ func (s *Spec) fieldError(err error) error {
 // axesKey renders the other axes' values of a run for its group key: the
 // overhead profile, iteration scale and slowdowns as the keys of earlier
 // sweeps named them, then the later keys, each only when not its default.
-func axesKey(r Run) string {
+func axesKey(r runner.Run) string {
 	var k string
 	if r.Overheads != "" && filepath.Base(r.Overheads) != overheadprofile.Default {
 		k += ".o-" + SanitizeKey(strings.TrimSuffix(filepath.Base(r.Overheads), filepath.Ext(r.Overheads)))
@@ -739,7 +739,7 @@ func axesKey(r Run) string {
 
 // faultsKey is the faults and checkpoint part of a run's key ("" for a
 // run with neither): they are axes too (docs/faults.md).
-func faultsKey(r Run) string {
+func faultsKey(r runner.Run) string {
 	var k string
 	if r.Faults != "" {
 		k += ".f-" + SanitizeKey(strings.TrimSuffix(filepath.Base(r.Faults), filepath.Ext(r.Faults)))
@@ -825,7 +825,7 @@ var policyDirRE = regexp.MustCompile(`[^A-Za-z0-9_+=-]+`)
 // registered names, or "!glob" to remove names matched so far. A named
 // policy that is not registered is an error, or, with skipMissing, a note
 // (so a spec can list policies that have not landed yet).
-func ResolvePolicies(reg Policies, patterns []string, skipMissing bool) (names, notes []string, err error) {
+func ResolvePolicies(reg runner.Policies, patterns []string, skipMissing bool) (names, notes []string, err error) {
 	registered := reg.Names()
 	for i, pat := range patterns {
 		at := func(err error) error { return &runner.FieldError{Field: fmt.Sprintf("policies[%d]", i), Err: err} }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/arena-sim/arena/experiments/data/specs"
+	"github.com/arena-sim/arena/experiments/runner"
 
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
@@ -141,14 +142,14 @@ func TestExpandRejectsUnknownTraceWithLine(t *testing.T) {
 
 func TestScaleIterations(t *testing.T) {
 	jobs := []sim.JobSpec{{Iterations: 1000}, {Iterations: 3}}
-	got, err := ScaleIterations(jobs, 0.5)
+	got, err := runner.ScaleIterations(jobs, 0.5)
 	if err != nil || got[0].Iterations != 500 || got[1].Iterations != 1 {
 		t.Errorf("×0.5: %+v (%v)", got, err)
 	}
 	if jobs[0].Iterations != 1000 {
 		t.Error("the input trace must not be modified")
 	}
-	if _, err := ScaleIterations(jobs, -1); err == nil {
+	if _, err := runner.ScaleIterations(jobs, -1); err == nil {
 		t.Error("a negative density must be an error")
 	}
 }
@@ -186,7 +187,7 @@ func FuzzParseSpec(f *testing.F) {
 			t.Fatalf("accepted a spec with an empty axis: %+v", s)
 		}
 		for _, d := range s.Densities {
-			if !(d >= MinDensity && d <= MaxDensity) {
+			if !(d >= runner.MinDensity && d <= runner.MaxDensity) {
 				t.Fatalf("accepted density %v", d)
 			}
 		}
@@ -308,12 +309,12 @@ func FuzzParseHorizon(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		d, err := ParseHorizon(s)
+		d, err := runner.ParseHorizon(s)
 		if err != nil {
 			return
 		}
-		if d < time.Second || d > MaxHorizon || HorizonRounds(d) < 1 {
-			t.Fatalf("%q: accepted %v (%d rounds)", s, d, HorizonRounds(d))
+		if d < time.Second || d > runner.MaxHorizon || runner.HorizonRounds(d) < 1 {
+			t.Fatalf("%q: accepted %v (%d rounds)", s, d, runner.HorizonRounds(d))
 		}
 	})
 }

@@ -50,11 +50,11 @@ type RunRecord struct {
 // ExecuteTo runs pr and stores its results as the directory dir: run.json
 // and the files of resultsdir.Write, swapped in whole, so dir holds either this
 // run's complete results or what it held before.
-func ExecuteTo(ctx context.Context, reg Policies, pr PlannedRun, dir string) (*Outcome, error) {
+func ExecuteTo(ctx context.Context, reg runner.Policies, pr PlannedRun, dir string) (*runner.Outcome, error) {
 	return executeTo(ctx, runner.NewResolver(reg), pr, dir)
 }
 
-func executeTo(ctx context.Context, rv *runner.Resolver, pr PlannedRun, dir string) (*Outcome, error) {
+func executeTo(ctx context.Context, rv *runner.Resolver, pr PlannedRun, dir string) (*runner.Outcome, error) {
 	sc, err := rv.Resolve(pr.Run)
 	if err != nil {
 		return nil, err
@@ -67,7 +67,7 @@ func executeTo(ctx context.Context, rv *runner.Resolver, pr PlannedRun, dir stri
 	run.OnRound = nil
 	rec := RunRecord{
 		Key: pr.Key, Group: pr.Group, Trace: out.Summary.Trace, Cluster: out.Summary.Cluster, Policy: out.Summary.Policy,
-		Timing: out.Summary.Timing, Rounds: out.Summary.Rounds, Density: density(pr.Run.Density), Seed: pr.Run.Seed,
+		Timing: out.Summary.Timing, Rounds: out.Summary.Rounds, Density: runner.Density(pr.Run.Density), Seed: pr.Run.Seed,
 		Estimator: out.Summary.Estimator, Run: &run, JCTs: out.Result.JCTs,
 	}
 	if rec.JCTs == nil {

@@ -102,7 +102,7 @@ func RunDir(out, key string) string { return filepath.Join(out, RunsDir, key) }
 // RunSweep executes the shard's runs of plan on a worker pool, storing each
 // in Out/runs/<key>/. Cancelling ctx stops it after the runs in progress
 // are abandoned; finished runs stay complete on disk.
-func RunSweep(ctx context.Context, reg Policies, plan *Plan, opt SweepOptions) (SweepReport, error) {
+func RunSweep(ctx context.Context, reg runner.Policies, plan *Plan, opt SweepOptions) (SweepReport, error) {
 	runs := opt.Shard.Select(plan.Runs)
 	rep := SweepReport{Total: len(runs), Failed: map[string]error{}}
 	lock, err := lockOut(opt.Out, opt.Shard)
@@ -508,7 +508,7 @@ func SummaryRowsAsPadded(rs []*Results) []SummaryRow {
 		s, rec := r.Summary, r.Record
 		rows[i] = SummaryRow{
 			Key: rec.Key, Group: rec.Group, Trace: s.Trace, Cluster: s.Cluster, Policy: s.Policy, Timing: s.Timing,
-			Estimator: s.Estimator, Rounds: int32(s.Rounds), Density: density(rec.Density), Seed: rec.Seed,
+			Estimator: s.Estimator, Rounds: int32(s.Rounds), Density: runner.Density(rec.Density), Seed: rec.Seed,
 			HorizonS: s.HorizonS, JobsInTrace: int32(s.JobsInTrace), Submitted: int32(s.Submitted), Finished: int32(s.Finished),
 			Running: int32(s.Running), Pending: int32(s.Pending), Dropped: int32(s.Dropped),
 			MeanJCT: s.MeanJCT, MedianJCT: s.MedianJCT, P95JCT: s.P95JCT, P99JCT: s.P99JCT,
@@ -702,9 +702,11 @@ var ErrNoRuns = errors.New("no runs: every policy of the spec is unregistered")
 // rounds × load density × the policy entry's relative decision cost
 // (Entry.Cost: Arena and the ILP baselines search far more per round than
 // the queue-based policies). An unknown policy counts as cost 1.
-func EstimatedCost(reg Policies, r Run) float64 { return estimatedCost(runner.NewResolver(reg), r) }
+func EstimatedCost(reg runner.Policies, r runner.Run) float64 {
+	return estimatedCost(runner.NewResolver(reg), r)
+}
 
-func estimatedCost(rv *runner.Resolver, r Run) float64 {
+func estimatedCost(rv *runner.Resolver, r runner.Run) float64 {
 	rounds := float64(r.Rounds)
 	if rounds <= 0 {
 		rounds = 500
@@ -716,7 +718,7 @@ func estimatedCost(rv *runner.Resolver, r Run) float64 {
 	if ps, err := rv.ParsePolicy(r.Policy); err == nil && ps.Entry.Cost > 0 {
 		factor = ps.Entry.Cost
 	}
-	return rounds * max(density(r.Density), 0.25) * factor
+	return rounds * max(runner.Density(r.Density), 0.25) * factor
 }
 
 // ErrRunTimeout marks a run abandoned for exceeding SweepOptions.RunTimeout.

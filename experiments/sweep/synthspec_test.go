@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 )
 
@@ -61,7 +62,7 @@ func TestSynthSpecExpand(t *testing.T) {
 	if len(a.Jobs) != 40 || reflect.DeepEqual(a.Jobs, b.Jobs) || !reflect.DeepEqual(a.Jobs, c.Jobs) || a.IterationScale != 1 {
 		t.Errorf("builds: %d jobs, seeds differ %v, same seed same %v, scale %d", len(a.Jobs), !reflect.DeepEqual(a.Jobs, b.Jobs), reflect.DeepEqual(a.Jobs, c.Jobs), a.IterationScale)
 	}
-	out, err := Execute(context.Background(), policy.NewRegistry(), plan.Runs[1].Run)
+	out, err := runner.Execute(context.Background(), policy.NewRegistry(), plan.Runs[1].Run)
 	if err != nil {
 		t.Fatal(err)
 	}

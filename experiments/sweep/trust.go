@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 )
 
@@ -20,7 +21,7 @@ import (
 // its policies, alone or wrapped (quota(exec:…)). The error names the
 // spec file, the line of the entry and the command. Globs never match exec
 // (it needs its command), so only entries written out can run one.
-func (s *Spec) CheckExec(reg Policies) error {
+func (s *Spec) CheckExec(reg runner.Policies) error {
 	for i, pat := range s.Policies {
 		if strings.HasPrefix(pat, "!") {
 			continue
@@ -40,7 +41,7 @@ func (s *Spec) CheckExec(reg Policies) error {
 
 // execCommand returns the command a policy runs, looking inside wrapped
 // policies (depth bounds a pathological nesting).
-func execCommand(reg Policies, ps policy.Spec, depth int) (string, bool) {
+func execCommand(reg runner.Policies, ps policy.Spec, depth int) (string, bool) {
 	if ps.Entry.Name == policy.ExecName {
 		return ps.Values.String("cmd"), true
 	}
