@@ -66,20 +66,20 @@ func (w *reportWriter) fairnessTables(rows []sweep.SummaryRow) {
 		return
 	}
 	iv := func(r *sweep.SummaryRow, name string, digits int, scale float64) string {
-		x, ok := r.FairSeeds[name]
+		x, ok := r.Stats[name]
 		if !ok {
 			return "–"
 		}
 		x.Mean, x.Lo, x.Hi = x.Mean*scale, x.Lo*scale, x.Hi*scale
 		return ci.Format(x, digits, "")
 	}
-	w.p("Tenants from %s; each cell the mean [%s].\n\n", first[0].Fairness.TenantsFrom, ci.Describe(ci.T, int(first[0].Seeds), "seed"))
+	w.p("Tenants from %s; each cell the mean [%s].\n\n", first[0].Fairness.TenantsFrom, ci.Describe(ci.T, first[0].Seeds, "seed"))
 	w.p("| policy | jobs finished | mean JCT, all submitted (h) | max ρ | mean ρ | ρ > 1 (%%) | Jain: GPU share/weight | Jain: slowdown | quota reclaims |\n")
 	w.p("|---|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, r := range first {
-		jct := sweep.Interval(r.SubmittedMeanJCTMean, r.SubmittedMeanJCTCILo, r.SubmittedMeanJCTCIHi, r.Seeds)
+		jct := r.Stat("submitted_mean_jct_s")
 		jct.Mean, jct.Lo, jct.Hi = jct.Mean/3600, jct.Lo/3600, jct.Hi/3600
-		w.p("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Policy, ci.Format(sweep.Interval(r.FinishedMean, r.FinishedCILo, r.FinishedCIHi, r.Seeds), 0, ""),
+		w.p("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Policy, ci.Format(r.Stat("jobs_finished"), 0, ""),
 			ci.Format(jct, 2, ""), iv(r, "max_rho", 1, 1), iv(r, "mean_rho", 2, 1), iv(r, "frac_rho_above_1", 1, 100),
 			iv(r, "jain_gpu_share", 3, 1), iv(r, "jain_slowdown", 3, 1), iv(r, "quota_reclaims", 0, 1))
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -73,13 +72,16 @@ func CompareSweeps(plan *Plan, a, b string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		ra, rb = WithoutWallclock(ra), WithoutWallclock(rb)
-		if len(ra) != len(rb) {
-			diffs = append(diffs, fmt.Sprintf("%s: %d rows in %s, %d in %s", SummaryParquet, len(ra), a, len(rb), b))
-		} else {
-			for i := range ra {
-				if !reflect.DeepEqual(ra[i], rb[i]) {
-					diffs = append(diffs, fmt.Sprintf("%s: row %d (%s) differs", SummaryParquet, i, ra[i].Key))
+		ra, rb = ra.WithoutWallclock(), rb.WithoutWallclock()
+		switch {
+		case !slices.Equal(ra.Columns, rb.Columns):
+			diffs = append(diffs, fmt.Sprintf("%s: columns differ (%d in %s, %d in %s)", SummaryParquet, len(ra.Columns), a, len(rb.Columns), b))
+		case len(ra.Rows) != len(rb.Rows):
+			diffs = append(diffs, fmt.Sprintf("%s: %d rows in %s, %d in %s", SummaryParquet, len(ra.Rows), a, len(rb.Rows), b))
+		default:
+			for i := range ra.Rows {
+				if k := slices.IndexFunc(ra.Columns, func(c string) bool { return ra.Cell(i, c) != rb.Cell(i, c) }); k >= 0 {
+					diffs = append(diffs, fmt.Sprintf("%s: row %d (%s) differs in %s", SummaryParquet, i, ra.Cell(i, "run"), ra.Columns[k]))
 				}
 			}
 		}

@@ -10,23 +10,6 @@ import (
 	"github.com/arena-sim/arena/experiments/ci"
 )
 
-// Interval reads a metric's across-seed interval back from a row's
-// columns (nil bounds → no interval).
-func Interval(mean float64, lo, hi *float64, n int32) ci.Interval {
-	iv := ci.Interval{Mean: mean, Lo: math.NaN(), Hi: math.NaN(), N: int(n), Method: ci.T}
-	if lo != nil && hi != nil {
-		iv.Lo, iv.Hi = *lo, *hi
-	}
-	return iv
-}
-
-func optInterval(mean, lo, hi *float64, n int32) ci.Interval {
-	if mean == nil {
-		return ci.Interval{Mean: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
-	}
-	return Interval(*mean, lo, hi, n)
-}
-
 // CheckBaseline reports an error naming baseline when no run of plan has
 // that policy ("" = the paper's form, always fine): a sweep should fail
 // before it runs, not after.
@@ -79,9 +62,10 @@ func Neglected(rs []*SummaryRow) bool {
 // ones at their age at the horizon), mean throughput, and the comparison
 // columns, paired by seed: arena's JCT reduction (submitted, then the
 // artifact's padded mean) and throughput ratio against each policy, or
-// each policy's against the baseline (SetBaseline). A policy that dropped
-// or stranded jobs is marked ⚠. It prints nothing when no cell has two
-// seeds.
+// each policy's against the baseline (SetBaseline). Each cell is one
+// table, headed by every parameter that varies between cells. A policy
+// that dropped or stranded jobs is marked ⚠. It prints nothing when no
+// cell has two seeds.
 func WriteSeedTable(w io.Writer, rows []SummaryRow) error {
 	multi := false
 	for _, r := range rows {
@@ -90,47 +74,39 @@ func WriteSeedTable(w io.Writer, rows []SummaryRow) error {
 	if !multi {
 		return nil
 	}
-	byPolicy := map[string][]*SummaryRow{}
-	for i := range rows {
-		k := CellKey(&rows[i]) + "|" + rows[i].Policy
-		byPolicy[k] = append(byPolicy[k], &rows[i])
-	}
 	var b strings.Builder
-	lastCell := ""
-	done := map[string]bool{}
 	var flagged []string
 	format, robustHead := "  %-18s %-34s %-24s %-20s %-24s %-24s %s%s\n", ""
 	if rows[0].SensitivityGrid != "" { // a robustness column (sensitivity.go)
 		format, robustHead = "  %-18s %-34s %-24s %-20s %-24s %-24s %-24s %s\n", "under model error"
 	}
-	for i := range rows {
-		r := &rows[i]
-		cell := CellKey(r)
-		if done[cell+"|"+r.Policy] {
-			continue
+	vary := varyingAxes(rows)
+	for _, c := range cellsInOrder(rows) {
+		r0 := c[0]
+		fmt.Fprintf(&b, "\n%s — mean [%s]\n", CellHeading(r0, vary), ci.Describe(ci.T, r0.Seeds, "seed"))
+		red, thr := RefPolicy+" JCT reduction", RefPolicy+" thr. ratio"
+		if baselineMode(rows) {
+			red, thr = "JCT reduction vs "+vary.label(r0.RefPolicy), "thr. ratio vs "+vary.label(r0.RefPolicy)
 		}
-		done[cell+"|"+r.Policy] = true
-		if cell != lastCell {
-			lastCell = cell
-			fmt.Fprintf(&b, "\n%s on %s, %s timing, density %g — mean [%s]\n", r.Trace, r.Cluster, r.Timing, r.Density, ci.Describe(ci.Method(r.CIMethod), int(r.Seeds), "seed"))
-			red, thr := RefPolicy+" JCT reduction", RefPolicy+" thr. ratio"
-			if baselineMode(rows) {
-				red, thr = "JCT reduction vs "+r.RefPolicy, "thr. ratio vs "+r.RefPolicy
+		fmt.Fprintf(&b, format, "policy", "jobs (mean over seeds)", "submitted mean JCT (s)", "mean thr. (sam/s)", red, "(artifact padded)", thr, robustHead)
+		for _, r := range c {
+			rs := vary.seeds[CellKey(r)+"|"+r.Policy]
+			name := vary.label(r.Policy)
+			if Neglected(rs) {
+				name += " ⚠"
+				flagged = append(flagged, vary.label(r.Policy))
 			}
-			fmt.Fprintf(&b, format, "policy", "jobs (mean over seeds)", "submitted mean JCT (s)", "mean thr. (sam/s)", red, "(artifact padded)", thr, robustHead)
+			cmpCell := func(name string, digits int, unit string) string {
+				iv, ok := r.Cmp(name)
+				if !ok {
+					return "–"
+				}
+				return ci.Format(iv, digits, unit)
+			}
+			fmt.Fprintf(&b, format, name, Accounting(rs),
+				ci.Format(r.Stat("submitted_mean_jct_s"), 0, ""), ci.Format(r.Stat("mean_throughput"), 0, ""),
+				cmpCell("jct_reduction", 1, "%"), cmpCell("padded_jct_reduction", 1, "%"), cmpCell("throughput_ratio", 2, "×"), RobustCell(r))
 		}
-		rs := byPolicy[cell+"|"+r.Policy]
-		name := r.Policy
-		if Neglected(rs) {
-			name += " ⚠"
-			flagged = append(flagged, r.Policy)
-		}
-		fmt.Fprintf(&b, format, name, Accounting(rs),
-			ci.Format(Interval(r.SubmittedMeanJCTMean, r.SubmittedMeanJCTCILo, r.SubmittedMeanJCTCIHi, r.Seeds), 0, ""),
-			ci.Format(Interval(r.MeanThroughputMean, r.MeanThroughputCILo, r.MeanThroughputCIHi, r.Seeds), 0, ""),
-			ci.Format(optInterval(r.JCTReduction, r.JCTReductionCILo, r.JCTReductionCIHi, r.Seeds), 1, "%"),
-			ci.Format(optInterval(r.PaddedJCTReduction, r.PaddedJCTReductionCILo, r.PaddedJCTReductionCIHi, r.Seeds), 1, "%"),
-			ci.Format(optInterval(r.ThroughputRatio, r.ThroughputRatioCILo, r.ThroughputRatioCIHi, r.Seeds), 2, "×"), RobustCell(r))
 	}
 	if len(flagged) > 0 {
 		fmt.Fprintf(&b, "\n⚠ %s dropped jobs or left them queued on an idle cluster: such jobs count in the submitted mean at their age at the horizon; the mean over finished jobs alone would flatter them.\n", strings.Join(dedupe(flagged), ", "))
@@ -140,6 +116,131 @@ func WriteSeedTable(w io.Writer, rows []SummaryRow) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// cellsInOrder groups rows by cell, cells in order of first appearance,
+// and keeps one row per policy of each (its first: every seed's row of a
+// policy carries the same across-seed figures), policies in order of
+// first appearance. One cell is one comparison: one table.
+func cellsInOrder(rows []SummaryRow) [][]*SummaryRow {
+	var out [][]*SummaryRow
+	at := map[string]int{}
+	seen := map[string]bool{}
+	for i := range rows {
+		r := &rows[i]
+		k := CellKey(r)
+		if seen[k+"|"+r.Policy] {
+			continue
+		}
+		seen[k+"|"+r.Policy] = true
+		j, ok := at[k]
+		if !ok {
+			j = len(out)
+			at[k] = j
+			out = append(out, nil)
+		}
+		out[j] = append(out[j], r)
+	}
+	return out
+}
+
+// axes says which parameters vary between the cells of a table (each is
+// then named in every cell's heading), with the policies' display labels
+// and every cell's rows per policy.
+type axes struct {
+	trace, cluster, timing, rounds, density, estimator, tenants, faults, gpuMap bool
+	labels                                                                      map[string]string
+	seeds                                                                       map[string][]*SummaryRow
+}
+
+func varyingAxes(rows []SummaryRow) axes {
+	a := axes{seeds: map[string][]*SummaryRow{}}
+	first := map[string]string{}
+	varies := func(axis, v string) bool {
+		if f, ok := first[axis]; ok {
+			return f != v
+		}
+		first[axis] = v
+		return false
+	}
+	for i := range rows {
+		r := &rows[i]
+		a.seeds[CellKey(r)+"|"+r.Policy] = append(a.seeds[CellKey(r)+"|"+r.Policy], r)
+		tenants := ""
+		if r.Fairness != nil {
+			tenants = r.Fairness.TenantsFrom
+		}
+		a.trace = varies("trace", r.Trace) || a.trace
+		a.cluster = varies("cluster", r.Cluster) || a.cluster
+		a.timing = varies("timing", r.Timing) || a.timing
+		a.rounds = varies("rounds", fmt.Sprint(r.Rounds)) || a.rounds
+		a.density = varies("density", fmt.Sprint(r.Density)) || a.density
+		a.estimator = varies("estimator", r.Estimator) || a.estimator
+		a.tenants = varies("tenants", tenants) || a.tenants
+		a.faults = varies("faults", r.FaultsKey) || a.faults || r.FaultsKey != ""
+		if r.Label != "" {
+			if a.labels == nil {
+				a.labels = map[string]string{}
+			}
+			a.labels[r.Policy] = r.Label
+		}
+	}
+	return a
+}
+
+// label is a policy's display name (the spec's labels:, --label).
+func (a axes) label(policy string) string {
+	if l, ok := a.labels[policy]; ok {
+		return l
+	}
+	return policy
+}
+
+// CellHeading names r's cell: trace, cluster, timing and density always,
+// and each other parameter that varies between the table's cells (rounds,
+// estimator, tenants, faults and checkpoint model).
+func CellHeading(r *SummaryRow, vary axes) string {
+	h := fmt.Sprintf("%s on %s, %s timing, density %g", r.Trace, r.Cluster, r.Timing, r.Density)
+	if vary.rounds {
+		h += fmt.Sprintf(", %d rounds", r.Rounds)
+	}
+	if vary.estimator {
+		h += ", estimator " + r.Estimator
+	}
+	if vary.tenants {
+		t := "none"
+		if r.Fairness != nil {
+			t = r.Fairness.TenantsFrom
+		}
+		h += ", tenants " + t
+	}
+	if vary.faults {
+		h += ", faults " + faultsHeading(r)
+	}
+	return h
+}
+
+// faultsHeading is r's faults and checkpoint model in words.
+func faultsHeading(r *SummaryRow) string {
+	name := r.FaultsName
+	if name == "" {
+		name = "none"
+	}
+	if _, ck, ok := strings.Cut(r.FaultsKey, ".ck"); ok {
+		parts := strings.Split(ck, "-")
+		if len(parts) == 3 {
+			name += fmt.Sprintf(" (checkpoint every %s s, %s s to write, %s s to restore)", parts[0], parts[1], parts[2])
+		}
+	}
+	return name
+}
+
+// SetLabels gives rows their policies' display labels (policy as run →
+// label; a sweep spec's labels:, plot's --label).
+func SetLabels(rows []SummaryRow, labels map[string]string) {
+	for i := range rows {
+		rows[i].Label = labels[rows[i].Policy]
+	}
 }
 
 // baselineMode: the rows compare each policy with a baseline (SetBaseline)
@@ -205,12 +306,15 @@ func WriteCaptions(w io.Writer, rows []SummaryRow) error {
 
 func writeCaption(b *strings.Builder, r *SummaryRow) {
 	name := r.Policy
+	if r.Label != "" {
+		name = r.Label
+	}
 	if r.Dropped > 0 || r.StuckPending > 0 {
 		name += " ⚠"
 	}
 	fmt.Fprintf(b, " %s: mean JCT over all %d submitted jobs %.0f s (%d finished, %d unfinished, %d dropped)",
 		name, r.Submitted, r.SubmittedMeanJCT, r.Finished, r.Running+r.Pending, r.Dropped)
-	if r.Comparison != "" && r.JCTReduction != nil && r.Seeds == 1 {
-		fmt.Fprintf(b, ", %s: JCT reduction %.1f %%", r.Comparison, 100**r.JCTReduction)
+	if iv, ok := r.Cmp("jct_reduction"); ok && r.Comparison != "" && r.Seeds == 1 {
+		fmt.Fprintf(b, ", %s: JCT reduction %.1f %%", r.Comparison, 100*iv.Mean)
 	}
 }

@@ -274,6 +274,14 @@ func MarkRobust(rows []SummaryRow, plan *Plan, out string, g Sensitivity, baseli
 	return nil
 }
 
+// comparisonSigns are the signs of r's JCT reduction and of its
+// throughput ratio's distance from 1 (false: r has no comparison).
+func comparisonSigns(r *SummaryRow) (jct, thr int, ok bool) {
+	red, okR := r.Cmp("jct_reduction")
+	ratio, okT := r.Cmp("throughput_ratio")
+	return sign(red.Mean), sign(ratio.Mean - 1), okR && okT
+}
+
 func sign(x float64) int {
 	switch {
 	case x > 0:
@@ -289,7 +297,7 @@ func sign(x float64) int {
 func ranking(rs []*SummaryRow) []string {
 	rs = slices.Clone(rs)
 	slices.SortFunc(rs, func(a, b *SummaryRow) int {
-		return cmp.Or(cmp.Compare(a.SubmittedMeanJCTMean, b.SubmittedMeanJCTMean), cmp.Compare(a.Policy, b.Policy))
+		return cmp.Or(cmp.Compare(a.Stat("submitted_mean_jct_s").Mean, b.Stat("submitted_mean_jct_s").Mean), cmp.Compare(a.Policy, b.Policy))
 	})
 	out := make([]string, len(rs))
 	for i, r := range rs {
@@ -387,21 +395,25 @@ func markRobust(rows []SummaryRow, g Sensitivity, perPoint map[GridPoint][]Summa
 			r.RankingRobustness = "undecided (missing perturbed runs)"
 		}
 		r.Robust, r.Robustness = nil, ""
-		if r.Comparison == "" || r.JCTReduction == nil || r.ThroughputRatio == nil {
+		jct, thr, ok := comparisonSigns(r)
+		if r.Comparison == "" || !ok {
 			continue
 		}
-		jct, thr := sign(*r.JCTReduction), sign(*r.ThroughputRatio-1)
 		var jflips, tflips, missing []string
 		for _, pc := range pts {
 			q := pc.cells[k][r.Policy]
-			if q == nil || q.Comparison != r.Comparison || q.JCTReduction == nil || q.ThroughputRatio == nil {
+			var qj, qt int
+			if q != nil {
+				qj, qt, ok = comparisonSigns(q)
+			}
+			if q == nil || q.Comparison != r.Comparison || !ok {
 				missing = append(missing, pc.p.String())
 				continue
 			}
-			if sign(*q.JCTReduction) != jct {
+			if qj != jct {
 				jflips = append(jflips, pc.p.String())
 			}
-			if sign(*q.ThroughputRatio-1) != thr {
+			if qt != thr {
 				tflips = append(tflips, pc.p.String())
 			}
 		}

@@ -751,6 +751,15 @@ func faultsKey(r runner.Run) string {
 	return k
 }
 
+// faultsName is r's faults input as a table names it: a preset's name, a
+// file's base name without extension ("" without faults).
+func faultsName(r runner.Run) string {
+	if r.Faults == "" {
+		return "none"
+	}
+	return strings.TrimSuffix(filepath.Base(r.Faults), filepath.Ext(r.Faults))
+}
+
 // resolvePath turns a trace or cluster reference into a path. A spec may
 // reference only files inside its own directory (or, with no directory,
 // the working directory): a spec from a stranger must not make arena read

@@ -1,29 +1,22 @@
 package sweep
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/parquet-go/parquet-go"
-
-	"github.com/arena-sim/arena/experiments/ci"
 	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/fairness"
-	"github.com/arena-sim/arena/sim/input/pq"
 	"github.com/arena-sim/arena/sim/outdir"
 	"github.com/arena-sim/arena/sim/resultsdir"
 )
@@ -219,172 +212,6 @@ func lockOut(out string, shard Shard) (*outdir.Lock, error) {
 	return lock, nil
 }
 
-// SummaryRow is one row of summary.parquet: a run's parameters, its
-// summary, its padded mean JCT within its group, and (in wall_* columns)
-// the machine's timings, which differ between identical runs.
-type SummaryRow struct {
-	Key         string  `parquet:"run"`
-	Group       string  `parquet:"group"`
-	Trace       string  `parquet:"trace"`
-	Cluster     string  `parquet:"cluster"`
-	Policy      string  `parquet:"policy"`
-	Timing      string  `parquet:"timing"`
-	Estimator   string  `parquet:"estimator"`
-	Rounds      int32   `parquet:"rounds"`
-	Density     float64 `parquet:"density"`
-	Seed        int64   `parquet:"seed"`
-	HorizonS    float64 `parquet:"horizon_s"`
-	JobsInTrace int32   `parquet:"jobs_in_trace"`
-	Submitted   int32   `parquet:"jobs_submitted"`
-	Finished    int32   `parquet:"jobs_finished"`
-	Running     int32   `parquet:"jobs_running"`
-	Pending     int32   `parquet:"jobs_pending"`
-	Dropped     int32   `parquet:"jobs_dropped"`
-	MeanJCT     float64 `parquet:"mean_jct_s"`
-	MedianJCT   float64 `parquet:"median_jct_s"`
-	P95JCT      float64 `parquet:"p95_jct_s"`
-	P99JCT      float64 `parquet:"p99_jct_s"`
-	// CensoredMeanJCT is the default comparison metric (sim.Summary): an
-	// unfinished job counts its age at the horizon, so it does not depend
-	// on which other policies share the group, unlike PaddedMeanJCT (the
-	// artifact's metric, kept for paper parity).
-	CensoredMeanJCT      float64 `parquet:"censored_mean_jct_s"`
-	PaddedMeanJCT        float64 `parquet:"padded_mean_jct_s"`
-	PadTo                int32   `parquet:"pad_to"`
-	PadValue             float64 `parquet:"pad_value_s"`
-	Makespan             float64 `parquet:"makespan_s"`
-	MeanQueueing         float64 `parquet:"mean_queueing_s"`
-	MeanQueueingFinished float64 `parquet:"mean_queueing_finished_s"`
-	MeanThroughput       float64 `parquet:"mean_throughput_samples_per_s"`
-	PeakThroughput       float64 `parquet:"peak_throughput_samples_per_s"`
-	Reconfigurations     int32   `parquet:"reconfigurations"`
-	// SolverBudgetHits and ArtifactAssertionsFailed are summary.json's
-	// solver_budget_hits and artifact_assertions_failed; null for
-	// policies without a budget or without the artifact's assertions.
-	SolverBudgetHits         *int32 `parquet:"solver_budget_hits,optional"`
-	ArtifactAssertionsFailed *int32 `parquet:"artifact_assertions_failed,optional"`
-	// Utilization is the mean busy share (0–1) per GPU type, written as
-	// one utilization_<type> column per type ("-" as "_"; NaN where the
-	// run's cluster lacks the type).
-	Utilization map[string]float64 `parquet:"-"`
-	// ArenaVersion and InputHash identify the code and the inputs (see
-	// sim.Identity).
-	ArenaVersion    string  `parquet:"arena_version"`
-	InputHash       string  `parquet:"input_hash"`
-	WallRunS        float64 `parquet:"wall_run_s"`
-	WallDecisions   int32   `parquet:"wall_decisions"`
-	WallDecisionSum float64 `parquet:"wall_decision_total_s"`
-	WallDecisionP99 float64 `parquet:"wall_decision_p99_s"`
-	// Across seeds (seedstats.go): Seeds is the number of seeds of the
-	// row's cell (every parameter but the seed); <metric>_mean/_ci_lo/_ci_hi
-	// are each headline metric's mean and 95 % t-interval over them
-	// (package ci, ci_method; null bounds with fewer than two seeds);
-	// jct_reduction and throughput_ratio (with bounds) compare this row's
-	// policy and the reference policy, paired by seed (comparison; null on
-	// the reference's own rows).
-	Seeds               int32    `parquet:"seeds"`
-	FinishedMean        float64  `parquet:"jobs_finished_mean"`
-	FinishedCILo        *float64 `parquet:"jobs_finished_ci_lo,optional"`
-	FinishedCIHi        *float64 `parquet:"jobs_finished_ci_hi,optional"`
-	MeanJCTMean         float64  `parquet:"mean_jct_s_mean"`
-	MeanJCTCILo         *float64 `parquet:"mean_jct_s_ci_lo,optional"`
-	MeanJCTCIHi         *float64 `parquet:"mean_jct_s_ci_hi,optional"`
-	MedianJCTMean       float64  `parquet:"median_jct_s_mean"`
-	MedianJCTCILo       *float64 `parquet:"median_jct_s_ci_lo,optional"`
-	MedianJCTCIHi       *float64 `parquet:"median_jct_s_ci_hi,optional"`
-	P95JCTMean          float64  `parquet:"p95_jct_s_mean"`
-	P95JCTCILo          *float64 `parquet:"p95_jct_s_ci_lo,optional"`
-	P95JCTCIHi          *float64 `parquet:"p95_jct_s_ci_hi,optional"`
-	P99JCTMean          float64  `parquet:"p99_jct_s_mean"`
-	P99JCTCILo          *float64 `parquet:"p99_jct_s_ci_lo,optional"`
-	P99JCTCIHi          *float64 `parquet:"p99_jct_s_ci_hi,optional"`
-	CensoredMeanJCTMean float64  `parquet:"censored_mean_jct_s_mean"`
-	CensoredMeanJCTCILo *float64 `parquet:"censored_mean_jct_s_ci_lo,optional"`
-	CensoredMeanJCTCIHi *float64 `parquet:"censored_mean_jct_s_ci_hi,optional"`
-	PaddedMeanJCTMean   float64  `parquet:"padded_mean_jct_s_mean"`
-	PaddedMeanJCTCILo   *float64 `parquet:"padded_mean_jct_s_ci_lo,optional"`
-	PaddedMeanJCTCIHi   *float64 `parquet:"padded_mean_jct_s_ci_hi,optional"`
-	MakespanMean        float64  `parquet:"makespan_s_mean"`
-	MakespanCILo        *float64 `parquet:"makespan_s_ci_lo,optional"`
-	MakespanCIHi        *float64 `parquet:"makespan_s_ci_hi,optional"`
-	MeanQueueingMean    float64  `parquet:"mean_queueing_s_mean"`
-	MeanQueueingCILo    *float64 `parquet:"mean_queueing_s_ci_lo,optional"`
-	MeanQueueingCIHi    *float64 `parquet:"mean_queueing_s_ci_hi,optional"`
-	MeanThroughputMean  float64  `parquet:"mean_throughput_mean"`
-	MeanThroughputCILo  *float64 `parquet:"mean_throughput_ci_lo,optional"`
-	MeanThroughputCIHi  *float64 `parquet:"mean_throughput_ci_hi,optional"`
-	PeakThroughputMean  float64  `parquet:"peak_throughput_mean"`
-	PeakThroughputCILo  *float64 `parquet:"peak_throughput_ci_lo,optional"`
-	PeakThroughputCIHi  *float64 `parquet:"peak_throughput_ci_hi,optional"`
-	RefPolicy           string   `parquet:"ref_policy"`
-	// JCTReduction is, per seed, 1 − the compared policy's
-	// submitted_mean_jct_s (the default comparison metric) / the other's,
-	// averaged over seeds: 1 − arena's / this policy's by default, 1 −
-	// this policy's / the baseline's with a baseline.
-	JCTReduction     *float64 `parquet:"jct_reduction,optional"`
-	JCTReductionCILo *float64 `parquet:"jct_reduction_ci_lo,optional"`
-	JCTReductionCIHi *float64 `parquet:"jct_reduction_ci_hi,optional"`
-	// PaddedJCTReduction is the same with the artifact's padded mean JCT
-	// (padded within the seed's comparison group): the paper's metric.
-	PaddedJCTReduction     *float64 `parquet:"padded_jct_reduction,optional"`
-	PaddedJCTReductionCILo *float64 `parquet:"padded_jct_reduction_ci_lo,optional"`
-	PaddedJCTReductionCIHi *float64 `parquet:"padded_jct_reduction_ci_hi,optional"`
-	// ThroughputRatio is mean throughput, per seed, in the same direction
-	// (arena's / this policy's; this policy's / the baseline's).
-	ThroughputRatio     *float64 `parquet:"throughput_ratio,optional"`
-	ThroughputRatioCILo *float64 `parquet:"throughput_ratio_ci_lo,optional"`
-	ThroughputRatioCIHi *float64 `parquet:"throughput_ratio_ci_hi,optional"`
-
-	// summary.json's fields of the same names (sim.Summary): the default
-	// comparison metric over every submitted job, its percentiles, the
-	// bounded slowdown and the queue left on an idle cluster.
-	SubmittedMeanJCT    float64 `parquet:"submitted_mean_jct_s"`
-	SubmittedP50JCT     float64 `parquet:"submitted_p50_jct_s"`
-	SubmittedP95JCT     float64 `parquet:"submitted_p95_jct_s"`
-	SubmittedP99JCT     float64 `parquet:"submitted_p99_jct_s"`
-	MeanBoundedSlowdown float64 `parquet:"mean_bounded_slowdown"`
-	P99BoundedSlowdown  float64 `parquet:"p99_bounded_slowdown"`
-	StuckPending        int32   `parquet:"jobs_stuck_pending"`
-
-	SubmittedMeanJCTMean float64  `parquet:"submitted_mean_jct_s_mean"`
-	SubmittedMeanJCTCILo *float64 `parquet:"submitted_mean_jct_s_ci_lo,optional"`
-	SubmittedMeanJCTCIHi *float64 `parquet:"submitted_mean_jct_s_ci_hi,optional"`
-	BoundedSlowdownMean  float64  `parquet:"mean_bounded_slowdown_mean"`
-	BoundedSlowdownCILo  *float64 `parquet:"mean_bounded_slowdown_ci_lo,optional"`
-	BoundedSlowdownCIHi  *float64 `parquet:"mean_bounded_slowdown_ci_hi,optional"`
-	// CIMethod names the interval of every _ci_lo/_ci_hi column
-	// ("t-interval": Student-t over the seeds, paired for the ratios).
-	CIMethod string `parquet:"ci_method"`
-	// Comparison says which way jct_reduction and throughput_ratio go
-	// (ref_policy is the policy compared with: arena, or the baseline):
-	// "arena vs fcfs" (the paper's default: arena's reduction against
-	// this row's policy) or, with a baseline (--baseline, the spec's
-	// baseline key), "fcfs vs sia" (this row's policy against it).
-	Comparison string `parquet:"comparison"`
-
-	// Under model error (sensitivity.go, markRobust; null/empty when no
-	// sensitivity analysis ran).
-	Robust            *bool  `parquet:"robust,optional"`
-	Robustness        string `parquet:"robustness"`
-	RankingRobust     *bool  `parquet:"ranking_robust,optional"`
-	RankingRobustness string `parquet:"ranking_robustness"`
-	SensitivityGrid   string `parquet:"sensitivity_grid"`
-
-	// Fairness is summary.json's fairness (runs with tenants; nil
-	// otherwise), FairSeeds each fairness column's mean and interval over
-	// the seeds (fairrows.go): written as columns of their own only when a
-	// row has them. Extra holds, read back from a table, the numeric
-	// columns beyond SummaryRow's own and the utilisation ones.
-	// Faults is the run's faults and checkpoint model as its run key
-	// names them (".f-llama3.ck1800-30-60"; "" without): runs differing in
-	// them are different cells of the seed statistics. Not a column: the
-	// run and group columns carry it.
-	Faults    string                 `parquet:"-"`
-	Fairness  *sim.Fairness          `parquet:"-"`
-	FairSeeds map[string]ci.Interval `parquet:"-"`
-	Extra     map[string]float64     `parquet:"-"`
-}
-
 // MergeOptions control MergeSweep.
 type MergeOptions struct {
 	Out string
@@ -505,163 +332,17 @@ func SummaryRows(rs []*Results) []SummaryRow {
 func SummaryRowsAsPadded(rs []*Results) []SummaryRow {
 	rows := make([]SummaryRow, len(rs))
 	for i, r := range rs {
-		s, rec := r.Summary, r.Record
-		rows[i] = SummaryRow{
-			Key: rec.Key, Group: rec.Group, Trace: s.Trace, Cluster: s.Cluster, Policy: s.Policy, Timing: s.Timing,
-			Estimator: s.Estimator, Rounds: int32(s.Rounds), Density: runner.Density(rec.Density), Seed: rec.Seed,
-			HorizonS: s.HorizonS, JobsInTrace: int32(s.JobsInTrace), Submitted: int32(s.Submitted), Finished: int32(s.Finished),
-			Running: int32(s.Running), Pending: int32(s.Pending), Dropped: int32(s.Dropped),
-			MeanJCT: s.MeanJCT, MedianJCT: s.MedianJCT, P95JCT: s.P95JCT, P99JCT: s.P99JCT,
-			CensoredMeanJCT: s.CensoredMeanJCT, PaddedMeanJCT: s.PaddedMeanJCT, PadTo: int32(s.PadTo), PadValue: s.PadValue, Makespan: s.Makespan,
-			SubmittedMeanJCT: s.SubmittedMeanJCT, SubmittedP50JCT: s.SubmittedP50JCT, SubmittedP95JCT: s.SubmittedP95JCT, SubmittedP99JCT: s.SubmittedP99JCT,
-			MeanBoundedSlowdown: s.MeanBoundedSlowdown, P99BoundedSlowdown: s.P99BoundedSlowdown, StuckPending: int32(s.StuckPending),
-			MeanQueueing: s.MeanQueueing, MeanQueueingFinished: s.MeanQueueingFinished,
-			MeanThroughput: s.MeanThroughput, PeakThroughput: s.PeakThroughput, Reconfigurations: int32(s.Reconfigurations),
-			Utilization: s.Utilization, ArenaVersion: s.Version, InputHash: s.InputHash,
-			WallRunS: s.Wallclock.RunS, WallDecisions: int32(s.Wallclock.Decisions),
-			WallDecisionSum: s.Wallclock.DecisionSum, WallDecisionP99: s.Wallclock.DecisionP99,
-			SolverBudgetHits: int32Ptr(s.SolverBudgetHits), ArtifactAssertionsFailed: int32Ptr(s.ArtifactAssertionsFailed),
-			Fairness: s.Fairness,
-		}
-		if rec.Run != nil {
-			rows[i].Faults = faultsKey(*rec.Run)
+		rows[i] = SummaryRow{Key: r.Record.Key, Group: r.Record.Group, Summary: r.Summary}
+		rows[i].Density, rows[i].Seed = runner.Density(r.Record.Density), r.Record.Seed
+		if run := r.Record.Run; run != nil {
+			rows[i].FaultsKey = faultsKey(*run)
+			if rows[i].FaultsKey != "" {
+				rows[i].FaultsName = faultsName(*run)
+			}
 		}
 	}
 	addSeedStats(rows)
 	return rows
-}
-
-func int32Ptr(p *int) *int32 {
-	if p == nil {
-		return nil
-	}
-	v := int32(*p)
-	return &v
-}
-
-// utilizationColumn names a GPU type's utilisation column.
-func utilizationColumn(t string) string { return "utilization_" + strings.ReplaceAll(t, "-", "_") }
-
-// EncodeSummaryParquet encodes summary rows: SummaryRow's columns, then one
-// utilization_<type> column per GPU type of any row.
-func EncodeSummaryParquet(rows []SummaryRow) ([]byte, error) {
-	var types []string
-	for _, r := range rows {
-		for t := range r.Utilization {
-			if !slices.Contains(types, t) {
-				types = append(types, t)
-			}
-		}
-	}
-	slices.Sort(types)
-	// SummaryRow's fields are copied one by one, not embedded: parquet-go
-	// (v0.32) writes a pointer to a zero value as null when the pointer
-	// sits in an anonymous struct of a reflect.StructOf type, which turned
-	// a 0 count or a confidence bound of exactly 0 into a missing value.
-	base := reflect.TypeFor[SummaryRow]()
-	var fields []reflect.StructField
-	for i := range base.NumField() {
-		sf := base.Field(i)
-		fields = append(fields, reflect.StructField{Name: sf.Name, Type: sf.Type, Tag: sf.Tag})
-	}
-	nBase := len(fields)
-	for i, t := range types {
-		fields = append(fields, reflect.StructField{Name: fmt.Sprintf("U%d", i), Type: reflect.TypeFor[float64](),
-			Tag: reflect.StructTag(`parquet:"` + utilizationColumn(t) + `"`)})
-	}
-	extra := fairColumns(rows)
-	for i, c := range extra {
-		fields = append(fields, c.structField(i))
-	}
-	rowType := reflect.StructOf(fields)
-	var buf bytes.Buffer
-	w := parquet.NewWriter(&buf, parquet.SchemaOf(reflect.New(rowType).Interface()))
-	for _, r := range rows {
-		v := reflect.New(rowType).Elem()
-		rv := reflect.ValueOf(r)
-		for i := range nBase {
-			v.Field(i).Set(rv.Field(i))
-		}
-		for i, t := range types {
-			u, ok := r.Utilization[t]
-			if !ok {
-				u = math.NaN()
-			}
-			v.Field(nBase + i).SetFloat(u)
-		}
-		for i, c := range extra {
-			c.set(v.Field(nBase+len(types)+i), &r)
-		}
-		if err := w.Write(v.Addr().Interface()); err != nil {
-			return nil, fmt.Errorf("summary.parquet: %w", err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		return nil, fmt.Errorf("summary.parquet: %w", err)
-	}
-	return buf.Bytes(), nil
-}
-
-// ReadSummaryParquet reads a summary table, utilisation columns included.
-func ReadSummaryParquet(file string) ([]SummaryRow, error) {
-	rows, err := pq.ReadAll[SummaryRow](file)
-	if err != nil {
-		return nil, err
-	}
-	pf, err := pq.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer pf.Close()
-	cols := map[int]string{}
-	extra := map[int]string{} // numeric columns beyond SummaryRow's (fairrows.go)
-	own := map[string]bool{}
-	for _, fl := range parquet.SchemaOf(new(SummaryRow)).Fields() {
-		own[fl.Name()] = true
-	}
-	for i, fl := range pf.Schema().Fields() {
-		if t, ok := strings.CutPrefix(fl.Name(), "utilization_"); ok {
-			cols[i] = t
-		} else if !own[fl.Name()] && fl.Type().Kind() == parquet.Double {
-			extra[i] = fl.Name()
-		}
-	}
-	if len(cols) == 0 && len(extra) == 0 {
-		return rows, nil
-	}
-	k := 0
-	err = pf.EachRow(func(row parquet.Row) error {
-		if k >= len(rows) {
-			return fmt.Errorf("%s: more rows than the first read", file)
-		}
-		if len(cols) > 0 {
-			rows[k].Utilization = map[string]float64{}
-		}
-		for _, v := range row {
-			if t, ok := cols[v.Column()]; ok && !math.IsNaN(v.Double()) {
-				rows[k].Utilization[t] = v.Double()
-			}
-			if n, ok := extra[v.Column()]; ok && !v.IsNull() {
-				if rows[k].Extra == nil {
-					rows[k].Extra = map[string]float64{}
-				}
-				rows[k].Extra[n] = v.Double()
-			}
-		}
-		k++
-		return nil
-	})
-	return rows, err
-}
-
-// WithoutWallclock returns rows with the machine-dependent wall_* columns
-// zeroed: two identical sweeps agree on everything else byte for byte.
-func WithoutWallclock(rows []SummaryRow) []SummaryRow {
-	out := append([]SummaryRow(nil), rows...)
-	for i := range out {
-		out[i].WallRunS, out[i].WallDecisions, out[i].WallDecisionSum, out[i].WallDecisionP99 = 0, 0, 0, 0
-	}
-	return out
 }
 
 // copyRunDir copies a complete run directory (its regular, visible

@@ -1,0 +1,186 @@
+package metrics
+
+import (
+	"fmt"
+
+	"github.com/arena-sim/arena/sim"
+)
+
+// Catalogue is every metric of a run, in the order of the side-by-side
+// table of 'arena simulate'. A new metric is a new row (and the
+// sim.Summary field it reads).
+var Catalogue = []Metric{
+	// The run's extent.
+	{Key: "rounds", Unit: "rounds", Int: true, Doc: "rounds simulated: the horizon in rounds (an until-done run: the rounds it went on for)",
+		Label: "rounds simulated (until done)", When: func(s *sim.Summary) bool { return s.UntilDone }, Get: count(func(s *sim.Summary) int { return s.Rounds })},
+	{Key: "horizon_s", Unit: "s", Doc: "the simulated window: rounds × round length", Get: value(func(s *sim.Summary) float64 { return s.HorizonS })},
+	{Key: "jobs_in_trace", Unit: "jobs", Int: true, Doc: "jobs of the workload, submitted in the window or not", Get: count(func(s *sim.Summary) int { return s.JobsInTrace })},
+	{Key: "jobs_submitted", Unit: "jobs", Int: true, Doc: "jobs submitted inside the window: the population of every 'all submitted' figure", Get: count(func(s *sim.Summary) int { return s.Submitted })},
+
+	// What became of the jobs.
+	{Key: "jobs_finished", Unit: "jobs", Int: true, Better: Higher, Stats: true, Doc: "jobs finished inside the window",
+		Label: "jobs finished", Get: count(func(s *sim.Summary) int { return s.Finished })},
+	{Key: "jobs_running", Unit: "jobs", Int: true, Doc: "jobs holding GPUs at the horizon",
+		Label: "jobs running at end", Get: count(func(s *sim.Summary) int { return s.Running })},
+	{Key: "jobs_pending", Unit: "jobs", Int: true, Better: Lower, Doc: "jobs admitted and waiting at the horizon (⚠ in the table when nothing runs: jobs_stuck_pending)",
+		Label: "jobs pending at end", Show: warnIf(func(s *sim.Summary) int { return s.Pending }, func(s *sim.Summary) bool { return s.StuckPending > 0 }),
+		Get: count(func(s *sim.Summary) int { return s.Pending })},
+	{Key: "jobs_dropped", Unit: "jobs", Int: true, Better: Lower, Doc: "jobs the policy refused (they count in the 'all submitted' figures at their age at the horizon)",
+		Label: "jobs dropped", Show: warnIf(func(s *sim.Summary) int { return s.Dropped }, func(s *sim.Summary) bool { return s.Dropped > 0 }),
+		Get: count(func(s *sim.Summary) int { return s.Dropped })},
+	{Key: "jobs_unfinished", Column: "-", Unit: "jobs", Int: true, Better: Lower, Doc: "jobs_running + jobs_pending (summary.json only)",
+		Get: count(func(s *sim.Summary) int { return s.Unfinished })},
+	{Key: "jobs_stuck_pending", Unit: "jobs", Int: true, Better: Lower, Doc: "jobs pending at the horizon with nothing running: a queue the policy left on an idle cluster; 0 otherwise",
+		Get: count(func(s *sim.Summary) int { return s.StuckPending })},
+
+	// JCT over every submitted job: the default comparison.
+	{Key: "submitted_mean_jct_s", Unit: "s", Better: Lower, Stats: true, Compared: "jct_reduction",
+		Doc:   "the default comparison metric: mean over every submitted job of its JCT, or its age at the horizon if unfinished or dropped",
+		Label: "mean JCT, all submitted (s)", Get: value(func(s *sim.Summary) float64 { return s.SubmittedMeanJCT })},
+	{Key: "submitted_p50_jct_s", Unit: "s", Better: Lower, Doc: "median of the same list as submitted_mean_jct_s",
+		Label: "p50 JCT, all submitted (s)", Get: value(func(s *sim.Summary) float64 { return s.SubmittedP50JCT })},
+	{Key: "submitted_p95_jct_s", Unit: "s", Better: Lower, Doc: "95th percentile of the same list",
+		Label: "p95 JCT, all submitted (s)", Get: value(func(s *sim.Summary) float64 { return s.SubmittedP95JCT })},
+	{Key: "submitted_p99_jct_s", Unit: "s", Better: Lower, Doc: "99th percentile of the same list",
+		Label: "p99 JCT, all submitted (s)", Get: value(func(s *sim.Summary) float64 { return s.SubmittedP99JCT })},
+	{Key: "censored_mean_jct_s", Unit: "s", Better: Lower, Stats: true, Doc: "mean over admitted, not dropped jobs of the JCT, or the age at the horizon if unfinished (leaves dropped jobs out)",
+		Label: "censored mean JCT (s)", Get: value(func(s *sim.Summary) float64 { return s.CensoredMeanJCT })},
+
+	// JCT over finished jobs, and the artifact's padded mean.
+	{Key: "mean_jct_s", Unit: "s", Better: Lower, Stats: true, Doc: "mean JCT (finish − submit) of the jobs finished inside the window; none when none finished",
+		Label: "mean JCT, finished (s)", Get: finished(func(s *sim.Summary) float64 { return s.MeanJCT })},
+	{Key: "padded_mean_jct_s", Unit: "s", Better: Lower, Stats: true, Compared: "padded_jct_reduction",
+		Doc:   "the artifact's metric (paper parity): the finished JCTs padded with pad_value_s up to pad_to jobs; depends on the runs compared together",
+		Label: "artifact padded mean JCT (s)", Get: finished(func(s *sim.Summary) float64 { return s.PaddedMeanJCT })},
+	{Key: "pad_to", Unit: "jobs", Int: true, Doc: "the padded mean's list length: the most jobs any run of the comparison group finished", Get: count(func(s *sim.Summary) int { return s.PadTo })},
+	{Key: "pad_value_s", Unit: "s", Doc: "the value the padded mean pads with: the group's largest finished JCT", Get: value(func(s *sim.Summary) float64 { return s.PadValue })},
+	{Key: "median_jct_s", Unit: "s", Better: Lower, Stats: true, Doc: "median JCT of the finished jobs",
+		Label: "median JCT (s)", Get: finished(func(s *sim.Summary) float64 { return s.MedianJCT })},
+	{Key: "p95_jct_s", Unit: "s", Better: Lower, Stats: true, Doc: "95th percentile JCT of the finished jobs",
+		Label: "p95 JCT (s)", Get: finished(func(s *sim.Summary) float64 { return s.P95JCT })},
+	{Key: "p99_jct_s", Unit: "s", Better: Lower, Stats: true, Doc: "99th percentile JCT of the finished jobs",
+		Label: "p99 JCT (s)", Get: finished(func(s *sim.Summary) float64 { return s.P99JCT })},
+	{Key: "mean_bounded_slowdown", Unit: "ratio", Better: Lower, Stats: true,
+		Doc:   "mean over finished jobs of max(1, JCT / max(run time alone, 10 s)), the run time alone on the job's first configuration",
+		Label: "mean / p99 bounded slowdown", Show: func(s *sim.Summary) string {
+			if s.Finished == 0 {
+				return "–"
+			}
+			return fmt.Sprintf("%.1f / %.1f", s.MeanBoundedSlowdown, s.P99BoundedSlowdown)
+		}, Get: finished(func(s *sim.Summary) float64 { return s.MeanBoundedSlowdown })},
+	{Key: "p99_bounded_slowdown", Unit: "ratio", Better: Lower, Doc: "99th percentile of the bounded slowdown of finished jobs",
+		Get: finished(func(s *sim.Summary) float64 { return s.P99BoundedSlowdown })},
+	{Key: "makespan_s", Unit: "s", Better: Lower, Stats: true, Doc: "last finish − earliest submission; with jobs unfinished, the horizon − earliest submission, a lower bound (≥ in the table)",
+		Label: "makespan (s)", Show: func(s *sim.Summary) string {
+			if s.MakespanLowerBound {
+				return fmt.Sprintf("≥ %.0f", s.Makespan)
+			}
+			return fmt.Sprintf("%.0f", s.Makespan)
+		}, Get: value(func(s *sim.Summary) float64 { return s.Makespan })},
+
+	// Queueing and throughput.
+	{Key: "mean_queueing_s", Unit: "s", Better: Lower, Stats: true, Doc: "mean time from submission to first start over every admitted job (the artifact's list)",
+		Label: "mean queueing, admitted (s)", Get: value(func(s *sim.Summary) float64 { return s.MeanQueueing })},
+	{Key: "mean_queueing_finished_s", Unit: "s", Better: Lower, Doc: "mean queueing over finished jobs only",
+		Label: "mean queueing, finished (s)", Get: value(func(s *sim.Summary) float64 { return s.MeanQueueingFinished })},
+	{Key: "mean_throughput", Column: "mean_throughput_samples_per_s", Unit: "samples/s", Better: Higher, Stats: true, Compared: "throughput_ratio",
+		Doc:   "cluster throughput averaged over the rounds",
+		Label: "mean throughput (samples/s)", Digits: 1, Get: value(func(s *sim.Summary) float64 { return s.MeanThroughput })},
+	{Key: "peak_throughput", Column: "peak_throughput_samples_per_s", Unit: "samples/s", Better: Higher, Stats: true,
+		Doc:   "the highest round's cluster throughput",
+		Label: "peak throughput (samples/s)", Digits: 1, Get: value(func(s *sim.Summary) float64 { return s.PeakThroughput })},
+	{Key: "reconfigurations", Unit: "count", Int: true, Doc: "starts after the first, resizes and moves of jobs (each pays the overhead profile's cost)",
+		Label: "reconfigurations", Get: count(func(s *sim.Summary) int { return s.Reconfigurations })},
+	{Key: "solver_budget_hits", Unit: "count", Int: true, Optional: true, Doc: "the policy's searches stopped by their deterministic budget (policies with one only)",
+		Get: optionalInt(func(s *sim.Summary) *int { return s.SolverBudgetHits })},
+	{Key: "artifact_assertions_failed", Unit: "count", Int: true, Optional: true, Doc: "artifact assertions the policy found false and skipped (policies with them only): where the artifact would have stopped",
+		Get: optionalInt(func(s *sim.Summary) *int { return s.ArtifactAssertionsFailed })},
+
+	// The machine: wall-clock figures, different between identical runs.
+	{Key: "wall_run_s", Path: "wallclock.run_s", Unit: "s (wall)", Section: Machine, Doc: "real time the run took",
+		Label: "wall time (s)", Digits: 2, Get: value(func(s *sim.Summary) float64 { return s.Wallclock.RunS })},
+	{Key: "wall_decisions", Path: "wallclock.decisions", Unit: "count", Int: true, Section: Machine, Doc: "policy decisions timed",
+		Get: count(func(s *sim.Summary) int { return s.Wallclock.Decisions })},
+	{Key: "wall_decision_total_s", Path: "wallclock.decision_total_s", Unit: "s (wall)", Section: Machine, Doc: "real time spent in the policy's decisions",
+		Get: value(func(s *sim.Summary) float64 { return s.Wallclock.DecisionSum })},
+	{Key: "wall_decision_p50_s", Column: "-", Path: "wallclock.decision_p50_s", Unit: "s (wall)", Section: Machine, Doc: "median decision latency (summary.json only)",
+		Get: value(func(s *sim.Summary) float64 { return s.Wallclock.DecisionP50 })},
+	{Key: "wall_decision_p99_s", Path: "wallclock.decision_p99_s", Unit: "s (wall)", Section: Machine, Doc: "99th percentile decision latency (the table shows it in ms)",
+		Label: "decision p99 (ms)", Show: func(s *sim.Summary) string { return fmt.Sprintf("%.2f", s.Wallclock.DecisionP99*1e3) },
+		Get: value(func(s *sim.Summary) float64 { return s.Wallclock.DecisionP99 })},
+	{Key: "wall_decision_max_s", Column: "-", Path: "wallclock.decision_max_s", Unit: "s (wall)", Section: Machine, Doc: "slowest decision (summary.json only)",
+		Get: value(func(s *sim.Summary) float64 { return s.Wallclock.DecisionMax })},
+
+	// Faults (docs/faults.md): runs with cluster events, a checkpoint
+	// model or jobs that fail on their own.
+	{Key: "cluster_events", Path: "faults.cluster_events", Unit: "count", Int: true, Section: Faults, Stats: true, Doc: "cluster events applied in the window (failures, drains, reclaims, returns)",
+		Label: "cluster events", Get: fault(func(f *sim.FaultSummary) float64 { return float64(f.ClusterEvents) })},
+	{Key: "interruptions", Path: "faults.interruptions", Unit: "count", Int: true, Better: Lower, Section: Faults, Stats: true, Doc: "jobs stopped by cluster events (a job stopped twice counts twice)",
+		Label: "interruptions (jobs hit)", Show: func(s *sim.Summary) string { return fmt.Sprintf("%d (%d)", s.Faults.Interruptions, s.Faults.JobsInterrupted) },
+		Get: fault(func(f *sim.FaultSummary) float64 { return float64(f.Interruptions) })},
+	{Key: "jobs_interrupted", Path: "faults.jobs_interrupted", Unit: "jobs", Int: true, Better: Lower, Section: Faults, Stats: true, Doc: "jobs stopped at least once",
+		Get: fault(func(f *sim.FaultSummary) float64 { return float64(f.JobsInterrupted) })},
+	{Key: "mean_interruptions_per_job", Path: "faults.mean_interruptions_per_job", Unit: "count", Better: Lower, Section: Faults, Stats: true, Doc: "interruptions per job that held a GPU",
+		Get: fault(func(f *sim.FaultSummary) float64 { return f.MeanInterruptionsPerJob })},
+	{Key: "max_interruptions_per_job", Path: "faults.max_interruptions_per_job", Unit: "count", Int: true, Better: Lower, Section: Faults, Stats: true, Doc: "the most interruptions of one job",
+		Get: fault(func(f *sim.FaultSummary) float64 { return float64(f.MaxInterruptionsPerJob) })},
+	{Key: "jobs_given_up", Path: "faults.jobs_given_up", Unit: "jobs", Int: true, Better: Lower, Section: Faults, Stats: true,
+		Doc:   "jobs that failed on their own more often than their retries allow (counted at their age at the horizon)",
+		Label: "jobs failed past retries", When: func(s *sim.Summary) bool { return s.Faults != nil && s.Faults.JobsGivenUp > 0 },
+		Get: fault(func(f *sim.FaultSummary) float64 { return float64(f.JobsGivenUp) })},
+	{Key: "lost_gpu_hours", Path: "faults.lost_gpu_hours", Unit: "GPU-h", Better: Lower, Section: Faults, Stats: true, Doc: "lost_work_gpu_hours + recovery_gpu_hours",
+		Label: "GPU-hours lost (redone + restart)", Show: func(s *sim.Summary) string {
+			f := s.Faults
+			return fmt.Sprintf("%.0f (%.0f + %.0f)", f.LostGPUHours, f.LostWorkGPUHours, f.RecoveryGPUHours)
+		}, Get: fault(func(f *sim.FaultSummary) float64 { return f.LostGPUHours })},
+	{Key: "lost_work_gpu_hours", Path: "faults.lost_work_gpu_hours", Unit: "GPU-h", Better: Lower, Section: Faults, Stats: true, Doc: "progress since the last checkpoint lost to interruptions, redone",
+		Get: fault(func(f *sim.FaultSummary) float64 { return f.LostWorkGPUHours })},
+	{Key: "recovery_gpu_hours", Path: "faults.recovery_gpu_hours", Unit: "GPU-h", Better: Lower, Section: Faults, Stats: true, Doc: "restart overhead and checkpoint restore after interruptions",
+		Get: fault(func(f *sim.FaultSummary) float64 { return f.RecoveryGPUHours })},
+	{Key: "effective_training_time_ratio", Path: "faults.effective_training_time_ratio", Unit: "ratio", Better: Higher, Section: Faults, Stats: true,
+		Doc:   "GPU-seconds of kept progress over GPU-seconds held, over all jobs",
+		Label: "effective training time", Show: func(s *sim.Summary) string { return fmt.Sprintf("%.1f%%", 100*s.Faults.EffectiveTrainingTimeRatio) },
+		Get: fault(func(f *sim.FaultSummary) float64 { return f.EffectiveTrainingTimeRatio })},
+	{Key: "mean_job_effective_training_time_ratio", Path: "faults.mean_job_effective_training_time_ratio", Unit: "ratio", Better: Higher, Section: Faults, Stats: true,
+		Doc: "the mean of the jobs' own effective-training-time ratios (jobs that held a GPU)",
+		Get: fault(func(f *sim.FaultSummary) float64 { return f.MeanJobETTR })},
+	{Key: "goodput_samples_per_s", Path: "faults.goodput_samples_per_s", Unit: "samples/s", Better: Higher, Section: Faults, Stats: true,
+		Doc:   "samples of kept progress per second of the window (mean_throughput counts lost samples too)",
+		Label: "goodput (samples/s)", Digits: 1, Get: fault(func(f *sim.FaultSummary) float64 { return f.Goodput })},
+	{Key: "unavailable_gpu_hours", Path: "faults.unavailable_gpu_hours", Unit: "GPU-h", Section: Faults, Stats: true, Doc: "capacity on nodes down, draining or reclaimed over the window",
+		Get: fault(func(f *sim.FaultSummary) float64 { return f.UnavailableGPUHours })},
+	{Key: "jobs_failed", Path: "faults.jobs_failed", Unit: "jobs", Int: true, Section: Faults, Stats: true, Doc: "finished jobs the trace records as failed (they ran the recorded work)",
+		Get: fault(func(f *sim.FaultSummary) float64 { return float64(f.JobsFailed) })},
+	{Key: "jobs_killed", Path: "faults.jobs_killed", Unit: "jobs", Int: true, Section: Faults, Stats: true, Doc: "finished jobs the trace records as killed",
+		Get: fault(func(f *sim.FaultSummary) float64 { return float64(f.JobsKilled) })},
+
+	// Fairness (docs/tenants.md): runs with tenants.
+	{Key: "max_rho", Path: "fairness.max_rho", Unit: "ratio", Better: Lower, Section: Fairness, Stats: true, Doc: "the largest finish-time fairness ρ of a finished job",
+		Get: fair(func(f *sim.Fairness) float64 { return f.MaxRho })},
+	{Key: "mean_rho", Path: "fairness.mean_rho", Unit: "ratio", Better: Lower, Section: Fairness, Stats: true, Doc: "mean ρ over rated finished jobs",
+		Get: fair(func(f *sim.Fairness) float64 { return f.MeanRho })},
+	{Key: "frac_rho_above_1", Path: "fairness.frac_rho_above_1", Unit: "ratio", Better: Lower, Section: Fairness, Stats: true, Doc: "share of rated jobs with ρ > 1 (worse off than on their fair share)",
+		Get: fair(func(f *sim.Fairness) float64 { return f.FracRhoAbove1 })},
+	{Key: "jain_gpu_share", Path: "fairness.jain_gpu_share", Unit: "ratio", Better: Higher, Section: Fairness, Stats: true, Doc: "Jain's index of the tenants' GPU share per weight",
+		Get: fair(func(f *sim.Fairness) float64 { return f.JainShare })},
+	{Key: "jain_slowdown", Path: "fairness.jain_slowdown", Unit: "ratio", Better: Higher, Section: Fairness, Stats: true, Doc: "Jain's index of the tenants' mean slowdowns",
+		Get: fair(func(f *sim.Fairness) float64 { return f.JainSlowdown })},
+	{Key: "over_cap_gpu_seconds", Path: "fairness.over_cap_gpu_seconds", Unit: "GPU-s", Section: Fairness, Stats: true, Doc: "GPU-seconds tenants held beyond their caps",
+		Get: fair(func(f *sim.Fairness) float64 { return f.OverCapSeconds })},
+	{Key: "quota_reclaims", Path: "fairness.quota.reclaims", Unit: "count", Section: Fairness, Stats: true, Doc: "preemptions by the quota wrapper to give tenants their guarantees (quota runs only)",
+		Get: quota(func(q *sim.QuotaCounts) int { return q.Reclaims })},
+	{Key: "quota_reclaimed_gpus", Path: "fairness.quota.reclaimed_gpus", Unit: "count", Section: Fairness, Stats: true, Doc: "GPUs those reclaims freed",
+		Get: quota(func(q *sim.QuotaCounts) int { return q.ReclaimedGPUs })},
+	{Key: "quota_vetoed", Path: "fairness.quota.vetoed", Unit: "count", Section: Fairness, Stats: true, Doc: "inner-policy actions the quota wrapper refused",
+		Get: quota(func(q *sim.QuotaCounts) int { return q.Vetoed })},
+	{Key: "quota_violations", Path: "fairness.quota.violations", Unit: "count", Better: Lower, Section: Fairness, Stats: true, Doc: "rounds a tenant was held beyond its cap",
+		Get: quota(func(q *sim.QuotaCounts) int { return q.Violations })},
+	{Key: "rated_jobs", Path: "fairness.rated_jobs", Unit: "jobs", Section: Fairness, Stats: true, Doc: "finished jobs with a ρ",
+		Get: fair(func(f *sim.Fairness) float64 { return float64(f.Rated) })},
+	{Key: "unrated_jobs", Path: "fairness.unrated_jobs", Unit: "jobs", Section: Fairness, Stats: true, Doc: "finished jobs without a ρ (no isolated run time)",
+		Get: fair(func(f *sim.Fairness) float64 { return float64(f.Unrated) })},
+	{Key: "fairness_dropped_jobs", Column: "-", Path: "fairness.dropped_jobs", Unit: "jobs", Section: Fairness, Doc: "dropped jobs, which have no ρ (summary.json only: jobs_dropped)",
+		Get: fair(func(f *sim.Fairness) float64 { return float64(f.Dropped) })},
+	{Key: "fairness_unfinished_jobs", Column: "-", Path: "fairness.unfinished_jobs", Unit: "jobs", Section: Fairness, Doc: "jobs running or pending at the end, which have no ρ (summary.json only: jobs_unfinished)",
+		Get: fair(func(f *sim.Fairness) float64 { return float64(f.Unfinished) })},
+}
