@@ -14,8 +14,8 @@ import (
 )
 
 func fairRow(seed int64, policy string, f *sim.Fairness) SummaryRow {
-	return SummaryRow{Key: policy + ".s" + string(rune('0'+seed)), Trace: "t", Cluster: "c", Policy: policy, Timing: "exact",
-		Rounds: 10, Density: 1, Seed: seed, Estimator: "profiledb", Fairness: f}
+	return row(policy+".s"+string(rune('0'+seed)), sim.Summary{Trace: "t", Cluster: "c", Policy: policy, Timing: "exact",
+		Rounds: 10, Density: 1, Seed: seed, Estimator: "profiledb", Fairness: f})
 }
 
 func columnsOf(t *testing.T, data []byte) []string {
@@ -59,12 +59,12 @@ func TestFairnessColumns(t *testing.T) {
 		rows = append(rows, fairRow(s, "quota(fcfs)", &q))
 	}
 	addSeedStats(rows)
-	iv := rows[0].FairSeeds["max_rho"]
+	iv := rows[0].Stats["max_rho"]
 	half := 4.302652729911275 / math.Sqrt(3)
 	if math.Abs(iv.Mean-2) > 1e-12 || math.Abs(iv.Lo-(2-half)) > 1e-9 || math.Abs(iv.Hi-(2+half)) > 1e-9 {
 		t.Errorf("max_rho over seeds 1,2,3 = %+v, want 2 [%.6f, %.6f]", iv, 2-half, 2+half)
 	}
-	if iv := rows[0].FairSeeds["tenant_vc-a_mean_jct_s"]; math.Abs(iv.Mean-200) > 1e-9 {
+	if iv := rows[0].Stats["tenant_vc-a_mean_jct_s"]; math.Abs(iv.Mean-200) > 1e-9 {
 		t.Errorf("tenant mean JCT over seeds = %v, want 200", iv.Mean)
 	}
 	data, err = EncodeSummaryParquet(rows)
@@ -85,14 +85,14 @@ func TestFairnessColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := back[2].Extra["max_rho"]; got != 2 {
-		t.Errorf("max_rho of seed 2 read back = %v, want 2", got)
+	if got := back.Cell(2, "max_rho"); got != "2" {
+		t.Errorf("max_rho of seed 2 read back = %q, want 2", got)
 	}
-	if _, ok := back[0].Extra["quota_reclaims"]; ok {
-		t.Errorf("fcfs has a quota_reclaims value; want null (not under the wrapper)")
+	if got := back.Cell(0, "quota_reclaims"); got != "" {
+		t.Errorf("fcfs has a quota_reclaims value %q; want null (not under the wrapper)", got)
 	}
-	if got, ok := back[1].Extra["quota_reclaims"]; !ok || got != 0 {
-		t.Errorf("quota(fcfs)'s quota_reclaims = %v, %v; want 0 (zero, not null)", got, ok)
+	if got := back.Cell(1, "quota_reclaims"); got != "0" {
+		t.Errorf("quota(fcfs)'s quota_reclaims = %q; want 0 (zero, not null)", got)
 	}
 }
 
@@ -104,7 +104,7 @@ func TestTenantsAreCells(t *testing.T) {
 	b := fairRow(1, "fcfs", &sim.Fairness{TenantsFrom: "teams.yaml", MaxRho: 5})
 	rows := []SummaryRow{a, b}
 	addSeedStats(rows)
-	if rows[0].FairSeeds["max_rho"].Mean != 1 || rows[1].FairSeeds["max_rho"].Mean != 5 {
-		t.Errorf("max_rho means %v, %v; want 1 and 5 (two cells)", rows[0].FairSeeds["max_rho"].Mean, rows[1].FairSeeds["max_rho"].Mean)
+	if rows[0].Stats["max_rho"].Mean != 1 || rows[1].Stats["max_rho"].Mean != 5 {
+		t.Errorf("max_rho means %v, %v; want 1 and 5 (two cells)", rows[0].Stats["max_rho"].Mean, rows[1].Stats["max_rho"].Mean)
 	}
 }

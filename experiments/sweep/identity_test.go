@@ -3,7 +3,6 @@ package sweep
 import (
 	"context"
 	"encoding/json"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/arena-sim/arena/experiments/ci"
 	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
@@ -104,7 +104,7 @@ func TestSummaryParquetColumns(t *testing.T) {
 	}
 	for i := range rows {
 		for ty, u := range rows[i].Utilization {
-			if got := back[i].Utilization[ty]; math.Abs(got-u) > 0 || back[i].InputHash != rows[i].InputHash {
+			if got := back.Cell(i, utilizationColumn(ty)); got != strconv.FormatFloat(u, 'f', -1, 64) || back.Cell(i, "input_hash") != rows[i].InputHash {
 				t.Errorf("row %d: utilization %s %v read back as %v", i, ty, u, got)
 			}
 		}
@@ -153,11 +153,10 @@ func TestExportCSV(t *testing.T) {
 // embedded in the reflect.StructOf row type (found with the
 // artifact_assertions_failed column: every 0 read back empty).
 func TestSummaryParquetZeroIsNotNull(t *testing.T) {
-	zero, zeroF, three := int32(0), 0.0, int32(3)
-	rows := []SummaryRow{
-		{Key: "a", ArtifactAssertionsFailed: &zero, SolverBudgetHits: &three, JCTReductionCILo: &zeroF, Utilization: map[string]float64{"a100": 0.5}},
-		{Key: "b", Utilization: map[string]float64{"a100": 0}},
-	}
+	zero, three := 0, 3
+	a := row("a", sim.Summary{ArtifactAssertionsFailed: &zero, SolverBudgetHits: &three, Utilization: map[string]float64{"a100": 0.5}})
+	a.Compared = map[string]ci.Interval{"jct_reduction": {Mean: 0.1, Lo: 0, Hi: 0.2}}
+	rows := []SummaryRow{a, row("b", sim.Summary{Utilization: map[string]float64{"a100": 0}})}
 	data, err := EncodeSummaryParquet(rows)
 	if err != nil {
 		t.Fatal(err)
@@ -170,15 +169,15 @@ func TestSummaryParquetZeroIsNotNull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, b := back[0], back[1]
-	if a.ArtifactAssertionsFailed == nil || *a.ArtifactAssertionsFailed != 0 || a.SolverBudgetHits == nil || *a.SolverBudgetHits != 3 ||
-		a.JCTReductionCILo == nil || *a.JCTReductionCILo != 0 {
-		t.Errorf("row a read back as assertions %v, budget hits %v, ci lo %v; want 0, 3, 0", a.ArtifactAssertionsFailed, a.SolverBudgetHits, a.JCTReductionCILo)
-	}
-	if b.ArtifactAssertionsFailed != nil || b.SolverBudgetHits != nil || b.JCTReductionCILo != nil {
-		t.Errorf("row b: absent values read back as %v, %v, %v; want null", b.ArtifactAssertionsFailed, b.SolverBudgetHits, b.JCTReductionCILo)
-	}
-	if a.Utilization["a100"] != 0.5 || b.Utilization["a100"] != 0 {
-		t.Errorf("utilization read back as %v, %v", a.Utilization, b.Utilization)
+	for _, c := range []struct {
+		row       int
+		col, want string
+	}{
+		{0, "artifact_assertions_failed", "0"}, {0, "solver_budget_hits", "3"}, {0, "jct_reduction_ci_lo", "0"}, {0, "utilization_a100", "0.5"},
+		{1, "artifact_assertions_failed", ""}, {1, "solver_budget_hits", ""}, {1, "jct_reduction_ci_lo", ""}, {1, "utilization_a100", "0"},
+	} {
+		if got := back.Cell(c.row, c.col); got != c.want {
+			t.Errorf("row %d %s read back as %q, want %q (\"\" = null)", c.row, c.col, got, c.want)
+		}
 	}
 }

@@ -2,8 +2,11 @@ package sweep
 
 import (
 	"math"
+
 	"strings"
 	"testing"
+
+	"github.com/arena-sim/arena/sim"
 )
 
 // t975_1 is Student's t 97.5 % quantile with 1 degree of freedom (tables).
@@ -20,43 +23,43 @@ func TestSeedStatsPairedBySeed(t *testing.T) {
 	addSeedStats(rows)
 	f := rows[1]
 	near := func(p *float64, want float64) bool { return p != nil && math.Abs(*p-want) < 1e-3 }
-	if f.Seeds != 2 || !near(f.JCTReduction, 0.45) || !near(f.JCTReductionCILo, 0.45-t975_1*0.05) || !near(f.JCTReductionCIHi, 0.45+t975_1*0.05) {
-		t.Errorf("fcfs reduction %v [%v, %v] over %d seeds, want 0.45 ± 0.635 over 2", deref(f.JCTReduction), deref(f.JCTReductionCILo), deref(f.JCTReductionCIHi), f.Seeds)
+	if f.Seeds != 2 || !near(cmpPtr(f, "jct_reduction", "mean"), 0.45) || !near(cmpPtr(f, "jct_reduction", "lo"), 0.45-t975_1*0.05) || !near(cmpPtr(f, "jct_reduction", "hi"), 0.45+t975_1*0.05) {
+		t.Errorf("fcfs reduction %v [%v, %v] over %d seeds, want 0.45 ± 0.635 over 2", deref(cmpPtr(f, "jct_reduction", "mean")), deref(cmpPtr(f, "jct_reduction", "lo")), deref(cmpPtr(f, "jct_reduction", "hi")), f.Seeds)
 	}
-	if !near(f.PaddedJCTReduction, 0.375) || !near(f.PaddedJCTReductionCILo, 0.375-t975_1*0.125) {
-		t.Errorf("fcfs padded reduction %v [%v, %v], want 0.375 ± 1.588", deref(f.PaddedJCTReduction), deref(f.PaddedJCTReductionCILo), deref(f.PaddedJCTReductionCIHi))
+	if !near(cmpPtr(f, "padded_jct_reduction", "mean"), 0.375) || !near(cmpPtr(f, "padded_jct_reduction", "lo"), 0.375-t975_1*0.125) {
+		t.Errorf("fcfs padded reduction %v [%v, %v], want 0.375 ± 1.588", deref(cmpPtr(f, "padded_jct_reduction", "mean")), deref(cmpPtr(f, "padded_jct_reduction", "lo")), deref(cmpPtr(f, "padded_jct_reduction", "hi")))
 	}
-	if f.SubmittedMeanJCTMean != 100 || *f.SubmittedMeanJCTCILo != 100 || f.CensoredMeanJCTMean != 100 {
-		t.Errorf("fcfs submitted mean %v [%v, …], want 100 [100, 100]", f.SubmittedMeanJCTMean, deref(f.SubmittedMeanJCTCILo))
+	if f.Stat("submitted_mean_jct_s").Mean != 100 || *statPtr(f, "submitted_mean_jct_s", "lo") != 100 || f.Stat("censored_mean_jct_s").Mean != 100 {
+		t.Errorf("fcfs submitted mean %v [%v, …], want 100 [100, 100]", f.Stat("submitted_mean_jct_s").Mean, deref(statPtr(f, "submitted_mean_jct_s", "lo")))
 	}
-	if *f.ThroughputRatio != 2 || *f.ThroughputRatioCILo != 2 || *f.ThroughputRatioCIHi != 2 {
-		t.Errorf("fcfs throughput ratio %v [%v, %v], want 2 [2, 2]", *f.ThroughputRatio, *f.ThroughputRatioCILo, *f.ThroughputRatioCIHi)
+	if *cmpPtr(f, "throughput_ratio", "mean") != 2 || *cmpPtr(f, "throughput_ratio", "lo") != 2 || *cmpPtr(f, "throughput_ratio", "hi") != 2 {
+		t.Errorf("fcfs throughput ratio %v [%v, %v], want 2 [2, 2]", *cmpPtr(f, "throughput_ratio", "mean"), *cmpPtr(f, "throughput_ratio", "lo"), *cmpPtr(f, "throughput_ratio", "hi"))
 	}
-	if f.CIMethod != "t-interval" || f.Comparison != "arena vs fcfs" {
-		t.Errorf("fcfs row: ci_method %q, comparison %q", f.CIMethod, f.Comparison)
+	if f.Comparison != "arena vs fcfs" {
+		t.Errorf("fcfs row: comparison %q", f.Comparison)
 	}
 	a := rows[2] // arena, seed 1: same cell values as seed 0's row
 	// finished 8 and 10: mean 9, s = 1.414, se = 1, t-interval 9 ± 12.706.
-	if a.JCTReduction != nil || a.FinishedMean != 9 || !near(a.FinishedCILo, 9-t975_1) || a.PaddedMeanJCTMean != 50 || a.SubmittedMeanJCTMean != 55 {
+	if cmpPtr(a, "jct_reduction", "mean") != nil || a.Stat("jobs_finished").Mean != 9 || !near(statPtr(a, "jobs_finished", "lo"), 9-t975_1) || a.Stat("padded_mean_jct_s").Mean != 50 || a.Stat("submitted_mean_jct_s").Mean != 55 {
 		t.Errorf("arena row: reduction %v, finished %v [%v, %v], padded %v, submitted %v; want none, 9 ± 12.7, 50, 55",
-			deref(a.JCTReduction), a.FinishedMean, deref(a.FinishedCILo), deref(a.FinishedCIHi), a.PaddedMeanJCTMean, a.SubmittedMeanJCTMean)
+			deref(cmpPtr(a, "jct_reduction", "mean")), a.Stat("jobs_finished").Mean, deref(statPtr(a, "jobs_finished", "lo")), deref(statPtr(a, "jobs_finished", "hi")), a.Stat("padded_mean_jct_s").Mean, a.Stat("submitted_mean_jct_s").Mean)
 	}
 	one := rows[4]
-	if one.Seeds != 1 || one.PaddedMeanJCTMean != 7 || one.PaddedMeanJCTCILo != nil || one.JCTReduction != nil {
+	if one.Seeds != 1 || one.Stat("padded_mean_jct_s").Mean != 7 || statPtr(one, "padded_mean_jct_s", "lo") != nil || cmpPtr(one, "jct_reduction", "mean") != nil {
 		t.Errorf("single-seed cell: %+v", one)
 	}
 }
 
 func seedRows() []SummaryRow {
-	row := func(policy string, seed int64, jct, padded, thr float64, finished int32) SummaryRow {
-		return SummaryRow{Trace: "t", Cluster: "c", Timing: "exact", Density: 1, Estimator: "profiledb",
-			Policy: policy, Seed: seed, CensoredMeanJCT: jct, SubmittedMeanJCT: jct, PaddedMeanJCT: padded, MeanThroughput: thr, Finished: finished}
+	mk := func(policy string, seed int64, jct, padded, thr float64, finished int) SummaryRow {
+		return row("", sim.Summary{Trace: "t", Cluster: "c", Timing: "exact", Density: 1, Estimator: "profiledb",
+			Policy: policy, Seed: seed, CensoredMeanJCT: jct, SubmittedMeanJCT: jct, PaddedMeanJCT: padded, MeanThroughput: thr, Finished: finished})
 	}
 	return []SummaryRow{
-		row("arena", 0, 50, 40, 10, 8), row("fcfs", 0, 100, 80, 5, 6),
-		row("arena", 1, 60, 60, 12, 10), row("fcfs", 1, 100, 80, 6, 6),
+		mk("arena", 0, 50, 40, 10, 8), mk("fcfs", 0, 100, 80, 5, 6),
+		mk("arena", 1, 60, 60, 12, 10), mk("fcfs", 1, 100, 80, 6, 6),
 		// another cell (density 2) with one seed: no interval
-		{Trace: "t", Cluster: "c", Timing: "exact", Density: 2, Estimator: "profiledb", Policy: "fcfs", PaddedMeanJCT: 7},
+		row("", sim.Summary{Trace: "t", Cluster: "c", Timing: "exact", Density: 2, Estimator: "profiledb", Policy: "fcfs", PaddedMeanJCT: 7, Finished: 1}),
 	}
 }
 
@@ -72,18 +75,18 @@ func TestSeedStatsBaseline(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, f := rows[0], rows[1]
-	if a.JCTReduction == nil || math.Abs(*a.JCTReduction-0.45) > 1e-12 || *a.ThroughputRatio != 2 || a.Comparison != "arena vs fcfs" || a.RefPolicy != "fcfs" {
-		t.Errorf("arena against fcfs: reduction %v, ratio %v, comparison %q, ref %q", deref(a.JCTReduction), deref(a.ThroughputRatio), a.Comparison, a.RefPolicy)
+	if cmpPtr(a, "jct_reduction", "mean") == nil || math.Abs(*cmpPtr(a, "jct_reduction", "mean")-0.45) > 1e-12 || *cmpPtr(a, "throughput_ratio", "mean") != 2 || a.Comparison != "arena vs fcfs" || a.RefPolicy != "fcfs" {
+		t.Errorf("arena against fcfs: reduction %v, ratio %v, comparison %q, ref %q", deref(cmpPtr(a, "jct_reduction", "mean")), deref(cmpPtr(a, "throughput_ratio", "mean")), a.Comparison, a.RefPolicy)
 	}
-	if f.JCTReduction != nil || f.Comparison != "" {
-		t.Errorf("the baseline's own row has a comparison: %v %q", deref(f.JCTReduction), f.Comparison)
+	if cmpPtr(f, "jct_reduction", "mean") != nil || f.Comparison != "" {
+		t.Errorf("the baseline's own row has a comparison: %v %q", deref(cmpPtr(f, "jct_reduction", "mean")), f.Comparison)
 	}
 	if err := SetBaseline(rows, "arena"); err != nil {
 		t.Fatal(err)
 	}
 	// fcfs against arena: 1 − 100/50 = −1 and 1 − 100/60 = −0.667.
-	if f := rows[1]; f.JCTReduction == nil || math.Abs(*f.JCTReduction-(-1-2.0/3)/2) > 1e-12 || f.Comparison != "fcfs vs arena" {
-		t.Errorf("fcfs against arena: %v %q, want −0.833", deref(f.JCTReduction), f.Comparison)
+	if f := rows[1]; cmpPtr(f, "jct_reduction", "mean") == nil || math.Abs(*cmpPtr(f, "jct_reduction", "mean")-(-1-2.0/3)/2) > 1e-12 || f.Comparison != "fcfs vs arena" {
+		t.Errorf("fcfs against arena: %v %q, want −0.833", deref(cmpPtr(f, "jct_reduction", "mean")), f.Comparison)
 	}
 	err := SetBaseline(rows, "sia")
 	if err == nil || !strings.Contains(err.Error(), `"sia"`) || !strings.Contains(err.Error(), "arena, fcfs") {

@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/sim"
 )
 
 // The grid's runs carry the perturbation as a product with the run's own
@@ -70,8 +70,8 @@ func cellRows(trace string, jct, thr map[string]float64) []SummaryRow {
 	for _, p := range []string{"arena", "fcfs", "sia"} {
 		for s := int64(1); s <= 3; s++ {
 			w := 1 + 0.01*float64(s-2)
-			rows = append(rows, SummaryRow{Key: p + "." + trace, Trace: trace, Cluster: "c", Timing: "exact", Rounds: 600, Density: 1,
-				Estimator: "profiledb", Policy: p, Seed: s, SubmittedMeanJCT: jct[p] * w, MeanThroughput: thr[p] * w})
+			rows = append(rows, row(p+"."+trace, sim.Summary{Trace: trace, Cluster: "c", Timing: "exact", Rounds: 600, Density: 1,
+				Estimator: "profiledb", Policy: p, Seed: s, SubmittedMeanJCT: jct[p] * w, MeanThroughput: thr[p] * w}))
 		}
 	}
 	addSeedStats(rows)
@@ -199,11 +199,7 @@ func TestSweepSensitivityColumns(t *testing.T) {
 		t.Errorf("merge before the perturbed runs: %v, want an error naming them", err)
 	}
 	sweep(t, SensitivityPlan(plan, *spec.Sensitivity), SensitivityDir(out), Shard{}, false)
-	merge(t, plan, MergeOptions{Out: out, Sensitivity: spec.Sensitivity})
-	rows, err := ReadSummaryParquet(filepath.Join(out, SummaryParquet))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := merge(t, plan, MergeOptions{Out: out, Sensitivity: spec.Sensitivity})
 	if len(rows) != 2 {
 		t.Fatalf("%d rows, want the 2 main runs", len(rows))
 	}
