@@ -14,6 +14,7 @@ import (
 	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/experiments/sweep"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/metrics"
 	"github.com/arena-sim/arena/sim/resultsdir"
 )
 
@@ -33,18 +34,22 @@ func printSummaries(w io.Writer, outcomes []*runner.Outcome, withReference bool,
 		}
 	}
 	fmt.Fprintln(tw, head)
-	rows := summaryRows(s0.UntilDone)
-	if s0.Faults != nil {
-		rows = append(rows, faultRows(outcomes)...)
+	runs := make([]*sim.Summary, len(outcomes))
+	for i, o := range outcomes {
+		runs[i] = &o.Summary
 	}
-	for _, r := range rows {
-		line := r.name + "\t"
-		for _, o := range outcomes {
-			line += r.get(&o.Summary) + "\t"
+	for i := range metrics.Catalogue {
+		m := &metrics.Catalogue[i]
+		if !m.Shown(runs) {
+			continue
+		}
+		line := m.Label + "\t"
+		for _, s := range runs {
+			line += m.Cell(s) + "\t"
 			if withReference {
-				ref, ok := reference.Philly(o.Summary.Policy)
-				if ok && r.ref != nil {
-					line += r.ref(ref) + "\t"
+				ref, ok := reference.Philly(s.Policy)
+				if get := artifactValues[m.Key]; ok && get != nil {
+					line += get(ref) + "\t"
 				} else {
 					line += "\t"
 				}
@@ -60,125 +65,28 @@ func printSummaries(w io.Writer, outcomes []*runner.Outcome, withReference bool,
 	}
 }
 
-// summaryRow is one metric of the side-by-side table: its name, its value
-// for a run, and (ref non-nil) the artifact's stored value for comparison.
-type summaryRow struct {
-	name string
-	get  func(s *sim.Summary) string
-	ref  func(r reference.Run) string
-}
-
-// summaryRows returns the table's metrics in the order printed (with the
-// rounds simulated first when runs go until done). Separate because it is
-// the table's definition, apart from laying it out.
-func summaryRows(untilDone bool) []summaryRow {
-	f0 := func(v float64) string { return fmt.Sprintf("%.0f", v) }
-	f1 := func(v float64) string { return fmt.Sprintf("%.1f", v) }
-	// JCT statistics over finished jobs are undefined when none finished.
-	jct := func(get func(s *sim.Summary) float64) func(s *sim.Summary) string {
-		return func(s *sim.Summary) string {
-			if s.Finished == 0 {
-				return "–"
-			}
-			return f0(get(s))
+// artifactValues are the artifact's stored values (reference.Run) shown
+// beside a metric of the side-by-side table with --timing artifact, by
+// metric key (sim/metrics). The stored queueing lists cover every admitted
+// job, except FCFS's, which holds finished jobs only; each reference value
+// sits in its row.
+var artifactValues = map[string]func(r reference.Run) string{
+	"jobs_finished": func(r reference.Run) string { return fmt.Sprint(len(r.JCT)) },
+	"mean_jct_s":    func(r reference.Run) string { return fmt.Sprintf("%.0f", stat.Mean(r.JCT, nil)) },
+	"mean_queueing_s": func(r reference.Run) string {
+		if len(r.Queueing) == len(r.JCT) {
+			return ""
 		}
-	}
-	rows := []summaryRow{
-		{"jobs finished", func(s *sim.Summary) string { return fmt.Sprint(s.Finished) }, func(r reference.Run) string { return fmt.Sprint(len(r.JCT)) }},
-		{"jobs running at end", func(s *sim.Summary) string { return fmt.Sprint(s.Running) }, nil},
-		{"jobs pending at end", func(s *sim.Summary) string {
-			if s.StuckPending > 0 {
-				return fmt.Sprintf("%d ⚠", s.Pending)
-			}
-			return fmt.Sprint(s.Pending)
-		}, nil},
-		{"jobs dropped", func(s *sim.Summary) string {
-			if s.Dropped > 0 {
-				return fmt.Sprintf("%d ⚠", s.Dropped)
-			}
-			return fmt.Sprint(s.Dropped)
-		}, nil},
-		// The default comparison metric first: every submitted job.
-		{"mean JCT, all submitted (s)", func(s *sim.Summary) string { return f0(s.SubmittedMeanJCT) }, nil},
-		{"p50 JCT, all submitted (s)", func(s *sim.Summary) string { return f0(s.SubmittedP50JCT) }, nil},
-		{"p95 JCT, all submitted (s)", func(s *sim.Summary) string { return f0(s.SubmittedP95JCT) }, nil},
-		{"p99 JCT, all submitted (s)", func(s *sim.Summary) string { return f0(s.SubmittedP99JCT) }, nil},
-		{"censored mean JCT (s)", func(s *sim.Summary) string { return f0(s.CensoredMeanJCT) }, nil},
-		{"mean JCT, finished (s)", jct(func(s *sim.Summary) float64 { return s.MeanJCT }), func(r reference.Run) string { return f0(stat.Mean(r.JCT, nil)) }},
-		{"artifact padded mean JCT (s)", jct(func(s *sim.Summary) float64 { return s.PaddedMeanJCT }), nil},
-		{"median JCT (s)", jct(func(s *sim.Summary) float64 { return s.MedianJCT }), nil},
-		{"p95 JCT (s)", jct(func(s *sim.Summary) float64 { return s.P95JCT }), nil},
-		{"p99 JCT (s)", jct(func(s *sim.Summary) float64 { return s.P99JCT }), nil},
-		{"mean / p99 bounded slowdown", func(s *sim.Summary) string {
-			if s.Finished == 0 {
-				return "–"
-			}
-			return f1(s.MeanBoundedSlowdown) + " / " + f1(s.P99BoundedSlowdown)
-		}, nil},
-		{"makespan (s)", func(s *sim.Summary) string {
-			if s.MakespanLowerBound {
-				return "≥ " + f0(s.Makespan)
-			}
-			return f0(s.Makespan)
-		}, nil},
-		// The stored lists cover every admitted job, except FCFS's, which
-		// holds finished jobs only; each reference value sits in its row.
-		{"mean queueing, admitted (s)", func(s *sim.Summary) string { return f0(s.MeanQueueing) }, func(r reference.Run) string {
-			if len(r.Queueing) == len(r.JCT) {
-				return ""
-			}
-			return f0(stat.Mean(r.Queueing, nil))
-		}},
-		{"mean queueing, finished (s)", func(s *sim.Summary) string { return f0(s.MeanQueueingFinished) }, func(r reference.Run) string {
-			if len(r.Queueing) != len(r.JCT) {
-				return ""
-			}
-			return f0(stat.Mean(r.Queueing, nil))
-		}},
-		{"mean throughput (samples/s)", func(s *sim.Summary) string { return f1(s.MeanThroughput) }, func(r reference.Run) string { return f1(stat.Mean(r.Thr, nil)) }},
-		{"peak throughput (samples/s)", func(s *sim.Summary) string { return f1(s.PeakThroughput) }, func(r reference.Run) string { return f1(floats.Max(r.Thr)) }},
-		{"reconfigurations", func(s *sim.Summary) string { return fmt.Sprint(s.Reconfigurations) }, nil},
-		{"wall time (s)", func(s *sim.Summary) string { return fmt.Sprintf("%.2f", s.Wallclock.RunS) }, nil},
-		{"decision p99 (ms)", func(s *sim.Summary) string { return fmt.Sprintf("%.2f", s.Wallclock.DecisionP99*1e3) }, nil},
-	}
-	if untilDone {
-		// Each run ends when its jobs do: lengths (and the rounds the
-		// throughput means average over) differ.
-		rows = append([]summaryRow{{"rounds simulated (until done)", func(s *sim.Summary) string { return fmt.Sprint(s.Rounds) }, nil}}, rows...)
-	}
-	return rows
-}
-
-// faultRows are the table's rows for runs with the fault model (summary's
-// faults section, docs/faults.md), after the others. A run of the table
-// has one if any has: the runs of one command share their fault inputs.
-func faultRows(outcomes []*runner.Outcome) []summaryRow {
-	get := func(f func(fs *sim.FaultSummary) string) func(s *sim.Summary) string {
-		return func(s *sim.Summary) string {
-			if s.Faults == nil {
-				return "–"
-			}
-			return f(s.Faults)
+		return fmt.Sprintf("%.0f", stat.Mean(r.Queueing, nil))
+	},
+	"mean_queueing_finished_s": func(r reference.Run) string {
+		if len(r.Queueing) != len(r.JCT) {
+			return ""
 		}
-	}
-	rows := []summaryRow{
-		{"cluster events", get(func(fs *sim.FaultSummary) string { return fmt.Sprint(fs.ClusterEvents) }), nil},
-		{"interruptions (jobs hit)", get(func(fs *sim.FaultSummary) string { return fmt.Sprintf("%d (%d)", fs.Interruptions, fs.JobsInterrupted) }), nil},
-	}
-	// Jobs given up exist only under a job-failure model (--job-mtbf).
-	for _, o := range outcomes {
-		if o.Summary.Faults != nil && o.Summary.Faults.JobsGivenUp > 0 {
-			rows = append(rows, summaryRow{"jobs failed past retries", get(func(fs *sim.FaultSummary) string { return fmt.Sprint(fs.JobsGivenUp) }), nil})
-			break
-		}
-	}
-	return append(rows, []summaryRow{
-		{"GPU-hours lost (redone + restart)", get(func(fs *sim.FaultSummary) string {
-			return fmt.Sprintf("%.0f (%.0f + %.0f)", fs.LostGPUHours, fs.LostWorkGPUHours, fs.RecoveryGPUHours)
-		}), nil},
-		{"effective training time", get(func(fs *sim.FaultSummary) string { return fmt.Sprintf("%.1f%%", 100*fs.EffectiveTrainingTimeRatio) }), nil},
-		{"goodput (samples/s)", get(func(fs *sim.FaultSummary) string { return fmt.Sprintf("%.1f", fs.Goodput) }), nil},
-	}...)
+		return fmt.Sprintf("%.0f", stat.Mean(r.Queueing, nil))
+	},
+	"mean_throughput": func(r reference.Run) string { return fmt.Sprintf("%.1f", stat.Mean(r.Thr, nil)) },
+	"peak_throughput": func(r reference.Run) string { return fmt.Sprintf("%.1f", floats.Max(r.Thr)) },
 }
 
 // printDigestComparisons prints, for each run the authors have a stored

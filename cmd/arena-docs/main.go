@@ -1,6 +1,8 @@
 // Command arena-docs regenerates the command-line reference in docs/cli/
-// from the cobra commands (make docs). TestReferenceCurrent in package cli
-// fails when the committed pages differ from what this writes.
+// from the cobra commands and the metric reference docs/metrics.md from
+// the metric catalogue (make docs). TestReferenceCurrent in package cli and
+// TestReferencePageCurrent in sim/metrics fail when the committed pages
+// differ from what this writes.
 package main
 
 import (
@@ -9,6 +11,7 @@ import (
 
 	"github.com/arena-sim/arena/cli"
 	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/sim/metrics"
 )
 
 func main() {
@@ -21,4 +24,11 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Println("wrote", dir)
+	if len(os.Args) <= 1 {
+		if err := os.WriteFile(metrics.ReferencePage, []byte(metrics.Reference()), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "arena-docs:", err)
+			os.Exit(1)
+		}
+		fmt.Println("wrote", metrics.ReferencePage)
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/input"
+	"github.com/arena-sim/arena/sim/metrics"
 )
 
 // Golden is a committed golden summary file: runs and the summaries they
@@ -166,11 +167,17 @@ func LoadGolden(file string) (*Golden, error) {
 		}
 	}
 	for k, v := range g.Tolerances {
+		if err := knownMetric(k); err != nil {
+			return nil, fmt.Errorf("golden %s: \"tolerances\".%q: %w", file, k, err)
+		}
 		if _, err := ParseTolerance(v); err != nil {
 			return nil, fmt.Errorf("golden %s: \"tolerances\".%q: %w", file, k, err)
 		}
 	}
 	for k, b := range g.Bounds {
+		if err := knownMetric(k); err != nil {
+			return nil, fmt.Errorf("golden %s: \"bounds\".%q: %w", file, k, err)
+		}
 		if b.MaxIncrease == "" && b.MaxDecrease == "" {
 			return nil, fmt.Errorf("golden %s: \"bounds\".%q: give max_increase, max_decrease or both", file, k)
 		}
@@ -249,9 +256,22 @@ func (d Deviation) String() string {
 		if d.Bound != "" {
 			limit = "bound " + d.Bound
 		}
-		return fmt.Sprintf("%s: %s %s → %s (%s, %+g; %s %s)", d.Run, d.Metric, fmtNum(g), fmtNum(v), change, v-g, verdict, limit)
+		return fmt.Sprintf("%s: %s %s → %s (%s, %+g%s; %s %s)", d.Run, d.Metric, fmtNum(g), fmtNum(v), change, v-g, direction(d.Metric, v-g), verdict, limit)
 	}
 	return fmt.Sprintf("%s: %s %v → %v", d.Run, d.Metric, d.Golden, d.Got)
+}
+
+// direction says whether a move of delta in metric is better or worse,
+// by the catalogue's direction ("" for metrics with none).
+func direction(metric string, delta float64) string {
+	m, ok := metrics.Lookup(metric)
+	switch {
+	case !ok || m.Better == metrics.Neither || delta == 0:
+		return ""
+	case (m.Better == metrics.Lower) == (delta < 0):
+		return ", better"
+	}
+	return ", worse"
 }
 
 func fmtNum(x float64) string { return strconv.FormatFloat(x, 'g', 10, 64) }
@@ -291,6 +311,28 @@ func (r *RegressReport) Failures() []Deviation {
 		}
 	}
 	return out
+}
+
+// knownMetric checks that a tolerance or bound names a metric of the
+// catalogue (sim/metrics) by its summary.json path, or a member of a
+// family (utilization.<type>, faults.by_cause.<cause>.<figure>): a typo
+// would otherwise bound nothing and pass whatever the run does.
+func knownMetric(name string) error {
+	if m, ok := metrics.Lookup(name); ok {
+		if m.JSONPath() != name {
+			return fmt.Errorf("golden files name metrics by their summary.json path: write %q", m.JSONPath())
+		}
+		if m.Section == metrics.Machine {
+			return fmt.Errorf("%s is the machine's wall clock, which regress does not compare", name)
+		}
+		return nil
+	}
+	for _, family := range []string{"utilization.", "faults.by_cause."} {
+		if strings.HasPrefix(name, family) && len(name) > len(family) {
+			return nil
+		}
+	}
+	return fmt.Errorf("no metric %s (docs/metrics.md lists them by summary.json path)", input.Clip(name))
 }
 
 // ErrRegression marks a failed regression check.

@@ -174,6 +174,36 @@ func TestGoldenWithoutSummariesFails(t *testing.T) {
 	}
 }
 
+// A tolerance or bound names a metric of the catalogue by its
+// summary.json path: a typo, a column name that is not the path, or the
+// wall clock is refused (before, "mean_jtc_s" bounded nothing and the
+// golden passed whatever the run did); the catalogue's names and family
+// members are accepted.
+func TestGoldenNamesKnownMetrics(t *testing.T) {
+	dir := t.TempDir()
+	load := func(extra string) error {
+		file := filepath.Join(dir, "g.json")
+		os.WriteFile(file, []byte(`{`+extra+`, "runs": [{"run": {"trace": "pai", "cluster": "paper-1280", "policy": "fcfs", "timing": "exact"}, "summary": {"mean_jct_s": 1}}]}`), 0o644)
+		_, err := LoadGolden(file)
+		return err
+	}
+	for _, bad := range []struct{ extra, want string }{
+		{`"bounds": {"mean_jtc_s": {"max_increase": "2%"}}`, `no metric "mean_jtc_s"`},
+		{`"tolerances": {"lost_gpu_hours": "1%"}`, `write "faults.lost_gpu_hours"`},
+		{`"tolerances": {"mean_throughput_samples_per_s": "1%"}`, `write "mean_throughput"`},
+		{`"tolerances": {"wallclock.run_s": "1%"}`, "wall clock"},
+	} {
+		if err := load(bad.extra); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s: %v, want an error saying %s", bad.extra, err, bad.want)
+		}
+	}
+	for _, good := range []string{`"bounds": {"faults.lost_gpu_hours": {"max_increase": "2%"}}`, `"tolerances": {"utilization.a100": "1%", "jobs_finished": "0"}`} {
+		if err := load(good); err != nil {
+			t.Errorf("%s: %v", good, err)
+		}
+	}
+}
+
 // One-sided bounds: the planted FCFS slip raises the mean JCT. A
 // max_decrease bound alone lets it pass (only decreases are limited); a
 // max_increase bound catches it and names the bound.
@@ -194,7 +224,7 @@ func TestRegressOneSidedBounds(t *testing.T) {
 	}
 	g.Bounds = map[string]Bound{"mean_jct_s": {MaxIncrease: "2%"}}
 	_, err = Regress(context.Background(), plantedRegistry{policy.NewRegistry()}, g, nil)
-	if !errors.Is(err, ErrRegression) || !strings.Contains(err.Error(), "bound max_increase 2%") {
+	if !errors.Is(err, ErrRegression) || !strings.Contains(err.Error(), "bound max_increase 2%") || !strings.Contains(err.Error(), ", worse; exceeds") {
 		t.Errorf("a rise beyond max_increase 2%%: %v", err)
 	}
 	// The unplanted run improves on a golden inflated by 50 %: an
