@@ -322,3 +322,58 @@ func quantile(sorted []float64, q float64) float64 {
 }
 
 func trimFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// runTotals are the summary's inputs beyond Result's exported figures: the
+// JCT lists of the submitted jobs (trace order), their counts by state, and
+// the timeline's throughput sum and peak (round order), each accumulated
+// in the order Summarize once walked Jobs and Timeline, so its floating-
+// point sums are the same.
+type runTotals struct {
+	// censoredSum and censoredN: the censored JCTs' mean needs no list.
+	censoredSum               float64
+	censoredN                 int
+	submitted, slowdown       []float64
+	running, pending, dropped int
+	reconfigs                 int
+	lastFinish, earliest      float64
+	thrSum, thrPeak           float64
+	thrRounds                 int
+}
+
+// addJob counts one submitted job's record.
+func (t *runTotals) addJob(j *JobRecord, horizon float64) {
+	t.earliest = math.Min(t.earliest, j.Submit)
+	switch j.State {
+	case "finished":
+		t.censoredSum += j.JCT
+		t.censoredN++
+		t.submitted = append(t.submitted, j.JCT)
+		t.slowdown = append(t.slowdown, BoundedSlowdown(j.JCT, j.RunAlone))
+		t.lastFinish = math.Max(t.lastFinish, j.Finish)
+	case "running", "pending":
+		t.censoredSum += horizon - j.Submit
+		t.censoredN++
+		t.submitted = append(t.submitted, horizon-j.Submit)
+		if j.State == "running" {
+			t.running++
+		} else {
+			t.pending++
+		}
+	case "dropped":
+		t.submitted = append(t.submitted, horizon-j.Submit)
+		t.dropped++
+	case "failed":
+		// Failed past its retries (Config.JobFailures): like a dropped
+		// job, at its age at the horizon — no policy gains by losing a
+		// job — but not the policy's drop.
+		t.submitted = append(t.submitted, horizon-j.Submit)
+	}
+	t.reconfigs += int(j.Reconfigs)
+}
+
+// addRound counts one round's throughput.
+func (t *runTotals) addRound(thr float64) {
+	t.thrSum += thr
+	t.thrPeak = math.Max(t.thrPeak, thr)
+	t.thrRounds++
+}
