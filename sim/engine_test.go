@@ -498,6 +498,10 @@ func TestCensoredMeanAndMakespan(t *testing.T) {
 	if s.Makespan != 1200 || !s.MakespanLowerBound {
 		t.Errorf("makespan %v (lower bound %v), want ≥ 1200", s.Makespan, s.MakespanLowerBound)
 	}
+	// One of the two submitted jobs never held a GPU.
+	if s.NeverStartedShare != 0.5 {
+		t.Errorf("never_started_share %v, want 0.5", s.NeverStartedShare)
+	}
 }
 
 // TestUntilDone, hand-worked: as above but j1 starts at round 3 (t = 1900):

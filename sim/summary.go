@@ -34,6 +34,10 @@ type Summary struct {
 	// Unfinished = Running + Pending: jobs admitted but not done at the
 	// horizon.
 	Unfinished int `json:"jobs_unfinished"`
+	// NeverStartedShare is the share of submitted jobs that never held a
+	// GPU by the horizon (pending since submission, dropped, or given up
+	// before a start); 0 when none were submitted.
+	NeverStartedShare float64 `json:"never_started_share"`
 	// StuckPending is Pending when the run ends with nothing running: a
 	// queue the policy left on an idle cluster (it may never place those
 	// jobs, e.g. Gavel's DP-memory filter on Helios); 0 otherwise.
@@ -160,6 +164,9 @@ func (r *Result) Summarize(trace string, jobsInTrace int, estimatorName string) 
 		s.P99JCT = quantile(sorted, 0.99)
 	}
 	s.Unfinished = s.Running + s.Pending
+	if s.Submitted > 0 {
+		s.NeverStartedShare = float64(tot.neverStarted) / float64(s.Submitted)
+	}
 	if s.Running == 0 {
 		s.StuckPending = s.Pending
 	}
@@ -334,6 +341,7 @@ type runTotals struct {
 	censoredN                 int
 	submitted, slowdown       []float64
 	running, pending, dropped int
+	neverStarted              int
 	reconfigs                 int
 	lastFinish, earliest      float64
 	thrSum, thrPeak           float64
@@ -369,6 +377,9 @@ func (t *runTotals) addJob(j *JobRecord, horizon float64) {
 		t.submitted = append(t.submitted, horizon-j.Submit)
 	}
 	t.reconfigs += int(j.Reconfigs)
+	if j.FirstStart < 0 {
+		t.neverStarted++
+	}
 }
 
 // addRound counts one round's throughput.

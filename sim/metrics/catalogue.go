@@ -30,6 +30,8 @@ var Catalogue = []Metric{
 		Get: count(func(s *sim.Summary) int { return s.Dropped })},
 	{Key: "jobs_unfinished", Column: "-", Unit: "jobs", Int: true, Better: Lower, Doc: "jobs_running + jobs_pending (summary.json only)",
 		Get: count(func(s *sim.Summary) int { return s.Unfinished })},
+	{Key: "never_started_share", Unit: "ratio", Better: Lower, Stats: true, Doc: "share of submitted jobs that never held a GPU by the horizon (pending since submission, dropped or given up)",
+		Get: value(func(s *sim.Summary) float64 { return s.NeverStartedShare })},
 	{Key: "jobs_stuck_pending", Unit: "jobs", Int: true, Better: Lower, Doc: "jobs pending at the horizon with nothing running: a queue the policy left on an idle cluster; 0 otherwise",
 		Get: count(func(s *sim.Summary) int { return s.StuckPending })},
 
@@ -116,7 +118,9 @@ var Catalogue = []Metric{
 	{Key: "cluster_events", Path: "faults.cluster_events", Unit: "count", Int: true, Section: Faults, Stats: true, Doc: "cluster events applied in the window (failures, drains, reclaims, returns)",
 		Label: "cluster events", Get: fault(func(f *sim.FaultSummary) float64 { return float64(f.ClusterEvents) })},
 	{Key: "interruptions", Path: "faults.interruptions", Unit: "count", Int: true, Better: Lower, Section: Faults, Stats: true, Doc: "jobs stopped by cluster events (a job stopped twice counts twice)",
-		Label: "interruptions (jobs hit)", Show: func(s *sim.Summary) string { return fmt.Sprintf("%d (%d)", s.Faults.Interruptions, s.Faults.JobsInterrupted) },
+		Label: "interruptions (jobs hit)", Show: func(s *sim.Summary) string {
+			return fmt.Sprintf("%d (%d)", s.Faults.Interruptions, s.Faults.JobsInterrupted)
+		},
 		Get: fault(func(f *sim.FaultSummary) float64 { return float64(f.Interruptions) })},
 	{Key: "jobs_interrupted", Path: "faults.jobs_interrupted", Unit: "jobs", Int: true, Better: Lower, Section: Faults, Stats: true, Doc: "jobs stopped at least once",
 		Get: fault(func(f *sim.FaultSummary) float64 { return float64(f.JobsInterrupted) })},
