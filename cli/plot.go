@@ -86,10 +86,10 @@ the default, about 1/40 of the run, is stated in the axis label).`,
 	fl.StringVar(&f.title, "title", "", "title drawn above each figure (default: none)")
 	fl.StringVar(&f.cdf, "cdf", "all", "JCT CDF population: all (every submitted job; unfinished censored at the horizon) or common (jobs every policy finished)")
 	fl.DurationVar(&f.window, "window", 0, "rolling-mean window of throughput and queue figures, e.g. 6h (0: about 1/40 of the run; -1s: raw per-round values)")
-	fl.StringVar(&f.baseline, "baseline", "", "compare every policy with this one in the captions and the seed table printed (default: the paper's form, arena against each)")
+	fl.StringVar(&f.baseline, "baseline", "", "compare every policy with this one in the captions and the seed table printed (default: the sweep's baseline, else the paper's form, arena against each)")
 	fl.StringVar(&f.policies, "policies", "", "comma-separated policies to draw (default: every policy in RESULTS)")
 	fl.StringArrayVar(&f.labels, "label", nil, "POLICY=LABEL: the policy's name in legends and on axes (repeatable), e.g. 'exec:python3 sjf.py=SJF'")
-	fl.StringVar(&f.spec, "spec", "", "a sweep spec whose labels: mapping renames policies (--label wins)")
+	fl.StringVar(&f.spec, "spec", "", "a sweep spec whose labels: mapping renames policies and whose baseline: key sets the comparisons (--label and --baseline win; a merged sweep's own spec is read from its sweep.json)")
 	fl.BoolVar(&f.perSeed, "per-seed", false, "also draw every seed's own figures when runs have several seeds (default: only the seed-aggregated ones)")
 	return cmd
 }
@@ -111,7 +111,7 @@ func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
 	if f.cdf != "all" && f.cdf != "common" {
 		return fmt.Errorf("--cdf %q: want all or common", f.cdf)
 	}
-	labels, err := plotLabels(f)
+	labels, typed, baseline, err := plotPresentation(f, args)
 	if err != nil {
 		return err
 	}
@@ -125,10 +125,11 @@ func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
 	}
 	// The captions' rows, checked before any figure is drawn: a baseline
 	// none of the runs has is an error naming it.
-	rows, err := sweep.RowsAgainst(all, f.baseline)
+	rows, err := sweep.RowsAgainst(all, baseline)
 	if err != nil {
 		return fmt.Errorf("--%w", err)
 	}
+	sweep.SetLabels(rows, labels)
 	// A label for a policy none of the runs has is a typo, not a no-op.
 	var names []string
 	for _, r := range all {
@@ -136,7 +137,7 @@ func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
 			names = append(names, r.Summary.Policy)
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(labels)) {
+	for _, k := range slices.Sorted(maps.Keys(typed)) {
 		if !slices.Contains(names, k) {
 			return fmt.Errorf("label %q=%q: no run of policy %q in %s (policies: %s)", k, labels[k], k, strings.Join(args, ", "), strings.Join(names, ", "))
 		}
@@ -225,31 +226,51 @@ func plotKindGroups(kinds []string, asked string, all []*sweep.Results, args []s
 	return g, nil
 }
 
-// plotLabels returns the policies' display labels: those of --spec's
-// labels: key, then --label's, which win. Separate because it is the one
-// place the two sources are merged and a spec without labels is refused.
-func plotLabels(f plotFlags) (map[string]string, error) {
-	labels := map[string]string{}
+// plotPresentation returns the policies' display labels (all of them, and
+// those the user typed: --spec's and --label's, where one naming no run
+// is a typo) and the comparisons' baseline. Labels: a merged sweep's own (its sweep.json,
+// from the spec it ran), then --spec's labels: key, then --label's, each
+// winning over the one before. Baseline: --baseline, else --spec's
+// baseline: key, else the sweep's. Separate because it is the one place
+// the sources are merged, and a --spec with neither key is refused.
+func plotPresentation(f plotFlags, args []string) (labels, typed map[string]string, baseline string, err error) {
+	labels, typed = map[string]string{}, map[string]string{}
+	for _, a := range args {
+		rec, ok, err := sweep.ReadSweepRecord(a)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		if ok {
+			maps.Copy(labels, rec.Labels)
+			if baseline == "" {
+				baseline = rec.Baseline
+			}
+		}
+	}
 	if f.spec != "" {
 		spec, err := sweep.LoadSpec(f.spec)
 		if err != nil {
-			return nil, fmt.Errorf("--spec: %w", err)
+			return nil, nil, "", fmt.Errorf("--spec: %w", err)
 		}
-		if !spec.HasKey("labels") {
-			return nil, fmt.Errorf("--spec %s: no labels: key (the only key plot reads)", f.spec)
+		if !spec.HasKey("labels") && !spec.HasKey("baseline") {
+			return nil, nil, "", fmt.Errorf("--spec %s: no labels: or baseline: key (the keys plot reads)", f.spec)
 		}
-		for k, v := range spec.Labels {
-			labels[k] = v
+		maps.Copy(labels, spec.Labels)
+		maps.Copy(typed, spec.Labels)
+		if spec.Baseline != "" {
+			baseline = spec.Baseline
 		}
 	}
 	flagLabels, err := report.ParseLabels(f.labels)
 	if err != nil {
-		return nil, fmt.Errorf("--label: %w", err)
+		return nil, nil, "", fmt.Errorf("--label: %w", err)
 	}
-	for k, v := range flagLabels {
-		labels[k] = v
+	maps.Copy(labels, flagLabels)
+	maps.Copy(typed, flagLabels)
+	if f.baseline != "" {
+		baseline = f.baseline
 	}
-	return labels, nil
+	return labels, typed, baseline, nil
 }
 
 // loadPlotResults loads every results directory under args, pads each

@@ -66,10 +66,15 @@ labels: {srtf: "SRTF ≤ ×"}
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"FCFS", ">srtf<", "95 % t-interval over 3 seeds"} {
+	// The sweep's own labels: (its sweep.json) apply without --spec.
+	for _, s := range []string{"FCFS", "SRTF ≤ ×", "95 % t-interval over 3 seeds"} {
 		if !strings.Contains(string(svg), s) {
 			t.Errorf("seed bars lack %q", s)
 		}
+	}
+	captions, err := os.ReadFile(filepath.Join(dir, "figs--label_fcfs=FCFS", "captions.txt"))
+	if err != nil || !strings.Contains(string(captions), " FCFS: mean JCT") || !strings.Contains(string(captions), " SRTF ≤ ×: mean JCT") {
+		t.Errorf("captions.txt without the labels (%v):\n%s", err, captions)
 	}
 	if got := list("--per-seed"); len(got) != 5+3*5 {
 		t.Errorf("--per-seed: %d figures, want 5 over seeds + 3 seeds × 5 kinds:\n%v", len(got), got)
@@ -78,6 +83,21 @@ labels: {srtf: "SRTF ≤ ×"}
 	svg, _ = os.ReadFile(filepath.Join(dir, "figs--spec_"+spec+"_--kind_jct-cdf", cell+"jct-cdf.svg"))
 	if !strings.Contains(string(svg), "SRTF ≤ ×") {
 		t.Error("the spec's labels: did not rename srtf")
+	}
+	// The spec's baseline: reaches plot through --spec, and through the
+	// sweep's sweep.json when the sweep ran with it.
+	out, err := runCLI(t, "plot", res, "--out", t.TempDir(), "--kind", "jct-cdf", "--baseline", "fcfs")
+	if err != nil || !strings.Contains(out, "JCT reduction vs fcfs") {
+		t.Errorf("plot --baseline fcfs: %v\n%s", err, out)
+	}
+	withBaseline := filepath.Join(dir, "b.yaml")
+	os.WriteFile(withBaseline, []byte(body+"baseline: fcfs\n"), 0o644)
+	resB := filepath.Join(dir, "resB")
+	if out, err := runCLI(t, "sweep", withBaseline, "--out", resB, "--quiet"); err != nil {
+		t.Fatalf("sweep: %v\n%s", err, out)
+	}
+	if out, err := runCLI(t, "plot", resB, "--out", t.TempDir(), "--kind", "jct-cdf"); err != nil || !strings.Contains(out, "JCT reduction vs fcfs") {
+		t.Errorf("plot of a sweep whose spec has baseline: fcfs: %v\n%s", err, out)
 	}
 	if _, err := runCLI(t, "plot", res, "--out", t.TempDir(), "--label", "sjf=SJF"); err == nil || !strings.Contains(err.Error(), `no run of policy "sjf"`) {
 		t.Errorf("a label for an absent policy: %v, want an error naming it", err)

@@ -3,12 +3,10 @@ package cli
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/arena-sim/arena/experiments/sweep"
-	"github.com/arena-sim/arena/policy"
 )
 
 // sensitivityUsage is the help of --sensitivity (sweep and reproduce).
@@ -55,21 +53,4 @@ func sensitivityGrid(flag string, spec *sweep.Spec) (*sweep.Sensitivity, error) 
 		return nil, fmt.Errorf("--sensitivity: %w", err)
 	}
 	return &g, nil
-}
-
-// runSensitivitySweep runs plan's runs at every other point of g into
-// sweep.SensitivityDir(opt.Out), with opt's workers, shard and
-// resume, and prints one line on what it did.
-func runSensitivitySweep(cmd *cobra.Command, reg *policy.Registry, plan *sweep.Plan, g sweep.Sensitivity, opt sweep.SweepOptions, quiet bool, every time.Duration) error {
-	sp := sweep.SensitivityPlan(plan, g)
-	stderr := cmd.ErrOrStderr()
-	prog := newProgress(stderr, chooseProgress(stderr, quiet, every), "sensitivity "+plan.Name, "runs", every)
-	out := opt.Out
-	opt.Out, opt.Progress = sweep.SensitivityDir(out), prog.runUpdate
-	start := time.Now()
-	rep, err := sweep.RunSweep(cmd.Context(), reg, sp, opt)
-	prog.finish()
-	fmt.Fprintf(cmd.OutOrStdout(), "sensitivity (grid %s): %d perturbed runs, %d already complete, %d ran, %d failed, in %.1fs; in %s\n",
-		g, rep.Total, rep.Skipped, rep.Ran, len(rep.Failed), time.Since(start).Seconds(), opt.Out)
-	return err
 }

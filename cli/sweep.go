@@ -142,19 +142,24 @@ func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweep
 	if len(plan.Runs) == 0 {
 		return fmt.Errorf("%s: %w", specPath, sweep.ErrNoRuns)
 	}
-	if err := capSweepRounds(spec, plan, f.maxRounds, cmd.Flags().Changed("max-rounds")); err != nil {
+	if err := sweep.CapRounds(spec, plan, f.maxRounds, cmd.Flags().Changed("max-rounds")); err != nil {
 		return err
 	}
 	if f.compare != "" {
 		return compareSweep(stdout, plan, f)
 	}
+	session := &sweep.Session{Plan: plan, Sensitivity: grid, Baseline: baseline, Labels: spec.Labels, Log: stdout,
+		Phase: func(desc string) (func(done, total int, key string), func()) {
+			prog := newProgress(stderr, chooseProgress(stderr, f.quiet, f.progressEvery), desc, "runs", f.progressEvery)
+			return prog.runUpdate, prog.finish
+		}}
 	if f.merge {
-		rows, err := sweep.MergeSweep(plan, sweep.MergeOptions{Out: f.out, From: f.from, Partial: f.partial, Baseline: baseline, Sensitivity: grid})
+		rows, err := session.Merge(sweep.MergeOptions{Out: f.out, From: f.from, Partial: f.partial})
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "merged %d of %d runs into %s\n", len(rows), len(plan.Runs), filepath.Join(f.out, sweep.SummaryParquet))
-		return writeSweepTable(stdout, rows)
+		return sweep.WriteReport(stdout, rows)
 	}
 	shard := sweep.Shard{}
 	if f.shard != "" {
@@ -172,21 +177,8 @@ func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweep
 	if parallel <= 0 {
 		parallel = runtime.GOMAXPROCS(0)
 	}
-	opt := sweep.SweepOptions{Out: f.out, Parallel: parallel, Shard: shard, Resume: f.resume, RunTimeout: f.runTimeout}
-	desc := "sweep " + plan.Name
-	if shard.Count > 1 {
-		desc += " shard " + shard.String()
-	}
-	prog := newProgress(stderr, chooseProgress(stderr, f.quiet, f.progressEvery), desc, "runs", f.progressEvery)
-	opt.Progress = prog.runUpdate
-	start := time.Now()
-	rep, err := sweep.RunSweep(cmd.Context(), reg, plan, opt)
-	prog.finish()
-	fmt.Fprintf(stdout, "sweep %s (shard %s): %d runs, %d already complete, %d ran, %d failed, in %.1fs; results in %s\n",
-		plan.Name, shard, rep.Total, rep.Skipped, rep.Ran, len(rep.Failed), time.Since(start).Seconds(), filepath.Join(f.out, sweep.RunsDir))
-	if err == nil && grid != nil {
-		err = runSensitivitySweep(cmd, reg, plan, *grid, opt, f.quiet, f.progressEvery)
-	}
+	session.Sweep = sweep.SweepOptions{Out: f.out, Parallel: parallel, Shard: shard, Resume: f.resume, RunTimeout: f.runTimeout}
+	rows, err := session.Run(cmd.Context(), reg)
 	if err != nil {
 		return err
 	}
@@ -194,49 +186,7 @@ func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweep
 		fmt.Fprintf(stdout, "when every shard has finished: arena sweep %s --merge --out %s\n", specPath, f.out)
 		return nil
 	}
-	rows, err := sweep.MergeSweep(plan, sweep.MergeOptions{Out: f.out, Baseline: baseline, Sensitivity: grid})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "%d runs in %s\n", len(rows), filepath.Join(f.out, sweep.SummaryParquet))
-	return writeSweepTable(stdout, rows)
-}
-
-// writeSweepTable prints the seed table, then a warning naming the runs in
-// artifact timing whose policy found one of the artifact's internal
-// assertions false (summary.parquet's artifact_assertions_failed): their
-// results are arena's, as 'arena simulate' says for a single run.
-func writeSweepTable(w io.Writer, rows []sweep.SummaryRow) error {
-	if err := sweep.WriteSeedTable(w, rows); err != nil {
-		return err
-	}
-	if err := sweep.WriteFairnessSeedTable(w, rows); err != nil {
-		return err
-	}
-	multi := false
-	for _, r := range rows {
-		multi = multi || r.Seeds > 1
-	}
-	var neglect []string
-	for _, r := range rows {
-		if !multi && (r.Dropped > 0 || r.StuckPending > 0) { // the seed table flags them otherwise
-			neglect = append(neglect, fmt.Sprintf("%s (%d dropped, %d left queued on an idle cluster)", r.Key, r.Dropped, r.StuckPending))
-		}
-	}
-	if len(neglect) > 0 {
-		fmt.Fprintf(w, "\n⚠ %d run(s) dropped or stranded jobs; they count in submitted_mean_jct_s (the default comparison) at their age at the horizon:\n  %s\n", len(neglect), strings.Join(neglect, "\n  "))
-	}
-	var hit []string
-	for _, r := range rows {
-		if a := r.ArtifactAssertionsFailed; a != nil && *a > 0 {
-			hit = append(hit, fmt.Sprintf("%s (%d)", r.Key, *a))
-		}
-	}
-	if len(hit) > 0 {
-		fmt.Fprintf(w, "\n⚠ %d run(s) found an internal assertion of the artifact false (skipped, as in exact timing; count in parentheses, column artifact_assertions_failed): the artifact would have stopped on these workloads, so their artifact-timing results are arena's:\n  %s\n",
-			len(hit), strings.Join(hit, "\n  "))
-	}
-	return nil
+	return sweep.WriteReport(stdout, rows)
 }
 
 // sweepBaseline is the comparisons' baseline: --baseline, else the spec's
@@ -289,29 +239,6 @@ func emitSweep(w io.Writer, plan *sweep.Plan, specPath string, f sweepFlags) err
 	}
 	_, err = io.WriteString(w, text)
 	return err
-}
-
-// capSweepRounds gives every run the --max-rounds cap (unless the spec
-// sets its own max_rounds and the flag was not given) and refuses, at the
-// spec's rounds or horizon key, a length over it.
-func capSweepRounds(spec *sweep.Spec, plan *sweep.Plan, maxRounds int, flagGiven bool) error {
-	for i := range plan.Runs {
-		if r := &plan.Runs[i].Run; r.MaxRounds == 0 || flagGiven {
-			r.MaxRounds = maxRounds
-		}
-	}
-	for _, pr := range plan.Runs { // every run shares the spec's rounds
-		if r := pr.Run.Rounds; r > 0 {
-			key := "rounds"
-			if spec.HasKey("horizon") {
-				key = "horizon"
-			}
-			if err := runner.CheckRounds(r, pr.Run.MaxRounds, ""); err != nil {
-				return spec.KeyError(key, err)
-			}
-		}
-	}
-	return nil
 }
 
 // compareSweep checks two output directories of the sweep hold the same
