@@ -182,7 +182,7 @@ func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
 			fmt.Fprintf(cmd.ErrOrStderr(), "note: %s: %s\n", w.Path, n)
 		}
 	}
-	return printPlotCaptions(cmd.OutOrStdout(), f.out, rows)
+	return report.WriteCaptionsFile(cmd.OutOrStdout(), f.out, rows)
 }
 
 // kindGroups are the figure kinds asked for, by who draws them.

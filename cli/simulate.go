@@ -18,6 +18,7 @@ import (
 
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/experiments/data/reference"
+	"github.com/arena-sim/arena/experiments/report"
 	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/experiments/sweep"
 	"github.com/arena-sim/arena/policy"
@@ -272,7 +273,7 @@ func reportSimulate(cmd *cobra.Command, base runner.Run, f simulateFlags, scenar
 		}
 	}
 	warnMissingTypes(cmd.ErrOrStderr(), outcomes[0])
-	printSummaries(cmd.OutOrStdout(), outcomes, base.Timing == sim.Artifact && base.Trace == "philly" && !f.noReference && outcomes[0].Summary.Rounds == 2000 && base.Cluster == "paper-1280", f.baseline)
+	report.WriteRunTable(cmd.OutOrStdout(), outcomes, base.Timing == sim.Artifact && base.Trace == "philly" && !f.noReference && outcomes[0].Summary.Rounds == 2000 && base.Cluster == "paper-1280", f.baseline)
 	if base.Timing == sim.Artifact && base.Trace == "pai" && !f.noReference && outcomes[0].Summary.Rounds == 500 && base.Cluster == "paper-1280" {
 		// The authors' PAI runs are stored as per-round digests only.
 		for _, o := range outcomes {
@@ -454,12 +455,4 @@ func isTerminal(w io.Writer) bool {
 	}
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// times renders a count of occurrences: "once", "16 times".
-func times(n int) string {
-	if n == 1 {
-		return "once"
-	}
-	return fmt.Sprintf("%d times", n)
 }

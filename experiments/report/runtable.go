@@ -1,4 +1,4 @@
-package cli
+package report
 
 import (
 	"fmt"
@@ -18,10 +18,16 @@ import (
 	"github.com/arena-sim/arena/sim/resultsdir"
 )
 
-// printSummaries prints the side-by-side table, the warnings and the
-// comparisons (against baseline, or the paper's arena against each when
-// baseline is "").
-func printSummaries(w io.Writer, outcomes []*runner.Outcome, withReference bool, baseline string) {
+// The side-by-side table of 'arena simulate': one column per run, one row
+// per metric of the catalogue (sim/metrics) with a table label, the
+// artifact's stored values beside them in artifact timing on the paper's
+// Philly setup, then warnings and the comparisons on the default metric.
+
+// WriteRunTable prints the side-by-side table of outcomes, the warnings
+// and the comparisons (against baseline, or the paper's arena against
+// each when baseline is ""); withReference adds the artifact's stored
+// values and per-round digests.
+func WriteRunTable(w io.Writer, outcomes []*runner.Outcome, withReference bool, baseline string) {
 	s0 := outcomes[0].Summary
 	fmt.Fprintf(w, "trace %s (%d jobs, %d submitted in the window) on %s, %s timing, %d rounds of 300 s (%s)\n\n",
 		s0.Trace, s0.JobsInTrace, s0.Submitted, s0.Cluster, s0.Timing, s0.Rounds, sim.Duration(s0.HorizonS))
@@ -193,12 +199,12 @@ func printComparisons(w io.Writer, outcomes []*runner.Outcome, baseline string) 
 	}
 }
 
-// printPlotCaptions writes OUT/captions.txt — per comparison group, each
+// WriteCaptionsFile writes OUT/captions.txt — per comparison group, each
 // policy's mean JCT over all submitted jobs beside its jobs finished /
 // unfinished / dropped, for the figures' captions — prints its path, and
 // prints the seed table (means with t-intervals, paired comparisons) when
 // the runs have several seeds.
-func printPlotCaptions(w io.Writer, out string, rows []sweep.SummaryRow) error {
+func WriteCaptionsFile(w io.Writer, out string, rows []sweep.SummaryRow) error {
 	var b strings.Builder
 	if err := sweep.WriteCaptions(&b, rows); err != nil {
 		return err
@@ -212,4 +218,12 @@ func printPlotCaptions(w io.Writer, out string, rows []sweep.SummaryRow) error {
 		return err
 	}
 	return sweep.WriteFairnessSeedTable(w, rows)
+}
+
+// times renders a count of occurrences: "once", "16 times".
+func times(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
 }
