@@ -17,7 +17,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/arena-sim/arena/estimator"
-	"github.com/arena-sim/arena/experiments/data/reference"
 	"github.com/arena-sim/arena/experiments/report"
 	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/experiments/sweep"
@@ -26,7 +25,6 @@ import (
 	"github.com/arena-sim/arena/sim/fairness"
 	"github.com/arena-sim/arena/sim/outdir"
 	"github.com/arena-sim/arena/sim/overheadprofile"
-	"github.com/arena-sim/arena/sim/resultsdir"
 )
 
 // simulateFlags are the command's flags: the run they describe, bound
@@ -257,34 +255,12 @@ func reportSimulate(cmd *cobra.Command, base runner.Run, f simulateFlags, scenar
 		fair = fairnessReports(outcomes)
 	}
 	if f.out != "" {
-		// All policies' directories or none: a failure part-way (a full
-		// disk) leaves no new run beside an old one (resultsdir.WriteDirs).
-		runs := make([]resultsdir.RunDir, len(outcomes))
-		for i, o := range outcomes {
-			runs[i] = resultsdir.RunDir{Dir: filepath.Join(f.out, sweep.PolicyDir(o.Summary.Policy)), Result: o.Result, Summary: o.Summary}
-			extra, err := o.FairnessFiles()
-			if err != nil {
-				return err
-			}
-			runs[i].Extra = extra
-		}
-		if err := resultsdir.WriteDirs(runs); err != nil {
+		if err := sweep.WritePolicyDirs(f.out, outcomes); err != nil {
 			return err
 		}
 	}
 	warnMissingTypes(cmd.ErrOrStderr(), outcomes[0])
-	report.WriteRunTable(cmd.OutOrStdout(), outcomes, base.Timing == sim.Artifact && base.Trace == "philly" && !f.noReference && outcomes[0].Summary.Rounds == 2000 && base.Cluster == "paper-1280", f.baseline)
-	if base.Timing == sim.Artifact && base.Trace == "pai" && !f.noReference && outcomes[0].Summary.Rounds == 500 && base.Cluster == "paper-1280" {
-		// The authors' PAI runs are stored as per-round digests only.
-		for _, o := range outcomes {
-			if ref, err := reference.Digest("pai", o.Summary.Policy); err == nil {
-				if d, err := sim.CompareDigests(ref, o.Result.DigestCSV()); err == nil {
-					fmt.Fprintf(cmd.OutOrStdout(), "\n%s per-round digest vs the authors' run: %s", o.Summary.Policy, d)
-				}
-			}
-		}
-		fmt.Fprintln(cmd.OutOrStdout())
-	}
+	report.WriteRunTable(cmd.OutOrStdout(), outcomes, report.RunTableOptions{Baseline: f.baseline, NoReference: f.noReference})
 	if fair != nil {
 		if err := printFairness(cmd.OutOrStdout(), outcomes, fair); err != nil {
 			return err

@@ -23,11 +23,43 @@ import (
 // artifact's stored values beside them in artifact timing on the paper's
 // Philly setup, then warnings and the comparisons on the default metric.
 
+// RunTableOptions control WriteRunTable.
+type RunTableOptions struct {
+	// Baseline turns the comparisons round ("" the paper's form, arena
+	// against each).
+	Baseline string
+	// NoReference leaves out the authors' stored results, which are
+	// otherwise shown where the runs are the paper's setup in artifact
+	// timing (Philly: values and per-round digests; PAI: digests).
+	NoReference bool
+}
+
+// paperSetup says whether runs are the paper's setup of trace (its
+// rounds on paper-1280, artifact timing), the only runs the authors'
+// stored results describe.
+func paperSetup(s *sim.Summary, trace string, rounds int) bool {
+	return s.Timing == sim.Artifact.String() && s.Trace == trace && s.Rounds == rounds && s.Cluster == "paper-1280"
+}
+
 // WriteRunTable prints the side-by-side table of outcomes, the warnings
-// and the comparisons (against baseline, or the paper's arena against
-// each when baseline is ""); withReference adds the artifact's stored
-// values and per-round digests.
-func WriteRunTable(w io.Writer, outcomes []*runner.Outcome, withReference bool, baseline string) {
+// and the comparisons (against the baseline, or the paper's arena against
+// each), and beside them the authors' stored results where they exist.
+func WriteRunTable(w io.Writer, outcomes []*runner.Outcome, opt RunTableOptions) {
+	writeRunTable(w, outcomes, !opt.NoReference && paperSetup(&outcomes[0].Summary, "philly", 2000), opt.Baseline)
+	if !opt.NoReference && paperSetup(&outcomes[0].Summary, "pai", 500) {
+		// The authors' PAI runs are stored as per-round digests only.
+		for _, o := range outcomes {
+			if ref, err := reference.Digest("pai", o.Summary.Policy); err == nil {
+				if d, err := sim.CompareDigests(ref, o.Result.DigestCSV()); err == nil {
+					fmt.Fprintf(w, "\n%s per-round digest vs the authors' run: %s", o.Summary.Policy, d)
+				}
+			}
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func writeRunTable(w io.Writer, outcomes []*runner.Outcome, withReference bool, baseline string) {
 	s0 := outcomes[0].Summary
 	fmt.Fprintf(w, "trace %s (%d jobs, %d submitted in the window) on %s, %s timing, %d rounds of 300 s (%s)\n\n",
 		s0.Trace, s0.JobsInTrace, s0.Submitted, s0.Cluster, s0.Timing, s0.Rounds, sim.Duration(s0.HorizonS))

@@ -32,7 +32,7 @@ func TestRelativeWording(t *testing.T) {
 func TestNothingFinishedPrintsDash(t *testing.T) {
 	var b strings.Builder
 	o := &runner.Outcome{Summary: sim.Summary{Policy: "gavel", Submitted: 3, Pending: 3, Unfinished: 3, StuckPending: 3, CensoredMeanJCT: 900}}
-	WriteRunTable(&b, []*runner.Outcome{o}, false, "")
+	WriteRunTable(&b, []*runner.Outcome{o}, RunTableOptions{})
 	out := b.String()
 	for _, want := range []string{"3 ⚠", "gavel ends with 3 pending jobs and nothing running"} {
 		if !strings.Contains(out, want) {

@@ -87,6 +87,23 @@ func executeTo(ctx context.Context, rv *runner.Resolver, pr PlannedRun, dir stri
 	return out, nil
 }
 
+// WritePolicyDirs writes each outcome's results as out/<policy>/ (the
+// layout of 'arena simulate --out'): all the policies' directories or
+// none, so a failure part-way (a full disk) leaves no new run beside an
+// old one (resultsdir.WriteDirs).
+func WritePolicyDirs(out string, outcomes []*runner.Outcome) error {
+	runs := make([]resultsdir.RunDir, len(outcomes))
+	for i, o := range outcomes {
+		runs[i] = resultsdir.RunDir{Dir: filepath.Join(out, PolicyDir(o.Summary.Policy)), Result: o.Result, Summary: o.Summary}
+		extra, err := o.FairnessFiles()
+		if err != nil {
+			return err
+		}
+		runs[i].Extra = extra
+	}
+	return resultsdir.WriteDirs(runs)
+}
+
 // Complete reports whether dir holds the finished results of the run
 // named key.
 func Complete(dir, key string) bool { return incomplete(dir, key) == nil }
