@@ -25,7 +25,7 @@ run: build
 	./$(BIN) simulate --out results
 
 test:
-	@command -v pdftotext >/dev/null || { [ "$$(id -u)" = 0 ] && { apt-get install -y -qq poppler-utils >/dev/null 2>&1 || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq poppler-utils >/dev/null 2>&1; }; }; } || echo "WARNING: pdftotext (poppler-utils) not found: the PDF text test of plots is SKIPPED"
+	@command -v pdftotext >/dev/null || { [ "$$(id -u)" = 0 ] && echo "installing Debian's poppler-utils (pdftotext, for the PDF text test of plots)" && { apt-get install -y -qq poppler-utils >/dev/null 2>&1 || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq poppler-utils >/dev/null 2>&1; }; }; } || echo "WARNING: pdftotext (poppler-utils) not found: the PDF text test of plots is SKIPPED"
 	@command -v python3 >/dev/null || echo "WARNING: python3 not found: the Python example policies (examples/python, policy/exec tests) are SKIPPED"
 	$(GO) vet ./...
 	$(GO) test ./...
