@@ -22,7 +22,7 @@ func TestSweepSensitivityFlag(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	for _, want := range []string{"under model error", "grid overheads ×1/1.25 × iteration times ×1, 2 points", "Model error: ", "comparisons hold", "4 perturbed runs"} {
+	for _, want := range []string{"under model error", "grid overheads ×1/1.25 × iteration times ×1, 2 points", "Model error, 1 comparison (", "JCT reduction ", " hold · ", "4 perturbed runs"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("sweep --sensitivity GRID output lacks %q:\n%s", want, out)
 		}

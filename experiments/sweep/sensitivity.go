@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/arena-sim/arena/experiments/ci"
 	"github.com/arena-sim/arena/experiments/runner"
 	"gopkg.in/yaml.v3"
 )
@@ -274,22 +274,104 @@ func MarkRobust(rows []SummaryRow, plan *Plan, out string, g Sensitivity, baseli
 	return nil
 }
 
-// comparisonSigns are the signs of r's JCT reduction and of its
-// throughput ratio's distance from 1 (false: r has no comparison).
-func comparisonSigns(r *SummaryRow) (jct, thr int, ok bool) {
-	red, okR := r.Cmp("jct_reduction")
-	ratio, okT := r.Cmp("throughput_ratio")
-	return sign(red.Mean), sign(ratio.Mean - 1), okR && okT
+// A verdict is what the model-error grid says of one comparison on one
+// metric, decided from intervals, not means:
+//
+//   - holds: the paired interval excludes "no difference" (0 for a
+//     reduction, 1 for a ratio) at the centre and on the same side at every
+//     perturbed point;
+//   - fragile: it does at the centre, and at some point it does not, or
+//     excludes it on the other side;
+//   - not resolved: the centre's interval contains "no difference" (or a
+//     single seed gives none), so there is no conclusion to keep;
+//   - undecided: a perturbed point lacks the comparison.
+type verdict int
+
+const (
+	notResolved verdict = iota
+	holds
+	fragile
+	undecided
+)
+
+func (v verdict) String() string {
+	return [...]string{"not resolved", "holds", "fragile", "undecided"}[v]
 }
 
-func sign(x float64) int {
+// side is which side of null iv's interval lies: +1 wholly above, −1
+// wholly below, 0 when it contains null or has no bounds (fewer than two
+// seeds).
+func side(iv ci.Interval, null float64) int {
 	switch {
-	case x > 0:
+	case iv.Lo > null: // false for NaN
 		return 1
-	case x < 0:
+	case iv.Hi < null:
 		return -1
 	}
 	return 0
+}
+
+// compMetric is one metric a comparison is judged on.
+type compMetric struct {
+	key, name string
+	null      float64
+	// cross says what a sign change is for this metric.
+	cross string
+}
+
+// judged are the metrics whose comparisons the model-error grid judges:
+// the default metric's paired reduction and the throughput ratio.
+var judged = []compMetric{
+	{"jct_reduction", "JCT reduction", 0, "below 0"},
+	{"throughput_ratio", "throughput ratio", 1, "below 1"},
+}
+
+// judge returns the verdict on m of row r (the centre) against its
+// counterparts at the perturbed points (nil: the point lacks it), with
+// the points that make it fragile or undecided.
+func judge(m compMetric, r *SummaryRow, at []GridPoint, others []*SummaryRow) (verdict, string) {
+	c, ok := r.Cmp(m.key)
+	if !ok {
+		return undecided, "no result at the centre"
+	}
+	s := side(c, m.null)
+	var notSig, other, missing []string
+	for i, q := range others {
+		var iv ci.Interval
+		if q != nil && q.Comparison == r.Comparison {
+			iv, ok = q.Cmp(m.key)
+		}
+		if q == nil || q.Comparison != r.Comparison || !ok {
+			missing = append(missing, at[i].String())
+			continue
+		}
+		switch side(iv, m.null) {
+		case s:
+		case 0:
+			notSig = append(notSig, at[i].String())
+		default:
+			other = append(other, at[i].String())
+		}
+	}
+	switch {
+	case s == 0:
+		if c.N < 2 {
+			return notResolved, "one seed: no interval"
+		}
+		return notResolved, fmt.Sprintf("its interval contains %g at the centre", m.null)
+	case len(notSig) > 0 || len(other) > 0:
+		var why []string
+		if len(other) > 0 {
+			why = append(why, "significant the other way at "+strings.Join(other, ", "))
+		}
+		if len(notSig) > 0 {
+			why = append(why, fmt.Sprintf("interval contains %g at ", m.null)+strings.Join(notSig, ", "))
+		}
+		return fragile, strings.Join(why, "; ")
+	case len(missing) > 0:
+		return undecided, "no result at " + strings.Join(missing, ", ")
+	}
+	return holds, ""
 }
 
 // ranking is a cell's policies ordered by their mean over seeds of the
@@ -395,61 +477,54 @@ func markRobust(rows []SummaryRow, g Sensitivity, perPoint map[GridPoint][]Summa
 			r.RankingRobustness = "undecided (missing perturbed runs)"
 		}
 		r.Robust, r.Robustness = nil, ""
-		jct, thr, ok := comparisonSigns(r)
-		if r.Comparison == "" || !ok {
+		r.JCTVerdict, r.ThroughputVerdict = "", ""
+		if r.Comparison == "" {
 			continue
 		}
-		var jflips, tflips, missing []string
-		for _, pc := range pts {
-			q := pc.cells[k][r.Policy]
-			var qj, qt int
-			if q != nil {
-				qj, qt, ok = comparisonSigns(q)
-			}
-			if q == nil || q.Comparison != r.Comparison || !ok {
-				missing = append(missing, pc.p.String())
-				continue
-			}
-			if qj != jct {
-				jflips = append(jflips, pc.p.String())
-			}
-			if qt != thr {
-				tflips = append(tflips, pc.p.String())
-			}
+		others := make([]*SummaryRow, len(pts))
+		at := make([]GridPoint, len(pts))
+		for i, pc := range pts {
+			others[i], at[i] = pc.cells[k][r.Policy], pc.p
 		}
-		var why []string
-		if len(jflips) > 0 {
-			why = append(why, "JCT reduction's sign flips at "+strings.Join(jflips, ", "))
+		var vs [2]verdict
+		var parts []string
+		for i, m := range judged {
+			v, why := judge(m, r, at, others)
+			vs[i] = v
+			part := m.name + " " + v.String()
+			if why != "" {
+				part += " (" + why + ")"
+			}
+			parts = append(parts, part)
 		}
-		if len(tflips) > 0 {
-			why = append(why, "throughput ratio crosses 1 at "+strings.Join(tflips, ", "))
-		}
+		r.JCTVerdict, r.ThroughputVerdict = vs[0].String(), vs[1].String()
 		switch {
-		case len(why) > 0:
-			f := false
-			r.Robust, r.Robustness = &f, "fragile ("+strings.Join(why, "; ")+")"
-		case len(missing) > 0:
-			r.Robustness = "undecided (no result at " + strings.Join(missing, ", ") + ")"
-		default:
+		case vs[0] == holds && vs[1] == holds:
 			t := true
 			r.Robust, r.Robustness = &t, "holds"
+			continue
+		case vs[0] == fragile || vs[1] == fragile:
+			f := false
+			r.Robust = &f
 		}
+		r.Robustness = strings.Join(parts, "; ")
 	}
 }
 
 // RobustCell is a row's entry in the seed table's robustness column: ""
-// when no sensitivity analysis ran, "–" on a row without a comparison.
+// when no sensitivity analysis ran, "–" on a row without a comparison,
+// "holds" when both verdicts hold, else each metric's verdict (the lines
+// under the table say where and why).
 func RobustCell(r *SummaryRow) string {
 	switch {
 	case r.SensitivityGrid == "":
 		return ""
 	case r.Robustness == "":
 		return "–"
-	case utf8.RuneCountInString(r.Robustness) > 72: // the lines under the table say it all
-		state, _, _ := strings.Cut(r.Robustness, " (")
-		return state + " (see below)"
+	case r.Robustness == "holds" || r.JCTVerdict == "":
+		return r.Robustness
 	}
-	return r.Robustness
+	return "JCT " + r.JCTVerdict + " · thr. " + r.ThroughputVerdict
 }
 
 // WriteRobustness prints, after the seed table of rows whose robustness
@@ -463,7 +538,11 @@ func WriteRobustness(w io.Writer, rows []SummaryRow) error {
 	var b strings.Builder
 	cells, order := byCell(rows)
 	fmt.Fprintf(&b, "\nUnder model error — grid %s; perturbed runs in OUT/sensitivity:\n", rows[0].SensitivityGrid)
-	held, comps, rankHeld := 0, 0, 0
+	comps, rankHeld := 0, 0
+	count := map[string]map[string]int{} // metric name → verdict → comparisons
+	for _, m := range judged {
+		count[m.name] = map[string]int{}
+	}
 	seen := map[string]bool{}
 	for _, k := range order {
 		c := cells[k]
@@ -485,16 +564,24 @@ func WriteRobustness(w io.Writer, rows []SummaryRow) error {
 			}
 			seen[k+"|"+r.Policy] = true
 			comps++
-			if r.Robust != nil && *r.Robust {
-				held++
-			}
+			count[judged[0].name][r.JCTVerdict]++
+			count[judged[1].name][r.ThroughputVerdict]++
 			if r.Robust == nil || !*r.Robust {
 				fmt.Fprintf(&b, "    %s: %s\n", r.Comparison, r.Robustness)
 			}
 		}
 	}
-	fmt.Fprintf(&b, "Model error: %d of %d comparisons hold (sign of the JCT reduction on submitted_mean_jct_s and side of 1 of the throughput ratio at every point); ranking holds in %d of %d cells.\n",
-		held, comps, rankHeld, len(order))
+	var per []string
+	for _, m := range judged {
+		c := count[m.name]
+		per = append(per, fmt.Sprintf("%s %d hold · %d fragile · %d not resolved · %d undecided", m.name, c["holds"], c["fragile"], c["not resolved"], c["undecided"]))
+	}
+	noun := "comparisons"
+	if comps == 1 {
+		noun = "comparison"
+	}
+	fmt.Fprintf(&b, "Model error, %d %s (holds: the paired 95 %% t-interval over seeds excludes no difference on the same side at every point): %s; ranking by mean holds in %d of %d cells.\n",
+		comps, noun, strings.Join(per, "; "), rankHeld, len(order))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"fmt"
 	"os"
 	"reflect"
 	"slices"
@@ -131,9 +132,9 @@ func TestMarkRobust(t *testing.T) {
 	}
 	yes, no := true, false
 	check("a", "arena", &yes, "holds")
-	check("a", "fcfs", &no, "JCT reduction's sign flips at overheads ×1.25 · iteration times ×1")
+	check("a", "fcfs", &no, "JCT reduction fragile (significant the other way at overheads ×1.25 · iteration times ×1)")
 	check("a", "sia", nil, "")
-	check("b", "arena", &no, "throughput ratio crosses 1 at overheads ×0.75 · iteration times ×0.95")
+	check("b", "arena", &no, "throughput ratio fragile (significant the other way at overheads ×0.75 · iteration times ×0.95)")
 	check("b", "fcfs", &yes, "holds")
 	if r := find(main, "a", "fcfs"); strings.Contains(r.Robustness, "0.75") {
 		t.Errorf("fcfs flips at one point only, yet: %q", r.Robustness)
@@ -148,8 +149,8 @@ func TestMarkRobust(t *testing.T) {
 	if err := WriteSeedTable(&b, main); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"under model error", "fragile (JCT reduction's sign flips", "overheads ×0.75/1/1.25 × iteration times ×0.95/1/1.05, 9 points",
-		"Model error: 2 of 4 comparisons hold", "ranking holds in 1 of 2 cells", "ranking by submitted mean JCT arena < sia < fcfs changes"} {
+	for _, w := range []string{"under model error", "JCT fragile · thr. holds", "overheads ×0.75/1/1.25 × iteration times ×0.95/1/1.05, 9 points",
+		"JCT reduction 3 hold · 1 fragile · 0 not resolved · 0 undecided", "throughput ratio 3 hold · 1 fragile", "ranking by mean holds in 1 of 2 cells", "ranking by submitted mean JCT arena < sia < fcfs changes"} {
 		if !strings.Contains(b.String(), w) {
 			t.Errorf("seed table lacks %q:\n%s", w, b.String())
 		}
@@ -204,7 +205,8 @@ func TestSweepSensitivityColumns(t *testing.T) {
 		t.Fatalf("%d rows, want the 2 main runs", len(rows))
 	}
 	f := find(rows, "pai", "fcfs")
-	if f.Robust == nil || f.RankingRobust == nil || f.SensitivityGrid != "overheads ×1/1.25 × iteration times ×1, 2 points" || f.Robustness == "" {
+	// One seed gives no interval: nothing is resolved, so nothing holds.
+	if f.Robust != nil || f.RankingRobust == nil || f.SensitivityGrid != "overheads ×1/1.25 × iteration times ×1, 2 points" || f.Robustness != "JCT reduction not resolved (one seed: no interval); throughput ratio not resolved (one seed: no interval)" || f.JCTVerdict != "not resolved" {
 		t.Errorf("fcfs row: robust %v ranking %v grid %q robustness %q", deb(f.Robust), deb(f.RankingRobust), f.SensitivityGrid, f.Robustness)
 	}
 	if _, err := os.Stat(RunDir(SensitivityDir(out), plan.Runs[0].Key+".o1.25-i1")); err != nil {
@@ -230,3 +232,72 @@ func TestParseSensitivity(t *testing.T) {
 		t.Errorf("bad factor: %v, want an error at s.yaml:6 naming the key", err)
 	}
 }
+
+// pairRows is a two-policy cell over five seeds, fcfs the baseline:
+// fcfs takes 1000 s and 100 samples/s on every seed, arena 1000·(1−red[s])
+// s and 100·thr[s] samples/s, so the paired JCT reductions are red and
+// the throughput ratios thr exactly.
+func pairRows(t *testing.T, red, thr []float64) []SummaryRow {
+	t.Helper()
+	var rows []SummaryRow
+	for s := range red {
+		for _, p := range []string{"arena", "fcfs"} {
+			jct, tp := 1000.0, 100.0
+			if p == "arena" {
+				jct, tp = 1000*(1-red[s]), 100*thr[s]
+			}
+			rows = append(rows, row(p+".x", sim.Summary{Trace: "x", Cluster: "c", Timing: "exact", Rounds: 600, Density: 1,
+				Estimator: "profiledb", Policy: p, Seed: int64(s + 1), SubmittedMeanJCT: jct, MeanThroughput: tp}))
+		}
+	}
+	addSeedStats(rows)
+	if err := SetBaseline(rows, "fcfs"); err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// The verdict comes from intervals, not signs of means (hand-worked
+// paired 95 % t-intervals over 5 seeds, t(0.975, 4) = 2.776):
+//
+//   - reductions 6, −2, 4, −1, 3 %: mean 2 %, s = 3.39 %, interval
+//     [−2.2, 6.2] % — contains 0 at the centre: not resolved, whatever the
+//     perturbed points say (the mean's sign is the same everywhere);
+//   - throughput ratios 1.0002, 0.9999, 1.0005, 1.0001, 1.0003: mean
+//     1.0002, interval [0.99992, 1.00048] — contains 1: not resolved;
+//   - reductions 10, 11, 9, 10, 10 % (interval [8.8, 11.2] %) at the
+//     centre and 2, −3, 5, 1, 0 % (mean 1 %, [−2.6, 4.6] %) at one point:
+//     the mean keeps its sign, the interval does not exclude 0: fragile;
+//   - 10, 11, 9, 10, 10 % at every point: holds.
+func TestVerdictFromIntervals(t *testing.T) {
+	g := Sensitivity{Overheads: []float64{1.25}, IterationTimes: []float64{1}}
+	p := g.Perturbed()[0]
+	flat := []float64{1.1, 1.1, 1.1, 1.1, 1.1}
+	sig := []float64{0.10, 0.11, 0.09, 0.10, 0.10}
+	for _, tc := range []struct {
+		name                 string
+		centreRed, pointRed  []float64
+		centreThr            []float64
+		robust               *bool
+		jct, thr, robustness string
+	}{
+		{"tiresias-like", []float64{0.06, -0.02, 0.04, -0.01, 0.03}, []float64{0.06, -0.02, 0.04, -0.01, 0.03}, flat,
+			nil, "not resolved", "holds", "JCT reduction not resolved (its interval contains 0 at the centre)"},
+		{"1.0002x", sig, sig, []float64{1.0002, 0.9999, 1.0005, 1.0001, 1.0003},
+			nil, "holds", "not resolved", "throughput ratio not resolved (its interval contains 1 at the centre)"},
+		{"mean keeps sign", sig, []float64{0.02, -0.03, 0.05, 0.01, 0}, flat,
+			ptr(false), "fragile", "holds", "JCT reduction fragile (interval contains 0 at overheads ×1.25 · iteration times ×1)"},
+		{"holds", sig, sig, flat, ptr(true), "holds", "holds", "holds"},
+	} {
+		main := pairRows(t, tc.centreRed, tc.centreThr)
+		perPoint := map[GridPoint][]SummaryRow{p: pairRows(t, tc.pointRed, flat)}
+		markRobust(main, g, perPoint)
+		r := find(main, "x", "arena")
+		if r.JCTVerdict != tc.jct || r.ThroughputVerdict != tc.thr || !strings.Contains(r.Robustness, tc.robustness) || fmt.Sprint(deb(r.Robust)) != fmt.Sprint(deb(tc.robust)) {
+			iv, _ := r.Cmp("jct_reduction")
+			t.Errorf("%s: jct %q thr %q robust %v %q (reduction %+v), want %q %q %v containing %q", tc.name, r.JCTVerdict, r.ThroughputVerdict, deb(r.Robust), r.Robustness, iv, tc.jct, tc.thr, deb(tc.robust), tc.robustness)
+		}
+	}
+}
+
+func ptr(b bool) *bool { return &b }

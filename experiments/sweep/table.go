@@ -49,8 +49,12 @@ type SummaryRow struct {
 	Compared              map[string]ci.Interval
 	// Under model error (sensitivity.go, markRobust): nil/"" when no
 	// sensitivity analysis ran.
+	// JCTVerdict and ThroughputVerdict are the verdicts on the paired
+	// JCT reduction and throughput ratio ("holds", "fragile", "not
+	// resolved", "undecided"; "" without a comparison).
 	Robust, RankingRobust                          *bool
 	Robustness, RankingRobustness, SensitivityGrid string
+	JCTVerdict, ThroughputVerdict                  string
 }
 
 // Cmp is the row's paired comparison name (false: none, e.g. the
@@ -119,6 +123,8 @@ var dims = map[string]column{
 	"ranking_robust":     {kind: tOptBool, set: func(v reflect.Value, r *SummaryRow) { setOptBool(v, r.RankingRobust) }},
 	"ranking_robustness": {kind: tString, set: func(v reflect.Value, r *SummaryRow) { v.SetString(r.RankingRobustness) }},
 	"sensitivity_grid":   {kind: tString, set: func(v reflect.Value, r *SummaryRow) { v.SetString(r.SensitivityGrid) }},
+	"jct_verdict":        {kind: tString, set: func(v reflect.Value, r *SummaryRow) { v.SetString(r.JCTVerdict) }},
+	"throughput_verdict": {kind: tString, set: func(v reflect.Value, r *SummaryRow) { v.SetString(r.ThroughputVerdict) }},
 	"tenants": {kind: tString, set: func(v reflect.Value, r *SummaryRow) {
 		if r.Fairness != nil {
 			v.SetString(r.Fairness.TenantsFrom)
@@ -160,7 +166,7 @@ jain_gpu_share @stats:jain_gpu_share jain_slowdown @stats:jain_slowdown over_cap
 quota_reclaims @stats:quota_reclaims quota_reclaimed_gpus @stats:quota_reclaimed_gpus quota_vetoed @stats:quota_vetoed
 quota_violations @stats:quota_violations
 @tenant-metrics
-faults`)
+faults jct_verdict throughput_verdict`)
 
 // valueColumn is metric m's column of the run's value: int32 or double
 // for core metrics (a pointer when Optional), an optional double for a
