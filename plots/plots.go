@@ -788,6 +788,7 @@ func LoadCurvesCI(yLabel string, panels []Panel, ciName string) (*Figure, error)
 	if whiskers && ciName != "" {
 		f.addLegend(ciName, errBarsPlotter{})
 	}
+	f.shareAxes(false)
 	return f, nil
 }
 
