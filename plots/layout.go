@@ -219,5 +219,5 @@ func (f *Figure) noteLayout(boxes []TextBox, size Size) {
 	if len(probs) > shown {
 		msg += fmt.Sprintf("; and %d more", len(probs)-shown)
 	}
-	f.Notes = append(f.Notes, fmt.Sprintf("%s%.1f×%.1f in: %s (try --size full)", notePrefix, (size.W/vg.Inch), (size.H/vg.Inch), msg))
+	f.Notes = append(f.Notes, fmt.Sprintf("%s%.1f×%.1f in: %s (try --size full)", notePrefix, size.W/vg.Inch, size.H/vg.Inch, msg))
 }

@@ -218,7 +218,7 @@ func JCTCDF(runs []Run, population string) (*Figure, error) {
 		if common, n, err = commonFinished(runs); err != nil {
 			return nil, err
 		}
-		p.Y.Label.Text = fmt.Sprintf("share of the %d jobs every policy finished", n)
+		p.Y.Label.Text = fmt.Sprintf("share of the %d jobs all finished", n)
 	}
 	xmax, censored := 0.0, false
 	for _, r := range runs {
