@@ -240,7 +240,7 @@ func (f *Figure) drawSharedLabels(dc draw.Canvas) draw.Canvas {
 			x := body.Min.X + yst.Height(l) - descent + vg.Length(k)*lineHeight(yst)
 			body.FillText(turned, vg.Point{X: x, Y: body.Center().Y}, l)
 		}
-		body = draw.Crop(body, blockHeight(yst, len(yl))+p0.Y.Label.Padding, 0, 0, 0)
+		body = draw.Crop(body, blockHeight(yst, len(yl))+descent+p0.Y.Label.Padding, 0, 0, 0)
 	}
 	descent := xst.FontExtents().Descent
 	for k, l := range xl {
@@ -274,6 +274,11 @@ func (f *Figure) shareAxes(sameY bool) {
 	}
 	for i, p := range f.Panels {
 		p.X.Label.Text, p.Y.Label.Text = "", ""
+		if _, nice := p.X.Tick.Marker.(niceTicks); nice && cols >= 3 {
+			// Three panels abreast are narrow: fewer x ticks, so their
+			// labels stay apart.
+			p.X.Tick.Marker = niceTicks{few: 3}
+		}
 		if sameY && i%cols != 0 {
 			p.Y.Tick.Marker = unlabelledTicks{p.Y.Tick.Marker}
 		}

@@ -47,7 +47,8 @@ func TestTextBoxesFollowTheCanvasTransforms(t *testing.T) {
 }
 
 // Hand-made boxes: one leaving the canvas, two overlapping, one set in
-// 5 pt; boxes that only touch are apart.
+// 5 pt; boxes 1 pt apart side by side, or touching one above the other,
+// are apart.
 func TestLayoutProblems(t *testing.T) {
 	box := func(s string, size, x0, y0, x1, y1 float64) TextBox {
 		return TextBox{Text: s, Size: vg.Length(size), Rect: vg.Rectangle{Min: vg.Point{X: vg.Length(x0), Y: vg.Length(y0)}, Max: vg.Point{X: vg.Length(x1), Y: vg.Length(y1)}}}
@@ -55,7 +56,7 @@ func TestLayoutProblems(t *testing.T) {
 	got := LayoutProblems([]TextBox{
 		box("out", 8, -3, 10, 20, 19),
 		box("a", 8, 50, 50, 70, 59), box("b", 8, 65, 55, 90, 64),
-		box("touch", 8, 90, 55, 100, 64),
+		box("apart", 8, 91, 55, 100, 64), box("above", 8, 50, 59, 60, 68),
 		box("tiny", 5, 100, 100, 110, 105),
 	}, 200, 150)
 	want := []string{`"out"`, `"a"`, `"b"`, `"tiny" is set in 5.0 pt`}
