@@ -16,6 +16,11 @@
 // ×, — and ≤ survive, and a figure is tens of KB. docs/figures.md is the
 // user's guide.
 //
+// Every figure checks, as it is drawn, that its text fits (layout.go):
+// each string's box inside the canvas, apart from the others, at 6 pt or
+// more (LayoutProblems); what does not is in Figure.Notes. Figures of
+// several panels label their axes once (Figure.XLabel, YLabel).
+//
 // Runs with faults (faults.go): the GPUs available per GPU type over time
 // with failures, drains and reclaims marked (Availability), and each
 // policy's cumulative progress lost to interruptions (CumulativeLost);

@@ -103,6 +103,7 @@ func Availability(types []AvailType, span float64) (*Figure, error) {
 		p.Y.Max = total + math.Max(1, 0.03*total)
 		f.Panels = append(f.Panels, p)
 	}
+	f.shareAxes(false)
 	l, _ := plotter.NewLine(plotter.XYs{{}, {X: 1}})
 	l.LineStyle = line
 	f.addLegend("GPUs on nodes taking jobs", l)
@@ -148,7 +149,7 @@ func CumulativeLost(panels []LostPanel, span float64) (*Figure, error) {
 	f := &Figure{Cols: min(len(panels), 3)}
 	top := 0.0
 	for pi, pn := range panels {
-		p := newPlot("simulated time ("+unit+")", "progress lost (GPU-hours, cumulative)")
+		p := newPlot("simulated time ("+unit+")", "GPU-hours lost (cumulative)")
 		p.Title.Text = pn.Title
 		for i, ln := range pn.Lines {
 			pts := make(plotter.XYs, len(ln.Times))
@@ -175,6 +176,7 @@ func CumulativeLost(panels []LostPanel, span float64) (*Figure, error) {
 	for _, p := range f.Panels {
 		p.Y.Min, p.Y.Max = 0, math.Max(top*1.05, 1)
 	}
+	f.shareAxes(true)
 	return f, nil
 }
 

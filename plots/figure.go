@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,8 +32,12 @@ type Figure struct {
 	Title  string
 	Panels []*plot.Plot
 	// Cols is the number of panel columns (0: all panels in one row).
-	Cols   int
-	Legend []LegendEntry
+	Cols int
+	// XLabel and YLabel, when set, label the axes of every panel once,
+	// below and left of the panels (a figure of several panels: see
+	// shareAxes); the panels' own labels are then empty.
+	XLabel, YLabel string
+	Legend         []LegendEntry
 	// Notes are what drawing had to compromise (set by Encode): e.g.
 	// legend labels shortened to fit, which --label should fix.
 	Notes []string
@@ -91,6 +96,20 @@ type Render struct {
 	DPI int
 }
 
+// withDefaults fills o's zero fields: column size, 8 pt, 200 dpi.
+func (o Render) withDefaults() Render {
+	if o.Size.W == 0 {
+		o.Size = Column
+	}
+	if o.FontSize == 0 {
+		o.FontSize = 8
+	}
+	if o.DPI == 0 {
+		o.DPI = 200
+	}
+	return o
+}
+
 // Formats are the file formats Encode writes.
 var Formats = []string{"pdf", "svg", "png"}
 
@@ -115,15 +134,7 @@ func (f *Figure) Encode(o Render) ([]byte, error) {
 	if len(f.Panels) == 0 {
 		return nil, fmt.Errorf("plots: a figure with no panels")
 	}
-	if o.Size.W == 0 {
-		o.Size = Column
-	}
-	if o.FontSize == 0 {
-		o.FontSize = 8
-	}
-	if o.DPI == 0 {
-		o.DPI = 200
-	}
+	o = o.withDefaults()
 	var c vg.CanvasWriterTo
 	switch o.Format {
 	case "png":
@@ -135,7 +146,11 @@ func (f *Figure) Encode(o Render) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("plots: format %q: want %s", o.Format, strings.Join(Formats, ", "))
 	}
-	f.draw(draw.New(c), o.FontSize)
+	// The drawing goes through a recorder of its text, so what does not
+	// fit is known from the very drawing written (layout.go).
+	rec := newTextRecorder(c, o.Size.W, o.Size.H)
+	f.draw(draw.New(rec), o.FontSize)
+	f.noteLayout(rec.boxes, o.Size)
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
 		return nil, fmt.Errorf("plots: %w", err)
@@ -164,20 +179,26 @@ func (f *Figure) draw(dc draw.Canvas, size vg.Length) {
 	figH := dc.Max.Y - dc.Min.Y
 	dc = draw.Crop(dc, pad, -pad, pad, -pad)
 	if f.Title != "" {
+		// Wrapped to the width: a report's titles are sentences.
 		st := text.Style{Font: font.From(textFont, size+1), Color: color.Black, XAlign: draw.XCenter, YAlign: draw.YTop, Handler: plot.DefaultTextHandler}
-		dc.FillText(st, vg.Point{X: dc.Center().X, Y: dc.Max.Y}, f.Title)
-		dc = draw.Crop(dc, 0, 0, 0, -st.Height(f.Title)-pad)
+		lines := wrapText(st, f.Title, dc.Max.X-dc.Min.X)
+		for k, l := range lines {
+			dc.FillText(st, vg.Point{X: dc.Center().X, Y: dc.Max.Y - vg.Length(k)*lineHeight(st)}, l)
+		}
+		dc = draw.Crop(dc, 0, 0, 0, -blockHeight(st, len(lines))-pad)
 	}
 	if len(f.Legend) > 0 {
 		// Under a quarter of the figure's height, padding included.
 		h := f.drawLegend(dc, size, LegendBudget(figH)-pad)
 		dc = draw.Crop(dc, 0, 0, 0, -h-pad)
 	}
+	dc = f.drawSharedLabels(dc)
 	cols := f.Cols
 	if cols <= 0 {
 		cols = len(f.Panels)
 	}
 	rows := (len(f.Panels) + cols - 1) / cols
+	f.fitPanelTitles((dc.Max.X - dc.Min.X - panelPad*vg.Length(cols-1)) / vg.Length(cols))
 	grid := make([][]*plot.Plot, rows)
 	for i := range grid {
 		grid[i] = make([]*plot.Plot, cols)
@@ -185,10 +206,135 @@ func (f *Figure) draw(dc draw.Canvas, size vg.Length) {
 	for i, p := range f.Panels {
 		grid[i/cols][i%cols] = p
 	}
-	canvases := plot.Align(grid, draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(6), PadY: vg.Points(6)}, dc)
+	canvases := plot.Align(grid, draw.Tiles{Rows: rows, Cols: cols, PadX: panelPad, PadY: panelPad}, dc)
 	for i, p := range f.Panels {
 		p.Draw(canvases[i/cols][i%cols])
 	}
+}
+
+// panelPad is the room between panels.
+const panelPad = 6
+
+// drawSharedLabels draws the figure's own axis labels (XLabel below the
+// panels, YLabel left of them, turned; each wrapped to the room it has)
+// in the panels' label style, and returns what is left for the panels.
+func (f *Figure) drawSharedLabels(dc draw.Canvas) draw.Canvas {
+	p0 := f.Panels[0]
+	var xl []string
+	var xh vg.Length
+	xst := p0.X.Label.TextStyle
+	if f.XLabel != "" {
+		xl = wrapText(xst, f.XLabel, dc.Max.X-dc.Min.X)
+		xh = blockHeight(xst, len(xl)) + p0.X.Label.Padding
+	}
+	body := draw.Crop(dc, 0, 0, xh, 0)
+	if f.YLabel != "" {
+		// As gonum draws an axis label: turned a quarter left, its
+		// first line leftmost.
+		yst := p0.Y.Label.TextStyle
+		yl := wrapText(yst, f.YLabel, body.Max.Y-body.Min.Y)
+		descent := yst.FontExtents().Descent
+		turned := yst
+		turned.Rotation += math.Pi / 2
+		for k, l := range yl {
+			x := body.Min.X + yst.Height(l) - descent + vg.Length(k)*lineHeight(yst)
+			body.FillText(turned, vg.Point{X: x, Y: body.Center().Y}, l)
+		}
+		body = draw.Crop(body, blockHeight(yst, len(yl))+descent+p0.Y.Label.Padding, 0, 0, 0)
+	}
+	descent := xst.FontExtents().Descent
+	for k, l := range xl {
+		y := dc.Min.Y + descent + vg.Length(len(xl)-1-k)*lineHeight(xst)
+		dc.FillText(xst, vg.Point{X: body.Center().X, Y: y}, l)
+	}
+	return body
+}
+
+// lineHeight is the distance between the baselines of wrapped lines in
+// st: its font's line box and a little air.
+func lineHeight(st text.Style) vg.Length { return st.Height("Xg") + st.Font.Size*0.1 }
+
+// blockHeight is the height of n lines in st.
+func blockHeight(st text.Style, n int) vg.Length {
+	return st.Height("Xg") + vg.Length(max(0, n-1))*lineHeight(st)
+}
+
+// shareAxes moves the axis labels of a figure of several panels to the
+// figure (XLabel, YLabel: said once, not in every panel, so the panels
+// keep their room at a column's width); with sameY (one y scale for
+// every panel) only the first column keeps its y tick labels.
+func (f *Figure) shareAxes(sameY bool) {
+	if len(f.Panels) < 2 {
+		return
+	}
+	f.XLabel, f.YLabel = f.Panels[0].X.Label.Text, f.Panels[0].Y.Label.Text
+	cols := f.Cols
+	if cols <= 0 {
+		cols = len(f.Panels)
+	}
+	for i, p := range f.Panels {
+		p.X.Label.Text, p.Y.Label.Text = "", ""
+		if _, nice := p.X.Tick.Marker.(niceTicks); nice && cols >= 3 {
+			// Three panels abreast are narrow: fewer x ticks, so their
+			// labels stay apart.
+			p.X.Tick.Marker = niceTicks{few: 3}
+		}
+		if sameY && i%cols != 0 {
+			p.Y.Tick.Marker = unlabelledTicks{p.Y.Tick.Marker}
+		}
+	}
+}
+
+// unlabelledTicks keeps a tick marker's ticks and drops their labels (a
+// panel whose y scale the panel left of it already labels).
+type unlabelledTicks struct{ plot.Ticker }
+
+func (t unlabelledTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := t.Ticker.Ticks(lo, hi)
+	for i := range ticks {
+		ticks[i].Label = ""
+	}
+	return ticks
+}
+
+// fitPanelTitles makes each panel's title fit the width of its tile: a
+// smaller font (down to 7 pt), then the middle cut by "…" (noted).
+func (f *Figure) fitPanelTitles(w vg.Length) {
+	for _, p := range f.Panels {
+		st := &p.Title.TextStyle
+		for st.Width(p.Title.Text) > w && st.Font.Size > 7 {
+			st.Font.Size -= 0.5
+		}
+		if st.Width(p.Title.Text) > w {
+			p.Title.Text = shorten(*st, p.Title.Text, w)
+			if !slices.Contains(f.Notes, noteTitleShortened) {
+				f.Notes = append(f.Notes, noteTitleShortened)
+			}
+		}
+	}
+}
+
+const noteTitleShortened = "panel titles shortened to fit their panels (rename policies with --label or a spec's labels:, or use --size full)"
+
+// wrapText breaks s at spaces into lines no wider than w in st (a word
+// wider than w keeps its own line).
+func wrapText(st text.Style, s string, w vg.Length) []string {
+	if st.Width(s) <= w {
+		return []string{s}
+	}
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		if line != "" && st.Width(line+" "+word) > w {
+			lines, line = append(lines, line), word
+			continue
+		}
+		if line != "" {
+			line += " "
+		}
+		line += word
+	}
+	return append(lines, line)
 }
 
 // LegendBudget is the most height a legend may take in a figure of

@@ -218,7 +218,7 @@ func JCTCDF(runs []Run, population string) (*Figure, error) {
 		if common, n, err = commonFinished(runs); err != nil {
 			return nil, err
 		}
-		p.Y.Label.Text = fmt.Sprintf("share of the %d jobs every policy finished", n)
+		p.Y.Label.Text = fmt.Sprintf("share of the %d jobs all finished", n)
 	}
 	xmax, censored := 0.0, false
 	for _, r := range runs {
@@ -788,18 +788,24 @@ func LoadCurvesCI(yLabel string, panels []Panel, ciName string) (*Figure, error)
 	if whiskers && ciName != "" {
 		f.addLegend(ciName, errBarsPlotter{})
 	}
+	f.shareAxes(false)
 	return f, nil
 }
 
-// niceTicks puts about five major ticks at 1, 2 or 5 × 10^k steps and
-// labels them without trailing zeros (gonum's default prints "2.50").
-type niceTicks struct{}
+// niceTicks puts about five major ticks (or, with few set, about that
+// many less one: a narrow panel's) at 1, 2 or 5 × 10^k steps and labels
+// them without trailing zeros (gonum's default prints "2.50").
+type niceTicks struct{ few int }
 
-func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
+func (t niceTicks) Ticks(lo, hi float64) []plot.Tick {
 	if !(hi > lo) {
 		return []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'g', 4, 64)}}
 	}
-	raw := (hi - lo) / 6
+	n := 6.0
+	if t.few > 0 {
+		n = float64(t.few)
+	}
+	raw := (hi - lo) / n
 	mag := math.Pow(10, math.Floor(math.Log10(raw)))
 	step := mag
 	for _, m := range []float64{1, 2, 2.5, 5, 10} {

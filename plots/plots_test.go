@@ -122,7 +122,7 @@ func TestJCTCDFPopulations(t *testing.T) {
 	if len(got) != 5 || got[len(got)-1] != (plotter.XY{X: 1, Y: 1}) {
 		t.Errorf("b over the common set: %v, want 2 steps ending at (1 h, 1)", got)
 	}
-	if y := f.Panels[0].Y.Label.Text; !strings.Contains(y, "2 jobs every policy finished") {
+	if y := f.Panels[0].Y.Label.Text; !strings.Contains(y, "the 2 jobs all finished") {
 		t.Errorf("common-set axis label %q does not say so", y)
 	}
 	if _, err := JCTCDF([]Run{a}, "mine"); err == nil {

@@ -36,17 +36,20 @@ type RhoRun struct {
 }
 
 // MaxTenantBands is how many tenants the share figure draws apart; the
-// others (fewest GPU-hours) are one grey band, "other": fifteen colours
-// cannot be told apart at a glance, the few largest tenants can.
-const MaxTenantBands = 7
+// others (fewest GPU-hours) are one light grey band, "other": fifteen
+// colours cannot be told apart at a glance, nor in greyscale print, the
+// few largest tenants can.
+const MaxTenantBands = 5
 
 // TenantShares draws, per run (one panel each, side by side), the GPUs
 // each tenant held over simulated time as stacked bands, largest tenant
 // (by GPU-hours over all runs) at the bottom, so panels compare the same
 // tenant at the same place. Values are trailing rolling means over window
 // seconds (0: about 1/40 of the run, stated in the axis label; negative:
-// per round). Bands have Okabe–Ito's colours in a fixed tenant order and
-// are separated by white lines; the legend names them.
+// per round). Bands are separated by white lines and darkest at the
+// bottom, each lighter than the one under it (bandColor), so they stay
+// apart in greyscale; the legend names them in the same order, bottom
+// band first. Several panels share one y scale and their axis labels.
 func TenantShares(runs []TenantShare, window float64) (*Figure, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("plots: tenant-share: no runs")
@@ -57,7 +60,7 @@ func TenantShares(runs []TenantShare, window float64) (*Figure, error) {
 	}
 	bands := order
 	other := 0
-	if len(order) > MaxTenantBands+1 {
+	if len(order) > MaxTenantBands {
 		bands, other = order[:MaxTenantBands], len(order)-MaxTenantBands
 	}
 	band := map[string]int{}
@@ -88,8 +91,11 @@ func TenantShares(runs []TenantShare, window float64) (*Figure, error) {
 	}
 	ymax := 0.0
 	colors := make([]color.Color, nb)
-	for i := range nb {
-		colors[i] = bandColor(i, other > 0 && i == nb-1)
+	for i := range len(bands) {
+		colors[i] = bandColor(i, len(bands))
+	}
+	if other > 0 {
+		colors[nb-1] = otherBand
 	}
 	for _, r := range runs {
 		p := newPlot(xLabel, yLabel)
@@ -122,6 +128,7 @@ func TenantShares(runs []TenantShare, window float64) (*Figure, error) {
 	for _, p := range f.Panels {
 		p.Y.Min, p.Y.Max = 0, math.Max(ymax*1.05, 1)
 	}
+	f.shareAxes(true)
 	for b := range nb {
 		label := ""
 		if b < len(bands) {
@@ -198,14 +205,30 @@ func bandSeries(r TenantShare, band map[string]int, nb int, total map[string]flo
 	return xs, smooth
 }
 
-// bandColor is band i's fill: the palette without black (a black band
-// hides the white separators) and "other" light grey.
-func bandColor(i int, other bool) color.Color {
-	if other {
-		return color.Gray{0xcc}
+// bandFills are the tenants' fills, viridis (colour-blind-safe and
+// perceptually ordered) from dark purple to light green at 0, 0.2, 0.4,
+// 0.6, 0.8 of its range: in greyscale (0.299 R + 0.587 G + 0.114 B) 30,
+// 75, 99, 124, 168 of 255, each band lighter than the one under it, and
+// all darker than otherBand (224).
+var bandFills = []color.RGBA{
+	{0x44, 0x01, 0x54, 0xff},
+	{0x41, 0x44, 0x87, 0xff},
+	{0x2a, 0x78, 0x8e, 0xff},
+	{0x22, 0xa8, 0x84, 0xff},
+	{0x7a, 0xd1, 0x51, 0xff},
+}
+
+// otherBand is the fill of the "other" tenants, on top of the stack.
+var otherBand = color.Gray{0xe0}
+
+// bandColor is the fill of band i of n named tenants: bandFills spread
+// over the n bands (the darkest at the bottom), so fewer bands are
+// further apart in lightness.
+func bandColor(i, n int) color.Color {
+	if n <= 1 {
+		return bandFills[0]
 	}
-	fills := []color.Color{palette[0], palette[1], palette[2], palette[3], palette[4], palette[5], palette[7]}
-	return fills[i%len(fills)]
+	return bandFills[i*(len(bandFills)-1)/(n-1)]
 }
 
 // bandPolygon is the area between lower and upper over xs.

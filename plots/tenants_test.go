@@ -35,8 +35,8 @@ func TestTenantSharesStackAndFold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(f.Legend); n != MaxTenantBands+1 || f.Legend[n-1].Label != "other (3 tenants)" {
-		t.Errorf("%d legend entries, last %q; want %d, the last \"other (3 tenants)\"", n, f.Legend[n-1].Label, MaxTenantBands+1)
+	if n := len(f.Legend); n != MaxTenantBands+1 || f.Legend[n-1].Label != "other (5 tenants)" {
+		t.Errorf("%d legend entries, last %q; want %d, the last \"other (5 tenants)\"", n, f.Legend[n-1].Label, MaxTenantBands+1)
 	}
 	if _, err := f.Encode(Render{Format: "png"}); err != nil {
 		t.Errorf("the figure does not render: %v", err)

@@ -61,6 +61,7 @@ func WriteTenantFigures(dir, prefix string, runs []*sweep.Results, kinds []strin
 		switch k {
 		case "tenant-share":
 			var shares []plots.TenantShare
+			var seeds []int64 // each panel's seed (none: one run per policy)
 			for _, p := range policies {
 				rs := byPolicy[p]
 				r := slices.MinFunc(rs, func(a, b *sweep.Results) int { return int(a.Record.Seed - b.Record.Seed) })
@@ -73,7 +74,7 @@ func WriteTenantFigures(dir, prefix string, runs []*sweep.Results, kinds []strin
 				}
 				label := o.runLabel(r)
 				if len(rs) > 1 {
-					label = fmt.Sprintf("%s, seed %d", label, r.Record.Seed)
+					seeds = append(seeds, r.Record.Seed)
 				}
 				start := 0.0
 				if len(s.Times) > 0 {
@@ -88,15 +89,16 @@ func WriteTenantFigures(dir, prefix string, runs []*sweep.Results, kinds []strin
 			if len(shares) == 0 {
 				continue
 			}
-			f, err = plots.TenantShares(shares, o.Window)
+			if f, err = plots.TenantShares(shares, o.Window); err == nil {
+				sayShareSeeds(f, seeds)
+			}
 		case "rho-cdf":
 			var rr []plots.RhoRun
+			seeds := 0
 			for _, p := range policies {
 				rs := byPolicy[p]
 				run := plots.RhoRun{Label: o.label(p)}
-				if len(rs) > 1 {
-					run.Label = fmt.Sprintf("%s, %d seeds pooled", run.Label, len(rs))
-				}
+				seeds = max(seeds, len(rs))
 				for _, r := range rs {
 					jobs, err := fairness.ReadJobs(r.Dir)
 					if errors.Is(err, fs.ErrNotExist) {
@@ -111,7 +113,10 @@ func WriteTenantFigures(dir, prefix string, runs []*sweep.Results, kinds []strin
 				}
 				rr = append(rr, run)
 			}
-			f, err = plots.RhoCDF(rr)
+			if f, err = plots.RhoCDF(rr); err == nil && seeds > 1 {
+				// Said once, not in every legend entry.
+				f.Panels[0].Y.Label.Text += fmt.Sprintf(", %d seeds pooled", seeds)
+			}
 		default:
 			return out, fmt.Errorf("tenant figures: unknown kind %q (known: %v)", k, TenantKinds)
 		}
@@ -137,4 +142,25 @@ func WriteTenantFigures(dir, prefix string, runs []*sweep.Results, kinds []strin
 		out = append(out, FigureFile{Kind: k, Title: kindTitle[k], Path: path, Notes: f.Notes})
 	}
 	return out, nil
+}
+
+// sayShareSeeds says which seed the share panels show (each policy's
+// lowest, seeds[i] panel i's; nil: one run per policy): once, in the x
+// axis' label, when it is the same for every panel (a seed cell), else in
+// each panel's title.
+func sayShareSeeds(f *plots.Figure, seeds []int64) {
+	if len(seeds) != len(f.Panels) {
+		return
+	}
+	if slices.Min(seeds) == slices.Max(seeds) {
+		label := &f.XLabel
+		if *label == "" {
+			label = &f.Panels[0].X.Label.Text
+		}
+		*label += fmt.Sprintf("; seed %d", seeds[0])
+		return
+	}
+	for i, p := range f.Panels {
+		p.Title.Text += fmt.Sprintf(", seed %d", seeds[i])
+	}
 }
