@@ -212,7 +212,7 @@ func WriteFile(path string, jobs []Job) error {
 }
 
 // ErrFormat is what a *FieldError about the table itself unwraps to.
-var ErrFormat = errors.New("not a canonical job table")
+var ErrFormat = errors.New("table: not a canonical job table")
 
 // FieldError locates a bad value: file, line (1-based; 0 for Parquet rows
 // where Line is the row number), column and what was expected
