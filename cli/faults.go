@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/clusterspec"
 	"github.com/arena-sim/arena/sim/faults"
@@ -18,7 +18,7 @@ import (
 // presets, and the events a name (preset, spec or events file) gives on a
 // cluster — to read before a run, to check a file, or to save a
 // synthesised run's events as an editable file.
-func newFaultsCmd(*policy.Registry) *cobra.Command {
+func newFaultsCmd(*registry.Registry) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "faults",
 		Short: "List the cluster-fault presets (failures, maintenance, spot) and show the events one gives",
