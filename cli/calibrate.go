@@ -6,11 +6,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/arena-sim/arena/estimator/analytic"
-	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim/resultsdir"
 )
 
-func newCalibrateCmd(reg *policy.Registry) *cobra.Command {
+func newCalibrateCmd(reg *registry.Registry) *cobra.Command {
 	var out string
 	cmd := &cobra.Command{
 		Use:   "calibrate",

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/outdir"
 	"github.com/spf13/cobra"
@@ -22,9 +22,9 @@ import (
 // from its main function:
 //
 //	reg := policy.NewRegistry()
-//	if err := reg.Register(policy.Entry{Name: "mine", ...}); err != nil { ... }
+//	if err := reg.Register(registry.Entry{Name: "mine", ...}); err != nil { ... }
 //	cli.Main(reg)
-func Main(reg *policy.Registry) {
+func Main(reg *registry.Registry) {
 	// GOGC in the environment wins over sim.GCPercent (why 400: there).
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(sim.GCPercent)
@@ -47,7 +47,7 @@ var stopGrace = 2 * time.Second
 // registered (outdir) are removed for it; the status is 130. A second
 // signal kills at once (its default action is restored), leaving the
 // temporaries for the next run's cleanup.
-func run(reg *policy.Registry) int {
+func run(reg *registry.Registry) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	root := New(reg)
@@ -82,7 +82,7 @@ func run(reg *policy.Registry) int {
 // New builds the root command with every subcommand, resolving policy names
 // in reg. It does not touch os.Args or exit; tests and embedding programs set
 // the arguments and output with cobra's SetArgs / SetOut.
-func New(reg *policy.Registry) *cobra.Command {
+func New(reg *registry.Registry) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "arena",
 		Short: "Trace-driven simulator of GPU clusters training large models (Arena, EuroSys'26)",
@@ -107,7 +107,7 @@ database, and reports job completion times, throughput and queueing.`,
 // commands are the subcommands, in the order a newcomer meets them (help
 // lists them sorted): one explicit list, so what the binary can do is read
 // in one place.
-var commands = []func(*policy.Registry) *cobra.Command{
+var commands = []func(*registry.Registry) *cobra.Command{
 	newSimulateCmd,
 	newPoliciesCmd,
 	newTraceCmd,

@@ -6,12 +6,11 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/arena-sim/arena/policy"
-
 	"github.com/spf13/cobra"
 
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/estimator/analytic"
+	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim/input"
 )
 
@@ -21,7 +20,7 @@ type estimateFlags struct {
 	validate           bool
 }
 
-func newEstimateCmd(reg *policy.Registry) *cobra.Command {
+func newEstimateCmd(reg *registry.Registry) *cobra.Command {
 	var f estimateFlags
 	cmd := &cobra.Command{
 		Use:   "estimate",

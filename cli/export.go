@@ -6,10 +6,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/arena-sim/arena/experiments/sweep"
-	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/policy/registry"
 )
 
-func newExportCmd(*policy.Registry) *cobra.Command {
+func newExportCmd(*registry.Registry) *cobra.Command {
 	var asCSV bool
 	cmd := &cobra.Command{
 		Use:   "export --csv RESULTS...",

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/clusterspec"
 	"github.com/arena-sim/arena/sim/faults"
@@ -18,7 +18,7 @@ import (
 // presets, and the events a name (preset, spec or events file) gives on a
 // cluster — to read before a run, to check a file, or to save a
 // synthesised run's events as an editable file.
-func newFaultsCmd(*policy.Registry) *cobra.Command {
+func newFaultsCmd(*registry.Registry) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "faults",
 		Short: "List the cluster-fault presets (failures, maintenance, spot) and show the events one gives",
@@ -133,13 +133,13 @@ func summariseEvents(cmd *cobra.Command, name string, c *sim.Cluster, ev []sim.C
 	for _, e := range ev {
 		byKind[e.Kind]++
 		n := e.Node
-		switch e.Kind {
-		case sim.NodeDown, sim.NodeDrain, sim.NodeReclaim:
+		switch kind := e.Kind.Info(); {
+		case kind.Down:
 			byCause[e.Cause]++
 			if !isOut[n] {
 				isOut[n], outSince[n], outCause[n] = true, float64(e.Time)+float64(e.Notice), e.Cause
 			}
-		case sim.NodeUp:
+		case kind.Up:
 			if isOut[n] {
 				h := (float64(e.Time) - outSince[n]) / 3600
 				hoursOut[outCause[n]] += h
@@ -156,7 +156,7 @@ func summariseEvents(cmd *cobra.Command, name string, c *sim.Cluster, ev []sim.C
 		}
 	}
 	var kinds []string
-	for k := sim.NodeDown; k <= sim.NodeAdd; k++ {
+	for _, k := range sim.ClusterEventKinds() {
 		if byKind[k] > 0 {
 			kinds = append(kinds, fmt.Sprintf("%s %d", k, byKind[k]))
 		}

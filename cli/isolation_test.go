@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/resultsdir"
 )
@@ -30,8 +31,8 @@ func (p *failing) Schedule(*sim.View) ([]sim.Action, error) {
 // the failed policy and its reason, and the command exits with an error.
 func TestOneFailingPolicyKeepsTheOthers(t *testing.T) {
 	reg := policy.NewRegistry()
-	if err := reg.Register(policy.Entry{Name: "failing", Doc: "fails at its fourth decision",
-		New: func(policy.Options) (sim.Policy, error) { return &failing{}, nil }}); err != nil {
+	if err := reg.Register(registry.Entry{Name: "failing", Doc: "fails at its fourth decision",
+		New: func(registry.Options) (sim.Policy, error) { return &failing{}, nil }}); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()

@@ -13,7 +13,7 @@ import (
 	"github.com/arena-sim/arena/experiments/report"
 	"github.com/arena-sim/arena/experiments/sweep"
 	"github.com/arena-sim/arena/plots"
-	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/policy/registry"
 )
 
 type plotFlags struct {
@@ -24,7 +24,7 @@ type plotFlags struct {
 	perSeed                                              bool
 }
 
-func newPlotCmd(reg *policy.Registry) *cobra.Command {
+func newPlotCmd(reg *registry.Registry) *cobra.Command {
 	var f plotFlags
 	cmd := &cobra.Command{
 		Use:   "plot RESULTS...",

@@ -9,12 +9,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/policy/policytest"
+	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim/overheadprofile"
 )
 
-func newPoliciesCmd(reg *policy.Registry) *cobra.Command {
+func newPoliciesCmd(reg *registry.Registry) *cobra.Command {
 	var overheads string
 	cmd := &cobra.Command{
 		Use:   "policies",
@@ -47,7 +47,7 @@ policy too: exec:COMMAND (e.g. exec:python3 examples/python/fifo.py).`,
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Name, strings.Join(e.Aliases, ","), cost, e.Doc)
 				for _, o := range e.Options {
 					typ := o.Type.String()
-					if o.Type == policy.Enum {
+					if o.Type == registry.Enum {
 						typ = strings.Join(o.Values, "|")
 					}
 					def := "=" + o.Default
@@ -68,7 +68,7 @@ policy too: exec:COMMAND (e.g. exec:python3 examples/python/fifo.py).`,
 	return cmd
 }
 
-func newPoliciesCheckCmd(reg *policy.Registry) *cobra.Command {
+func newPoliciesCheckCmd(reg *registry.Registry) *cobra.Command {
 	return &cobra.Command{
 		Use:   "check POLICY...",
 		Short: "Run the conformance suite on policies (built-in, with options, or exec:COMMAND)",
@@ -96,7 +96,7 @@ policy in another language is checked through the exec protocol exactly as
 
 // runPoliciesCheck checks each policy string and reports the verdicts;
 // the error names every policy that failed a case.
-func runPoliciesCheck(w io.Writer, reg *policy.Registry, args []string) error {
+func runPoliciesCheck(w io.Writer, reg *registry.Registry, args []string) error {
 	var failed []string
 	for i, p := range args {
 		if i > 0 {

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
 
-	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/policy/registry"
 )
 
 // ReferenceDir is where the flag reference lives, relative to the
@@ -23,7 +23,7 @@ const ReferenceDir = "docs/cli"
 // arena_<command>.md as cobra/doc names them), replacing the pages there.
 // The pages carry no generation date, so regenerating an unchanged CLI
 // changes no byte.
-func WriteReference(dir string, reg *policy.Registry) error {
+func WriteReference(dir string, reg *registry.Registry) error {
 	root := New(reg)
 	root.DisableAutoGenTag = true
 	if err := os.MkdirAll(dir, 0o755); err != nil {

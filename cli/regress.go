@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/arena-sim/arena/experiments/regress"
-	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim/resultsdir"
 )
 
@@ -21,7 +21,7 @@ type regressFlags struct {
 	verbose   bool
 }
 
-func newRegressCmd(reg *policy.Registry) *cobra.Command {
+func newRegressCmd(reg *registry.Registry) *cobra.Command {
 	var f regressFlags
 	cmd := &cobra.Command{
 		Use:   "regress --golden FILE",
@@ -79,7 +79,7 @@ func goldenFiles(args []string) ([]string, error) {
 	return files, nil
 }
 
-func runRegress(cmd *cobra.Command, reg *policy.Registry, f regressFlags) error {
+func runRegress(cmd *cobra.Command, reg *registry.Registry, f regressFlags) error {
 	var override *regress.Tolerance
 	if cmd.Flags().Changed("tolerance") {
 		tol, err := regress.ParseTolerance(f.tolerance)

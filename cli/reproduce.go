@@ -12,7 +12,7 @@ import (
 
 	"github.com/arena-sim/arena/experiments/report"
 	"github.com/arena-sim/arena/plots"
-	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/policy/registry"
 )
 
 type reproduceFlags struct {
@@ -26,7 +26,7 @@ type reproduceFlags struct {
 	progressEvery time.Duration
 }
 
-func newReproduceCmd(reg *policy.Registry) *cobra.Command {
+func newReproduceCmd(reg *registry.Registry) *cobra.Command {
 	var f reproduceFlags
 	cmd := &cobra.Command{
 		Use:   "reproduce [all|" + strings.Join(slices.Concat(report.Sections, report.ExtraSections), "|") + "]...",
@@ -89,7 +89,7 @@ for 'arena sweep'.`,
 	return cmd
 }
 
-func runReproduce(cmd *cobra.Command, reg *policy.Registry, args []string, f reproduceFlags) error {
+func runReproduce(cmd *cobra.Command, reg *registry.Registry, args []string, f reproduceFlags) error {
 	var sections []string
 	for _, a := range args {
 		if a == "all" {
@@ -163,7 +163,7 @@ func runReproduce(cmd *cobra.Command, reg *policy.Registry, args []string, f rep
 
 // runReproduceTestbed predicts the physical testbed run and prints the
 // table; REPORT.md, testbed.json and testbed.csv go to --out.
-func runReproduceTestbed(cmd *cobra.Command, reg *policy.Registry, f reproduceFlags) error {
+func runReproduceTestbed(cmd *cobra.Command, reg *registry.Registry, f reproduceFlags) error {
 	stderr := cmd.ErrOrStderr()
 	prog := newProgress(stderr, chooseProgress(stderr, f.quiet, f.progressEvery), "reproduce testbed", "runs", f.progressEvery)
 	rep, err := report.ReproduceTestbed(cmd.Context(), reg, report.TestbedOptions{Out: f.out, Parallel: f.parallel, Progress: prog.runUpdate})

@@ -20,9 +20,10 @@ import (
 	"github.com/arena-sim/arena/experiments/report"
 	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/experiments/sweep"
-	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/fairness"
+	"github.com/arena-sim/arena/sim/input"
 	"github.com/arena-sim/arena/sim/outdir"
 	"github.com/arena-sim/arena/sim/overheadprofile"
 )
@@ -83,7 +84,7 @@ func bindRunFlags(fl *pflag.FlagSet, def runner.Run) map[string]*rawFlag {
 
 // flagError renders a run's field error as its flag ("--slowdown: …").
 func flagError(err error) error {
-	var fe *runner.FieldError
+	var fe *input.Error
 	// A run's field error has no file (an error of a file a field names
 	// keeps its file:line).
 	if errors.As(err, &fe) && fe.File == "" {
@@ -94,7 +95,7 @@ func flagError(err error) error {
 	return err
 }
 
-func newSimulateCmd(reg *policy.Registry) *cobra.Command {
+func newSimulateCmd(reg *registry.Registry) *cobra.Command {
 	var f simulateFlags
 	cmd := &cobra.Command{
 		Use:   "simulate",
@@ -154,7 +155,7 @@ func simulateRun(cmd *cobra.Command, f simulateFlags) (runner.Run, error) {
 	return run, nil
 }
 
-func runSimulate(cmd *cobra.Command, reg *policy.Registry, f simulateFlags) error {
+func runSimulate(cmd *cobra.Command, reg *registry.Registry, f simulateFlags) error {
 	base, err := simulateRun(cmd, f)
 	if err != nil {
 		return err
@@ -287,7 +288,7 @@ func reportSimulate(cmd *cobra.Command, base runner.Run, f simulateFlags, scenar
 // default arena and fcfs, those registered), refusing a policy given
 // twice, two whose results directories coincide, and a --baseline not
 // among them (canonicalised in f).
-func simulatePolicies(reg *policy.Registry, f *simulateFlags) ([]string, error) {
+func simulatePolicies(reg *registry.Registry, f *simulateFlags) ([]string, error) {
 	var names []string
 	if f.raw["policy"].value == "" {
 		for _, n := range []string{"arena", "fcfs"} {
@@ -296,7 +297,7 @@ func simulatePolicies(reg *policy.Registry, f *simulateFlags) ([]string, error) 
 			}
 		}
 	} else {
-		items, err := policy.SplitList(f.raw["policy"].value)
+		items, err := registry.SplitList(f.raw["policy"].value)
 		if err != nil {
 			return nil, fmt.Errorf("--policy: %w", err)
 		}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/experiments/sweep"
-	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/policy/registry"
 )
 
 type sweepFlags struct {
@@ -30,7 +30,7 @@ type sweepFlags struct {
 	sensitivity                    string
 }
 
-func newSweepCmd(reg *policy.Registry) *cobra.Command {
+func newSweepCmd(reg *registry.Registry) *cobra.Command {
 	var f sweepFlags
 	cmd := &cobra.Command{
 		Use:   "sweep SPEC.yaml",
@@ -104,7 +104,7 @@ plain line every --progress with runs done/total and the ETA.`,
 	return cmd
 }
 
-func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweepFlags) error {
+func runSweep(cmd *cobra.Command, reg *registry.Registry, specPath string, f sweepFlags) error {
 	spec, err := sweep.LoadSpec(specPath)
 	if err != nil {
 		return err
@@ -193,7 +193,7 @@ func runSweep(cmd *cobra.Command, reg *policy.Registry, specPath string, f sweep
 // baseline key, else "" (the paper's form), in the registry's canonical
 // spelling; one that names no policy of the plan is an error now, before
 // the sweep runs.
-func sweepBaseline(reg *policy.Registry, spec *sweep.Spec, plan *sweep.Plan, flag string) (string, error) {
+func sweepBaseline(reg *registry.Registry, spec *sweep.Spec, plan *sweep.Plan, flag string) (string, error) {
 	b, where := flag, "--baseline"
 	if b == "" {
 		b = spec.Baseline
@@ -212,7 +212,7 @@ func sweepBaseline(reg *policy.Registry, spec *sweep.Spec, plan *sweep.Plan, fla
 	return b, nil
 }
 
-func checkBaseline(reg *policy.Registry, b *string, plan *sweep.Plan) error {
+func checkBaseline(reg *registry.Registry, b *string, plan *sweep.Plan) error {
 	if ps, err := reg.Parse(*b); err == nil {
 		*b = ps.String()
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/arena-sim/arena/estimator"
-	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/clusterspec"
 	"github.com/arena-sim/arena/traces"
@@ -22,7 +22,7 @@ import (
 	"github.com/arena-sim/arena/traces/table"
 )
 
-func newTraceCmd(reg *policy.Registry) *cobra.Command {
+func newTraceCmd(reg *registry.Registry) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "trace",
 		Short: "Inspect job traces",

@@ -1,9 +1,9 @@
 // Package policy is the catalogue of the built-in scheduling policies: one
 // explicit list (Builtin) of the entries each policy package declares, and
 // NewRegistry, the registry holding them. The types of an entry, the
-// policy-string grammar and the registry itself are in policy/registry,
-// re-exported here under their usual names (policy.Entry, policy.Options,
-// policy.Registry, …) for the CLI, the runner and custom commands.
+// policy-string grammar and the registry itself are in policy/registry
+// (registry.Entry, registry.Options, registry.Registry, …), which the CLI,
+// the runner and custom commands use directly.
 //
 // The Policy interface itself is sim.Policy: a policy reads a sim.View and
 // returns sim.Actions, which the engine validates and applies. Each policy

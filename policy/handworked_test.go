@@ -9,6 +9,7 @@ import (
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/policy/fcfs"
+	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/policy/srtf"
 	"github.com/arena-sim/arena/sim"
 )
@@ -158,11 +159,11 @@ func handRunPolicy(t *testing.T, pools []sim.Pool, src estimator.Source, p strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	overhead, err := policy.Options{}.Resolve(spec.Entry.Overhead)
+	overhead, err := registry.Options{}.Resolve(spec.Entry.Overhead)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pol, err := spec.Entry.New(policy.Options{Cluster: c, Source: src, Timing: sim.Exact, Values: spec.Values, Overhead: overhead})
+	pol, err := spec.Entry.New(registry.Options{Cluster: c, Source: src, Timing: sim.Exact, Values: spec.Values, Overhead: overhead})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +296,7 @@ func TestHandWorkedTiresias(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := handCluster(t, 2)
-		p, err := spec.Entry.New(policy.Options{Cluster: c, Source: db, Timing: sim.Exact, Values: spec.Values})
+		p, err := spec.Entry.New(registry.Options{Cluster: c, Source: db, Timing: sim.Exact, Values: spec.Values})
 		if err != nil {
 			t.Fatal(err)
 		}

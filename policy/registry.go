@@ -12,15 +12,14 @@ import (
 	"github.com/arena-sim/arena/policy/sia"
 	"github.com/arena-sim/arena/policy/srtf"
 	"github.com/arena-sim/arena/policy/tiresias"
-	"github.com/arena-sim/arena/sim"
 )
 
 // Builtin lists every built-in policy's entries. Each policy package owns
 // its entries (name, options, doc line, overhead class, options → config);
 // this list only says which packages are built in.
-func Builtin() []Entry {
-	var out []Entry
-	for _, add := range [][]Entry{
+func Builtin() []registry.Entry {
+	var out []registry.Entry
+	for _, add := range [][]registry.Entry{
 		{fcfs.Entry()},
 		arena.Entries(),       // arena and its ablations
 		elasticflow.Entries(), // elasticflow-ls, elasticflow
@@ -38,54 +37,10 @@ func Builtin() []Entry {
 
 // NewRegistry returns the registry of every built-in policy; Register adds
 // more (a custom command's, examples/custom-policy).
-func NewRegistry() *Registry {
+func NewRegistry() *registry.Registry {
 	r := registry.New()
 	for _, e := range Builtin() {
 		r.MustRegister(e)
 	}
 	return r
 }
-
-// The registry's types and functions, under the names the rest of arena
-// and custom commands use (policy/registry defines them, so that a policy
-// package declares its entry without importing this list).
-type (
-	Registry    = registry.Registry
-	Entry       = registry.Entry
-	Options     = registry.Options
-	Option      = registry.Option
-	OptionType  = registry.OptionType
-	Values      = registry.Values
-	Spec        = registry.Spec
-	OptionError = registry.OptionError
-)
-
-// The option types (registry.Int, …).
-const (
-	Int      = registry.Int
-	Float    = registry.Float
-	Duration = registry.Duration
-	String   = registry.String
-	Enum     = registry.Enum
-	Bool     = registry.Bool
-)
-
-// ExecName and ExecPrefix: "exec:COMMAND" is shorthand for
-// exec(cmd='COMMAND') (policy/exec).
-const (
-	ExecName   = registry.ExecName
-	ExecPrefix = registry.ExecPrefix
-)
-
-// ParseWith is registry.ParseWith: Parse with any lookup function.
-func ParseWith(lookup func(string) (Entry, error), s string) (Spec, error) {
-	return registry.ParseWith(lookup, s)
-}
-
-// SplitList is registry.SplitList: a comma-separated list of policy
-// strings, commas inside parentheses or quotes not splitting.
-func SplitList(s string) ([]string, error) { return registry.SplitList(s) }
-
-// FullSearch is registry.FullSearch: the overhead class of a baseline with
-// an unpruned search.
-func FullSearch(names ...string) sim.OverheadClass { return registry.FullSearch(names...) }

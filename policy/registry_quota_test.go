@@ -13,6 +13,7 @@ import (
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/policy/policytest"
 	"github.com/arena-sim/arena/policy/quota"
+	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim"
 )
 
@@ -108,7 +109,7 @@ func TestEveryPolicyUnderQuota(t *testing.T) {
 	records := map[string][]sim.JobRecord{} // by inner policy and timing
 	var inners []string
 	for _, e := range reg.Entries() {
-		if e.Name == "quota" || e.Name == policy.ExecName || e.NeedsOptions() || e.Name == "sia-glpk" { // sia-glpk needs python3-cvxopt
+		if e.Name == "quota" || e.Name == registry.ExecName || e.NeedsOptions() || e.Name == "sia-glpk" { // sia-glpk needs python3-cvxopt
 			continue
 		}
 		inners = append(inners, e.Name)
@@ -124,7 +125,7 @@ func TestEveryPolicyUnderQuota(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				o := policy.Options{Cluster: c, Source: src, Timing: timing, Values: spec.Values}
+				o := registry.Options{Cluster: c, Source: src, Timing: timing, Values: spec.Values}
 				if o.Overhead, err = o.Resolve(spec.Entry.Overhead); err != nil {
 					t.Fatal(err)
 				}

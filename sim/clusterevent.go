@@ -8,6 +8,11 @@ import "fmt"
 // sim/faults (which reads them from a file or synthesises them from seeded
 // processes): sim/faults produces a time-ordered []ClusterEvent for a
 // cluster, the engine consumes it through Config.Events.
+//
+// What a kind does is its row in one table (ClusterEventKind.Info): the
+// engine, the events file's parser and writer and the event summaries
+// read the row's properties rather than switch on the kind, so a new kind
+// built from the existing effects is a constant and a row.
 type ClusterEventKind int
 
 const (
@@ -27,13 +32,87 @@ const (
 	// NodeAdd: capacity added to the cluster. A node whose first event is
 	// NodeAdd is absent (down) from the run's start until then.
 	NodeAdd
+
+	// numClusterEventKinds sizes the table: a new kind goes above it,
+	// and the table then has a row for it or a test fails.
+	numClusterEventKinds
 )
 
+// ClusterEventKindInfo is one kind's row: its name and what it does to its
+// node. Every kind either takes its node down (Down) or brings it up (Up).
+type ClusterEventKindInfo struct {
+	// Name is the kind's word: String, the event column of an events
+	// file and of availability.parquet.
+	Name string
+	// Down: the node goes down (its jobs are interrupted) at once or, for
+	// a kind with Notice, when the notice ends. It starts the node's time
+	// out, and its cause is counted (arena faults' by-cause lines).
+	Down bool
+	// Notice: the event carries a notice (ClusterEvent.Notice), during
+	// which the node is in NoticeState: its jobs run on, it takes no new
+	// job. A notice of 0 takes the node down at once. Only kinds with
+	// Notice may have a nonzero Notice.
+	Notice bool
+	// NoticeState is the node's state during the notice (NodeDraining or
+	// NodeReclaiming, so a policy can tell maintenance from spot); only
+	// for kinds with Notice.
+	NoticeState NodeState
+	// Up: the node is available after the event: capacity back, or, with
+	// Joins, joining.
+	Up bool
+	// Joins: the kind may only be a node's first event, and the node is
+	// absent (down) from the run's start until it.
+	Joins bool
+	// DefaultCause is the cause of a Down event whose events file row
+	// gives none. Up kinds take no cause.
+	DefaultCause string
+}
+
+// clusterEventKinds is the table of kinds, indexed by kind.
+var clusterEventKinds = [numClusterEventKinds]ClusterEventKindInfo{
+	NodeDown:    {Name: "down", Down: true, DefaultCause: "failure"},
+	NodeUp:      {Name: "up", Up: true},
+	NodeDrain:   {Name: "drain", Down: true, Notice: true, NoticeState: NodeDraining, DefaultCause: "maintenance"},
+	NodeReclaim: {Name: "reclaim", Down: true, Notice: true, NoticeState: NodeReclaiming, DefaultCause: "spot"},
+	NodeAdd:     {Name: "add", Up: true, Joins: true},
+}
+
+// ClusterEventKinds returns every kind, in kind order.
+func ClusterEventKinds() []ClusterEventKind {
+	ks := make([]ClusterEventKind, numClusterEventKinds)
+	for i := range ks {
+		ks[i] = ClusterEventKind(i)
+	}
+	return ks
+}
+
+// Valid reports whether k is one of the kinds.
+func (k ClusterEventKind) Valid() bool { return k >= 0 && k < numClusterEventKinds }
+
+// Info returns k's row; the zero row for a k that is not Valid.
+func (k ClusterEventKind) Info() ClusterEventKindInfo {
+	if !k.Valid() {
+		return ClusterEventKindInfo{}
+	}
+	return clusterEventKinds[k]
+}
+
+// ParseClusterEventKind returns the kind named name (exactly, as String
+// writes it).
+func ParseClusterEventKind(name string) (ClusterEventKind, bool) {
+	for k := range clusterEventKinds {
+		if clusterEventKinds[k].Name == name {
+			return ClusterEventKind(k), true
+		}
+	}
+	return 0, false
+}
+
 func (k ClusterEventKind) String() string {
-	if k < NodeDown || k > NodeAdd {
+	if !k.Valid() {
 		return fmt.Sprintf("ClusterEventKind(%d)", int(k))
 	}
-	return [...]string{"down", "up", "drain", "reclaim", "add"}[k]
+	return clusterEventKinds[k].Name
 }
 
 // ClusterEvent is one change of one node's availability.
@@ -43,8 +122,8 @@ type ClusterEvent struct {
 	// Node is the index into Cluster.Nodes.
 	Node int
 	Kind ClusterEventKind
-	// Notice is, for NodeDrain and NodeReclaim, the time between the
-	// event and the node going down; 0 otherwise.
+	// Notice is, for a kind with Notice (NodeDrain, NodeReclaim), the time
+	// between the event and the node going down; 0 otherwise.
 	Notice Duration
 	// Cause names why (a failure class such as "gpu", "hbm", "network",
 	// or "maintenance", "spot"); metrics break lost work down by it.

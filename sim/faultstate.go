@@ -234,7 +234,8 @@ func (c Checkpoint) with(own Checkpoint) Checkpoint {
 }
 
 // newFaultState validates the run's events and checkpoint model and sets up
-// the node table: every node up, but those whose first event is NodeAdd.
+// the node table: every node up, but those whose first event is of a kind
+// that Joins (NodeAdd).
 func newFaultState(cfg *Config, specs []JobSpec) (*faultState, error) {
 	if cfg.Timing != Exact {
 		return nil, fmt.Errorf("sim: cluster events and checkpoints need exact timing (artifact timing reproduces the artifact's fault-free rounds)")
@@ -256,7 +257,7 @@ func newFaultState(cfg *Config, specs []JobSpec) (*faultState, error) {
 		if ev.Node < 0 || ev.Node >= len(c.Nodes) {
 			return nil, fmt.Errorf("sim: cluster event %d (t=%v, %s): node %d does not exist (cluster %s has nodes 0–%d)", i, float64(ev.Time), ev.Kind, ev.Node, c.Name, len(c.Nodes)-1)
 		}
-		if ev.Kind < NodeDown || ev.Kind > NodeAdd {
+		if !ev.Kind.Valid() {
 			return nil, fmt.Errorf("sim: cluster event %d (t=%v, node %d): unknown kind %d", i, float64(ev.Time), ev.Node, int(ev.Kind))
 		}
 		if ev.Notice < 0 || math.IsNaN(float64(ev.Notice)) || math.IsInf(float64(ev.Notice), 0) {
@@ -270,7 +271,7 @@ func newFaultState(cfg *Config, specs []JobSpec) (*faultState, error) {
 		}
 		if !seen[ev.Node] {
 			seen[ev.Node] = true
-			if ev.Kind == NodeAdd {
+			if ev.Kind.Info().Joins {
 				f.nodes[ev.Node] = NodeAvail{State: NodeOffline, Since: math.MinInt64}
 				f.cause[ev.Node] = "absent"
 			}
@@ -392,14 +393,12 @@ func (e *engine) clusterEvent(ev *event) {
 	cs.events++
 	var lost float64
 	var k int
-	switch ce.Kind {
-	case NodeDown:
-		lost, k = e.nodeDown(n, cause)
-	case NodeUp, NodeAdd:
+	switch kind := ce.Kind.Info(); {
+	case kind.Up:
 		if f.nodes[n].State != NodeAvailable {
 			e.setNode(n, NodeAvailable, 0, "")
 		}
-	case NodeDrain, NodeReclaim:
+	case kind.Notice:
 		switch st := f.nodes[n].State; {
 		case st == NodeOffline:
 			// Already down: the notice changes nothing.
@@ -410,11 +409,7 @@ func (e *engine) clusterEvent(ev *event) {
 			if st != NodeAvailable && f.nodes[n].Until <= until {
 				break // an earlier notice stands
 			}
-			state := NodeDraining
-			if ce.Kind == NodeReclaim {
-				state = NodeReclaiming
-			}
-			e.setNode(n, state, until, cause)
+			e.setNode(n, kind.NoticeState, until, cause)
 			if ex := f.expiry[n]; ex != nil {
 				e.events.remove(ex)
 			}
@@ -422,6 +417,8 @@ func (e *engine) clusterEvent(ev *event) {
 			f.expiry[n] = ex
 			e.events.push(ex)
 		}
+	case kind.Down:
+		lost, k = e.nodeDown(n, cause)
 	}
 	e.recordAvail(n, ce.Kind.String(), cause, k, lost)
 }
@@ -805,7 +802,7 @@ func (f *faultState) unavailableGPUSeconds(e *engine, horizon Time) float64 {
 }
 
 // initialAvail is the available GPUs by type at the run's start: every
-// node's but those absent until a NodeAdd.
+// node's but those absent until the event that Joins them (NodeAdd).
 func (f *faultState) initialAvail(e *engine) []int {
 	c := e.cfg.Cluster
 	avail := make([]int, len(c.Types))
@@ -814,7 +811,7 @@ func (f *faultState) initialAvail(e *engine) []int {
 	for _, ev := range f.events {
 		if !seen[ev.Node] {
 			seen[ev.Node] = true
-			absent[ev.Node] = ev.Kind == NodeAdd
+			absent[ev.Node] = ev.Kind.Info().Joins
 		}
 	}
 	for n, node := range c.Nodes {

@@ -199,7 +199,7 @@ type OverheadProfile struct {
 
 // ErrNoOverheadClass is returned when a profile prices none of a policy's
 // classes.
-var ErrNoOverheadClass = errors.New("no overhead for the policy's class")
+var ErrNoOverheadClass = errors.New("sim: no overhead for the policy's class")
 
 // Resolve returns the overhead of the first class of c the profile defines.
 // An empty class is DefaultOverheadClass.

@@ -34,15 +34,15 @@ var builtinFiles = map[string]string{
 
 // Sentinel causes a trace-reading error (an *input.Error) unwraps to.
 var (
-	ErrHeader    = errors.New("bad header")
-	ErrColumns   = errors.New("wrong number of columns")
-	ErrTime      = errors.New("bad time")
-	ErrNumber    = errors.New("bad number")
-	ErrModel     = errors.New("unknown model")
-	ErrGPU       = errors.New("unknown GPU type")
-	ErrEmpty     = errors.New("trace has no jobs")
-	ErrDuplicate = errors.New("duplicate job id")
-	ErrID        = errors.New("bad job id")
+	ErrHeader    = errors.New("traces: bad header")
+	ErrColumns   = errors.New("traces: wrong number of columns")
+	ErrTime      = errors.New("traces: bad time")
+	ErrNumber    = errors.New("traces: bad number")
+	ErrModel     = errors.New("traces: unknown model")
+	ErrGPU       = errors.New("traces: unknown GPU type")
+	ErrEmpty     = errors.New("traces: trace has no jobs")
+	ErrDuplicate = errors.New("traces: duplicate job id")
+	ErrID        = errors.New("traces: bad job id")
 )
 
 // parseError is a bad value in a trace file: an *input.Error (the one
@@ -91,7 +91,7 @@ const DefaultIterationScale = 5
 var builtinScales = map[string]int64{"philly": 5, "helios": 5, "pai": 5, "testbed": 1}
 
 // ErrMeta is the cause of a bad metadata comment line.
-var ErrMeta = errors.New("bad metadata comment")
+var ErrMeta = errors.New("traces: bad metadata comment")
 
 // BuiltinNames lists the embedded traces.
 func BuiltinNames() []string {

@@ -156,7 +156,7 @@ func TestIterationScale(t *testing.T) {
 	for _, c := range []struct{ text, want string }{
 		{"# iteration_scale: 0\n" + header + row, "t.csv:1: column iteration_scale"},
 		{"# iteration_scale: five\n" + header + row, `"five": want a positive integer`},
-		{"# iteration_scale: 1\n# iteration_scale: 5\n" + header + row, ":2: column iteration_scale: bad metadata comment: declared twice"},
+		{"# iteration_scale: 1\n# iteration_scale: 5\n" + header + row, ":2: column iteration_scale: traces: bad metadata comment: declared twice"},
 	} {
 		_, err := ReadArenaCSV("t.csv", strings.NewReader(c.text))
 		if err == nil || !errors.Is(err, ErrMeta) || !strings.Contains(err.Error(), c.want) {

@@ -16,7 +16,7 @@ import (
 
 // ErrNotRunnable is the cause of a table row the engine cannot run as is
 // (no model or iterations yet: a recipe must re-label it first).
-var ErrNotRunnable = errors.New("job cannot run as is")
+var ErrNotRunnable = errors.New("traces: job cannot run as is")
 
 // FromTable turns canonical jobs into a trace, in submission order (stable,
 // so equal times keep their file order). Every job needs what the engine

@@ -56,7 +56,7 @@ func Tile(t *Trace, o TileOptions) (*Trace, error) {
 		return nil, fmt.Errorf("traces: tile: overlap %v: want a number in (0, copies]", o.Overlap)
 	}
 	if len(t.Jobs) == 0 {
-		return nil, fmt.Errorf("traces: tile: %s: %w", t.Name, ErrEmpty)
+		return nil, fmt.Errorf("%w: nothing to tile in %s", ErrEmpty, t.Name)
 	}
 	first, last := t.Jobs[0].Submit, t.Jobs[0].Submit
 	for _, j := range t.Jobs {

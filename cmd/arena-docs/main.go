@@ -2,7 +2,8 @@
 // from the cobra commands and the metric reference docs/metrics.md from
 // the metric catalogue (make docs). TestReferenceCurrent in package cli and
 // TestReferencePageCurrent in sim/metrics fail when the committed pages
-// differ from what this writes.
+// differ from what this writes. TestArchitectureRows here checks the package map of
+// docs/architecture.md against the packages' imports.
 package main
 
 import (

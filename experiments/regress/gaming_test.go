@@ -9,6 +9,7 @@ import (
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/policy/fcfs"
+	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim"
 )
 
@@ -62,8 +63,8 @@ func TestDroppingNeverPays(t *testing.T) {
 		gamed := false
 		for _, name := range []string{"every-other", "second-half", "first-half", "one-in-three"} {
 			drop := droppers[name]
-			if err := reg.Register(policy.Entry{Name: "drop-" + name, Doc: "test",
-				New: func(o policy.Options) (sim.Policy, error) {
+			if err := reg.Register(registry.Entry{Name: "drop-" + name, Doc: "test",
+				New: func(o registry.Options) (sim.Policy, error) {
 					return &dropper{inner: fcfs.New(o.Source.View(estimator.ViewOptimal)), drop: drop}, nil
 				}}); err != nil {
 				t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/arena-sim/arena/experiments/runner"
 
-	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/resultsdir"
 )
@@ -33,7 +33,7 @@ func TestDeterministicAcrossGOMAXPROCS(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if slices.ContainsFunc(e.Options, func(o policy.Option) bool { return o.Required }) {
+		if slices.ContainsFunc(e.Options, func(o registry.Option) bool { return o.Required }) {
 			continue // exec needs a command: not a policy by itself
 		}
 		for _, timing := range []sim.Timing{sim.Exact, sim.Artifact} {

@@ -336,7 +336,7 @@ func knownMetric(name string) error {
 }
 
 // ErrRegression marks a failed regression check.
-var ErrRegression = errors.New("regression")
+var ErrRegression = errors.New("regress: regression")
 
 // DefaultTolerance applies to metrics no one set a tolerance for.
 var DefaultTolerance = Tolerance{Rel: 0.02}

@@ -12,12 +12,13 @@ import (
 	"testing"
 
 	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden summaries in testdata/golden with the current results")
 
-func testRegistry() *policy.Registry { return policy.NewRegistry() }
+func testRegistry() *registry.Registry { return policy.NewRegistry() }
 
 func goldenFilesForTest(t *testing.T) []string {
 	t.Helper()
@@ -83,9 +84,9 @@ func TestGolden(t *testing.T) {
 // plantedRegistry serves FCFS with the no-prune ablation's overhead class
 // (twice its own reconfiguration constants): the kind of slip (a changed
 // constant) the check must catch.
-type plantedRegistry struct{ *policy.Registry }
+type plantedRegistry struct{ *registry.Registry }
 
-func (p plantedRegistry) Lookup(name string) (policy.Entry, error) {
+func (p plantedRegistry) Lookup(name string) (registry.Entry, error) {
 	e, err := p.Registry.Lookup(name)
 	if err == nil && e.Name == "fcfs" {
 		e.Overhead = sim.OverheadClass{"noprune"}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/input"
 )
 
 // The fault fields reach the engine's configuration, and their bad values
@@ -55,7 +56,7 @@ func TestFaultFields(t *testing.T) {
 		r := base
 		tc.run(&r)
 		_, err := Resolve(reg, r)
-		var fe *FieldError
+		var fe *input.Error
 		var fes FieldErrors
 		switch {
 		case errors.As(err, &fe) && fe.Field == tc.path:

@@ -32,16 +32,12 @@ const (
 	ruleOnEvents       = "needs timing exact (the artifact schedules only at rounds)"
 )
 
-// FieldError is a problem with one field of a run: an input.Error (the
-// one input-error type) whose Field is the field's path, its key in a
-// run's JSON form and a spec ("slowdown"), with an index into a list where
-// the value came from one ("policies[2]"), and no File (a run is no file;
-// Key drops the index). The CLI renders it as the flag and a spec as
-// file:line: key.
-type FieldError = input.Error
-
-// FieldErrors are every problem Validate found, in field order.
-type FieldErrors []*FieldError
+// FieldErrors are every problem Validate found, in field order. Each is an
+// *input.Error whose Field is the field's path, its key in a run's JSON
+// form and a spec ("slowdown"), with an index into a list where the value
+// came from one ("policies[2]"), and no File (a run is no file; Key drops
+// the index). The CLI renders it as the flag and a spec as file:line: key.
+type FieldErrors []*input.Error
 
 func (es FieldErrors) Error() string {
 	msgs := make([]string, len(es))
@@ -85,16 +81,16 @@ func checkFactor(f float64) error {
 func (r *Run) Validate() error {
 	var es FieldErrors
 	add := func(key string, v any, rule string) {
-		es = append(es, &FieldError{Field: key, Err: fmt.Errorf("%v: %s", v, rule)})
+		es = append(es, &input.Error{Field: key, Err: fmt.Errorf("%v: %s", v, rule)})
 	}
 	if strings.TrimSpace(r.Trace) == "" && r.Synth == nil {
-		es = append(es, &FieldError{Field: "trace", Err: errors.New(ruleNonEmpty)})
+		es = append(es, &input.Error{Field: "trace", Err: errors.New(ruleNonEmpty)})
 	}
 	if strings.TrimSpace(r.Cluster) == "" {
-		es = append(es, &FieldError{Field: "cluster", Err: errors.New(ruleNonEmpty)})
+		es = append(es, &input.Error{Field: "cluster", Err: errors.New(ruleNonEmpty)})
 	}
 	if strings.TrimSpace(r.Policy) == "" {
-		es = append(es, &FieldError{Field: "policy", Err: errors.New(ruleNonEmpty)})
+		es = append(es, &input.Error{Field: "policy", Err: errors.New(ruleNonEmpty)})
 	}
 	if r.Timing != sim.Exact && r.Timing != sim.Artifact {
 		add("timing", r.Timing, ruleTiming)
@@ -103,18 +99,18 @@ func (r *Run) Validate() error {
 		add("rounds", r.Rounds, ruleRounds)
 	}
 	if r.Estimator != "" && !slices.Contains(EstimatorNames(), r.Estimator) {
-		es = append(es, &FieldError{Field: "estimator", Err: fmt.Errorf("%s: unknown (known: %s)", sim.ShowValue(r.Estimator), strings.Join(EstimatorNames(), ", "))})
+		es = append(es, &input.Error{Field: "estimator", Err: fmt.Errorf("%s: unknown (known: %s)", sim.ShowValue(r.Estimator), strings.Join(EstimatorNames(), ", "))})
 	}
 	if r.Density != 0 && checkDensity(r.Density) != nil {
 		add("density", r.Density, ruleDensity)
 	}
 	if r.GPUMap != "" {
 		if _, err := traces.ParseGPUMap(r.GPUMap); err != nil {
-			es = append(es, &FieldError{Field: "gpu_map", Err: err})
+			es = append(es, &input.Error{Field: "gpu_map", Err: err})
 		}
 	}
 	if r.ScheduleOnEvents && r.Timing != sim.Exact {
-		es = append(es, &FieldError{Field: "schedule_on_events", Err: errors.New(ruleOnEvents)})
+		es = append(es, &input.Error{Field: "schedule_on_events", Err: errors.New(ruleOnEvents)})
 	}
 	if r.IterationScale < 0 {
 		add("iteration_scale", r.IterationScale, ruleIterationScale)
@@ -149,7 +145,7 @@ func (r *Run) Validate() error {
 		add("job_retries", r.JobRetries, "retries need job failures (job_mtbf)")
 	}
 	if r.Timing != sim.Exact && (strings.TrimSpace(r.Faults) != "" || r.CheckpointInterval != 0 || r.CheckpointCost != 0 || r.CheckpointRestore != 0 || r.JobMTBF != 0) {
-		es = append(es, &FieldError{Field: "faults", Err: errors.New(ruleFaultsExact)})
+		es = append(es, &input.Error{Field: "faults", Err: errors.New(ruleFaultsExact)})
 	}
 	if len(es) == 0 {
 		return nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/input"
 	"github.com/arena-sim/arena/traces"
 )
 
@@ -22,7 +23,7 @@ type Run struct {
 	Trace   string `json:"trace" yaml:"trace"`     // built-in name or CSV path
 	Cluster string `json:"cluster" yaml:"cluster"` // built-in name or spec path
 	// Policy is a policy string: "name", "name(key=value,…)" or
-	// "exec:COMMAND" (policy.Registry.Parse).
+	// "exec:COMMAND" (registry.Registry.Parse).
 	Policy string     `json:"policy" yaml:"policy"`
 	Timing sim.Timing `json:"timing" yaml:"timing"`
 	// Rounds of 300 s; 0 means the trace's default (DefaultRounds).
@@ -132,11 +133,11 @@ func (r *Run) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	if aux.Timing == "" {
-		return &FieldError{Field: "timing", Err: fmt.Errorf("missing; %s", ruleTiming)}
+		return &input.Error{Field: "timing", Err: fmt.Errorf("missing; %s", ruleTiming)}
 	}
 	t, err := sim.ParseTiming(aux.Timing)
 	if err != nil {
-		return &FieldError{Field: "timing", Err: fmt.Errorf("%q: %s", aux.Timing, ruleTiming)}
+		return &input.Error{Field: "timing", Err: fmt.Errorf("%q: %s", aux.Timing, ruleTiming)}
 	}
 	r.Timing = t
 	return nil

@@ -9,21 +9,22 @@ import (
 	"sync"
 
 	"github.com/arena-sim/arena/estimator"
-	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/clusterspec"
 	"github.com/arena-sim/arena/sim/fairness"
 	"github.com/arena-sim/arena/sim/faults"
+	"github.com/arena-sim/arena/sim/input"
 	"github.com/arena-sim/arena/sim/overheadprofile"
 	"github.com/arena-sim/arena/sim/resultsdir"
 	"github.com/arena-sim/arena/sim/tenants"
 	"github.com/arena-sim/arena/traces"
 )
 
-// Policies is where runs find their policies: *policy.Registry, or a
+// Policies is where runs find their policies: *registry.Registry, or a
 // wrapper (tests plant regressions by substituting an entry).
 type Policies interface {
-	Lookup(name string) (policy.Entry, error)
+	Lookup(name string) (registry.Entry, error)
 	Names() []string
 }
 
@@ -43,7 +44,7 @@ type Scenario struct {
 	Jobs        []sim.JobSpec
 	ClusterSpec sim.ClusterSpec
 	// Policy is the parsed policy string.
-	Policy   policy.Spec
+	Policy   registry.Spec
 	Source   estimator.Source
 	Profile  *sim.OverheadProfile
 	Overhead sim.Overhead
@@ -67,7 +68,7 @@ type Resolver struct {
 	clusters map[string]sim.ClusterSpec
 	profiles map[string]*sim.OverheadProfile
 	sources  map[string]estimator.Source
-	policies map[string]policy.Spec
+	policies map[string]registry.Spec
 	tenants  map[string]*tenants.File
 	delay    func(*sim.JobSpec) sim.Duration
 }
@@ -75,7 +76,7 @@ type Resolver struct {
 // NewResolver returns a resolver finding policies in reg.
 func NewResolver(reg Policies) *Resolver {
 	return &Resolver{reg: reg, traces: map[string]*traces.Trace{}, clusters: map[string]sim.ClusterSpec{},
-		profiles: map[string]*sim.OverheadProfile{}, sources: map[string]estimator.Source{}, policies: map[string]policy.Spec{},
+		profiles: map[string]*sim.OverheadProfile{}, sources: map[string]estimator.Source{}, policies: map[string]registry.Spec{},
 		tenants: map[string]*tenants.File{}}
 }
 
@@ -165,16 +166,16 @@ func (rv *Resolver) Source(name string) (estimator.Source, error) {
 	return s, nil
 }
 
-// ParsePolicy parses a policy string once (policy.ParseWith in the
+// ParsePolicy parses a policy string once (registry.ParseWith in the
 // resolver's registry).
-func (rv *Resolver) ParsePolicy(s string) (policy.Spec, error) {
+func (rv *Resolver) ParsePolicy(s string) (registry.Spec, error) {
 	rv.mu.Lock()
 	ps, ok := rv.policies[s]
 	rv.mu.Unlock()
 	if ok {
 		return ps, nil
 	}
-	ps, err := policy.ParseWith(rv.reg.Lookup, s)
+	ps, err := registry.ParseWith(rv.reg.Lookup, s)
 	if err != nil {
 		return ps, err
 	}
@@ -186,7 +187,7 @@ func (rv *Resolver) ParsePolicy(s string) (policy.Spec, error) {
 
 // Policy parses a policy string and resolves its overhead class in the
 // profile named.
-func (rv *Resolver) Policy(s, overheads string) (policy.Spec, *sim.OverheadProfile, sim.Overhead, error) {
+func (rv *Resolver) Policy(s, overheads string) (registry.Spec, *sim.OverheadProfile, sim.Overhead, error) {
 	ps, err := rv.ParsePolicy(s)
 	if err != nil {
 		return ps, nil, sim.Overhead{}, err
@@ -246,7 +247,7 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 	if err := r.Validate(); err != nil {
 		return nil, err
 	}
-	at := func(key string, err error) error { return &FieldError{Field: key, Err: err} }
+	at := func(key string, err error) error { return &input.Error{Field: key, Err: err} }
 	tr, err := rv.Trace(r)
 	if err != nil {
 		if r.Synth != nil {
@@ -344,7 +345,7 @@ func setFaults(cfg *sim.Config, r Run, spec sim.ClusterSpec, jobs []sim.JobSpec)
 	cfg.FaultModel = true
 	var err error
 	if cfg.Events, err = loadFaults(r, spec, jobs, *cfg); err != nil {
-		return &FieldError{Field: "faults", Err: err}
+		return &input.Error{Field: "faults", Err: err}
 	}
 	return nil
 }
@@ -359,14 +360,14 @@ func (rv *Resolver) checkedTenants(r Run, spec sim.ClusterSpec, jobs []sim.JobSp
 	}
 	ten, err := rv.TenantsFile(r.Tenants)
 	if err != nil {
-		return nil, &FieldError{Field: "tenants", Err: err}
+		return nil, &input.Error{Field: "tenants", Err: err}
 	}
 	c, err := sim.NewCluster(spec)
 	if err != nil {
-		return nil, &FieldError{Field: "cluster", Err: err}
+		return nil, &input.Error{Field: "cluster", Err: err}
 	}
 	if err := ten.Check(c, jobs); err != nil {
-		return nil, &FieldError{Field: "tenants", Err: err}
+		return nil, &input.Error{Field: "tenants", Err: err}
 	}
 	return ten, nil
 }
@@ -420,7 +421,7 @@ func (s *Scenario) Execute(ctx context.Context, onRound func(done, total int)) (
 	ps := s.Policy
 	// Built last, so that nothing can fail between its start and its
 	// Close (an exec policy holds a process, an ILP one a solver).
-	p, err := ps.Entry.New(policy.Options{Cluster: cluster, Source: s.Source, Timing: r.Timing, Values: ps.Values, Overheads: s.Profile, Overhead: s.Overhead, Context: ctx})
+	p, err := ps.Entry.New(registry.Options{Cluster: cluster, Source: s.Source, Timing: r.Timing, Values: ps.Values, Overheads: s.Profile, Overhead: s.Overhead, Context: ctx})
 	if err != nil {
 		return nil, fmt.Errorf("policy %s: %w", ps, err)
 	}

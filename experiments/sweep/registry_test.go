@@ -1,6 +1,9 @@
 package sweep
 
-import "github.com/arena-sim/arena/policy"
+import (
+	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/policy/registry"
+)
 
 // testRegistry is the registry of every built-in policy the tests run.
-func testRegistry() *policy.Registry { return policy.NewRegistry() }
+func testRegistry() *registry.Registry { return policy.NewRegistry() }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/arena-sim/arena/experiments/ci"
 	"github.com/arena-sim/arena/experiments/runner"
+	"github.com/arena-sim/arena/sim/input"
 	"gopkg.in/yaml.v3"
 )
 
@@ -161,7 +162,7 @@ func ParseSensitivity(s string) (Sensitivity, error) {
 // omitted list keeps its default). false gives nil.
 func parseSensitivityNode(file string, v *yaml.Node) (*Sensitivity, error) {
 	fail := func(n *yaml.Node, format string, args ...any) error {
-		return &SpecError{File: file, Line: n.Line, Kind: "key", Field: "sensitivity", Err: fmt.Errorf(format, args...)}
+		return &input.Error{File: file, Line: n.Line, Kind: "key", Field: "sensitivity", Err: fmt.Errorf(format, args...)}
 	}
 	if v.Kind == yaml.ScalarNode {
 		var b bool

@@ -16,7 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/arena-sim/arena/experiments/runner"
-	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/clusterspec"
 	"github.com/arena-sim/arena/sim/faults"
@@ -98,10 +98,6 @@ type Spec struct {
 	itemLines map[string][]int
 }
 
-// SpecError locates a problem in a spec file: file, line and key
-// (input.Error, the one input-error type; Kind "key", Field the key).
-type SpecError = input.Error
-
 // Axis is a run field a spec sets beyond its classic axes (traces,
 // clusters, policies, timing, rounds, density, seeds, estimators): the
 // field and its values as written, each checked by the field's rule.
@@ -116,20 +112,20 @@ func (s *Spec) HasKey(key string) bool {
 	return ok
 }
 
-// KeyError is a SpecError at key's line (the file's first line when the
+// KeyError is an *input.Error at key's line (the file's first line when the
 // spec does not set key), for problems found after parsing.
-func (s *Spec) KeyError(key string, err error) *SpecError {
+func (s *Spec) KeyError(key string, err error) *input.Error {
 	line, ok := s.lines[key]
 	if !ok {
 		line = 1
 	}
-	return &SpecError{File: s.File, Line: line, Kind: "key", Field: key, Err: err}
+	return &input.Error{File: s.File, Line: line, Kind: "key", Field: key, Err: err}
 }
 
-// pathError is a SpecError for a run field's error path: the key's line,
+// pathError is an *input.Error for a run field's error path: the key's line,
 // or for "policies[2]" the line of that entry of the list, when the file
 // wrote the list one entry a line.
-func (s *Spec) pathError(path string, err error) *SpecError {
+func (s *Spec) pathError(path string, err error) *input.Error {
 	key, idx, ok := strings.Cut(path, "[")
 	key = specKey(key)
 	e := s.KeyError(key, err)
@@ -190,10 +186,10 @@ func ParseSpec(file, dir string, data []byte) (*Spec, error) {
 		return nil, err
 	}
 	if root == nil {
-		return nil, &SpecError{File: file, Line: 1, Err: errors.New("empty spec; want a mapping with keys " + strings.Join(specKeys, ", "))}
+		return nil, &input.Error{File: file, Line: 1, Err: errors.New("empty spec; want a mapping with keys " + strings.Join(specKeys, ", "))}
 	}
 	if root.Kind != yaml.MappingNode {
-		return nil, &SpecError{File: file, Line: root.Line, Err: errors.New("want a mapping with keys " + strings.Join(specKeys, ", "))}
+		return nil, &input.Error{File: file, Line: root.Line, Err: errors.New("want a mapping with keys " + strings.Join(specKeys, ", "))}
 	}
 	s := &Spec{File: file, Dir: dir, lines: map[string]int{}, itemLines: map[string][]int{}, Densities: []float64{1}, Seeds: []int64{0}, Estimators: []string{"profiledb"}}
 	var horizon *yaml.Node
@@ -210,9 +206,9 @@ func ParseSpec(file, dir string, data []byte) (*Spec, error) {
 	return s, nil
 }
 
-// specFail is the SpecError of key at node n.
+// specFail is the *input.Error of key at node n.
 func specFail(file string, n *yaml.Node, key string, format string, args ...any) error {
-	return &SpecError{File: file, Line: n.Line, Kind: "key", Field: key, Err: fmt.Errorf(format, args...)}
+	return &input.Error{File: file, Line: n.Line, Kind: "key", Field: key, Err: fmt.Errorf(format, args...)}
 }
 
 // setKey reads one key of the spec file into s; horizon is kept for
@@ -380,7 +376,7 @@ func (s *Spec) settle(root, horizon *yaml.Node) error {
 		have bool
 	}{{"traces", len(s.Traces) > 0 || len(s.Synth) > 0}, {"clusters", len(s.Clusters) > 0}, {"policies", len(s.Policies) > 0}, {"timing", len(s.Timings) > 0}} {
 		if !req.have {
-			return &SpecError{File: s.File, Line: root.Line, Kind: "key", Field: req.key, Err: errors.New("missing (required)")}
+			return &input.Error{File: s.File, Line: root.Line, Kind: "key", Field: req.key, Err: errors.New("missing (required)")}
 		}
 	}
 	if s.Name == "" {
@@ -499,13 +495,13 @@ type Plan struct {
 // the plan, so RunSweep loads none of them again.
 func (s *Spec) Expand(reg runner.Policies) (*Plan, error) {
 	fail := func(key string, err error) error {
-		return &SpecError{File: s.File, Line: s.lines[key], Kind: "key", Field: key, Err: err}
+		return &input.Error{File: s.File, Line: s.lines[key], Kind: "key", Field: key, Err: err}
 	}
 	rv := runner.NewResolver(reg)
 	plan := &Plan{Name: s.Name, resolver: rv}
 	policies, notes, err := ResolvePolicies(reg, s.Policies, s.SkipMissing)
 	if err != nil {
-		var fe *runner.FieldError
+		var fe *input.Error
 		if errors.As(err, &fe) {
 			return nil, s.pathError(fe.Field, fe.Err)
 		}
@@ -522,7 +518,7 @@ func (s *Spec) Expand(reg runner.Policies) (*Plan, error) {
 		n = input.Product(n, int64(len(ax.Values)))
 	}
 	if err := input.Count("runs (the product of the spec's axes)", n, 0, input.RunsCap); err != nil {
-		return nil, &SpecError{File: s.File, Line: 1, Err: err}
+		return nil, &input.Error{File: s.File, Line: 1, Err: err}
 	}
 	traceRefs, traceNames, synthOf, err := s.expandTraces(rv)
 	if err != nil {
@@ -587,9 +583,9 @@ func (s *Spec) Expand(reg runner.Policies) (*Plan, error) {
 	return plan, nil
 }
 
-// keyErrorAt is a SpecError at key's line.
+// keyErrorAt is an *input.Error at key's line.
 func (s *Spec) keyErrorAt(key string, err error) error {
-	return &SpecError{File: s.File, Line: s.lines[key], Kind: "key", Field: key, Err: err}
+	return &input.Error{File: s.File, Line: s.lines[key], Kind: "key", Field: key, Err: err}
 }
 
 // expandTraces resolves the trace axis: each listed trace loaded once
@@ -692,12 +688,12 @@ func (s *Spec) axisCombos(rv *runner.Resolver, policies []string) ([]runner.Run,
 	return combos, nil
 }
 
-// fieldError renders a run's field error (runner.FieldError) at the spec
+// fieldError renders a run's field error (an *input.Error) at the spec
 // key that set the field.
 func (s *Spec) fieldError(err error) error {
-	var fe *runner.FieldError
+	var fe *input.Error
 	if !errors.As(err, &fe) {
-		return &SpecError{File: s.File, Line: 1, Err: err}
+		return &input.Error{File: s.File, Line: 1, Err: err}
 	}
 	return s.pathError(fe.Field, fe.Err)
 }
@@ -837,7 +833,7 @@ var policyDirRE = regexp.MustCompile(`[^A-Za-z0-9_+=-]+`)
 func ResolvePolicies(reg runner.Policies, patterns []string, skipMissing bool) (names, notes []string, err error) {
 	registered := reg.Names()
 	for i, pat := range patterns {
-		at := func(err error) error { return &runner.FieldError{Field: fmt.Sprintf("policies[%d]", i), Err: err} }
+		at := func(err error) error { return &input.Error{Field: fmt.Sprintf("policies[%d]", i), Err: err} }
 		if ex, ok := strings.CutPrefix(pat, "!"); ok {
 			if _, err := path.Match(ex, ""); err != nil {
 				return nil, nil, at(fmt.Errorf("%q: bad pattern: %w", pat, err))
@@ -866,9 +862,9 @@ func ResolvePolicies(reg runner.Policies, patterns []string, skipMissing bool) (
 			}
 			continue
 		}
-		ps, perr := policy.ParseWith(reg.Lookup, pat)
+		ps, perr := registry.ParseWith(reg.Lookup, pat)
 		if perr != nil {
-			var oe *policy.OptionError
+			var oe *input.Error
 			if skipMissing && !errors.As(perr, &oe) {
 				notes = append(notes, fmt.Sprintf("policy %q is not registered yet; its runs are skipped", pat))
 				continue

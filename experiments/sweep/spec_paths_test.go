@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"errors"
+	"github.com/arena-sim/arena/sim/input"
 	"testing"
 )
 
@@ -23,7 +24,7 @@ func TestSpecFieldErrorPaths(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = s.Expand(testRegistry())
-		var se *SpecError
+		var se *input.Error
 		if !errors.As(err, &se) || se.Line != c.line || se.Field != c.field {
 			t.Errorf("%q: %v, want s.yaml:%d key %s", c.spec, err, c.line, c.field)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/input"
 )
 
 func TestParseSpecErrorsNameFileLineAndKey(t *testing.T) {
@@ -38,9 +39,9 @@ func TestParseSpecErrorsNameFileLineAndKey(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := ParseSpec("my.yaml", "", []byte(c.yaml))
-			var se *SpecError
+			var se *input.Error
 			if !errors.As(err, &se) {
-				t.Fatalf("want a *SpecError, got %v", err)
+				t.Fatalf("want a *input.Error, got %v", err)
 			}
 			if se.File != "my.yaml" || se.Line != c.line || se.Field != c.key {
 				t.Errorf("located at %s:%d key %q, want my.yaml:%d key %q (%v)", se.File, se.Line, se.Field, c.line, c.key, err)
@@ -54,9 +55,9 @@ func TestParseSpecErrorsNameFileLineAndKey(t *testing.T) {
 
 func TestParseSpecYAMLSyntaxErrorHasLine(t *testing.T) {
 	_, err := ParseSpec("s.yaml", "", []byte("name: x\ntraces: [pai\n"))
-	var se *SpecError
+	var se *input.Error
 	if !errors.As(err, &se) || se.Line == 0 {
-		t.Fatalf("want a located *SpecError, got %v", err)
+		t.Fatalf("want a located *input.Error, got %v", err)
 	}
 }
 
@@ -134,7 +135,7 @@ func TestExpandRejectsUnknownTraceWithLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = s.Expand(policy.NewRegistry())
-	var se *SpecError
+	var se *input.Error
 	if !errors.As(err, &se) || se.Line != 2 || se.Field != "traces" {
 		t.Fatalf("want s.yaml:2 key traces, got %v", err)
 	}
@@ -176,7 +177,7 @@ func FuzzParseSpec(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := ParseSpec("fuzz.yaml", "", data)
 		if err != nil {
-			var se *SpecError
+			var se *input.Error
 			if !errors.As(err, &se) || se.File != "fuzz.yaml" {
 				t.Fatalf("error not located: %v", err)
 			}

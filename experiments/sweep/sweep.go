@@ -377,7 +377,7 @@ func copyRunDir(src, dst string) error {
 }
 
 // ErrNoRuns is returned when a plan has nothing to run.
-var ErrNoRuns = errors.New("no runs: every policy of the spec is unregistered")
+var ErrNoRuns = errors.New("sweep: no runs: every policy of the spec is unregistered")
 
 // EstimatedCost ranks runs by expected run time, for scheduling only:
 // rounds × load density × the policy entry's relative decision cost
@@ -403,7 +403,7 @@ func estimatedCost(rv *runner.Resolver, r runner.Run) float64 {
 }
 
 // ErrRunTimeout marks a run abandoned for exceeding SweepOptions.RunTimeout.
-var ErrRunTimeout = errors.New("run timed out")
+var ErrRunTimeout = errors.New("sweep: run timed out")
 
 func executeWithin(ctx context.Context, rv *runner.Resolver, r PlannedRun, dir string, timeout time.Duration) error {
 	if timeout <= 0 {

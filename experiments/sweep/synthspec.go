@@ -9,6 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/arena-sim/arena/experiments/runner"
+	"github.com/arena-sim/arena/sim/input"
 	"github.com/arena-sim/arena/traces/importers"
 	"github.com/arena-sim/arena/traces/synth"
 )
@@ -17,7 +18,7 @@ import (
 // combination of list values.
 func parseSynth(file, dir string, v *yaml.Node) ([]*runner.SynthTrace, error) {
 	fail := func(n *yaml.Node, key, format string, args ...any) error {
-		return &SpecError{File: file, Line: n.Line, Kind: "key", Field: key, Err: fmt.Errorf(format, args...)}
+		return &input.Error{File: file, Line: n.Line, Kind: "key", Field: key, Err: fmt.Errorf(format, args...)}
 	}
 	if v.Kind != yaml.MappingNode {
 		return nil, fail(v, "synth", "want a mapping of synthesis keys (from, format, name, %s)", synthKeyNames())

@@ -9,6 +9,7 @@ import (
 
 	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/sim/input"
 )
 
 const synthSpec = `name: s
@@ -80,7 +81,7 @@ func TestSynthSpecErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := ParseSpec("s.yaml", "", []byte(c.body))
-		var se *SpecError
+		var se *input.Error
 		if !errors.As(err, &se) || se.Field != c.key || se.Line != 1 {
 			t.Errorf("%q: %v, want an error on line 1 key %q", c.body, err, c.key)
 		}

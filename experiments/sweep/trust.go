@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/arena-sim/arena/experiments/runner"
-	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/policy/registry"
 )
 
 // The trust model of specs (docs/trust.md): a spec is data, and may be
@@ -26,7 +26,7 @@ func (s *Spec) CheckExec(reg runner.Policies) error {
 		if strings.HasPrefix(pat, "!") {
 			continue
 		}
-		ps, err := policy.ParseWith(reg.Lookup, pat)
+		ps, err := registry.ParseWith(reg.Lookup, pat)
 		if err != nil {
 			continue // not a policy string Expand accepts: it reports it
 		}
@@ -41,14 +41,14 @@ func (s *Spec) CheckExec(reg runner.Policies) error {
 
 // execCommand returns the command a policy runs, looking inside wrapped
 // policies (depth bounds a pathological nesting).
-func execCommand(reg runner.Policies, ps policy.Spec, depth int) (string, bool) {
-	if ps.Entry.Name == policy.ExecName {
+func execCommand(reg runner.Policies, ps registry.Spec, depth int) (string, bool) {
+	if ps.Entry.Name == registry.ExecName {
 		return ps.Values.String("cmd"), true
 	}
 	if ps.Entry.Wraps == "" || depth > 16 {
 		return "", false
 	}
-	inner, err := policy.ParseWith(reg.Lookup, ps.Values.String(ps.Entry.Wraps))
+	inner, err := registry.ParseWith(reg.Lookup, ps.Values.String(ps.Entry.Wraps))
 	if err != nil {
 		return "", false
 	}

@@ -60,7 +60,7 @@ var _ sim.Policy = (*ElasticFlow)(nil)
 
 // New returns ElasticFlow on cluster c deciding with src's data-parallel
 // view; overhead is the reconfiguration cost of the minimum-share deadline
-// test and check that of the doubling's deadline test (policy.Options
+// test and check that of the doubling's deadline test (registry.Options
 // resolves both in the run's overhead profile).
 func New(c *sim.Cluster, src estimator.Source, v Variant, overhead, check sim.Overhead) *ElasticFlow {
 	return &ElasticFlow{

@@ -14,6 +14,7 @@ import (
 	"github.com/arena-sim/arena/policy"
 	pexec "github.com/arena-sim/arena/policy/exec"
 	"github.com/arena-sim/arena/policy/policytest"
+	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/clusterspec"
 )
@@ -140,16 +141,16 @@ func TestProtocolErrors(t *testing.T) {
 // (pexec.ExpireWait) and every other wait unbounded; the command and the
 // timeout option are read as the real entry reads them.
 type expiringRegistry struct {
-	*policy.Registry
+	*registry.Registry
 	k int
 }
 
-func (r expiringRegistry) Lookup(name string) (policy.Entry, error) {
+func (r expiringRegistry) Lookup(name string) (registry.Entry, error) {
 	e, err := r.Registry.Lookup(name)
-	if err != nil || e.Name != policy.ExecName {
+	if err != nil || e.Name != registry.ExecName {
 		return e, err
 	}
-	e.New = func(o policy.Options) (sim.Policy, error) {
+	e.New = func(o registry.Options) (sim.Policy, error) {
 		argv, err := pexec.SplitCommand(o.Values.String("cmd"))
 		if err != nil {
 			return nil, err

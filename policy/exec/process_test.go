@@ -16,6 +16,7 @@ import (
 	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 	pexec "github.com/arena-sim/arena/policy/exec"
+	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim"
 )
 
@@ -23,17 +24,17 @@ import (
 // test's choosing, and the reply waits unbounded unless the policy string
 // says otherwise (pexec.ExpireWait with k < 0 never expires).
 type hookRegistry struct {
-	*policy.Registry
+	*registry.Registry
 	ctx    context.Context
 	stderr *markerWriter
 }
 
-func (r hookRegistry) Lookup(name string) (policy.Entry, error) {
+func (r hookRegistry) Lookup(name string) (registry.Entry, error) {
 	e, err := r.Registry.Lookup(name)
-	if err != nil || e.Name != policy.ExecName {
+	if err != nil || e.Name != registry.ExecName {
 		return e, err
 	}
-	e.New = func(o policy.Options) (sim.Policy, error) {
+	e.New = func(o registry.Options) (sim.Policy, error) {
 		argv, err := pexec.SplitCommand(o.Values.String("cmd"))
 		if err != nil {
 			return nil, err

@@ -45,14 +45,14 @@ import (
 	"testing"
 
 	"github.com/arena-sim/arena/estimator"
-	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim"
 )
 
 // Run checks the policy named by the policy string p (a name, options, or
 // exec:COMMAND) as reg builds it: each case is a subtest
 // (<timing>/<rule>) that fails with the case's violations.
-func Run(t *testing.T, reg *policy.Registry, p string) {
+func Run(t *testing.T, reg *registry.Registry, p string) {
 	t.Helper()
 	name, overhead, newPolicy, err := Factory(reg, p)
 	if err != nil {
@@ -64,16 +64,16 @@ func Run(t *testing.T, reg *policy.Registry, p string) {
 // Factory resolves the policy string p in reg into what the suite runs: the
 // canonical name, the overhead of its class in the artifact profile, and a
 // constructor of fresh instances with p's options.
-func Factory(reg *policy.Registry, p string) (string, sim.Overhead, func(policy.Options) (sim.Policy, error), error) {
+func Factory(reg *registry.Registry, p string) (string, sim.Overhead, func(registry.Options) (sim.Policy, error), error) {
 	spec, err := reg.Parse(p)
 	if err != nil {
 		return "", sim.Overhead{}, nil, err
 	}
-	overhead, err := policy.Options{}.Resolve(spec.Entry.Overhead)
+	overhead, err := registry.Options{}.Resolve(spec.Entry.Overhead)
 	if err != nil {
 		return "", sim.Overhead{}, nil, fmt.Errorf("%s: overhead class %s: %w", spec, spec.Entry.Overhead, err)
 	}
-	return spec.String(), overhead, func(o policy.Options) (sim.Policy, error) {
+	return spec.String(), overhead, func(o registry.Options) (sim.Policy, error) {
 		o.Values = spec.Values
 		return spec.Entry.New(o)
 	}, nil
@@ -81,7 +81,7 @@ func Factory(reg *policy.Registry, p string) (string, sim.Overhead, func(policy.
 
 // RunFactory checks the policies newPolicy builds (one per run), charged
 // overhead (resolved, e.g. from the artifact profile); name labels failures.
-func RunFactory(t *testing.T, name string, overhead sim.Overhead, newPolicy func(policy.Options) (sim.Policy, error)) {
+func RunFactory(t *testing.T, name string, overhead sim.Overhead, newPolicy func(registry.Options) (sim.Policy, error)) {
 	t.Helper()
 	h, err := newHarness(name, overhead, newPolicy)
 	if err != nil {
@@ -121,7 +121,7 @@ func Cases() int { return len(cases) * len(Timings) }
 // in every timing mode, in the order Run runs them, calling report with
 // each case's verdict as soon as it is known. It returns the verdicts; an
 // error only when the suite could not start (the estimator's data).
-func Check(name string, overhead sim.Overhead, newPolicy func(policy.Options) (sim.Policy, error), report func(Verdict)) ([]Verdict, error) {
+func Check(name string, overhead sim.Overhead, newPolicy func(registry.Options) (sim.Policy, error), report func(Verdict)) ([]Verdict, error) {
 	h, err := newHarness(name, overhead, newPolicy)
 	if err != nil {
 		return nil, err
@@ -139,7 +139,7 @@ func Check(name string, overhead sim.Overhead, newPolicy func(policy.Options) (s
 	return out, nil
 }
 
-func newHarness(name string, overhead sim.Overhead, newPolicy func(policy.Options) (sim.Policy, error)) (*harness, error) {
+func newHarness(name string, overhead sim.Overhead, newPolicy func(registry.Options) (sim.Policy, error)) (*harness, error) {
 	src, err := estimator.DefaultProfileDB()
 	if err != nil {
 		return nil, err
@@ -391,7 +391,7 @@ func finished(r *sim.Result) int {
 type harness struct {
 	name      string
 	overhead  sim.Overhead
-	newPolicy func(policy.Options) (sim.Policy, error)
+	newPolicy func(registry.Options) (sim.Policy, error)
 	src       estimator.Source
 }
 
@@ -431,7 +431,7 @@ func (h *harness) runWith(cs sim.ClusterSpec, jobs []sim.JobSpec, timing sim.Tim
 	if err != nil {
 		return nil, err
 	}
-	p, err := h.newPolicy(policy.Options{Cluster: c, Source: h.src, Timing: timing, Overhead: h.overhead})
+	p, err := h.newPolicy(registry.Options{Cluster: c, Source: h.src, Timing: timing, Overhead: h.overhead})
 	if err != nil {
 		return nil, fmt.Errorf("building %s: %w", h.name, err)
 	}

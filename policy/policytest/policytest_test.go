@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/arena-sim/arena/estimator"
-	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/policy/fcfs"
+	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim"
 )
 
@@ -44,13 +44,13 @@ func (n nodeZero) Schedule(v *sim.View) ([]sim.Action, error) {
 	return n.Policy.Schedule(v)
 }
 
-func violations(t *testing.T, newPolicy func(policy.Options) (sim.Policy, error)) map[string]bool {
+func violations(t *testing.T, newPolicy func(registry.Options) (sim.Policy, error)) map[string]bool {
 	t.Helper()
 	src, err := estimator.DefaultProfileDB()
 	if err != nil {
 		t.Fatal(err)
 	}
-	overhead, err := policy.Options{}.Resolve(policy.FullSearch("fcfs"))
+	overhead, err := registry.Options{}.Resolve(registry.FullSearch("fcfs"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,25 +66,25 @@ func violations(t *testing.T, newPolicy func(policy.Options) (sim.Policy, error)
 }
 
 func TestPlantedFaults(t *testing.T) {
-	fcfsOf := func(o policy.Options) sim.Policy { return fcfs.New(o.Source.View(estimator.ViewOptimal)) }
+	fcfsOf := func(o registry.Options) sim.Policy { return fcfs.New(o.Source.View(estimator.ViewOptimal)) }
 	for _, c := range []struct {
 		name string
-		new  func(policy.Options) (sim.Policy, error)
+		new  func(registry.Options) (sim.Policy, error)
 		want []string
 	}{
-		{"reference fcfs", func(o policy.Options) (sim.Policy, error) { return fcfsOf(o), nil }, nil},
-		{"never starts a job", func(policy.Options) (sim.Policy, error) { return idle{}, nil },
+		{"reference fcfs", func(o registry.Options) (sim.Policy, error) { return fcfsOf(o), nil }, nil},
+		{"never starts a job", func(registry.Options) (sim.Policy, error) { return idle{}, nil },
 			[]string{"minimum workload finishes under the checker", "nodes failing under running jobs", "jobs failing on their own", "drain with notice"}},
-		{"blind to faults", func(o policy.Options) (sim.Policy, error) { return blind{fcfsOf(o)}, nil },
+		{"blind to faults", func(o registry.Options) (sim.Policy, error) { return blind{fcfsOf(o)}, nil },
 			[]string{"nodes failing under running jobs", "drain with notice"}},
-		{"modifies the view", func(o policy.Options) (sim.Policy, error) { return mutator{fcfsOf(o)}, nil }, []string{"does not modify the view"}},
-		{"state shared across instances", func(o policy.Options) (sim.Policy, error) {
+		{"modifies the view", func(o registry.Options) (sim.Policy, error) { return mutator{fcfsOf(o)}, nil }, []string{"does not modify the view"}},
+		{"state shared across instances", func(o registry.Options) (sim.Policy, error) {
 			if instances.Add(1)%2 == 0 {
 				return idle{}, nil
 			}
 			return fcfsOf(o), nil
 		}, []string{"deterministic"}},
-		{"assumes a node exists", func(o policy.Options) (sim.Policy, error) { return nodeZero{fcfsOf(o)}, nil }, []string{"empty cluster"}},
+		{"assumes a node exists", func(o registry.Options) (sim.Policy, error) { return nodeZero{fcfsOf(o)}, nil }, []string{"empty cluster"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			instances.Store(0)

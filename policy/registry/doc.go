@@ -14,6 +14,6 @@
 // inner policy: Parse resolves the wrapped policy string in the registry
 // that parses the wrapper and hands it over in Values.Wrapped.
 //
-// Errors in a policy string are input.Error values (OptionError) naming
+// Errors in a policy string are *input.Error values (NewOptionError) naming
 // the policy and the option.
 package registry

@@ -206,17 +206,14 @@ const (
 	ExecPrefix = "exec:"
 )
 
-// OptionError is a bad policy string: it names the policy and, when the
-// problem is one option, the option ("policy tiresias: option queues: …").
-// It is input.Error, the one input-error type: File "policy NAME", Kind
-// "option", Field the option.
-type OptionError = input.Error
-
-// NewOptionError is the OptionError of policy's option key ("" = the
-// policy string as a whole): what a constructor returns for a value its
-// option's type admits but the policy does not (tiresias(queues=0)).
-func NewOptionError(policy, key string, err error) *OptionError {
-	e := &OptionError{File: "policy " + policy, Err: err}
+// NewOptionError is the error of policy's option key ("" = the policy
+// string as a whole), an *input.Error with File "policy NAME", Kind
+// "option" and Field the option ("policy tiresias: option queues: …"):
+// what Parse returns for a bad policy string, and what a constructor
+// returns for a value its option's type admits but the policy does not
+// (tiresias(queues=0)).
+func NewOptionError(policy, key string, err error) *input.Error {
+	e := &input.Error{File: "policy " + policy, Err: err}
 	if key != "" {
 		e.Kind, e.Field = "option", key
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/input"
 )
 
 // Hand-worked cases of the policy-string grammar.
@@ -76,9 +77,9 @@ func TestParseOptionErrors(t *testing.T) {
 		{"srtf(x=1)", "x", "it takes none"},
 	} {
 		_, err := reg.Parse(c.in)
-		var oe *registry.OptionError
+		var oe *input.Error
 		if !errors.As(err, &oe) || oe.Field != c.key || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "policy ") {
-			t.Errorf("Parse(%q) = %v; want an registry.OptionError for key %q containing %q", c.in, err, c.key, c.want)
+			t.Errorf("Parse(%q) = %v; want an input.Error for key %q containing %q", c.in, err, c.key, c.want)
 		}
 	}
 	if _, err := reg.Parse("nosuch(a=1)"); err == nil || !strings.Contains(err.Error(), "unknown") {

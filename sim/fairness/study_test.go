@@ -20,6 +20,7 @@ import (
 	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/policy/quota"
+	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/fairness"
 	"github.com/arena-sim/arena/sim/tenants"
@@ -29,17 +30,17 @@ import (
 // capture is a registry whose entries remember the policy they build, to
 // read the quota wrapper's counts after the run.
 type capture struct {
-	*policy.Registry
+	*registry.Registry
 	built sim.Policy
 }
 
-func (c *capture) Lookup(name string) (policy.Entry, error) {
+func (c *capture) Lookup(name string) (registry.Entry, error) {
 	e, err := c.Registry.Lookup(name)
 	if err != nil {
 		return e, err
 	}
 	inner := e.New
-	e.New = func(o policy.Options) (sim.Policy, error) {
+	e.New = func(o registry.Options) (sim.Policy, error) {
 		p, err := inner(o)
 		c.built = p
 		return p, err

@@ -28,11 +28,27 @@ var (
 	optionalColumns = []string{"notice", "cause"}
 )
 
-// eventWords are the event column's words, in sim.ClusterEventKind order.
-var eventWords = []string{"down", "up", "drain", "reclaim", "add"}
+// kindNames lists, in kind order, the names of the event kinds whose row
+// has has, as English: "a", "a or b", "a, b or c" with join "or"; with
+// join "," a plain list, "a, b, c".
+func kindNames(has func(sim.ClusterEventKindInfo) bool, join string) string {
+	var names []string
+	for _, k := range sim.ClusterEventKinds() {
+		if has(k.Info()) {
+			names = append(names, k.String())
+		}
+	}
+	if len(names) < 2 || join == "," {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " " + join + " " + names[len(names)-1]
+}
 
-// defaultCause is the cause of an event whose cause cell is empty.
-var defaultCause = map[sim.ClusterEventKind]string{sim.NodeDown: "failure", sim.NodeDrain: "maintenance", sim.NodeReclaim: "spot"}
+func anyKind(sim.ClusterEventKindInfo) bool      { return true }
+func noticeKind(k sim.ClusterEventKindInfo) bool { return k.Notice }
+func downKind(k sim.ClusterEventKindInfo) bool   { return k.Down }
+func upKind(k sim.ClusterEventKindInfo) bool     { return k.Up }
+func joinsKind(k sim.ClusterEventKindInfo) bool  { return k.Joins }
 
 // row is one parsed line of an events file, before validation against
 // the node states: nodes is one node, or every node of a pool.
@@ -176,30 +192,29 @@ func parseRow(file string, line int, c *sim.Cluster, get func(string) string) (r
 	if r.time, err = seconds(get("time")); err != nil {
 		return r, bad("time", "%s: %v", input.ShowValue(get("time")), err)
 	}
-	word := strings.ToLower(get("event"))
-	k := indexOf(eventWords, word)
-	if k < 0 {
-		return r, bad("event", "%s: want one of %s", input.ShowValue(get("event")), strings.Join(eventWords, ", "))
+	k, ok := sim.ParseClusterEventKind(strings.ToLower(get("event")))
+	if !ok {
+		return r, bad("event", "%s: want one of %s", input.ShowValue(get("event")), kindNames(anyKind, ","))
 	}
-	r.kind = sim.ClusterEventKind(k)
+	r.kind = k
+	kind := k.Info()
 	if r.nodes, err = resolveNode(c, get("node")); err != nil {
 		return r, bad("node", "%v", err)
 	}
-	takesNotice := r.kind == sim.NodeDrain || r.kind == sim.NodeReclaim
 	if n := get("notice"); n != "" {
 		if r.notice, err = seconds(n); err != nil {
 			return r, bad("notice", "%s: %v", input.ShowValue(n), err)
 		}
-		if !takesNotice && r.notice != 0 {
-			return r, bad("notice", "%s: a %s event takes no notice (only drain and reclaim do); leave it empty", input.ShowValue(n), word)
+		if !kind.Notice && r.notice != 0 {
+			return r, bad("notice", "%s: a %s event takes no notice (only %s do); leave it empty", input.ShowValue(n), k, kindNames(noticeKind, "and"))
 		}
 	}
 	r.cause = get("cause")
 	switch {
 	case r.cause == "":
-		r.cause = defaultCause[r.kind]
-	case r.kind == sim.NodeUp || r.kind == sim.NodeAdd:
-		return r, bad("cause", "%s: a %s event takes no cause; leave it empty", input.ShowValue(r.cause), word)
+		r.cause = kind.DefaultCause
+	case !kind.Down:
+		return r, bad("cause", "%s: a %s event takes no cause; leave it empty", input.ShowValue(r.cause), k)
 	case !plainWord(r.cause, 40):
 		return r, bad("cause", "%s: want a short word (letters, digits, . _ -)", input.ShowValue(r.cause))
 	}
@@ -297,38 +312,38 @@ func validate(file string, rows []row, c *sim.Cluster) ([]sim.ClusterEvent, erro
 				return &input.Error{File: file, Line: r.line, Field: "event", Err: fmt.Errorf("node %d at %vs: %s%s", n, r.time, fmt.Sprintf(format, args...), where)}
 			}
 			s := state[n]
-			switch r.kind {
-			case sim.NodeDown:
-				switch s {
-				case stateDown:
-					return nil, bad("down, but the node is already down")
-				case stateAbsent:
-					return nil, bad("down, but the node is not added yet")
+			switch kind := r.kind.Info(); {
+			case kind.Joins:
+				if s != stateAbsent {
+					return nil, bad("%s, but the node is already in the cluster (%s is only a node's first event)", r.kind, r.kind)
 				}
-				state[n] = stateDown
-			case sim.NodeUp:
+				state[n] = stateUp
+			case kind.Up:
 				switch s {
 				case stateUp:
 					if since[n] == 0 {
-						return nil, bad("up, but the node is up (no down, drain or reclaim before it: a repair before its failure?)")
+						return nil, bad("%s, but the node is up (no %s before it: a repair before its failure?)", r.kind, kindNames(downKind, "or"))
 					}
-					return nil, bad("up, but the node is up since its last up or add")
+					return nil, bad("%s, but the node is up since its last %s", r.kind, kindNames(upKind, "or"))
 				case stateDraining:
-					return nil, bad("up, but the node is draining until %vs", downAt[n])
+					return nil, bad("%s, but the node is draining until %vs", r.kind, downAt[n])
 				case stateAbsent:
-					return nil, bad("up, but the node is not added yet (use add)")
+					return nil, bad("%s, but the node is not added yet (use %s)", r.kind, kindNames(joinsKind, "or"))
 				}
 				state[n] = stateUp
-			case sim.NodeDrain, sim.NodeReclaim:
+			case kind.Notice:
 				if s != stateUp {
-					return nil, bad("%s needs a node that is up; it is %s", eventWords[r.kind], [...]string{"up", "draining", "down", "not added yet"}[s])
+					return nil, bad("%s needs a node that is up; it is %s", r.kind, [...]string{"up", "draining", "down", "not added yet"}[s])
 				}
 				state[n], downAt[n] = stateDraining, r.time+r.notice
-			case sim.NodeAdd:
-				if s != stateAbsent {
-					return nil, bad("add, but the node is already in the cluster (add is only a node's first event)")
+			case kind.Down:
+				switch s {
+				case stateDown:
+					return nil, bad("%s, but the node is already down", r.kind)
+				case stateAbsent:
+					return nil, bad("%s, but the node is not added yet", r.kind)
 				}
-				state[n] = stateUp
+				state[n] = stateDown
 			}
 			since[n] = r.line
 			if len(out) >= MaxEvents {
@@ -355,13 +370,13 @@ func Check(events []sim.ClusterEvent, c *sim.Cluster) error {
 		switch {
 		case e.Node < 0 || e.Node >= len(c.Nodes):
 			return bad("node", "%d: no such node; cluster %s has nodes 0 to %d", e.Node, c.Name, len(c.Nodes)-1)
-		case e.Kind < sim.NodeDown || e.Kind > sim.NodeAdd:
+		case !e.Kind.Valid():
 			return bad("event", "%v: not an event kind", e.Kind)
 		case !(e.Time >= 0) || math.IsInf(float64(e.Time), 0):
 			return bad("time", "%v: want finite seconds ≥ 0", e.Time)
 		case !(e.Notice >= 0) || math.IsInf(float64(e.Notice), 0):
 			return bad("notice", "%v: want finite seconds ≥ 0", e.Notice)
-		case e.Notice != 0 && e.Kind != sim.NodeDrain && e.Kind != sim.NodeReclaim:
+		case e.Notice != 0 && !e.Kind.Info().Notice:
 			return bad("notice", "a %s event takes no notice", e.Kind)
 		}
 		rows[i] = row{line: i + 1, time: float64(e.Time), nodes: []int{e.Node}, kind: e.Kind, notice: float64(e.Notice), cause: e.Cause}
@@ -461,7 +476,7 @@ func WriteEventsCSV(w io.Writer, events []sim.ClusterEvent) error {
 	}
 	for _, e := range events {
 		notice := ""
-		if e.Kind == sim.NodeDrain || e.Kind == sim.NodeReclaim {
+		if e.Kind.Info().Notice {
 			notice = strconv.FormatFloat(float64(e.Notice), 'f', -1, 64)
 		}
 		if err := cw.Write([]string{strconv.FormatFloat(float64(e.Time), 'f', -1, 64), strconv.Itoa(e.Node), e.Kind.String(), notice, e.Cause}); err != nil {

@@ -123,7 +123,7 @@ func parseSize(s string) (int64, error) {
 }
 
 // ErrLimit is what every *LimitError unwraps to.
-var ErrLimit = errors.New("over a limit")
+var ErrLimit = errors.New("input: over a limit")
 
 // LimitError is an input past one of the caps: which cap, where, and how
 // to raise it.

@@ -25,9 +25,6 @@ import (
 // row or key, returns an error that errors.As finds as an *input.Error
 // naming the file, the line and the field (and that names them in its
 // text). Hand-worked cases: the lines are counted in the texts below.
-// (Before, the artifact trace reader returned a *traces.ParseError, a
-// run's fields a *runner.FieldError and Parquet files a *pq.Error, none an
-// *input.Error.)
 func TestEveryParserReturnsInputError(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {

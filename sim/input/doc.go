@@ -3,11 +3,9 @@
 // Error is the one input-error type: where (file or named text, line),
 // which field (a key, column or option) and what was expected, wrapping
 // the cause. Every parser returns it — artifact trace CSVs (traces),
-// canonical tables (table.FieldError, an alias), importers, cluster specs,
-// overhead profiles, tenants files, faults specs and events files, sweep
-// specs (sweep.SpecError, an alias), policy strings
-// (policy.OptionError, an alias), a run's fields (runner.FieldError, an
-// alias; no file, Field the field's path), Parquet files (pq) — so a
+// canonical tables, importers, cluster specs, overhead profiles, tenants
+// files, faults specs and events files, sweep specs, policy strings, a
+// run's fields (no file, Field the field's path), Parquet files (pq) — so a
 // caller finds the place with one errors.As whatever was read. A
 // *LimitError is found by errors.As as an *Error too.
 //

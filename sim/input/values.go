@@ -40,7 +40,7 @@ func Clip(s string) string {
 const MaxTime = 1e10
 
 // ErrName is what a bad id or name unwraps to.
-var ErrName = errors.New("bad name")
+var ErrName = errors.New("input: bad name")
 
 // Name checks an id or a name read from an input (job id, model, user,
 // virtual cluster, GPU type): UTF-8, at most FieldCap bytes, and no

@@ -332,7 +332,7 @@ func readEntries(dir string) (map[string]entry, error) {
 }
 
 // ErrNoManifest is Verify's error for a directory without a manifest.
-var ErrNoManifest = errors.New("no manifest (" + ManifestFile + ")")
+var ErrNoManifest = errors.New("outdir: no manifest (" + ManifestFile + ")")
 
 // Verify checks that every file dir's manifest records is there with the
 // size and SHA-256 it had when written: a results directory truncated or

@@ -5,7 +5,7 @@
 // emit callback that receives one table.Job per job (or per attempt) in
 // file order; no reader holds the whole trace in memory except where the
 // format forces a join (the PAI task table is aggregated per job first).
-// A bad value stops the import with a *table.FieldError naming the file,
+// A bad value stops the import with an *input.Error naming the file,
 // line, field and what was expected.
 //
 // Formats (TRACES.md §1–§6 describes each, with its pitfalls):

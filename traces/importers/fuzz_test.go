@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/arena-sim/arena/sim/input"
 	"github.com/arena-sim/arena/traces/table"
 )
 
@@ -32,7 +33,7 @@ func fuzzImporter(f *testing.F, format string, seeds ...string) {
 		}
 		jobs, err := ReadAll(imp, "fuzz", bytes.NewReader(data), opt)
 		if err != nil {
-			var fe *table.FieldError
+			var fe *input.Error
 			if !errors.As(err, &fe) && len(data) > 0 && !bytes.Contains([]byte(err.Error()), []byte("fuzz")) {
 				t.Fatalf("error %v does not name the input", err)
 			}

@@ -176,7 +176,7 @@ func ReadAll(f Format, file string, r io.Reader, opt Options) ([]table.Job, erro
 }
 
 func fieldErr(file string, line int, field, format string, args ...any) error {
-	return &table.FieldError{File: file, Line: line, Field: field, Err: input.Errorf(format, args...)}
+	return &input.Error{File: file, Line: line, Field: field, Err: input.Errorf(format, args...)}
 }
 
 // csvRows streams a CSV file. With header, columns are found by name and

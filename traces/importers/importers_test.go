@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arena-sim/arena/sim/input"
 	"github.com/arena-sim/arena/traces/table"
 )
 
@@ -223,9 +224,9 @@ func TestImportErrors(t *testing.T) {
 	for _, c := range cases {
 		f, _ := Lookup(c.format)
 		_, err := ReadAll(f, "in.x", strings.NewReader(c.body), c.opt)
-		var fe *table.FieldError
+		var fe *input.Error
 		if !errors.As(err, &fe) {
-			t.Errorf("%s %q: error %v, want a *table.FieldError", c.format, c.body, err)
+			t.Errorf("%s %q: error %v, want a *input.Error", c.format, c.body, err)
 			continue
 		}
 		if fe.Line != c.line || fe.Field != c.field {

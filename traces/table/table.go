@@ -211,14 +211,8 @@ func WriteFile(path string, jobs []Job) error {
 	return f.Commit()
 }
 
-// ErrFormat is what a *FieldError about the table itself unwraps to.
-var ErrFormat = errors.New("not a canonical job table")
-
-// FieldError locates a bad value: file, line (1-based; 0 for Parquet rows
-// where Line is the row number), column and what was expected
-// ("trace.csv:12: gpus: …"). It is input.Error, the one input-error type
-// (Field the column; no Kind, the column's name says it).
-type FieldError = input.Error
+// ErrFormat is what a *input.Error about the table itself unwraps to.
+var ErrFormat = errors.New("table: not a canonical job table")
 
 // LooksLikeTable reports whether a CSV header is the canonical table's.
 func LooksLikeTable(header []string) bool {
@@ -234,7 +228,7 @@ func ReadFile(path string) ([]Job, error) {
 			if errors.As(err, &le) {
 				return nil, err
 			}
-			return nil, &FieldError{File: path, Err: fmt.Errorf("%w: %s", ErrFormat, input.ClipError(errors.Unwrap(err)))}
+			return nil, &input.Error{File: path, Err: fmt.Errorf("%w: %s", ErrFormat, input.ClipError(errors.Unwrap(err)))}
 		}
 		for i := range jobs {
 			if err := jobs[i].check(); err != nil {
@@ -275,13 +269,13 @@ func ScanCSV(file string, r io.Reader, emit func(Job) error) error {
 	head, err := cr.Read()
 	if err != nil {
 		if err == io.EOF {
-			return &FieldError{File: file, Line: 1, Err: fmt.Errorf("%w: empty file; want the header %s", ErrFormat, strings.Join(Columns, ","))}
+			return &input.Error{File: file, Line: 1, Err: fmt.Errorf("%w: empty file; want the header %s", ErrFormat, strings.Join(Columns, ","))}
 		}
 		var le *input.LimitError
 		if errors.As(err, &le) {
 			return err
 		}
-		return &FieldError{File: file, Line: 1, Err: fmt.Errorf("%w: %v", ErrFormat, err)}
+		return &input.Error{File: file, Line: 1, Err: fmt.Errorf("%w: %v", ErrFormat, err)}
 	}
 	head = slices.Clone(head) // ReuseRecord: the next Read overwrites it
 	col := map[string]int{}
@@ -290,7 +284,7 @@ func ScanCSV(file string, r io.Reader, emit func(Job) error) error {
 	}
 	for _, c := range Columns {
 		if _, ok := col[c]; !ok && !slices.Contains(optionalColumns, c) {
-			return &FieldError{File: file, Line: 1, Field: c, Err: fmt.Errorf("%w: missing column; want the header %s", ErrFormat, strings.Join(Columns, ","))}
+			return &input.Error{File: file, Line: 1, Field: c, Err: fmt.Errorf("%w: missing column; want the header %s", ErrFormat, strings.Join(Columns, ","))}
 		}
 	}
 	for {
@@ -301,7 +295,7 @@ func ScanCSV(file string, r io.Reader, emit func(Job) error) error {
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
-				return &FieldError{File: file, Line: pe.Line, Err: pe.Err}
+				return &input.Error{File: file, Line: pe.Line, Err: pe.Err}
 			}
 			var le *input.LimitError
 			if errors.As(err, &le) {
@@ -314,7 +308,7 @@ func ScanCSV(file string, r io.Reader, emit func(Job) error) error {
 			continue
 		}
 		if len(rec) != len(head) {
-			return &FieldError{File: file, Line: line, Err: fmt.Errorf("%d fields, the header has %d", len(rec), len(head))}
+			return &input.Error{File: file, Line: line, Err: fmt.Errorf("%d fields, the header has %d", len(rec), len(head))}
 		}
 		for i, f := range rec {
 			if err := input.Field(file, line, head[i], f); err != nil {
@@ -335,7 +329,7 @@ func ScanCSV(file string, r io.Reader, emit func(Job) error) error {
 	}
 }
 
-func parseRecord(rec []string, col map[string]int) (Job, *FieldError) {
+func parseRecord(rec []string, col map[string]int) (Job, *input.Error) {
 	get := func(c string) string {
 		if i, ok := col[c]; ok {
 			return strings.TrimSpace(rec[i])
@@ -343,14 +337,14 @@ func parseRecord(rec []string, col map[string]int) (Job, *FieldError) {
 		return ""
 	}
 	var j Job
-	var ferr *FieldError
+	var ferr *input.Error
 	num := func(c string) float64 {
 		if ferr != nil {
 			return 0
 		}
 		v, err := strconv.ParseFloat(get(c), 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			ferr = &FieldError{Field: c, Err: fmt.Errorf("%s: want a finite number", input.ShowValue(get(c)))}
+			ferr = &input.Error{Field: c, Err: fmt.Errorf("%s: want a finite number", input.ShowValue(get(c)))}
 		}
 		return v
 	}
@@ -360,7 +354,7 @@ func parseRecord(rec []string, col map[string]int) (Job, *FieldError) {
 		}
 		v, err := strconv.ParseInt(get(c), 10, 64)
 		if err != nil {
-			ferr = &FieldError{Field: c, Err: fmt.Errorf("%s: want an integer", input.ShowValue(get(c)))}
+			ferr = &input.Error{Field: c, Err: fmt.Errorf("%s: want an integer", input.ShowValue(get(c)))}
 		}
 		return v
 	}
@@ -370,7 +364,7 @@ func parseRecord(rec []string, col map[string]int) (Job, *FieldError) {
 	if ferr == nil {
 		b, err := strconv.ParseBool(get("censored"))
 		if err != nil {
-			ferr = &FieldError{Field: "censored", Err: fmt.Errorf("%s: want true or false", input.ShowValue(get("censored")))}
+			ferr = &input.Error{Field: "censored", Err: fmt.Errorf("%s: want true or false", input.ShowValue(get("censored")))}
 		}
 		j.Censored = b
 	}
@@ -404,9 +398,9 @@ const MaxGPUs = 1 << 20
 // the artifact CSV reader applies too (input.Name for ids and names,
 // input.Time for times: one validator): a row passes here exactly when
 // its fields would pass there.
-func (j *Job) check() *FieldError {
-	bad := func(field, format string, args ...any) *FieldError {
-		return &FieldError{Field: field, Err: fmt.Errorf(format, args...)}
+func (j *Job) check() *input.Error {
+	bad := func(field, format string, args ...any) *input.Error {
+		return &input.Error{Field: field, Err: fmt.Errorf(format, args...)}
 	}
 	if j.ID == "" {
 		return bad("id", "empty; want the trace's job id")
@@ -414,7 +408,7 @@ func (j *Job) check() *FieldError {
 	for _, f := range []struct{ col, v string }{{"id", j.ID}, {"gpu_type", j.GPUType}, {"model", j.Model}, {"user", j.User},
 		{"vc", j.VC}, {"status", j.Status}, {"zone", j.Zone}, {"source", j.Source}} {
 		if err := input.Name(f.v); err != nil {
-			return &FieldError{Field: f.col, Err: err}
+			return &input.Error{Field: f.col, Err: err}
 		}
 	}
 	if err := input.Time(j.Submit); err != nil {

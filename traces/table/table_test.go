@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arena-sim/arena/sim/input"
 	"github.com/parquet-go/parquet-go"
 )
 
@@ -72,7 +73,7 @@ func TestReadErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := ReadCSV("t.csv", strings.NewReader(c.body))
-		var fe *FieldError
+		var fe *input.Error
 		if !errors.As(err, &fe) || fe.Line != c.line || fe.Field != c.field || fe.File != "t.csv" {
 			t.Errorf("%q: error %v, want t.csv line %d field %q", c.body, err, c.line, c.field)
 		}

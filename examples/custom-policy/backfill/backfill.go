@@ -10,24 +10,24 @@ import (
 	"slices"
 
 	"github.com/arena-sim/arena/estimator"
-	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/policy/placement"
+	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim"
 )
 
 // Entry registers the policy: its name, options and constructor.
-func Entry() policy.Entry {
-	return policy.Entry{
+func Entry() registry.Entry {
+	return registry.Entry{
 		Name: "backfill",
 		Doc:  "example from examples/custom-policy: FCFS on the requested GPUs without head-of-line blocking",
-		Options: []policy.Option{
-			{Name: "order", Type: policy.Enum, Values: []string{"fifo", "smallest"}, Default: "fifo",
+		Options: []registry.Option{
+			{Name: "order", Type: registry.Enum, Values: []string{"fifo", "smallest"}, Default: "fifo",
 				Help: "which waiting job is tried first: queue order, or the fewest GPUs requested"},
 		},
 		// The policy pays the baselines' reconfiguration cost, whatever
 		// the run's overhead profile (--overheads) says that is.
-		Overhead: policy.FullSearch("backfill"),
-		New: func(o policy.Options) (sim.Policy, error) {
+		Overhead: registry.FullSearch("backfill"),
+		New: func(o registry.Options) (sim.Policy, error) {
 			return &Backfill{est: o.Source.View(estimator.ViewOptimal), smallest: o.Values.String("order") == "smallest"}, nil
 		},
 	}

@@ -22,7 +22,7 @@ const FooterCap = 16 << 20
 const MaxFooterStructs = 200_000
 
 // ErrCorrupt is what every error about a file's structure unwraps to.
-var ErrCorrupt = errors.New("not a valid Parquet file")
+var ErrCorrupt = errors.New("pq: not a valid Parquet file")
 
 func corrupt(file, format string, args ...any) error {
 	return &input.Error{File: file, Err: fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))}
