@@ -200,8 +200,8 @@ func availTypes(r *sweep.Results) ([]plots.AvailType, error) {
 		t := &types[i]
 		x := a.Time - start
 		t.Times, t.Avail = append(t.Times, x), append(t.Avail, float64(a.Available))
-		switch a.Event {
-		case "down", "drain", "reclaim":
+		// Every kind that takes a node down is marked (sim's kind table).
+		if k, ok := sim.ParseClusterEventKind(a.Event); ok && k.Info().Down {
 			t.Marks = append(t.Marks, plots.FaultMark{Time: x, Kind: a.Event, Avail: float64(a.Available)})
 		}
 	}
