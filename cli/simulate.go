@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -16,7 +15,6 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
-	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/experiments/report"
 	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/experiments/sweep"
@@ -385,7 +383,7 @@ func warnMissingTypes(w io.Writer, o *runner.Outcome) {
 		return
 	}
 	fmt.Fprintf(w, "note: %s jobs request GPU types cluster %s lacks (%s); map them with e.g. --gpu-map %s\n\n",
-		fmt.Sprint(sumCounts(missing)), o.Cluster.Name, counts(missing), exampleMap(missing, o.Cluster.Types))
+		fmt.Sprint(sumCounts(missing)), o.Cluster.Name, counts(missing), runner.SuggestGPUMap(missing, o.Cluster.Types))
 }
 
 func sumCounts(m map[string]int) int {
@@ -394,35 +392,6 @@ func sumCounts(m map[string]int) int {
 		n += c
 	}
 	return n
-}
-
-// exampleMap suggests a mapping: the missing types, most capable first
-// (peak TFLOPS), spread in order over the cluster's types, most capable first.
-func exampleMap(missing map[string]int, types []string) string {
-	peak := func(name string) float64 {
-		g, _ := estimator.LookupGPU(name)
-		return g.PeakTFLOPS
-	}
-	byPeak := func(xs []string) {
-		sort.SliceStable(xs, func(a, b int) bool {
-			if peak(xs[a]) != peak(xs[b]) {
-				return peak(xs[a]) > peak(xs[b])
-			}
-			return xs[a] < xs[b]
-		})
-	}
-	var from []string
-	for k := range missing {
-		from = append(from, k)
-	}
-	to := append([]string(nil), types...)
-	byPeak(from)
-	byPeak(to)
-	parts := make([]string, len(from))
-	for i, k := range from {
-		parts[i] = k + "=" + to[i*len(to)/len(from)]
-	}
-	return strings.Join(parts, ",")
 }
 
 func isTerminal(w io.Writer) bool {

@@ -237,6 +237,72 @@ func (rv *Resolver) profilingDelay() (func(*sim.JobSpec) sim.Duration, error) {
 	return d, nil
 }
 
+// Check makes the checks of Resolve that refuse a run before it starts,
+// without building it (no job list, no cluster events): its fields, its
+// policy and overhead profile, its cluster, that its estimator prices
+// every GPU type of the cluster (CheckPriced), that its faults name a
+// preset or a readable faults file (faults.CheckName) and its tenants
+// file loads. Inputs are loaded once per resolver, so a sweep checks
+// every planned run with it before the first run starts. Errors are
+// the run's field errors, as Resolve's.
+func (rv *Resolver) Check(r Run) error {
+	if err := r.Validate(); err != nil {
+		return err
+	}
+	at := func(key string, err error) error { return &FieldError{Field: key, Err: err} }
+	spec, err := rv.Cluster(r.Cluster)
+	if err != nil {
+		return at("cluster", err)
+	}
+	ps, err := rv.ParsePolicy(r.Policy)
+	if err != nil {
+		return at("policy", err)
+	}
+	prof, err := rv.Profile(r.Overheads)
+	if err != nil {
+		return at("overheads", err)
+	}
+	if _, err := prof.Resolve(ps.Entry.Overhead); err != nil {
+		return at("overheads", fmt.Errorf("policy %s: %w", ps.Entry.Name, err))
+	}
+	src, err := rv.Source(r.Estimator)
+	if err != nil {
+		return at("estimator", err)
+	}
+	if err := CheckPriced(spec, r.Estimator, src, nil); err != nil {
+		// The trace only completes the message (a GPU map to suggest).
+		if tr, terr := rv.mappedTrace(r); terr == nil {
+			err = CheckPriced(spec, r.Estimator, src, tr.Jobs)
+		}
+		return at("estimator", err)
+	}
+	if err := faults.CheckName(r.Faults); err != nil {
+		return at("faults", err)
+	}
+	if r.Tenants != "" && r.Tenants != TenantsVCs {
+		if _, err := rv.TenantsFile(r.Tenants); err != nil {
+			return at("tenants", err)
+		}
+	}
+	return nil
+}
+
+// mappedTrace is the run's trace with its GPU map applied.
+func (rv *Resolver) mappedTrace(r Run) (*traces.Trace, error) {
+	tr, err := rv.Trace(r)
+	if err != nil {
+		return nil, err
+	}
+	if r.GPUMap != "" {
+		m, err := traces.ParseGPUMap(r.GPUMap)
+		if err != nil {
+			return nil, err
+		}
+		traces.RemapGPUs(tr, m)
+	}
+	return tr, nil
+}
+
 // Resolve validates r and loads its inputs into a Scenario.
 func Resolve(reg Policies, r Run) (*Scenario, error) { return NewResolver(reg).Resolve(r) }
 
@@ -279,6 +345,9 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 	}
 	src, err := rv.Source(r.Estimator)
 	if err != nil {
+		return nil, at("estimator", err)
+	}
+	if err := CheckPriced(spec, r.Estimator, src, tr.Jobs); err != nil {
 		return nil, at("estimator", err)
 	}
 	if r.OverheadScale != 0 && r.OverheadScale != 1 {

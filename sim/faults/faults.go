@@ -93,10 +93,44 @@ func Load(name string, c *sim.Cluster, seed int64, start, end sim.Time) ([]sim.C
 	case ".csv", ".parquet":
 		return ReadEventsFile(name, c)
 	}
+	return nil, unknownName(name)
+}
+
+// unknownName is the error for a name that is no preset, and no file of
+// a kind Load reads.
+func unknownName(name string) error {
 	if _, err := os.Stat(name); err != nil {
-		return nil, fmt.Errorf("faults %q: not a preset (%s, none) and no such file", name, strings.Join(PresetNames(), ", "))
+		return fmt.Errorf("faults %q: not a preset (%s, none) and no such file", name, strings.Join(PresetNames(), ", "))
 	}
-	return nil, fmt.Errorf("faults %q: want a preset (%s, none), a faults spec (.yaml) or an events file (.csv, .parquet)", name, strings.Join(PresetNames(), ", "))
+	return fmt.Errorf("faults %q: want a preset (%s, none), a faults spec (.yaml) or an events file (.csv, .parquet)", name, strings.Join(PresetNames(), ", "))
+}
+
+// CheckName checks what Load would read for name without a cluster or a
+// window: a preset's name, a faults spec that parses, an events file that
+// exists (its rows are checked against the cluster by Load). A sweep
+// checks every run's faults with it before the first run starts.
+func CheckName(name string) error {
+	if name == "" || name == "none" {
+		return nil
+	}
+	if _, ok := presets[name]; ok {
+		return nil
+	}
+	switch strings.ToLower(ext(name)) {
+	case ".yaml", ".yml":
+		data, err := readBounded(name, MaxSpecBytes)
+		if err != nil {
+			return err
+		}
+		_, err = ParseSpec(name, data)
+		return err
+	case ".csv", ".parquet":
+		if _, err := os.Stat(name); err != nil {
+			return fmt.Errorf("faults %q: events file: %w", name, err)
+		}
+		return nil
+	}
+	return unknownName(name)
 }
 
 // Seeded reports whether the events Load returns for name depend on the
