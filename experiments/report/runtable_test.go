@@ -47,3 +47,33 @@ func TestNothingFinishedPrintsDash(t *testing.T) {
 		}
 	}
 }
+
+// The header line says how jobs were priced when it is not the paper's
+// setup: a GPU map (the speeds the jobs borrowed) and an estimator other
+// than the profile database; neither when the run has the defaults.
+func TestRunHeaderShowsGPUMapAndEstimator(t *testing.T) {
+	for _, tc := range []struct {
+		est, gpuMap string
+		want, not   []string
+	}{
+		{"profiledb", "", nil, []string{"GPU map", "estimator"}},
+		{"analytic", "", []string{"; estimator analytic"}, []string{"GPU map"}},
+		{"analytic", "a10=l20,a100=h100", []string{"; estimator analytic; GPU map a10=l20,a100=h100 (jobs run at the speeds of the types they are mapped to)"}, nil},
+		{"profiledb", "a10=a40", []string{"; GPU map a10=a40"}, []string{"estimator"}},
+	} {
+		var b strings.Builder
+		o := &runner.Outcome{Summary: sim.Summary{Policy: "fcfs", Trace: "philly", Cluster: "c", Timing: "exact", Estimator: tc.est, GPUMap: tc.gpuMap, Submitted: 1, Finished: 1}}
+		WriteRunTable(&b, []*runner.Outcome{o}, RunTableOptions{})
+		head, _, _ := strings.Cut(b.String(), "\n")
+		for _, w := range tc.want {
+			if !strings.Contains(head, w) {
+				t.Errorf("%s/%q: header %q lacks %q", tc.est, tc.gpuMap, head, w)
+			}
+		}
+		for _, w := range tc.not {
+			if strings.Contains(head, w) {
+				t.Errorf("%s/%q: header %q has %q", tc.est, tc.gpuMap, head, w)
+			}
+		}
+	}
+}

@@ -50,6 +50,9 @@ type Scenario struct {
 	// Config is the engine's configuration but for its Cluster, Exec and
 	// OnRound, which Execute sets (a cluster per execution).
 	Config sim.Config
+	// GPUMap is the run's GPU map in its canonical form
+	// (traces.FormatGPUMap; "" none), as the summary records it.
+	GPUMap string
 	// Tenants is the run's tenants file (Run.Tenants), loaded and checked
 	// against the cluster and the jobs; nil for none or for TenantsVCs.
 	Tenants *tenants.File
@@ -320,12 +323,14 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 		}
 		return nil, at("trace", err)
 	}
+	var gpuMap string
 	if r.GPUMap != "" {
 		m, err := traces.ParseGPUMap(r.GPUMap)
 		if err != nil {
 			return nil, at("gpu_map", err)
 		}
 		traces.RemapGPUs(tr, m)
+		gpuMap = traces.FormatGPUMap(m)
 	}
 	spec, err := rv.Cluster(r.Cluster)
 	if err != nil {
@@ -394,7 +399,7 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 	if r.Estimator == "" {
 		r.Estimator = "profiledb"
 	}
-	return &Scenario{Tenants: ten,
+	return &Scenario{Tenants: ten, GPUMap: gpuMap,
 		Run: r, TraceName: tr.Name, TraceJobs: len(tr.Jobs), Jobs: jobs, ClusterSpec: spec,
 		Policy: ps, Source: src, Profile: prof, Overhead: overhead, Config: cfg,
 		slowdown: r.Slowdown != 0 && r.Slowdown != 1 || r.RelaxedSlowdown != 0 && r.RelaxedSlowdown != 1,
@@ -507,6 +512,7 @@ func (s *Scenario) Execute(ctx context.Context, onRound func(done, total int)) (
 	res.Policy = ps.String()
 	sum := res.Summarize(s.TraceName, s.TraceJobs, r.Estimator)
 	sum.Seed = r.Seed
+	sum.GPUMap = s.GPUMap
 	sum.Density = Density(r.Density)
 	sum.Version = sim.Version()
 	sum.InputHash = InputHash(r, ps.String(), s.ClusterSpec, cfg, s.Jobs)
