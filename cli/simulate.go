@@ -58,12 +58,14 @@ func simulateDefaults() runner.Run {
 }
 
 // bindRunFlags defines a flag for every field of runner.Fields that has
-// one, its default taken from def.
-func bindRunFlags(fl *pflag.FlagSet, def runner.Run) map[string]*rawFlag {
+// one (only the fields keyed keys, when given), its default taken from
+// def: 'arena simulate' binds them all, other commands the few they share
+// with it (trace inspect: estimator, gpu_map).
+func bindRunFlags(fl *pflag.FlagSet, def runner.Run, keys ...string) map[string]*rawFlag {
 	raw := map[string]*rawFlag{}
 	for i := range runner.Fields {
 		f := &runner.Fields[i]
-		if f.Flag == "" {
+		if f.Flag == "" || len(keys) > 0 && !slices.Contains(keys, f.Key) {
 			continue
 		}
 		v := &rawFlag{field: f}
@@ -140,16 +142,25 @@ func simulateRun(cmd *cobra.Command, f simulateFlags) (runner.Run, error) {
 	if changed("rounds") && changed("horizon") {
 		return run, fmt.Errorf("--rounds and --horizon are alternatives; give one")
 	}
+	err := setRunFlags(cmd, f.raw, &run, "policy")
+	return run, err
+}
+
+// setRunFlags applies the run flags of raw given on the command line to
+// run through runner.Fields, in the table's order, but for the fields
+// keyed skip; a bad value is an error naming its flag.
+func setRunFlags(cmd *cobra.Command, raw map[string]*rawFlag, run *runner.Run, skip ...string) error {
 	for i := range runner.Fields {
 		fd := &runner.Fields[i]
-		if fd.Flag == "" || fd.Key == "policy" || !changed(fd.Flag) {
+		v, bound := raw[fd.Flag]
+		if fd.Flag == "" || !bound || slices.Contains(skip, fd.Key) || !cmd.Flags().Changed(fd.Flag) {
 			continue
 		}
-		if err := fd.Set(&run, f.raw[fd.Flag].value); err != nil {
-			return run, fmt.Errorf("--%s: %w", fd.Flag, err)
+		if err := fd.Set(run, v.value); err != nil {
+			return fmt.Errorf("--%s: %w", fd.Flag, err)
 		}
 	}
-	return run, nil
+	return nil
 }
 
 func runSimulate(cmd *cobra.Command, reg *policy.Registry, f simulateFlags) error {
