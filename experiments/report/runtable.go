@@ -161,6 +161,10 @@ func printDigestComparisons(w io.Writer, outcomes []*runner.Outcome) {
 // run stopped by its cap, and artifact-timing results the artifact could
 // not have produced (an internal assertion of its was false).
 func printWarnings(w io.Writer, outcomes []*runner.Outcome) {
+	// Every policy of the table saw the same cluster events.
+	if msg := outcomes[0].FaultsWarning(); msg != "" {
+		fmt.Fprintf(w, "⚠ %s\n", msg)
+	}
 	for _, o := range outcomes {
 		s := &o.Summary
 		if s.Dropped > 0 {

@@ -77,3 +77,31 @@ func TestRunHeaderShowsGPUMapAndEstimator(t *testing.T) {
 		}
 	}
 }
+
+// A faults run that saw no outage says so once below the table (every
+// policy of it saw the same events), and the table shows the outages
+// beside the expectation.
+func TestRunTableWarnsOfFaultsThatGaveNothing(t *testing.T) {
+	e := 0.4
+	var outcomes []*runner.Outcome
+	for _, p := range []string{"arena", "fcfs"} {
+		outcomes = append(outcomes, &runner.Outcome{Run: runner.Run{Faults: "llama3"}, Summary: sim.Summary{Policy: p, Cluster: "h100-l20", Submitted: 1, Finished: 1,
+			Faults: &sim.FaultSummary{ExpectedOutages: &e}}})
+	}
+	var b strings.Builder
+	WriteRunTable(&b, outcomes, RunTableOptions{})
+	out := b.String()
+	if n := strings.Count(out, "⚠ faults llama3: 0 node outages in the run's window, 0.40 expected"); n != 1 {
+		t.Errorf("the faults warning appears %d times:\n%s", n, out)
+	}
+	if !strings.Contains(out, "node outages (expected)") || !strings.Contains(out, "0 (0.40)") {
+		t.Errorf("no outages row:\n%s", out)
+	}
+	outcomes[0].Summary.Faults = &sim.FaultSummary{Outages: 3, ExpectedOutages: new(float64)}
+	*outcomes[0].Summary.Faults.ExpectedOutages = 2.5
+	b.Reset()
+	WriteRunTable(&b, outcomes, RunTableOptions{})
+	if strings.Contains(b.String(), "⚠ faults") {
+		t.Errorf("warned with 3 outages of 2.5 expected:\n%s", b.String())
+	}
+}

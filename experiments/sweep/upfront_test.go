@@ -99,3 +99,39 @@ func TestSpecTimingDefaultsToExact(t *testing.T) {
 		}
 	}
 }
+
+// A merged sweep names the runs whose faults gave them no node outage or
+// fewer than one expected, and only those.
+func TestReportNamesRunsWhoseFaultsGaveNothing(t *testing.T) {
+	e := func(x float64) *float64 { return &x }
+	row := func(key, faults string, outages int, expected *float64) SummaryRow {
+		r := SummaryRow{Key: key, FaultsName: faults, Summary: sim.Summary{Policy: "fcfs", Seed: 1}}
+		if faults != "none" {
+			r.FaultsKey = ".f-" + faults
+			r.Faults = &sim.FaultSummary{Outages: outages, ExpectedOutages: expected}
+		}
+		return r
+	}
+	rows := []SummaryRow{
+		row("none.run", "none", 0, nil),
+		row("zero.run", "llama3", 0, e(0.4)),
+		row("one-of-few.run", "llama3", 1, e(0.4)),
+		row("enough.run", "gcp-maintenance", 5, e(4.6)),
+		row("file-empty.run", "events", 0, nil),
+		row("file-full.run", "events", 2, nil),
+	}
+	var b strings.Builder
+	if err := WriteReport(&b, rows); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.Contains(out, "⚠ 3 run(s) with faults saw no node outage or expected fewer than one") {
+		t.Errorf("report:\n%s", out)
+	}
+	for key, named := range map[string]bool{"zero.run (0, 0.40 expected)": true, "one-of-few.run (1, 0.40 expected)": true, "file-empty.run (0, no expectation": true,
+		"none.run": false, "enough.run": false, "file-full.run": false} {
+		if strings.Contains(out, key) != named {
+			t.Errorf("%s named: %v, want %v:\n%s", key, !named, named, out)
+		}
+	}
+}

@@ -73,8 +73,27 @@ func Load(name string, c *sim.Cluster, seed int64, start, end sim.Time) ([]sim.C
 	if name == "" || name == "none" {
 		return nil, nil
 	}
-	if s, ok := presets[name]; ok {
+	s, err := SpecOf(name)
+	if err != nil {
+		return nil, err
+	}
+	if s != nil {
 		return Synthesise(s, c, seed, start, end)
+	}
+	switch strings.ToLower(ext(name)) {
+	case ".csv", ".parquet":
+		return ReadEventsFile(name, c)
+	}
+	return nil, unknownName(name)
+}
+
+// SpecOf returns the faults spec name synthesises from, as Load resolves
+// it: a built-in preset's, or a faults spec file's (.yaml, .yml; parsed,
+// named after the file when it has no name); nil for "", "none" and an
+// events file, which synthesise nothing.
+func SpecOf(name string) (*Spec, error) {
+	if s, ok := presets[name]; ok {
+		return s, nil
 	}
 	switch strings.ToLower(ext(name)) {
 	case ".yaml", ".yml":
@@ -89,11 +108,9 @@ func Load(name string, c *sim.Cluster, seed int64, start, end sim.Time) ([]sim.C
 		if s.Name == "" {
 			s.Name = name
 		}
-		return Synthesise(s, c, seed, start, end)
-	case ".csv", ".parquet":
-		return ReadEventsFile(name, c)
+		return s, nil
 	}
-	return nil, unknownName(name)
+	return nil, nil
 }
 
 // unknownName is the error for a name that is no preset, and no file of
@@ -113,17 +130,10 @@ func CheckName(name string) error {
 	if name == "" || name == "none" {
 		return nil
 	}
-	if _, ok := presets[name]; ok {
-		return nil
+	if s, err := SpecOf(name); s != nil || err != nil {
+		return err
 	}
 	switch strings.ToLower(ext(name)) {
-	case ".yaml", ".yml":
-		data, err := readBounded(name, MaxSpecBytes)
-		if err != nil {
-			return err
-		}
-		_, err = ParseSpec(name, data)
-		return err
 	case ".csv", ".parquet":
 		if _, err := os.Stat(name); err != nil {
 			return fmt.Errorf("faults %q: events file: %w", name, err)
