@@ -3,7 +3,6 @@ package runner
 import (
 	"errors"
 	"fmt"
-	"github.com/arena-sim/arena/sim/input"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/clusterspec"
+	"github.com/arena-sim/arena/sim/input"
 	"github.com/arena-sim/arena/traces"
 )
 

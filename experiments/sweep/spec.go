@@ -841,6 +841,12 @@ func PolicyDir(p string) string {
 
 var policyDirRE = regexp.MustCompile(`[^A-Za-z0-9_+=-]+`)
 
+// policyGlob says whether a policies entry is a glob over registered
+// names: a pattern character and no option list or command.
+func policyGlob(pat string) bool {
+	return strings.ContainsAny(pat, "*?[") && !strings.ContainsAny(pat, "(:")
+}
+
 // ResolvePolicies turns a policy list into canonical policy strings in
 // order. Entries are names or aliases, policy strings with options
 // ("tiresias(queues=3,threshold=16h)", "exec:python3 my_policy.py"), globs ("arena-*", "*") over the
@@ -858,7 +864,7 @@ func ResolvePolicies(reg runner.Policies, patterns []string, skipMissing bool) (
 			names = slices.DeleteFunc(names, func(n string) bool { m, _ := path.Match(ex, n); return m })
 			continue
 		}
-		if strings.ContainsAny(pat, "*?[") && !strings.ContainsAny(pat, "(:") {
+		if policyGlob(pat) {
 			if _, err := path.Match(pat, ""); err != nil {
 				return nil, nil, at(fmt.Errorf("%q: bad pattern: %w", pat, err))
 			}

@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"errors"
-	"github.com/arena-sim/arena/sim/input"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/input"
 )
 
 // Every name a spec gives is checked for every planned run before the
