@@ -243,7 +243,7 @@ func (p *Policy) scheduleDelta(v *sim.View) ([]sim.Action, error) {
 		if in.Type == "resync" && in.Round == v.Round {
 			p.resyncs++
 			if tries+1 >= maxResyncs {
-				return nil, p.fail(v.Round, -1, "the policy asked for the full state %d times in one decision (%s)", tries+1, in.Message)
+				return nil, p.fail(v.Round, -1, "the policy asked for the full state %d times in one decision (%s)", tries+1, quoteData(in.Message))
 			}
 			p.d.reset()
 			continue

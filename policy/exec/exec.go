@@ -15,6 +15,7 @@ import (
 
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/input"
 )
 
 // Protocol is the newest protocol version this adapter speaks; Protocols
@@ -183,19 +184,18 @@ func (p *Policy) send(round int, msg any) error {
 	return nil
 }
 
-// decode reads one message strictly (unknown fields are errors, so a
-// misspelt key is not silently ignored); an error message from the policy
-// is reported as such.
+// decode reads one message strictly (decodeStrict: one object, no
+// duplicate or unknown key, nothing after it, so a misspelt or repeated
+// key is not silently ignored); an error message from the policy is
+// reported as such, quoted.
 func decode(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	if err := decodeStrict(data, v); err != nil {
 		var probe struct {
 			Type    string `json:"type"`
 			Message string `json:"message"`
 		}
 		if json.Unmarshal(data, &probe) == nil && probe.Type == "error" {
-			return fmt.Errorf("the policy reported an error: %s", probe.Message)
+			return fmt.Errorf("the policy reported an error: %s", quoteData(probe.Message))
 		}
 		return fmt.Errorf("reply is not a valid message: %v: %s", err, abbreviate(data))
 	}
@@ -409,6 +409,11 @@ func (p *Policy) hello(timing sim.Timing) error {
 			}
 		}
 	}
+	// The name appears in errors and logs: the rule of every name arena
+	// shows (no control, bidi or zero-width character, the field cap).
+	if err := input.Name(in.Name); err != nil {
+		return p.fail(-1, -1, "hello: name: %v", err)
+	}
 	p.name = in.Name
 	if p.name == "" {
 		p.name = strings.Join(p.cfg.Command, " ")
@@ -514,7 +519,7 @@ func ParseActions(data []byte, round int, inView map[sim.JobID]bool, slots int) 
 func checkActions(in *actionsIn, round int, inView func(sim.JobID) bool, slots int) ([]sim.Action, sim.JobID, error) {
 	switch {
 	case in.Type == "error":
-		return nil, -1, fmt.Errorf("the policy reported an error: %s", in.Message)
+		return nil, -1, fmt.Errorf("the policy reported an error: %s", quoteData(in.Message))
 	case in.Type != "actions":
 		return nil, -1, fmt.Errorf("want an actions reply, got type %q", in.Type)
 	case in.Round != round:

@@ -113,7 +113,7 @@ func TestProtocolErrors(t *testing.T) {
 		{"job not in view", script(`echo "{\"type\":\"actions\",\"round\":0,\"actions\":[{\"kind\":\"drop\",\"job\":200}]}"`), []string{"round 0, job 200", "not running, pending or arriving"}},
 		{"slot out of range", script(`echo "{\"type\":\"actions\",\"round\":0,\"actions\":[{\"kind\":\"start\",\"job\":0,\"gpus\":[64]}]}"`), []string{"round 0, job 0", "GPU slot 64 out of range 0..63"}},
 		{"engine rejects", script(`echo "{\"type\":\"actions\",\"round\":0,\"actions\":[{\"kind\":\"start\",\"job\":0,\"gpus\":[0,33]}]}"`), []string{"round 0", "invalid start of job job_0001", "uniform grid"}},
-		{"policy error", script(`echo "{\"type\":\"error\",\"message\":\"boom\"}"`), []string{"round 0", "the policy reported an error: boom"}},
+		{"policy error", script(`echo "{\"type\":\"error\",\"message\":\"boom\"}"`), []string{"round 0", `the policy reported an error: "boom"`}},
 		{"crash", script(`echo oops >&2; exit 3`), []string{"round 0", "exit status 3"}},
 		{"crash at hello", `exec:sh -c 'exit 4'`, []string{"hello", "exit status 4"}},
 		{"protocol mismatch", `exec:sh -c 'read l; echo "{\"type\":\"hello\",\"protocol\":3}"'`, []string{"hello", "speaks protocol 3, arena speaks 1 and 2"}},

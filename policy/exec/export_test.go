@@ -36,3 +36,6 @@ func ParseActionsJSON(data []byte) (ActionsReply, error) {
 }
 
 type ActionsReply actionsIn
+
+// EscapeStream is escapeStream, for its hand-worked test.
+func EscapeStream(dst, b []byte) (out, rest []byte) { return escapeStream(dst, b) }

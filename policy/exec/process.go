@@ -82,6 +82,15 @@ func startProcess(cfg Config) (*process, error) {
 	if pr.maxLine <= 0 {
 		pr.maxLine = DefaultMaxLine
 	}
+	// A missing working directory fails the child's chdir, which os/exec
+	// reports as the command not found: say what is missing instead.
+	if cfg.Dir != "" {
+		if fi, err := os.Stat(cfg.Dir); err != nil {
+			return nil, fmt.Errorf("dir=%s: %w", quoteData(cfg.Dir), err)
+		} else if !fi.IsDir() {
+			return nil, fmt.Errorf("dir=%s: not a directory", quoteData(cfg.Dir))
+		}
+	}
 	cmd := osexec.Command(cfg.Command[0], cfg.Command[1:]...)
 	cmd.Dir = cfg.Dir
 	cmd.SysProcAttr = groupAttr()
@@ -194,20 +203,106 @@ func readLine(br *bufio.Reader, max int) ([]byte, error) {
 	}
 }
 
-// copyStderr passes the child's stderr through to w, keeping its tail for
-// an exit error.
+// copyStderr passes the child's stderr through to w, escaped
+// (escapeStream), keeping its raw tail for an exit error. It never waits
+// on w: the bytes go through a bounded relay that a second goroutine
+// writes out, and what does not fit while w is slow is dropped and
+// counted, so a terminal nobody reads cannot stall the child's stderr,
+// then its replies, and get a healthy policy killed as "no reply".
 func (pr *process) copyStderr(w io.Writer) {
+	relay := newStderrRelay(w, stderrRelayBytes)
 	defer close(pr.errDone)
+	defer relay.close()
 	defer pr.stderr.Close()
 	buf := make([]byte, 32<<10)
+	var esc, rest []byte
 	for {
 		n, err := pr.stderr.Read(buf)
 		if n > 0 {
-			w.Write(buf[:n])
 			pr.tail.write(buf[:n])
+			esc, rest = escapeStream(esc[:0], append(rest, buf[:n]...))
+			relay.push(esc)
 		}
 		if err != nil {
+			if len(rest) > 0 {
+				esc, _ = escapeStream(esc[:0], append(rest, '\n'))
+				relay.push(esc[:len(esc)-1])
+			}
 			return
+		}
+	}
+}
+
+// stderrRelayBytes bounds the child's stderr held for a slow writer.
+const stderrRelayBytes = 1 << 20
+
+// stderrRelay is a bounded buffer between the child's stderr reader and
+// arena's own stderr: push never blocks; the writer goroutine drains it.
+type stderrRelay struct {
+	mu      sync.Mutex
+	buf     []byte
+	max     int
+	dropped int
+	closed  bool
+	wake    chan struct{}
+	done    chan struct{}
+}
+
+func newStderrRelay(w io.Writer, max int) *stderrRelay {
+	r := &stderrRelay{max: max, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	go r.drain(w)
+	return r
+}
+
+// push queues b, or as much of it as fits, counting the rest as dropped.
+func (r *stderrRelay) push(b []byte) {
+	r.mu.Lock()
+	room := r.max - len(r.buf)
+	if room < len(b) {
+		r.dropped += len(b) - max(room, 0)
+		b = b[:max(room, 0)]
+	}
+	r.buf = append(r.buf, b...)
+	r.mu.Unlock()
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (r *stderrRelay) close() {
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// drain writes what was pushed, and a note of what was dropped, until
+// the relay is closed and empty.
+func (r *stderrRelay) drain(w io.Writer) {
+	defer close(r.done)
+	var out []byte
+	for range r.wake {
+		for {
+			r.mu.Lock()
+			out = append(out[:0], r.buf...)
+			r.buf = r.buf[:0]
+			dropped, closed := r.dropped, r.closed
+			r.dropped = 0
+			r.mu.Unlock()
+			if dropped > 0 {
+				out = fmt.Appendf(out, "\n[arena: %d bytes of the policy's stderr dropped while this output was not being read]\n", dropped)
+			}
+			if len(out) == 0 {
+				if closed {
+					return
+				}
+				break
+			}
+			w.Write(out)
 		}
 	}
 }
