@@ -83,9 +83,9 @@ func WriteSeedTable(w io.Writer, rows []SummaryRow) error {
 	}
 	var b strings.Builder
 	var flagged, unpaired []string
-	format, robustHead := "  %-18s %-34s %-24s %-20s %-24s %-24s %s%s\n", ""
+	format, robustHead := "  %-18s %-34s %-24s %-20s %-26s %-26s %s%s\n", ""
 	if rows[0].SensitivityGrid != "" { // a robustness column (sensitivity.go)
-		format, robustHead = "  %-18s %-34s %-24s %-20s %-24s %-24s %-24s %s\n", "under model error"
+		format, robustHead = "  %-18s %-34s %-24s %-20s %-26s %-26s %-26s %s\n", "under model error"
 	}
 	vary := varyingAxes(rows)
 	for _, c := range cellsInOrder(rows) {
