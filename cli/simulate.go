@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -16,7 +15,6 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
-	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/experiments/report"
 	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/experiments/sweep"
@@ -61,12 +59,14 @@ func simulateDefaults() runner.Run {
 }
 
 // bindRunFlags defines a flag for every field of runner.Fields that has
-// one, its default taken from def.
-func bindRunFlags(fl *pflag.FlagSet, def runner.Run) map[string]*rawFlag {
+// one (only the fields keyed keys, when given), its default taken from
+// def: 'arena simulate' binds them all, other commands the few they share
+// with it (trace inspect: estimator, gpu_map).
+func bindRunFlags(fl *pflag.FlagSet, def runner.Run, keys ...string) map[string]*rawFlag {
 	raw := map[string]*rawFlag{}
 	for i := range runner.Fields {
 		f := &runner.Fields[i]
-		if f.Flag == "" {
+		if f.Flag == "" || len(keys) > 0 && !slices.Contains(keys, f.Key) {
 			continue
 		}
 		v := &rawFlag{field: f}
@@ -143,16 +143,25 @@ func simulateRun(cmd *cobra.Command, f simulateFlags) (runner.Run, error) {
 	if changed("rounds") && changed("horizon") {
 		return run, fmt.Errorf("--rounds and --horizon are alternatives; give one")
 	}
+	err := setRunFlags(cmd, f.raw, &run, "policy")
+	return run, err
+}
+
+// setRunFlags applies the run flags of raw given on the command line to
+// run through runner.Fields, in the table's order, but for the fields
+// keyed skip; a bad value is an error naming its flag.
+func setRunFlags(cmd *cobra.Command, raw map[string]*rawFlag, run *runner.Run, skip ...string) error {
 	for i := range runner.Fields {
 		fd := &runner.Fields[i]
-		if fd.Flag == "" || fd.Key == "policy" || !changed(fd.Flag) {
+		v, bound := raw[fd.Flag]
+		if fd.Flag == "" || !bound || slices.Contains(skip, fd.Key) || !cmd.Flags().Changed(fd.Flag) {
 			continue
 		}
-		if err := fd.Set(&run, f.raw[fd.Flag].value); err != nil {
-			return run, fmt.Errorf("--%s: %w", fd.Flag, err)
+		if err := fd.Set(run, v.value); err != nil {
+			return fmt.Errorf("--%s: %w", fd.Flag, err)
 		}
 	}
-	return run, nil
+	return nil
 }
 
 func runSimulate(cmd *cobra.Command, reg *registry.Registry, f simulateFlags) error {
@@ -386,7 +395,7 @@ func warnMissingTypes(w io.Writer, o *runner.Outcome) {
 		return
 	}
 	fmt.Fprintf(w, "note: %s jobs request GPU types cluster %s lacks (%s); map them with e.g. --gpu-map %s\n\n",
-		fmt.Sprint(sumCounts(missing)), o.Cluster.Name, counts(missing), exampleMap(missing, o.Cluster.Types))
+		fmt.Sprint(sumCounts(missing)), o.Cluster.Name, counts(missing), runner.SuggestGPUMap(missing, o.Cluster.Types))
 }
 
 func sumCounts(m map[string]int) int {
@@ -395,35 +404,6 @@ func sumCounts(m map[string]int) int {
 		n += c
 	}
 	return n
-}
-
-// exampleMap suggests a mapping: the missing types, most capable first
-// (peak TFLOPS), spread in order over the cluster's types, most capable first.
-func exampleMap(missing map[string]int, types []string) string {
-	peak := func(name string) float64 {
-		g, _ := estimator.LookupGPU(name)
-		return g.PeakTFLOPS
-	}
-	byPeak := func(xs []string) {
-		sort.SliceStable(xs, func(a, b int) bool {
-			if peak(xs[a]) != peak(xs[b]) {
-				return peak(xs[a]) > peak(xs[b])
-			}
-			return xs[a] < xs[b]
-		})
-	}
-	var from []string
-	for k := range missing {
-		from = append(from, k)
-	}
-	to := append([]string(nil), types...)
-	byPeak(from)
-	byPeak(to)
-	parts := make([]string, len(from))
-	for i, k := range from {
-		parts[i] = k + "=" + to[i*len(to)/len(from)]
-	}
-	return strings.Join(parts, ",")
 }
 
 func isTerminal(w io.Writer) bool {

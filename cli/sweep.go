@@ -133,7 +133,7 @@ func runSweep(cmd *cobra.Command, reg *registry.Registry, specPath string, f swe
 	// the user says so (docs/trust.md). Merging, comparing and listing
 	// run nothing.
 	if !f.allowExec && !f.merge && f.compare == "" && !f.list {
-		if err := spec.CheckExec(reg); err != nil {
+		if err := spec.CheckExec(reg, plan); err != nil {
 			return err
 		}
 	}

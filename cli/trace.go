@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/clusterspec"
@@ -30,6 +31,7 @@ func newTraceCmd(reg *registry.Registry) *cobra.Command {
 	var rounds int
 	var cluster, format string
 	var keepNeverRan bool
+	var model map[string]*rawFlag // --estimator and --gpu-map, simulate's
 	inspect := &cobra.Command{
 		Use:   "inspect TRACE...",
 		Short: "Print a trace's jobs, span, arrivals, durations, GPU and type mix, offered GPU-hours and load",
@@ -41,9 +43,15 @@ GPU-count, GPU-type, model and state mix, the offered GPU-hours (Σ run time × 
 and the offered load on --cluster (offered GPU-hours over the cluster's GPU-hours
 during the submission span; above 1 the cluster cannot keep up). A trace that
 carries iterations instead of run times (the artifact's) gets run times estimated
-on each job's best-locality plan, and says so.`,
+on each job's best-locality plan, and says so.
+
+--estimator and --gpu-map are simulate's: the figures are those of a run with
+them (the GPU map rewrites the jobs' GPU types, the estimator prices their run
+times), and the output names both. As simulate does, inspect refuses a runnable
+trace on a cluster with GPU types the estimator cannot price.`,
 		Example: `  arena trace inspect philly philly-pollux
   arena trace inspect pp.parquet --cluster testbed-64
+  arena trace inspect philly --cluster h100-l20 --estimator analytic --gpu-map a100=h100,v100=h100,a40=l20,a10=l20
   arena trace inspect --format helios cluster_log.csv`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -55,13 +63,25 @@ on each job's best-locality plan, and says so.`,
 			for _, p := range spec.Pools {
 				gpus += p.Nodes * p.GPUsPerNode
 			}
+			pr, err := newInspectPricing(cmd, model)
+			if err != nil {
+				return err
+			}
 			w := cmd.OutOrStdout()
 			for i, name := range args {
 				opt := importers.Options{KeepNeverRan: keepNeverRan}
 				tally := newImportTally(&opt)
-				jobs, t, estimated, err := loadForInspect(name, format, opt)
+				jobs, t, estimated, err := loadForInspect(name, format, opt, pr)
 				if err != nil {
 					return err
+				}
+				var missing map[string]int
+				if t != nil {
+					// As a run would be refused (runner.Resolve).
+					if err := runner.CheckPriced(spec, pr.run.Estimator, pr.src, t.Jobs); err != nil {
+						return fmt.Errorf("--estimator: %w", err)
+					}
+					missing = runner.MissingTypes(t.Jobs, runner.ClusterTypes(spec))
 				}
 				if i > 0 {
 					fmt.Fprintln(w)
@@ -72,7 +92,11 @@ on each job's best-locality plan, and says so.`,
 				}
 				s := traces.InspectTable(jobs)
 				s.DurationsEstimated = estimated
-				printTableStats(w, name, s, spec.Name, gpus)
+				printTableStats(w, name, s, spec.Name, gpus, pr.describe(estimated))
+				if len(missing) > 0 {
+					fmt.Fprintf(w, "  warning: %d jobs request GPU types %s lacks (%s): a run cannot place them as requested; map them with --gpu-map, e.g. %s\n",
+						sumCounts(missing), spec.Name, counts(missing), runner.SuggestGPUMap(missing, runner.ClusterTypes(spec)))
+				}
 				printTenantMix(w, jobs)
 				if t != nil {
 					r := rounds
@@ -89,6 +113,7 @@ on each job's best-locality plan, and says so.`,
 	inspect.Flags().StringVar(&cluster, "cluster", "paper-1280", "cluster for the offered load: built-in ("+strings.Join(clusterspec.BuiltinNames(), ", ")+") or a YAML/JSON spec")
 	inspect.Flags().StringVar(&format, "format", "", "read TRACE as this raw public format (see 'arena trace import --help')")
 	inspect.Flags().BoolVar(&keepNeverRan, "keep-never-ran", false, "with --format: count jobs that never ran too (kept with their state, no run time)")
+	model = bindRunFlags(inspect.Flags(), simulateDefaults(), "estimator", "gpu_map")
 	cmd.AddCommand(inspect)
 	cmd.AddCommand(newTraceTileCmd())
 	cmd.AddCommand(newTraceImportCmd(), newTraceSynthCmd())
@@ -151,10 +176,74 @@ func countsInt(m map[int]int) string {
 	return strings.Join(parts, " ")
 }
 
+// inspectPricing is how inspect prices a trace's jobs: as a run with
+// the same --estimator and --gpu-map would (runner.SourceFor, the
+// engine's view; the map rewrites the jobs' GPU types first).
+type inspectPricing struct {
+	run    runner.Run // Estimator and GPUMap as given
+	src    estimator.Source
+	gpuMap map[string]string
+}
+
+func newInspectPricing(cmd *cobra.Command, raw map[string]*rawFlag) (*inspectPricing, error) {
+	pr := &inspectPricing{run: simulateDefaults()}
+	if err := setRunFlags(cmd, raw, &pr.run); err != nil {
+		return nil, err
+	}
+	var err error
+	if pr.src, err = runner.SourceFor(pr.run.Estimator); err != nil {
+		return nil, fmt.Errorf("--estimator: %w", err)
+	}
+	if pr.gpuMap, err = traces.ParseGPUMap(pr.run.GPUMap); err != nil {
+		return nil, fmt.Errorf("--gpu-map: %w", err)
+	}
+	return pr, nil
+}
+
+// table is t's jobs as canonical rows, t's GPU types rewritten by the map
+// and run times priced by the estimator.
+func (pr *inspectPricing) table(t *traces.Trace) []table.Job {
+	traces.RemapGPUs(t, pr.gpuMap)
+	return traces.TableOf(t, pr.src.View(estimator.ViewOptimal))
+}
+
+// describe names the estimator and the GPU map behind the figures: the
+// run times when they are estimated, the GPU types always.
+func (pr *inspectPricing) describe(estimated bool) string {
+	var parts []string
+	if estimated {
+		parts = append(parts, "run times priced by estimator "+pr.run.Estimator)
+	} else {
+		parts = append(parts, "run times as the trace records them (no estimator)")
+	}
+	if len(pr.gpuMap) > 0 {
+		parts = append(parts, "GPU types rewritten by GPU map "+traces.FormatGPUMap(pr.gpuMap))
+	} else {
+		parts = append(parts, "no GPU map")
+	}
+	return strings.Join(parts, ", ")
+}
+
 // loadForInspect reads any trace inspect accepts as canonical rows; t is
 // the engine-ready trace when the input is one (nil for an unlabelled
-// table), and estimated says the rows' run times come from iterations.
-func loadForInspect(name, format string, opt importers.Options) (jobs []table.Job, t *traces.Trace, estimated bool, err error) {
+// table), and estimated says the rows' run times come from iterations,
+// priced as pr prices them. pr's GPU map rewrites every row's GPU type.
+func loadForInspect(name, format string, opt importers.Options, pr *inspectPricing) (jobs []table.Job, t *traces.Trace, estimated bool, err error) {
+	jobs, t, estimated, err = readForInspect(name, format, opt, pr)
+	if err == nil && !estimated {
+		for i := range jobs {
+			if to, ok := pr.gpuMap[jobs[i].GPUType]; ok {
+				jobs[i].GPUType = to
+			}
+		}
+		if t != nil {
+			traces.RemapGPUs(t, pr.gpuMap)
+		}
+	}
+	return jobs, t, estimated, err
+}
+
+func readForInspect(name, format string, opt importers.Options, pr *inspectPricing) (jobs []table.Job, t *traces.Trace, estimated bool, err error) {
 	if format != "" {
 		jobs, err = importers.Open(name, format, opt)
 		if err != nil {
@@ -164,11 +253,7 @@ func loadForInspect(name, format string, opt importers.Options) (jobs []table.Jo
 			t = tt
 			if !slices.ContainsFunc(jobs, func(j table.Job) bool { return j.HasDuration() }) {
 				// Iterations only (the arena and gavel formats): estimate.
-				db, derr := estimator.DefaultProfileDB()
-				if derr != nil {
-					return nil, nil, false, derr
-				}
-				return traces.TableOf(t, db), t, true, nil
+				return pr.table(t), t, true, nil
 			}
 		}
 		return jobs, t, false, nil
@@ -178,11 +263,7 @@ func loadForInspect(name, format string, opt importers.Options) (jobs []table.Jo
 	}
 	t, err = traces.Load(name)
 	if err == nil {
-		db, derr := estimator.DefaultProfileDB()
-		if derr != nil {
-			return nil, nil, false, derr
-		}
-		return traces.TableOf(t, db), t, true, nil
+		return pr.table(t), t, true, nil
 	}
 	// An unlabelled canonical table (imported, or synthesised without a
 	// recipe) or a public built-in source: not runnable, but inspectable.
@@ -195,7 +276,7 @@ func loadForInspect(name, format string, opt importers.Options) (jobs []table.Jo
 
 // printTableStats prints what every table has: size, span, arrivals, run
 // times, GPU demand and offered work, and the offered load on a cluster.
-func printTableStats(w io.Writer, name string, s traces.TableStats, cluster string, clusterGPUs int) {
+func printTableStats(w io.Writer, name string, s traces.TableStats, cluster string, clusterGPUs int, pricing string) {
 	zone := ""
 	if s.Zone != "" {
 		zone = ", local zone " + s.Zone
@@ -212,6 +293,7 @@ func printTableStats(w io.Writer, name string, s traces.TableStats, cluster stri
 	if s.DurationsEstimated {
 		how = "estimated: iterations ÷ scale × best-locality iteration time, no overheads"
 	}
+	fmt.Fprintf(w, "  priced as a run: %s\n", pricing)
 	if s.WithDuration == 0 {
 		fmt.Fprintf(w, "  run time: none of the jobs has one\n")
 	} else {

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/arena-sim/arena/policy/registry"
 )
 
 // writeSpec writes a sweep spec whose policies are listed one a line
@@ -31,9 +33,11 @@ func TestSpecCommandsNeedAllowExec(t *testing.T) {
 	for _, pol := range []string{
 		`'exec:sh -c "touch ` + marker + `"'`,
 		`'quota(exec:sh -c "touch ` + marker + `")'`,
+		// As deep as the parser allows: the check walks the parsed tree.
+		`'` + strings.Repeat("quota(", registry.MaxNesting) + `exec:sh -c "touch ` + marker + `"` + strings.Repeat(")", registry.MaxNesting) + `'`,
 	} {
 		spec := writeSpec(t, dir, pol)
-		for _, extra := range [][]string{nil, {"--emit", "slurm", "--shards", "2"}, {"--emit", "k8s"}} {
+		for _, extra := range [][]string{nil, {"--resume"}, {"--emit", "slurm", "--shards", "2"}, {"--emit", "k8s"}} {
 			out, err := runCLI(t, append([]string{"sweep", spec, "--out", filepath.Join(dir, "out"), "--quiet"}, extra...)...)
 			if err == nil {
 				t.Fatalf("%s %v: accepted without --allow-exec:\n%s", pol, extra, out)
@@ -46,6 +50,17 @@ func TestSpecCommandsNeedAllowExec(t *testing.T) {
 			if _, err := os.Stat(marker); err == nil {
 				t.Fatalf("%s %v: the spec's command ran", pol, extra)
 			}
+		}
+	}
+	// One wrapper deeper than the parser allows is refused before
+	// anything is expanded or run, with or without --allow-exec.
+	deep := writeSpec(t, dir, `'`+strings.Repeat("quota(", registry.MaxNesting+1)+`exec:sh -c "touch `+marker+`"`+strings.Repeat(")", registry.MaxNesting+1)+`'`)
+	for _, extra := range [][]string{nil, {"--allow-exec"}} {
+		if out, err := runCLI(t, append([]string{"sweep", deep, "--out", filepath.Join(dir, "deep"), "--quiet"}, extra...)...); err == nil || !strings.Contains(err.Error(), "nests more than") {
+			t.Errorf("%d wrappers %v: %v\n%s", registry.MaxNesting+1, extra, err, out)
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatalf("%d wrappers %v: the spec's command ran", registry.MaxNesting+1, extra)
 		}
 	}
 	// With --allow-exec the emitted jobs carry the flag to every shard.

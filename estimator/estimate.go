@@ -124,3 +124,27 @@ func (v View) String() string {
 type Source interface {
 	View(v View) Estimator
 }
+
+// Coverage is the optional capability of a Source that prices only some
+// GPU types of the catalog: PricesGPU reports whether it holds any figure
+// for the type. The profile database prices the types the artifact
+// measured and no other; a Source without Coverage (the analytic model,
+// the hybrid) prices every catalog type.
+type Coverage interface {
+	PricesGPU(gpu string) bool
+}
+
+// Unpriced returns the types of types that src cannot price, in the order
+// given: those not in the catalog (LookupGPU), and, when src has
+// Coverage, those it does not price. Every job placed on such a type is
+// infeasible, whatever its model.
+func Unpriced(src Source, types []string) []string {
+	cov, partial := src.(Coverage)
+	var out []string
+	for _, t := range types {
+		if _, err := LookupGPU(t); err != nil || partial && !cov.PricesGPU(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/bits"
+	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -42,6 +44,8 @@ type ProfileDB struct {
 	// dpMem maps "bert_2.6B_256" → GB needed by a pure DP replica on
 	// 1, 2, 4, 8, 16 GPUs (−1 = cannot fit, 0 = not recorded, passes).
 	dpMem map[string][]float64
+	// gpus are the GPU types some entry of times measures.
+	gpus map[string]bool
 
 	// cache memoises answers; policies ask the same questions millions of
 	// times per run, and concurrent runs share the database. Keys pack the
@@ -159,7 +163,15 @@ func LoadProfileDB(profile, dpMem []byte) (*ProfileDB, error) {
 	if err := json.Unmarshal(dpMem, &m); err != nil {
 		return nil, fmt.Errorf("estimator: dp_mem table: %w", err)
 	}
-	db := &ProfileDB{times: p.Optimal, dpMem: map[string][]float64{}}
+	db := &ProfileDB{times: p.Optimal, dpMem: map[string][]float64{}, gpus: map[string]bool{}}
+	for _, entries := range p.Optimal {
+		for k := range entries {
+			// configKey's form: nodes_gpu_nodes_n_perNode_d.
+			if parts := strings.Split(k, "_"); len(parts) == 6 {
+				db.gpus[parts[1]] = true
+			}
+		}
+	}
 	for _, part := range m {
 		for k, row := range part {
 			if len(row) != 5 {
@@ -170,6 +182,22 @@ func LoadProfileDB(profile, dpMem []byte) (*ProfileDB, error) {
 	}
 	return db, nil
 }
+
+// PricesGPU reports whether some entry of the database measures gpu
+// (estimator.Coverage): a100, v100, a40 and a10 in the artifact's.
+func (db *ProfileDB) PricesGPU(gpu string) bool { return db.gpus[strings.ToLower(gpu)] }
+
+// GPUTypes lists the GPU types the database measures, in TypeOrder.
+func (db *ProfileDB) GPUTypes() []string {
+	out := make([]string, 0, len(db.gpus))
+	for g := range db.gpus {
+		out = append(out, g)
+	}
+	sort.Strings(out)
+	return TypeOrder(out)
+}
+
+var _ Coverage = (*ProfileDB)(nil)
 
 // View returns the database read in view v.
 func (db *ProfileDB) View(v View) Estimator { return dbView{db: db, view: v} }

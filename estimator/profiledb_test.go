@@ -217,3 +217,52 @@ func BenchmarkProfileDBEstimateParallel(b *testing.B) {
 		}
 	})
 }
+
+// The database prices exactly the GPU types it measures, and a type
+// outside the catalog is unpriced by every source: each catalog type is
+// checked against whether some model of the database has a feasible
+// best-locality entry on it.
+func TestUnpricedByTheDatabaseIsWhatItMeasures(t *testing.T) {
+	db, err := DefaultProfileDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	measured := map[string]bool{}
+	for _, g := range GPUNames() {
+		gt, _ := LookupGPU(g)
+		for _, m := range Models() {
+			for _, b := range m.Family.BatchSizes() {
+				for n := 1; n <= 16 && !measured[g]; n *= 2 {
+					if db.Estimate(Workload{Model: m, Batch: b}, BestLocality(g, n, gt.GPUsPerNode), ViewOptimal).Feasible() {
+						measured[g] = true
+					}
+				}
+			}
+		}
+	}
+	if len(measured) == 0 || len(measured) == len(GPUNames()) {
+		t.Fatalf("the database measures %v of the catalog's %v: the check below would test nothing", measured, GPUNames())
+	}
+	types := append(GPUNames(), "b200")
+	got := Unpriced(db, types)
+	var want []string
+	for _, g := range types {
+		if !measured[g] {
+			want = append(want, g)
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Unpriced(profiledb) = %v, want %v", got, want)
+	}
+	if fmt.Sprint(db.GPUTypes()) != "[a100 v100 a40 a10]" {
+		t.Errorf("GPUTypes = %v", db.GPUTypes())
+	}
+	// A source without Coverage prices the whole catalog.
+	if got := Unpriced(everyType{}, types); fmt.Sprint(got) != "[b200]" {
+		t.Errorf("Unpriced(no Coverage) = %v, want [b200]", got)
+	}
+}
+
+type everyType struct{}
+
+func (everyType) View(View) Estimator { return nil }

@@ -653,6 +653,14 @@ type FaultResult struct {
 // FaultSummary is summary.json's "faults" section.
 type FaultSummary struct {
 	ClusterEvents int `json:"cluster_events"`
+	// Outages: the node outages among them (down, drain, reclaim: each
+	// takes a node away). ExpectedOutages: how many the run's faults spec
+	// or preset gives its cluster over the window on average
+	// (faults.Spec.Expected; set by the runner, absent for an events
+	// file). Few expected means the run may well see none and compare
+	// nothing about faults.
+	Outages         int      `json:"outages"`
+	ExpectedOutages *float64 `json:"expected_outages,omitempty"`
 	// Interruptions: jobs stopped by cluster events (a job stopped twice
 	// counts twice); JobsInterrupted: jobs stopped at least once.
 	Interruptions           int     `json:"interruptions"`
@@ -747,6 +755,12 @@ func (a *faultAcc) summary(e *engine, submitted int) FaultSummary {
 	s := a.s
 	horizon := e.t0.Add(Duration(e.cfg.Rounds) * e.cfg.RoundLength)
 	s.ClusterEvents = len(f.timeline)
+	for _, row := range f.timeline {
+		switch row.Event {
+		case NodeDown.String(), NodeDrain.String(), NodeReclaim.String():
+			s.Outages++
+		}
+	}
 	s.JobsGivenUp = f.gaveUp
 	s.LostGPUHours = s.LostWorkGPUHours + s.RecoveryGPUHours
 	if submitted > 0 {

@@ -16,8 +16,12 @@ type Summary struct {
 	Cluster   string `json:"cluster"`
 	Timing    string `json:"timing"`
 	Estimator string `json:"estimator"`
-	Rounds    int    `json:"rounds"`
-	Seed      int64  `json:"seed"`
+	// GPUMap is the rewrite of the trace's requested GPU types the run
+	// applied ("a10=l20,a100=h100", sorted; absent for none): its jobs
+	// ran at the speeds of the types they were mapped to.
+	GPUMap string `json:"gpu_map,omitempty"`
+	Rounds int    `json:"rounds"`
+	Seed   int64  `json:"seed"`
 	// Density scales every job's iterations (1 = the trace as is).
 	Density float64 `json:"density"`
 	// WorkloadHash is a digest of the jobs alone as the engine ran them

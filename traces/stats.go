@@ -171,16 +171,17 @@ func InspectTable(jobs []table.Job) TableStats {
 
 // TableOf turns an engine-ready trace into canonical rows for
 // InspectTable, each job's run time estimated as its iterations ÷ the
-// trace's scale × the iteration time of its best-locality plan in db (no
-// overheads, no queueing: the work the job offers). A job whose plan is
-// infeasible gets no run time (−1).
-func TableOf(t *Trace, db *estimator.ProfileDB) []table.Job {
+// trace's scale × the iteration time of its best-locality plan as est
+// prices it (the engine's view of a run's estimator; no overheads, no
+// queueing: the work the job offers). A job whose plan is infeasible gets
+// no run time (−1).
+func TableOf(t *Trace, est estimator.Estimator) []table.Job {
 	out := make([]table.Job, len(t.Jobs))
 	scale := max(t.IterationScale, 1)
 	for i, j := range t.Jobs {
 		d := -1.0
-		if g, err := estimator.LookupGPU(j.GPU); err == nil && db != nil {
-			if e := db.Estimate(j.Workload, estimator.BestLocality(j.GPU, j.GPUs, g.GPUsPerNode), estimator.ViewOptimal); e.Feasible() {
+		if g, err := estimator.LookupGPU(j.GPU); err == nil && est != nil {
+			if e := est.Estimate(j.Workload, estimator.BestLocality(j.GPU, j.GPUs, g.GPUsPerNode)); e.Feasible() {
 				d = float64(j.Iterations) / float64(scale) * e.IterTime
 			}
 		}

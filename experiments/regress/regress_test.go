@@ -267,3 +267,19 @@ func TestRegressRelations(t *testing.T) {
 		t.Errorf("unknown metric: %v", err)
 	}
 }
+
+// A golden run on a cluster its estimator cannot price is refused before
+// it runs, as every run is (runner.Resolve), naming the types and the fix:
+// a golden file cannot pin the results of a run that drops every job.
+func TestGoldenRunOnAnUnpricedClusterIsRefused(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "h100.json")
+	os.WriteFile(file, []byte(`{"runs": [{"run": {"trace": "testbed", "cluster": "h100-l20", "policy": "fcfs", "timing": "exact", "rounds": 5}, "summary": {"jobs_finished": 0}}]}`), 0o644)
+	g, err := LoadGolden(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Regress(context.Background(), testRegistry(), g, nil)
+	if err == nil || !strings.Contains(err.Error(), "cannot price: h100, l20") || !strings.Contains(err.Error(), "--estimator analytic") {
+		t.Errorf("Regress: %v; want the unpriced types and the fix", err)
+	}
+}

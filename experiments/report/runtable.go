@@ -61,8 +61,8 @@ func WriteRunTable(w io.Writer, outcomes []*runner.Outcome, opt RunTableOptions)
 
 func writeRunTable(w io.Writer, outcomes []*runner.Outcome, withReference bool, baseline string) {
 	s0 := outcomes[0].Summary
-	fmt.Fprintf(w, "trace %s (%d jobs, %d submitted in the window) on %s, %s timing, %d rounds of 300 s (%s)\n\n",
-		s0.Trace, s0.JobsInTrace, s0.Submitted, s0.Cluster, s0.Timing, s0.Rounds, sim.Duration(s0.HorizonS))
+	fmt.Fprintf(w, "trace %s (%d jobs, %d submitted in the window) on %s, %s timing, %d rounds of 300 s (%s)%s\n\n",
+		s0.Trace, s0.JobsInTrace, s0.Submitted, s0.Cluster, s0.Timing, s0.Rounds, sim.Duration(s0.HorizonS), runModel(&s0))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := "metric\t"
 	for _, o := range outcomes {
@@ -101,6 +101,20 @@ func writeRunTable(w io.Writer, outcomes []*runner.Outcome, withReference bool, 
 	if withReference {
 		printDigestComparisons(w, outcomes)
 	}
+}
+
+// runModel is the header's note of how jobs were priced when it is not
+// the paper's setup: the estimator unless the profile database, and the
+// GPU map, whose speeds the jobs borrowed.
+func runModel(s *sim.Summary) string {
+	var out string
+	if s.Estimator != "" && s.Estimator != "profiledb" {
+		out += "; estimator " + s.Estimator
+	}
+	if s.GPUMap != "" {
+		out += "; GPU map " + s.GPUMap + " (jobs run at the speeds of the types they are mapped to)"
+	}
+	return out
 }
 
 // artifactValues are the artifact's stored values (reference.Run) shown
@@ -147,6 +161,10 @@ func printDigestComparisons(w io.Writer, outcomes []*runner.Outcome) {
 // run stopped by its cap, and artifact-timing results the artifact could
 // not have produced (an internal assertion of its was false).
 func printWarnings(w io.Writer, outcomes []*runner.Outcome) {
+	// Every policy of the table saw the same cluster events.
+	if msg := outcomes[0].FaultsWarning(); msg != "" {
+		fmt.Fprintf(w, "⚠ %s\n", msg)
+	}
 	for _, o := range outcomes {
 		s := &o.Summary
 		if s.Dropped > 0 {

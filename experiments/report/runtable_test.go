@@ -47,3 +47,61 @@ func TestNothingFinishedPrintsDash(t *testing.T) {
 		}
 	}
 }
+
+// The header line says how jobs were priced when it is not the paper's
+// setup: a GPU map (the speeds the jobs borrowed) and an estimator other
+// than the profile database; neither when the run has the defaults.
+func TestRunHeaderShowsGPUMapAndEstimator(t *testing.T) {
+	for _, tc := range []struct {
+		est, gpuMap string
+		want, not   []string
+	}{
+		{"profiledb", "", nil, []string{"GPU map", "estimator"}},
+		{"analytic", "", []string{"; estimator analytic"}, []string{"GPU map"}},
+		{"analytic", "a10=l20,a100=h100", []string{"; estimator analytic; GPU map a10=l20,a100=h100 (jobs run at the speeds of the types they are mapped to)"}, nil},
+		{"profiledb", "a10=a40", []string{"; GPU map a10=a40"}, []string{"estimator"}},
+	} {
+		var b strings.Builder
+		o := &runner.Outcome{Summary: sim.Summary{Policy: "fcfs", Trace: "philly", Cluster: "c", Timing: "exact", Estimator: tc.est, GPUMap: tc.gpuMap, Submitted: 1, Finished: 1}}
+		WriteRunTable(&b, []*runner.Outcome{o}, RunTableOptions{})
+		head, _, _ := strings.Cut(b.String(), "\n")
+		for _, w := range tc.want {
+			if !strings.Contains(head, w) {
+				t.Errorf("%s/%q: header %q lacks %q", tc.est, tc.gpuMap, head, w)
+			}
+		}
+		for _, w := range tc.not {
+			if strings.Contains(head, w) {
+				t.Errorf("%s/%q: header %q has %q", tc.est, tc.gpuMap, head, w)
+			}
+		}
+	}
+}
+
+// A faults run that saw no outage says so once below the table (every
+// policy of it saw the same events), and the table shows the outages
+// beside the expectation.
+func TestRunTableWarnsOfFaultsThatGaveNothing(t *testing.T) {
+	e := 0.4
+	var outcomes []*runner.Outcome
+	for _, p := range []string{"arena", "fcfs"} {
+		outcomes = append(outcomes, &runner.Outcome{Run: runner.Run{Faults: "llama3"}, Summary: sim.Summary{Policy: p, Cluster: "h100-l20", Submitted: 1, Finished: 1,
+			Faults: &sim.FaultSummary{ExpectedOutages: &e}}})
+	}
+	var b strings.Builder
+	WriteRunTable(&b, outcomes, RunTableOptions{})
+	out := b.String()
+	if n := strings.Count(out, "⚠ faults llama3: 0 node outages in the run's window, 0.40 expected"); n != 1 {
+		t.Errorf("the faults warning appears %d times:\n%s", n, out)
+	}
+	if !strings.Contains(out, "node outages (expected)") || !strings.Contains(out, "0 (0.40)") {
+		t.Errorf("no outages row:\n%s", out)
+	}
+	outcomes[0].Summary.Faults = &sim.FaultSummary{Outages: 3, ExpectedOutages: new(float64)}
+	*outcomes[0].Summary.Faults.ExpectedOutages = 2.5
+	b.Reset()
+	WriteRunTable(&b, outcomes, RunTableOptions{})
+	if strings.Contains(b.String(), "⚠ faults") {
+		t.Errorf("warned with 3 outages of 2.5 expected:\n%s", b.String())
+	}
+}

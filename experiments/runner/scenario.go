@@ -51,6 +51,14 @@ type Scenario struct {
 	// Config is the engine's configuration but for its Cluster, Exec and
 	// OnRound, which Execute sets (a cluster per execution).
 	Config sim.Config
+	// GPUMap is the run's GPU map in its canonical form
+	// (traces.FormatGPUMap; "" none), as the summary records it.
+	GPUMap string
+	// ExpectedOutages is how many node outages the run's faults preset
+	// or spec gives its cluster over the window events are drawn for, on
+	// average (faults.Spec.Expected); nil without faults or for an events
+	// file.
+	ExpectedOutages *float64
 	// Tenants is the run's tenants file (Run.Tenants), loaded and checked
 	// against the cluster and the jobs; nil for none or for TenantsVCs.
 	Tenants *tenants.File
@@ -238,6 +246,72 @@ func (rv *Resolver) profilingDelay() (func(*sim.JobSpec) sim.Duration, error) {
 	return d, nil
 }
 
+// Check makes the checks of Resolve that refuse a run before it starts,
+// without building it (no job list, no cluster events): its fields, its
+// policy and overhead profile, its cluster, that its estimator prices
+// every GPU type of the cluster (CheckPriced), that its faults name a
+// preset or a readable faults file (faults.CheckName) and its tenants
+// file loads. Inputs are loaded once per resolver, so a sweep checks
+// every planned run with it before the first run starts. Errors are
+// the run's field errors, as Resolve's.
+func (rv *Resolver) Check(r Run) error {
+	if err := r.Validate(); err != nil {
+		return err
+	}
+	at := func(key string, err error) error { return &input.Error{Field: key, Err: err} }
+	spec, err := rv.Cluster(r.Cluster)
+	if err != nil {
+		return at("cluster", err)
+	}
+	ps, err := rv.ParsePolicy(r.Policy)
+	if err != nil {
+		return at("policy", err)
+	}
+	prof, err := rv.Profile(r.Overheads)
+	if err != nil {
+		return at("overheads", err)
+	}
+	if _, err := prof.Resolve(ps.Entry.Overhead); err != nil {
+		return at("overheads", fmt.Errorf("policy %s: %w", ps.Entry.Name, err))
+	}
+	src, err := rv.Source(r.Estimator)
+	if err != nil {
+		return at("estimator", err)
+	}
+	if err := CheckPriced(spec, r.Estimator, src, nil); err != nil {
+		// The trace only completes the message (a GPU map to suggest).
+		if tr, terr := rv.mappedTrace(r); terr == nil {
+			err = CheckPriced(spec, r.Estimator, src, tr.Jobs)
+		}
+		return at("estimator", err)
+	}
+	if err := faults.CheckName(r.Faults); err != nil {
+		return at("faults", err)
+	}
+	if r.Tenants != "" && r.Tenants != TenantsVCs {
+		if _, err := rv.TenantsFile(r.Tenants); err != nil {
+			return at("tenants", err)
+		}
+	}
+	return nil
+}
+
+// mappedTrace is the run's trace with its GPU map applied.
+func (rv *Resolver) mappedTrace(r Run) (*traces.Trace, error) {
+	tr, err := rv.Trace(r)
+	if err != nil {
+		return nil, err
+	}
+	if r.GPUMap != "" {
+		m, err := traces.ParseGPUMap(r.GPUMap)
+		if err != nil {
+			return nil, err
+		}
+		traces.RemapGPUs(tr, m)
+	}
+	return tr, nil
+}
+
 // Resolve validates r and loads its inputs into a Scenario.
 func Resolve(reg Policies, r Run) (*Scenario, error) { return NewResolver(reg).Resolve(r) }
 
@@ -255,12 +329,14 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 		}
 		return nil, at("trace", err)
 	}
+	var gpuMap string
 	if r.GPUMap != "" {
 		m, err := traces.ParseGPUMap(r.GPUMap)
 		if err != nil {
 			return nil, at("gpu_map", err)
 		}
 		traces.RemapGPUs(tr, m)
+		gpuMap = traces.FormatGPUMap(m)
 	}
 	spec, err := rv.Cluster(r.Cluster)
 	if err != nil {
@@ -280,6 +356,9 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 	}
 	src, err := rv.Source(r.Estimator)
 	if err != nil {
+		return nil, at("estimator", err)
+	}
+	if err := CheckPriced(spec, r.Estimator, src, tr.Jobs); err != nil {
 		return nil, at("estimator", err)
 	}
 	if r.OverheadScale != 0 && r.OverheadScale != 1 {
@@ -316,7 +395,8 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 			return nil, at("profiling_delay", err)
 		}
 	}
-	if err := setFaults(&cfg, r, spec, jobs); err != nil {
+	expected, err := setFaults(&cfg, r, spec, jobs)
+	if err != nil {
 		return nil, err
 	}
 	ten, err := rv.checkedTenants(r, spec, jobs)
@@ -326,7 +406,7 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 	if r.Estimator == "" {
 		r.Estimator = "profiledb"
 	}
-	return &Scenario{Tenants: ten,
+	return &Scenario{Tenants: ten, GPUMap: gpuMap, ExpectedOutages: expected,
 		Run: r, TraceName: tr.Name, TraceJobs: len(tr.Jobs), Jobs: jobs, ClusterSpec: spec,
 		Policy: ps, Source: src, Profile: prof, Overhead: overhead, Config: cfg,
 		slowdown: r.Slowdown != 0 && r.Slowdown != 1 || r.RelaxedSlowdown != 0 && r.RelaxedSlowdown != 1,
@@ -335,19 +415,22 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 
 // setFaults sets the fault model of cfg from the run: its checkpoint
 // model, its jobs' own failures, and its cluster events (Run.Faults) over
-// the run's window. Errors are the run's field errors.
-func setFaults(cfg *sim.Config, r Run, spec sim.ClusterSpec, jobs []sim.JobSpec) error {
+// the run's window; it returns the node outages the faults preset or
+// spec is expected to give there (nil for none or an events file).
+// Errors are the run's field errors.
+func setFaults(cfg *sim.Config, r Run, spec sim.ClusterSpec, jobs []sim.JobSpec) (*float64, error) {
 	cfg.Checkpoint = sim.Checkpoint{Interval: sim.Duration(r.CheckpointInterval), Cost: sim.Duration(r.CheckpointCost), Restore: sim.Duration(r.CheckpointRestore)}
 	cfg.JobFailures = sim.JobFailures{MTBF: sim.Duration(r.JobMTBF), Retries: int(r.JobRetries), Seed: uint64(r.Seed)}
 	if r.Faults == "" {
-		return nil
+		return nil, nil
 	}
 	cfg.FaultModel = true
 	var err error
-	if cfg.Events, err = loadFaults(r, spec, jobs, *cfg); err != nil {
-		return &input.Error{Field: "faults", Err: err}
+	var expected *float64
+	if cfg.Events, expected, err = loadFaults(r, spec, jobs, *cfg); err != nil {
+		return nil, &input.Error{Field: "faults", Err: err}
 	}
-	return nil
+	return expected, nil
 }
 
 // checkedTenants loads the run's tenants file (Run.Tenants; nil for none
@@ -439,6 +522,11 @@ func (s *Scenario) Execute(ctx context.Context, onRound func(done, total int)) (
 	res.Policy = ps.String()
 	sum := res.Summarize(s.TraceName, s.TraceJobs, r.Estimator)
 	sum.Seed = r.Seed
+	sum.GPUMap = s.GPUMap
+	if sum.Faults != nil && s.ExpectedOutages != nil {
+		e := *s.ExpectedOutages
+		sum.Faults.ExpectedOutages = &e
+	}
 	sum.Density = Density(r.Density)
 	sum.Version = sim.Version()
 	sum.InputHash = InputHash(r, ps.String(), s.ClusterSpec, cfg, s.Jobs)
@@ -483,17 +571,18 @@ func (s *Scenario) fairness(p sim.Policy, res *sim.Result, c *sim.Cluster, exec 
 	return rep, nil
 }
 
-// loadFaults reads or synthesises the run's cluster events (Run.Faults)
-// over its window: from its first submission (exact timing's T0) to the
+// loadFaults reads or synthesises the run's cluster events (Run.Faults),
+// and the outages a preset or spec is expected to give (nil for an
+// events file), over its window: from its first submission (exact timing's T0) to the
 // end of its last possible round (the until-done cap's, if it runs until
 // done), on the run's cluster, seeded by the run's seed.
-func loadFaults(r Run, spec sim.ClusterSpec, jobs []sim.JobSpec, cfg sim.Config) ([]sim.ClusterEvent, error) {
+func loadFaults(r Run, spec sim.ClusterSpec, jobs []sim.JobSpec, cfg sim.Config) ([]sim.ClusterEvent, *float64, error) {
 	c, err := sim.NewCluster(spec)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(jobs) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	start := jobs[0].Submit
 	for _, j := range jobs {
@@ -504,5 +593,14 @@ func loadFaults(r Run, spec sim.ClusterSpec, jobs []sim.JobSpec, cfg sim.Config)
 		rounds = max(rounds, cfg.MaxRounds)
 	}
 	end := start.Add(sim.Duration(rounds) * cfg.RoundLength)
-	return faults.Load(r.Faults, c, r.Seed, start, end)
+	events, err := faults.Load(r.Faults, c, r.Seed, start, end)
+	if err != nil {
+		return nil, nil, err
+	}
+	fs, err := faults.SpecOf(r.Faults)
+	if err != nil || fs == nil {
+		return events, nil, err
+	}
+	e := fs.Expected(c, end.Sub(start))
+	return events, &e, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -178,6 +179,46 @@ func TestSummaryParquetZeroIsNotNull(t *testing.T) {
 	} {
 		if got := back.Cell(c.row, c.col); got != c.want {
 			t.Errorf("row %d %s read back as %q, want %q (\"\" = null)", c.row, c.col, got, c.want)
+		}
+	}
+}
+
+// summary.parquet has a gpu_map column, right after estimator, when some
+// run rewrote its trace's GPU types (each row its run's map, "" none), and
+// none otherwise, so tables of sweeps without maps keep their columns.
+func TestSummaryParquetGPUMapColumn(t *testing.T) {
+	row := func(m string) SummaryRow {
+		return SummaryRow{Key: "k" + m, Summary: sim.Summary{Policy: "fcfs", Estimator: "analytic", GPUMap: m, Utilization: map[string]float64{}}}
+	}
+	for _, tc := range []struct {
+		maps []string
+		has  bool
+	}{{[]string{"", ""}, false}, {[]string{"", "a10=l20,a40=h100"}, true}, {[]string{"a10=a40"}, true}} {
+		var rows []SummaryRow
+		for _, m := range tc.maps {
+			rows = append(rows, row(m))
+		}
+		data, err := EncodeSummaryParquet(rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(t.TempDir(), SummaryParquet)
+		if err := os.WriteFile(file, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ReadSummaryParquet(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.Index(back.Columns, "gpu_map")
+		if (i >= 0) != tc.has || tc.has && back.Columns[i-1] != "estimator" {
+			t.Errorf("maps %q: columns %v", tc.maps, back.Columns)
+			continue
+		}
+		for r, m := range tc.maps {
+			if back.Cell(r, "gpu_map") != m {
+				t.Errorf("maps %q: row %d gpu_map %q", tc.maps, r, back.Cell(r, "gpu_map"))
+			}
 		}
 	}
 }

@@ -145,7 +145,9 @@ func ReadSweepRecord(dir string) (SweepRecord, bool, error) {
 // WriteReport prints what a merged sweep's reader needs after its table is
 // written: the seed table, the fairness table, and warnings naming the
 // runs that dropped or stranded jobs (with one seed; the seed table flags
-// them otherwise) and the artifact-timing runs whose policy found one of
+// them otherwise), the runs whose faults gave them no node outage or
+// fewer than one expected (runner.FewOutages), and the
+// artifact-timing runs whose policy found one of
 // the artifact's internal assertions false (their results are arena's, as
 // 'arena simulate' says for a single run).
 func WriteReport(w io.Writer, rows []SummaryRow) error {
@@ -159,8 +161,17 @@ func WriteReport(w io.Writer, rows []SummaryRow) error {
 	for _, r := range rows {
 		multi = multi || r.Seeds > 1
 	}
-	var neglect, hit []string
+	var neglect, hit, quiet []string
 	for _, r := range rows {
+		if f := r.Faults; f != nil && r.FaultsName != "" && r.FaultsName != "none" {
+			if runner.FewOutages(f) {
+				exp := "no expectation: an events file"
+				if e := f.ExpectedOutages; e != nil {
+					exp = fmt.Sprintf("%.2f expected", *e)
+				}
+				quiet = append(quiet, fmt.Sprintf("%s (%d, %s)", r.Key, f.Outages, exp))
+			}
+		}
 		if !multi && (r.Dropped > 0 || r.StuckPending > 0) {
 			neglect = append(neglect, fmt.Sprintf("%s (%d dropped, %d left queued on an idle cluster)", r.Key, r.Dropped, r.StuckPending))
 		}
@@ -170,6 +181,10 @@ func WriteReport(w io.Writer, rows []SummaryRow) error {
 	}
 	if len(neglect) > 0 {
 		fmt.Fprintf(w, "\n⚠ %d run(s) dropped or stranded jobs; they count in submitted_mean_jct_s (the default comparison) at their age at the horizon:\n  %s\n", len(neglect), strings.Join(neglect, "\n  "))
+	}
+	if len(quiet) > 0 {
+		fmt.Fprintf(w, "\n⚠ %d run(s) with faults saw no node outage or expected fewer than one (outages, expected; columns outages, expected_outages): with none, a run's results are a fault-free run's; for more, run longer (horizon), on a bigger cluster, or at scaled rates (a faults spec with the preset's rates raised: arena faults show PRESET):\n  %s\n",
+			len(quiet), strings.Join(quiet, "\n  "))
 	}
 	if len(hit) > 0 {
 		fmt.Fprintf(w, "\n⚠ %d run(s) found an internal assertion of the artifact false (skipped, as in exact timing; count in parentheses, column artifact_assertions_failed): the artifact would have stopped on these workloads, so their artifact-timing results are arena's:\n  %s\n",

@@ -36,7 +36,7 @@ import (
 //	policies: [arena, "*", "!arena-*"]  # names, globs, "!glob" excludes,
 //	                             # "tiresias(queues=3)", "exec:python3 p.py"
 //	skip_missing: true           # skip named policies not registered (else an error)
-//	timing: [artifact, exact]
+//	timing: [artifact, exact]  # default exact
 //	rounds: 2000                 # or horizon: 7d (default: the trace's own)
 //	density: [0.5, 1.0, 2.0]     # iteration scaling (ARENA.md §8), default 1
 //	seeds: [0]
@@ -191,7 +191,7 @@ func ParseSpec(file, dir string, data []byte) (*Spec, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, &input.Error{File: file, Line: root.Line, Err: errors.New("want a mapping with keys " + strings.Join(specKeys, ", "))}
 	}
-	s := &Spec{File: file, Dir: dir, lines: map[string]int{}, itemLines: map[string][]int{}, Densities: []float64{1}, Seeds: []int64{0}, Estimators: []string{"profiledb"}}
+	s := &Spec{File: file, Dir: dir, lines: map[string]int{}, itemLines: map[string][]int{}, Timings: []sim.Timing{sim.Exact}, Densities: []float64{1}, Seeds: []int64{0}, Estimators: []string{"profiledb"}}
 	var horizon *yaml.Node
 	err = input.Mapping(file, "", root, specKeys, specKey, func(key string, k, v *yaml.Node) error {
 		s.lines[key] = k.Line
@@ -374,7 +374,7 @@ func (s *Spec) settle(root, horizon *yaml.Node) error {
 	for _, req := range []struct {
 		key  string
 		have bool
-	}{{"traces", len(s.Traces) > 0 || len(s.Synth) > 0}, {"clusters", len(s.Clusters) > 0}, {"policies", len(s.Policies) > 0}, {"timing", len(s.Timings) > 0}} {
+	}{{"traces", len(s.Traces) > 0 || len(s.Synth) > 0}, {"clusters", len(s.Clusters) > 0}, {"policies", len(s.Policies) > 0}} {
 		if !req.have {
 			return &input.Error{File: s.File, Line: root.Line, Kind: "key", Field: req.key, Err: errors.New("missing (required)")}
 		}
@@ -490,9 +490,11 @@ type Plan struct {
 // Expand resolves the spec's policy list against reg and returns the cross
 // product in a stable order (trace, cluster, timing, density, seed,
 // estimator, the other axes in runner.Fields order, then policy
-// innermost), checking that every trace, cluster, overhead profile and
-// estimator exists and every run is valid. The inputs it loads stay with
-// the plan, so RunSweep loads none of them again.
+// innermost), checking every run before any runs (runner.Resolver.Check:
+// its fields, that every trace, cluster, policy, overhead profile,
+// estimator, faults input and tenants file exists, and that the
+// estimator prices every GPU type of the cluster). The inputs it loads
+// stay with the plan, so RunSweep loads none of them again.
 func (s *Spec) Expand(reg runner.Policies) (*Plan, error) {
 	fail := func(key string, err error) error {
 		return &input.Error{File: s.File, Line: s.lines[key], Kind: "key", Field: key, Err: err}
@@ -568,8 +570,8 @@ func (s *Spec) Expand(reg runner.Policies) (*Plan, error) {
 									r := combo
 									r.Trace, r.Cluster, r.Policy, r.Timing = traceRefs[ti], clusterRefs[ci], p, timing
 									r.Rounds, r.Density, r.Seed, r.Estimator, r.Synth = s.Rounds, density, seed, est, synthOf[ti]
-									if err := r.Validate(); err != nil {
-										return nil, s.fieldError(err)
+									if err := rv.Check(r); err != nil {
+										return nil, s.checkError(err, ci)
 									}
 									plan.Runs = append(plan.Runs, PlannedRun{Key: key, Group: group, Run: r})
 								}
@@ -581,6 +583,18 @@ func (s *Spec) Expand(reg runner.Policies) (*Plan, error) {
 		}
 	}
 	return plan, nil
+}
+
+// checkError renders an error of runner.Resolver.Check for a run on the
+// spec's ci-th cluster at the spec key that set the field; a cluster its
+// estimator cannot price is the estimators key's fault when the spec sets
+// it, else the cluster's (the default estimator prices few GPU types).
+func (s *Spec) checkError(err error, ci int) error {
+	var ue *runner.UnpricedError
+	if errors.As(err, &ue) && !s.HasKey("estimators") {
+		return s.pathError("clusters["+strconv.Itoa(ci)+"]", ue)
+	}
+	return s.fieldError(err)
 }
 
 // keyErrorAt is an *input.Error at key's line.
@@ -661,6 +675,9 @@ func (s *Spec) axisCombos(rv *runner.Resolver, policies []string) ([]runner.Run,
 					r.Tenants = ref
 				}
 				if ax.Field.Key == "faults" && v != "" && v != "none" && !slices.Contains(faults.PresetNames(), v) {
+					if !slices.Contains([]string{".yaml", ".yml", ".csv", ".parquet"}, strings.ToLower(filepath.Ext(v))) {
+						return nil, s.keyErrorAt("faults", fmt.Errorf("%s: not a preset (%s, none), nor a faults spec (.yaml) or an events file (.csv, .parquet)", clip(v), strings.Join(faults.PresetNames(), ", ")))
+					}
 					// A faults spec or events file, like a trace, is read next to the spec.
 					ref, err := s.resolvePath(v, false)
 					if err != nil {
@@ -824,6 +841,12 @@ func PolicyDir(p string) string {
 
 var policyDirRE = regexp.MustCompile(`[^A-Za-z0-9_+=-]+`)
 
+// policyGlob says whether a policies entry is a glob over registered
+// names: a pattern character and no option list or command.
+func policyGlob(pat string) bool {
+	return strings.ContainsAny(pat, "*?[") && !strings.ContainsAny(pat, "(:")
+}
+
 // ResolvePolicies turns a policy list into canonical policy strings in
 // order. Entries are names or aliases, policy strings with options
 // ("tiresias(queues=3,threshold=16h)", "exec:python3 my_policy.py"), globs ("arena-*", "*") over the
@@ -841,7 +864,7 @@ func ResolvePolicies(reg runner.Policies, patterns []string, skipMissing bool) (
 			names = slices.DeleteFunc(names, func(n string) bool { m, _ := path.Match(ex, n); return m })
 			continue
 		}
-		if strings.ContainsAny(pat, "*?[") && !strings.ContainsAny(pat, "(:") {
+		if policyGlob(pat) {
 			if _, err := path.Match(pat, ""); err != nil {
 				return nil, nil, at(fmt.Errorf("%q: bad pattern: %w", pat, err))
 			}

@@ -121,6 +121,7 @@ var dims = map[string]column{
 	"policy":             {kind: tString, set: func(v reflect.Value, r *SummaryRow) { v.SetString(r.Policy) }},
 	"timing":             {kind: tString, set: func(v reflect.Value, r *SummaryRow) { v.SetString(r.Timing) }},
 	"estimator":          {kind: tString, set: func(v reflect.Value, r *SummaryRow) { v.SetString(r.Estimator) }},
+	"gpu_map":            {kind: tString, set: func(v reflect.Value, r *SummaryRow) { v.SetString(r.GPUMap) }},
 	"density":            {kind: tFloat, set: func(v reflect.Value, r *SummaryRow) { v.SetFloat(r.Density) }},
 	"seed":               {kind: tInt64, set: func(v reflect.Value, r *SummaryRow) { v.SetInt(r.Seed) }},
 	"arena_version":      {kind: tString, set: func(v reflect.Value, r *SummaryRow) { v.SetString(r.Version) }},
@@ -160,7 +161,7 @@ func setOptBool(v reflect.Value, b *bool) {
 // per-tenant families. Every catalogue metric this list does not name
 // follows it, in catalogue order, so a new metric needs no entry here.
 var firstLayout = strings.Fields(`
-run group trace cluster policy timing estimator rounds density seed horizon_s jobs_in_trace
+run group trace cluster policy timing estimator gpu_map rounds density seed horizon_s jobs_in_trace
 jobs_submitted jobs_finished jobs_running jobs_pending jobs_dropped mean_jct_s median_jct_s p95_jct_s p99_jct_s
 censored_mean_jct_s padded_mean_jct_s pad_to pad_value_s makespan_s mean_queueing_s mean_queueing_finished_s
 mean_throughput_samples_per_s peak_throughput_samples_per_s reconfigurations solver_budget_hits artifact_assertions_failed
@@ -252,7 +253,8 @@ func cmpColumns(name string) []column {
 // tableColumns lays out summary.parquet for rows: firstLayout, then every
 // catalogue metric it does not name. A section's columns (faults,
 // fairness, the per-tenant family) are there only when some row has the
-// section, the faults column only when some row names faults, so tables
+// section, the faults column only when some row names faults, the gpu_map
+// column only when some run rewrote its trace's GPU types, so tables
 // without them keep their columns.
 func tableColumns(rows []SummaryRow) []column {
 	has := func(sec metrics.Section) bool {
@@ -285,6 +287,7 @@ func tableColumns(rows []SummaryRow) []column {
 				switch {
 				case e == "tenants" && !present[metrics.Fairness]:
 				case e == "faults" && !slices.ContainsFunc(rows, func(r SummaryRow) bool { return r.FaultsKey != "" }):
+				case e == "gpu_map" && !slices.ContainsFunc(rows, func(r SummaryRow) bool { return r.GPUMap != "" }):
 				default:
 					cols = append(cols, d)
 				}

@@ -17,42 +17,45 @@ import (
 // names runs only when the user says so: CheckExec below, which `arena
 // sweep` calls unless --allow-exec is given.
 
-// CheckExec refuses a spec that would run a command: an exec policy among
-// its policies, alone or wrapped (quota(exec:…)). The error names the
-// spec file, the line of the entry and the command. Globs never match exec
-// (it needs its command), so only entries written out can run one.
-func (s *Spec) CheckExec(reg runner.Policies) error {
+// CheckExec refuses a spec that would run a command: any policy whose
+// parsed tree holds a command (registry.Spec.Commands: exec:…, alone or
+// wrapped at any depth the parser accepts). It is derived from the parsed
+// values, and fails closed on what will run: every run of plan (the
+// policy strings that will actually be built) is parsed again, and one it
+// cannot parse is refused, not waved through. The spec's own entries are
+// checked first only so that the error names the entry's line.
+func (s *Spec) CheckExec(reg runner.Policies, plan *Plan) error {
+	refuse := func(where string, cmd string) error {
+		return s.pathError(where, fmt.Errorf(
+			"runs the command %s on this machine; a spec's commands run only with --allow-exec — read the spec, then rerun with --allow-exec if you trust it (docs/trust.md)",
+			quoteClipped(cmd)))
+	}
 	for i, pat := range s.Policies {
-		if strings.HasPrefix(pat, "!") {
+		if strings.HasPrefix(pat, "!") || policyGlob(pat) {
 			continue
 		}
+		where := fmt.Sprintf("policies[%d]", i)
 		ps, err := registry.ParseWith(reg.Lookup, pat)
 		if err != nil {
-			continue // not a policy string Expand accepts: it reports it
+			continue // Expand skipped or refused it; the runs below are what is built
 		}
-		if cmd, ok := execCommand(reg, ps, 0); ok {
-			return s.pathError(fmt.Sprintf("policies[%d]", i), fmt.Errorf(
-				"runs the command %s on this machine; a spec's commands run only with --allow-exec — read the spec, then rerun with --allow-exec if you trust it (docs/trust.md)",
-				quoteClipped(cmd)))
+		if cmds := ps.Commands(); len(cmds) > 0 {
+			return refuse(where, cmds[0])
+		}
+	}
+	if plan == nil {
+		return nil
+	}
+	for _, pr := range plan.Runs {
+		ps, err := registry.ParseWith(reg.Lookup, pr.Run.Policy)
+		if err != nil {
+			return s.pathError("policies", fmt.Errorf("run %s: cannot tell whether its policy runs a command: %w", pr.Key, err))
+		}
+		if cmds := ps.Commands(); len(cmds) > 0 {
+			return refuse("policies", cmds[0])
 		}
 	}
 	return nil
-}
-
-// execCommand returns the command a policy runs, looking inside wrapped
-// policies (depth bounds a pathological nesting).
-func execCommand(reg runner.Policies, ps registry.Spec, depth int) (string, bool) {
-	if ps.Entry.Name == registry.ExecName {
-		return ps.Values.String("cmd"), true
-	}
-	if ps.Entry.Wraps == "" || depth > 16 {
-		return "", false
-	}
-	inner, err := registry.ParseWith(reg.Lookup, ps.Values.String(ps.Entry.Wraps))
-	if err != nil {
-		return "", false
-	}
-	return execCommand(reg, inner, depth+1)
 }
 
 // quoteClipped shows a command the user must see to judge it: quoted

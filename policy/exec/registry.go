@@ -17,7 +17,7 @@ func Entry() registry.Entry {
 		Name: registry.ExecName,
 		Doc:  "a policy in any language: a child process speaking the JSON-lines protocol of docs/writing-a-policy.md; write exec:COMMAND",
 		Options: []registry.Option{
-			{Name: "cmd", Type: registry.String, Required: true, Help: "the command, split into words like a shell does (quotes, backslash) but run without one"},
+			{Name: "cmd", Type: registry.String, Required: true, Command: true, Help: "the command, split into words like a shell does (quotes, backslash) but run without one"},
 			{Name: "timeout", Type: registry.Duration, Default: "10m", Help: "wall-clock wait for one reply before the run fails (a safety net: it never changes a decision)"},
 			{Name: "view", Type: registry.Enum, Values: []string{"optimal", "dp", "dp-nomem"}, Default: "optimal", Help: "estimator view of the estimates sent with each arrival"},
 			{Name: "dir", Type: registry.String, Help: "working directory of the process (default: arena's)"},

@@ -59,6 +59,11 @@ type Option struct {
 	// constructor allocates anything.
 	Min, Max string
 	MinOpen  bool
+	// Command marks an option whose value is a command line arena starts
+	// (exec's cmd). The trust check (Spec.Commands) finds every such value
+	// in a parsed policy tree, so a new option that starts a process is
+	// covered by declaring it, not by teaching the check its name.
+	Command bool
 }
 
 // checkRange applies o's Min and Max to a parsed number.
@@ -226,6 +231,19 @@ func (r *Registry) Parse(s string) (Spec, error) { return ParseWith(r.Lookup, s)
 
 // ParseWith is Parse with any lookup function (a wrapped registry).
 func ParseWith(lookup func(string) (Entry, error), s string) (Spec, error) {
+	return parseDepth(lookup, s, 0)
+}
+
+// MaxNesting is how many wrappers a policy string may nest
+// (quota(quota(…(fcfs)))): the parser refuses more, so every walk of a
+// parsed tree (Spec.Commands) is bounded by the parser's own limit, not by
+// one of its own.
+const MaxNesting = 8
+
+func parseDepth(lookup func(string) (Entry, error), s string, depth int) (Spec, error) {
+	if depth > MaxNesting {
+		return Spec{}, fmt.Errorf("policy string nests more than %d wrapped policies", MaxNesting)
+	}
 	s = strings.TrimSpace(s)
 	name, args := s, ""
 	var pairs [][2]string
@@ -283,7 +301,7 @@ func ParseWith(lookup func(string) (Entry, error), s string) (Spec, error) {
 		return Spec{}, err
 	}
 	if e.Wraps != "" {
-		inner, err := ParseWith(lookup, vals.String(e.Wraps))
+		inner, err := parseDepth(lookup, vals.String(e.Wraps), depth+1)
 		if err != nil {
 			return Spec{}, NewOptionError(name, e.Wraps, err)
 		}
@@ -292,6 +310,26 @@ func ParseWith(lookup func(string) (Entry, error), s string) (Spec, error) {
 		vals.wrapped = &inner
 	}
 	return Spec{Entry: e, Values: vals}, nil
+}
+
+// Commands returns every command line the parsed policy s would start:
+// the value of each Command option set in s and in every policy it wraps,
+// outermost first. It walks the tree the parser built (bounded by
+// MaxNesting), so what it reports is what a run of s would execute.
+func (s Spec) Commands() []string {
+	var out []string
+	for cur := &s; cur != nil; cur = cur.Values.wrapped {
+		for _, o := range cur.Entry.Options {
+			if o.Command {
+				// An empty value that was given is still reported: the
+				// check refuses what it cannot tell is harmless.
+				if c, ok := cur.Values.vals[o.Name].(string); ok && (c != "" || cur.Values.given[o.Name]) {
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // DefaultValues are e's option values with every default (it panics if e

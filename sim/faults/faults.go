@@ -73,8 +73,27 @@ func Load(name string, c *sim.Cluster, seed int64, start, end sim.Time) ([]sim.C
 	if name == "" || name == "none" {
 		return nil, nil
 	}
-	if s, ok := presets[name]; ok {
+	s, err := SpecOf(name)
+	if err != nil {
+		return nil, err
+	}
+	if s != nil {
 		return Synthesise(s, c, seed, start, end)
+	}
+	switch strings.ToLower(ext(name)) {
+	case ".csv", ".parquet":
+		return ReadEventsFile(name, c)
+	}
+	return nil, unknownName(name)
+}
+
+// SpecOf returns the faults spec name synthesises from, as Load resolves
+// it: a built-in preset's, or a faults spec file's (.yaml, .yml; parsed,
+// named after the file when it has no name); nil for "", "none" and an
+// events file, which synthesise nothing.
+func SpecOf(name string) (*Spec, error) {
+	if s, ok := presets[name]; ok {
+		return s, nil
 	}
 	switch strings.ToLower(ext(name)) {
 	case ".yaml", ".yml":
@@ -89,14 +108,39 @@ func Load(name string, c *sim.Cluster, seed int64, start, end sim.Time) ([]sim.C
 		if s.Name == "" {
 			s.Name = name
 		}
-		return Synthesise(s, c, seed, start, end)
-	case ".csv", ".parquet":
-		return ReadEventsFile(name, c)
+		return s, nil
 	}
+	return nil, nil
+}
+
+// unknownName is the error for a name that is no preset, and no file of
+// a kind Load reads.
+func unknownName(name string) error {
 	if _, err := os.Stat(name); err != nil {
-		return nil, fmt.Errorf("faults %q: not a preset (%s, none) and no such file", name, strings.Join(PresetNames(), ", "))
+		return fmt.Errorf("faults %q: not a preset (%s, none) and no such file", name, strings.Join(PresetNames(), ", "))
 	}
-	return nil, fmt.Errorf("faults %q: want a preset (%s, none), a faults spec (.yaml) or an events file (.csv, .parquet)", name, strings.Join(PresetNames(), ", "))
+	return fmt.Errorf("faults %q: want a preset (%s, none), a faults spec (.yaml) or an events file (.csv, .parquet)", name, strings.Join(PresetNames(), ", "))
+}
+
+// CheckName checks what Load would read for name without a cluster or a
+// window: a preset's name, a faults spec that parses, an events file that
+// exists (its rows are checked against the cluster by Load). A sweep
+// checks every run's faults with it before the first run starts.
+func CheckName(name string) error {
+	if name == "" || name == "none" {
+		return nil
+	}
+	if s, err := SpecOf(name); s != nil || err != nil {
+		return err
+	}
+	switch strings.ToLower(ext(name)) {
+	case ".csv", ".parquet":
+		if _, err := os.Stat(name); err != nil {
+			return fmt.Errorf("faults %q: events file: %w", name, err)
+		}
+		return nil
+	}
+	return unknownName(name)
 }
 
 // Seeded reports whether the events Load returns for name depend on the

@@ -117,6 +117,23 @@ var Catalogue = []Metric{
 	// model or jobs that fail on their own.
 	{Key: "cluster_events", Path: "faults.cluster_events", Unit: "count", Int: true, Section: Faults, Stats: true, Doc: "cluster events applied in the window (failures, drains, reclaims, returns)",
 		Label: "cluster events", Get: fault(func(f *sim.FaultSummary) float64 { return float64(f.ClusterEvents) })},
+	{Key: "outages", Path: "faults.outages", Unit: "count", Int: true, Section: Faults, Stats: true,
+		Doc:   "node outages among the cluster events (down, drain, reclaim): each takes a node away",
+		Label: "node outages (expected)", Show: func(s *sim.Summary) string {
+			if e := s.Faults.ExpectedOutages; e != nil {
+				return fmt.Sprintf("%d (%.2f)", s.Faults.Outages, *e)
+			}
+			return fmt.Sprint(s.Faults.Outages)
+		},
+		Get: fault(func(f *sim.FaultSummary) float64 { return float64(f.Outages) })},
+	{Key: "expected_outages", Path: "faults.expected_outages", Unit: "count", Section: Faults,
+		Doc: "node outages the run's faults preset or spec gives its cluster over the window on average (rate × GPUs or nodes × span); none for an events file",
+		Get: func(s *sim.Summary) (float64, bool) {
+			if s.Faults == nil || s.Faults.ExpectedOutages == nil {
+				return 0, false
+			}
+			return *s.Faults.ExpectedOutages, true
+		}},
 	{Key: "interruptions", Path: "faults.interruptions", Unit: "count", Int: true, Better: Lower, Section: Faults, Stats: true, Doc: "jobs stopped by cluster events (a job stopped twice counts twice)",
 		Label: "interruptions (jobs hit)", Show: func(s *sim.Summary) string {
 			return fmt.Sprintf("%d (%d)", s.Faults.Interruptions, s.Faults.JobsInterrupted)

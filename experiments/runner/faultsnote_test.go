@@ -1,0 +1,80 @@
+package runner
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/faults"
+)
+
+// A run with faults records in its summary the node outages its events
+// held and how many its preset gives its cluster over the window on
+// average (faults.Spec.Expected), and warns when the count is 0 or the
+// expectation below 1: llama3 on the 384-GPU h100-l20 over two days
+// (0.40 expected) warns for every seed, gcp-maintenance there (a window
+// per node every 14 days: 4.6 expected) for none.
+func TestFaultsCountedExpectedAndWarned(t *testing.T) {
+	reg := policy.NewRegistry()
+	for _, tc := range []struct {
+		preset string
+		warn   bool
+	}{{"llama3", true}, {"gcp-maintenance", false}} {
+		for seed := int64(1); seed <= 5; seed++ {
+			r := Run{Trace: "testbed", Cluster: "h100-l20", Estimator: "analytic", GPUMap: "a40=h100,a10=l20", Policy: "fcfs",
+				Timing: sim.Exact, Rounds: 576, Faults: tc.preset, Seed: seed}
+			s, err := Resolve(reg, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o, err := s.Execute(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec, _, _ := faults.Preset(tc.preset)
+			want := spec.Expected(o.Cluster, 576*300)
+			f := o.Summary.Faults
+			if f == nil || f.ExpectedOutages == nil || math.Abs(*f.ExpectedOutages-want) > 1e-9 {
+				t.Fatalf("%s seed %d: faults summary %+v, want %v expected", tc.preset, seed, f, want)
+			}
+			if got := faults.Outages(s.Config.Events); f.Outages != got {
+				t.Errorf("%s seed %d: %d outages recorded, the events hold %d", tc.preset, seed, f.Outages, got)
+			}
+			msg := o.FaultsWarning()
+			if (msg != "") != tc.warn || tc.warn && !strings.Contains(msg, "expected on h100-l20 (384 GPUs) over 2d") {
+				t.Errorf("%s seed %d (%d outages, %.2f expected): warning %q", tc.preset, seed, f.Outages, want, msg)
+			}
+		}
+	}
+}
+
+// The warning's rule, case by case: no outage, or fewer than one
+// expected, warns; an events file (no expectation) warns only with none.
+func TestFaultsWarningRule(t *testing.T) {
+	e := func(x float64) *float64 { return &x }
+	for _, tc := range []struct {
+		outages  int
+		expected *float64
+		warn     bool
+		says     string
+	}{
+		{0, e(0.4), true, "a fault-free run's"},
+		{0, e(5), true, "a fault-free run's"},
+		{1, e(0.4), true, "fewer than one expected"},
+		{3, e(1), false, ""},
+		{0, nil, true, "events file"},
+		{2, nil, false, ""},
+	} {
+		o := &Outcome{Run: Run{Faults: "llama3"}, Summary: sim.Summary{Cluster: "c", HorizonS: 86400, Faults: &sim.FaultSummary{Outages: tc.outages, ExpectedOutages: tc.expected}}}
+		msg := o.FaultsWarning()
+		if (msg != "") != tc.warn || !strings.Contains(msg, tc.says) || tc.warn && !strings.Contains(msg, "faults llama3") {
+			t.Errorf("%d outages, %v expected: %q", tc.outages, tc.expected, msg)
+		}
+	}
+	if (&Outcome{Summary: sim.Summary{Faults: &sim.FaultSummary{}}}).FaultsWarning() != "" {
+		t.Error("a run without --faults warned")
+	}
+}
