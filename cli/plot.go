@@ -21,7 +21,7 @@ type plotFlags struct {
 	baseline                                             string
 	window                                               time.Duration
 	labels                                               []string
-	perSeed                                              bool
+	perSeed, holm                                        bool
 }
 
 func newPlotCmd(reg *registry.Registry) *cobra.Command {
@@ -90,6 +90,7 @@ the default, about 1/40 of the run, is stated in the axis label).`,
 	fl.StringVar(&f.policies, "policies", "", "comma-separated policies to draw (default: every policy in RESULTS)")
 	fl.StringArrayVar(&f.labels, "label", nil, "POLICY=LABEL: the policy's name in legends and on axes (repeatable), e.g. 'exec:python3 sjf.py=SJF'")
 	fl.StringVar(&f.spec, "spec", "", "a sweep spec whose labels: mapping renames policies and whose baseline: key sets the comparisons (--label and --baseline win; a merged sweep's own spec is read from its sweep.json)")
+	addHolmFlag(cmd, &f.holm)
 	fl.BoolVar(&f.perSeed, "per-seed", false, "also draw every seed's own figures when runs have several seeds (default: only the seed-aggregated ones)")
 	return cmd
 }
@@ -130,6 +131,9 @@ func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
 		return fmt.Errorf("--%w", err)
 	}
 	sweep.SetLabels(rows, labels)
+	if f.holm {
+		sweep.SetHolm(rows)
+	}
 	// A label for a policy none of the runs has is a typo, not a no-op.
 	var names []string
 	for _, r := range all {

@@ -23,7 +23,7 @@ type sweepFlags struct {
 	parallel, shards, maxRounds    int
 	runTimeout, progressEvery      time.Duration
 	resume, merge, partial, quiet  bool
-	list, allowExec                bool
+	list, allowExec, holm          bool
 	from                           []string
 	compare                        string
 	baseline                       string
@@ -96,6 +96,7 @@ plain line every --progress with runs done/total and the ETA.`,
 	fl.StringVar(&f.compare, "compare", "", "do not run; check that DIR holds the same results as --out (every run's files byte for byte and summary.parquet, wall-clock fields aside); exit 1 listing differences")
 	fl.StringVar(&f.baseline, "baseline", "", "compare every policy with this one (JCT reduction and throughput ratio, paired by seed, with t-intervals); default: the spec's baseline key, else the paper's form (arena against each)")
 	addSensitivityFlag(cmd, &f.sensitivity)
+	addHolmFlag(cmd, &f.holm)
 	fl.BoolVar(&f.list, "list", false, "print the keys of the runs (of --shard) in plan order and exit")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	fl.DurationVar(&f.progressEvery, "progress", defaultProgressEvery, "when stderr is not a terminal: print a progress line this often (0 = never)")
@@ -159,6 +160,9 @@ func runSweep(cmd *cobra.Command, reg *registry.Registry, specPath string, f swe
 			return err
 		}
 		fmt.Fprintf(stdout, "merged %d of %d runs into %s\n", len(rows), len(plan.Runs), filepath.Join(f.out, sweep.SummaryParquet))
+		if f.holm {
+			sweep.SetHolm(rows)
+		}
 		return sweep.WriteReport(stdout, rows)
 	}
 	shard := sweep.Shard{}
@@ -186,7 +190,17 @@ func runSweep(cmd *cobra.Command, reg *registry.Registry, specPath string, f swe
 		fmt.Fprintf(stdout, "when every shard has finished: arena sweep %s --merge --out %s\n", specPath, f.out)
 		return nil
 	}
+	if f.holm {
+		sweep.SetHolm(rows)
+	}
 	return sweep.WriteReport(stdout, rows)
+}
+
+// addHolmFlag adds --holm, shared by sweep and plot: the seed table marks
+// (‡) the comparisons that remain significant after Holm's step-down over
+// all of the table's comparisons (docs/statistics.md).
+func addHolmFlag(cmd *cobra.Command, holm *bool) {
+	cmd.Flags().BoolVar(holm, "holm", false, "in the seed table, mark (‡) the comparisons still significant after Holm's step-down over all the table's comparisons (family-wise error ≤ 5 %)")
 }
 
 // sweepBaseline is the comparisons' baseline: --baseline, else the spec's
@@ -228,6 +242,9 @@ func emitSweep(w io.Writer, plan *sweep.Plan, specPath string, f sweepFlags) err
 		if fl.value != "" {
 			return fmt.Errorf("--%s with --emit: the array's tasks and merge job read the spec; set its %s: key instead", fl.flag, fl.key)
 		}
+	}
+	if f.holm {
+		return fmt.Errorf("--holm with --emit: the merge job prints the table without it; run 'arena plot OUT --holm' after the merge")
 	}
 	opt, err := emitOptions(plan, specPath, f)
 	if err != nil {

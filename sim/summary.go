@@ -24,6 +24,11 @@ type Summary struct {
 	Seed   int64  `json:"seed"`
 	// Density scales every job's iterations (1 = the trace as is).
 	Density float64 `json:"density"`
+	// WorkloadHash is a digest of the jobs alone as the engine ran them
+	// (not the policy, its options, the cluster or the faults): two runs
+	// of one seed with equal workload hashes ran the same jobs, so their
+	// comparison is paired.
+	WorkloadHash string `json:"workload_hash,omitempty"`
 	// Version is the arena version that produced the run (sim.Version);
 	// InputHash a digest of the run's inputs (Identity).
 	Version     string  `json:"arena_version"`

@@ -47,11 +47,19 @@ type Interval struct {
 // Describe names an interval method and sample size for an output line:
 // "95 % t-interval over 5 seeds", with a warning appended when fewer than
 // FewSeeds values support it.
-func Describe(m Method, n int, unit string) string {
+func Describe(m Method, n int, unit string) string { return DescribeOver(m, n, unit, "") }
+
+// DescribeOver is Describe naming what the values are draws of: "95 %
+// t-interval over 5 seeds (draws of 200 jobs from philly-pollux window
+// 35d–37d)"; population "" names nothing.
+func DescribeOver(m Method, n int, unit, population string) string {
 	if m == "" {
 		m = T
 	}
 	s := fmt.Sprintf("%.0f %% %s over %d %s", Level*100, m, n, plural(n, unit))
+	if population != "" {
+		s += " (" + population + ")"
+	}
 	if n >= 2 && n < FewSeeds {
 		s += fmt.Sprintf(" (⚠ fewer than %d %ss: a wide interval that assumes near-normal values)", FewSeeds, unit)
 	}
@@ -166,3 +174,104 @@ func Format(iv Interval, digits int, unit string) string {
 	}
 	return s
 }
+
+// LogRatioInterval is the interval for ratios (a paired throughput ratio
+// a_s/b_s per seed): the Student-t interval of their logarithms, mapped
+// back with exp. Mean is then the geometric mean exp(mean ln x), and the
+// interval [exp(lo), exp(hi)] is symmetric on the log scale: a ratio of
+// 2 in one seed and 1/2 in another averages to 1, not to 1.25 as the
+// arithmetic mean of the ratios would have it. NaN and non-positive
+// ratios (no log) are left out, as NaN values are by TInterval.
+func LogRatioInterval(ratios []float64) Interval {
+	logs := make([]float64, 0, len(ratios))
+	for _, x := range ratios {
+		if x > 0 && !math.IsInf(x, 1) {
+			logs = append(logs, math.Log(x))
+		}
+	}
+	iv := TInterval(logs)
+	iv.Mean, iv.Lo, iv.Hi = math.Exp(iv.Mean), math.Exp(iv.Lo), math.Exp(iv.Hi)
+	return iv
+}
+
+// TTestP is the two-sided p-value of the one-sample Student-t test that
+// the mean of xs is 0 (NaN values ignored): 2·(1 − F(|t|)), F the
+// Student-t CDF with n−1 degrees of freedom and t = mean / (s/√n). It is
+// below 1 − Level exactly when TInterval(xs) excludes 0. For ratios pass
+// their logarithms (the test that the geometric mean is 1). NaN with
+// fewer than two values; 0 when every value is the same non-zero number,
+// 1 when every value is 0.
+func TTestP(xs []float64) float64 {
+	vals := finite(xs)
+	n := len(vals)
+	if n < 2 {
+		return math.NaN()
+	}
+	m := mean(vals)
+	ss := 0.0
+	for _, v := range vals {
+		ss += (v - m) * (v - m)
+	}
+	se := math.Sqrt(ss / float64(n-1) / float64(n))
+	switch {
+	case se == 0 && m == 0:
+		return 1
+	case se == 0:
+		return 0
+	}
+	t := math.Abs(m / se)
+	return 2 * (1 - distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.CDF(t))
+}
+
+// LogRatioP is TTestP of the logarithms of ratios (non-positive ones left
+// out, as in LogRatioInterval): the test that their geometric mean is 1.
+func LogRatioP(ratios []float64) float64 {
+	logs := make([]float64, 0, len(ratios))
+	for _, x := range ratios {
+		if x > 0 && !math.IsInf(x, 1) {
+			logs = append(logs, math.Log(x))
+		}
+	}
+	return TTestP(logs)
+}
+
+// Holm returns Holm's step-down adjusted p-values of a family of tests,
+// in the order given: sort the m p-values ascending, p(1) ≤ … ≤ p(m);
+// the adjusted p(i) is max over j ≤ i of min(1, (m − j + 1)·p(j)). A test
+// is significant at family-wise error rate α when its adjusted p-value is
+// ≤ α: the step-down rejects p(1) ≤ α/m, then p(2) ≤ α/(m−1), … and
+// stops at the first that fails. NaN p-values (no test) are not part of
+// the family and stay NaN.
+func Holm(ps []float64) []float64 {
+	idx := make([]int, 0, len(ps))
+	for i, p := range ps {
+		if !math.IsNaN(p) {
+			idx = append(idx, i)
+		}
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmpFloat(ps[a], ps[b]) })
+	out := make([]float64, len(ps))
+	for i := range out {
+		out[i] = math.NaN()
+	}
+	m, running := len(idx), 0.0
+	for j, i := range idx {
+		running = math.Max(running, math.Min(1, float64(m-j)*ps[i]))
+		out[i] = running
+	}
+	return out
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// FalsePositives is the expected number of intervals of a family of n
+// that exclude no effect when there is none, each at Level: n·(1 − Level).
+func FalsePositives(n int) float64 { return float64(n) * (1 - Level) }

@@ -71,3 +71,82 @@ func TestFormat(t *testing.T) {
 		}
 	}
 }
+
+// Hand-worked (anchored outside the code): ratios {1/2, 2} have logs
+// {−ln 2, ln 2}, mean 0: the geometric mean is exactly 1 (the arithmetic
+// mean of the ratios would say 1.25). Ratios {2, 8}: logs ln 2 and 3 ln 2,
+// mean 2 ln 2, s = √2 ln 2, s/√n = ln 2; t(0.975, 1) = 12.7062, so the
+// interval is 4 · 2^(±12.7062).
+func TestLogRatioInterval(t *testing.T) {
+	if iv := LogRatioInterval([]float64{0.5, 2}); math.Abs(iv.Mean-1) > 1e-12 || iv.N != 2 {
+		t.Errorf("LogRatioInterval({1/2, 2}) = %+v, want geometric mean 1 over 2 values", iv)
+	}
+	iv := LogRatioInterval([]float64{2, 8})
+	lo, hi := 4/math.Pow(2, 12.7062), 4*math.Pow(2, 12.7062)
+	if math.Abs(iv.Mean-4) > 1e-12 || math.Abs(iv.Lo/lo-1) > 1e-4 || math.Abs(iv.Hi/hi-1) > 1e-4 {
+		t.Errorf("LogRatioInterval({2, 8}) = %+v, want 4 [%.6g, %.6g]", iv, lo, hi)
+	}
+	// A non-positive ratio has no logarithm: left out, and N says so.
+	if iv := LogRatioInterval([]float64{0, 2, 8, math.NaN()}); iv.N != 2 || math.Abs(iv.Mean-4) > 1e-12 {
+		t.Errorf("LogRatioInterval with 0 and NaN = %+v, want the {2, 8} interval over 2 values", iv)
+	}
+}
+
+// Hand-worked: {1, 3} has mean 2, s = √2, s/√2 = 1, t = 2 on 1 degree of
+// freedom, where Student's t is the Cauchy distribution: F(2) = 1/2 +
+// atan(2)/π, so p = 1 − 2·atan(2)/π = 0.29517. It agrees with the
+// interval: p < 0.05 exactly when TInterval excludes 0.
+func TestTTestP(t *testing.T) {
+	want := 1 - 2*math.Atan(2)/math.Pi
+	if p := TTestP([]float64{1, 3}); math.Abs(p-want) > 1e-9 {
+		t.Errorf("TTestP({1, 3}) = %.6f, want %.6f", p, want)
+	}
+	for _, xs := range [][]float64{{1, 3}, {0.1, 0.12, 0.09, 0.11}, {-1, 2, 0.5}, {5, 6, 7, 5.5, 6.5}} {
+		iv, p := TInterval(xs), TTestP(xs)
+		if excl := iv.Lo > 0 || iv.Hi < 0; excl != (p < 1-Level) {
+			t.Errorf("%v: interval [%g, %g] excludes 0: %t, but p = %g", xs, iv.Lo, iv.Hi, excl, p)
+		}
+	}
+	if p := TTestP([]float64{2}); !math.IsNaN(p) {
+		t.Errorf("one value: p = %g, want NaN", p)
+	}
+	if p := TTestP([]float64{0, 0}); p != 1 {
+		t.Errorf("all zero: p = %g, want 1", p)
+	}
+	if p := LogRatioP([]float64{0.5, 2}); math.Abs(p-1) > 1e-12 {
+		t.Errorf("LogRatioP({1/2, 2}) = %g, want 1 (logs ±ln 2, mean 0)", p)
+	}
+}
+
+// Hand-worked Holm: p = {0.01, 0.04, 0.03, 0.005}, m = 4. Sorted 0.005,
+// 0.01, 0.03, 0.04 against α/4 = 0.0125, α/3 = 0.0167, α/2 = 0.025, α/1:
+// the first two pass, 0.03 fails and the step-down stops, so 0.04 is not
+// significant either though it is below α. Adjusted: 4·0.005 = 0.02,
+// max(0.02, 3·0.01) = 0.03, max(0.03, 2·0.03) = 0.06, max(0.06, 0.04) =
+// 0.06. A NaN is no test: outside the family (m stays 4).
+func TestHolm(t *testing.T) {
+	got := Holm([]float64{0.01, 0.04, math.NaN(), 0.03, 0.005})
+	want := []float64{0.03, 0.06, math.NaN(), 0.06, 0.02}
+	for i := range want {
+		if math.IsNaN(want[i]) != math.IsNaN(got[i]) || !math.IsNaN(want[i]) && math.Abs(got[i]-want[i]) > 1e-12 {
+			t.Fatalf("Holm = %v, want %v", got, want)
+		}
+	}
+	var sig []bool
+	for _, p := range got {
+		sig = append(sig, p <= 1-Level)
+	}
+	if !(sig[0] && !sig[1] && !sig[3] && sig[4]) {
+		t.Errorf("significant after Holm: %v, want 0.01 and 0.005 only", sig)
+	}
+	// Capped at 1.
+	if got := Holm([]float64{0.6, 0.7}); got[0] != 1 || got[1] != 1 {
+		t.Errorf("Holm({0.6, 0.7}) = %v, want [1 1]", got)
+	}
+}
+
+func TestDescribeOver(t *testing.T) {
+	if got, want := DescribeOver(T, 5, "seed", "draws of 200 jobs from philly-pollux window 35d–37d"), "95 % t-interval over 5 seeds (draws of 200 jobs from philly-pollux window 35d–37d)"; got != want {
+		t.Errorf("DescribeOver = %q, want %q", got, want)
+	}
+}

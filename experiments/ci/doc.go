@@ -15,6 +15,16 @@
 // For strongly skewed values (lognormal σ = 1) no interval on 10–20
 // values reaches 95 %; TestCoverage reports that case without asserting it.
 //
+// Ratios (a paired throughput ratio per seed) are averaged on the log
+// scale: LogRatioInterval is exp of the t-interval of their logarithms,
+// the geometric mean with an interval symmetric in log space.
+//
+// A table of many comparisons at 95 % each expects 5 % of them to exclude
+// no effect when there is none (FalsePositives). TTestP gives each paired
+// comparison's two-sided t-test p-value (below 0.05 exactly when its
+// interval excludes no effect) and Holm the step-down adjusted p-values
+// that keep the family-wise error rate at 5 %.
+//
 // Intervals are pure functions of their sample: the same numbers give the
 // same interval on every machine and in every run (Bootstrap, kept for
 // comparison, draws from a PCG generator with a fixed seed). With fewer

@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -186,5 +187,58 @@ func TestSpecFaultsFileNextToSpec(t *testing.T) {
 	}
 	if _, err := spec("../ev.csv"); err == nil || !strings.Contains(err.Error(), "outside the spec's directory") {
 		t.Errorf("a path outside the spec's directory: %v", err)
+	}
+}
+
+// Hand-worked Holm over the faults section's neighbour comparisons (two
+// seeds each, so Student's t on 1 degree of freedom, the Cauchy
+// distribution: p = 2·atan(1/|t|)/π, se = |d₁ − d₂|/2). Two presets,
+// three policies a < b < c by mean JCT in each, four neighbour pairs:
+//
+//   - preset x: b − a per seed {1.00, 1.01} h, t = 201, p = 0.00317;
+//     c − b {0.10, 0.11}, t = 21, p = 0.0303;
+//   - preset y: b − a {2, 2.02}, t = 201, p = 0.00317; c − b {0.5, 0.7},
+//     t = 6, p = 0.1051.
+//
+// Holm over the four: 0.00317·4 = 0.0127 and 0.00317·3 = 0.0095 → 0.0127
+// (both separated), then 0.0303·2 = 0.0606 > 0.05 stops: x's b and c,
+// separated alone, are not after the adjustment; y's c − b, 0.1051·1,
+// stays not.
+func TestFaultsNeighboursHolm(t *testing.T) {
+	run := func(jctHours float64) *sweep.Results {
+		return &sweep.Results{Summary: sim.Summary{SubmittedMeanJCT: jctHours * 3600}}
+	}
+	cells := func(ab, bc [2]float64) map[string]faultCell {
+		out := map[string]faultCell{"a": {}, "b": {}, "c": {}}
+		for s := range 2 {
+			out["a"][int64(s)] = run(10)
+			out["b"][int64(s)] = run(10 + ab[s])
+			out["c"][int64(s)] = run(10 + ab[s] + bc[s])
+		}
+		return out
+	}
+	st := &faultStudy{names: []string{"x", "y"}, policies: []string{"a", "b", "c"}, cells: map[string]map[string]faultCell{
+		"x": cells([2]float64{1, 1.01}, [2]float64{0.10, 0.11}),
+		"y": cells([2]float64{2, 2.02}, [2]float64{0.5, 0.7}),
+	}}
+	w := &reportWriter{}
+	tests := w.neighbourFamily(st)
+	pt := func(tv float64) float64 { return 2 * math.Atan(1/tv) / math.Pi }
+	want := map[string][2]float64{ // p, Holm-adjusted p
+		"x|a|b": {pt(201), 4 * pt(201)},
+		"y|a|b": {pt(201), 4 * pt(201)},
+		"x|b|c": {pt(21), 2 * pt(21)},
+		"y|b|c": {pt(6), pt(6)},
+	}
+	for k, wv := range want {
+		got := tests[k]
+		if math.Abs(got.p-wv[0]) > 1e-6 || math.Abs(got.holm-wv[1]) > 1e-6 {
+			t.Errorf("%s: p %g, Holm %g; want %g, %g", k, got.p, got.holm, wv[0], wv[1])
+		}
+	}
+	w.faultsRanking("x", st.policies, nil, st.cells["x"], tests)
+	out := w.b.String()
+	if !strings.Contains(out, "4 neighbour comparisons in this section at 95 % each, ~0.2 false positives expected") || !strings.Contains(out, "b and c (paired difference") || strings.Contains(out, "a and b (paired") {
+		t.Errorf("ranking text:\n%s", out)
 	}
 }

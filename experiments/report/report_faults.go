@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/arena-sim/arena/experiments/ci"
@@ -135,6 +136,7 @@ func (w *reportWriter) faultsSection(s section) error {
 	w.p("*ETTR* (effective training time ratio) = GPU-time of kept progress / GPU-time held; below 1 without faults too (reconfiguration overhead, checkpoint writes). ")
 	w.p("*Goodput* = samples of kept progress per second.\n\n")
 	none := st.cells["none"]
+	tests := w.neighbourFamily(st)
 	for _, name := range st.names {
 		if name == "none" {
 			continue
@@ -178,7 +180,7 @@ func (w *reportWriter) faultsSection(s section) error {
 				baseCell(base, goodputOf, 0), ci.Format(c.interval(goodputOf), 0, ""))
 		}
 		w.p("\n")
-		w.faultsRanking(name, st.policies, none, cells)
+		w.faultsRanking(name, st.policies, none, cells, tests)
 	}
 	figs, err := WriteFaultFigures(filepath.Join(w.out, "figures"), s.name+".", rs, FaultKinds, w.figOpts())
 	if err != nil {
@@ -272,21 +274,80 @@ func (w *reportWriter) faultsAxisCheck(name string, cells map[string]faultCell, 
 	}
 }
 
-// faultsRanking writes the policies' ranking by mean JCT without and with
-// the faults, which policies move, whether each neighbouring pair under
-// faults is separated by its paired per-seed difference, and in how many
-// seeds the ranking is the one without faults.
-func (w *reportWriter) faultsRanking(name string, policies []string, none, cells map[string]faultCell) {
-	meanOf := func(cs map[string]faultCell) func(string) float64 {
-		return func(p string) float64 {
-			if cs[p] == nil {
-				return math.NaN()
+// faultMeans is each policy's mean JCT (h) over its seeds in cs (NaN: none).
+func faultMeans(cs map[string]faultCell) func(string) float64 {
+	return func(p string) float64 {
+		if cs[p] == nil {
+			return math.NaN()
+		}
+		return cs[p].interval(submittedJCTHours).Mean
+	}
+}
+
+// neighbourTest is one comparison of the faults section: a preset's
+// neighbouring policies in its ranking, the paired per-seed difference of
+// their JCT (h, the worse minus the better), its two-sided t-test p-value
+// and Holm-adjusted p-value over every such comparison of the section.
+type neighbourTest struct {
+	iv      ci.Interval
+	p, holm float64
+}
+
+// neighbourFamily runs every neighbour comparison of the section (per
+// preset with faults, each pair of policies next to each other in its
+// ranking by mean JCT) and adjusts their p-values together (Holm's
+// step-down): preset|a|b → test.
+func (w *reportWriter) neighbourFamily(st *faultStudy) map[string]neighbourTest {
+	out := map[string]neighbourTest{}
+	var keys []string
+	var ps []float64
+	for _, name := range st.names {
+		if name == "none" {
+			continue
+		}
+		cells := st.cells[name]
+		after := faultRanking(st.policies, faultMeans(cells))
+		for i := 0; i+1 < len(after); i++ {
+			a, b := cells[after[i]], cells[after[i+1]]
+			var d []float64
+			for _, sd := range a.seeds() {
+				if rb, ok := b[sd]; ok {
+					d = append(d, submittedJCTHours(rb)-submittedJCTHours(a[sd]))
+				}
 			}
-			return cs[p].interval(submittedJCTHours).Mean
+			k := name + "|" + after[i] + "|" + after[i+1]
+			out[k] = neighbourTest{iv: ci.TInterval(d), p: ci.TTestP(d)}
+			keys, ps = append(keys, k), append(ps, out[k].p)
 		}
 	}
-	before := faultRanking(policies, meanOf(none))
-	after := faultRanking(policies, meanOf(cells))
+	adj := ci.Holm(ps)
+	for i, k := range keys {
+		t := out[k]
+		t.holm = adj[i]
+		out[k] = t
+	}
+	return out
+}
+
+// familySize is the number of tests of a family with a p-value.
+func familySize(tests map[string]neighbourTest) int {
+	n := 0
+	for _, t := range tests {
+		if !math.IsNaN(t.p) {
+			n++
+		}
+	}
+	return n
+}
+
+// faultsRanking writes the policies' ranking by mean JCT without and with
+// the faults, which policies move, whether each neighbouring pair under
+// faults is separated by its paired per-seed difference after Holm's
+// step-down over the section's neighbour comparisons (tests), and in how
+// many seeds the ranking is the one without faults.
+func (w *reportWriter) faultsRanking(name string, policies []string, none, cells map[string]faultCell, tests map[string]neighbourTest) {
+	before := faultRanking(policies, faultMeans(none))
+	after := faultRanking(policies, faultMeans(cells))
 	w.p("Ranking by mean JCT, best first — no faults: %s; under %s: %s. ", strings.Join(before, " < "), name, strings.Join(after, " < "))
 	var moved []string
 	for i, p := range after {
@@ -299,22 +360,19 @@ func (w *reportWriter) faultsRanking(name string, policies []string, none, cells
 	} else if len(moved) > 0 {
 		w.p("**Rank changes: %s.** ", strings.Join(moved, ", "))
 	}
-	// Neighbours under faults: paired per-seed difference of JCT.
+	// Neighbours under faults: paired per-seed difference of JCT, decided
+	// after Holm's step-down over the section's neighbour comparisons.
 	var close []string
 	for i := 0; i+1 < len(after); i++ {
-		a, b := cells[after[i]], cells[after[i+1]]
-		var d []float64
-		for _, sd := range a.seeds() {
-			if rb, ok := b[sd]; ok {
-				d = append(d, submittedJCTHours(rb)-submittedJCTHours(a[sd]))
-			}
-		}
-		if iv := ci.TInterval(d); !(iv.Lo > 0) {
-			close = append(close, fmt.Sprintf("%s and %s (paired difference %s h)", after[i], after[i+1], ci.Format(iv, 2, "")))
+		t := tests[name+"|"+after[i]+"|"+after[i+1]]
+		if !(t.iv.Mean > 0 && t.holm <= 1-ci.Level) {
+			close = append(close, fmt.Sprintf("%s and %s (paired difference %s h, Holm-adjusted p %s)", after[i], after[i+1], ci.Format(t.iv, 2, ""), pValue(t.holm)))
 		}
 	}
 	if len(close) > 0 {
-		w.p("Not separated by the seeds (the 95 %% paired interval of the JCT difference includes 0): %s. ", strings.Join(close, "; "))
+		n := familySize(tests)
+		w.p("Not separated by the seeds (%d neighbour comparisons in this section at %.0f %% each, ~%.1f false positives expected under no difference; separated means a Holm-adjusted paired t-test p ≤ 0.05 over the %d): %s. ",
+			n, 100*ci.Level, ci.FalsePositives(n), n, strings.Join(close, "; "))
 	}
 	// Per seed: the ranking of that seed's runs against the one without faults.
 	seeds := map[int64]bool{}
@@ -349,4 +407,15 @@ func span(s float64) string {
 		return fmt.Sprintf("%g min", s/60)
 	}
 	return fmt.Sprintf("%g s", s)
+}
+
+// pValue renders a p-value ("0.003", "< 0.001", "–" without a test).
+func pValue(p float64) string {
+	switch {
+	case math.IsNaN(p):
+		return "–"
+	case p < 0.001:
+		return "< 0.001"
+	}
+	return strconv.FormatFloat(p, 'f', 3, 64)
 }

@@ -33,9 +33,28 @@ type verdict struct {
 	// headline, how it compares with the prediction (predicted is set).
 	note      string
 	predicted bool
-	// value and kind of a checked claim (sensitivity.go's robustMark).
-	value float64
-	kind  string
+	// value and kind of a checked claim (sensitivity.go's robustMark),
+	// and the paper's value it is checked against.
+	value, paperValue float64
+	kind              string
+	// padded is, for a JCT reduction, the artifact's padded-mean
+	// reduction (the metric of the paper's numbers) shown beside the
+	// default metric's, and paddedOK whether it is within tolerance.
+	padded   string
+	paddedOK *bool
+}
+
+// within says whether ours is within the tolerance of kind of the paper's
+// value, and names the tolerance.
+func within(kind string, paper, ours float64) (bool, string) {
+	switch kind {
+	case "pp":
+		return math.Abs(ours-paper) <= TolReductionPP, fmt.Sprintf("±%g pp", TolReductionPP)
+	case "ratio":
+		return math.Abs(ours-paper) <= TolRatio*paper, fmt.Sprintf("±%g %%", 100*TolRatio)
+	}
+	// counts and seconds
+	return math.Abs(ours-paper) <= TolCount*paper, fmt.Sprintf("±%g %%", 100*TolCount)
 }
 
 // fmtClaim formats a value of a claim's kind.
@@ -50,24 +69,36 @@ func fmtClaim(kind string, v float64) string {
 }
 
 func (w *reportWriter) addVerdict(group int, claim string, paper, ours float64, kind, run string) {
-	var ok bool
-	var tol string
-	switch kind {
-	case "pp":
-		ok = math.Abs(ours-paper) <= TolReductionPP
-		tol = fmt.Sprintf("±%g pp", TolReductionPP)
-	case "ratio":
-		ok = math.Abs(ours-paper) <= TolRatio*paper
-		tol = fmt.Sprintf("±%g %%", 100*TolRatio)
-	default: // counts and seconds
-		ok = math.Abs(ours-paper) <= TolCount*paper
-		tol = fmt.Sprintf("±%g %%", 100*TolCount)
+	w.putVerdict(newVerdict(group, claim, paper, ours, kind, run))
+}
+
+// addJCTVerdict checks a JCT-reduction claim (%, kind "pp") on the default
+// metric — the reduction of submitted_mean_jct_s, every submitted job,
+// unfinished ones at their age at the horizon — with the artifact's
+// padded-mean reduction, the metric of the paper's numbers, beside it.
+func (w *reportWriter) addJCTVerdict(group int, claim string, paper, submitted, padded float64, run string) {
+	v := newVerdict(group, claim, paper, submitted, "pp", run)
+	ok, _ := within("pp", paper, padded)
+	v.padded = fmtClaim("pp", padded)
+	if math.IsNaN(padded) || math.IsInf(padded, 0) {
+		ok, v.padded = false, "–"
 	}
+	v.paddedOK = &ok
+	w.putVerdict(v)
+}
+
+func newVerdict(group int, claim string, paper, ours float64, kind, run string) verdict {
+	ok, tol := within(kind, paper, ours)
 	ps, os := fmtClaim(kind, paper), fmtClaim(kind, ours)
 	if math.IsNaN(ours) || math.IsInf(ours, 0) {
 		ok, os = false, "–"
 	}
-	v := verdict{group: group, claim: claim, paper: ps, ours: os, tolerance: tol, run: run, ok: &ok, value: ours, kind: kind}
+	return verdict{group: group, claim: claim, paper: ps, ours: os, tolerance: tol, run: run, ok: &ok, value: ours, paperValue: paper, kind: kind}
+}
+
+// putVerdict records a checked claim.
+func (w *reportWriter) putVerdict(v verdict) {
+	group, claim := v.group, v.claim
 	// A claim listed in advance (seedClaims) is filled in by the first
 	// section that checks it: philly and headline share their runs.
 	for i := range w.verdicts {
@@ -197,7 +228,7 @@ func (w *reportWriter) mainVerdicts(rs []*sweep.Results) {
 		}
 		s := r.Summary
 		keys := key + ", runs/" + r.Record.Key
-		w.addVerdict(0, fmt.Sprintf("Arena's padded-mean-JCT reduction vs %s", s.Policy), p.Reduction, 100*(1-arena.Summary.PaddedMeanJCT/s.PaddedMeanJCT), "pp", keys)
+		w.addJCTVerdict(0, fmt.Sprintf("Arena's JCT reduction vs %s", s.Policy), p.Reduction, 100*(1-arena.Summary.SubmittedMeanJCT/s.SubmittedMeanJCT), 100*(1-arena.Summary.PaddedMeanJCT/s.PaddedMeanJCT), keys)
 		w.addVerdict(0, fmt.Sprintf("Arena/%s mean throughput", s.Policy), p.AvgThrRatio, arena.Summary.MeanThroughput/s.MeanThroughput, "ratio", keys)
 		w.addVerdict(0, fmt.Sprintf("Arena/%s peak throughput", s.Policy), p.PeakThrRatio, arena.Summary.PeakThroughput/s.PeakThroughput, "ratio", keys)
 		if s.Policy == "elasticflow-ls" {
@@ -218,7 +249,7 @@ func (w *reportWriter) ablationVerdicts(rs []*sweep.Results) {
 		keys := "runs/" + arena.Record.Key + ", runs/" + r.Record.Key
 		w.addVerdict(1, fmt.Sprintf("%s (%s) finishes %d jobs", s.Policy, p.Note, p.Finished), float64(p.Finished), float64(s.Finished), "count", "runs/"+r.Record.Key)
 		if p.Reduction > 0 {
-			w.addVerdict(1, fmt.Sprintf("Arena's padded-mean-JCT reduction vs %s", s.Policy), p.Reduction, 100*(1-arena.Summary.PaddedMeanJCT/s.PaddedMeanJCT), "pp", keys)
+			w.addJCTVerdict(1, fmt.Sprintf("Arena's JCT reduction vs %s", s.Policy), p.Reduction, 100*(1-arena.Summary.SubmittedMeanJCT/s.SubmittedMeanJCT), 100*(1-arena.Summary.PaddedMeanJCT/s.PaddedMeanJCT), keys)
 		}
 		if p.AvgThr > 0 {
 			w.addVerdict(1, fmt.Sprintf("Arena/%s mean throughput", s.Policy), p.AvgThr, arena.Summary.MeanThroughput/s.MeanThroughput, "ratio", keys)
@@ -229,11 +260,13 @@ func (w *reportWriter) ablationVerdicts(rs []*sweep.Results) {
 func (w *reportWriter) writeVerdicts() {
 	w.p("## Verdicts: the paper's claims, reproduced?\n\n")
 	w.p("Every claim of the paper's results (ARENA.md §8), each checked against this run, compared with arena's testbed prediction, or listed as not checked with the reason and the command that checks it. ")
-	w.p("Simulation claims are checked in artifact timing (the mode that replays the authors' simulator), padded within our table. ")
+	w.p("Simulation claims are checked in artifact timing (the mode that replays the authors' simulator). ")
+	w.p("A JCT reduction is decided on the default metric, the mean JCT over every submitted job (unfinished ones at their age at the horizon; docs/statistics.md); ")
+	w.p("the paper's reductions are on the artifact's padded mean, which depends on which runs are compared together, so *ours* shows that reduction beside (padded within our table) and says whether it matches. ")
 	w.p("Tolerances were fixed before looking at the results: JCT reductions ±%g percentage points, throughput ratios ±%g %%, ", TolReductionPP, 100*TolRatio)
 	w.p("job counts and mean JCTs ±%g %%. *Run* names the results directories the numbers come from, or the command that checks the claim.\n\n", 100*TolCount)
 	w.p("| claim | paper | ours | reproduced? | run |\n|---|--:|--:|---|---|\n")
-	yes, checked, predicted, inBand := 0, 0, 0, 0
+	yes, checked, predicted, inBand, padded, paddedYes := 0, 0, 0, 0, 0, 0
 	slices.SortStableFunc(w.verdicts, func(a, b verdict) int { return a.group - b.group })
 	for _, v := range w.verdicts {
 		var mark string
@@ -246,6 +279,14 @@ func (w *reportWriter) writeVerdicts() {
 			} else {
 				mark = "**no** (" + v.tolerance + ")"
 			}
+			if v.paddedOK != nil {
+				padded++
+				mark += "; artifact padded: no"
+				if *v.paddedOK {
+					paddedYes++
+					mark = strings.TrimSuffix(mark, "no") + "yes"
+				}
+			}
 			mark += w.robustMark(v)
 		case v.predicted:
 			predicted++
@@ -256,7 +297,11 @@ func (w *reportWriter) writeVerdicts() {
 		default:
 			mark = "not checked: " + v.note
 		}
-		w.p("| %s | %s | %s | %s | %s |\n", v.claim, v.paper, v.ours, mark, v.run)
+		ours := v.ours
+		if v.padded != "" {
+			ours += " (artifact padded " + v.padded + ")"
+		}
+		w.p("| %s | %s | %s | %s | %s |\n", v.claim, v.paper, ours, mark, v.run)
 	}
 	notChecked := len(w.verdicts) - checked - predicted
 	w.p("\n%d claims: %d checked here, %d of them reproduced within tolerance", len(w.verdicts), checked, yes)
@@ -264,6 +309,9 @@ func (w *reportWriter) writeVerdicts() {
 		w.p("; %d compared with the testbed prediction, %d inside its band against at least one baseline", predicted, inBand)
 	}
 	w.p("; %d not checked (the reason and the command that checks each are in its row).\n", notChecked)
+	if padded > 0 {
+		w.p("JCT reductions are decided on the default metric; on the artifact's padded mean, the paper's metric, %d of the %d checked are within tolerance.\n", paddedYes, padded)
+	}
 	w.p("%s", w.sensitivitySummary())
 	if checked == 0 {
 		w.p("\nNo simulation claim was checked: the Philly artifact-timing runs (sections philly, headline, ablations) were not part of this reproduction.\n")

@@ -56,6 +56,23 @@ func InputHash(r Run, policy string, spec sim.ClusterSpec, cfg sim.Config, jobs 
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// WorkloadHash is the digest recorded as workload_hash in summary.json:
+// SHA-256 over the iteration scale and every job as the engine runs it
+// (after synthesis, load scaling and GPU remapping; the same lines as
+// InputHash's jobs), and nothing else — not the policy or its options,
+// the cluster, the timing or the faults. Two runs of one seed with equal
+// workload hashes ran the same jobs: a paired comparison of them is one.
+func WorkloadHash(iterationScale int64, jobs []sim.JobSpec) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "arena workload v1\niteration-scale %d\n", iterationScale)
+	var line []byte
+	for _, j := range jobs {
+		line = appendJob(line[:0], j)
+		h.Write(line)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
 // appendJob appends the hashed text of job j to b: what fmt makes of
 //
 //	"%d %q %v %s %d %d %s %d %v %q %q\n", ID, Name, Submit, model name, batch,

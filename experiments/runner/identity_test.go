@@ -39,3 +39,33 @@ func TestAppendJobIsTheFmtText(t *testing.T) {
 		}
 	}
 }
+
+// The workload hash covers the jobs and the iteration scale and nothing
+// else: a changed job or scale changes it; the policy, cluster and engine
+// parameters, which change the input hash, do not reach it (it takes none
+// of them). That arena and fcfs of one seed record the same hash is
+// checked end to end in experiments/sweep (TestPartialMergeNamesPopulationAndN).
+func TestWorkloadHash(t *testing.T) {
+	tr, err := traces.Load("testbed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := tr.Jobs
+	a := WorkloadHash(5, jobs)
+	if b := WorkloadHash(5, append([]sim.JobSpec(nil), jobs...)); a != b {
+		t.Error("the same jobs hash differently")
+	}
+	if b := WorkloadHash(1, jobs); a == b {
+		t.Error("the iteration scale does not change the workload hash")
+	}
+	changed := append([]sim.JobSpec(nil), jobs...)
+	changed[3].Iterations++
+	if b := WorkloadHash(5, changed); a == b {
+		t.Error("a changed job does not change the workload hash")
+	}
+	r := Run{Trace: "testbed", Cluster: "testbed-64", Timing: sim.Exact, Rounds: 10}
+	cfg := sim.DefaultConfig(nil, nil)
+	if InputHash(r, "fcfs", sim.ClusterSpec{}, cfg, jobs) == InputHash(r, "arena", sim.ClusterSpec{}, cfg, jobs) {
+		t.Error("the input hash does not cover the policy")
+	}
+}

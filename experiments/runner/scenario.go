@@ -530,6 +530,7 @@ func (s *Scenario) Execute(ctx context.Context, onRound func(done, total int)) (
 	sum.Density = Density(r.Density)
 	sum.Version = sim.Version()
 	sum.InputHash = InputHash(r, ps.String(), s.ClusterSpec, cfg, s.Jobs)
+	sum.WorkloadHash = WorkloadHash(cfg.IterationScale, s.Jobs)
 	res.SetUtilization(&sum, cluster)
 	res.SetWallclock(&sum)
 	out := &Outcome{Run: r, Result: res, Summary: sum, Cluster: cluster}

@@ -2,13 +2,17 @@ package sweep
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/arena-sim/arena/experiments/ci"
+	"github.com/arena-sim/arena/experiments/runner"
+	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/metrics"
+	"github.com/arena-sim/arena/traces/importers"
 )
 
 // RefPolicy is the policy the ratios compare every other policy with by
@@ -137,7 +141,7 @@ func setComparisons(rows []SummaryRow, cs map[string]map[string]map[int64]*Summa
 		if baseline != "" {
 			r.RefPolicy, r.Comparison = baseline, r.Policy+" vs "+baseline
 		}
-		r.Compared = nil
+		r.Compared, r.ComparedP, r.Holm, r.Unpaired = nil, nil, nil, nil
 		ref := c[r.RefPolicy]
 		if r.Policy == r.RefPolicy || ref == nil {
 			r.Comparison = ""
@@ -147,25 +151,63 @@ func setComparisons(rows []SummaryRow, cs map[string]map[string]map[int64]*Summa
 		if baseline != "" {
 			a, b = mine, ref
 		}
-		r.Compared = map[string]ci.Interval{}
+		r.Compared, r.ComparedP = map[string]ci.Interval{}, map[string]float64{}
+		r.Unpaired = Unpaired(a, b)
 		for k := range metrics.Catalogue {
 			if m := &metrics.Catalogue[k]; m.Compared != "" {
-				r.Compared[m.Compared] = ci.TInterval(Paired(m, a, b))
+				r.Compared[m.Compared], r.ComparedP[m.Compared] = PairedInterval(m, a, b)
 			}
 		}
 	}
 }
 
-// Paired pairs policy a's and policy b's runs by seed (the same workload
-// draw) and returns, per seed both have in increasing order of seed,
-// metric m's comparison of a with b (metrics.Metric.Pair: 1 − a/b where
-// lower is better, a/b where higher is; NaN, left out of an interval,
-// where b's value is 0).
+// PairedInterval is metric m's paired comparison of policy a with policy
+// b over the seeds they share (Paired) and its two-sided t-test p-value
+// against no difference: for a reduction (lower is better) the Student-t
+// interval of the per-seed 1 − a/b and the test that their mean is 0;
+// for a ratio (higher is better) ci.LogRatioInterval of the per-seed a/b
+// — their geometric mean, exp of the t-interval of the log ratios — and
+// the test that the mean log ratio is 0. The interval's N is the number
+// of seeds paired.
+func PairedInterval(m *metrics.Metric, a, b map[int64]*SummaryRow) (ci.Interval, float64) {
+	xs := Paired(m, a, b)
+	if m.Better == metrics.Higher {
+		return ci.LogRatioInterval(xs), ci.LogRatioP(xs)
+	}
+	return ci.TInterval(xs), ci.TTestP(xs)
+}
+
+// Paired pairs policy a's and policy b's runs by seed and returns, per
+// seed both have in increasing order of seed, metric m's comparison of a
+// with b (metrics.Metric.Pair: 1 − a/b where lower is better, a/b where
+// higher is; NaN, left out of an interval, where b's value is 0). A seed
+// whose two runs record different workload_hash values ran different
+// jobs: it is no pair and is left out (Unpaired lists it).
 func Paired(m *metrics.Metric, a, b map[int64]*SummaryRow) []float64 {
 	var out []float64
 	for _, s := range sortedSeeds(b) {
-		if x, ok := a[s]; ok {
+		if x, ok := a[s]; ok && samePair(x, b[s]) {
 			out = append(out, m.Pair(&x.Summary, &b[s].Summary))
+		}
+	}
+	return out
+}
+
+// samePair: two runs of one seed ran the same jobs, as far as their
+// workload hashes say (results written before workload_hash have none and
+// are taken at their seed's word).
+func samePair(x, y *SummaryRow) bool {
+	return x.WorkloadHash == "" || y.WorkloadHash == "" || x.WorkloadHash == y.WorkloadHash
+}
+
+// Unpaired lists, in increasing order, the seeds a and b both have whose
+// runs record different workload hashes: not the same jobs, so not a
+// pair.
+func Unpaired(a, b map[int64]*SummaryRow) []int64 {
+	var out []int64
+	for _, s := range sortedSeeds(b) {
+		if x, ok := a[s]; ok && !samePair(x, b[s]) {
+			out = append(out, s)
 		}
 	}
 	return out
@@ -177,5 +219,89 @@ func sortedSeeds(m map[int64]*SummaryRow) []int64 {
 		out = append(out, s)
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a] < out[b] })
+	return out
+}
+
+// Population says what the seeds of a run's cell are draws of, from the
+// run's description and summary, for the seed table's header:
+//
+//   - a synthesised trace that draws at random (synth sample, rate,
+//     durations, gpu-mix or recipe): "draws of 200 jobs from philly-pollux
+//     window 35d–37d" (with sample; otherwise "200 jobs of …"), then what
+//     else each seed redraws ("; each seed also redraws: recipe arena's
+//     labels"). The job count is the run's jobs_in_trace;
+//   - otherwise every seed ran the same trace, and the seed drives only
+//     the faults, job failures, or a policy's own randomness: "same trace,
+//     seeded faults", "same trace, seeded policy randomness".
+//
+// "" when the run's description was not recorded (run.json without it).
+func Population(run *runner.Run, s *sim.Summary) string {
+	if run == nil {
+		return ""
+	}
+	if st := run.Synth; st != nil && !st.Deterministic() {
+		return synthPopulation(st, s.JobsInTrace)
+	}
+	var seeded []string
+	if run.Faults != "" {
+		seeded = append(seeded, "faults")
+	}
+	if run.JobMTBF > 0 {
+		seeded = append(seeded, "job failures")
+	}
+	if len(seeded) == 0 {
+		seeded = append(seeded, "policy randomness")
+	}
+	return "same trace, seeded " + strings.Join(seeded, " and ")
+}
+
+// synthPopulation describes a synthesised trace's draws (Population).
+func synthPopulation(st *runner.SynthTrace, jobs int) string {
+	key := map[string]string{}
+	for _, kv := range st.Keys {
+		key[kv[0]] = kv[1]
+	}
+	src := "scratch"
+	if st.From != "" {
+		src = strings.TrimSuffix(filepath.Base(st.From), filepath.Ext(st.From))
+		if slices.Contains(importers.SourceNames(), st.From) {
+			src = st.From
+		}
+	}
+	switch since, until := key["since"], key["until"]; {
+	case since != "" && until != "":
+		src += " window " + since + "–" + until
+	case since != "":
+		src += " from " + since + " on"
+	case until != "":
+		src += " up to " + until
+	}
+	if w := key["window"]; w != "" {
+		src += " window " + w + " h"
+	}
+	out := fmt.Sprintf("%d jobs of %s", jobs, src)
+	if key["sample"] != "" {
+		out = fmt.Sprintf("draws of %d jobs from %s", jobs, src)
+	}
+	var also []string
+	if r := key["rate"]; r != "" {
+		also = append(also, "Poisson arrivals at "+r+" jobs/h")
+	}
+	if d := key["durations"]; d != "" {
+		also = append(also, d+" durations")
+	}
+	if g := key["gpu-mix"]; g != "" {
+		also = append(also, "GPU counts ("+g+")")
+	}
+	if r := key["recipe"]; r != "" {
+		also = append(also, "recipe "+r+"'s labels")
+	}
+	if len(also) > 0 {
+		verb := "each seed also redraws: "
+		if key["sample"] == "" {
+			verb = "each seed redraws: "
+		}
+		out += "; " + verb + strings.Join(also, ", ")
+	}
 	return out
 }

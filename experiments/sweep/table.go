@@ -45,8 +45,19 @@ type SummaryRow struct {
 	// "fcfs vs sia"; "" on the reference's own rows). Compared holds the
 	// paired comparisons by column name (a metric's Compared: jct_reduction,
 	// padded_jct_reduction, throughput_ratio), over the seeds both have.
+	// ComparedP holds each comparison's two-sided paired t-test p-value
+	// (PairedInterval); Holm, when asked for (SetHolm), its Holm-adjusted
+	// p-value over the table's family of comparisons (nil otherwise).
+	// Unpaired lists the seeds left out of the comparisons because the
+	// two runs record different workload hashes (not the same jobs).
 	RefPolicy, Comparison string
 	Compared              map[string]ci.Interval
+	ComparedP, Holm       map[string]float64
+	Unpaired              []int64
+	// Population says what the row's seeds are draws of ("draws of 200
+	// jobs from philly-pollux window 35d–37d", or "same trace, seeded
+	// faults"), from the run's description (Population).
+	Population string
 	// Under model error (sensitivity.go, markRobust): nil/"" when no
 	// sensitivity analysis ran.
 	// JCTVerdict and ThroughputVerdict are the verdicts on the paired
@@ -115,6 +126,7 @@ var dims = map[string]column{
 	"seed":               {kind: tInt64, set: func(v reflect.Value, r *SummaryRow) { v.SetInt(r.Seed) }},
 	"arena_version":      {kind: tString, set: func(v reflect.Value, r *SummaryRow) { v.SetString(r.Version) }},
 	"input_hash":         {kind: tString, set: func(v reflect.Value, r *SummaryRow) { v.SetString(r.InputHash) }},
+	"workload_hash":      {kind: tString, set: func(v reflect.Value, r *SummaryRow) { v.SetString(r.WorkloadHash) }},
 	"seeds":              {kind: tInt32, set: func(v reflect.Value, r *SummaryRow) { v.SetInt(int64(r.Seeds)) }},
 	"ref_policy":         {kind: tString, set: func(v reflect.Value, r *SummaryRow) { v.SetString(r.RefPolicy) }},
 	"ci_method":          {kind: tString, set: func(v reflect.Value, r *SummaryRow) { v.SetString(string(ci.T)) }},
@@ -167,7 +179,7 @@ jain_gpu_share @stats:jain_gpu_share jain_slowdown @stats:jain_slowdown over_cap
 quota_reclaims @stats:quota_reclaims quota_reclaimed_gpus @stats:quota_reclaimed_gpus quota_vetoed @stats:quota_vetoed
 quota_violations @stats:quota_violations
 @tenant-metrics
-faults jct_verdict throughput_verdict`)
+faults jct_verdict throughput_verdict workload_hash`)
 
 // valueColumn is metric m's column of the run's value: int32 or double
 // for core metrics (a pointer when Optional), an optional double for a
