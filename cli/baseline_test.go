@@ -34,7 +34,7 @@ func TestBaselineEverywhere(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	for _, want := range []string{"95 % t-interval over 3 seeds (⚠ fewer than 5 seeds", "JCT reduction vs srtf", "thr. ratio vs srtf", "fin · "} {
+	for _, want := range []string{"95 % t-interval over 3 seeds (draws of 60 jobs", "(⚠ fewer than 5 seeds", "JCT reduction vs srtf", "thr. ratio vs srtf", "fin · "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("sweep output lacks %q:\n%s", want, out)
 		}
