@@ -175,7 +175,7 @@ func readBounded(path string, limit int64) ([]byte, error) {
 	defer f.Close()
 	// The one bounded whole-file read (input.SpecCap); one byte past
 	// limit is enough for ParseSpec to refuse the size.
-	data, err := input.ReadAll(path, io.LimitReader(f, limit+1))
+	data, err := input.ReadAll(path, io.LimitReader(f, input.PlusOne(limit)))
 	if err != nil {
 		return nil, fmt.Errorf("faults: %w", err)
 	}

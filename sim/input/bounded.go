@@ -53,8 +53,8 @@ var capCache sync.Map // env name → int64
 
 // Value is the cap in force: the environment variable when set to a
 // positive integer (k, M, G suffixes allowed: 1G = 2^30), else Default.
-// A malformed variable falls back to the default (reported once by
-// CheckEnv, which commands call at start).
+// A malformed variable is refused by CheckEnv, which every command calls
+// before it reads anything; Value alone falls back to the default.
 func (c *Cap) Value() int64 {
 	if v, ok := capCache.Load(c.Env); ok {
 		return v.(int64)
@@ -120,6 +120,16 @@ func parseSize(s string) (int64, error) {
 		return 0, errors.New("too large")
 	}
 	return n * mul, nil
+}
+
+// PlusOne is n+1, saturating at MaxInt64: the "read one byte past the
+// cap to see it passed" of every bounded read, which at the largest cap
+// the parser accepts would otherwise wrap negative and read nothing.
+func PlusOne(n int64) int64 {
+	if n == math.MaxInt64 {
+		return n
+	}
+	return n + 1
 }
 
 // ErrLimit is what every *LimitError unwraps to.
@@ -259,7 +269,7 @@ func (r *Reader) Read(p []byte) (int, error) {
 	if left < 0 {
 		left = 0
 	}
-	if int64(len(p)) > left+1 {
+	if left < int64(len(p))-1 { // left+1 would overflow at a cap of MaxInt64
 		p = p[:left+1]
 	}
 	n, err := r.r.Read(p)
@@ -303,7 +313,7 @@ func (r *Reader) Read(p []byte) (int, error) {
 // golden file) under SpecCap; what names the kind of file in the error.
 func ReadAll(file string, r io.Reader) ([]byte, error) {
 	max := SpecCap.Value()
-	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	data, err := io.ReadAll(io.LimitReader(r, PlusOne(max)))
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -273,4 +274,46 @@ func grouped(n int64) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// Every cap at its extremes, through every bounded read: the smallest
+// values the parser accepts (1) and the largest (2^63 − 1) work as caps —
+// a valid input under the largest is read whole, not read as empty or
+// cut — and 0 and one past the largest are refused by CheckEnv naming the
+// variable. Before PlusOne, a cap of 2^63 − 1 wrapped "cap + 1" negative:
+// ReadAll returned nothing ("empty spec" for a valid spec) and Reader.Read
+// panicked with "slice bounds out of range".
+func TestCapsAtTheirExtremes(t *testing.T) {
+	const text = "a,b\n1,2\n"
+	for _, c := range Caps {
+		for _, tc := range []struct {
+			env string
+			ok  bool
+		}{{"0", false}, {"1", true}, {"9223372036854775807", true}, {"9223372036854775808", false}, {"8589934592G", false}, {"-1", false}} {
+			t.Setenv(c.Env, tc.env)
+			c.Set(0) // drop the cached value
+			if err := CheckEnv(); (err == nil) != tc.ok || (err != nil && !strings.Contains(err.Error(), c.Env)) {
+				t.Errorf("%s=%s: CheckEnv %v, want ok %v naming the variable", c.Env, tc.env, err, tc.ok)
+			}
+		}
+		t.Setenv(c.Env, "9223372036854775807")
+		c.Set(0)
+		if c.Value() != math.MaxInt64 {
+			t.Fatalf("%s: Value %d", c.Env, c.Value())
+		}
+		for _, opt := range []Options{{}, {Quoted: true}, {Records: true}, {BytesOnly: true}} {
+			data, err := io.ReadAll(NewReader("t.csv", strings.NewReader(text), opt))
+			if err != nil || string(data) != text {
+				t.Errorf("%s at 2^63−1, %+v: read %q, %v", c.Env, opt, data, err)
+			}
+		}
+		if data, err := ReadAll("s.yaml", strings.NewReader(text)); err != nil || string(data) != text {
+			t.Errorf("%s at 2^63−1: ReadAll %q, %v", c.Env, data, err)
+		}
+		os.Unsetenv(c.Env)
+		c.Set(0)
+	}
+	if PlusOne(math.MaxInt64) != math.MaxInt64 || PlusOne(0) != 1 {
+		t.Error("PlusOne does not saturate")
+	}
 }
