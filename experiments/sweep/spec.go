@@ -510,6 +510,13 @@ func (s *Spec) Expand(reg runner.Policies) (*Plan, error) {
 		return nil, fail("policies", err)
 	}
 	plan.Notes = notes
+	// Files a policy's options name (registry.Option.Path: a tenants file,
+	// a working directory) are read next to the spec, like its own keys.
+	for i, p := range policies {
+		if policies[i], err = s.resolvePolicyPaths(reg, p); err != nil {
+			return nil, fail("policies", err)
+		}
+	}
 	// The plan's size is the product of the axes: checked before anything
 	// is loaded or built (a 480 KB spec named 13.7M runs).
 	n := int64(1)
@@ -785,10 +792,22 @@ func (s *Spec) resolvePath(p string, builtin bool) (string, error) {
 	return resolveIn(s.Dir, p)
 }
 
+// resolvePolicyPaths resolves every path a policy string's options name
+// (registry.Spec.MapPaths) as the spec's own keys are: next to the spec,
+// confined to its directory.
+func (s *Spec) resolvePolicyPaths(reg runner.Policies, p string) (string, error) {
+	ps, err := registry.ParseWith(reg.Lookup, p)
+	if err != nil {
+		return "", err
+	}
+	return ps.MapPaths(func(_, _, v string) (string, error) { return s.resolvePath(v, false) })
+}
+
 // resolveIn is resolvePath for a spec in dir: p joined to dir, refused if
 // it is absolute or leads outside dir (after symbolic links).
 func resolveIn(dir, p string) (string, error) {
-	outside := fmt.Errorf("%s: not a built-in name, and a path outside the spec's directory; a spec may only reference files next to it or below", clip(p))
+	// The path as typed, quoted and escaped: the user must see what was refused.
+	outside := fmt.Errorf("%s: not a built-in name, and a path outside the spec's directory; a spec may only reference files next to it or below", input.Clip(p))
 	if filepath.IsAbs(p) || !filepath.IsLocal(p) {
 		return "", outside
 	}

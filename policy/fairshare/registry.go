@@ -11,7 +11,7 @@ import (
 // (MaxMin) and ftf (FTF), with a tenants file and Themis' lease.
 func Entries() []registry.Entry {
 	opts := []registry.Option{
-		{Name: "tenants", Type: registry.String, Help: "tenants file (weights); none makes each VC of the trace a tenant of weight 1"},
+		{Name: "tenants", Type: registry.String, Path: true, PathBuiltins: tenants.BuiltinNames(), Help: "tenants file (weights); none makes each VC of the trace a tenant of weight 1"},
 		{Name: "lease", Type: registry.Duration, Default: "300", Help: "a started job runs at least this long before it can be suspended (Themis' lease)"},
 	}
 	build := func(mode Mode) func(registry.Options) (sim.Policy, error) {

@@ -3,6 +3,7 @@ package registry
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -59,6 +60,14 @@ type Option struct {
 	// constructor allocates anything.
 	Min, Max string
 	MinOpen  bool
+	// Path marks an option whose value names a file or directory arena
+	// reads (a tenants file, a working directory), except the values in
+	// PathBuiltins (built-in data named by a word). A spec resolves such
+	// values next to itself and confines them (Spec.MapPaths), as it does
+	// its own keys, so the same spec reads the same files wherever it is
+	// run from.
+	Path         bool
+	PathBuiltins []string
 	// Command marks an option whose value is a command line arena starts
 	// (exec's cmd). The trust check (Spec.Commands) finds every such value
 	// in a parsed policy tree, so a new option that starts a process is
@@ -330,6 +339,35 @@ func (s Spec) Commands() []string {
 		}
 	}
 	return out
+}
+
+// MapPaths returns the canonical policy string of s with the value of
+// every Path option set in s or in any policy it wraps — except empty
+// values and PathBuiltins — replaced by f(policy, option, value); an error
+// of f is returned as that option's.
+func (s Spec) MapPaths(f func(policy, option, value string) (string, error)) (string, error) {
+	vals := maps.Clone(s.Values.vals)
+	if inner, ok := s.Values.Wrapped(); ok {
+		in, err := inner.MapPaths(f)
+		if err != nil {
+			return "", err
+		}
+		vals[s.Entry.Wraps] = in
+	}
+	for _, o := range s.Entry.Options {
+		v, ok := vals[o.Name].(string)
+		if !o.Path || !ok || v == "" || slices.Contains(o.PathBuiltins, v) {
+			continue
+		}
+		mapped, err := f(s.Entry.Name, o.Name, v)
+		if err != nil {
+			return "", NewOptionError(s.Entry.Name, o.Name, err)
+		}
+		vals[o.Name] = mapped
+	}
+	out := s
+	out.Values.vals = vals
+	return out.String(), nil
 }
 
 // DefaultValues are e's option values with every default (it panics if e
