@@ -341,6 +341,7 @@ func SummaryRowsAsPadded(rs []*Results) []SummaryRow {
 			}
 		}
 	}
+	recharge(rows)
 	addSeedStats(rows)
 	return rows
 }
