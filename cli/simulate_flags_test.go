@@ -98,7 +98,7 @@ func TestSpecKeysReachTheRuns(t *testing.T) {
 			t.Errorf("run %s: %+v", pr.Key, r)
 		}
 	}
-	if !strings.HasSuffix(plan.Runs[3].Key, ".o-testbed.gm-a100_a100.m-1_3.pd.ev.dr.chk") {
+	if !strings.HasSuffix(plan.Runs[3].Key, ".o-testbed.gm-a100_a100.m-i1-3.pd.ev.dr.chk") {
 		t.Errorf("key %s", plan.Runs[3].Key)
 	}
 }
