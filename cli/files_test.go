@@ -106,7 +106,7 @@ func TestResumeRedoesATruncatedRun(t *testing.T) {
 	if o, err := runCLI(t, "sweep", spec, "--out", out, "--quiet"); err != nil {
 		t.Fatalf("%v\n%s", err, o)
 	}
-	jobs := filepath.Join(out, "runs", "fcfs.testbed.testbed-64.exact.r3.d1.s0", resultsdir.JobsFile)
+	jobs := filepath.Join(out, "runs", "fcfs.testbed.testbed-64.exact.r3.d1.s0.dr", resultsdir.JobsFile)
 	fi, err := os.Stat(jobs)
 	if err != nil {
 		t.Fatal(err)

@@ -36,7 +36,7 @@ func TestSignalsStopCleanly(t *testing.T) {
 			// A long run (Arena on Philly until every job is done), with
 			// a progress line every second (the floor of --progress).
 			cmd.Env = append(os.Environ(), "ARENA_CLI_MAIN=1", "CI=1",
-				"ARENA_CLI_ARGS=simulate --trace philly --policy arena,fcfs --until-done --progress 1s --out "+out)
+				"ARENA_CLI_ARGS=simulate --trace philly --policy arena,fcfs --drain --progress 1s --out "+out)
 			stderr, err := cmd.StderrPipe()
 			if err != nil {
 				t.Fatal(err)

@@ -38,6 +38,13 @@ func TestEverySimulateRunFlagIsASpecKey(t *testing.T) {
 			t.Errorf("--%s describes the run (it is not in notRunFlags) but binds to no field of runner.Fields: a spec cannot set it", fl.Name)
 			return
 		}
+		if f.Key == "until_done" { // retired: the key, like the flag, points to drain
+			if _, err := sweep.ParseSpec("t.yaml", "", []byte("traces: [pai]\nclusters: [paper-1280]\npolicies: [fcfs]\nuntil_done: true\n")); err == nil || !strings.Contains(err.Error(), "t.yaml:4") || !strings.Contains(err.Error(), "use drain") {
+				t.Errorf("until_done in a spec: %v", err)
+			}
+			checked = append(checked, fl.Name)
+			return
+		}
 		val := f.Get(&def)
 		if sample, ok := map[string]string{"policy": "fcfs", "horizon": "7d", "iteration_scale": "5", "gpu_map": "a100=h100", "rounds": "100"}[f.Key]; ok {
 			val = sample // no default, or the default "none" a spec cannot write
@@ -62,7 +69,7 @@ func TestEverySimulateRunFlagIsASpecKey(t *testing.T) {
 		}
 		checked = append(checked, fl.Name)
 	})
-	for _, want := range []string{"until-done", "gpu-map", "profiling-delay", "schedule-on-events", "overheads", "check", "max-rounds"} {
+	for _, want := range []string{"until-done", "drain", "measure", "gpu-map", "profiling-delay", "schedule-on-events", "overheads", "check", "max-rounds"} {
 		if !slices.Contains(checked, want) {
 			t.Errorf("--%s was not checked", want)
 		}
@@ -73,7 +80,7 @@ func TestEverySimulateRunFlagIsASpecKey(t *testing.T) {
 // reaches the run of 'arena simulate'.
 func TestSpecKeysReachTheRuns(t *testing.T) {
 	spec := "traces: [pai]\nclusters: [paper-1280]\npolicies: [fcfs, gavel]\ntiming: [exact]\nrounds: 20\n" +
-		"until_done: true\ngpu_map: a100=a100\nprofiling_delay: true\nschedule_on_events: [false, true]\nmax_rounds: 500\noverheads: testbed\ncheck: true\n"
+		"drain: true\nmeasure: '#1..3'\ngpu_map: a100=a100\nprofiling_delay: true\nschedule_on_events: [false, true]\nmax_rounds: 500\noverheads: testbed\ncheck: true\n"
 	s, err := sweep.ParseSpec("t.yaml", "", []byte(spec))
 	if err != nil {
 		t.Fatal(err)
@@ -87,11 +94,11 @@ func TestSpecKeysReachTheRuns(t *testing.T) {
 	}
 	for i, pr := range plan.Runs {
 		r := pr.Run
-		if !r.UntilDone || r.GPUMap != "a100=a100" || !r.ProfilingDelay || r.MaxRounds != 500 || r.Overheads != "testbed" || !r.Check || r.ScheduleOnEvents != (i >= 2) {
+		if !r.Drain || r.Measure != "#1..3" || r.GPUMap != "a100=a100" || !r.ProfilingDelay || r.MaxRounds != 500 || r.Overheads != "testbed" || !r.Check || r.ScheduleOnEvents != (i >= 2) {
 			t.Errorf("run %s: %+v", pr.Key, r)
 		}
 	}
-	if !strings.HasSuffix(plan.Runs[3].Key, ".o-testbed.gm-a100_a100.pd.ev.ud.chk") {
+	if !strings.HasSuffix(plan.Runs[3].Key, ".o-testbed.gm-a100_a100.m-i1-3.pd.ev.dr.chk") {
 		t.Errorf("key %s", plan.Runs[3].Key)
 	}
 }

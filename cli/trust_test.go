@@ -118,7 +118,7 @@ func TestRunTimeoutAbandonsAHungPolicy(t *testing.T) {
 	if !strings.Contains(err.Error(), "1 of 2 runs failed") || !strings.Contains(err.Error(), "run timed out") {
 		t.Errorf("err %v: want the exec run failed by the run timeout", err)
 	}
-	if _, err := os.Stat(filepath.Join(out, "runs", "fcfs.testbed.testbed-64.exact.r3.d1.s0", "summary.json")); err != nil {
+	if _, err := os.Stat(filepath.Join(out, "runs", "fcfs.testbed.testbed-64.exact.r3.d1.s0.dr", "summary.json")); err != nil {
 		t.Errorf("the fcfs run is not complete: %v", err)
 	}
 }

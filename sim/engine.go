@@ -90,6 +90,17 @@ type Config struct {
 	// will not place those jobs (Result.Stuck).
 	UntilDone bool
 	MaxRounds int
+	// Measure is the window of jobs the run measures (Window; the zero
+	// value, every job): only they enter the summary's JCT, queueing and
+	// slowdown figures and job counts; the others run all the same.
+	Measure Window
+	// Drain runs past Rounds, one round at a time, until every measured
+	// job has ended, or the cluster has been idle for IdleStop rounds with
+	// measured jobs pending, every job arrived and no cluster event to
+	// come (they are stuck: Result.DrainStuck). Its cap is DrainCap
+	// (MaxRounds, when positive, bounds it); reaching it is
+	// Result.CapReached. Not with UntilDone.
+	Drain bool
 	// Check runs the invariant checker after every event.
 	Check bool
 	// OnRound, if set, is called after each round (for progress bars).
@@ -235,6 +246,15 @@ type engine struct {
 
 	idleRounds int // until-done: consecutive idle rounds with a queue
 
+	// measured[id]: the run measures job id (Config.Measure); nil, every
+	// job. measuredN jobs are measured, submitted from measuredFirst to
+	// measuredLast. drainFrom: every job before it has ended or is not
+	// measured (drained's scan starts there).
+	measured                    []bool
+	measuredN                   int
+	measuredFirst, measuredLast Time
+	drainFrom                   int
+
 	// flt is the fault model's state (faultstate.go); nil in a run without
 	// cluster events and checkpoints.
 	flt *faultState
@@ -279,7 +299,18 @@ func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 	if cfg.UntilDone && cfg.MaxRounds <= 0 {
 		cfg.MaxRounds = 10 * cfg.Rounds
 	}
+	if cfg.UntilDone && cfg.Drain {
+		return nil, errors.New("sim: Config.UntilDone and Drain are alternatives; give one")
+	}
+	measured, measuredN, first, last := cfg.Measure.Select(specs)
+	if measuredN == 0 {
+		return nil, fmt.Errorf("sim: the measurement window %s holds none of the trace's %d jobs", cfg.Measure, len(specs))
+	}
+	if cfg.Drain {
+		cfg.MaxRounds = DrainCap(cfg.Rounds, cfg.MaxRounds, last.Sub(first), cfg.RoundLength)
+	}
 	e := &engine{
+		measured: measured, measuredN: measuredN, measuredFirst: first, measuredLast: last,
 		cfg: cfg, policy: p, specs: specs,
 		occupant: make([]JobID, cfg.Cluster.NumSlots()),
 		qclock:   queueClock{step: float64(cfg.RoundLength)},
@@ -594,6 +625,9 @@ const IdleStop = 100
 // ended, the cap is reached or the policy has left the cluster idle with
 // a queue for IdleStop rounds. It reports whether it did.
 func (e *engine) extend() bool {
+	if e.cfg.Drain {
+		return e.extendDrain()
+	}
 	if !e.cfg.UntilDone {
 		return false
 	}

@@ -89,7 +89,7 @@ func (q *eventQueue) remove(ev *event) {
 func (e *engine) runExact(ctx context.Context) error {
 	L := e.cfg.RoundLength
 	last := e.cfg.Rounds
-	if e.cfg.UntilDone {
+	if e.cfg.UntilDone || e.cfg.Drain {
 		last = e.cfg.MaxRounds
 	}
 	e.arrivalQ = e.arrivalQueue(e.t0.Add(Duration(last) * L))

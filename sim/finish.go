@@ -18,7 +18,8 @@ func newResult(e *engine) *Result {
 	return &Result{
 		Policy: e.policy.Name(), Cluster: e.cfg.Cluster.Name, Timing: e.cfg.Timing,
 		Rounds: e.cfg.Rounds, RoundLength: e.cfg.RoundLength, Types: e.cfg.Cluster.Types, Start: e.t0,
-		totals: runTotals{earliest: math.Inf(1)},
+		AskedRounds: e.cfg.Rounds,
+		totals:      runTotals{earliest: math.Inf(1)},
 	}
 }
 
@@ -97,9 +98,12 @@ func (e *engine) recordRound(round int, thr float64, busy []int) {
 }
 
 // recordFinish counts a finished job and reports its end.
+// Only a measured job's JCT and queueing are counted (Config.Measure).
 func (e *engine) recordFinish(j *Job) {
-	e.res.JCTs = append(e.res.JCTs, float64(j.Finish-j.SubmitTime))
-	e.res.Queueing = append(e.res.Queueing, j.QueueTime())
+	if e.isMeasured(j.Spec.ID) {
+		e.res.JCTs = append(e.res.JCTs, float64(j.Finish-j.SubmitTime))
+		e.res.Queueing = append(e.res.Queueing, j.QueueTime())
+	}
 	e.rec.JobEnd(j.Spec.ID, j.Finish)
 }
 
@@ -161,13 +165,14 @@ func (e *engine) finish(wall time.Duration) {
 	// Built in place, in a table of the final length: a JobRecord is
 	// 200-odd bytes, and appending one (even a zero one) writes it again.
 	jobs := make([]JobRecord, e.arrivedJobs)
+	k := 0 // jobs arrived so far; r.Submitted counts the measured ones
 	for _, j := range e.jobs {
 		if j.Status == NotArrived {
 			continue
 		}
 		s := j.Spec
-		rec := &jobs[r.Submitted]
-		r.Submitted++
+		rec := &jobs[k]
+		k++
 		rec.ID, rec.Name, rec.Alias, rec.Model = int32(s.ID), s.Name, aliases.alias(s.ID), nameOf(s.Workload.Model)
 		rec.Batch, rec.Iterations, rec.RequestedGPU, rec.RequestedN = int32(s.Workload.Batch), j.Iterations, s.GPU, int32(s.GPUs)
 		rec.Submit, rec.FirstStart, rec.Finish, rec.JCT = float64(j.SubmitTime), float64(j.FirstStart), float64(j.Finish), -1
@@ -183,13 +188,20 @@ func (e *engine) finish(wall time.Duration) {
 		if e.gpuSeconds != nil { // nil: no job ever ran
 			r.addGPUSeconds(rec, e.gpuSeconds[int(s.ID)*len(r.Types):int(s.ID+1)*len(r.Types)])
 		}
-		r.totals.addJob(rec, horizon)
+		if e.isMeasured(s.ID) {
+			r.Submitted++
+			r.totals.addJob(rec, horizon)
+		} else {
+			r.totals.addUnmeasured(rec)
+		}
 		if fa != nil {
-			faults[r.Submitted-1] = fa.add(e, rec)
+			faults[k-1] = fa.add(e, rec)
 		}
 	}
+	r.totals.arrived = k
+	e.setMeasure()
 	if fa != nil {
-		r.Faults = &FaultResult{Summary: fa.summary(e, r.Submitted)}
+		r.Faults = &FaultResult{Summary: fa.summary(e, k)}
 	}
 	e.rec.Jobs(jobs, faults)
 }
@@ -211,7 +223,9 @@ func (e *engine) closeAtHorizon() {
 	}
 	r.Queueing = slices.Grow(r.Queueing, len(e.running)+len(e.pending))
 	for _, j := range e.running {
-		r.Queueing = append(r.Queueing, j.QueueTime())
+		if e.isMeasured(j.Spec.ID) {
+			r.Queueing = append(r.Queueing, j.QueueTime())
+		}
 	}
 	// Exact timing: the waits still under way end at the horizon (here,
 	// in the one pass over the queue, rather than a pass of their own).
@@ -219,7 +233,9 @@ func (e *engine) closeAtHorizon() {
 		if e.cfg.Timing == Exact {
 			j.queueTime += float64(end - j.pendingSince)
 		}
-		r.Queueing = append(r.Queueing, j.QueueTime())
+		if e.isMeasured(j.Spec.ID) {
+			r.Queueing = append(r.Queueing, j.QueueTime())
+		}
 	}
 }
 

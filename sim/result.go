@@ -99,11 +99,27 @@ type Result struct {
 	// then running, then pending jobs at the end of the run.
 	Queueing []float64
 
-	// CapReached: an until-done run stopped at its round cap with jobs
-	// left.
+	// CapReached: an until-done or draining run stopped at its round
+	// cap with (measured) jobs left.
 	CapReached bool
 	// UntilDone is Config.UntilDone.
 	UntilDone bool
+	// AskedRounds is Config.Rounds: the rounds asked, which an until-done
+	// or draining run goes on past (Rounds is where it stopped).
+	AskedRounds int
+	// Measure is Config.Measure; Measured counts the jobs of the trace
+	// it selects, submitted from MeasuredFirst to MeasuredLast. The JCT
+	// and queueing lists, Submitted and the summary's job counts are over
+	// the measured jobs.
+	Measure                     Window
+	Measured                    int
+	MeasuredFirst, MeasuredLast Time
+	// Drain is Config.Drain, DrainCap the round cap it ran under
+	// (DrainCap); DrainStuck: it stopped with measured jobs stuck on an
+	// idle cluster; CapReached: at its cap.
+	Drain      bool
+	DrainCap   int
+	DrainStuck bool
 	// BudgetHits is the policy's BudgetReporter figure; nil if it has none.
 	BudgetHits *int
 	// AssertionsFailed is the policy's AssertionReporter figure; nil if

@@ -102,6 +102,34 @@ type Summary struct {
 	// (Config.UntilDone); UntilDoneCapReached: it stopped at its cap.
 	UntilDone           bool `json:"until_done,omitempty"`
 	UntilDoneCapReached bool `json:"until_done_cap_reached,omitempty"`
+	// The measurement window and draining (measure.go; absent from runs
+	// of every job with a fixed horizon): Measure is the window ("" all
+	// jobs), JobsMeasured the jobs of the trace in it (set with a window
+	// or drain). With a window, every job count and JCT, queueing and
+	// slowdown figure above is over the measured jobs alone.
+	Measure      string `json:"measure,omitempty"`
+	JobsMeasured int    `json:"jobs_measured,omitempty"`
+	// Drain: the run went on past its rounds (RoundsAsked) until its
+	// measured jobs ended (Rounds is where it stopped), under a cap of
+	// DrainCapRounds; DrainCapReached: it stopped there with measured
+	// jobs left (its comparisons are inconclusive); DrainStuck: it
+	// stopped with measured jobs left on an idle cluster.
+	Drain           bool `json:"drain,omitempty"`
+	RoundsAsked     int  `json:"rounds_asked,omitempty"`
+	DrainCapRounds  int  `json:"drain_cap_rounds,omitempty"`
+	DrainCapReached bool `json:"drain_cap_reached,omitempty"`
+	DrainStuck      bool `json:"drain_stuck,omitempty"`
+	// HorizonWarning says why a fixed horizon (no drain) may decide the
+	// run's figures: it ends before the last measured job arrives, or
+	// more than 1 % of the measured jobs are unfinished ("" none).
+	HorizonWarning string `json:"horizon_warning,omitempty"`
+	// JobsChargedAtHorizon counts the measured jobs the 'all submitted'
+	// figures charge at the horizon (unfinished, dropped, failed), and
+	// HorizonChargeOffsetS is Σ (charge − horizon) over them, the horizon
+	// in seconds after the run's start: at another horizon H the
+	// submitted mean JCT is (Σ finished JCT + Σ (H + offset)) / Submitted.
+	JobsChargedAtHorizon int     `json:"jobs_charged_at_horizon,omitempty"`
+	HorizonChargeOffsetS float64 `json:"horizon_charge_offset_s,omitempty"`
 	// MeanQueueing is over the artifact's list (every admitted job);
 	// MeanQueueingFinished over finished jobs only.
 	MeanQueueing         float64 `json:"mean_queueing_s"`
@@ -194,9 +222,10 @@ func (r *Result) Summarize(trace string, jobsInTrace int, estimatorName string) 
 		sort.Float64s(slowdown)
 		s.P99BoundedSlowdown = quantile(slowdown, 0.99)
 	}
-	s.UntilDone, s.UntilDoneCapReached = r.UntilDone, r.CapReached
+	s.UntilDone, s.UntilDoneCapReached = r.UntilDone, r.CapReached && r.UntilDone
+	r.summarizeMeasure(&s)
 	if r.Submitted > 0 {
-		if s.Unfinished == 0 && s.Submitted == jobsInTrace {
+		if s.Unfinished+tot.unmeasuredOpen == 0 && tot.arrived == jobsInTrace {
 			s.Makespan = lastFinish - earliest
 			if s.Finished == 0 {
 				s.Makespan = 0
@@ -355,6 +384,12 @@ type runTotals struct {
 	lastFinish, earliest      float64
 	thrSum, thrPeak           float64
 	thrRounds                 int
+	// The measurement window's (measure.go): the jobs arrived, measured
+	// or not; the unmeasured ones running or pending at the end; the
+	// measured jobs charged at the horizon and Σ (charge − horizon).
+	arrived, unmeasuredOpen int
+	chargedN                int
+	chargedOffset           float64
 }
 
 // addJob counts one submitted job's record.
@@ -370,20 +405,20 @@ func (t *runTotals) addJob(j *JobRecord, horizon float64) {
 	case "running", "pending":
 		t.censoredSum += horizon - j.Submit
 		t.censoredN++
-		t.submitted = append(t.submitted, horizon-j.Submit)
+		t.submitted = append(t.submitted, t.atHorizon(horizon-j.Submit, horizon))
 		if j.State == "running" {
 			t.running++
 		} else {
 			t.pending++
 		}
 	case "dropped":
-		t.submitted = append(t.submitted, horizon-j.Submit)
+		t.submitted = append(t.submitted, t.atHorizon(horizon-j.Submit, horizon))
 		t.dropped++
 	case "failed":
 		// Failed past its retries (Config.JobFailures): like a dropped
 		// job, at its age at the horizon — no policy gains by losing a
 		// job — but not the policy's drop.
-		t.submitted = append(t.submitted, horizon-j.Submit)
+		t.submitted = append(t.submitted, t.atHorizon(horizon-j.Submit, horizon))
 	}
 	t.reconfigs += int(j.Reconfigs)
 	if j.FirstStart < 0 {

@@ -37,7 +37,7 @@ func TestEveryClaimAccounted(t *testing.T) {
 			t.Fatal(err)
 		}
 		short := *spec
-		short.Rounds = 40
+		short.Rounds = []int{40}
 		out := t.TempDir()
 		if section == "headline" {
 			writeTestbedBands(t, filepath.Join(out, TestbedSection))

@@ -104,7 +104,8 @@ func TestFaultsAxisCheckFlagsUnpaired(t *testing.T) {
 	}
 }
 
-// TestReproduceFaultsSection runs the faults study shortened (100 rounds,
+// TestReproduceFaultsSection runs the faults study shortened (100 rounds, a
+// fixed horizon as the built-in spec's,
 // fcfs and arena, gcp-maintenance over two seeds) and checks REPORT.md
 // holds its table with intervals over the seeds, the axis check, the
 // ranking and the fault figures, which exist. Guard: the section reports.
@@ -115,6 +116,7 @@ clusters: [paper-1280]
 policies: [arena, fcfs]
 timing: exact
 rounds: 100
+drain: false
 seeds: [1, 2]
 faults: [none, gcp-maintenance]
 checkpoint_interval: 30m

@@ -504,7 +504,11 @@ func seedUtilRuns(c *SeedCell, o FigureOptions) []plots.Run {
 // loadCell names what a load curve's points must share.
 func loadCell(r *sweep.Results) string {
 	s := r.Summary
-	return fmt.Sprintf("cluster %s, %s timing, %d rounds, estimator %s", s.Cluster, s.Timing, s.Rounds, s.Estimator)
+	rounds := s.Rounds
+	if s.RoundsAsked > 0 { // drained: the rounds asked, not where each run stopped
+		rounds = s.RoundsAsked
+	}
+	return fmt.Sprintf("cluster %s, %s timing, %d rounds%s, estimator %s", s.Cluster, s.Timing, rounds, map[bool]string{true: " (drained)"}[s.Drain], s.Estimator)
 }
 
 // ParseKinds validates a --kind list ("" or "all" = every per-group kind

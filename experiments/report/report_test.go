@@ -83,7 +83,7 @@ func TestReproduceWritesEveryTableAndFigure(t *testing.T) {
 			t.Fatal(err)
 		}
 		short := *s
-		short.Rounds = 40
+		short.Rounds = []int{40}
 		if name == "load" {
 			short.Densities = []float64{0.5, 1}
 		}

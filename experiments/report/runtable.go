@@ -157,14 +157,15 @@ func printDigestComparisons(w io.Writer, outcomes []*runner.Outcome) {
 }
 
 // printWarnings notes runs whose figures need care: a queue left on an
-// idle cluster (the policy may never place those jobs) and an until-done
-// run stopped by its cap, and artifact-timing results the artifact could
+// idle cluster (the policy may never place those jobs), the measurement
+// window's and the horizon's notes (printMeasureWarnings), and artifact-timing results the artifact could
 // not have produced (an internal assertion of its was false).
 func printWarnings(w io.Writer, outcomes []*runner.Outcome) {
 	// Every policy of the table saw the same cluster events.
 	if msg := outcomes[0].FaultsWarning(); msg != "" {
 		fmt.Fprintf(w, "⚠ %s\n", msg)
 	}
+	printMeasureWarnings(w, outcomes)
 	for _, o := range outcomes {
 		s := &o.Summary
 		if s.Dropped > 0 {
@@ -172,9 +173,6 @@ func printWarnings(w io.Writer, outcomes []*runner.Outcome) {
 		}
 		if s.StuckPending > 0 {
 			fmt.Fprintf(w, "⚠ %s ends with %d pending jobs and nothing running: it may never place them; they count in the censored mean at their age, not in the mean over finished jobs\n", s.Policy, s.StuckPending)
-		}
-		if s.UntilDoneCapReached {
-			fmt.Fprintf(w, "⚠ %s: --until-done stopped at the --max-rounds cap (%d rounds) with %d jobs unfinished\n", s.Policy, s.Rounds, s.Unfinished)
 		}
 		if a := s.ArtifactAssertionsFailed; a != nil && *a > 0 {
 			fmt.Fprintf(w, "⚠ %s: an internal assertion of the artifact was false %s (skipped, as in exact timing): the artifact would have stopped on this workload, so these artifact-timing results are arena's, not the artifact's\n", s.Policy, times(*a))

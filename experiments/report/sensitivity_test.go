@@ -133,7 +133,7 @@ func TestReproduceSensitivity(t *testing.T) {
 		t.Fatal(err)
 	}
 	short := *spec
-	short.Rounds, short.Policies = 40, []string{"arena", "fcfs"}
+	short.Rounds, short.Policies = []int{40}, []string{"arena", "fcfs"}
 	out := t.TempDir()
 	g := sweep.Sensitivity{Overheads: []float64{1.25}, IterationTimes: []float64{1}}
 	res, err := Reproduce(context.Background(), testRegistry(), ReproduceOptions{Out: out, Parallel: 2, Specs: map[string]*sweep.Spec{"headline": &short}, Sections: []string{"headline"}, Sensitivity: &g})

@@ -169,8 +169,23 @@ var Fields = []Field{
 			r.MaxRounds = n
 			return nil
 		}, func(r *Run) string { return strconv.Itoa(r.MaxRounds) })),
-	field(Field{Key: "until_done", Flag: "until-done", Bool: true, Usage: "run past --rounds/--horizon until every job of the trace has finished or been dropped (cap: --max-rounds; stops early if the policy leaves jobs queued on an idle cluster for 100 rounds)"},
-		setBool(func(r *Run) *bool { return &r.UntilDone })),
+	field(Field{Key: "measure", Flag: "measure", Usage: "the jobs whose JCT, queueing and slowdown are measured (the others still run: warm-up and cool-down): by submission time after the first, e.g. 1d..3d, or by arrival index, e.g. #4000..5000; default all"},
+		custom("string", func(r *Run, v string) error {
+			if _, err := ParseMeasure(v); err != nil {
+				return err
+			}
+			r.Measure = strings.TrimSpace(v)
+			if r.Measure == "all" {
+				r.Measure = ""
+			}
+			return nil
+		}, func(r *Run) string { return r.Measure })),
+	field(Field{Key: "drain", Flag: "drain", Bool: true, Usage: "run past --rounds/--horizon until every measured job has finished, or is stuck on an idle cluster for 100 rounds with nothing left to arrive (cap: max(10 × rounds, rounds + 20 × the measured jobs' arrival span), at most --max-rounds); default in a sweep's exact-timing runs"},
+		setBool(func(r *Run) *bool { return &r.Drain })),
+	field(Field{Key: "until_done", Flag: "until-done", Bool: true, Usage: "retired: use --drain"},
+		custom("bool", func(r *Run, v string) error {
+			return errors.New(ruleUntilDone)
+		}, func(r *Run) string { return "false" })),
 	field(Field{Key: "density", Aliases: []string{"densities"}, Flag: "density", Usage: "iteration scaling (ARENA.md §8): every job's iteration count × this"},
 		setFloat(func(r *Run) *float64 { return &r.Density }, checkDensity, ruleDensity)),
 	field(Field{Key: "seed", SpecKey: "seeds", Aliases: []string{"seed"}, Flag: "seed", Usage: "random seed (recorded; the built-in policies and traces are deterministic)"},

@@ -34,6 +34,11 @@ func InputHash(r Run, policy string, spec sim.ClusterSpec, cfg sim.Config, jobs 
 	if r.Slowdown != 0 && r.Slowdown != 1 || r.RelaxedSlowdown != 0 && r.RelaxedSlowdown != 1 {
 		fmt.Fprintf(h, "slowdown %g relaxed %g\n", r.Slowdown, r.RelaxedSlowdown)
 	}
+	// The measurement window and draining, only when set: other runs
+	// keep their hashes.
+	if !cfg.Measure.All() || cfg.Drain {
+		fmt.Fprintf(h, "measure %s drain %t\n", cfg.Measure, cfg.Drain)
+	}
 	// The fault model, only when there is one: fault-free runs keep their
 	// hashes.
 	if cfg.Checkpoint != (sim.Checkpoint{}) {

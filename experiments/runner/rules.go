@@ -147,6 +147,7 @@ func (r *Run) Validate() error {
 	if r.Timing != sim.Exact && (strings.TrimSpace(r.Faults) != "" || r.CheckpointInterval != 0 || r.CheckpointCost != 0 || r.CheckpointRestore != 0 || r.JobMTBF != 0) {
 		es = append(es, &input.Error{Field: "faults", Err: errors.New(ruleFaultsExact)})
 	}
+	es = append(es, r.checkMeasure()...)
 	if len(es) == 0 {
 		return nil
 	}

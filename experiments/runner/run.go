@@ -64,7 +64,7 @@ type Run struct {
 	OverheadScale float64 `json:"overhead_scale,omitempty" yaml:"overhead_scale,omitempty"`
 	// MaxRounds caps the run's length (0 = DefaultMaxRounds); a longer
 	// run, given or the trace's default, is refused before it starts. It
-	// is also UntilDone's safety cap.
+	// also bounds a draining run's cap.
 	MaxRounds int `json:"max_rounds,omitempty" yaml:"max_rounds,omitempty"`
 	// Slowdown and RelaxedSlowdown calibrate the engine's execution
 	// (estimator.Slowdown): every iteration time × Slowdown, or ×
@@ -73,9 +73,19 @@ type Run struct {
 	// uncalibrated estimator.
 	Slowdown        float64 `json:"slowdown,omitempty" yaml:"slowdown,omitempty"`
 	RelaxedSlowdown float64 `json:"relaxed_slowdown,omitempty" yaml:"relaxed_slowdown,omitempty"`
-	// UntilDone runs past Rounds until every job has finished or been
-	// dropped (sim.Config.UntilDone), at most MaxRounds rounds.
+	// UntilDone is retired for Drain: Validate refuses it, naming drain.
+	// (The field reads the run.json of runs made before.)
 	UntilDone bool `json:"until_done,omitempty" yaml:"until_done,omitempty"`
+	// Measure is the window of jobs the run measures (ParseMeasure:
+	// "1d..3d" by submission time after the first, "#4000..5000" by
+	// arrival index; "" every job): only they enter the JCT, queueing and
+	// slowdown figures; the others run all the same (sim.Config.Measure).
+	Measure string `json:"measure,omitempty" yaml:"measure,omitempty"`
+	// Drain runs past Rounds until every measured job has finished or is
+	// stuck (sim.Config.Drain), at most sim.DrainCap rounds (and
+	// MaxRounds). A sweep drains its exact-timing runs unless its spec
+	// says drain: false.
+	Drain bool `json:"drain,omitempty" yaml:"drain,omitempty"`
 	// Faults names the run's cluster events (node failures, maintenance,
 	// spot reclaims): a preset of sim/faults, synthesised for Seed over the
 	// run's window, or an events file (CSV or Parquet); "" none. Exact

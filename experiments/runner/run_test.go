@@ -2,6 +2,7 @@ package runner
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -12,7 +13,7 @@ import (
 // reads the form golden files had before it held a whole run.
 func TestRunJSON(t *testing.T) {
 	r := Run{Trace: "pai", Cluster: "paper-1280", Policy: `exec:echo "timing":1`, Timing: sim.Artifact, Rounds: 30,
-		Density: 0.5, Seed: 3, GPUMap: "a100=h100", ProfilingDelay: true, Overheads: "testbed", Slowdown: 1.1, UntilDone: true,
+		Density: 0.5, Seed: 3, GPUMap: "a100=h100", ProfilingDelay: true, Overheads: "testbed", Slowdown: 1.1, Drain: true, Measure: "1d..3d",
 		Synth: &SynthTrace{Name: "s", From: "philly-pollux", Keys: [][2]string{{"recipe", "arena"}}}}
 	data, err := json.Marshal(r)
 	if err != nil {
@@ -80,7 +81,7 @@ func TestFieldsTable(t *testing.T) {
 		}
 	}
 	var r Run
-	for key, v := range map[string]string{"slowdown": "1.5", "density": "2", "gpu_map": "a100=h100", "until_done": "true", "iteration_scale": "3", "timing": "artifact", "seeds": "7"} {
+	for key, v := range map[string]string{"slowdown": "1.5", "density": "2", "gpu_map": "a100=h100", "drain": "true", "measure": "#4000..5000", "iteration_scale": "3", "timing": "artifact", "seeds": "7"} {
 		f, ok := FieldByKey(key)
 		if !ok {
 			t.Fatalf("no field %s", key)
@@ -92,10 +93,43 @@ func TestFieldsTable(t *testing.T) {
 			t.Errorf("%s: set %s, got %s", key, v, got)
 		}
 	}
-	for key, v := range map[string]string{"slowdown": "0", "density": "0", "iteration_scale": "0", "rounds": "-2", "max_rounds": "0", "timing": "fast", "horizon": "0s", "until_done": "maybe"} {
+	for key, v := range map[string]string{"slowdown": "0", "density": "0", "iteration_scale": "0", "rounds": "-2", "max_rounds": "0", "timing": "fast", "horizon": "0s", "drain": "maybe", "until_done": "true", "measure": "3d..1d"} {
 		f, _ := FieldByKey(key)
 		if err := f.Set(&r, v); err == nil {
 			t.Errorf("%s %s: accepted", key, v)
 		}
+	}
+}
+
+// ParseMeasure reads the two forms of a window, either end open, and
+// refuses anything else naming both forms; until_done is refused naming
+// drain, as a field and in Validate.
+func TestParseMeasure(t *testing.T) {
+	for in, want := range map[string]sim.Window{
+		"1d..3d":      {From: 86400, To: 3 * 86400},
+		"36h..":       {From: 36 * 3600, To: math.Inf(1)},
+		"..5400":      {From: 0, To: 5400},
+		"#4000..5000": {ByIndex: true, From: 4000, To: 5000},
+		" #10.. ":     {ByIndex: true, From: 10, To: math.Inf(1)},
+		"all":         sim.AllJobs,
+		"":            sim.AllJobs,
+	} {
+		got, err := ParseMeasure(in)
+		if err != nil || got != want {
+			t.Errorf("%q: %+v, %v; want %+v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"1d", "3d..1d", "1d..1d", "#4000..x", "#-1..5", "..", "1d-3d", "#1.5..3"} {
+		if _, err := ParseMeasure(bad); err == nil || !strings.Contains(err.Error(), "#4000..5000") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+	f, _ := FieldByKey("until_done")
+	if err := f.Set(new(Run), "true"); err == nil || !strings.Contains(err.Error(), "use drain") {
+		t.Errorf("until_done: %v", err)
+	}
+	r := Run{Trace: "pai", Cluster: "paper-1280", Policy: "fcfs", UntilDone: true, Measure: "x"}
+	if err := r.Validate(); err == nil || !strings.Contains(err.Error(), "until_done: until_done is retired: use drain") || !strings.Contains(err.Error(), "measure: ") {
+		t.Errorf("Validate: %v", err)
 	}
 }

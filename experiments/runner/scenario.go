@@ -384,8 +384,14 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 	cfg.Timing, cfg.Rounds, cfg.Overhead, cfg.Check = r.Timing, r.Rounds, overhead, r.Check
 	cfg.IterationScale = scale
 	cfg.ScheduleOnEvents = r.ScheduleOnEvents
-	if r.UntilDone {
-		cfg.UntilDone, cfg.MaxRounds = true, r.MaxRounds
+	if cfg.Measure, err = ParseMeasure(r.Measure); err != nil {
+		return nil, at("measure", err)
+	}
+	if _, n, _, _ := cfg.Measure.Select(jobs); n == 0 {
+		return nil, at("measure", fmt.Errorf("%s: no job of the trace's %d is in the window", sim.ShowValue(r.Measure), len(jobs)))
+	}
+	if r.Drain {
+		cfg.Drain, cfg.MaxRounds = true, r.MaxRounds
 		if cfg.MaxRounds <= 0 {
 			cfg.MaxRounds = DefaultMaxRounds
 		}
@@ -574,8 +580,8 @@ func (s *Scenario) fairness(p sim.Policy, res *sim.Result, c *sim.Cluster, exec 
 // loadFaults reads or synthesises the run's cluster events (Run.Faults),
 // and the outages a preset or spec is expected to give (nil for an
 // events file), over its window: from its first submission (exact timing's T0) to the
-// end of its last possible round (the until-done cap's, if it runs until
-// done), on the run's cluster, seeded by the run's seed.
+// end of its last possible round (the drain cap's, if it drains), on the
+// run's cluster, seeded by the run's seed.
 func loadFaults(r Run, spec sim.ClusterSpec, jobs []sim.JobSpec, cfg sim.Config) ([]sim.ClusterEvent, *float64, error) {
 	c, err := sim.NewCluster(spec)
 	if err != nil {
@@ -589,8 +595,9 @@ func loadFaults(r Run, spec sim.ClusterSpec, jobs []sim.JobSpec, cfg sim.Config)
 		start = min(start, j.Submit)
 	}
 	rounds := cfg.Rounds
-	if cfg.UntilDone {
-		rounds = max(rounds, cfg.MaxRounds)
+	if cfg.Drain {
+		_, _, first, last := cfg.Measure.Select(jobs)
+		rounds = sim.DrainCap(rounds, cfg.MaxRounds, last.Sub(first), cfg.RoundLength)
 	}
 	end := start.Add(sim.Duration(rounds) * cfg.RoundLength)
 	events, err := faults.Load(r.Faults, c, r.Seed, start, end)

@@ -111,6 +111,9 @@ func WriteSeedTable(w io.Writer, rows []SummaryRow) error {
 				unpaired = append(unpaired, fmt.Sprintf("%s: seed %s left out (its runs record different workload_hash values: not the same jobs)", r.Comparison, joinSeeds(r.Unpaired)))
 			}
 			cmpCell := func(name string, digits int, unit string) string {
+				if r.Inconclusive != "" {
+					return "inconclusive"
+				}
 				iv, ok := r.Cmp(name)
 				if !ok {
 					return "–"
@@ -198,7 +201,7 @@ func varyingAxes(rows []SummaryRow) axes {
 		a.trace = varies("trace", r.Trace) || a.trace
 		a.cluster = varies("cluster", r.Cluster) || a.cluster
 		a.timing = varies("timing", r.Timing) || a.timing
-		a.rounds = varies("rounds", fmt.Sprint(r.Rounds)) || a.rounds
+		a.rounds = varies("rounds", fmt.Sprint(r.AskedRounds())) || a.rounds
 		a.density = varies("density", fmt.Sprint(r.Density)) || a.density
 		a.estimator = varies("estimator", r.Estimator) || a.estimator
 		a.tenants = varies("tenants", tenants) || a.tenants
@@ -227,8 +230,9 @@ func (a axes) label(policy string) string {
 func CellHeading(r *SummaryRow, vary axes) string {
 	h := fmt.Sprintf("%s on %s, %s timing, density %g", r.Trace, r.Cluster, r.Timing, r.Density)
 	if vary.rounds {
-		h += fmt.Sprintf(", %d rounds", r.Rounds)
+		h += fmt.Sprintf(", %d rounds", r.AskedRounds())
 	}
+	h += measureHeading(r)
 	if vary.estimator {
 		h += ", estimator " + r.Estimator
 	}

@@ -33,10 +33,11 @@ func SeedMetricNames() []string {
 	return out
 }
 
-// CellKey is every parameter of a row but its seed.
+// CellKey is every parameter of a row but its seed (the rounds asked, not
+// where a drained run stopped).
 func CellKey(r *SummaryRow) string {
-	k := r.Trace + "|" + r.Cluster + "|" + r.Timing + "|" + strconv.Itoa(int(r.Rounds)) + "|" +
-		strconv.FormatFloat(r.Density, 'g', -1, 64) + "|" + r.Estimator
+	k := r.Trace + "|" + r.Cluster + "|" + r.Timing + "|" + strconv.Itoa(r.AskedRounds()) + "|" +
+		strconv.FormatFloat(r.Density, 'g', -1, 64) + "|" + r.Estimator + measureCellKey(r)
 	if r.Fairness != nil {
 		// Runs differing only in their tenants are different cells.
 		k += "|tenants=" + r.Fairness.TenantsFrom
@@ -141,7 +142,7 @@ func setComparisons(rows []SummaryRow, cs map[string]map[string]map[int64]*Summa
 		if baseline != "" {
 			r.RefPolicy, r.Comparison = baseline, r.Policy+" vs "+baseline
 		}
-		r.Compared, r.ComparedP, r.Holm, r.Unpaired = nil, nil, nil, nil
+		r.Compared, r.ComparedP, r.Holm, r.Unpaired, r.Inconclusive = nil, nil, nil, nil, ""
 		ref := c[r.RefPolicy]
 		if r.Policy == r.RefPolicy || ref == nil {
 			r.Comparison = ""
@@ -151,6 +152,7 @@ func setComparisons(rows []SummaryRow, cs map[string]map[string]map[int64]*Summa
 		if baseline != "" {
 			a, b = mine, ref
 		}
+		r.Inconclusive = inconclusive(a, b)
 		r.Compared, r.ComparedP = map[string]ci.Interval{}, map[string]float64{}
 		r.Unpaired = Unpaired(a, b)
 		for k := range metrics.Catalogue {

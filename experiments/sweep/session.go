@@ -157,6 +157,7 @@ func WriteReport(w io.Writer, rows []SummaryRow) error {
 	if err := WriteFairnessSeedTable(w, rows); err != nil {
 		return err
 	}
+	writeMeasureWarnings(w, rows)
 	multi := false
 	for _, r := range rows {
 		multi = multi || r.Seeds > 1

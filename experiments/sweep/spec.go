@@ -37,7 +37,9 @@ import (
 //	                             # "tiresias(queues=3)", "exec:python3 p.py"
 //	skip_missing: true           # skip named policies not registered (else an error)
 //	timing: [artifact, exact]  # default exact
-//	rounds: 2000                 # or horizon: 7d (default: the trace's own)
+//	rounds: 2000                 # or horizon: 7d (default: the trace's own); a list is an axis
+//	measure: 1d..3d              # the jobs measured (or #4000..5000; default all)
+//	drain: true                  # default in exact timing: run until the measured jobs end
 //	density: [0.5, 1.0, 2.0]     # iteration scaling (ARENA.md §8), default 1
 //	seeds: [0]
 //	estimators: [profiledb]
@@ -52,7 +54,6 @@ import (
 //	gpu_map: a100=h100,v100=h100 # the trace's GPU types rewritten
 //	profiling_delay: true        # jobs wait for their profiling first
 //	schedule_on_events: true     # exact timing: decide at arrivals and completions too
-//	until_done: true             # run until every job finished (cap max_rounds)
 //	max_rounds: 100000
 //	check: true                  # the engine's invariant checker
 //	tenants: [vcs, teams.yaml]   # fairness figures: each VC a tenant, or a tenants file
@@ -70,10 +71,12 @@ type Spec struct {
 	Policies    []string
 	SkipMissing bool
 	Timings     []sim.Timing
-	Rounds      int
-	Densities   []float64
-	Seeds       []int64
-	Estimators  []string
+	// Rounds are the run lengths asked (rounds, or horizon turned into
+	// rounds): an axis; nil the trace's default.
+	Rounds     []int
+	Densities  []float64
+	Seeds      []int64
+	Estimators []string
 	// Axes are the other run fields the spec sets (overheads, slowdown,
 	// gpu_map, until_done, …; runner.Fields), in the table's order: each a
 	// list of values (a scalar is a list of one) and, with more than one,
@@ -325,9 +328,6 @@ func (s *Spec) setClassicAxis(key string, v *yaml.Node) error {
 	if err != nil {
 		return specFail(file, err.node, key, "%s", err.msg)
 	}
-	if key == "rounds" && (len(items) != 1 || v.Kind != yaml.ScalarNode) {
-		return specFail(file, v, key, "want one value (rounds is not an axis)")
-	}
 	f, _ := runner.FieldByKey(key)
 	s.Timings, s.Densities, s.Seeds, s.Estimators = timingsIf(key != "timing", s.Timings), floatsIf(key != "density", s.Densities), intsIf(key != "seeds", s.Seeds), stringsIf(key != "estimators", s.Estimators)
 	for _, it := range items {
@@ -339,7 +339,10 @@ func (s *Spec) setClassicAxis(key string, v *yaml.Node) error {
 		case "timing":
 			s.Timings = append(s.Timings, r.Timing)
 		case "rounds":
-			s.Rounds = r.Rounds
+			if slices.Contains(s.Rounds, r.Rounds) {
+				return specFail(file, it, key, "%d given twice", r.Rounds)
+			}
+			s.Rounds = append(s.Rounds, r.Rounds)
 		case "density":
 			s.Densities = append(s.Densities, r.Density)
 		case "seeds":
@@ -361,15 +364,21 @@ func (s *Spec) settle(root, horizon *yaml.Node) error {
 		if _, both := s.lines["rounds"]; both {
 			return specFail(s.File, horizon, "horizon", "rounds and horizon are alternatives; give one")
 		}
-		var r runner.Run
 		f, _ := runner.FieldByKey("horizon")
-		if horizon.Kind != yaml.ScalarNode {
-			return specFail(s.File, horizon, "horizon", "want one value (horizon is not an axis)")
+		items, nerr := scalarList(horizon)
+		if nerr != nil {
+			return specFail(s.File, nerr.node, "horizon", "%s", nerr.msg)
 		}
-		if err := f.Set(&r, horizon.Value); err != nil {
-			return specFail(s.File, horizon, "horizon", "%v", err)
+		for _, it := range items {
+			var r runner.Run
+			if err := f.Set(&r, it.Value); err != nil {
+				return specFail(s.File, it, "horizon", "%v", err)
+			}
+			if slices.Contains(s.Rounds, r.Rounds) {
+				return specFail(s.File, it, "horizon", "%s is %d rounds, as another value of the list", it.Value, r.Rounds)
+			}
+			s.Rounds = append(s.Rounds, r.Rounds)
 		}
-		s.Rounds = r.Rounds
 	}
 	for _, req := range []struct {
 		key  string
@@ -520,7 +529,11 @@ func (s *Spec) Expand(reg runner.Policies) (*Plan, error) {
 	// The plan's size is the product of the axes: checked before anything
 	// is loaded or built (a 480 KB spec named 13.7M runs).
 	n := int64(1)
-	for _, k := range []int{len(s.Traces) + len(s.Synth), len(s.Clusters), len(s.Timings), len(s.Densities), len(s.Seeds), len(s.Estimators), len(policies)} {
+	rounds := s.Rounds
+	if len(rounds) == 0 {
+		rounds = []int{0} // the trace's default
+	}
+	for _, k := range []int{len(s.Traces) + len(s.Synth), len(s.Clusters), len(s.Timings), len(rounds), len(s.Densities), len(s.Seeds), len(s.Estimators), len(policies)} {
 		n = input.Product(n, int64(k))
 	}
 	for _, ax := range s.Axes {
@@ -542,6 +555,7 @@ func (s *Spec) Expand(reg runner.Policies) (*Plan, error) {
 		return nil, err
 	}
 	seen := map[string]bool{}
+	drainDefault := !slices.ContainsFunc(s.Axes, func(ax Axis) bool { return ax.Field.Key == "drain" })
 	for ti := range traceRefs {
 		seeds := s.Seeds
 		// seeded: a combination whose faults draw from the seed (a preset
@@ -560,27 +574,33 @@ func (s *Spec) Expand(reg runner.Policies) (*Plan, error) {
 		}
 		for ci := range s.Clusters {
 			for _, timing := range s.Timings {
-				for _, density := range s.Densities {
-					for _, seed := range seeds {
-						for _, est := range s.Estimators {
-							for _, combo := range combos {
-								if seed != seeds[0] && !seeded(combo) {
-									continue
-								}
-								group := GroupKey(traceNames[ti], clusterNames[ci], timing, s.Rounds, density, seed, est) + axesKey(combo)
-								for _, p := range policies {
-									key := PolicyDir(p) + "." + group
-									if seen[key] {
-										return nil, fail("traces", fmt.Errorf("two runs would share the name %q (two traces or clusters with the same file name?)", key))
+				for _, rd := range rounds {
+					for _, density := range s.Densities {
+						for _, seed := range seeds {
+							for _, est := range s.Estimators {
+								for _, combo := range combos {
+									if seed != seeds[0] && !seeded(combo) {
+										continue
 									}
-									seen[key] = true
-									r := combo
-									r.Trace, r.Cluster, r.Policy, r.Timing = traceRefs[ti], clusterRefs[ci], p, timing
-									r.Rounds, r.Density, r.Seed, r.Estimator, r.Synth = s.Rounds, density, seed, est, synthOf[ti]
-									if err := rv.Check(r); err != nil {
-										return nil, s.checkError(err, ci)
+									// Exact timing drains unless the spec
+									// says drain (artifact timing keeps the
+									// artifact's horizon, for parity).
+									combo.Drain = combo.Drain || drainDefault && timing == sim.Exact
+									group := GroupKey(traceNames[ti], clusterNames[ci], timing, rd, density, seed, est) + axesKey(combo)
+									for _, p := range policies {
+										key := PolicyDir(p) + "." + group
+										if seen[key] {
+											return nil, fail("traces", fmt.Errorf("two runs would share the name %q (two traces or clusters with the same file name?)", key))
+										}
+										seen[key] = true
+										r := combo
+										r.Trace, r.Cluster, r.Policy, r.Timing = traceRefs[ti], clusterRefs[ci], p, timing
+										r.Rounds, r.Density, r.Seed, r.Estimator, r.Synth = rd, density, seed, est, synthOf[ti]
+										if err := rv.Check(r); err != nil {
+											return nil, s.checkError(err, ci)
+										}
+										plan.Runs = append(plan.Runs, PlannedRun{Key: key, Group: group, Run: r})
 									}
-									plan.Runs = append(plan.Runs, PlannedRun{Key: key, Group: group, Run: r})
 								}
 							}
 						}
@@ -746,10 +766,11 @@ func axesKey(r runner.Run) string {
 		k += ".t-" + SanitizeKey(strings.TrimSuffix(filepath.Base(r.Tenants), filepath.Ext(r.Tenants)))
 	}
 	k += faultsKey(r)
+	k += measureKey(r)
 	for _, b := range []struct {
 		on  bool
 		tag string
-	}{{r.ProfilingDelay, ".pd"}, {r.ScheduleOnEvents, ".ev"}, {r.UntilDone, ".ud"}, {r.Check, ".chk"}} {
+	}{{r.ProfilingDelay, ".pd"}, {r.ScheduleOnEvents, ".ev"}, {r.Drain, ".dr"}, {r.Check, ".chk"}} {
 		if b.on {
 			k += b.tag
 		}

@@ -206,7 +206,7 @@ func TestSpecPathsAreRelativeToTheSpecFile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "tiny.yaml"), []byte(cluster), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	spec := "traces: testbed\nclusters: tiny.yaml\npolicies: fcfs\ntiming: exact\nhorizon: 2h\n"
+	spec := "traces: testbed\nclusters: tiny.yaml\npolicies: fcfs\ntiming: exact\nhorizon: 2h\ndrain: false\n"
 	if err := os.WriteFile(filepath.Join(dir, "s.yaml"), []byte(spec), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func TestSpecPathsAreRelativeToTheSpecFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(plan.Runs) != 1 || plan.Runs[0].Key != "fcfs.testbed.tiny.exact.r24.d1.s0" {
-		t.Fatalf("runs %+v: want one named fcfs.testbed.tiny.exact.r24.d1.s0 (2 h = 24 rounds)", plan.Runs)
+		t.Fatalf("runs %+v: want one named fcfs.testbed.tiny.exact.r24.d1.s0 (2 h = 24 rounds; drain: false, a fixed horizon)", plan.Runs)
 	}
 	out := t.TempDir()
 	sweep(t, plan, out, Shard{}, false)
@@ -249,8 +249,8 @@ func TestSpecPolicyOptions(t *testing.T) {
 	for _, r := range plan.Runs {
 		got = append(got, r.Run.Policy+" → "+r.Key)
 	}
-	want := []string{"tiresias → tiresias.testbed.testbed-64.exact.r5.d1.s0", "tiresias(queues=3,threshold=4h) → tiresias_queues=3_threshold=4h.testbed.testbed-64.exact.r5.d1.s0",
-		"exec:python3 p.py → exec_python3_p_py.testbed.testbed-64.exact.r5.d1.s0"}
+	want := []string{"tiresias → tiresias.testbed.testbed-64.exact.r5.d1.s0.dr", "tiresias(queues=3,threshold=4h) → tiresias_queues=3_threshold=4h.testbed.testbed-64.exact.r5.d1.s0.dr",
+		"exec:python3 p.py → exec_python3_p_py.testbed.testbed-64.exact.r5.d1.s0.dr"}
 	if !slices.Equal(got, want) {
 		t.Errorf("runs %q, want %q (the default-valued duplicate folds into tiresias; \"*\" never adds exec, which needs its command)", got, want)
 	}
@@ -281,7 +281,7 @@ func TestSpecOverheadsAndIterationScale(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := plan.Runs[0]
-	if r.Run.Overheads != filepath.Join(dir, "mine.yaml") || r.Run.IterationScale != 1 || !strings.HasSuffix(r.Key, ".o-mine.i1") {
+	if r.Run.Overheads != filepath.Join(dir, "mine.yaml") || r.Run.IterationScale != 1 || !strings.HasSuffix(r.Key, ".o-mine.i1.dr") {
 		t.Errorf("run %+v", r)
 	}
 	s, err = ParseSpec("s.yaml", dir, []byte(strings.Replace(spec, "mine.yaml", "testbed", 1)+"skip_missing: true\n"))

@@ -342,6 +342,7 @@ func SummaryRowsAsPadded(rs []*Results) []SummaryRow {
 			}
 		}
 	}
+	recharge(rows)
 	addSeedStats(rows)
 	return rows
 }

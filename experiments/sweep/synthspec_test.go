@@ -47,9 +47,9 @@ func TestSynthSpecExpand(t *testing.T) {
 	for _, r := range plan.Runs {
 		keys = append(keys, r.Key)
 	}
-	want := []string{"fcfs.pai.testbed-64.exact.r20.d1.s1",
-		"fcfs.philly-pollux_arena_rate_20.testbed-64.exact.r20.d1.s1", "fcfs.philly-pollux_arena_rate_20.testbed-64.exact.r20.d1.s2",
-		"fcfs.philly-pollux_arena_rate_40.testbed-64.exact.r20.d1.s1", "fcfs.philly-pollux_arena_rate_40.testbed-64.exact.r20.d1.s2"}
+	want := []string{"fcfs.pai.testbed-64.exact.r20.d1.s1.dr",
+		"fcfs.philly-pollux_arena_rate_20.testbed-64.exact.r20.d1.s1.dr", "fcfs.philly-pollux_arena_rate_20.testbed-64.exact.r20.d1.s2.dr",
+		"fcfs.philly-pollux_arena_rate_40.testbed-64.exact.r20.d1.s1.dr", "fcfs.philly-pollux_arena_rate_40.testbed-64.exact.r20.d1.s2.dr"}
 	if !reflect.DeepEqual(keys, want) {
 		t.Errorf("runs %v\nwant %v", keys, want)
 	}

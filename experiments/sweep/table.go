@@ -66,6 +66,12 @@ type SummaryRow struct {
 	Robust, RankingRobust                          *bool
 	Robustness, RankingRobustness, SensitivityGrid string
 	JCTVerdict, ThroughputVerdict                  string
+	// ChargedAtS is the cell's common horizon its jobs charged at the
+	// horizon were re-charged at (recharge, measure.go; 0: its own).
+	// Inconclusive says why its comparison is inconclusive (a run of it
+	// or of the policy compared with reached its drain cap; "" none).
+	ChargedAtS   float64
+	Inconclusive string
 }
 
 // Cmp is the row's paired comparison name (false: none, e.g. the
@@ -144,7 +150,19 @@ var dims = map[string]column{
 		}
 	}},
 	"faults": {kind: tString, set: func(v reflect.Value, r *SummaryRow) { v.SetString(r.FaultsName) }},
+	// The measurement window's (measure.go): in tables of runs with a
+	// window or drain only.
+	"measure":           {kind: tString, set: func(v reflect.Value, r *SummaryRow) { v.SetString(r.Measure) }},
+	"drain":             {kind: tOptBool, set: func(v reflect.Value, r *SummaryRow) { d := r.Drain; setOptBool(v, &d) }},
+	"asked_rounds":      {kind: tInt32, set: func(v reflect.Value, r *SummaryRow) { v.SetInt(int64(r.AskedRounds())) }},
+	"drain_cap_reached": {kind: tOptBool, set: func(v reflect.Value, r *SummaryRow) { c := r.DrainCapReached; setOptBool(v, &c) }},
+	"charged_at_s":      {kind: tFloat, set: func(v reflect.Value, r *SummaryRow) { v.SetFloat(r.ChargedAtS) }},
+	"inconclusive":      {kind: tString, set: func(v reflect.Value, r *SummaryRow) { v.SetString(r.Inconclusive) }},
+	"horizon_warning":   {kind: tString, set: func(v reflect.Value, r *SummaryRow) { v.SetString(r.HorizonWarning) }},
 }
+
+// measureColumns are in tables of runs with a window or drain only.
+var measureColumns = map[string]bool{"measure": true, "drain": true, "asked_rounds": true, "drain_cap_reached": true, "charged_at_s": true, "inconclusive": true}
 
 func setOptBool(v reflect.Value, b *bool) {
 	if b != nil {
@@ -179,7 +197,8 @@ jain_gpu_share @stats:jain_gpu_share jain_slowdown @stats:jain_slowdown over_cap
 quota_reclaims @stats:quota_reclaims quota_reclaimed_gpus @stats:quota_reclaimed_gpus quota_vetoed @stats:quota_vetoed
 quota_violations @stats:quota_violations
 @tenant-metrics
-faults jct_verdict throughput_verdict workload_hash`)
+faults jct_verdict throughput_verdict workload_hash
+measure drain asked_rounds drain_cap_reached charged_at_s inconclusive horizon_warning`)
 
 // valueColumn is metric m's column of the run's value: int32 or double
 // for core metrics (a pointer when Optional), an optional double for a
@@ -288,6 +307,8 @@ func tableColumns(rows []SummaryRow) []column {
 				case e == "tenants" && !present[metrics.Fairness]:
 				case e == "faults" && !slices.ContainsFunc(rows, func(r SummaryRow) bool { return r.FaultsKey != "" }):
 				case e == "gpu_map" && !slices.ContainsFunc(rows, func(r SummaryRow) bool { return r.GPUMap != "" }):
+				case e == "horizon_warning" && !slices.ContainsFunc(rows, func(r SummaryRow) bool { return r.HorizonWarning != "" }):
+				case measureColumns[e] && !slices.ContainsFunc(rows, func(r SummaryRow) bool { return r.Drain || r.Measure != "" }):
 				default:
 					cols = append(cols, d)
 				}
