@@ -408,9 +408,9 @@ func trimFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 // point sums are the same.
 type runTotals struct {
 	// censoredSum and censoredN: the censored JCTs' mean needs no list.
-	censoredSum               float64
-	censoredN                 int
-	submitted, slowdown       []float64
+	censoredSum         float64
+	censoredN           int
+	submitted, slowdown []float64
 	// open[i]: submitted[i] is a charge, not a JCT (the job did not
 	// finish); ageSum the old list's sum (unfinished jobs at their age),
 	// charged and remainingSum the charged jobs and the remaining-work part
