@@ -45,11 +45,8 @@ type stuckClass struct {
 	// lastFit is the last decision after which idle GPUs could hold a
 	// grid of the class (fits); −Inf never.
 	lastFit Time
-	// fits are the grids watch looks for, nil until first needed: the
-	// feasible grids of the request (its type, its GPU count, any spread
-	// over nodes), or, when the request has none, every feasible grid of
-	// the cluster. Minimal node count per (type, GPUs per node) only: a
-	// grid fits when enough nodes have that many idle GPUs.
+	// fits are the grids watch looks for, nil until first needed
+	// (fitsOf): a grid fits when enough nodes have that many idle GPUs.
 	fits  []grid
 	ready bool
 }
@@ -57,21 +54,24 @@ type stuckClass struct {
 // grid is n nodes × p GPUs of Cluster.Types[t].
 type grid struct{ t, n, p int32 }
 
-// eachGrid calls f with every uniform grid cluster c offers: per type, p
-// GPUs per node on n of the nodes with at least p GPUs (p from 1 to the
-// type's largest node, n from 1 up). f returns false to skip the larger n
-// of the same (type, p).
+// eachGrid calls f with every power-of-two grid cluster c offers: per
+// type, p GPUs per node on n of the nodes with at least p GPUs, p and n
+// powers of two (p up to the type's largest node, n up to its nodes that
+// large, in increasing order). Powers of two are the grids the profile
+// database prices and the policies ask for; the others cost the analytic
+// planner an exhaustive search each (a 10 × 15 grid takes seconds). f
+// returns false to skip the larger n of the same (type, p).
 func (c *Cluster) eachGrid(f func(t int, cfg estimator.Config) bool) {
 	for t, gpu := range c.Types {
 		nodes := c.NodesOfType(gpu)
-		for p := 1; p <= c.NodeCapacity(gpu); p++ {
+		for p := 1; p <= c.NodeCapacity(gpu); p *= 2 {
 			max := 0
 			for _, i := range nodes {
 				if c.Nodes[i].Capacity >= p {
 					max++
 				}
 			}
-			for n := 1; n <= max; n++ {
+			for n := 1; n <= max; n *= 2 {
 				if !f(t, estimator.Config{GPU: gpu, Nodes: n, PerNode: p}) {
 					break
 				}
@@ -159,24 +159,21 @@ func (e *engine) watchRound() {
 	}
 }
 
-// fitsOf returns the grids watch looks for in class k (stuckClass.fits).
+// fitsOf returns the grids watch looks for in class k (stuckClass.fits):
+// the request at the best locality (its GPU type and count on as few
+// nodes as possible, the shape the baselines insist on: a policy is not
+// blamed for not spreading a job), or, when the cluster cannot run the
+// request so, every feasible grid (the fewest nodes for each type and
+// GPUs per node).
 func (e *engine) fitsOf(k classKey) []grid {
 	c := e.cfg.Cluster
-	var out []grid
 	if t := c.TypeIndex(k.gpu); t >= 0 && k.gpus > 0 {
-		for p := 1; p <= min(k.gpus, c.NodeCapacity(k.gpu)); p++ {
-			if k.gpus%p != 0 {
-				continue
-			}
-			cfg := estimator.Config{GPU: k.gpu, Nodes: k.gpus / p, PerNode: p}
-			if e.cfg.Exec.Estimate(k.w, cfg).Feasible() {
-				out = append(out, grid{int32(t), int32(cfg.Nodes), int32(p)})
-			}
+		cfg := estimator.BestLocality(k.gpu, k.gpus, c.NodeCapacity(k.gpu))
+		if cfg.Nodes > 0 && cfg.Nodes <= len(c.NodesOfType(k.gpu)) && e.cfg.Exec.Estimate(k.w, cfg).Feasible() {
+			return []grid{{int32(t), int32(cfg.Nodes), int32(cfg.PerNode)}}
 		}
 	}
-	if len(out) > 0 {
-		return out
-	}
+	var out []grid
 	c.eachGrid(func(t int, cfg estimator.Config) bool {
 		if e.cfg.Exec.Estimate(k.w, cfg).Feasible() {
 			out = append(out, grid{int32(t), int32(cfg.Nodes), int32(cfg.PerNode)})
