@@ -258,6 +258,11 @@ type engine struct {
 	// flt is the fault model's state (faultstate.go); nil in a run without
 	// cluster events and checkpoints.
 	flt *faultState
+
+	// watch and best: stuck work and the charge of unfinished jobs
+	// (stuck.go).
+	watch stuckWatch
+	best  map[estimator.Workload]float64
 }
 
 // Run simulates specs (in trace order; specs[i].ID must equal i) under
@@ -474,6 +479,7 @@ func (e *engine) runArtifact(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		e.watchRound()
 		// 6. Timer and queue times.
 		e.now = e.now.Add(L)
 		e.qclock.steps++ // every pending job accrues L (QueueTime)
@@ -691,6 +697,7 @@ func (e *engine) arrive(j *Job, t Time) {
 	j.Status = Pending
 	j.pendingSince = s.Submit
 	e.arrivedJobs++
+	e.arriveWatch(j)
 }
 
 func (e *engine) finishJob(j *Job, t Time) {
@@ -990,6 +997,7 @@ func (e *engine) commitBatch(actions []Action) (bool, map[JobID]bool) {
 			if j.FirstStart < 0 {
 				j.change = FirstStart
 				j.FirstStart = e.now
+				e.startedWatch(j)
 			}
 			if e.cfg.Timing == Exact {
 				j.queueTime += float64(e.now - j.pendingSince)
@@ -1022,6 +1030,9 @@ func (e *engine) commitBatch(actions []Action) (bool, map[JobID]bool) {
 		case Drop:
 			e.dequeue(j)
 			j.Status = Dropped
+			if j.FirstStart < 0 {
+				e.startedWatch(j)
+			}
 		}
 	}
 	return changed, suspended
@@ -1109,9 +1120,6 @@ func (e *engine) setAlloc(j *Job, gpus []int) {
 	j.Config = cfg
 	est := e.cfg.Exec.Estimate(j.Spec.Workload, cfg)
 	j.throughput, j.iterTime = est.Throughput, est.IterTime
-	if j.firstIterTime == 0 { // its first configuration: the bounded slowdown's yardstick
-		j.firstIterTime = est.IterTime
-	}
 	j.typ = int32(e.cfg.Cluster.TypeIndex(cfg.GPU))
 	if e.cfg.Timing == Exact {
 		e.scheduleCompletion(j)

@@ -154,6 +154,7 @@ func (e *engine) runExact(ctx context.Context) error {
 			if err := e.decideOnEvents(); err != nil {
 				return err
 			}
+			e.watchRound()
 			// closeWindow has copied the last window's counts.
 			if len(busy) != len(e.cfg.Cluster.Types) {
 				busy = make([]int, len(e.cfg.Cluster.Types))

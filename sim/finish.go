@@ -161,6 +161,7 @@ func (e *engine) finish(wall time.Duration) {
 	aliases := aliasesFor(len(e.specs))
 	// The summary's lists, one value per job, at their final size.
 	r.totals.submitted = make([]float64, 0, e.arrivedJobs)
+	r.totals.open = make([]bool, 0, e.arrivedJobs)
 	r.totals.slowdown = make([]float64, 0, len(r.JCTs))
 	// Built in place, in a table of the final length: a JobRecord is
 	// 200-odd bytes, and appending one (even a zero one) writes it again.
@@ -180,7 +181,14 @@ func (e *engine) finish(wall time.Duration) {
 		if j.Status == Finished {
 			rec.JCT = float64(j.Finish - j.SubmitTime)
 		}
-		rec.RunAlone = float64(j.Iterations) * j.firstIterTime
+		rec.RunAlone = float64(j.Iterations) * e.requestedIterTime(s)
+		rec.Charge = rec.JCT
+		if j.Status != Finished {
+			// The charge of an unfinished job (stuck.go): its age at the
+			// horizon and its remaining work at its best rate.
+			rec.Charge = horizon - rec.Submit + e.remainingAtHorizon(j)*e.bestIterTime(s.Workload)
+			rec.Stuck = e.stuck(j)
+		}
 		last := j.Config // while running and after
 		if last.GPU != "" {
 			rec.FinalGPU, rec.FinalN, rec.FinalNodes = last.GPU, int32(last.GPUs()), int32(last.Nodes)

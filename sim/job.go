@@ -211,10 +211,6 @@ type Job struct {
 	// throughput and iterTime are the ground truth's estimate of Config,
 	// set with it (setAlloc): the two figures of it the engine uses.
 	throughput, iterTime float64
-	// firstIterTime is iterTime on the job's first configuration (0 until
-	// it starts): Iterations × it is the job's run time alone there, the
-	// denominator of its bounded slowdown (JobRecord.RunAlone).
-	firstIterTime float64
 	// heldSince is when the job's GPUs last changed: the start of its
 	// holding of GPUs (the Recorder's Holding).
 	heldSince Time

@@ -67,12 +67,18 @@ func TestJobFailureHandWorked(t *testing.T) {
 				return
 			}
 			// Given up: no JCT, no GPU held, counted at its age at the
-			// horizon (1000 + 40 rounds × 300 s) in the submitted mean.
+			// horizon (1000 + 40 rounds × 300 s) plus its remaining work
+			// at its best rate in the submitted mean. It lost all its
+			// progress (no checkpoint): its 1000 iterations are left,
+			// 5526 s on its request, less at the best rate of the cluster.
 			if len(res.JCTs) != 0 || rec.Finish != 4000 {
 				t.Errorf("JCTs %v, finish %v; want none, 4000", res.JCTs, rec.Finish)
 			}
-			if want := float64(40 * 300); !near(sum.ComparisonJCT(), want) {
-				t.Errorf("submitted mean JCT %v, want %v (age at the horizon)", sum.ComparisonJCT(), want)
+			if want := float64(40 * 300); !near(sum.SubmittedMeanAgeJCT, want) {
+				t.Errorf("submitted mean age JCT %v, want %v (age at the horizon)", sum.SubmittedMeanAgeJCT, want)
+			}
+			if r := sum.ChargedRemainingS; r <= 0 || r > 1000*iter13b+1e-6 || !near(sum.ComparisonJCT(), 40*300+r) || sum.Charged != 1 {
+				t.Errorf("submitted mean JCT %v, remaining work charged %v over %d jobs; want 12000 + it, in (0, 5526]", sum.ComparisonJCT(), r, sum.Charged)
 			}
 			if sum.Dropped != 0 || sum.Unfinished != 0 || sum.Accounting() != "0 finished · 0 unfinished · 0 dropped · 1 failed" {
 				t.Errorf("accounting %q (dropped %d, unfinished %d)", sum.Accounting(), sum.Dropped, sum.Unfinished)

@@ -31,11 +31,22 @@ type JobRecord struct {
 	GPUSeconds   float64 `parquet:"gpu_seconds"`
 	GPUSecondsBy string  `parquet:"gpu_seconds_by_type"` // "a100=1200;a40=600"
 	State        string  `parquet:"state"`
-	// RunAlone is the job's run time alone on its first configuration
-	// (Iterations × that configuration's iteration time, no queueing, no
-	// overhead); 0 if it never started. In memory only (summary.json's
-	// bounded slowdown), not a jobs.parquet column.
+	// RunAlone is the job's run time alone on its request: Iterations ×
+	// the iteration time of its requested GPU type and count at the best
+	// locality, no queueing, no overhead (or, when the request cannot run,
+	// at its best rate, as Charge; 0 when nothing can run it). The same
+	// whatever the policy did. In memory only (summary.json's bounded
+	// slowdown), not a jobs.parquet column.
 	RunAlone float64 `parquet:"-"`
+	// Charge is the job's JCT in the figures over every submitted job:
+	// JCT if it finished, else its age at the horizon (horizon − submit)
+	// plus its remaining iterations at the best iteration time any grid of
+	// the cluster offers it (docs/statistics.md). In memory only.
+	Charge float64 `parquet:"-"`
+	// Stuck: the job ends the run pending and never started although,
+	// after some decision since it arrived, idle GPUs could have held its
+	// request (summary.json's jobs_stuck). In memory only.
+	Stuck bool `parquet:"-"`
 }
 
 // RoundRecord is one row of timeline.parquet: the cluster during one round.

@@ -58,24 +58,61 @@ type Summary struct {
 	// comparison (SubmittedMeanJCT is), kept with its old values.
 	CensoredMeanJCT float64 `json:"censored_mean_jct_s"`
 	// SubmittedMeanJCT is the default comparison metric (ComparisonJCT):
-	// the mean over every submitted job — finished, unfinished and
-	// dropped — of its JCT if it finished, else its age at the horizon
-	// (horizon − submit). A dropped job counts as if it were still
-	// waiting at the horizon: dropping a job can never score better than
-	// leaving it queued, so refusing work never pays. Independent of the
-	// runs compared; read it beside Finished, Unfinished and Dropped.
+	// the mean over every submitted job of its charge (JobRecord.Charge):
+	// its JCT if it finished, else — running, pending, dropped or failed —
+	// its age at the horizon (horizon − submit) plus its remaining
+	// iterations at the best iteration time any grid of the cluster
+	// offers it under the run's estimator. That is a lower bound of the
+	// job's JCT had it been run, so abandoning a job (never starting it,
+	// dropping it, leaving it queued) costs at least what finishing it at
+	// its best rate would have: abandoning is never cheaper than doing it.
+	// A job no grid can run is charged its age alone (docs/statistics.md).
+	// Independent of the runs compared; read it beside Finished,
+	// Unfinished, Dropped and JobsStuck.
 	SubmittedMeanJCT float64 `json:"submitted_mean_jct_s"`
+	// SubmittedMeanAgeJCT is the previous definition of the default
+	// metric, kept: every unfinished or dropped job at its age at the
+	// horizon alone. SubmittedMeanJCT − SubmittedMeanAgeJCT =
+	// ChargedRemainingS / Submitted.
+	SubmittedMeanAgeJCT float64 `json:"submitted_mean_age_jct_s"`
+	// Charged (n_unfinished) is the submitted jobs charged rather than
+	// measured: every one not finished (running, pending, dropped,
+	// failed). ChargedRemainingS is the sum over them of the remaining-
+	// work part of their charge (charge − (horizon − submit)), seconds:
+	// with the ages, what a sweep needs to charge the same runs at
+	// another horizon.
+	Charged           int     `json:"jobs_charged"`
+	ChargedRemainingS float64 `json:"charged_remaining_work_s"`
 	// SubmittedP50/P95/P99JCT are percentiles of the same list (every
-	// submitted job, unfinished and dropped ones at their age at the
-	// horizon).
-	SubmittedP50JCT float64 `json:"submitted_p50_jct_s"`
-	SubmittedP95JCT float64 `json:"submitted_p95_jct_s"`
-	SubmittedP99JCT float64 `json:"submitted_p99_jct_s"`
+	// submitted job at its charge). When a job at or below the
+	// percentile's rank is charged rather than finished, the percentile is
+	// a lower bound of the policy's (its charge is): the matching
+	// ...LowerBound is set (the table prints "≥").
+	SubmittedP50JCT        float64 `json:"submitted_p50_jct_s"`
+	SubmittedP95JCT        float64 `json:"submitted_p95_jct_s"`
+	SubmittedP99JCT        float64 `json:"submitted_p99_jct_s"`
+	SubmittedP50LowerBound bool    `json:"submitted_p50_lower_bound,omitempty"`
+	SubmittedP95LowerBound bool    `json:"submitted_p95_lower_bound,omitempty"`
+	SubmittedP99LowerBound bool    `json:"submitted_p99_lower_bound,omitempty"`
+	// JobsStuck counts the jobs that end the run pending and never
+	// started although, after some round's decision since they arrived,
+	// idle GPUs (free, on available nodes) could have held their request
+	// (its GPU type and count, any spread the estimator can run; a request
+	// nothing can run: any grid that can run the job). StuckShare is
+	// JobsStuck / Submitted.
+	JobsStuck  int     `json:"jobs_stuck"`
+	StuckShare float64 `json:"stuck_share"`
+	// WorkDoneGPUHours is the GPU-hours jobs held GPUs over the window
+	// (running or reconfiguring; the sum of jobs.parquet's gpu_seconds
+	// ÷ 3600): the work a policy did for its mean JCT.
+	WorkDoneGPUHours float64 `json:"work_done_gpu_hours"`
 	// MeanBoundedSlowdown is, over finished jobs, the mean of max(1,
 	// JCT / max(run time alone, 10 s)), the run time alone being the job's
-	// iterations on its first configuration without queueing or overhead
-	// (the usual bound of 10 s keeps seconds-long jobs from dominating);
-	// P99BoundedSlowdown its 99th percentile. 0 when none finished.
+	// iterations on its request at the best locality without queueing or
+	// overhead (JobRecord.RunAlone: the same whatever the policy chose, so
+	// starting a job small cannot inflate its denominator; the usual bound
+	// of 10 s keeps seconds-long jobs from dominating); P99BoundedSlowdown
+	// its 99th percentile. 0 when none finished.
 	MeanBoundedSlowdown float64 `json:"mean_bounded_slowdown"`
 	P99BoundedSlowdown  float64 `json:"p99_bounded_slowdown"`
 	// JCT statistics over jobs finished inside the window (finish − submit);
@@ -191,6 +228,7 @@ func (r *Result) Summarize(trace string, jobsInTrace int, estimatorName string) 
 	s.Running, s.Pending, s.Dropped, s.Reconfigurations = tot.running, tot.pending, tot.dropped, tot.reconfigs
 	// Copies: Summarize sorts them and may be called more than once.
 	submitted := slices.Clone(tot.submitted)
+	open := tot.open
 	slowdown := slices.Clone(tot.slowdown)
 	if len(r.JCTs) > 0 {
 		s.MeanJCT = mean(r.JCTs)
@@ -211,12 +249,33 @@ func (r *Result) Summarize(trace string, jobsInTrace int, estimatorName string) 
 		s.CensoredMeanJCT = tot.censoredSum / float64(tot.censoredN) // mean's sum, in the same order
 	}
 	s.SubmittedMeanJCT = mean(submitted)
-	if len(submitted) > 0 {
+	if n := len(submitted); n > 0 {
+		s.SubmittedMeanAgeJCT = tot.ageSum / float64(n) // mean's sum, in the same order
+		// The charged jobs' values, sorted: a percentile is a lower bound
+		// when one of them is at or below its upper rank.
+		var charged []float64
+		for i, v := range submitted {
+			if open[i] {
+				charged = append(charged, v)
+			}
+		}
 		sort.Float64s(submitted)
-		s.SubmittedP50JCT = quantile(submitted, 0.5)
-		s.SubmittedP95JCT = quantile(submitted, 0.95)
-		s.SubmittedP99JCT = quantile(submitted, 0.99)
+		sort.Float64s(charged)
+		bound := func(q float64) (float64, bool) {
+			v := quantile(submitted, q)
+			hi := min(int(math.Floor(q*float64(n-1)))+1, n-1)
+			return v, len(charged) > 0 && charged[0] <= submitted[hi]
+		}
+		s.SubmittedP50JCT, s.SubmittedP50LowerBound = bound(0.5)
+		s.SubmittedP95JCT, s.SubmittedP95LowerBound = bound(0.95)
+		s.SubmittedP99JCT, s.SubmittedP99LowerBound = bound(0.99)
 	}
+	s.Charged, s.ChargedRemainingS = tot.charged, tot.remainingSum
+	s.JobsStuck = tot.stuck
+	if s.Submitted > 0 {
+		s.StuckShare = float64(tot.stuck) / float64(s.Submitted)
+	}
+	s.WorkDoneGPUHours = tot.gpuSeconds / 3600
 	if len(slowdown) > 0 {
 		s.MeanBoundedSlowdown = mean(slowdown)
 		sort.Float64s(slowdown)
@@ -253,9 +312,9 @@ func BoundedSlowdown(jct, runAlone float64) float64 {
 }
 
 // ComparisonJCT is the default comparison metric of s: SubmittedMeanJCT,
-// which counts every submitted job (dropped ones at their age at the
-// horizon, like unfinished ones), so a policy cannot improve it by
-// dropping or stranding jobs.
+// which counts every submitted job (unfinished and dropped ones at their
+// age plus their remaining work at its best rate), so a policy cannot
+// improve it by dropping, stranding or abandoning jobs.
 func (s *Summary) ComparisonJCT() float64 { return s.SubmittedMeanJCT }
 
 // ComparisonJCTName is ComparisonJCT's summary.json key.
@@ -273,9 +332,17 @@ func (s *Summary) Accounting() string {
 	return a
 }
 
-// Neglects says whether a policy dropped or stranded jobs (a queue left
-// on an idle cluster): its means deserve a ⚠.
-func (s *Summary) Neglects() bool { return s.Dropped > 0 || s.StuckPending > 0 }
+// StuckThreshold is the share of submitted jobs stuck (JobsStuck) above
+// which a run's means get a ⚠: 1 %.
+const StuckThreshold = 0.01
+
+// Neglects says whether a policy dropped jobs, left a queue on an idle
+// cluster (StuckPending) or left more than StuckThreshold of the
+// submitted jobs stuck (never started though the cluster could have run
+// them): its means deserve a ⚠.
+func (s *Summary) Neglects() bool {
+	return s.Dropped > 0 || s.StuckPending > 0 || s.StuckShare > StuckThreshold
+}
 
 // SetUtilization fills Utilization: per GPU type, the GPU-seconds jobs held
 // GPUs of that type (running or reconfiguring) over the window, divided by
@@ -375,9 +442,17 @@ func trimFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 // point sums are the same.
 type runTotals struct {
 	// censoredSum and censoredN: the censored JCTs' mean needs no list.
-	censoredSum               float64
-	censoredN                 int
-	submitted, slowdown       []float64
+	censoredSum         float64
+	censoredN           int
+	submitted, slowdown []float64
+	// open[i]: submitted[i] is a charge, not a JCT (the job did not
+	// finish); ageSum the old list's sum (unfinished jobs at their age),
+	// charged and remainingSum the charged jobs and the remaining-work part
+	// of their charges; stuck the stuck jobs; gpuSeconds the GPU-seconds held.
+	open                      []bool
+	ageSum, remainingSum      float64
+	charged, stuck            int
+	gpuSeconds                float64
 	running, pending, dropped int
 	neverStarted              int
 	reconfigs                 int
@@ -395,30 +470,44 @@ type runTotals struct {
 // addJob counts one submitted job's record.
 func (t *runTotals) addJob(j *JobRecord, horizon float64) {
 	t.earliest = math.Min(t.earliest, j.Submit)
+	t.gpuSeconds += j.GPUSeconds
+	if j.State == "finished" {
+		t.ageSum += j.JCT
+	} else {
+		age := horizon - j.Submit
+		t.ageSum += age
+		t.open = append(t.open, true)
+		t.charged++
+		t.remainingSum += j.Charge - age
+		if j.Stuck {
+			t.stuck++
+		}
+	}
 	switch j.State {
 	case "finished":
 		t.censoredSum += j.JCT
 		t.censoredN++
 		t.submitted = append(t.submitted, j.JCT)
+		t.open = append(t.open, false)
 		t.slowdown = append(t.slowdown, BoundedSlowdown(j.JCT, j.RunAlone))
 		t.lastFinish = math.Max(t.lastFinish, j.Finish)
 	case "running", "pending":
 		t.censoredSum += horizon - j.Submit
 		t.censoredN++
-		t.submitted = append(t.submitted, t.atHorizon(horizon-j.Submit, horizon))
+		t.submitted = append(t.submitted, t.atHorizon(j.Charge, horizon))
 		if j.State == "running" {
 			t.running++
 		} else {
 			t.pending++
 		}
 	case "dropped":
-		t.submitted = append(t.submitted, t.atHorizon(horizon-j.Submit, horizon))
+		t.submitted = append(t.submitted, t.atHorizon(j.Charge, horizon))
 		t.dropped++
 	case "failed":
 		// Failed past its retries (Config.JobFailures): like a dropped
-		// job, at its age at the horizon — no policy gains by losing a
-		// job — but not the policy's drop.
-		t.submitted = append(t.submitted, t.atHorizon(horizon-j.Submit, horizon))
+		// job, at its charge — no policy gains by losing a job — but not
+		// the policy's drop.
+		t.submitted = append(t.submitted, t.atHorizon(j.Charge, horizon))
 	}
 	t.reconfigs += int(j.Reconfigs)
 	if j.FirstStart < 0 {

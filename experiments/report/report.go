@@ -76,7 +76,7 @@ func (w *reportWriter) write(secs []section, notes []string) (string, []FigureFi
 	w.p("every admitted job's time waiting (finished, running and pending at the end). *Artifact* timing replays the authors' ")
 	w.p("300 s round simulator bit for bit; *exact* timing integrates progress between events. ")
 	w.p("Under each table, every policy's jobs finished / unfinished / dropped and its *mean JCT over all submitted jobs* ")
-	w.p("(arena's default comparison metric: an unfinished or dropped job counts at its age at the horizon, so refusing work never pays; docs/statistics.md), ")
+	w.p("(arena's default comparison metric: an unfinished or dropped job counts at its age at the horizon plus its remaining work at its best rate, so abandoning work never pays; docs/statistics.md), ")
 	w.p("with its percentiles and the mean bounded slowdown over finished jobs; ⚠ marks a policy that dropped jobs or left them queued on an idle cluster.\n\n")
 	w.p(paddingNote)
 	headerEnd := w.b.Len()
@@ -306,7 +306,7 @@ func (w *reportWriter) ablationSection(s section) error {
 // accountingNote follows a table: what stands behind each policy's means
 // (jobs finished / unfinished / dropped) and its mean JCT over every
 // submitted job (the default comparison metric: unfinished and dropped
-// jobs at their age at the horizon, so refusing work never pays), with a
+// jobs at their charge, so abandoning work never pays), with a
 // ⚠ for a policy that dropped jobs or left a queue on an idle cluster.
 func (w *reportWriter) accountingNote(rs []*sweep.Results) {
 	if len(rs) == 0 {
@@ -319,7 +319,7 @@ func (w *reportWriter) accountingNote(rs []*sweep.Results) {
 		name := s.Policy
 		if s.Neglects() {
 			name += " ⚠"
-			warn = append(warn, fmt.Sprintf("⚠ %s dropped %d and left %d queued on an idle cluster of %d submitted jobs: its means over finished jobs (and the padded mean) flatter it; the mean over all submitted jobs counts them at their age at the horizon.", s.Policy, s.Dropped, s.StuckPending, s.Submitted))
+			warn = append(warn, fmt.Sprintf("⚠ %s dropped %d, left %d queued on an idle cluster and %d stuck (never started though idle GPUs could have held them) of %d submitted jobs: its means over finished jobs (and the padded mean) flatter it; the mean over all submitted jobs counts them at their charge, their age at the horizon plus their remaining work at its best rate.", s.Policy, s.Dropped, s.StuckPending, s.JobsStuck, s.Submitted))
 		}
 		w.p("| %s | %d / %d / %d | %s | %s / %s / %s | %s |\n", name, s.Finished, s.Unfinished, s.Dropped, thousands(s.SubmittedMeanJCT),
 			thousands(s.SubmittedP50JCT), thousands(s.SubmittedP95JCT), thousands(s.SubmittedP99JCT), strconv.FormatFloat(s.MeanBoundedSlowdown, 'f', 2, 64))

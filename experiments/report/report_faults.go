@@ -131,7 +131,7 @@ func (w *reportWriter) faultsSection(s section) error {
 	w.p("The events are synthesised for each seed over the run's window; every policy of a seed sees the same events. ")
 	w.p("Philly's trace and the policies are deterministic, so the runs without faults draw nothing from the seed and ran once (seed 1): ")
 	w.p("their values are exact, and a change under faults is paired with them seed by seed. ")
-	w.p("*Mean JCT* is over every submitted job (unfinished ones at their age at the horizon; docs/statistics.md). ")
+	w.p("*Mean JCT* is over every submitted job (unfinished ones at their charge, age at the horizon plus remaining work at its best rate; docs/statistics.md). ")
 	w.p("*GPU-h lost* = progress redone + restart (overhead and restore after interruptions). ")
 	w.p("*ETTR* (effective training time ratio) = GPU-time of kept progress / GPU-time held; below 1 without faults too (reconfiguration overhead, checkpoint writes). ")
 	w.p("*Goodput* = samples of kept progress per second.\n\n")

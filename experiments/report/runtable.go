@@ -169,10 +169,14 @@ func printWarnings(w io.Writer, outcomes []*runner.Outcome) {
 	for _, o := range outcomes {
 		s := &o.Summary
 		if s.Dropped > 0 {
-			fmt.Fprintf(w, "⚠ %s dropped %d of %d submitted jobs: they count in the mean JCT over all submitted jobs (the default comparison) at their age at the horizon, as if still waiting; the means over finished or admitted jobs leave them out and flatter it\n", s.Policy, s.Dropped, s.Submitted)
+			fmt.Fprintf(w, "⚠ %s dropped %d of %d submitted jobs: they count in the mean JCT over all submitted jobs (the default comparison) at their charge, their age at the horizon plus their work at its best rate; the means over finished or admitted jobs leave them out and flatter it\n", s.Policy, s.Dropped, s.Submitted)
 		}
 		if s.StuckPending > 0 {
 			fmt.Fprintf(w, "⚠ %s ends with %d pending jobs and nothing running: it may never place them; they count in the censored mean at their age, not in the mean over finished jobs\n", s.Policy, s.StuckPending)
+		}
+		if s.StuckShare > sim.StuckThreshold {
+			fmt.Fprintf(w, "⚠ %s left %d of %d submitted jobs (%.1f%%, over the %.0f%% threshold) stuck: never started, though after some decision idle GPUs could have held them; they count in the mean over all submitted jobs at their charge, not in the means over finished jobs\n",
+				s.Policy, s.JobsStuck, s.Submitted, 100*s.StuckShare, 100*sim.StuckThreshold)
 		}
 		if a := s.ArtifactAssertionsFailed; a != nil && *a > 0 {
 			fmt.Fprintf(w, "⚠ %s: an internal assertion of the artifact was false %s (skipped, as in exact timing): the artifact would have stopped on this workload, so these artifact-timing results are arena's, not the artifact's\n", s.Policy, times(*a))
@@ -203,19 +207,20 @@ func printComparisons(w io.Writer, outcomes []*runner.Outcome, baseline string) 
 	if len(outcomes) < 2 {
 		return
 	}
-	var ref *sim.Summary
+	var refOut *runner.Outcome
 	name := baseline
 	if name == "" {
 		name = sweep.RefPolicy
 	}
 	for _, o := range outcomes {
 		if o.Summary.Policy == name {
-			ref = &o.Summary
+			refOut = o
 		}
 	}
-	if ref == nil {
+	if refOut == nil {
 		return
 	}
+	ref := &refOut.Summary
 	mark := func(s *sim.Summary) string {
 		if s.Neglects() {
 			return s.Policy + " ⚠"
@@ -232,19 +237,111 @@ func printComparisons(w io.Writer, outcomes []*runner.Outcome, baseline string) 
 			continue
 		}
 		a, b := ref, s // the paper's form: arena against each
+		ra, rb := refOut.Result, o.Result
 		if baseline != "" {
-			a, b = s, ref
+			a, b, ra, rb = s, ref, rb, ra
 		}
 		if b.SubmittedMeanJCT == 0 || b.MeanThroughput == 0 || b.PeakThroughput == 0 {
 			continue
 		}
 		line := fmt.Sprintf("%s vs %s: mean JCT over all submitted jobs %s (%s: %s; %s: %s)", mark(a), mark(b),
-			relative(a.SubmittedMeanJCT, b.SubmittedMeanJCT), a.Policy, a.Accounting(), b.Policy, b.Accounting())
+			relative(a.SubmittedMeanJCT, b.SubmittedMeanJCT), a.Policy, behind(a), b.Policy, behind(b))
 		if b.PaddedMeanJCT > 0 && a.PaddedMeanJCT > 0 {
 			line += fmt.Sprintf(", artifact padded mean %s", relative(a.PaddedMeanJCT, b.PaddedMeanJCT))
 		}
 		fmt.Fprintf(w, "%s, mean throughput %.2fx, peak %.2fx\n", line, a.MeanThroughput/b.MeanThroughput, a.PeakThroughput/b.PeakThroughput)
+		if d, ok := splitReduction(ra, rb); ok {
+			fmt.Fprintf(w, "  %s\n", d.String(a.Policy, b.Policy))
+		}
 	}
+}
+
+// behind is what stands behind a run's mean in a comparison: its
+// accounting, its stuck jobs and the work it did (GPU-hours held).
+func behind(s *sim.Summary) string {
+	return fmt.Sprintf("%s · %d stuck · %.0f GPU-h of work", s.Accounting(), s.JobsStuck, s.WorkDoneGPUHours)
+}
+
+// split decomposes the change of one run's mean JCT over all submitted
+// jobs against another's (a against b, on the same submitted jobs) into
+// the part from the jobs both finished and the part from the others,
+// which one run or both charged (JobRecord.Charge): with C the charges,
+// (ΣCa − ΣCb)/ΣCb = Σ_both(Ca − Cb)/ΣCb + Σ_others(Ca − Cb)/ΣCb.
+type split struct {
+	change           float64 // (ΣCa − ΣCb)/ΣCb
+	both, others     int     // jobs
+	onBoth, onOthers float64 // the two terms, fractions of ΣCb
+	// bothAlone is the change on the jobs both finished alone:
+	// Σ_both(Ca − Cb)/Σ_both Cb.
+	bothAlone float64
+	// neverA, neverB: jobs of others run a (b) never started (pending
+	// or dropped since submission); unfinA, unfinB: started, not finished.
+	neverA, neverB, unfinA, unfinB int
+}
+
+// splitReduction computes the split of a against b from their job
+// tables; false when either run has none (a recorder of the caller's) or
+// they did not submit the same jobs.
+func splitReduction(a, b *sim.Result) (split, bool) {
+	var d split
+	if a == nil || b == nil || len(a.Jobs) == 0 || len(a.Jobs) != len(b.Jobs) {
+		return d, false
+	}
+	var sumB, sumBothA, sumBothB, dBoth, dOthers float64
+	for i := range a.Jobs {
+		ja, jb := &a.Jobs[i], &b.Jobs[i]
+		if ja.ID != jb.ID {
+			return d, false
+		}
+		sumB += jb.Charge
+		diff := ja.Charge - jb.Charge
+		if ja.State == "finished" && jb.State == "finished" {
+			d.both++
+			dBoth += diff
+			sumBothA += ja.Charge
+			sumBothB += jb.Charge
+			continue
+		}
+		d.others++
+		dOthers += diff
+		for _, x := range []struct {
+			j            *sim.JobRecord
+			never, unfin *int
+		}{{ja, &d.neverA, &d.unfinA}, {jb, &d.neverB, &d.unfinB}} {
+			switch {
+			case x.j.State == "finished":
+			case x.j.FirstStart < 0:
+				*x.never++
+			default:
+				*x.unfin++
+			}
+		}
+	}
+	if sumB <= 0 {
+		return d, false
+	}
+	d.change, d.onBoth, d.onOthers = (dBoth+dOthers)/sumB, dBoth/sumB, dOthers/sumB
+	if sumBothB > 0 {
+		d.bothAlone = (sumBothA - sumBothB) / sumBothB
+	}
+	return d, true
+}
+
+// String is "81.8% lower = 30.7 pts on the 367 jobs both finished (65.8%
+// lower on those alone) + 51.1 pts on the 13 jobs not both finished (sia
+// never started 13, left 0 unfinished after a start; arena 0, 0)": points
+// of the headline change, signed so they add up to it.
+func (d split) String(a, b string) string {
+	word, sign := "lower", -1.0
+	if d.change > 0 {
+		word, sign = "higher", 1
+	}
+	alone := fmt.Sprintf("%.1f%% lower", -100*d.bothAlone)
+	if d.bothAlone > 0 {
+		alone = fmt.Sprintf("%.1f%% higher", 100*d.bothAlone)
+	}
+	return fmt.Sprintf("%.1f%% %s = %.1f pts on the %d jobs both finished (%s on those alone) %+.1f pts on the %d jobs not both finished (%s never started %d, left %d unfinished after a start; %s %d, %d)",
+		100*sign*d.change, word, 100*sign*d.onBoth, d.both, alone, 100*sign*d.onOthers, d.others, b, d.neverB, d.unfinB, a, d.neverA, d.unfinA)
 }
 
 // WriteCaptionsFile writes OUT/captions.txt — per comparison group, each

@@ -105,3 +105,61 @@ func TestRunTableWarnsOfFaultsThatGaveNothing(t *testing.T) {
 		t.Errorf("warned with 3 outages of 2.5 expected:\n%s", b.String())
 	}
 }
+
+// TestSplitHandWorked: the headline change splits into the jobs both runs
+// finished and the others, in points that add up to it. Worked by hand:
+// four jobs; b's charges 100, 100, 400, 400 (sum 1000), a's 50, 100, 100,
+// 400. Jobs 0 and 1 both finished: a − b = −50, 0. Job 2 b never started
+// (charged), a finished: −300. Job 3 both unfinished (a started it): 0.
+// a's sum is 650: change (650 − 1000)/1000 = −35 %, that is −5 pts on the 2 jobs both finished (−50/1000; −25 % on them alone,
+// −50/200) and −30 pts on the 2 others.
+func TestSplitHandWorked(t *testing.T) {
+	rec := func(id int32, state string, charge float64, started bool) sim.JobRecord {
+		r := sim.JobRecord{ID: id, State: state, Charge: charge, FirstStart: -1}
+		if started {
+			r.FirstStart = 0
+		}
+		return r
+	}
+	a := &sim.Result{Jobs: []sim.JobRecord{rec(0, "finished", 50, true), rec(1, "finished", 100, true), rec(2, "finished", 100, true), rec(3, "running", 400, true)}}
+	b := &sim.Result{Jobs: []sim.JobRecord{rec(0, "finished", 100, true), rec(1, "finished", 100, true), rec(2, "pending", 400, false), rec(3, "pending", 400, false)}}
+	d, ok := splitReduction(a, b)
+	if !ok {
+		t.Fatal("no split")
+	}
+	near := func(x, y float64) bool { return x-y < 1e-12 && y-x < 1e-12 }
+	if !near(d.change, -0.35) || !near(d.onBoth, -0.05) || !near(d.onOthers, -0.30) || !near(d.bothAlone, -0.25) ||
+		d.both != 2 || d.others != 2 || d.neverB != 2 || d.neverA != 0 || d.unfinA != 1 || d.unfinB != 0 {
+		t.Errorf("split %+v", d)
+	}
+	want := "35.0% lower = 5.0 pts on the 2 jobs both finished (25.0% lower on those alone) +30.0 pts on the 2 jobs not both finished (b never started 2, left 0 unfinished after a start; a 0, 1)"
+	if got := d.String("a", "b"); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	// Job tables of different runs (another trace) do not split.
+	b.Jobs[3].ID = 9
+	if _, ok := splitReduction(a, b); ok {
+		t.Error("split of runs that submitted different jobs")
+	}
+}
+
+// TestStuckShareWarns: a run with more than 1 % of its submitted jobs
+// stuck is flagged in the table's row, below it and in the comparison,
+// though jobs still run at the end (the idle-cluster rule misses it).
+func TestStuckShareWarns(t *testing.T) {
+	s := sim.Summary{Policy: "starve", Submitted: 100, Finished: 40, Running: 1, Pending: 59, Unfinished: 60, JobsStuck: 2, StuckShare: 0.02,
+		SubmittedMeanJCT: 900, MeanThroughput: 1, PeakThroughput: 1}
+	ok := sim.Summary{Policy: "arena", Submitted: 100, Finished: 90, Running: 10, Unfinished: 10, JobsStuck: 1, StuckShare: 0.01,
+		SubmittedMeanJCT: 500, MeanThroughput: 1, PeakThroughput: 1}
+	var b strings.Builder
+	WriteRunTable(&b, []*runner.Outcome{{Summary: ok}, {Summary: s}}, RunTableOptions{NoReference: true})
+	out := b.String()
+	for _, want := range []string{"2 ⚠", "starve left 2 of 100 submitted jobs (2.0%", "arena vs starve ⚠", "· 2 stuck ·"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "arena ⚠") || strings.Contains(out, "arena left") {
+		t.Errorf("arena, 1 %% stuck (not over the threshold), flagged:\n%s", out)
+	}
+}

@@ -44,11 +44,13 @@ func Accounting(rs []*SummaryRow) string {
 	return g(f) + " fin · " + g(u) + " unfin · " + g(d) + " drop"
 }
 
-// Neglected says whether any of rs dropped jobs or left a queue on an
-// idle cluster: the policy's means get a ⚠.
+// Neglected says whether any of rs dropped jobs, left a queue on an idle
+// cluster or left more than sim.StuckThreshold of its submitted jobs
+// stuck (sim.Summary.Neglects, the rule of the ⚠ in 'arena simulate'): the
+// policy's means get a ⚠.
 func Neglected(rs []*SummaryRow) bool {
 	for _, r := range rs {
-		if r.Dropped > 0 || r.StuckPending > 0 {
+		if r.Neglects() {
 			return true
 		}
 	}
@@ -59,7 +61,8 @@ func Neglected(rs []*SummaryRow) bool {
 // seed and the policy), one line per policy with its across-seed means and
 // 95 % t-intervals: jobs finished / unfinished / dropped, submitted mean
 // JCT (the default comparison: every submitted job, unfinished and dropped
-// ones at their age at the horizon), mean throughput, and the comparison
+// ones at their charge: age at the horizon plus remaining work at its
+// best rate), mean throughput, and the comparison
 // columns, paired by seed: arena's JCT reduction (submitted, then the
 // artifact's padded mean) and throughput ratio against each policy, or
 // each policy's against the baseline (SetBaseline). Each cell is one
@@ -71,8 +74,8 @@ func Neglected(rs []*SummaryRow) bool {
 // ran different jobs: Unpaired, flagged under the table). Under the
 // tables: how many comparisons they make and the false positives to
 // expect of them, and, when SetHolm was called, which survive Holm's
-// step-down (‡). A policy that dropped or stranded jobs is marked ⚠. It
-// prints nothing when no cell has two seeds.
+// step-down (‡). A policy that dropped, stranded or left stuck jobs is
+// marked ⚠ (Neglected). It prints nothing when no cell has two seeds.
 func WriteSeedTable(w io.Writer, rows []SummaryRow) error {
 	multi := false
 	for _, r := range rows {
@@ -137,7 +140,7 @@ func WriteSeedTable(w io.Writer, rows []SummaryRow) error {
 		fmt.Fprintf(&b, "\n⚠ not paired: %s.\n", strings.Join(unpaired, "; "))
 	}
 	if len(flagged) > 0 {
-		fmt.Fprintf(&b, "\n⚠ %s dropped jobs or left them queued on an idle cluster: such jobs count in the submitted mean at their age at the horizon; the mean over finished jobs alone would flatter them.\n", strings.Join(dedupe(flagged), ", "))
+		fmt.Fprintf(&b, "\n⚠ %s dropped jobs, left them queued on an idle cluster or left over 1 %% of them stuck (never started though idle GPUs could have held them): such jobs count in the submitted mean at their charge (age at the horizon plus remaining work at its best rate); the mean over finished jobs alone would flatter them.\n", strings.Join(dedupe(flagged), ", "))
 	}
 	if err := WriteRobustness(&b, rows); err != nil {
 		return err
@@ -338,7 +341,7 @@ func writeCaption(b *strings.Builder, r *SummaryRow) {
 	if r.Label != "" {
 		name = r.Label
 	}
-	if r.Dropped > 0 || r.StuckPending > 0 {
+	if r.Neglects() {
 		name += " ⚠"
 	}
 	fmt.Fprintf(b, " %s: mean JCT over all %d submitted jobs %.0f s (%d finished, %d unfinished, %d dropped)",

@@ -173,15 +173,15 @@ func WriteReport(w io.Writer, rows []SummaryRow) error {
 				quiet = append(quiet, fmt.Sprintf("%s (%d, %s)", r.Key, f.Outages, exp))
 			}
 		}
-		if !multi && (r.Dropped > 0 || r.StuckPending > 0) {
-			neglect = append(neglect, fmt.Sprintf("%s (%d dropped, %d left queued on an idle cluster)", r.Key, r.Dropped, r.StuckPending))
+		if !multi && r.Neglects() {
+			neglect = append(neglect, fmt.Sprintf("%s (%d dropped, %d left queued on an idle cluster, %d stuck)", r.Key, r.Dropped, r.StuckPending, r.JobsStuck))
 		}
 		if a := r.ArtifactAssertionsFailed; a != nil && *a > 0 {
 			hit = append(hit, fmt.Sprintf("%s (%d)", r.Key, *a))
 		}
 	}
 	if len(neglect) > 0 {
-		fmt.Fprintf(w, "\n⚠ %d run(s) dropped or stranded jobs; they count in submitted_mean_jct_s (the default comparison) at their age at the horizon:\n  %s\n", len(neglect), strings.Join(neglect, "\n  "))
+		fmt.Fprintf(w, "\n⚠ %d run(s) dropped, stranded or left stuck jobs; they count in submitted_mean_jct_s (the default comparison) at their charge, their age at the horizon plus their remaining work at its best rate:\n  %s\n", len(neglect), strings.Join(neglect, "\n  "))
 	}
 	if len(quiet) > 0 {
 		fmt.Fprintf(w, "\n⚠ %d run(s) with faults saw no node outage or expected fewer than one (outages, expected; columns outages, expected_outages): with none, a run's results are a fault-free run's; for more, run longer (horizon), on a bigger cluster, or at scaled rates (a faults spec with the preset's rates raised: arena faults show PRESET):\n  %s\n",

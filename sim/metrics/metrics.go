@@ -271,3 +271,14 @@ func warnIf(get func(*sim.Summary) int, warn func(*sim.Summary) bool) func(*sim.
 		return fmt.Sprint(get(s))
 	}
 }
+
+// bounded shows a value with "≥ " when it is a lower bound.
+func bounded(get func(*sim.Summary) (float64, bool)) func(*sim.Summary) string {
+	return func(s *sim.Summary) string {
+		v, lower := get(s)
+		if lower {
+			return fmt.Sprintf("≥ %.0f", v)
+		}
+		return fmt.Sprintf("%.0f", v)
+	}
+}
