@@ -64,8 +64,8 @@ func TestMeasureCountsOnlyTheWindow(t *testing.T) {
 
 // TestHorizonChargeAndWarning: in TestCensoredMeanAndMakespan's run j1
 // is charged at the horizon (2200): age 750, i.e. the horizon (1200 s
-// after the start) − 450. At a horizon 1500 s after the start the
-// submitted mean would be (852.6 + 1500 − 450)/2. Half the measured jobs
+// after the start) − 450, plus its remaining work w. At a horizon 1500 s
+// after the start the submitted mean would be (852.6 + 1500 − 450 + w)/2. Half the measured jobs
 // are unfinished: the run warns; with one round the horizon (1300) also
 // ends before j1 arrives (1450).
 func TestHorizonChargeAndWarning(t *testing.T) {
@@ -78,12 +78,16 @@ func TestHorizonChargeAndWarning(t *testing.T) {
 	}
 	s := res.Summarize("t", 2, "e")
 	jct := 300 + 100*iter13b
-	if s.JobsChargedAtHorizon != 1 || !near(s.HorizonChargeOffsetS, -450) {
-		t.Fatalf("charged %d, offset %v; want 1, −450", s.JobsChargedAtHorizon, s.HorizonChargeOffsetS)
+	// j1's charge is its age (750) plus its remaining work at its best
+	// rate (w, hand-worked in TestChargeAndStuckHandWorked): the offset
+	// is charge − horizon = w − 450.
+	w := res.Jobs[1].Charge - 750
+	if s.JobsChargedAtHorizon != 1 || w <= 0 || !near(s.HorizonChargeOffsetS, w-450) {
+		t.Fatalf("charged %d, offset %v (work %v); want 1, w − 450 with w > 0", s.JobsChargedAtHorizon, s.HorizonChargeOffsetS, w)
 	}
 	sumFinished := s.SubmittedMeanJCT*2 - (float64(s.JobsChargedAtHorizon)*s.HorizonS + s.HorizonChargeOffsetS)
-	if at := (sumFinished + 1500 + s.HorizonChargeOffsetS) / 2; !near(at, (jct+1500-450)/2) {
-		t.Errorf("re-charged at 1500 s: %v, want %v", at, (jct+1500-450)/2)
+	if at := (sumFinished + 1500 + s.HorizonChargeOffsetS) / 2; !near(at, (jct+1500-450+w)/2) {
+		t.Errorf("re-charged at 1500 s: %v, want %v", at, (jct+1500-450+w)/2)
 	}
 	if !strings.Contains(s.HorizonWarning, "1 of 2 measured jobs (50 %) are unfinished") || strings.Contains(s.HorizonWarning, "arrives") {
 		t.Errorf("warning %q", s.HorizonWarning)

@@ -100,7 +100,7 @@ func TestPartialMergeNamesPopulationAndN(t *testing.T) {
 	table := b.String()
 	for _, want := range []string{
 		"95 % t-interval over 3 seeds (draws of 40 jobs from philly-pollux window 2+8 h; each seed also redraws: recipe arena's labels)",
-		"fcfs ⚠ n=2", "% [0.0, 0.0] n=2 ",
+		"fcfs ⚠ n=2", "] n=2 ",
 		"2 comparisons at 95 % each",
 	} {
 		if !strings.Contains(table, want) {
