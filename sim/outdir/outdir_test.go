@@ -125,7 +125,7 @@ func TestReplaceDirRefusesForeignDirectory(t *testing.T) {
 	os.Mkdir(dir, 0o755)
 	os.WriteFile(filepath.Join(dir, "thesis.tex"), []byte("precious"), 0o644)
 	err := ReplaceDir(dir, []string{"summary.json"}, func(string) error { return nil })
-	if err == nil || !strings.Contains(err.Error(), `files arena did not write ("thesis.tex")`) {
+	if err == nil || !strings.Contains(err.Error(), `holds files but no manifest`) {
 		t.Fatalf("err = %v", err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "thesis.tex")); string(b) != "precious" {
@@ -181,7 +181,7 @@ func TestReplaceDirKeepsUsersFilesBesideResults(t *testing.T) {
 // RENAME_EXCHANGE is missing.
 func TestSwapFallback(t *testing.T) {
 	parent := t.TempDir()
-	dir, tmp := filepath.Join(parent, "d"), filepath.Join(parent, ".d.tmp-x")
+	dir, tmp := filepath.Join(parent, "d"), filepath.Join(parent, ".arena-tmp-d-0000000000000001")
 	os.Mkdir(dir, 0o755)
 	os.WriteFile(filepath.Join(dir, "old"), nil, 0o644)
 	os.Mkdir(tmp, 0o755)
@@ -204,19 +204,21 @@ func TestSwapFallback(t *testing.T) {
 
 func TestClean(t *testing.T) {
 	dir := t.TempDir()
-	for _, n := range []string{".summary.parquet.tmp-abc", ".run1.tmp-x9", ".run1.old-zz", ".run1.x.tmp-q", "run1", ".arena.lock", "keep.tmp-1"} {
+	const hex = "0123456789abcdef"
+	for _, n := range []string{".arena-tmp-summary.parquet-" + hex, ".arena-tmp-run1-" + hex, ".arena-old-run1-" + hex, ".arena-tmp-run1.x-" + hex,
+		"run1", ".arena.lock", "keep.tmp-1", ".run1.tmp-x9", ".arena-tmp-run1-" + hex[:15]} {
 		os.WriteFile(filepath.Join(dir, n), nil, 0o644)
 	}
 	if err := CleanFor(dir, "run1"); err != nil {
 		t.Fatal(err)
 	}
-	if got := names(listDir(t, dir)); got != ".arena.lock,.run1.x.tmp-q,.summary.parquet.tmp-abc,keep.tmp-1,run1" {
+	if got := names(listDir(t, dir)); got != ".arena-tmp-run1-0123456789abcde,.arena-tmp-run1.x-"+hex+",.arena-tmp-summary.parquet-"+hex+",.arena.lock,.run1.tmp-x9,keep.tmp-1,run1" {
 		t.Errorf("after CleanFor(run1): %s", got)
 	}
 	if err := Clean(dir); err != nil {
 		t.Fatal(err)
 	}
-	if got := names(listDir(t, dir)); got != ".arena.lock,keep.tmp-1,run1" {
+	if got := names(listDir(t, dir)); got != ".arena-tmp-run1-0123456789abcde,.arena.lock,.run1.tmp-x9,keep.tmp-1,run1" {
 		t.Errorf("after Clean: %s", got)
 	}
 }
@@ -387,14 +389,14 @@ func TestInterruptRefusesCommits(t *testing.T) {
 func TestNextWriteRemovesOrphanedTemporaries(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "t.parquet")
-	orphan := filepath.Join(dir, ".t.parquet.tmp-orphan1")
+	orphan := filepath.Join(dir, ".arena-tmp-t.parquet-00000000000000a1")
 	os.WriteFile(orphan, []byte("half"), 0o644)
 	live, err := CreateTemp(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer live.Close()
-	other := filepath.Join(dir, ".u.parquet.tmp-orphan2") // another output's
+	other := filepath.Join(dir, ".arena-tmp-u.parquet-00000000000000a2") // another output's
 	os.WriteFile(other, nil, 0o644)
 	if err := WriteFile(path, []byte("x")); err != nil {
 		t.Fatal(err)
