@@ -46,10 +46,10 @@ func TestCleanRemovesOnlyArenasTemporaries(t *testing.T) {
 	outside := filepath.Join(t.TempDir(), "outside.txt")
 	mustWrite(t, outside, "outside")
 	user := map[string]string{
-		".notes.tmp-keep":                             "notes",
-		".thesis.old-draft/ch1.tex":                   "chapter",
-		".x.tmp-1/y":                                  "y",
-		".arena-tmp-run-0123456789abcdef/mine.txt":    "user's, no manifest", // arena's shape, not arena's
+		".notes.tmp-keep":                              "notes",
+		".thesis.old-draft/ch1.tex":                    "chapter",
+		".x.tmp-1/y":                                   "y",
+		".arena-tmp-run-0123456789abcdef/mine.txt":     "user's, no manifest", // arena's shape, not arena's
 		".arena-old-run-0123456789abcdef/jobs.parquet": "user's, no manifest",
 	}
 	for n, c := range user {
