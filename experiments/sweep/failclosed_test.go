@@ -12,6 +12,17 @@ import (
 	"github.com/arena-sim/arena/sim/outdir"
 )
 
+// staleTemporary makes path a temporary as a killed arena leaves one: a
+// directory with arena's provisional manifest and a half-written file.
+func staleTemporary(t *testing.T, path string) {
+	t.Helper()
+	if err := os.Mkdir(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(path, outdir.ManifestFile), []byte("arena-files 2\n"), 0o644)
+	os.WriteFile(filepath.Join(path, "half"), []byte("half"), 0o644)
+}
+
 // rewriteRun rewrites a run directory as arena would (a manifest that
 // matches its files), with run.json changed by edit: only the check of
 // the record against the plan can then tell.

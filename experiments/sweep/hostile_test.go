@@ -53,7 +53,7 @@ func TestMergeCleansStaleTemporaries(t *testing.T) {
 		filepath.Join(out, RunsDir, ".arena-old-"+plan.Runs[0].Key+"-00000000000000ff"),
 	}
 	for _, s := range stale {
-		os.WriteFile(s, []byte("half"), 0o644)
+		staleTemporary(t, s)
 	}
 	merge(t, plan, MergeOptions{Out: out})
 	for _, s := range stale {
@@ -62,7 +62,7 @@ func TestMergeCleansStaleTemporaries(t *testing.T) {
 		}
 	}
 	// A resumed sweep removes its own runs' temporaries too.
-	os.WriteFile(stale[1], []byte("half"), 0o644)
+	staleTemporary(t, stale[1])
 	sweep(t, plan, out, Shard{}, true)
 	if _, err := os.Stat(stale[1]); err == nil {
 		t.Error("stale run temporary survived --resume")

@@ -156,7 +156,7 @@ func TestResumeSkipsCompleteRunsAndRedoesBrokenOnes(t *testing.T) {
 	// summary.json gone, a temporary file left behind.
 	broken := RunDir(out, plan.Runs[3].Key)
 	os.Remove(filepath.Join(broken, resultsdir.SummaryFile))
-	os.WriteFile(filepath.Join(broken, ".arena-tmp-jobs.parquet-0000000000000123"), []byte("half"), 0o644)
+	staleTemporary(t, filepath.Join(broken, ".arena-tmp-jobs.parquet-0000000000000123"))
 	rep := sweep(t, plan, out, Shard{}, true)
 	if rep.Ran != 1 || rep.Skipped != len(plan.Runs)-1 {
 		t.Errorf("resume ran %d and skipped %d, want 1 and %d", rep.Ran, rep.Skipped, len(plan.Runs)-1)

@@ -86,6 +86,17 @@ func checkNotLink(path string) error {
 	return fmt.Errorf("%s is %s; arena does not replace a link or write through one — remove it, or choose another --out", path, describe(path, fi))
 }
 
+// checkFileReplaceable refuses to replace anything at path but a regular
+// file: a link, a FIFO, a device, a socket or a directory there is
+// someone else's.
+func checkFileReplaceable(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode().IsRegular() {
+		return nil
+	}
+	return fmt.Errorf("%s is %s; arena replaces only a regular file there, never a link (nor writes through one) — remove it, or choose another --out", path, describe(path, fi))
+}
+
 // Subdir makes sure path is a real directory arena may write into: made
 // (with its parents, MkdirAll) when missing, refused when it is a
 // symbolic link or not a directory. A sweep's runs/ below --out is one:

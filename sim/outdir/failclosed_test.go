@@ -46,7 +46,8 @@ func TestCleanRemovesOnlyArenasTemporaries(t *testing.T) {
 	outside := filepath.Join(t.TempDir(), "outside.txt")
 	mustWrite(t, outside, "outside")
 	user := map[string]string{
-		".notes.tmp-keep":                              "notes",
+		".notes.tmp-keep": "notes",
+		".arena-tmp-summary.parquet-0123456789abcdef":  "a file of arena's shape is the user's",
 		".thesis.old-draft/ch1.tex":                    "chapter",
 		".x.tmp-1/y":                                   "y",
 		".arena-tmp-run-0123456789abcdef/mine.txt":     "user's, no manifest", // arena's shape, not arena's
@@ -254,26 +255,30 @@ func TestManifestIsStrict(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(string(good), "arena-files 2\n") {
-		t.Fatalf("manifest written without its header:\n%s", good)
+		t.Errorf("manifest written without its header:\n%s", good)
 	}
 	os.Truncate(filepath.Join(dir, "jobs.parquet"), 4)
-	lines := strings.Split(strings.TrimSuffix(string(good), "\n"), "\n")
+	// The lines as written: the header, then jobs.parquet's and
+	// summary.json's.
+	h := "arena-files 2"
+	e := strings.Split(strings.TrimSuffix(strings.TrimPrefix(string(good), h+"\n"), "\n"), "\n")
+	whole := h + "\n" + e[0] + "\n" + e[1] + "\n"
 	for _, c := range []struct {
 		name, manifest string
 		line           int
 	}{
-		{"CRLF endings", strings.ReplaceAll(string(good), "\n", "\r\n"), 1},
-		{"CRLF endings, headerless", strings.ReplaceAll(strings.Join(lines[1:], "\n")+"\n", "\n", "\r\n"), 1},
-		{"one line CRLF", lines[0] + "\n" + lines[1] + "\r\n" + lines[2] + "\n", 2},
-		{"no final newline", strings.TrimSuffix(string(good), "\n"), 3},
-		{"two fields", lines[0] + "\n" + "jobs.parquet\t23\n" + lines[2] + "\n", 2},
-		{"a short digest", lines[0] + "\n" + lines[1][:len(lines[1])-1] + "\n" + lines[2] + "\n", 2},
-		{"upper-case digest", lines[0] + "\n" + strings.ToUpper(lines[1]) + "\n", 2},
-		{"a signed size", lines[0] + "\n" + strings.Replace(lines[1], "\t", "\t+", 1) + "\n", 2},
-		{"names and sizes mixed", "jobs.parquet\n" + lines[2] + "\n", 2},
-		{"listed twice", string(good) + lines[1] + "\n", 4},
-		{"a path", lines[0] + "\n../x\t1\t" + strings.Repeat("0", 64) + "\n", 2},
-		{"another version", "arena-files 3\n" + lines[1] + "\n", 1},
+		{"CRLF endings", strings.ReplaceAll(whole, "\n", "\r\n"), 1},
+		{"CRLF endings, headerless", e[0] + "\r\n" + e[1] + "\r\n", 1},
+		{"one line CRLF", h + "\n" + e[0] + "\r\n" + e[1] + "\n", 2},
+		{"no final newline", strings.TrimSuffix(whole, "\n"), 3},
+		{"two fields", h + "\n" + "jobs.parquet\t23\n" + e[1] + "\n", 2},
+		{"a short digest", h + "\n" + e[0][:len(e[0])-1] + "\n" + e[1] + "\n", 2},
+		{"upper-case digest", h + "\n" + strings.ToUpper(e[0]) + "\n", 2},
+		{"a signed size", h + "\n" + strings.Replace(e[0], "\t", "\t+", 1) + "\n", 2},
+		{"names and sizes mixed", "jobs.parquet\n" + e[1] + "\n", 2},
+		{"listed twice", whole + e[0] + "\n", 4},
+		{"a path", h + "\n../x\t1\t" + strings.Repeat("0", 64) + "\n", 2},
+		{"another version", "arena-files 3\n" + e[0] + "\n", 1},
 		{"empty", "", 0},
 	} {
 		os.WriteFile(mpath, []byte(c.manifest), 0o644)
@@ -290,7 +295,7 @@ func TestManifestIsStrict(t *testing.T) {
 	}
 	// The exact shapes of earlier versions: sizes without the header are
 	// checked as before (the truncation is found); names only say so.
-	os.WriteFile(mpath, []byte(strings.Join(lines[1:], "\n")+"\n"), 0o644)
+	os.WriteFile(mpath, []byte(e[0]+"\n"+e[1]+"\n"), 0o644)
 	if err := Verify(dir); err == nil || !strings.Contains(err.Error(), "truncated") {
 		t.Errorf("headerless manifest with sizes: %v, want the truncation found", err)
 	}

@@ -42,18 +42,16 @@ func temporaryOf(name, base string) bool {
 }
 
 // isOursToRemove reports whether the temporary-shaped path is one arena
-// made and may remove: a regular file (never a link, a pipe or a device),
-// or a directory that is empty or holds arena's manifest (the provisional
-// one create writes first, or a final one) and regular files only.
-// Anything else — a user's directory that happens to have the shape, one
-// with a subdirectory or a link in it — is left alone.
+// made and may remove: a directory (every temporary is one, create) that
+// is empty or holds arena's manifest (the provisional one create writes
+// first, or a final one) and regular files only. Anything else — a user's
+// file, link or FIFO that happens to have the shape, a directory of
+// theirs without the manifest or with a subdirectory or a link in it — is
+// left alone.
 func isOursToRemove(path string) bool {
 	fi, err := os.Lstat(path)
 	if err != nil {
 		return false
-	}
-	if fi.Mode().IsRegular() {
-		return true
 	}
 	if !fi.IsDir() {
 		return false
@@ -78,8 +76,8 @@ func isOursToRemove(path string) bool {
 }
 
 // removeTemporary removes a temporary that isOursToRemove vouches for:
-// a file, or a directory's files one by one and then the directory
-// (never a recursive removal, so nothing it did not check goes).
+// its files one by one and then the directory (never a recursive
+// removal, so nothing it did not check goes).
 func removeTemporary(path string) error {
 	if !isOursToRemove(path) {
 		return nil

@@ -12,40 +12,45 @@ import (
 	"sync"
 )
 
-// create makes a new temporary file or directory for base in dir
-// (temporaryName), with mode 0666 or 0777 filtered by the umask
-// (os.CreateTemp and os.MkdirTemp would force 0600 / 0700). A file is
-// created exclusively (O_EXCL, never through a link); a directory gets
-// its provisional manifest before anything else, so a killed writer's
-// leftover is recognisably arena's.
+// create makes a new temporary for base in dir: always a directory
+// (temporaryName) holding arena's provisional manifest, written before
+// anything else, so a killed writer's leftover is recognisably arena's by
+// its name's whole shape and its manifest (isOursToRemove) — a user's
+// file or directory of the same name is not. For a file (isDir false) it
+// also creates the file base inside it, exclusively (O_EXCL, never
+// through a link), and returns that file's path and the open file. Modes
+// are 0666 and 0777 filtered by the umask (os.CreateTemp and os.MkdirTemp
+// would force 0600 / 0700).
 func create(dir, base string, isDir bool) (string, *os.File, error) {
+	if !isDir && base == ManifestFile {
+		return "", nil, fmt.Errorf("%s: arena does not write a file of that name", filepath.Join(dir, base))
+	}
 	for range 100 {
-		name := filepath.Join(dir, temporaryName(base, tmpKind))
-		var err error
-		var f *os.File
-		if isDir {
-			err = os.Mkdir(name, 0o777)
-		} else {
-			f, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o666)
-		}
+		tmp := filepath.Join(dir, temporaryName(base, tmpKind))
+		err := os.Mkdir(tmp, 0o777)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
 		if err != nil {
 			return "", nil, err
 		}
-		if f != nil {
-			// Held while the file is open: a temporary nobody holds
-			// is a dead writer's (cleanStale).
-			_ = flock(f, true)
+		register(tmp)
+		if err := writeProvisional(tmp); err != nil {
+			Discard(tmp)
+			return "", nil, err
 		}
-		register(name)
 		if isDir {
-			if err := writeProvisional(name); err != nil {
-				Discard(name)
-				return "", nil, err
-			}
+			return tmp, nil, nil
 		}
+		name := filepath.Join(tmp, base)
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o666)
+		if err != nil {
+			Discard(tmp)
+			return "", nil, err
+		}
+		// Held while the file is open: a temporary nobody holds is a
+		// dead writer's (cleanStale).
+		_ = flock(f, true)
 		return name, f, nil
 	}
 	return "", nil, fmt.Errorf("%s: cannot find a free temporary name", dir)
@@ -55,7 +60,7 @@ func create(dir, base string, isDir bool) (string, *os.File, error) {
 // when complete (its name is one Clean recognises). Unlike os.CreateTemp
 // (mode 0600) its mode follows the umask.
 func CreateTemp(path string) (*os.File, error) {
-	if err := checkNotLink(path); err != nil {
+	if err := checkFileReplaceable(path); err != nil {
 		return nil, err
 	}
 	cleanStale(path)
@@ -65,9 +70,11 @@ func CreateTemp(path string) (*os.File, error) {
 
 // WriteFile writes data to a temporary file next to path and renames it
 // into place. On any error the temporary is removed and path is untouched.
-// A symbolic link at path is refused, not replaced (nor written through).
+// Only a regular file at path is replaced: a symbolic link, a FIFO, a
+// device or a directory there is refused, not replaced (nor written
+// through).
 func WriteFile(path string, data []byte) error {
-	if err := checkNotLink(path); err != nil {
+	if err := checkFileReplaceable(path); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	cleanStale(path)
@@ -373,20 +380,32 @@ func Commit(tmp, path string) error {
 		return ErrInterrupted
 	}
 	err := os.Rename(tmp, path)
-	if err == nil {
-		delete(live, tmp)
-	}
+	root := tempRoot(tmp)
 	commitMu.Unlock()
-	if err != nil {
-		Discard(tmp)
-	}
+	// Committed or not, the temporary directory goes (it holds at most
+	// its manifest now).
+	Discard(root)
 	return err
 }
 
-// Discard removes a temporary (file or directory) and forgets it.
+// tempRoot is the registered temporary holding tmp: tmp itself (a
+// directory of ReplaceDir) or its parent (a file of CreateTemp). The
+// caller holds commitMu.
+func tempRoot(tmp string) string {
+	if d := filepath.Dir(tmp); !live[tmp] && live[d] {
+		return d
+	}
+	return tmp
+}
+
+// Discard removes a temporary (a file of CreateTemp with its directory, or
+// a directory of ReplaceDir) and forgets it.
 func Discard(tmp string) {
-	os.RemoveAll(tmp)
-	release(tmp)
+	commitMu.Lock()
+	root := tempRoot(tmp)
+	commitMu.Unlock()
+	os.RemoveAll(root)
+	release(root)
 }
 
 // Interrupt refuses every later commit (ErrInterrupted). A commit in
@@ -424,11 +443,13 @@ func RemoveTemporaries() {
 	}
 }
 
-// cleanStale removes the temporary files of path that a writer killed
+// cleanStale removes the temporaries of path that a writer killed
 // outright (kill -9, a crash) left beside it — an import's half-written
 // table, a figure — so they do not pile up: a live writer holds an flock
-// on its temporary while it writes (create), so one that can be locked is
-// an orphan. Where flock does not exist nothing is removed.
+// on its temporary file while it writes (create), so one that can be
+// locked is an orphan. Only arena's temporaries are considered (the
+// name's shape and the manifest, isOursToRemove). Where flock does not
+// exist nothing is removed.
 func cleanStale(path string) {
 	if !haveFlock {
 		return
@@ -442,16 +463,19 @@ func cleanStale(path string) {
 		return
 	}
 	for _, e := range entries {
-		if !temporaryOf(e.Name(), base) || !e.Type().IsRegular() {
+		if !temporaryOf(e.Name(), base) || !e.IsDir() {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
-		f, err := OpenRegular(p)
-		if err != nil {
+		if !isOursToRemove(p) {
 			continue
 		}
+		f, err := OpenRegular(filepath.Join(p, base))
+		if err != nil {
+			continue // no file yet: perhaps a live writer about to make it
+		}
 		if flock(f, true) == nil {
-			os.Remove(p)
+			removeTemporary(p)
 		}
 		f.Close()
 	}
