@@ -254,7 +254,7 @@ func checkReplaceable(dir string, known []string) error {
 }
 
 // swapIn moves the directory tmp to dir, replacing dir's old content. The
-// old content ends up under tmp's name (or a registered .old- name that
+// old content ends up under tmp's name (or a registered .arena-old- name that
 // cleanup removes); undo puts the old content back in dir and the new
 // under tmp's name. The caller holds commitMu.
 func swapIn(tmp, dir string) (cleanup, undo func(), err error) {
