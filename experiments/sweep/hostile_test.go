@@ -25,7 +25,7 @@ func TestSweepLocksOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inflight := filepath.Join(out, RunsDir, "."+plan.Runs[0].Key+".tmp-abc")
+	inflight := filepath.Join(out, RunsDir, ".arena-tmp-"+plan.Runs[0].Key+"-0000000000000abc")
 	os.MkdirAll(inflight, 0o755)
 	_, err = RunSweep(context.Background(), policy.NewRegistry(), plan, SweepOptions{Out: out, Parallel: 1})
 	if !errors.Is(err, outdir.ErrInUse) || !strings.Contains(err.Error(), "in use by pid") {
@@ -41,18 +41,19 @@ func TestSweepLocksOut(t *testing.T) {
 }
 
 // TestMergeCleansStaleTemporaries: what a killed merge or run left in OUT
-// (.summary.parquet.tmp-*, runs/.<key>.tmp-*) is removed by the next merge.
+// (.arena-tmp-summary.parquet-*, runs/.arena-tmp-<key>-*, runs/.arena-old-<key>-*)
+// is removed by the next merge.
 func TestMergeCleansStaleTemporaries(t *testing.T) {
 	plan := smallPlan(t)
 	out := t.TempDir()
 	sweep(t, plan, out, Shard{}, false)
 	stale := []string{
-		filepath.Join(out, ".summary.parquet.tmp-1x2y"),
-		filepath.Join(out, RunsDir, "."+plan.Runs[0].Key+".tmp-zz"),
-		filepath.Join(out, RunsDir, "."+plan.Runs[0].Key+".old-zz"),
+		filepath.Join(out, ".arena-tmp-summary.parquet-00000000000001a2"),
+		filepath.Join(out, RunsDir, ".arena-tmp-"+plan.Runs[0].Key+"-00000000000000ff"),
+		filepath.Join(out, RunsDir, ".arena-old-"+plan.Runs[0].Key+"-00000000000000ff"),
 	}
 	for _, s := range stale {
-		os.WriteFile(s, []byte("half"), 0o644)
+		staleTemporary(t, s)
 	}
 	merge(t, plan, MergeOptions{Out: out})
 	for _, s := range stale {
@@ -61,7 +62,7 @@ func TestMergeCleansStaleTemporaries(t *testing.T) {
 		}
 	}
 	// A resumed sweep removes its own runs' temporaries too.
-	os.WriteFile(stale[1], []byte("half"), 0o644)
+	staleTemporary(t, stale[1])
 	sweep(t, plan, out, Shard{}, true)
 	if _, err := os.Stat(stale[1]); err == nil {
 		t.Error("stale run temporary survived --resume")

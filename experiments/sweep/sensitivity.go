@@ -226,10 +226,15 @@ func SensitivityPlan(plan *Plan, g Sensitivity) *Plan {
 	out := &Plan{Name: plan.Name + "-sensitivity"}
 	for _, p := range g.Perturbed() {
 		for _, r := range plan.Runs {
-			out.Runs = append(out.Runs, PlannedRun{Key: r.Key + "." + p.Key(), Group: r.Group + "." + p.Key(), Run: p.Apply(r.Run)})
+			out.Runs = append(out.Runs, perturbed(r, p))
 		}
 	}
 	return out
+}
+
+// perturbed is run r at grid point p, as SensitivityPlan plans it.
+func perturbed(r PlannedRun, p GridPoint) PlannedRun {
+	return PlannedRun{Key: r.Key + "." + p.Key(), Group: r.Group + "." + p.Key(), Run: p.Apply(r.Run)}
 }
 
 // MarkRobust reads the perturbed runs of plan from SensitivityDir(out),
@@ -246,7 +251,7 @@ func MarkRobust(rows []SummaryRow, plan *Plan, out string, g Sensitivity, baseli
 		for _, pr := range plan.Runs {
 			key := pr.Key + "." + p.Key()
 			dir := RunDir(SensitivityDir(out), key)
-			if !Complete(dir, key) {
+			if !CompleteRun(dir, perturbed(pr, p)) {
 				missing = append(missing, key)
 				continue
 			}

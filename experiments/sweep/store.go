@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -105,16 +106,35 @@ func WritePolicyDirs(out string, outcomes []*runner.Outcome) error {
 }
 
 // Complete reports whether dir holds the finished results of the run
-// named key.
-func Complete(dir, key string) bool { return incomplete(dir, key) == nil }
+// named key: its files as written (the manifest's sizes and SHA-256s) and
+// its run record of that key. Merge and --resume check more, the record
+// against the plan's run (CompleteRun).
+func Complete(dir, key string) bool { return incomplete(dir, key, nil) == nil }
+
+// CompleteRun reports whether dir holds the finished results of the
+// planned run pr: Complete, and its run.json records pr's key, group and
+// run description exactly, so a directory whose record contradicts the
+// plan is neither merged nor kept by --resume.
+func CompleteRun(dir string, pr PlannedRun) bool { return incomplete(dir, pr.Key, &pr) == nil }
 
 // incomplete says why dir does not hold key's complete results (nil when
-// it does): its run record and summary must read back, and every file must
-// be as written — the manifest's sizes and SHA-256s (outdir.Verify), or,
-// for directories written before manifests, a jobs.parquet framed as
-// Parquet at both ends — so a run truncated by a full disk or a copy cut
-// short is redone by --resume and refused by --merge, not trusted.
-func incomplete(dir, key string) error {
+// it does). Every file must be as written — the manifest's sizes and
+// SHA-256s (outdir.Verify: regular files only, read no further than
+// recorded, the manifest parsed strictly), or, for directories written
+// before manifests recorded sizes, a jobs.parquet framed as Parquet at
+// both ends — so a run truncated by a full disk or a copy cut short is
+// redone by --resume and refused by --merge, not trusted. Its run record
+// must name key and, when want is given, record want's group and run;
+// its summary must read back.
+func incomplete(dir, key string, want *PlannedRun) error {
+	if _, err := os.Lstat(dir); err != nil {
+		return err
+	}
+	err := outdir.Verify(dir, RunFile, resultsdir.SummaryFile, resultsdir.JobsFile)
+	legacy := errors.Is(err, outdir.ErrNoManifest) || errors.Is(err, outdir.ErrNoSizes)
+	if err != nil && !legacy {
+		return err
+	}
 	rec, err := readRunRecord(dir)
 	if err != nil {
 		return err
@@ -122,20 +142,49 @@ func incomplete(dir, key string) error {
 	if rec.Key != key {
 		return fmt.Errorf("%s: the run record is of %s", dir, clip(rec.Key))
 	}
+	if want != nil {
+		if err := sameRun(dir, rec, *want); err != nil {
+			return err
+		}
+	}
 	if _, err := readSummary(dir); err != nil {
 		return err
 	}
-	err = outdir.Verify(dir)
-	if errors.Is(err, outdir.ErrNoManifest) {
+	if legacy {
 		return parquetFramed(filepath.Join(dir, resultsdir.JobsFile))
 	}
-	return err
+	return nil
+}
+
+// sameRun checks a run record against the planned run it claims to be:
+// the same group and the same run description, field for field (their
+// JSON forms are equal).
+func sameRun(dir string, rec RunRecord, pr PlannedRun) error {
+	path := filepath.Join(dir, RunFile)
+	if rec.Group != pr.Group {
+		return fmt.Errorf("%s: group %s, the plan's is %s; not the planned run", path, clip(rec.Group), clip(pr.Group))
+	}
+	if rec.Run == nil {
+		return fmt.Errorf("%s: records no run description (written before arena recorded it), so it cannot be checked against the plan", path)
+	}
+	planned := pr.Run
+	planned.OnRound = nil
+	a, err1 := json.Marshal(*rec.Run)
+	b, err2 := json.Marshal(planned)
+	if err := errors.Join(err1, err2); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if !bytes.Equal(a, b) {
+		return fmt.Errorf("%s: its run %s differs from the plan's %s; not the planned run", path, clip(string(a)), clip(string(b)))
+	}
+	return nil
 }
 
 // parquetFramed checks a Parquet file's frame: the magic PAR1 at both
-// ends and a footer length that fits the file.
+// ends and a footer length that fits the file. Only a regular file is
+// opened (outdir.OpenRegular).
 func parquetFramed(path string) error {
-	f, err := os.Open(path)
+	f, err := outdir.OpenRegular(path)
 	if err != nil {
 		return err
 	}
@@ -163,7 +212,7 @@ func parquetFramed(path string) error {
 
 func readRunRecord(dir string) (RunRecord, error) {
 	var rec RunRecord
-	data, err := input.ReadFile(filepath.Join(dir, RunFile))
+	data, err := readSmall(filepath.Join(dir, RunFile))
 	if err != nil {
 		return rec, err
 	}
@@ -175,7 +224,7 @@ func readRunRecord(dir string) (RunRecord, error) {
 
 func readSummary(dir string) (sim.Summary, error) {
 	var s sim.Summary
-	data, err := input.ReadFile(filepath.Join(dir, resultsdir.SummaryFile))
+	data, err := readSmall(filepath.Join(dir, resultsdir.SummaryFile))
 	if err != nil {
 		return s, err
 	}
@@ -183,6 +232,13 @@ func readSummary(dir string) (sim.Summary, error) {
 		return s, fmt.Errorf("%s: %w", filepath.Join(dir, resultsdir.SummaryFile), err)
 	}
 	return s, nil
+}
+
+// readSmall reads a results directory's run.json or summary.json: a
+// regular file only (a link, a FIFO or a device is refused, naming it),
+// at most the spec-file cap (input.SpecCap).
+func readSmall(path string) ([]byte, error) {
+	return outdir.ReadRegular(path, input.SpecCap.Value())
 }
 
 // Results is one run's results directory read back.

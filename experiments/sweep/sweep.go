@@ -104,7 +104,7 @@ func RunSweep(ctx context.Context, reg runner.Policies, plan *Plan, opt SweepOpt
 	}
 	defer lock.Unlock()
 	runsDir := filepath.Join(opt.Out, RunsDir)
-	if err := os.MkdirAll(runsDir, 0o777); err != nil {
+	if err := outdir.Subdir(runsDir); err != nil { // never a link out of OUT
 		return rep, fmt.Errorf("sweep: %w", err)
 	}
 	var todo []PlannedRun
@@ -128,7 +128,7 @@ func RunSweep(ctx context.Context, reg runner.Policies, plan *Plan, opt SweepOpt
 					}
 				}
 			}
-			if Complete(dir, r.Key) {
+			if CompleteRun(dir, r) {
 				rep.Skipped++
 				continue
 			}
@@ -239,7 +239,10 @@ func MergeSweep(plan *Plan, opt MergeOptions) ([]SummaryRow, error) {
 	}
 	defer lock.Unlock()
 	// Alone in OUT: any temporary there is an interrupted writer's
-	// (a killed merge's .summary.parquet.tmp-*, a killed run's directory).
+	// (a killed merge's summary.parquet, a killed run's directory).
+	if err := outdir.Subdir(filepath.Join(opt.Out, RunsDir)); err != nil { // never a link out of OUT
+		return nil, fmt.Errorf("merge: %w", err)
+	}
 	if err := errors.Join(outdir.Clean(opt.Out), outdir.Clean(filepath.Join(opt.Out, RunsDir))); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
@@ -247,10 +250,10 @@ func MergeSweep(plan *Plan, opt MergeOptions) ([]SummaryRow, error) {
 	var loaded []*Results
 	for _, pr := range plan.Runs {
 		dir := RunDir(opt.Out, pr.Key)
-		if !Complete(dir, pr.Key) {
+		if !CompleteRun(dir, pr) {
 			for _, from := range opt.From {
 				src := RunDir(from, pr.Key)
-				if Complete(src, pr.Key) {
+				if CompleteRun(src, pr) {
 					if err := copyRunDir(src, dir); err != nil {
 						return nil, err
 					}
@@ -258,7 +261,7 @@ func MergeSweep(plan *Plan, opt MergeOptions) ([]SummaryRow, error) {
 				}
 			}
 		}
-		if err := incomplete(dir, pr.Key); err != nil {
+		if err := incomplete(dir, pr.Key, &pr); err != nil {
 			why := ""
 			if !errors.Is(err, fs.ErrNotExist) {
 				why = " (" + shorten(err.Error()) + ")"
@@ -347,25 +350,16 @@ func SummaryRowsAsPadded(rs []*Results) []SummaryRow {
 	return rows
 }
 
-// copyRunDir copies a complete run directory (its regular, visible
-// files) into dst, replacing dst whole.
+// copyRunDir copies a complete run directory into dst, replacing dst
+// whole: the files src's manifest lists, as verified (outdir.ReadVerified:
+// the bytes copied are the bytes checked).
 func copyRunDir(src, dst string) error {
-	entries, err := os.ReadDir(src)
+	verified, err := outdir.ReadVerified(src, RunFile, resultsdir.SummaryFile, resultsdir.JobsFile)
 	if err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
-	var files []resultsdir.File
-	for _, e := range entries {
-		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") {
-			data, err := os.ReadFile(filepath.Join(src, e.Name()))
-			if err != nil {
-				return fmt.Errorf("merge: %w", err)
-			}
-			files = append(files, resultsdir.File{Name: e.Name(), Data: data})
-		}
-	}
 	err = outdir.ReplaceDir(dst, slices.Concat(resultsdir.Names, []string{RunFile}, fairness.FileNames), func(tmp string) error {
-		for _, f := range files {
+		for _, f := range verified {
 			if err := os.WriteFile(filepath.Join(tmp, f.Name), f.Data, 0o666); err != nil {
 				return err
 			}

@@ -156,7 +156,7 @@ func TestResumeSkipsCompleteRunsAndRedoesBrokenOnes(t *testing.T) {
 	// summary.json gone, a temporary file left behind.
 	broken := RunDir(out, plan.Runs[3].Key)
 	os.Remove(filepath.Join(broken, resultsdir.SummaryFile))
-	os.WriteFile(filepath.Join(broken, ".jobs.parquet.tmp-123"), []byte("half"), 0o644)
+	staleTemporary(t, filepath.Join(broken, ".arena-tmp-jobs.parquet-0000000000000123"))
 	rep := sweep(t, plan, out, Shard{}, true)
 	if rep.Ran != 1 || rep.Skipped != len(plan.Runs)-1 {
 		t.Errorf("resume ran %d and skipped %d, want 1 and %d", rep.Ran, rep.Skipped, len(plan.Runs)-1)
@@ -164,7 +164,7 @@ func TestResumeSkipsCompleteRunsAndRedoesBrokenOnes(t *testing.T) {
 	if !Complete(broken, plan.Runs[3].Key) {
 		t.Error("the broken run was not redone")
 	}
-	if m, _ := filepath.Glob(filepath.Join(broken, ".*.tmp-*")); len(m) != 0 {
+	if m, _ := filepath.Glob(filepath.Join(broken, ".arena-tmp-*")); len(m) != 0 {
 		t.Errorf("temporary files left: %v", m)
 	}
 	fresh := t.TempDir()

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // LockFile is the lock of an output directory, directly in it.
@@ -60,19 +61,34 @@ func (l *Lock) Unlock() {
 }
 
 func lockFile(dir, name string, exclusive bool) (*os.File, error) {
-	if err := os.MkdirAll(dir, 0o777); err != nil {
+	if err := MkdirAll(dir); err != nil {
 		return nil, err
 	}
 	path := filepath.Join(dir, name)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
+	// The lock file is opened only as a regular file of its own, never
+	// through a link (O_NOFOLLOW): a results directory from someone else
+	// with .arena.lock linking to one of your files cannot make arena
+	// truncate or write that file.
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is %s; arena opens its lock file only as a regular file, never through a link — remove it", path, describe(path, fi))
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|oNoFollow|oNonblock, 0o666)
 	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, fmt.Errorf("%s is a symbolic link; arena opens its lock file only as a regular file, never through a link — remove it", path)
+		}
 		return nil, fmt.Errorf("%s: cannot write there: %w", dir, err)
 	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file; arena opens its lock file only as a regular file — remove it", path)
+	}
 	if err := flock(f, exclusive); err != nil {
-		holder, _ := os.ReadFile(path)
+		holder := make([]byte, 300)
+		n, _ := f.ReadAt(holder, 0)
 		f.Close()
 		if errors.Is(err, errWouldBlock) {
-			return nil, fmt.Errorf("%s is %w by %s (another arena run writing there); wait for it to finish or choose another --out", dir, ErrInUse, describeHolder(holder))
+			return nil, fmt.Errorf("%s is %w by %s (another arena run writing there); wait for it to finish or choose another --out", dir, ErrInUse, describeHolder(holder[:n]))
 		}
 		return nil, fmt.Errorf("%s: locking %s: %w", dir, name, err)
 	}

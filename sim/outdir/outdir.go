@@ -2,59 +2,56 @@ package outdir
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 )
 
-// Temporary names: ".<base>.tmp-<random>" for what is being written and
-// ".<base>.old-<random>" for what is being replaced. Clean removes both.
-const (
-	tmpInfix = ".tmp-"
-	oldInfix = ".old-"
-)
-
-// IsTemporary reports whether a directory entry name is one of outdir's
-// temporaries.
-func IsTemporary(name string) bool {
-	return strings.HasPrefix(name, ".") && (strings.Contains(name, tmpInfix) || strings.Contains(name, oldInfix))
-}
-
-// create makes a new file or directory named .<base><infix><random> in
-// dir, with mode perm filtered by the umask (os.CreateTemp and
-// os.MkdirTemp would force 0600 / 0700).
-func create(dir, base, infix string, isDir bool) (string, *os.File, error) {
+// create makes a new temporary for base in dir: always a directory
+// (temporaryName) holding arena's provisional manifest, written before
+// anything else, so a killed writer's leftover is recognisably arena's by
+// its name's whole shape and its manifest (isOursToRemove) — a user's
+// file or directory of the same name is not. For a file (isDir false) it
+// also creates the file base inside it, exclusively (O_EXCL, never
+// through a link), and returns that file's path and the open file. Modes
+// are 0666 and 0777 filtered by the umask (os.CreateTemp and os.MkdirTemp
+// would force 0600 / 0700).
+func create(dir, base string, isDir bool) (string, *os.File, error) {
+	if !isDir && base == ManifestFile {
+		return "", nil, fmt.Errorf("%s: arena does not write a file of that name", filepath.Join(dir, base))
+	}
 	for range 100 {
-		name := filepath.Join(dir, "."+base+infix+strconv.FormatUint(rand.Uint64(), 36))
-		var err error
-		var f *os.File
-		if isDir {
-			err = os.Mkdir(name, 0o777)
-		} else {
-			f, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-		}
+		tmp := filepath.Join(dir, temporaryName(base, tmpKind))
+		err := os.Mkdir(tmp, 0o777)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
-		if err == nil {
-			if f != nil {
-				// Held while the file is open: a temporary nobody holds
-				// is a dead writer's (cleanStale).
-				_ = flock(f, true)
-			}
-			register(name)
+		if err != nil {
+			return "", nil, err
 		}
-		return name, f, err
+		register(tmp)
+		if err := writeProvisional(tmp); err != nil {
+			Discard(tmp)
+			return "", nil, err
+		}
+		if isDir {
+			return tmp, nil, nil
+		}
+		name := filepath.Join(tmp, base)
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o666)
+		if err != nil {
+			Discard(tmp)
+			return "", nil, err
+		}
+		// Held while the file is open: a temporary nobody holds is a
+		// dead writer's (cleanStale).
+		_ = flock(f, true)
+		return name, f, nil
 	}
 	return "", nil, fmt.Errorf("%s: cannot find a free temporary name", dir)
 }
@@ -63,16 +60,25 @@ func create(dir, base, infix string, isDir bool) (string, *os.File, error) {
 // when complete (its name is one Clean recognises). Unlike os.CreateTemp
 // (mode 0600) its mode follows the umask.
 func CreateTemp(path string) (*os.File, error) {
+	if err := checkFileReplaceable(path); err != nil {
+		return nil, err
+	}
 	cleanStale(path)
-	_, f, err := create(filepath.Dir(path), filepath.Base(path), tmpInfix, false)
+	_, f, err := create(filepath.Dir(path), filepath.Base(path), false)
 	return f, err
 }
 
 // WriteFile writes data to a temporary file next to path and renames it
 // into place. On any error the temporary is removed and path is untouched.
+// Only a regular file at path is replaced: a symbolic link, a FIFO, a
+// device or a directory there is refused, not replaced (nor written
+// through).
 func WriteFile(path string, data []byte) error {
+	if err := checkFileReplaceable(path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
 	cleanStale(path)
-	tmp, f, err := create(filepath.Dir(path), filepath.Base(path), tmpInfix, false)
+	tmp, f, err := create(filepath.Dir(path), filepath.Base(path), false)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
@@ -92,11 +98,13 @@ func WriteFile(path string, data []byte) error {
 // it in dir's place: afterwards dir holds exactly what write wrote. If
 // write or the swap fails, the temporary is removed and dir is as it was.
 //
-// An existing non-empty dir is replaced only if everything in it is
-// arena's: a name in known, or a name its manifest (ManifestFile, written
-// by the ReplaceDir that made it) lists. A directory holding anything else
-// (a user's notes beside the results, a directory of the user's that
-// happens to sit at the path) is refused, not deleted.
+// An existing non-empty dir is replaced only if it holds arena's manifest
+// (ManifestFile, written by the ReplaceDir that made it) and everything
+// in it is arena's: a regular file the manifest lists, a name in known
+// (what other commands add to a results directory), or a temporary. A
+// directory without a manifest, or holding anything else (a user's notes
+// beside the results, a symbolic link), and a symbolic link at dir itself,
+// are refused, not deleted.
 func ReplaceDir(dir string, known []string, write func(tmp string) error) error {
 	return ReplaceDirs([]Dir{{Path: dir, Known: known, Write: write}})
 }
@@ -128,7 +136,7 @@ func ReplaceDirs(dirs []Dir) error {
 		if parent == "" {
 			parent = "."
 		}
-		if err := os.MkdirAll(parent, 0o777); err != nil {
+		if err := MkdirAll(parent); err != nil {
 			discardAll()
 			return err
 		}
@@ -136,7 +144,7 @@ func ReplaceDirs(dirs []Dir) error {
 			discardAll()
 			return err
 		}
-		tmp, _, err := create(parent, base, tmpInfix, true)
+		tmp, _, err := create(parent, base, true)
 		if err != nil {
 			discardAll()
 			return err
@@ -187,10 +195,20 @@ func ReplaceDirs(dirs []Dir) error {
 }
 
 func checkReplaceable(dir string, known []string) error {
-	entries, err := os.ReadDir(dir)
+	fi, err := os.Lstat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
+	if err != nil {
+		return err
+	}
+	if err := checkNotLink(dir); err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is %s, not a results directory; not replacing it — move it away, or choose another --out", dir, describe(dir, fi))
+	}
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err
 	}
@@ -199,16 +217,23 @@ func checkReplaceable(dir string, known []string) error {
 	}
 	ours, err := readManifest(dir)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w; not replacing %s", err, dir)
+	}
+	if ours == nil {
+		return fmt.Errorf("%s holds files but no manifest (%s), so arena did not write it (or wrote it before manifests); not replacing it — move it away, or choose another --out", dir, ManifestFile)
 	}
 	var foreign []string
 	for _, e := range entries {
-		name := e.Name()
-		// Temporaries of interrupted writes (IsTemporary) are arena's too.
-		if name == ManifestFile || slices.Contains(known, name) || ours[name] || IsTemporary(name) {
-			continue
+		name, typ := e.Name(), e.Type()
+		_, listed := ours.entries[name]
+		switch {
+		case name == ManifestFile && typ.IsRegular():
+		case listed && typ.IsRegular():
+		case slices.Contains(known, name) && (typ.IsRegular() || typ.IsDir()):
+		case IsTemporary(name) && isOursToRemove(filepath.Join(dir, name)):
+		default:
+			foreign = append(foreign, name)
 		}
-		foreign = append(foreign, name)
 	}
 	if len(foreign) == 0 {
 		return nil
@@ -219,7 +244,7 @@ func checkReplaceable(dir string, known []string) error {
 	}
 	quoted := make([]string, len(shown))
 	for i, n := range shown {
-		quoted[i] = strconv.Quote(n)
+		quoted[i] = quoteClip(n)
 	}
 	more := ""
 	if len(foreign) > len(shown) {
@@ -228,154 +253,8 @@ func checkReplaceable(dir string, known []string) error {
 	return fmt.Errorf("%s holds files arena did not write (%s%s); not replacing it — move them away, or choose another --out", dir, strings.Join(quoted, ", "), more)
 }
 
-// ManifestFile names what ReplaceDir wrote into a directory, one file a
-// line — "name<TAB>size<TAB>sha256" (a bare name in directories written
-// before sizes were recorded) — so a later ReplaceDir knows what it may
-// replace (everything else in the directory is someone else's), and Verify
-// can tell a complete directory from one truncated or altered since.
-const ManifestFile = ".arena-files"
-
-// maxManifest bounds the manifest read: a results directory holds a few
-// files; a larger "manifest" is not one of arena's.
-const maxManifest = 64 << 10
-
-func writeManifest(tmp string) error {
-	entries, err := os.ReadDir(tmp)
-	if err != nil {
-		return err
-	}
-	var b strings.Builder
-	for _, e := range entries {
-		if e.Name() == ManifestFile {
-			continue
-		}
-		b.WriteString(e.Name())
-		if e.Type().IsRegular() {
-			size, sum, err := digest(filepath.Join(tmp, e.Name()))
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(&b, "\t%d\t%s", size, sum)
-		}
-		b.WriteByte('\n')
-	}
-	return os.WriteFile(filepath.Join(tmp, ManifestFile), []byte(b.String()), 0o666)
-}
-
-// digest returns a file's size and SHA-256 (hex).
-func digest(path string) (int64, string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
-	if err != nil {
-		return 0, "", err
-	}
-	return n, hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// entry is one manifest line: a name and, when recorded, size and digest.
-type entry struct {
-	size int64
-	sum  string // "" when not recorded
-}
-
-// readManifest returns the names dir's manifest lists (none when it has
-// no manifest, as directories written before manifests existed).
-func readManifest(dir string) (map[string]bool, error) {
-	m, err := readEntries(dir)
-	if m == nil || err != nil {
-		return nil, err
-	}
-	names := make(map[string]bool, len(m))
-	for n := range m {
-		names[n] = true
-	}
-	return names, nil
-}
-
-func readEntries(dir string) (map[string]entry, error) {
-	f, err := os.Open(filepath.Join(dir, ManifestFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxManifest+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxManifest {
-		return nil, fmt.Errorf("%s: over %d bytes, not a manifest arena wrote; not replacing %s", filepath.Join(dir, ManifestFile), maxManifest, dir)
-	}
-	out := map[string]entry{}
-	for _, l := range strings.Split(string(data), "\n") {
-		fields := strings.Split(l, "\t")
-		n := fields[0]
-		if n == "" || strings.ContainsAny(n, "/\x00") || n == "." || n == ".." {
-			continue
-		}
-		var e entry
-		if len(fields) == 3 {
-			if size, err := strconv.ParseInt(fields[1], 10, 64); err == nil && len(fields[2]) == 64 {
-				e = entry{size: size, sum: fields[2]}
-			}
-		}
-		out[n] = e
-	}
-	return out, nil
-}
-
-// ErrNoManifest is Verify's error for a directory without a manifest.
-var ErrNoManifest = errors.New("outdir: no manifest (" + ManifestFile + ")")
-
-// Verify checks that every file dir's manifest records is there with the
-// size and SHA-256 it had when written: a results directory truncated or
-// altered since (a disk that filled, a copy cut short) is not complete.
-// A directory without a manifest returns ErrNoManifest; files listed
-// without a size (older manifests) are only checked to exist.
-func Verify(dir string) error {
-	m, err := readEntries(dir)
-	if err != nil {
-		return err
-	}
-	if m == nil {
-		return fmt.Errorf("%s: %w", dir, ErrNoManifest)
-	}
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
-		e, path := m[n], filepath.Join(dir, n)
-		if e.sum == "" {
-			if _, err := os.Lstat(path); err != nil {
-				return err
-			}
-			continue
-		}
-		size, sum, err := digest(path)
-		if err != nil {
-			return err
-		}
-		if size != e.size {
-			return fmt.Errorf("%s: %d bytes, %d when written (truncated?)", path, size, e.size)
-		}
-		if sum != e.sum {
-			return fmt.Errorf("%s: its content changed since it was written (SHA-256 differs)", path)
-		}
-	}
-	return nil
-}
-
 // swapIn moves the directory tmp to dir, replacing dir's old content. The
-// old content ends up under tmp's name (or a registered .old- name that
+// old content ends up under tmp's name (or a registered .arena-old- name that
 // cleanup removes); undo puts the old content back in dir and the new
 // under tmp's name. The caller holds commitMu.
 func swapIn(tmp, dir string) (cleanup, undo func(), err error) {
@@ -398,7 +277,7 @@ func swapIn(tmp, dir string) (cleanup, undo func(), err error) {
 	if parent == "" {
 		parent = "."
 	}
-	old := filepath.Join(parent, "."+base+oldInfix+strconv.FormatUint(rand.Uint64(), 36))
+	old := filepath.Join(parent, temporaryName(base, oldKind))
 	live[old] = true // commitMu is held
 	if err := renameFn(dir, old); err != nil {
 		delete(live, old)
@@ -413,31 +292,23 @@ func swapIn(tmp, dir string) (cleanup, undo func(), err error) {
 }
 
 // CleanFor removes the temporaries left in dir by interrupted writes of
-// dir/base (WriteFile or ReplaceDir). Its caller must own base: hold dir's
-// lock, or the lock of a shard that alone writes base.
+// dir/base (WriteFile or ReplaceDir): names of exactly their shape for
+// base that are what arena makes (isOursToRemove). Its caller must own
+// base: hold dir's lock, or the lock of a shard that alone writes base.
 func CleanFor(dir, base string) error {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for _, e := range entries {
-		for _, infix := range []string{tmpInfix, oldInfix} {
-			if r, ok := strings.CutPrefix(e.Name(), "."+base+infix); ok && r != "" && strings.Trim(r, "0123456789abcdefghijklmnopqrstuvwxyz") == "" {
-				errs = append(errs, os.RemoveAll(filepath.Join(dir, e.Name())))
-			}
-		}
-	}
-	return errors.Join(errs...)
+	return cleanIf(dir, func(name string) bool { return temporaryOf(name, base) })
 }
 
 // Clean removes the temporaries of interrupted writes directly in dir (not
-// below). Only a holder of dir's lock may call it: another writer's
-// temporaries look the same.
+// below): names of exactly their shape that are what arena makes
+// (isOursToRemove); a user's file or directory is never among them,
+// whatever its name contains. Only a holder of dir's lock may call it:
+// another writer's temporaries look the same.
 func Clean(dir string) error {
+	return cleanIf(dir, IsTemporary)
+}
+
+func cleanIf(dir string, match func(string) bool) error {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -447,8 +318,8 @@ func Clean(dir string) error {
 	}
 	var errs []error
 	for _, e := range entries {
-		if IsTemporary(e.Name()) {
-			errs = append(errs, os.RemoveAll(filepath.Join(dir, e.Name())))
+		if match(e.Name()) {
+			errs = append(errs, removeTemporary(filepath.Join(dir, e.Name())))
 		}
 	}
 	return errors.Join(errs...)
@@ -509,20 +380,32 @@ func Commit(tmp, path string) error {
 		return ErrInterrupted
 	}
 	err := os.Rename(tmp, path)
-	if err == nil {
-		delete(live, tmp)
-	}
+	root := tempRoot(tmp)
 	commitMu.Unlock()
-	if err != nil {
-		Discard(tmp)
-	}
+	// Committed or not, the temporary directory goes (it holds at most
+	// its manifest now).
+	Discard(root)
 	return err
 }
 
-// Discard removes a temporary (file or directory) and forgets it.
+// tempRoot is the registered temporary holding tmp: tmp itself (a
+// directory of ReplaceDir) or its parent (a file of CreateTemp). The
+// caller holds commitMu.
+func tempRoot(tmp string) string {
+	if d := filepath.Dir(tmp); !live[tmp] && live[d] {
+		return d
+	}
+	return tmp
+}
+
+// Discard removes a temporary (a file of CreateTemp with its directory, or
+// a directory of ReplaceDir) and forgets it.
 func Discard(tmp string) {
-	os.RemoveAll(tmp)
-	release(tmp)
+	commitMu.Lock()
+	root := tempRoot(tmp)
+	commitMu.Unlock()
+	os.RemoveAll(root)
+	release(root)
 }
 
 // Interrupt refuses every later commit (ErrInterrupted). A commit in
@@ -560,11 +443,13 @@ func RemoveTemporaries() {
 	}
 }
 
-// cleanStale removes the temporary files of path that a writer killed
+// cleanStale removes the temporaries of path that a writer killed
 // outright (kill -9, a crash) left beside it — an import's half-written
 // table, a figure — so they do not pile up: a live writer holds an flock
-// on its temporary while it writes (create), so one that can be locked is
-// an orphan. Where flock does not exist nothing is removed.
+// on its temporary file while it writes (create), so one that can be
+// locked is an orphan. Only arena's temporaries are considered (the
+// name's shape and the manifest, isOursToRemove). Where flock does not
+// exist nothing is removed.
 func cleanStale(path string) {
 	if !haveFlock {
 		return
@@ -578,17 +463,19 @@ func cleanStale(path string) {
 		return
 	}
 	for _, e := range entries {
-		r, ok := strings.CutPrefix(e.Name(), "."+base+tmpInfix)
-		if !ok || r == "" || strings.Trim(r, "0123456789abcdefghijklmnopqrstuvwxyz") != "" || !e.Type().IsRegular() {
+		if !temporaryOf(e.Name(), base) || !e.IsDir() {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
-		f, err := os.Open(p)
-		if err != nil {
+		if !isOursToRemove(p) {
 			continue
 		}
+		f, err := OpenRegular(filepath.Join(p, base))
+		if err != nil {
+			continue // no file yet: perhaps a live writer about to make it
+		}
 		if flock(f, true) == nil {
-			os.Remove(p)
+			removeTemporary(p)
 		}
 		f.Close()
 	}

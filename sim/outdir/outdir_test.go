@@ -125,7 +125,7 @@ func TestReplaceDirRefusesForeignDirectory(t *testing.T) {
 	os.Mkdir(dir, 0o755)
 	os.WriteFile(filepath.Join(dir, "thesis.tex"), []byte("precious"), 0o644)
 	err := ReplaceDir(dir, []string{"summary.json"}, func(string) error { return nil })
-	if err == nil || !strings.Contains(err.Error(), `files arena did not write ("thesis.tex")`) {
+	if err == nil || !strings.Contains(err.Error(), `holds files but no manifest`) {
 		t.Fatalf("err = %v", err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "thesis.tex")); string(b) != "precious" {
@@ -181,7 +181,7 @@ func TestReplaceDirKeepsUsersFilesBesideResults(t *testing.T) {
 // RENAME_EXCHANGE is missing.
 func TestSwapFallback(t *testing.T) {
 	parent := t.TempDir()
-	dir, tmp := filepath.Join(parent, "d"), filepath.Join(parent, ".d.tmp-x")
+	dir, tmp := filepath.Join(parent, "d"), filepath.Join(parent, ".arena-tmp-d-0000000000000001")
 	os.Mkdir(dir, 0o755)
 	os.WriteFile(filepath.Join(dir, "old"), nil, 0o644)
 	os.Mkdir(tmp, 0o755)
@@ -202,22 +202,51 @@ func TestSwapFallback(t *testing.T) {
 	}
 }
 
+// orphan makes a temporary for base in dir as a killed writer leaves it:
+// made by create, forgotten by the process, its file closed.
+func orphan(t *testing.T, dir, base string, isDir bool) string {
+	t.Helper()
+	tmp, f, err := create(dir, base, isDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f != nil {
+		f.Write([]byte("half"))
+		f.Close()
+		tmp = filepath.Dir(tmp)
+	}
+	release(tmp)
+	return filepath.Base(tmp)
+}
+
 func TestClean(t *testing.T) {
 	dir := t.TempDir()
-	for _, n := range []string{".summary.parquet.tmp-abc", ".run1.tmp-x9", ".run1.old-zz", ".run1.x.tmp-q", "run1", ".arena.lock", "keep.tmp-1"} {
+	const hex = "0123456789abcdef"
+	// Regular files of every shape are the user's: arena's temporaries
+	// are directories with a manifest.
+	for _, n := range []string{".arena-tmp-summary.parquet-" + hex, ".arena-tmp-run1-" + hex, "run1", ".arena.lock", "keep.tmp-1", ".run1.tmp-x9"} {
 		os.WriteFile(filepath.Join(dir, n), nil, 0o644)
 	}
+	a := orphan(t, dir, "run1", true)
+	b := orphan(t, dir, "run1", false)
+	c := orphan(t, dir, "run1.x", true)
+	d := orphan(t, dir, "summary.parquet", false)
+	users := ".arena-tmp-run1-" + hex + ",.arena-tmp-summary.parquet-" + hex + ",.arena.lock,.run1.tmp-x9,keep.tmp-1,run1"
 	if err := CleanFor(dir, "run1"); err != nil {
 		t.Fatal(err)
 	}
-	if got := names(listDir(t, dir)); got != ".arena.lock,.run1.x.tmp-q,.summary.parquet.tmp-abc,keep.tmp-1,run1" {
-		t.Errorf("after CleanFor(run1): %s", got)
+	want := map[string]string{c: "", d: ""}
+	for _, n := range strings.Split(users, ",") {
+		want[n] = ""
+	}
+	if got, want := names(listDir(t, dir)), names(want); got != want {
+		t.Errorf("after CleanFor(run1): %s, want %s (%s and %s removed)", got, want, a, b)
 	}
 	if err := Clean(dir); err != nil {
 		t.Fatal(err)
 	}
-	if got := names(listDir(t, dir)); got != ".arena.lock,keep.tmp-1,run1" {
-		t.Errorf("after Clean: %s", got)
+	if got := names(listDir(t, dir)); got != users {
+		t.Errorf("after Clean: %s, want %s", got, users)
 	}
 }
 
@@ -387,19 +416,17 @@ func TestInterruptRefusesCommits(t *testing.T) {
 func TestNextWriteRemovesOrphanedTemporaries(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "t.parquet")
-	orphan := filepath.Join(dir, ".t.parquet.tmp-orphan1")
-	os.WriteFile(orphan, []byte("half"), 0o644)
+	stale := filepath.Join(dir, orphan(t, dir, "t.parquet", false))
 	live, err := CreateTemp(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer live.Close()
-	other := filepath.Join(dir, ".u.parquet.tmp-orphan2") // another output's
-	os.WriteFile(other, nil, 0o644)
+	other := filepath.Join(dir, orphan(t, dir, "u.parquet", false)) // another output's
 	if err := WriteFile(path, []byte("x")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(orphan); err == nil {
+	if _, err := os.Stat(stale); err == nil {
 		t.Error("the orphaned temporary is still there")
 	}
 	if _, err := os.Stat(live.Name()); err != nil {

@@ -10,7 +10,8 @@
 // layout live here, so sim does not depend on Parquet. Write builds the
 // directory under a temporary name and swaps it in whole (sim/outdir):
 // afterwards it holds the new run's files or, after a failure, the old
-// run's, never a mix; a non-empty directory that is not a results
-// directory (files other than Names, CompanionNames and the extra files)
-// is refused, not replaced.
+// run's, never a mix. A non-empty directory without arena's manifest, or
+// holding anything arena did not write there (files other than those the
+// manifest lists, CompanionNames and temporaries; any symbolic link), is
+// refused, not replaced.
 package resultsdir

@@ -35,8 +35,9 @@ var Names = []string{JobsFile, TimelineFile, AllocationsFile, DigestFile, Summar
 
 // CompanionNames are what other commands add to a results directory after
 // its run (arena export's CSV copies, arena plot's figures): arena's too,
-// so a new run may replace them. Anything else in the directory is the
-// user's, and Write refuses to replace it.
+// so a new run may replace a directory with its manifest holding them.
+// Anything else in the directory is the user's, and Write refuses to
+// replace it.
 var CompanionNames = []string{"jobs.csv", "timeline.csv", "allocations.csv", "summary.csv", "figures", AvailabilityFile}
 
 // File is a named file of a results directory.
@@ -51,8 +52,9 @@ type File struct {
 // built under a temporary sibling name and swapped in whole
 // (outdir.ReplaceDir): afterwards dir holds the new run's files only, and
 // if anything fails (a full disk, a kill) it holds the old run's, never a
-// mix. An existing non-empty dir that is not a results directory is
-// refused, not replaced.
+// mix. An existing non-empty dir that is not a results directory arena
+// wrote (outdir.ReplaceDir: its manifest, nothing else in it) is refused,
+// not replaced.
 func Write(dir string, r *sim.Result, s sim.Summary, extra ...File) error {
 	return WriteDirs([]RunDir{{Dir: dir, Result: r, Summary: s, Extra: extra}})
 }
