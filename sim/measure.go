@@ -279,7 +279,13 @@ func horizonWarning(r *Result, s *Summary) string {
 		given = s.Faults.JobsGivenUp
 	}
 	if open := r.Measured - s.Finished - s.Dropped - given; r.Measured > 0 && float64(open) > HorizonUnfinishedShare*float64(r.Measured) {
-		why = append(why, fmt.Sprintf("%d of %d measured jobs (%.0f %%) are unfinished at the horizon", open, r.Measured, 100*float64(open)/float64(r.Measured)))
+		msg := fmt.Sprintf("%d of %d measured jobs (%.0f %%) are unfinished at the horizon", open, r.Measured, 100*float64(open)/float64(r.Measured))
+		// Say how many of them never arrived: those are outside the run,
+		// not left by the policy.
+		if late := r.Measured - s.Submitted; late > 0 {
+			msg += fmt.Sprintf(" (%d of them arrive after it; %d submitted ones are running or pending)", late, open-late)
+		}
+		why = append(why, msg)
 	}
 	return strings.Join(why, "; ")
 }
