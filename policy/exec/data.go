@@ -42,22 +42,24 @@ func quoteData(s string) string {
 // recolour or reorder what arena prints. A rune cut at the end of b is
 // returned in rest for the next call.
 func escapeStream(dst, b []byte) (out, rest []byte) {
+	const hex = "0123456789abcdef"
 	for len(b) > 0 {
+		if c := b[0]; c >= 0x20 && c < 0x7f || c == '\n' || c == '\t' { // plain ASCII: most of any stream
+			dst = append(dst, c)
+			b = b[1:]
+			continue
+		}
 		r, n := utf8.DecodeRune(b)
 		switch {
 		case r == utf8.RuneError && n <= 1:
 			if !utf8.FullRune(b) {
 				return dst, b // a rune split across reads
 			}
-			dst = fmt.Appendf(dst, `\x%02x`, b[0])
-		case r == '\n' || r == '\t':
-			dst = append(dst, byte(r))
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || unicode.Is(unicode.Cf, r):
-			if r < 0x100 {
-				dst = fmt.Appendf(dst, `\x%02x`, r)
-			} else {
-				dst = fmt.Appendf(dst, `\u{%x}`, r)
-			}
+			dst = append(dst, '\\', 'x', hex[b[0]>>4], hex[b[0]&15])
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			dst = append(dst, '\\', 'x', hex[r>>4], hex[r&15])
+		case unicode.Is(unicode.Cf, r):
+			dst = fmt.Appendf(dst, `\u{%x}`, r)
 		default:
 			dst = append(dst, b[:n]...)
 		}

@@ -108,7 +108,7 @@ func TestSlowStderrDoesNotStallReplies(t *testing.T) {
 	defer close(w.release)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	body := `r=0; while :; do head -c 3000000 /dev/zero >&2; echo "{\"type\":\"actions\",\"round\":$r,\"actions\":[]}"; r=$((r+1)); read l || exit 0; done`
+	body := `r=0; while :; do head -c 300000 /dev/zero >&2; echo "{\"type\":\"actions\",\"round\":$r,\"actions\":[]}"; r=$((r+1)); read l || exit 0; done`
 	o, err := runner.Execute(ctx, stderrRegistry{policy.NewRegistry(), w}, runner.Run{
 		Trace: "testbed", Cluster: "testbed-64", Timing: sim.Exact, Rounds: 2, Policy: script(body),
 	})

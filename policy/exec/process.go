@@ -204,16 +204,25 @@ func readLine(br *bufio.Reader, max int) ([]byte, error) {
 }
 
 // copyStderr passes the child's stderr through to w, escaped
-// (escapeStream), keeping its raw tail for an exit error. It never waits
-// on w: the bytes go through a bounded relay that a second goroutine
+// (escapeStream), keeping its raw tail for an exit error. Reading never
+// waits on w: the bytes go through a bounded relay that a second goroutine
 // writes out, and what does not fit while w is slow is dropped and
 // counted, so a terminal nobody reads cannot stall the child's stderr,
 // then its replies, and get a healthy policy killed as "no reply".
 func (pr *process) copyStderr(w io.Writer) {
 	relay := newStderrRelay(w, stderrRelayBytes)
-	defer close(pr.errDone)
-	defer relay.close()
-	defer pr.stderr.Close()
+	defer func() {
+		// errDone means "all of stderr has been passed on": wait for the
+		// relay to write what it holds, unless w is the slow writer it
+		// exists for (then at most exitGrace).
+		pr.stderr.Close()
+		relay.close()
+		select {
+		case <-relay.done:
+		case <-time.After(exitGrace):
+		}
+		close(pr.errDone)
+	}()
 	buf := make([]byte, 32<<10)
 	var esc, rest []byte
 	for {
@@ -495,6 +504,10 @@ func (p *Policy) Close() error {
 		pr.abort()
 		<-pr.exited
 		return nil
+	}
+	select { // what it wrote to stderr reaches ours before Close returns
+	case <-pr.errDone:
+	case <-time.After(exitGrace):
 	}
 	if pr.waitErr != nil {
 		return p.fail(-1, -1, "after bye: %v", pr.waitErr)
