@@ -221,16 +221,23 @@ func parseRow(file string, line int, c *sim.Cluster, get func(string) string) (r
 	return r, nil
 }
 
-// seconds reads a time or notice: finite seconds ≥ 0.
+// seconds reads a time or notice: finite seconds ≥ 0 and at most
+// input.MaxTime, the bound on every time arena reads (input.Time).
 func seconds(s string) (float64, error) {
 	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+	if err != nil {
 		return 0, errors.New("want finite seconds")
 	}
-	if v < 0 {
-		return 0, errors.New("want seconds ≥ 0")
+	if err := input.Time(v); err != nil {
+		return 0, fmt.Errorf("want finite seconds ≥ 0 and ≤ %g: %v", float64(input.MaxTime), err)
 	}
 	return v, nil
+}
+
+// PastWindow counts the events (in time order) at or after end: a run
+// whose window ends there never applies them.
+func PastWindow(events []sim.ClusterEvent, end sim.Time) int {
+	return len(events) - sort.Search(len(events), func(i int) bool { return events[i].Time >= end })
 }
 
 // resolveNode reads the node column: a node index (0-based, the
