@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -187,6 +188,33 @@ func TestWriteReadRoundTrip(t *testing.T) {
 	for i := range ev {
 		if back[i] != ev[i] {
 			t.Fatalf("event %d: %+v back, wrote %+v", i, back[i], ev[i])
+		}
+	}
+	// The Parquet form too, drains' notices and spot reclaims included.
+	ev, err = Load("llama3", c, 7, 0, 3*365*86400)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spot, err := Load("aws-spot", c, 7, 0, 365*86400)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, evs := range [][]sim.ClusterEvent{ev, spot} {
+		path := filepath.Join(t.TempDir(), "w.parquet")
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteEventsParquet(f, evs); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		back, err := ReadEventsFile(path, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(back, evs) {
+			t.Fatalf("Parquet: %d events back, wrote %d; first back %+v, wrote %+v", len(back), len(evs), back[:min(1, len(back))], evs[:min(1, len(evs))])
 		}
 	}
 }
