@@ -195,6 +195,12 @@ func Parse(path string, data []byte) (*File, error) {
 			if v.Kind != yaml.MappingNode {
 				return &input.Error{File: path, Line: v.Line, Kind: "key", Field: "tenants", Err: errors.New("want a mapping from VC name to {guaranteed, cap, weight, priority}")}
 			}
+			if len(v.Content) == 0 {
+				// tenants: {} — quota and the fairness figures would have
+				// no tenant to act on, and a run would look like one
+				// with tenants.
+				return &input.Error{File: path, Line: v.Line, Kind: "key", Field: "tenants", Err: errors.New("an empty mapping; list at least one tenant (VC name: {guaranteed, cap, weight, priority})")}
+			}
 			return eachKey(path, v, func(name, body *yaml.Node) error {
 				t, err := parseTenant(path, name, body)
 				if err != nil {
