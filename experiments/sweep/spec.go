@@ -223,6 +223,9 @@ func (s *Spec) setKey(key string, v *yaml.Node, horizon **yaml.Node) error {
 		if err := checkName(v.Value); err != nil {
 			return specFail(file, v, key, "%v", err)
 		}
+		if err := input.Name(v.Value); err != nil {
+			return specFail(file, v, key, "%w", err)
+		}
 		s.Name = v.Value
 	case "traces", "clusters", "policies":
 		items, err := scalarList(v)
@@ -308,6 +311,9 @@ func parseLabels(file, key string, v *yaml.Node) (map[string]string, error) {
 		if pk.Kind != yaml.ScalarNode || pv.Kind != yaml.ScalarNode || strings.TrimSpace(pk.Value) == "" || strings.TrimSpace(pv.Value) == "" {
 			return nil, specFail(file, pk, key, "want policy: label, both non-empty strings")
 		}
+		if err := input.Name(pv.Value); err != nil {
+			return nil, specFail(file, pv, key, "label: %w", err)
+		}
 		if _, dup := labels[strings.TrimSpace(pk.Value)]; dup {
 			return nil, specFail(file, pk, key, "policy %q labelled twice", pk.Value)
 		}
@@ -381,7 +387,7 @@ func (s *Spec) settle(root, horizon *yaml.Node) error {
 	}
 	if s.Name == "" {
 		s.Name = strings.TrimSuffix(filepath.Base(s.File), filepath.Ext(s.File))
-		if checkName(s.Name) != nil {
+		if checkName(s.Name) != nil || input.Name(s.Name) != nil {
 			s.Name = SanitizeKey(s.Name)
 		}
 	}

@@ -65,6 +65,9 @@ func parseSynth(file, dir string, v *yaml.Node) ([]*runner.SynthTrace, error) {
 			case "format":
 				base.Format = vals[0]
 			case "name":
+				if err := input.Name(vals[0]); err != nil {
+					return nil, fail(val, "synth.name", "%w", err)
+				}
 				base.Name = vals[0]
 			}
 			continue

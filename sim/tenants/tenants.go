@@ -251,6 +251,10 @@ func parseTenant(path string, name, body *yaml.Node) (Tenant, error) {
 	if t.Name == "" {
 		return t, &input.Error{File: path, Line: name.Line, Err: errors.New("a tenant needs a non-empty VC name")}
 	}
+	if err := input.Name(t.Name); err != nil {
+		// The same rule as the trace's VC names, which it must match.
+		return t, &input.Error{File: path, Line: name.Line, Kind: "key", Field: "tenants", Err: fmt.Errorf("VC name: %w", err)}
+	}
 	if body.Kind == yaml.ScalarNode && body.Tag == "!!null" {
 		return t, nil // "vc-a:" alone: a tenant with the defaults
 	}
