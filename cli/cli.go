@@ -39,16 +39,21 @@ func Main(reg *registry.Registry) {
 // must not keep arena alive.
 var stopGrace = 2 * time.Second
 
+// stopSignals stop a command cleanly: Ctrl-C (SIGINT), SIGTERM (a batch
+// system's cancel, a container's stop) and SIGHUP (the terminal or the
+// ssh session closed), whose default action would kill arena mid-write.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
 // run executes the command line and returns the exit status. One handler
-// serves every command: Ctrl-C and SIGTERM (a batch system's cancel, a
-// container's stop) cancel the context the command runs with; from then on
+// serves every command: a stop signal (stopSignals) cancels the context
+// the command runs with; from then on
 // no result is put in place (outdir.Interrupt: a write is whole or absent);
 // the command has stopGrace to return, after which the temporaries it
 // registered (outdir) are removed for it; the status is 130. A second
 // signal kills at once (its default action is restored), leaving the
 // temporaries for the next run's cleanup.
 func run(reg *registry.Registry) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
 	defer stop()
 	root := New(reg)
 	done := make(chan error, 1)

@@ -3,6 +3,8 @@ package cli
 import (
 	"bufio"
 	"fmt"
+	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/clusterspec"
 	"github.com/arena-sim/arena/sim/faults"
+	"github.com/arena-sim/arena/sim/input"
 )
 
 // newFaultsCmd is `arena faults`: the failure, maintenance and spot
@@ -63,8 +66,8 @@ summarises them.`,
 		Long: `events resolves NAME as a run does — a preset, a faults spec (.yaml) or an
 events file (.csv, .parquet) — on CLUSTER, with SEED and the window
 [START, END) for synthesis, and prints the events by kind and cause and the
-node-hours nodes spent out. -o writes them as an events file (CSV), which
-reads back as the same events.`,
+node-hours nodes spent out. -o writes them as an events file — Parquet for a
+.parquet name, CSV for .csv — which reads back as the same events.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			spec, err := clusterspec.Load(cluster)
@@ -83,12 +86,19 @@ reads back as the same events.`,
 			if err != nil {
 				return fmt.Errorf("--end: %w", err)
 			}
+			if t1 <= t0 {
+				return fmt.Errorf("--end %s is not after --start %s: the window [START, END) would be empty; want END > START", input.Clip(end), input.Clip(start))
+			}
+			write, err := eventsWriter(out)
+			if err != nil {
+				return err
+			}
 			ev, err := faults.Load(args[0], c, seed, sim.Time(t0), sim.Time(t1))
 			if err != nil {
 				return err
 			}
 			if out != "" {
-				if err := writeFileAtomic(out, func(w *bufio.Writer) error { return faults.WriteEventsCSV(w, ev) }); err != nil {
+				if err := writeFileAtomic(out, func(w *bufio.Writer) error { return write(w, ev) }); err != nil {
 					return err
 				}
 			}
@@ -100,9 +110,26 @@ reads back as the same events.`,
 	events.Flags().Int64Var(&seed, "seed", 1, "seed of the synthesis (unused for an events file)")
 	events.Flags().StringVar(&start, "start", "0", "start of the window (seconds, or 6h, 14d, …)")
 	events.Flags().StringVar(&end, "end", "365d", "end of the window (seconds, or 6h, 14d, …)")
-	events.Flags().StringVarP(&out, "out", "o", "", "write the events to this CSV file (the events file format)")
+	events.Flags().StringVarP(&out, "out", "o", "", "write the events to this events file: FILE.csv (CSV) or FILE.parquet (Parquet)")
 	cmd.AddCommand(show, events)
 	return cmd
+}
+
+// eventsWriter is the writer of the events file format out's extension
+// names (.csv, .parquet); any other extension is refused rather than
+// written as something its name does not say.
+func eventsWriter(out string) (func(io.Writer, []sim.ClusterEvent) error, error) {
+	switch strings.ToLower(filepath.Ext(out)) {
+	case ".csv":
+		return faults.WriteEventsCSV, nil
+	case ".parquet":
+		return faults.WriteEventsParquet, nil
+	case "":
+		if out == "" {
+			return nil, nil
+		}
+	}
+	return nil, fmt.Errorf("--out (-o) %s: want a file name ending .csv or .parquet (the events file formats)", input.Clip(out))
 }
 
 // presetSummary is a preset's first comment line without its name.

@@ -35,3 +35,46 @@ func TestFaultsEventsRoundTrip(t *testing.T) {
 		t.Errorf("list:\n%s", list)
 	}
 }
+
+// faults events refuses an empty window, naming both flags (--start 10d
+// --end 5d was accepted and summarised nothing), and writes -o in the
+// format its extension names: Parquet for .parquet (it wrote CSV), read
+// back as the same events; an extension it does not write is refused.
+func TestFaultsEventsFlagsFailClosed(t *testing.T) {
+	dir := t.TempDir()
+	for _, w := range [][2]string{{"10d", "5d"}, {"5d", "5d"}} {
+		_, err := runCLI(t, "faults", "events", "llama3", "--cluster", "testbed-64", "--start", w[0], "--end", w[1])
+		if err == nil || !strings.Contains(err.Error(), "--end") || !strings.Contains(err.Error(), "--start") {
+			t.Errorf("--start %s --end %s: %v; want both flags named", w[0], w[1], err)
+		}
+	}
+	csvOut, pqOut := filepath.Join(dir, "ev.csv"), filepath.Join(dir, "ev.parquet")
+	gen, err := runCLI(t, "faults", "events", "aws-spot", "--cluster", "testbed-64", "--seed", "3", "--end", "365d", "-o", csvOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runCLI(t, "faults", "events", "aws-spot", "--cluster", "testbed-64", "--seed", "3", "--end", "365d", "-o", pqOut); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(pqOut)
+	if err != nil || len(data) < 8 || string(data[:4]) != "PAR1" || string(data[len(data)-4:]) != "PAR1" {
+		t.Fatalf("-o ev.parquet did not write Parquet (%d bytes, %v): %.20q", len(data), err, data)
+	}
+	back, err := runCLI(t, "faults", "events", pqOut, "--cluster", "testbed-64", "--end", "365d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	strip := func(s string) string { _, rest, _ := strings.Cut(s, "\n"); return rest }
+	if !strings.Contains(gen, "reclaim ") || strip(gen) != strip(back) {
+		t.Errorf("generated:\n%s\nread back from Parquet:\n%s", gen, back)
+	}
+	for _, name := range []string{"ev.txt", "ev.csv.gz", "ev"} {
+		_, err := runCLI(t, "faults", "events", "llama3", "--cluster", "testbed-64", "-o", filepath.Join(dir, name))
+		if err == nil || !strings.Contains(err.Error(), "--out (-o)") || !strings.Contains(err.Error(), ".parquet") {
+			t.Errorf("-o %s: %v; want it refused", name, err)
+		}
+		if _, serr := os.Stat(filepath.Join(dir, name)); serr == nil {
+			t.Errorf("-o %s: written", name)
+		}
+	}
+}

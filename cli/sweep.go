@@ -110,7 +110,11 @@ func runSweep(cmd *cobra.Command, reg *registry.Registry, specPath string, f swe
 	if err != nil {
 		return err
 	}
-	plan, err := spec.Expand(reg)
+	expand := spec.Expand
+	if f.list {
+		expand = spec.List // lists the runs: synthesises nothing
+	}
+	plan, err := expand(reg)
 	if err != nil {
 		return err
 	}

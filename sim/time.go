@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"strconv"
 )
 
 // Time is an instant of simulated time in seconds on the trace's clock.
@@ -22,9 +23,24 @@ func (t Time) Sub(u Time) Duration { return Duration(t - u) }
 // Seconds returns the duration in seconds.
 func (d Duration) Seconds() float64 { return float64(d) }
 
-// String renders a duration as "3d4h5m6s" (rounded to the second).
+// MaxWholeSeconds is the largest span String renders as days, hours,
+// minutes and seconds: 2^53 s (285 million years), past which float64
+// seconds are no longer whole and int64 arithmetic nears its end.
+const MaxWholeSeconds = 1 << 53
+
+// String renders a duration as "3d4h5m6s" (rounded to the second). A
+// span of MaxWholeSeconds or more (either sign) is rendered as its number
+// of seconds ("1e+20s"), and NaN and infinities as such ("NaN", "+Inf"):
+// rounding one to int64 would overflow and print nonsense ("--8s").
 func (d Duration) String() string {
-	s := int64(math.Round(float64(d)))
+	f := float64(d)
+	switch {
+	case math.IsNaN(f) || math.IsInf(f, 0):
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	case math.Abs(f) >= MaxWholeSeconds:
+		return strconv.FormatFloat(f, 'g', -1, 64) + "s"
+	}
+	s := int64(math.Round(f))
 	neg := s < 0
 	if neg {
 		s = -s

@@ -17,7 +17,9 @@ func FewOutages(f *sim.FaultSummary) bool {
 // FaultsWarning warns about a run whose faults gave it little to compare:
 // no node outage at all in its window, or fewer than one expected on its
 // cluster over the window (most seeds then see none, and their results
-// are a fault-free run's). "" for a run without faults or with enough.
+// are a fault-free run's); and about the events of an events file that
+// fell after the window, never applied. "" for a run without faults or
+// with enough.
 // The warning names the count, the expectation, the cluster and the span,
 // and what would give more outages.
 func (o *Outcome) FaultsWarning() string {
@@ -29,6 +31,22 @@ func (o *Outcome) FaultsWarning() string {
 	if strings.ContainsAny(name, `/\.`) {
 		name = filepath.Base(name)
 	}
+	past := ""
+	if o.EventsPastWindow > 0 {
+		past = fmt.Sprintf("faults %s: %d of the file's %d events fall after the run's window and were never applied (times in milliseconds, or a file for a longer run?)", name, o.EventsPastWindow, o.FileEvents)
+	}
+	msg := o.fewOutagesWarning(f, name)
+	switch {
+	case past == "":
+		return msg
+	case msg == "":
+		return past
+	}
+	return past + "; " + msg
+}
+
+// fewOutagesWarning is FaultsWarning's warning about few outages.
+func (o *Outcome) fewOutagesWarning(f *sim.FaultSummary, name string) string {
 	noun := "node outages"
 	if f.Outages == 1 {
 		noun = "node outage"

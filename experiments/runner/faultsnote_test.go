@@ -2,13 +2,17 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/faults"
+	"github.com/arena-sim/arena/sim/input"
 )
 
 // A run with faults records in its summary the node outages its events
@@ -76,5 +80,52 @@ func TestFaultsWarningRule(t *testing.T) {
 	}
 	if (&Outcome{Summary: sim.Summary{Faults: &sim.FaultSummary{}}}).FaultsWarning() != "" {
 		t.Error("a run without --faults warned")
+	}
+}
+
+// An events file's events after the run's window are never applied: all
+// of them (a file in milliseconds read as seconds) is refused, naming the
+// file and the window, instead of a silently fault-free run; some of them
+// are counted and warned about. Before, both ran without a word.
+func TestEventsPastTheWindow(t *testing.T) {
+	reg := policy.NewRegistry()
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	base := Run{Trace: "testbed", Cluster: "testbed-64", Policy: "fcfs", Timing: sim.Exact, Rounds: 10}
+	// 10 rounds of 300 s: the window ends 3000 s after the first submission.
+	r := base
+	r.Faults = write("ms.csv", "time,node,event\n3600000,0,down\n7200000,0,up\n")
+	_, err := Resolve(reg, r)
+	var ie *input.Error
+	if !errors.As(err, &ie) || ie.Field != "faults" || !strings.Contains(err.Error(), "ms.csv") || !strings.Contains(err.Error(), "all 2 events") || !strings.Contains(err.Error(), "milliseconds") {
+		t.Errorf("every event past the window: %v; want the faults field refused, naming the file", err)
+	}
+	r.Faults = write("some.csv", "time,node,event\n0,0,down\n3600000,0,up\n")
+	s, err := Resolve(reg, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := s.Execute(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := o.FaultsWarning(); !strings.Contains(msg, "1 of the file's 2 events fall after the run's window") {
+		t.Errorf("one event of two past the window: warning %q", msg)
+	}
+	r.Faults = write("in.csv", "time,node,event\n0,0,down\n100,0,up\n")
+	if s, err = Resolve(reg, r); err != nil {
+		t.Fatal(err)
+	}
+	if o, err = s.Execute(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if msg := o.FaultsWarning(); strings.Contains(msg, "fall after") {
+		t.Errorf("every event in the window: warning %q", msg)
 	}
 }

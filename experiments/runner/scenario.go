@@ -59,6 +59,10 @@ type Scenario struct {
 	// average (faults.Spec.Expected); nil without faults or for an events
 	// file.
 	ExpectedOutages *float64
+	// EventsPastWindow counts the events of the run's events file at or
+	// after the end of its window, which the run never applies (some,
+	// never all: a file whose events all fall outside is refused).
+	EventsPastWindow, FileEvents int
 	// Tenants is the run's tenants file (Run.Tenants), loaded and checked
 	// against the cluster and the jobs; nil for none or for TenantsVCs.
 	Tenants *tenants.File
@@ -401,7 +405,7 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 			return nil, at("profiling_delay", err)
 		}
 	}
-	expected, err := setFaults(&cfg, r, spec, jobs)
+	fl, err := setFaults(&cfg, r, spec, jobs)
 	if err != nil {
 		return nil, err
 	}
@@ -412,7 +416,7 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 	if r.Estimator == "" {
 		r.Estimator = "profiledb"
 	}
-	return &Scenario{Tenants: ten, GPUMap: gpuMap, ExpectedOutages: expected,
+	return &Scenario{Tenants: ten, GPUMap: gpuMap, ExpectedOutages: fl.expected, EventsPastWindow: fl.past, FileEvents: fl.fileEvents,
 		Run: r, TraceName: tr.Name, TraceJobs: len(tr.Jobs), Jobs: jobs, ClusterSpec: spec,
 		Policy: ps, Source: src, Profile: prof, Overhead: overhead, Config: cfg,
 		slowdown: r.Slowdown != 0 && r.Slowdown != 1 || r.RelaxedSlowdown != 0 && r.RelaxedSlowdown != 1,
@@ -422,21 +426,44 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 // setFaults sets the fault model of cfg from the run: its checkpoint
 // model, its jobs' own failures, and its cluster events (Run.Faults) over
 // the run's window; it returns the node outages the faults preset or
-// spec is expected to give there (nil for none or an events file).
+// spec is expected to give there (nil for none or an events file) and
+// how many events of an events file fall after the window.
 // Errors are the run's field errors.
-func setFaults(cfg *sim.Config, r Run, spec sim.ClusterSpec, jobs []sim.JobSpec) (*float64, error) {
+func setFaults(cfg *sim.Config, r Run, spec sim.ClusterSpec, jobs []sim.JobSpec) (faultsLoaded, error) {
 	cfg.Checkpoint = sim.Checkpoint{Interval: sim.Duration(r.CheckpointInterval), Cost: sim.Duration(r.CheckpointCost), Restore: sim.Duration(r.CheckpointRestore)}
 	cfg.JobFailures = sim.JobFailures{MTBF: sim.Duration(r.JobMTBF), Retries: int(r.JobRetries), Seed: uint64(r.Seed)}
 	if r.Faults == "" {
-		return nil, nil
+		return faultsLoaded{}, nil
 	}
 	cfg.FaultModel = true
-	var err error
-	var expected *float64
-	if cfg.Events, expected, err = loadFaults(r, spec, jobs, *cfg); err != nil {
-		return nil, &input.Error{Field: "faults", Err: err}
+	fl, err := loadFaults(r, spec, jobs, *cfg)
+	if err != nil {
+		return fl, &input.Error{Field: "faults", Err: err}
 	}
-	return expected, nil
+	cfg.Events = fl.events
+	return fl, nil
+}
+
+// faultsLoaded is what loadFaults gives: the run's cluster events, the
+// outages its preset or spec is expected to give (nil for an events
+// file), and for an events file its events and those past the window.
+type faultsLoaded struct {
+	events           []sim.ClusterEvent
+	expected         *float64
+	past, fileEvents int
+}
+
+// checkEventsWindow refuses an events file none of whose events fall
+// before the end of the run's window — times in milliseconds read as
+// seconds give a run without a single fault and no word — and counts
+// those of the others that fall after it, for the run's warning.
+func checkEventsWindow(name string, events []sim.ClusterEvent, start, end sim.Time) (past int, err error) {
+	past = faults.PastWindow(events, end)
+	if past > 0 && past == len(events) {
+		return past, fmt.Errorf("events file %s: all %d events are at or after the end of the run's window [%g s, %g s) (its first submission plus its rounds), so none would apply and the run would be fault-free; are its times in milliseconds? (want seconds on the trace's clock)",
+			input.Clip(filepath.Base(name)), past, float64(start), float64(end))
+	}
+	return past, nil
 }
 
 // checkedTenants loads the run's tenants file (Run.Tenants; nil for none
@@ -472,6 +499,9 @@ type Outcome struct {
 	Fairness *fairness.Report
 	// Share is each tenant's GPUs over the run (with Fairness).
 	Share *fairness.Series
+	// EventsPastWindow of the FileEvents of the run's events file fell
+	// after its window and were never applied (Scenario).
+	EventsPastWindow, FileEvents int
 }
 
 // FairnessFiles are the files a run with tenants adds to its results
@@ -539,7 +569,7 @@ func (s *Scenario) Execute(ctx context.Context, onRound func(done, total int)) (
 	sum.WorkloadHash = WorkloadHash(cfg.IterationScale, s.Jobs)
 	res.SetUtilization(&sum, cluster)
 	res.SetWallclock(&sum)
-	out := &Outcome{Run: r, Result: res, Summary: sum, Cluster: cluster}
+	out := &Outcome{Run: r, Result: res, Summary: sum, Cluster: cluster, EventsPastWindow: s.EventsPastWindow, FileEvents: s.FileEvents}
 	if r.Tenants != "" {
 		if out.Fairness, err = s.fairness(p, res, cluster, exec); err != nil {
 			return nil, err
@@ -582,13 +612,13 @@ func (s *Scenario) fairness(p sim.Policy, res *sim.Result, c *sim.Cluster, exec 
 // events file), over its window: from its first submission (exact timing's T0) to the
 // end of its last possible round (the drain cap's, if it drains), on the
 // run's cluster, seeded by the run's seed.
-func loadFaults(r Run, spec sim.ClusterSpec, jobs []sim.JobSpec, cfg sim.Config) ([]sim.ClusterEvent, *float64, error) {
+func loadFaults(r Run, spec sim.ClusterSpec, jobs []sim.JobSpec, cfg sim.Config) (faultsLoaded, error) {
 	c, err := sim.NewCluster(spec)
 	if err != nil {
-		return nil, nil, err
+		return faultsLoaded{}, err
 	}
 	if len(jobs) == 0 {
-		return nil, nil, nil
+		return faultsLoaded{}, nil
 	}
 	start := jobs[0].Submit
 	for _, j := range jobs {
@@ -602,12 +632,16 @@ func loadFaults(r Run, spec sim.ClusterSpec, jobs []sim.JobSpec, cfg sim.Config)
 	end := start.Add(sim.Duration(rounds) * cfg.RoundLength)
 	events, err := faults.Load(r.Faults, c, r.Seed, start, end)
 	if err != nil {
-		return nil, nil, err
+		return faultsLoaded{}, err
 	}
 	fs, err := faults.SpecOf(r.Faults)
-	if err != nil || fs == nil {
-		return events, nil, err
+	if err != nil {
+		return faultsLoaded{}, err
+	}
+	if fs == nil {
+		past, err := checkEventsWindow(r.Faults, events, start, end)
+		return faultsLoaded{events: events, past: past, fileEvents: len(events)}, err
 	}
 	e := fs.Expected(c, end.Sub(start))
-	return events, &e, nil
+	return faultsLoaded{events: events, expected: &e}, nil
 }

@@ -45,6 +45,60 @@ func (s *SynthTrace) Deterministic() bool {
 	return err == nil && o.Deterministic()
 }
 
+// KeyRows is the jobs the trace holds for one seed as far as its keys
+// say, without reading its source: jobs (with rate) or sample, and
+// known=false when only the source's size decides (Size counts it).
+func (s *SynthTrace) KeyRows() (n int64, known bool) {
+	o, err := s.Options(0)
+	if err != nil {
+		return 0, false
+	}
+	switch {
+	case o.Jobs > 0 && (o.Rate > 0 || s.From == ""):
+		return int64(o.Jobs), true
+	case o.Sample > 0:
+		return int64(o.Sample), true
+	}
+	return 0, false
+}
+
+// Size is the jobs the trace holds for seed, counted on its source
+// (loaded, and kept for Build) without synthesising (synth.Size).
+func (s *SynthTrace) Size(seed int64) (int, error) {
+	o, err := s.Options(seed)
+	if err != nil {
+		return 0, err
+	}
+	synthMu.Lock()
+	defer synthMu.Unlock()
+	src, err := s.source()
+	if err != nil {
+		return 0, err
+	}
+	n, err := synth.Size(src, o)
+	if err != nil {
+		return 0, fmt.Errorf("synth %s: %w", s.Name, err)
+	}
+	return n, nil
+}
+
+// source loads (once a process) the trace's source; synthMu held.
+func (s *SynthTrace) source() ([]table.Job, error) {
+	if s.From == "" {
+		return nil, nil
+	}
+	skey := s.From + "\x00" + s.Format
+	if src := synthSources[skey]; src != nil {
+		return src, nil
+	}
+	src, err := importers.Open(s.From, s.Format, importers.Options{})
+	if err != nil {
+		return nil, err
+	}
+	synthSources[skey] = src
+	return src, nil
+}
+
 var (
 	synthMu      sync.Mutex
 	synthSources = map[string][]table.Job{}
@@ -59,21 +113,18 @@ func (s *SynthTrace) Build(seed int64) (*traces.Trace, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Deterministic() {
+		seed = 0 // every seed gives this trace: build and keep it once
+	}
 	key := fmt.Sprintf("%s\x00%s\x00%v\x00%d", s.From, s.Format, s.Keys, seed)
 	synthMu.Lock()
 	defer synthMu.Unlock()
 	if t, ok := synthBuilt[key]; ok {
 		return copyTrace(t), nil
 	}
-	var src []table.Job
-	if s.From != "" {
-		skey := s.From + "\x00" + s.Format
-		if src, err = synthSources[skey], nil; src == nil {
-			if src, err = importers.Open(s.From, s.Format, importers.Options{}); err != nil {
-				return nil, err
-			}
-			synthSources[skey] = src
-		}
+	src, err := s.source()
+	if err != nil {
+		return nil, err
 	}
 	jobs, err := synth.Run(src, o)
 	if err != nil {

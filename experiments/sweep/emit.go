@@ -7,6 +7,8 @@ import (
 	"text/template"
 	"time"
 	"unicode"
+
+	"github.com/arena-sim/arena/sim/input"
 )
 
 // EmitOptions parameterise the cluster job files EmitSlurm and EmitK8s
@@ -69,10 +71,9 @@ const (
 	MaxEmitCPUs   = 1024
 )
 
+// defaults fills in what was left empty. Shards has no default: 0
+// (--shards 0) is refused by check, not silently made 1.
 func (o *EmitOptions) defaults() {
-	if o.Shards == 0 {
-		o.Shards = 1
-	}
 	if o.CPUs == 0 {
 		o.CPUs = 2
 	}
@@ -113,6 +114,12 @@ func (o *EmitOptions) check(kind string) error {
 	}
 	if kind != "slurm" {
 		return nil
+	}
+	// sbatch expands %j, %A, %a, %x … in an --output path, from an
+	// #SBATCH line or its command line alike: a logs directory holding
+	// '%' is refused rather than escaped as %% (docs/trust.md).
+	if strings.Contains(o.Logs, "%") {
+		return fmt.Errorf("--emit slurm: --logs %s holds '%%', which sbatch expands in --output paths (%%j, %%A, %%a …); choose a log directory without it (without --logs it is --out's slurm-logs)", input.Clip(o.Logs))
 	}
 	for _, f := range []struct{ flag, v string }{{"--partition", o.Partition}, {"--time", o.Time}, {"--mem", o.Mem}} {
 		if !sbatchSafe(f.v) {

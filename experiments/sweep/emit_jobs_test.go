@@ -252,8 +252,20 @@ func TestEmitRejects(t *testing.T) {
 			t.Errorf("%+v accepted", o)
 		}
 	}
-	text, err := Emit("slurm", EmitOptions{Spec: "s.yaml", Out: "o", Logs: "my logs"})
+	text, err := Emit("slurm", EmitOptions{Spec: "s.yaml", Out: "o", Logs: "my logs", Shards: 1})
 	if err != nil || strings.Contains(text, "#SBATCH --output") || !strings.Contains(text, `--output="$logs/`) {
 		t.Errorf("logs with a space: %v\n%s", err, text)
+	}
+	// '%' in the logs directory would reach sbatch's --output, which
+	// expands %j, %A …: refused, naming --logs (before, "%j" went
+	// through, in the #SBATCH line too).
+	for _, logs := range []string{"/r/100%", "/r/%j", "/r/%A_%a", "/r/my logs/%x"} {
+		_, err := Emit("slurm", EmitOptions{Spec: "s.yaml", Out: "o", Logs: logs, Shards: 1})
+		if err == nil || !strings.Contains(err.Error(), "--logs") {
+			t.Errorf("logs %q: %v; want it refused, naming --logs", logs, err)
+		}
+	}
+	if _, err := Emit("k8s", EmitOptions{Spec: "s.yaml", Out: "o%", Shards: 1}); err != nil {
+		t.Errorf("k8s writes no Slurm log path: %v", err)
 	}
 }

@@ -130,7 +130,8 @@ func TestEmitMergeFlagsAreQuoted(t *testing.T) {
 // is an error naming the flag, never a job file.
 func TestEmitRefusesCountsOutOfRange(t *testing.T) {
 	for _, kind := range []string{"slurm", "k8s"} {
-		for _, o := range []EmitOptions{{Shards: 1e9}, {Shards: -1}, {Shards: MaxEmitShards + 1}, {Shards: 2, CPUs: -3}, {Shards: 2, CPUs: 1 << 20}} {
+		// --shards 0 was silently made 1.
+		for _, o := range []EmitOptions{{Shards: 1e9}, {Shards: -1}, {Shards: 0}, {Shards: MaxEmitShards + 1}, {Shards: 2, CPUs: -3}, {Shards: 2, CPUs: 1 << 20}} {
 			o.Spec, o.Out = "s.yaml", "o"
 			text, err := Emit(kind, o)
 			if err == nil {

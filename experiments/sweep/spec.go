@@ -226,6 +226,9 @@ func (s *Spec) setKey(key string, v *yaml.Node, horizon **yaml.Node) error {
 		if err := checkName(v.Value); err != nil {
 			return specFail(file, v, key, "%v", err)
 		}
+		if err := input.Name(v.Value); err != nil {
+			return specFail(file, v, key, "%w", err)
+		}
 		s.Name = v.Value
 	case "traces", "clusters", "policies":
 		items, err := scalarList(v)
@@ -311,6 +314,9 @@ func parseLabels(file, key string, v *yaml.Node) (map[string]string, error) {
 		if pk.Kind != yaml.ScalarNode || pv.Kind != yaml.ScalarNode || strings.TrimSpace(pk.Value) == "" || strings.TrimSpace(pv.Value) == "" {
 			return nil, specFail(file, pk, key, "want policy: label, both non-empty strings")
 		}
+		if err := input.Name(pv.Value); err != nil {
+			return nil, specFail(file, pv, key, "label: %w", err)
+		}
 		if _, dup := labels[strings.TrimSpace(pk.Value)]; dup {
 			return nil, specFail(file, pk, key, "policy %q labelled twice", pk.Value)
 		}
@@ -390,7 +396,7 @@ func (s *Spec) settle(root, horizon *yaml.Node) error {
 	}
 	if s.Name == "" {
 		s.Name = strings.TrimSuffix(filepath.Base(s.File), filepath.Ext(s.File))
-		if checkName(s.Name) != nil {
+		if checkName(s.Name) != nil || input.Name(s.Name) != nil {
 			s.Name = SanitizeKey(s.Name)
 		}
 	}
@@ -504,7 +510,14 @@ type Plan struct {
 // estimator, faults input and tenants file exists, and that the
 // estimator prices every GPU type of the cluster). The inputs it loads
 // stay with the plan, so RunSweep loads none of them again.
-func (s *Spec) Expand(reg runner.Policies) (*Plan, error) {
+func (s *Spec) Expand(reg runner.Policies) (*Plan, error) { return s.expand(reg, true) }
+
+// List is Expand for listing the runs (sweep --list): the same plan, but
+// no synthesised trace is built or its source read — their size is
+// checked from the spec's keys alone.
+func (s *Spec) List(reg runner.Policies) (*Plan, error) { return s.expand(reg, false) }
+
+func (s *Spec) expand(reg runner.Policies, build bool) (*Plan, error) {
 	fail := func(key string, err error) error {
 		return &input.Error{File: s.File, Line: s.lines[key], Kind: "key", Field: key, Err: err}
 	}
@@ -542,7 +555,12 @@ func (s *Spec) Expand(reg runner.Policies) (*Plan, error) {
 	if err := input.Count("runs (the product of the spec's axes)", n, 0, input.RunsCap); err != nil {
 		return nil, &input.Error{File: s.File, Line: 1, Err: err}
 	}
-	traceRefs, traceNames, synthOf, err := s.expandTraces(rv)
+	// So is what the syntheses would hold (a 7-line spec asked for
+	// millions of jobs × seeds).
+	if err := s.checkSynthRows(build); err != nil {
+		return nil, err
+	}
+	traceRefs, traceNames, synthOf, err := s.expandTraces(rv, build)
 	if err != nil {
 		return nil, err
 	}
@@ -631,8 +649,9 @@ func (s *Spec) keyErrorAt(key string, err error) error {
 
 // expandTraces resolves the trace axis: each listed trace loaded once
 // (its reference and name), then the synthesised ones, each built once
-// for the first seed so a bad source or key fails before any run.
-func (s *Spec) expandTraces(rv *runner.Resolver) (refs, names []string, synth []*runner.SynthTrace, err error) {
+// for the first seed (when build is set) so a bad source or key fails
+// before any run.
+func (s *Spec) expandTraces(rv *runner.Resolver, build bool) (refs, names []string, synth []*runner.SynthTrace, err error) {
 	traceRefs := make([]string, len(s.Traces))
 	traceNames := make([]string, len(s.Traces))
 	for i, t := range s.Traces {
@@ -650,8 +669,10 @@ func (s *Spec) expandTraces(rv *runner.Resolver) (refs, names []string, synth []
 	// first seed) so a bad source or key fails before any run.
 	synthOf := make([]*runner.SynthTrace, len(s.Traces))
 	for _, st := range s.Synth {
-		if _, err := st.Build(s.Seeds[0]); err != nil {
-			return nil, nil, nil, s.keyErrorAt("synth", err)
+		if build {
+			if _, err := st.Build(s.Seeds[0]); err != nil {
+				return nil, nil, nil, s.keyErrorAt("synth", err)
+			}
 		}
 		traceRefs, traceNames, synthOf = append(traceRefs, st.Name), append(traceNames, st.Name), append(synthOf, st)
 	}

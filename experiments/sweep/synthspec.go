@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -64,6 +65,9 @@ func parseSynth(file, dir string, v *yaml.Node) ([]*runner.SynthTrace, error) {
 			case "format":
 				base.Format = vals[0]
 			case "name":
+				if err := input.Name(vals[0]); err != nil {
+					return nil, fail(val, "synth.name", "%w", err)
+				}
 				base.Name = vals[0]
 			}
 			continue
@@ -112,4 +116,46 @@ func synthKeyNames() string {
 		}
 	}
 	return strings.Join(names, ", ")
+}
+
+// checkSynthRows bounds what the spec's syntheses would hold — every
+// synthesised trace for every seed it is built for, all kept while the
+// sweep runs — by the rows cap, before any is built: from the keys alone
+// (jobs, sample) and, when count is set, for the traces whose size only
+// their source decides, by counting the source's jobs that pass the
+// filters and window (synth.Size) without synthesising.
+func (s *Spec) checkSynthRows(count bool) error {
+	total := int64(0)
+	var parts []string
+	for _, st := range s.Synth {
+		seeds := int64(len(s.Seeds))
+		if st.Deterministic() {
+			seeds = 1 // built once, whatever the seed
+		}
+		n, known := st.KeyRows()
+		if !known {
+			if !count {
+				continue
+			}
+			m, err := st.Size(s.Seeds[0])
+			if err != nil {
+				return s.keyErrorAt("synth", err)
+			}
+			n = int64(m)
+		}
+		total = input.Sum(total, input.Product(n, seeds))
+		if len(parts) < 3 {
+			parts = append(parts, fmt.Sprintf("%s: %d × %d seeds", st.Name, n, seeds))
+		} else if len(parts) == 3 {
+			parts = append(parts, "…")
+		}
+	}
+	if err := input.Count("jobs", total, 0, input.RowsCap); err != nil {
+		var le *input.LimitError
+		if errors.As(err, &le) {
+			le.Found = "the synthesised traces, each kept for the sweep: " + strings.Join(parts, ", ")
+		}
+		return s.keyErrorAt("synth", err)
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -93,5 +94,56 @@ func TestSynthSpecErrors(t *testing.T) {
 	}
 	if _, err := s.Expand(policy.NewRegistry()); err == nil || !strings.Contains(err.Error(), "--recipe arena") {
 		t.Errorf("expand of an unlabelled synth: %v, want a hint to use the arena recipe", err)
+	}
+}
+
+// What a spec's syntheses would hold — every synthesised trace for every
+// seed, all kept while the sweep runs — is checked against the rows cap
+// before any is built: from the keys (jobs, sample) at --list, and from
+// the source's window counted, not synthesised, at expansion. Before,
+// each trace was only checked as it was built, so a 7-line spec asking
+// for millions of jobs × seeds built them (> 2 GB) even to list its runs.
+func TestSynthSizeCheckedBeforeBuilding(t *testing.T) {
+	input.RowsCap.Set(1000)
+	defer input.RowsCap.Set(0)
+	reg := policy.NewRegistry()
+	const scratch = "name: big\nsynth: {rate: 10, jobs: [600, 700], durations: gavel, gpu-mix: gavel, recipe: arena}\nclusters: [testbed-64]\npolicies: [fcfs]\ntiming: exact\nseeds: [1, 2]\n"
+	s, err := ParseSpec("big.yaml", "", []byte(scratch))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, expand := range map[string]func(runner.Policies) (*Plan, error){"Expand": s.Expand, "List": s.List} {
+		_, err := expand(reg)
+		var ie *input.Error
+		var le *input.LimitError
+		if !errors.As(err, &ie) || ie.Field != "synth" || ie.Line != 2 || !errors.As(err, &le) || le.Cap != input.RowsCap ||
+			!strings.Contains(err.Error(), "jobs 2600") || !strings.Contains(err.Error(), "ARENA_MAX_ROWS") {
+			t.Errorf("%s of 2 traces of 600 and 700 jobs × 2 seeds under a cap of 1000: %v; want the synth key refused at the rows cap", name, err)
+		}
+	}
+	// Within the cap it expands; one seed of a deterministic trace counts once.
+	input.RowsCap.Set(2600)
+	if _, err := s.List(reg); err != nil {
+		t.Errorf("2600 jobs under a cap of 2600: %v", err)
+	}
+
+	// A source whose size only its window decides: counted on the source.
+	input.RowsCap.Set(0)
+	const window = "name: w\nsynth: {from: philly-pollux, until: 30d, recipe: arena}\nclusters: [testbed-64]\npolicies: [fcfs]\ntiming: exact\nseeds: [1, 2, 3]\n"
+	s, err = ParseSpec("w.yaml", "", []byte(window))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.Synth[0].Size(1)
+	if err != nil || n == 0 {
+		t.Fatalf("size of the window: %d, %v", n, err)
+	}
+	input.RowsCap.Set(int64(3*n - 1))
+	if _, err := s.Expand(reg); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("jobs %d", 3*n)) {
+		t.Errorf("%d jobs × 3 seeds under a cap of %d: %v; want it refused", n, 3*n-1, err)
+	}
+	input.RowsCap.Set(int64(3 * n))
+	if _, err := s.Expand(reg); err != nil {
+		t.Errorf("%d jobs × 3 seeds under a cap of %d: %v", n, 3*n, err)
 	}
 }

@@ -97,8 +97,13 @@ var (
 	_ io.Closer  = (*Policy)(nil)
 )
 
+// RoundAfterBye is Error.Round of a failure after the session's bye (the
+// process did not exit, or exited with an error).
+const RoundAfterBye = -2
+
 // Error is a failure of the child process or of the protocol. Round is −1
-// before the first decision; Job is −1 when no job is concerned.
+// before the first decision (the hello), RoundAfterBye after the last;
+// Job is −1 when no job is concerned.
 type Error struct {
 	Command string
 	Round   int
@@ -117,7 +122,10 @@ func (e *Error) Unwrap() error { return e.cause }
 
 func (e *Error) Error() string {
 	where := "hello"
-	if e.Round >= 0 {
+	switch {
+	case e.Round == RoundAfterBye:
+		where = "after bye"
+	case e.Round >= 0:
 		where = fmt.Sprintf("round %d", e.Round)
 	}
 	if e.Job >= 0 {

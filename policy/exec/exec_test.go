@@ -116,17 +116,26 @@ func TestProtocolErrors(t *testing.T) {
 		{"policy error", script(`echo "{\"type\":\"error\",\"message\":\"boom\"}"`), []string{"round 0", `the policy reported an error: "boom"`}},
 		{"crash", script(`echo oops >&2; exit 3`), []string{"round 0", "exit status 3"}},
 		{"crash at hello", `exec:sh -c 'exit 4'`, []string{"hello", "exit status 4"}},
+		// After the last decision the error names bye, not the hello (it did).
+		{"exit status after bye", script(`echo "{\"type\":\"actions\",\"round\":0,\"actions\":[]}"; read l; exit 5`), []string{"after bye: exit status 5"}},
 		{"protocol mismatch", `exec:sh -c 'read l; echo "{\"type\":\"hello\",\"protocol\":3}"'`, []string{"hello", "speaks protocol 3, arena speaks 1 and 2"}},
 		{"nothing-waits in protocol 1", `exec:sh -c 'read l; echo "{\"type\":\"hello\",\"protocol\":1,\"idle_when_nothing_waits\":true}"'`, []string{"hello", "idle_when_nothing_waits needs protocol 2"}},
 		{"no such program", "exec:/nonexistent/policy", []string{"cannot start", "/nonexistent/policy"}},
 		{"missing command", "exec:", []string{"policy exec: option cmd"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			rounds := 3
+			if strings.Contains(c.name, "after bye") {
+				rounds = 1 // one decision, then bye
+			}
 			_, err := runner.Execute(context.Background(), reg, runner.Run{
-				Trace: "testbed", Cluster: "testbed-64", Policy: c.policy, Timing: sim.Exact, Rounds: 3,
+				Trace: "testbed", Cluster: "testbed-64", Policy: c.policy, Timing: sim.Exact, Rounds: rounds,
 			})
 			if err == nil {
 				t.Fatal("no error")
+			}
+			if strings.Contains(c.name, "after bye") && strings.Contains(err.Error(), `": hello: `) {
+				t.Errorf("error %q names the hello", err)
 			}
 			for _, w := range c.want {
 				if !strings.Contains(err.Error(), w) {

@@ -492,14 +492,14 @@ func (p *Policy) Close() error {
 		return nil
 	}
 	p.dw.timeout = graceAtClose // a process that reads no more gets no longer
-	_ = p.send(-1, map[string]string{"type": "bye"})
+	_ = p.send(RoundAfterBye, map[string]string{"type": "bye"})
 	_ = pr.stdin.Close()
 	select {
 	case <-pr.exited:
 	case <-time.After(graceAtClose):
 		pr.killGroup()
 		<-pr.exited
-		return p.fail(-1, -1, "did not exit within %s of bye; killed", graceAtClose)
+		return p.fail(RoundAfterBye, -1, "did not exit within %s; killed", graceAtClose)
 	case <-pr.ctx.Done():
 		pr.abort()
 		<-pr.exited
@@ -510,7 +510,7 @@ func (p *Policy) Close() error {
 	case <-time.After(exitGrace):
 	}
 	if pr.waitErr != nil {
-		return p.fail(-1, -1, "after bye: %v", pr.waitErr)
+		return p.fail(RoundAfterBye, -1, "%v", pr.waitErr)
 	}
 	return nil
 }

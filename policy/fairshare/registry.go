@@ -12,7 +12,7 @@ import (
 func Entries() []registry.Entry {
 	opts := []registry.Option{
 		{Name: "tenants", Type: registry.String, Path: true, PathBuiltins: tenants.BuiltinNames(), Help: "tenants file (weights); none makes each VC of the trace a tenant of weight 1"},
-		{Name: "lease", Type: registry.Duration, Default: "300", Help: "a started job runs at least this long before it can be suspended (Themis' lease)"},
+		{Name: "lease", Type: registry.Duration, Default: "300", Min: "0", Max: "3650d", Help: "a started job runs at least this long before it can be suspended (Themis' lease)"},
 	}
 	build := func(mode Mode) func(registry.Options) (sim.Policy, error) {
 		return func(o registry.Options) (sim.Policy, error) {

@@ -23,7 +23,7 @@ func Entry() registry.Entry {
 			{Name: "policy", Type: registry.String, Default: "fcfs", Help: "the wrapped policy string, written first: quota(arena), quota(tiresias(queues=3),tenants=t.yaml), quota(exec:python3 p.py)"},
 			{Name: "tenants", Type: registry.String, Path: true, PathBuiltins: tenants.BuiltinNames(), Help: "tenants file (YAML; docs/tenants.md); none puts every job in one tenant without guarantee"},
 			{Name: "borrow", Type: registry.Bool, Default: "true", Help: "let a tenant run beyond its guarantee on idle GPUs (reclaimed when an owner needs them)"},
-			{Name: "grace", Type: registry.Duration, Default: "0", Help: "how long an eligible owner waits before borrowed GPUs are reclaimed for it"},
+			{Name: "grace", Type: registry.Duration, Default: "0", Min: "0", Max: "3650d", Help: "how long an eligible owner waits before borrowed GPUs are reclaimed for it"},
 			{Name: "oversubscribe", Type: registry.Bool, Default: "false", Help: "allow guarantees summing to more than the cluster (as the file's oversubscribe: true)"},
 		},
 		New: newFromOptions,

@@ -25,7 +25,7 @@ func trustRegistry(started *[]string) *registry.Registry {
 	r.MustRegister(quota.Entry())
 	r.MustRegister(registry.Entry{Name: registry.ExecName, Options: []registry.Option{
 		{Name: "cmd", Type: registry.String, Required: true, Command: true},
-		{Name: "timeout", Type: registry.Duration, Default: "10m"},
+		{Name: "timeout", Type: registry.Duration, Default: "10m", Min: "0", Max: "30d"},
 	}, New: func(o registry.Options) (sim.Policy, error) {
 		*started = append(*started, o.Values.String("cmd"))
 		return nil, errBuilt

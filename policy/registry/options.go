@@ -509,7 +509,7 @@ func formatValue(o Option, v any) string {
 		return strconv.FormatFloat(v.(float64), 'g', -1, 64)
 	case Duration:
 		d := v.(sim.Duration)
-		if d == sim.Duration(math.Round(float64(d))) {
+		if d == sim.Duration(math.Round(float64(d))) && math.Abs(float64(d)) < sim.MaxWholeSeconds {
 			return d.String()
 		}
 		return strconv.FormatFloat(float64(d), 'g', -1, 64)

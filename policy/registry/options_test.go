@@ -103,6 +103,10 @@ func TestRegister(t *testing.T) {
 		mk("x1", registry.Option{Name: "k", Type: registry.Int, Default: "z"}),
 		mk("x2", registry.Option{Name: "k", Type: registry.Int, Default: "1"}, registry.Option{Name: "k", Type: registry.Int, Default: "1"}),
 		mk("x3", registry.Option{Name: "k", Type: registry.Enum, Default: "a"}),
+		// A duration option declares its range: grace=-1s and a grace
+		// echoed as "--8s" were accepted.
+		mk("x4", registry.Option{Name: "k", Type: registry.Duration, Default: "1h"}),
+		mk("x5", registry.Option{Name: "k", Type: registry.Duration, Default: "1h", Min: "0"}),
 	} {
 		if err := reg.Register(bad); err == nil {
 			t.Errorf("Register(%q) accepted", bad.Name)

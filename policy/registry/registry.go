@@ -139,6 +139,11 @@ func (r *Registry) Register(e Entry) error {
 			return fmt.Errorf("policy %q: option %q declared twice", e.Name, o.Name)
 		}
 		seen[o.Name] = true
+		if o.Type == Duration && (o.Min == "" || o.Max == "") {
+			// An unbounded span (grace=-1s, or 1e30 s converted to a
+			// time.Duration) is nonsense a constructor would have to catch.
+			return fmt.Errorf("policy %q: option %q: a duration option needs Min and Max", e.Name, o.Name)
+		}
 		if o.Type == Enum && len(o.Values) == 0 {
 			return fmt.Errorf("policy %q: option %q: an enum needs Values", e.Name, o.Name)
 		}

@@ -18,7 +18,7 @@ func Entry() registry.Entry {
 		Overhead: registry.FullSearch("tiresias"),
 		Options: []registry.Option{
 			{Name: "queues", Type: registry.Int, Default: "2", Min: "1", Max: "64", Help: "number of priority queues (1 = plain FIFO by arrival)"},
-			{Name: "threshold", Type: registry.Duration, Default: "16h", Help: "attained service (GPU-time: 16h = 16 GPU-hours) at which a job leaves queue 0"},
+			{Name: "threshold", Type: registry.Duration, Default: "16h", Min: "0", Max: "1e10", Help: "attained service (GPU-time: 16h = 16 GPU-hours) at which a job leaves queue 0"},
 			{Name: "growth", Type: registry.Float, Default: "2", Min: "1", MinOpen: true, Help: "each further queue's limit is growth × the previous one"},
 			{Name: "promote", Type: registry.Float, Default: "0", Min: "0", Help: "STARVELIMIT: promote a job to queue 0 once its wait reaches promote × its executed time (0 = never)"},
 		},

@@ -121,6 +121,11 @@ func parseClusterYAML(file string, data []byte) (sim.ClusterSpec, error) {
 			if v.Kind != yaml.ScalarNode || v.Value == "" || len(v.Value) > 200 || strings.ContainsFunc(v.Value, unicode.IsControl) || !utf8.ValidString(v.Value) {
 				return input.At(file, v, "name", "want a short one-line name")
 			}
+			// Tables, logs and results print it: the one rule for names
+			// (no bidi override, zero-width or other format character).
+			if err := input.Name(v.Value); err != nil {
+				return input.At(file, v, "name", "%w", err)
+			}
 			spec.Name = v.Value
 		case "pools":
 			if v.Kind != yaml.SequenceNode {
@@ -144,6 +149,9 @@ func parseClusterYAML(file string, data []byte) (sim.ClusterSpec, error) {
 	}
 	if spec.Name == "" {
 		spec.Name = strings.TrimSuffix(file, ".yaml")
+		if err := input.Name(spec.Name); err != nil {
+			return spec, &input.Error{File: file, Err: fmt.Errorf("no name: key, and the file's name cannot name the cluster: %w", err)}
+		}
 	}
 	return spec, nil
 }

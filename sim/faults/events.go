@@ -221,16 +221,23 @@ func parseRow(file string, line int, c *sim.Cluster, get func(string) string) (r
 	return r, nil
 }
 
-// seconds reads a time or notice: finite seconds ≥ 0.
+// seconds reads a time or notice: finite seconds ≥ 0 and at most
+// input.MaxTime, the bound on every time arena reads (input.Time).
 func seconds(s string) (float64, error) {
 	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+	if err != nil {
 		return 0, errors.New("want finite seconds")
 	}
-	if v < 0 {
-		return 0, errors.New("want seconds ≥ 0")
+	if err := input.Time(v); err != nil {
+		return 0, fmt.Errorf("want finite seconds ≥ 0 and ≤ %g: %v", float64(input.MaxTime), err)
 	}
 	return v, nil
+}
+
+// PastWindow counts the events (in time order) at or after end: a run
+// whose window ends there never applies them.
+func PastWindow(events []sim.ClusterEvent, end sim.Time) int {
+	return len(events) - sort.Search(len(events), func(i int) bool { return events[i].Time >= end })
 }
 
 // resolveNode reads the node column: a node index (0-based, the
@@ -485,4 +492,42 @@ func WriteEventsCSV(w io.Writer, events []sim.ClusterEvent) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// eventRow is one event of the Parquet form WriteEventsParquet writes.
+type eventRow struct {
+	Time   float64  `parquet:"time"`
+	Node   int64    `parquet:"node"`
+	Event  string   `parquet:"event"`
+	Notice *float64 `parquet:"notice,optional"`
+	Cause  string   `parquet:"cause"`
+}
+
+// WriteEventsParquet writes events in the Parquet form (node as its
+// index, notice null where the kind takes none), which ReadEventsFile
+// reads back as the same events.
+func WriteEventsParquet(w io.Writer, events []sim.ClusterEvent) error {
+	pw := parquet.NewGenericWriter[eventRow](w)
+	rows := make([]eventRow, 0, min(len(events), 4096))
+	flush := func() error {
+		_, err := pw.Write(rows)
+		rows = rows[:0]
+		return err
+	}
+	for _, e := range events {
+		r := eventRow{Time: float64(e.Time), Node: int64(e.Node), Event: e.Kind.String(), Cause: e.Cause}
+		if e.Kind.Info().Notice {
+			n := float64(e.Notice)
+			r.Notice = &n
+		}
+		if rows = append(rows, r); len(rows) == cap(rows) {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	return pw.Close()
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -82,6 +83,11 @@ func TestReadEventsCSVErrors(t *testing.T) {
 		{"NaN time", head + "NaN,1,down,,\n", 2, "time", "finite"},
 		{"infinite notice", head + "1,1,drain,+Inf,\n", 2, "notice", "finite"},
 		{"negative notice", head + "1,1,drain,-5,\n", 2, "notice", "≥ 0"},
+		// The shared time bound (input.Time): above 1e10 s is milliseconds
+		// or garbage; before, 1e308 was accepted.
+		{"time of 1e308", head + "1e308,1,down,,\n", 2, "time", "milliseconds instead of seconds"},
+		{"time just past the bound", head + "10000000001,1,down,,\n", 2, "time", "over 1e+10 s"},
+		{"notice of 1e308", head + "1,1,drain,1e308,\n", 2, "notice", "over 1e+10 s"},
 		{"notice on down", head + "1,1,down,60,\n", 2, "notice", "takes no notice"},
 		{"cause on up", head + "1,1,down,,\n2,1,up,,x\n", 3, "cause", "takes no cause"},
 		{"unknown event", head + "1,1,explode,,\n", 2, "event", "want one of down, up, drain, reclaim, add"},
@@ -98,6 +104,21 @@ func TestReadEventsCSVErrors(t *testing.T) {
 		}
 		if ie.File != "e.csv" || ie.Line != c.line || ie.Field != c.field || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%s: %q at line %d field %q, want line %d field %q containing %q", c.name, err, ie.Line, ie.Field, c.line, c.field, c.msg)
+		}
+	}
+}
+
+// The time bound is inclusive: an event at input.MaxTime is read; past
+// the window it is the run's to refuse or warn about (PastWindow).
+func TestEventTimeBound(t *testing.T) {
+	ev, err := ReadEventsCSV("e.csv", strings.NewReader("time,node,event\n10000000000,1,down\n"), testCluster(t))
+	if err != nil || len(ev) != 1 || ev[0].Time != input.MaxTime {
+		t.Fatalf("an event at the bound: %v, %v", ev, err)
+	}
+	evs := []sim.ClusterEvent{{Time: 10}, {Time: 20}, {Time: 30}, {Time: 30}}
+	for end, want := range map[sim.Time]int{0: 4, 10: 4, 11: 3, 30: 2, 31: 0} {
+		if got := PastWindow(evs, end); got != want {
+			t.Errorf("PastWindow(end %v) = %d, want %d", end, got, want)
 		}
 	}
 }
@@ -167,6 +188,33 @@ func TestWriteReadRoundTrip(t *testing.T) {
 	for i := range ev {
 		if back[i] != ev[i] {
 			t.Fatalf("event %d: %+v back, wrote %+v", i, back[i], ev[i])
+		}
+	}
+	// The Parquet form too, drains' notices and spot reclaims included.
+	ev, err = Load("llama3", c, 7, 0, 3*365*86400)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spot, err := Load("aws-spot", c, 7, 0, 365*86400)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, evs := range [][]sim.ClusterEvent{ev, spot} {
+		path := filepath.Join(t.TempDir(), "w.parquet")
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteEventsParquet(f, evs); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		back, err := ReadEventsFile(path, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(back, evs) {
+			t.Fatalf("Parquet: %d events back, wrote %d; first back %+v, wrote %+v", len(back), len(evs), back[:min(1, len(back))], evs[:min(1, len(evs))])
 		}
 	}
 }

@@ -178,6 +178,9 @@ func TestCounts(t *testing.T) {
 	if Product(1<<40, 1<<40) != 1<<63-1 || Product(3, 4) != 12 || Product(-1, 5) != 0 {
 		t.Error("Product")
 	}
+	if Sum(1<<62, 1<<62) != 1<<63-1 || Sum(1<<63-1, 1) != 1<<63-1 || Sum(3, 4) != 7 {
+		t.Error("Sum")
+	}
 	nan := 0.0
 	nan = nan / nan
 	for _, v := range []float64{nan, 1 / (nan - nan + 0)} {

@@ -118,6 +118,14 @@ func Product(a, b int64) int64 {
 	return a * b
 }
 
+// Sum is a+b for counts ≥ 0, or math.MaxInt64 when it overflows.
+func Sum(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
 // Range checks a real value a user names: finite and in [lo, hi] (either
 // bound NaN for none). NaN and ±Inf are always refused.
 func Range(what string, v, lo, hi float64) error {

@@ -87,6 +87,9 @@ func Parse(file string, data []byte) (*sim.OverheadProfile, error) {
 	err = input.Mapping(file, "", doc, []string{"name", "doc", "classes"}, nil, func(key string, k, v *yaml.Node) error {
 		switch key {
 		case "name":
+			if err := input.Name(v.Value); err != nil {
+				return fail(v, "name", "%w", err)
+			}
 			p.Name = v.Value
 		case "doc":
 			p.Doc = strings.TrimSpace(v.Value)

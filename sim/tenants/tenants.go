@@ -195,6 +195,12 @@ func Parse(path string, data []byte) (*File, error) {
 			if v.Kind != yaml.MappingNode {
 				return &input.Error{File: path, Line: v.Line, Kind: "key", Field: "tenants", Err: errors.New("want a mapping from VC name to {guaranteed, cap, weight, priority}")}
 			}
+			if len(v.Content) == 0 {
+				// tenants: {} — quota and the fairness figures would have
+				// no tenant to act on, and a run would look like one
+				// with tenants.
+				return &input.Error{File: path, Line: v.Line, Kind: "key", Field: "tenants", Err: errors.New("an empty mapping; list at least one tenant (VC name: {guaranteed, cap, weight, priority})")}
+			}
 			return eachKey(path, v, func(name, body *yaml.Node) error {
 				t, err := parseTenant(path, name, body)
 				if err != nil {
@@ -244,6 +250,10 @@ func parseTenant(path string, name, body *yaml.Node) (Tenant, error) {
 	}
 	if t.Name == "" {
 		return t, &input.Error{File: path, Line: name.Line, Err: errors.New("a tenant needs a non-empty VC name")}
+	}
+	if err := input.Name(t.Name); err != nil {
+		// The same rule as the trace's VC names, which it must match.
+		return t, &input.Error{File: path, Line: name.Line, Kind: "key", Field: "tenants", Err: fmt.Errorf("VC name: %w", err)}
 	}
 	if body.Kind == yaml.ScalarNode && body.Tag == "!!null" {
 		return t, nil // "vc-a:" alone: a tenant with the defaults

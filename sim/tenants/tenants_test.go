@@ -64,6 +64,10 @@ func TestParseErrors(t *testing.T) {
 		{"cap below guarantee", "tenants:\n  a:\n    guaranteed: {a40: 8}\n    cap: 4\n", "x.yaml:2: tenant \"a\": key cap: 4 is below the tenant's guarantee of 8"},
 		{"bad priority", "tenants:\n  a:\n    priority: high\n", "x.yaml:3: tenant \"a\": key priority: want a whole number"},
 		{"no tenants", "oversubscribe: true\n", "x.yaml: key tenants: required"},
+		// An empty section was accepted and quota then did nothing.
+		{"empty tenants", "tenants: {}\n", "x.yaml:1: key tenants: an empty mapping"},
+		{"empty tenants, block form", "oversubscribe: true\ntenants:\n  {}\n", "x.yaml:3: key tenants: an empty mapping"},
+		{"null tenants", "tenants:\n", "x.yaml:1: key tenants: want a mapping"},
 		{"two documents", "tenants: {}\n---\ntenants: {}\n", "x.yaml:2: a second YAML document"},
 		{"not a mapping", "- a\n", "x.yaml: want a mapping"},
 	} {

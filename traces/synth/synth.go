@@ -323,82 +323,159 @@ func (o *Options) check(n int) error {
 }
 
 func filter(jobs []table.Job, o Options, rep *Report) []table.Job {
-	var t0 float64 = math.Inf(1)
-	for i := range jobs {
-		t0 = math.Min(t0, jobs[i].Submit)
-	}
+	t0 := firstSubmit(jobs)
 	// A job is counted under the first filter it fails, in this order.
-	var drop [8]int
+	var drop [len(filterStages)]int
 	out := make([]table.Job, 0, len(jobs))
-	for _, j := range jobs {
-		switch {
-		case o.MinDuration > 0 && (!j.HasDuration() || j.Duration < o.MinDuration):
-			drop[0]++
-		case o.MaxDuration > 0 && (!j.HasDuration() || j.Duration > o.MaxDuration):
-			drop[1]++
-		case o.MaxGPUs > 0 && j.GPUs > o.MaxGPUs:
-			drop[2]++
-		case o.MaxGPUTime > 0 && (!j.HasDuration() || j.Duration*j.GPUs >= o.MaxGPUTime):
-			drop[3]++
-		case j.Submit-t0 < o.Since:
-			drop[4]++
-		case o.Until > 0 && j.Submit-t0 >= o.Until:
-			drop[5]++
-		case len(o.VCs) > 0 && !slices.Contains(o.VCs, j.VC):
-			drop[6]++
-		case len(o.Status) > 0 && !slices.Contains(o.Status, j.Status):
-			drop[7]++
-		default:
-			out = append(out, j)
+	for i := range jobs {
+		if k := dropStage(&jobs[i], t0, &o); k >= 0 {
+			drop[k]++
+			continue
 		}
+		out = append(out, jobs[i])
 	}
-	for k, name := range []string{"min-duration", "max-duration", "max-gpus", "max-gpu-time", "since", "until", "vc", "status"} {
+	for k, name := range filterStages {
 		rep.stage(name, drop[k])
 	}
 	return out
 }
 
+// filterStages names the filters in the order dropStage applies them.
+var filterStages = [...]string{"min-duration", "max-duration", "max-gpus", "max-gpu-time", "since", "until", "vc", "status"}
+
+func firstSubmit(jobs []table.Job) float64 {
+	t0 := math.Inf(1)
+	for i := range jobs {
+		t0 = math.Min(t0, jobs[i].Submit)
+	}
+	return t0
+}
+
+// dropStage is the index in filterStages of the first filter j fails, or
+// -1 when it passes them all (t0: the input's first submission).
+func dropStage(j *table.Job, t0 float64, o *Options) int {
+	switch {
+	case o.MinDuration > 0 && (!j.HasDuration() || j.Duration < o.MinDuration):
+		return 0
+	case o.MaxDuration > 0 && (!j.HasDuration() || j.Duration > o.MaxDuration):
+		return 1
+	case o.MaxGPUs > 0 && j.GPUs > o.MaxGPUs:
+		return 2
+	case o.MaxGPUTime > 0 && (!j.HasDuration() || j.Duration*j.GPUs >= o.MaxGPUTime):
+		return 3
+	case j.Submit-t0 < o.Since:
+		return 4
+	case o.Until > 0 && j.Submit-t0 >= o.Until:
+		return 5
+	case len(o.VCs) > 0 && !slices.Contains(o.VCs, j.VC):
+		return 6
+	case len(o.Status) > 0 && !slices.Contains(o.Status, j.Status):
+		return 7
+	}
+	return -1
+}
+
+// Size is how many jobs Run would return for jobs and o, counted without
+// building anything: o.Jobs when arrivals are redrawn with a job count,
+// else the jobs that pass the filters and the window, or o.Sample of
+// them. It reads jobs twice and allocates nothing in proportion to them,
+// so a sweep can check what its syntheses would hold before it builds
+// one. It refuses as Run does options that fail their checks, a sample
+// larger than what passes, jobs without a rate and an empty result; the
+// later stages' errors (a recipe's) show only when Run runs.
+func Size(jobs []table.Job, o Options) (int, error) {
+	if err := o.check(len(jobs)); err != nil {
+		return 0, err
+	}
+	if o.Rate == 0 && o.Jobs > 0 {
+		return 0, errors.New("synth: jobs needs a rate (jobs/hour) to place their arrivals")
+	}
+	t0 := firstSubmit(jobs)
+	// The relative window starts at the first job that passes the filters.
+	w0 := math.Inf(1)
+	for i := range jobs {
+		if dropStage(&jobs[i], t0, &o) < 0 {
+			w0 = math.Min(w0, jobs[i].Submit)
+		}
+	}
+	n := 0
+	for i := range jobs {
+		if dropStage(&jobs[i], t0, &o) >= 0 {
+			continue
+		}
+		if o.WindowMode != "" {
+			in, _, err := inWindow(jobs[i], w0, o)
+			if err != nil {
+				return 0, err
+			}
+			if !in {
+				continue
+			}
+		}
+		n++
+	}
+	if o.Sample > 0 {
+		if o.Sample > n {
+			return 0, fmt.Errorf("synth: sample %d jobs: only %d pass the filters and window", o.Sample, n)
+		}
+		n = o.Sample
+	}
+	switch {
+	case o.Rate > 0 && o.Jobs > 0:
+		return o.Jobs, nil // what passes is cycled through, or none: blank jobs
+	case n == 0:
+		return 0, errors.New("synth: no job left after the filters and window")
+	}
+	return n, nil
+}
+
 // window keeps the jobs inside the window and re-times them from its start.
 func window(jobs []table.Job, o Options) ([]table.Job, error) {
 	out := jobs[:0:0]
-	if o.WindowMode == "relative" {
-		t0 := math.Inf(1)
-		for i := range jobs {
-			t0 = math.Min(t0, jobs[i].Submit)
-		}
-		lo, hi := t0+o.WindowStart*3600, t0+(o.WindowStart+o.WindowHours)*3600
-		for _, j := range jobs {
-			if j.Submit >= lo && j.Submit < hi {
-				out = append(out, j)
-			}
-		}
-		return out, nil
-	}
+	t0 := firstSubmit(jobs)
 	for _, j := range jobs {
-		loc := time.UTC
-		if j.Zone != "" {
-			l, err := time.LoadLocation(j.Zone)
-			if err != nil {
-				return nil, input.Errorf("synth: job %s: zone %q: %w", j.ID, j.Zone, err)
-			}
-			loc = l
+		in, rel, err := inWindow(j, t0, o)
+		if err != nil {
+			return nil, err
 		}
-		sec, frac := math.Modf(j.Submit)
-		t := time.Unix(int64(sec), int64(frac*1e9)).In(loc)
-		tod := float64(t.Hour()*3600+t.Minute()*60+t.Second()) + frac
-		rel := tod - o.WindowStart*3600
-		if rel < 0 {
-			rel += 86400 // a window that wraps past midnight
+		if !in {
+			continue
 		}
-		if rel < o.WindowHours*3600 {
+		if o.WindowMode != "relative" {
 			j.Submit = rel
 			if j.Deadline > 0 {
 				j.Deadline = 0
 			}
-			out = append(out, j)
 		}
+		out = append(out, j)
 	}
 	return out, nil
+}
+
+// inWindow reports whether j falls in o's window (t0: the first
+// submission, for a relative window) and, for a time-of-day window, its
+// submission from the window's start.
+func inWindow(j table.Job, t0 float64, o Options) (bool, float64, error) {
+	if o.WindowMode == "relative" {
+		lo, hi := t0+o.WindowStart*3600, t0+(o.WindowStart+o.WindowHours)*3600
+		return j.Submit >= lo && j.Submit < hi, j.Submit, nil
+	}
+	loc := time.UTC
+	if j.Zone != "" {
+		l, err := time.LoadLocation(j.Zone)
+		if err != nil {
+			return false, 0, input.Errorf("synth: job %s: zone %q: %w", j.ID, j.Zone, err)
+		}
+		loc = l
+	}
+	sec, frac := math.Modf(j.Submit)
+	t := time.Unix(int64(sec), int64(frac*1e9)).In(loc)
+	tod := float64(t.Hour()*3600+t.Minute()*60+t.Second()) + frac
+	rel := tod - o.WindowStart*3600
+	if rel < 0 {
+		rel += 86400 // a window that wraps past midnight
+	}
+	return rel < o.WindowHours*3600, rel, nil
 }
 
 func sortBySubmit(jobs []table.Job) {

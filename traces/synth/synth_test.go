@@ -230,3 +230,42 @@ func TestStartOffset(t *testing.T) {
 		t.Errorf("--start 11.6d: %v, start %v", err, o.Start)
 	}
 }
+
+// Size counts what Run returns, for every stage that changes the count
+// (filters, both windows, sample, rate with and without jobs), with Run
+// as the oracle; where Run refuses, Size refuses too.
+func TestSizeIsRunsCount(t *testing.T) {
+	const z = "America/Los_Angeles"
+	in := blank(200, 0)
+	for i := range in {
+		in[i].Duration = float64(i * 50)
+		in[i].GPUs = float64(i % 5 * 4)
+		in[i].Submit = 1507046340 + float64(i)*977
+		in[i].Zone = z
+	}
+	for _, o := range []Options{
+		{},
+		{MinDuration: 1000, MaxDuration: 8000, MaxGPUs: 8},
+		{MaxGPUTime: 20000, Since: 3600, Until: 100000},
+		{WindowMode: "relative", WindowStart: 5, WindowHours: 10, MinDuration: 2000},
+		{WindowMode: "tod", WindowStart: 2, WindowHours: 8},
+		{WindowMode: "tod", WindowStart: 22, WindowHours: 5, Sample: 10, Seed: 3},
+		{Sample: 50, Rate: 10, Seed: 4},
+		{Rate: 10, Jobs: 777, Seed: 5},
+		{Rate: 10, Jobs: 777, MaxGPUs: 4, Seed: 5},
+		{Sample: 1000},
+		{Jobs: 5},
+		{MinDuration: 1e9},
+		{MinDuration: 1e9, Rate: 3, Jobs: 9},
+		{WindowMode: "relative", WindowStart: 1e6, WindowHours: 1, Rate: 3, Jobs: 9},
+	} {
+		out, runErr := Run(in, o)
+		n, err := Size(in, o)
+		switch {
+		case (runErr == nil) != (err == nil):
+			t.Errorf("%+v: Run error %v, Size error %v", o, runErr, err)
+		case runErr == nil && n != len(out):
+			t.Errorf("%+v: Size %d, Run returned %d jobs", o, n, len(out))
+		}
+	}
+}
