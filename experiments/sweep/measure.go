@@ -123,14 +123,27 @@ func writeMeasureWarnings(w io.Writer, rows []SummaryRow) {
 		}
 	}
 	if len(inc) > 0 {
-		fmt.Fprintf(w, "\n⚠ %d comparison(s) are inconclusive: a run reached its drain cap with measured jobs unfinished (raise max_rounds, or measure an earlier window):\n  %s\n", len(inc), strings.Join(inc, "\n  "))
+		fmt.Fprintf(w, "\n⚠ %d comparison(s) are inconclusive: a run reached its drain cap with measured jobs unfinished (raise max_rounds, or measure an earlier window):\n  %s\n", len(inc), firstLines(inc, "inconclusive"))
 	}
 	if len(short) > 0 {
-		fmt.Fprintf(w, "\n⚠ %d run(s) with a fixed horizon may be ranked by where they stop (drain: true runs until the measured jobs end):\n  %s\n", len(short), strings.Join(short, "\n  "))
+		fmt.Fprintf(w, "\n⚠ %d run(s) with a fixed horizon may be ranked by where they stop (drain: true runs until the measured jobs end):\n  %s\n", len(short), firstLines(short, "horizon_warning"))
 	}
 	if len(stuck) > 0 {
-		fmt.Fprintf(w, "\n%d run(s) stopped before the latest run of their cell: their unfinished jobs are charged at the cell's common horizon (submitted_mean_jct_s):\n  %s\n", len(stuck), strings.Join(stuck, "\n  "))
+		fmt.Fprintf(w, "\n%d run(s) stopped before the latest run of their cell: their unfinished jobs are charged at the cell's common horizon (submitted_mean_jct_s):\n  %s\n", len(stuck), firstLines(stuck, "charged_at_s"))
 	}
+}
+
+// listedRuns is how many runs a warning names before it points to the
+// column of summary.parquet that has them all.
+const listedRuns = 5
+
+// firstLines joins the first listedRuns of lines, one per line, and says
+// how many more there are and which summary.parquet column lists them.
+func firstLines(lines []string, column string) string {
+	if len(lines) <= listedRuns {
+		return strings.Join(lines, "\n  ")
+	}
+	return strings.Join(lines[:listedRuns], "\n  ") + fmt.Sprintf("\n  … and %d more (summary.parquet's %s column has every run)", len(lines)-listedRuns, column)
 }
 
 // measureHeading is the window and drain part of a cell's heading:

@@ -162,3 +162,16 @@ func TestCellKeyOfTheWindow(t *testing.T) {
 		t.Errorf("cells %q %q %q", CellKey(&a), CellKey(&b), CellKey(&c))
 	}
 }
+
+// A warning names at most listedRuns runs and points to the column that
+// has them all.
+func TestWarningListsAreShort(t *testing.T) {
+	lines := []string{"a", "b", "c", "d", "e", "f", "g"}
+	got := firstLines(lines, "charged_at_s")
+	if strings.Count(got, "\n") != listedRuns || !strings.HasSuffix(got, "… and 2 more (summary.parquet's charged_at_s column has every run)") || strings.Contains(got, "f") {
+		t.Errorf("firstLines of 7: %q", got)
+	}
+	if got := firstLines(lines[:5], "x"); got != "a\n  b\n  c\n  d\n  e" {
+		t.Errorf("firstLines of 5: %q", got)
+	}
+}
