@@ -16,7 +16,7 @@ import (
 type Source struct {
 	planner Planner
 	cache   sync.Map // cacheKey → estimator.Estimate
-	plans   sync.Map // planKey → Choice
+	plans   sync.Map // planKey → *planEntry
 }
 
 type planKey struct {
@@ -72,19 +72,30 @@ func (v sourceView) Estimate(w estimator.Workload, c estimator.Config) estimator
 	return v.s.Estimate(w, c, v.view)
 }
 
-// Plan returns the best plan for (w, c) (cached).
+// Plan returns the best plan for (w, c), computed once per source: runs
+// sharing the source (a simulate of several policies, a sweep's workers)
+// that ask for the same plan at the same time wait for one search rather
+// than each doing it (a plan of a large grid takes a while).
 func (s *Source) Plan(w estimator.Workload, c estimator.Config) (Choice, error) {
 	k := planKey{w.Model.Family, w.Model.Size, w.Batch, c.GPU, c.Nodes, c.PerNode}
-	if ch, ok := s.plans.Load(k); ok {
-		return ch.(Choice), nil
-	}
-	j, err := JobFor(w)
-	if err != nil {
-		return Choice{}, err
-	}
-	ch := s.planner.Best(j, c)
-	s.plans.Store(k, ch)
-	return ch, nil
+	v, _ := s.plans.LoadOrStore(k, &planEntry{})
+	e := v.(*planEntry)
+	e.once.Do(func() {
+		j, err := JobFor(w)
+		if err != nil {
+			e.err = err
+			return
+		}
+		e.ch = s.planner.Best(j, c)
+	})
+	return e.ch, e.err
+}
+
+// planEntry is one plan of Source.plans, searched once.
+type planEntry struct {
+	once sync.Once
+	ch   Choice
+	err  error
 }
 
 // Estimate answers (w, c) in view v.
