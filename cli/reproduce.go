@@ -33,8 +33,10 @@ func newReproduceCmd(reg *registry.Registry) *cobra.Command {
 		Short: "Re-run the paper's evaluation and write REPORT.md with its tables and figures",
 		Long: `reproduce runs the paper's evaluation from the built-in specs — Philly (2000
 rounds), Helios and PAI (500 rounds) × every registered policy on paper-1280, the
-Arena ablations and the load sweep (density 0.1 … 2.5) — in both timing modes,
-as one sweep in --out ("headline", not part of "all", is the Philly artifact-timing
+Arena ablations and the load sweep (density 0.1 … 2.5) — in both timing modes
+(exact-timing runs drain: they go on past their rounds until every job has
+ended or is stuck, docs/statistics.md; artifact timing keeps the artifact's
+horizon), as one sweep in --out ("headline", not part of "all", is the Philly artifact-timing
 comparison of Arena and the paper's baselines alone), and writes --out/REPORT.md: the tables in the paper's form
 beside the published numbers, and the figures (--out/figures/). Policies not
 registered yet are skipped and listed in the report's notes.
