@@ -11,8 +11,8 @@ import (
 // sim.Summary field it reads).
 var Catalogue = []Metric{
 	// The run's extent.
-	{Key: "rounds", Unit: "rounds", Int: true, Doc: "rounds simulated: the horizon in rounds (an until-done run: the rounds it went on for)",
-		Label: "rounds simulated (until done)", When: func(s *sim.Summary) bool { return s.UntilDone }, Get: count(func(s *sim.Summary) int { return s.Rounds })},
+	{Key: "rounds", Unit: "rounds", Int: true, Doc: "rounds simulated: the horizon in rounds (a draining run: the rounds it went on for)",
+		Label: "rounds simulated (drained)", When: func(s *sim.Summary) bool { return s.UntilDone || s.Drain }, Get: count(func(s *sim.Summary) int { return s.Rounds })},
 	{Key: "horizon_s", Unit: "s", Doc: "the simulated window: rounds × round length", Get: value(func(s *sim.Summary) float64 { return s.HorizonS })},
 	{Key: "rounds_asked", Column: "-", Unit: "rounds", Int: true, Doc: "the rounds asked of a run that went on past them (drain, until done); rounds is where it stopped (summary.json only)",
 		Get: count(func(s *sim.Summary) int { return s.RoundsAsked })},
