@@ -627,6 +627,11 @@ func (s *Spec) expand(reg runner.Policies, build bool) (*Plan, error) {
 			}
 		}
 	}
+	if s.Sensitivity != nil {
+		if err := s.Sensitivity.CheckPlan(plan); err != nil {
+			return nil, fail("sensitivity", err)
+		}
+	}
 	return plan, nil
 }
 
