@@ -222,10 +222,15 @@ func joinFactors(fs []float64) string {
 // String names the grid: "overheads ×0.75/1/1.25 × iteration times
 // ×0.95/1/1.05, 9 points", then, when set, "; iteration times per GPU
 // type h100 ×0.8/1/1.2, l20 ×0.8/1/1.2, one at a time and corners, 8
-// points" and "; estimators profiledb/analytic, each run with the others".
+// points" and "; estimators profiledb/analytic, each run with the
+// others" (without the first part when it is the centre alone).
 func (g Sensitivity) String() string {
-	s := fmt.Sprintf("overheads ×%s × iteration times ×%s, %d points", joinFactors(axis(g.Overheads)), joinFactors(axis(g.IterationTimes)), len(axis(g.Overheads))*len(axis(g.IterationTimes)))
-	if types := g.gridTypes(); len(types) > 0 {
+	var parts []string
+	types := g.gridTypes()
+	if n := len(axis(g.Overheads)) * len(axis(g.IterationTimes)); n > 1 || len(types) == 0 && len(g.Estimators) == 0 {
+		parts = append(parts, fmt.Sprintf("overheads ×%s × iteration times ×%s, %s", joinFactors(axis(g.Overheads)), joinFactors(axis(g.IterationTimes)), points(n)))
+	}
+	if len(types) > 0 {
 		per := make([]string, len(types))
 		for i, t := range types {
 			per[i] = t + " ×" + joinFactors(axis(g.GPUTypes[t]))
@@ -234,12 +239,20 @@ func (g Sensitivity) String() string {
 		if len(types) == 1 {
 			how = "one type"
 		}
-		s += fmt.Sprintf("; iteration times per GPU type %s, %s, %d points", strings.Join(per, ", "), how, len(g.TypePoints()))
+		parts = append(parts, fmt.Sprintf("iteration times per GPU type %s, %s, %s", strings.Join(per, ", "), how, points(len(g.TypePoints()))))
 	}
 	if len(g.Estimators) > 0 {
-		s += "; estimators " + strings.Join(g.Estimators, "/") + ", each run with the others"
+		parts = append(parts, "estimators "+strings.Join(g.Estimators, "/")+", each run with the others")
 	}
-	return s
+	return strings.Join(parts, "; ")
+}
+
+// points is "1 point", "9 points".
+func points(n int) string {
+	if n == 1 {
+		return "1 point"
+	}
+	return strconv.Itoa(n) + " points"
 }
 
 func checkFactors(what string, fs []float64) error {
@@ -1119,7 +1132,7 @@ func writeShifts(b *strings.Builder, r *SummaryRow) {
 	fmt.Fprintf(b, "      how far the grid moves its JCT reduction (point − centre, paired by seed; mean [95 %% t-interval], percentage points):\n")
 	for i, s := range sh {
 		if i == maxShiftLines {
-			fmt.Fprintf(b, "        … %d more point(s), each within %s pts\n", len(sh)-i, signedPts(math.Abs(s.Shift.Mean)))
+			fmt.Fprintf(b, "        … %d more point(s), each within ±%s pts\n", len(sh)-i, strconv.FormatFloat(math.Abs(s.Shift.Mean)*100, 'f', 1, 64))
 			break
 		}
 		iv := "(one seed: no interval)"
