@@ -136,6 +136,9 @@ func runReproduce(cmd *cobra.Command, reg *registry.Registry, args []string, f r
 		f.baseline = ps.String()
 	}
 	grid, err := sensitivityGrid(cmp.Or(f.sensitivity, "default"), nil) // on by default here
+	if err == nil {
+		err = globalGrid(grid)
+	}
 	if err != nil {
 		return err
 	}

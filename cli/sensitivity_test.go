@@ -54,3 +54,26 @@ func TestSweepSensitivityFlag(t *testing.T) {
 		t.Errorf("--compare with --sensitivity: %v", err)
 	}
 }
+
+// The per-type and estimator parts of the grid: after a space too; a
+// GPU type no cluster of the sweep has is refused naming it and the
+// clusters' types, before anything runs; reproduce, whose report
+// perturbs overheads and iteration times only, refuses them.
+func TestSweepSensitivityTypesFlag(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "s.yaml")
+	os.WriteFile(spec, []byte("name: b\nsynth: {from: philly-pollux, since: 35d, until: 36d, sample: 40, recipe: arena}\nclusters: [paper-1280]\npolicies: [fcfs, srtf]\ntiming: exact\nhorizon: 6h\nseeds: [0, 1]\n"), 0o644)
+	_, err := runCLI(t, "sweep", spec, "--out", filepath.Join(dir, "a"), "--quiet", "--sensitivity", "types=h100:1.2")
+	if err == nil || !strings.Contains(err.Error(), "--sensitivity: GPU type h100: no cluster of the sweep has it (paper-1280: ") {
+		t.Errorf("type in no cluster: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a", "runs")); err == nil {
+		t.Error("runs were made before the grid was refused")
+	}
+	if _, err := runCLI(t, "sweep", spec, "--out", filepath.Join(dir, "b"), "--quiet", "--sensitivity", "types=h100:0"); err == nil || !strings.Contains(err.Error(), "h100 factor 0") {
+		t.Errorf("bad factor: %v", err)
+	}
+	if _, err := runCLI(t, "reproduce", "--out", filepath.Join(dir, "r"), "--quiet", "--sensitivity", "estimators=analytic"); err == nil || !strings.Contains(err.Error(), "types= and estimators= are for arena sweep") {
+		t.Errorf("reproduce with estimators=: %v", err)
+	}
+}

@@ -53,10 +53,13 @@ the array and a merge job that waits for it (docs/experiments.md, "Running on
 Slurm"); paths in it are made absolute, the binary is this one unless --binary.
 
 --sensitivity (or the spec's sensitivity key) re-runs every run with the model
-perturbed — overheads ×0.75/1.25 × iteration times ×0.95/1.05 by default — into
+perturbed — overheads ×0.75/1.25 × iteration times ×0.95/1.05 by default; add
+'types=h100:0.8/1.2,l20:0.8/1.2' for each GPU type's speed error and
+'estimators=profiledb,analytic' for the other performance model — into
 OUT/sensitivity/, and marks each comparison robust (the sign of its JCT reduction
 and throughput ratio, and the cell's ranking, hold at every point) or fragile:
-summary.parquet's robust column and the seed table (docs/statistics.md).
+summary.parquet's robust column and the seed table, with how far each point moves
+a JCT reduction that does not hold (docs/statistics.md).
 
 Progress goes to stderr: a bar on a terminal, otherwise (a batch log, CI) a
 plain line every --progress with runs done/total and the ETA.`,
@@ -125,6 +128,11 @@ func runSweep(cmd *cobra.Command, reg *registry.Registry, specPath string, f swe
 	grid, err := sensitivityGrid(f.sensitivity, spec)
 	if err != nil {
 		return err
+	}
+	if grid != nil && grid != spec.Sensitivity { // the spec's was checked by Expand
+		if err := grid.CheckPlan(plan); err != nil {
+			return fmt.Errorf("--sensitivity: %w", err)
+		}
 	}
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	for _, n := range plan.Notes {

@@ -1,6 +1,9 @@
 package estimator
 
-import "fmt"
+import (
+	"fmt"
+	"sort"
+)
 
 // Slowdown is a calibrated execution estimator: Base's iteration times
 // multiplied by Global, or, on a relaxed placement — more nodes than the
@@ -12,9 +15,14 @@ import "fmt"
 // profile database and a real cluster (arena-data/testbed/README.md: median
 // 1.03–1.06 per finished job, 1.30–1.38 on ElasticFlow-L's multi-node
 // relaxed placements); policies keep deciding with the database.
+// PerType multiplies the factor of a placement on a GPU type it names
+// (a type's own speed error, e.g. an H100 priced as an A100 through a GPU
+// map): on an h100 placement with Global 1.05 and PerType {h100: 1.2}
+// the iteration time is × 1.05·1.2; types it does not name keep Global.
 type Slowdown struct {
 	Base            Estimator
 	Global, Relaxed float64
+	PerType         map[string]float64
 	// NodeCap is the node size of a GPU type on the cluster (for the
 	// best-locality shape); nil treats every multi-node shape as relaxed.
 	NodeCap func(gpu string) int
@@ -22,7 +30,18 @@ type Slowdown struct {
 
 // Name implements Estimator.
 func (s Slowdown) Name() string {
-	return fmt.Sprintf("%s×%g(relaxed ×%g)", s.Base.Name(), factor(s.Global), factor(s.Relaxed))
+	name := fmt.Sprintf("%s×%g(relaxed ×%g)", s.Base.Name(), factor(s.Global), factor(s.Relaxed))
+	if len(s.PerType) > 0 {
+		types := make([]string, 0, len(s.PerType))
+		for t := range s.PerType {
+			types = append(types, t)
+		}
+		sort.Strings(types)
+		for _, t := range types {
+			name += fmt.Sprintf("(%s ×%g)", t, s.PerType[t])
+		}
+	}
+	return name
 }
 
 func factor(f float64) float64 {
@@ -53,6 +72,9 @@ func (s Slowdown) Estimate(w Workload, c Config) Estimate {
 	f := factor(s.Global)
 	if s.Relaxed != 0 && s.Relaxes(c) {
 		f = s.Relaxed
+	}
+	if t, ok := s.PerType[c.GPU]; ok {
+		f *= factor(t)
 	}
 	if f == 1 {
 		return e

@@ -35,3 +35,30 @@ func TestSlowdown(t *testing.T) {
 		t.Errorf("factors 0 must change nothing: %+v", got)
 	}
 }
+
+// TestSlowdownPerType: hand-worked — the per-type factor multiplies the
+// one that applies: an h100 placement at ×1.05 and h100 ×1.2 runs 1.28 s
+// × 1.26 = 1.6128 s → 1.613 s (re-rounded to the millisecond); a relaxed
+// a100 shape takes ×1.3·0.8 = 1.04: 1.3312 → 1.331 s; a type it does not
+// name (a40) keeps ×1.05: 1.344 s.
+func TestSlowdownPerType(t *testing.T) {
+	w := Workload{Batch: 128}
+	s := Slowdown{Base: constEst{}, Global: 1.05, Relaxed: 1.3, PerType: map[string]float64{"h100": 1.2, "a100": 0.8},
+		NodeCap: func(string) int { return 4 }}
+	for _, c := range []struct {
+		name string
+		cfg  Config
+		want float64
+	}{
+		{"h100, its own factor", Config{"h100", 1, 4}, 1.613},
+		{"a100 relaxed, both", Config{"a100", 2, 2}, 1.331},
+		{"a40 unnamed", Config{"a40", 1, 4}, 1.344},
+	} {
+		if got := s.Estimate(w, c.cfg).IterTime; got != c.want {
+			t.Errorf("%s: iteration time %v, want %v", c.name, got, c.want)
+		}
+	}
+	if n := s.Name(); n != "const×1.05(relaxed ×1.3)(a100 ×0.8)(h100 ×1.2)" {
+		t.Errorf("name %q", n)
+	}
+}

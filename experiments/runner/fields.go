@@ -229,6 +229,15 @@ var Fields = []Field{
 		setFloat(func(r *Run) *float64 { return &r.Slowdown }, checkFactor, ruleFactor)),
 	field(Field{Key: "relaxed_slowdown", Flag: "relaxed-slowdown", Usage: "calibration: factor on executed iteration times of multi-node placements less compact than best locality, instead of --slowdown"},
 		setFloat(func(r *Run) *float64 { return &r.RelaxedSlowdown }, checkFactor, ruleFactor)),
+	field(Field{Key: "type_slowdowns", Flag: "type-slowdowns", Usage: "calibration per GPU type: multiply executed iteration times on each named type by its factor, on top of --slowdown, e.g. h100=1.2,l20=0.8 (each a type of the cluster; factors 0.01 to 100)"},
+		custom("string", func(r *Run, v string) error {
+			m, err := ParseTypeSlowdowns(v)
+			if err != nil {
+				return err
+			}
+			r.TypeSlowdowns = FormatTypeSlowdowns(m)
+			return nil
+		}, func(r *Run) string { return r.TypeSlowdowns })),
 	field(Field{Key: "profiling_delay", Flag: "profiling-delay", Bool: true, Usage: "prepend each job's disaggregated-profiling time (analytic model) to its first start"},
 		setBool(func(r *Run) *bool { return &r.ProfilingDelay })),
 	field(Field{Key: "schedule_on_events", Flag: "schedule-on-events", Bool: true, Usage: "exact timing: also call the policy at each arrival and completion, not only every 300-s round"},

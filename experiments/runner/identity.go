@@ -15,7 +15,7 @@ import (
 // (options included), the cluster spec, the engine's parameters (timing,
 // rounds, round length, overhead model, iteration scale, deadline scale,
 // profiling delay on/off, scheduling on events), the estimator, seed,
-// density, GPU map, and every job as simulated (after load scaling and
+// density, GPU map, the slowdowns when set, and every job as simulated (after load scaling and
 // GPU remapping). Runs with equal hashes had equal inputs; the hash does
 // not cover the code (that is arena_version).
 func InputHash(r Run, policy string, spec sim.ClusterSpec, cfg sim.Config, jobs []sim.JobSpec) string {
@@ -33,6 +33,10 @@ func InputHash(r Run, policy string, spec sim.ClusterSpec, cfg sim.Config, jobs 
 	fmt.Fprintf(h, "estimator %s seed %d density %g gpu-map %q\n", r.Estimator, r.Seed, Density(r.Density), r.GPUMap)
 	if r.Slowdown != 0 && r.Slowdown != 1 || r.RelaxedSlowdown != 0 && r.RelaxedSlowdown != 1 {
 		fmt.Fprintf(h, "slowdown %g relaxed %g\n", r.Slowdown, r.RelaxedSlowdown)
+	}
+	// Per-type slowdowns, only when set: other runs keep their hashes.
+	if r.TypeSlowdowns != "" {
+		fmt.Fprintf(h, "type-slowdowns %s\n", r.TypeSlowdowns)
 	}
 	// The measurement window and draining, only when set: other runs
 	// keep their hashes.

@@ -127,6 +127,11 @@ func (r *Run) Validate() error {
 	if r.RelaxedSlowdown != 0 && checkFactor(r.RelaxedSlowdown) != nil {
 		add("relaxed_slowdown", r.RelaxedSlowdown, ruleFactor)
 	}
+	if r.TypeSlowdowns != "" {
+		if _, err := ParseTypeSlowdowns(r.TypeSlowdowns); err != nil {
+			es = append(es, &input.Error{Field: "type_slowdowns", Err: err})
+		}
+	}
 	for _, c := range []struct {
 		key string
 		v   float64

@@ -73,6 +73,12 @@ type Run struct {
 	// uncalibrated estimator.
 	Slowdown        float64 `json:"slowdown,omitempty" yaml:"slowdown,omitempty"`
 	RelaxedSlowdown float64 `json:"relaxed_slowdown,omitempty" yaml:"relaxed_slowdown,omitempty"`
+	// TypeSlowdowns calibrates execution per GPU type: "h100=1.2,l20=0.8"
+	// multiplies every executed iteration time on an h100 placement by
+	// 1.2 and on an l20 one by 0.8, on top of Slowdown or RelaxedSlowdown
+	// (ParseTypeSlowdowns; kept in its canonical form, types sorted). ""
+	// none. Each type must be one of the cluster's.
+	TypeSlowdowns string `json:"type_slowdowns,omitempty" yaml:"type_slowdowns,omitempty"`
 	// UntilDone is retired for Drain: Validate refuses it, naming drain.
 	// (The field reads the run.json of runs made before.)
 	UntilDone bool `json:"until_done,omitempty" yaml:"until_done,omitempty"`

@@ -66,8 +66,10 @@ type Scenario struct {
 	// Tenants is the run's tenants file (Run.Tenants), loaded and checked
 	// against the cluster and the jobs; nil for none or for TenantsVCs.
 	Tenants *tenants.File
-	// Slowdown calibrates execution (Run.Slowdown, Run.RelaxedSlowdown).
-	slowdown bool
+	// Slowdown calibrates execution (Run.Slowdown, Run.RelaxedSlowdown,
+	// Run.TypeSlowdowns parsed into typeSlowdowns).
+	slowdown      bool
+	typeSlowdowns map[string]float64
 }
 
 // Resolver loads the inputs of runs, each input once: the runs of a sweep
@@ -267,6 +269,9 @@ func (rv *Resolver) Check(r Run) error {
 	if err != nil {
 		return at("cluster", err)
 	}
+	if _, err := checkTypeSlowdowns(r, spec); err != nil {
+		return at("type_slowdowns", err)
+	}
 	ps, err := rv.ParsePolicy(r.Policy)
 	if err != nil {
 		return at("policy", err)
@@ -346,6 +351,10 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 	if err != nil {
 		return nil, at("cluster", err)
 	}
+	typeSlowdowns, err := checkTypeSlowdowns(r, spec)
+	if err != nil {
+		return nil, at("type_slowdowns", err)
+	}
 	ps, err := rv.ParsePolicy(r.Policy)
 	if err != nil {
 		return nil, at("policy", err)
@@ -419,7 +428,8 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 	return &Scenario{Tenants: ten, GPUMap: gpuMap, ExpectedOutages: fl.expected, EventsPastWindow: fl.past, FileEvents: fl.fileEvents,
 		Run: r, TraceName: tr.Name, TraceJobs: len(tr.Jobs), Jobs: jobs, ClusterSpec: spec,
 		Policy: ps, Source: src, Profile: prof, Overhead: overhead, Config: cfg,
-		slowdown: r.Slowdown != 0 && r.Slowdown != 1 || r.RelaxedSlowdown != 0 && r.RelaxedSlowdown != 1,
+		slowdown:      r.Slowdown != 0 && r.Slowdown != 1 || r.RelaxedSlowdown != 0 && r.RelaxedSlowdown != 1 || len(typeSlowdowns) > 0,
+		typeSlowdowns: typeSlowdowns,
 	}, nil
 }
 
@@ -533,7 +543,7 @@ func (s *Scenario) Execute(ctx context.Context, onRound func(done, total int)) (
 	}
 	var exec estimator.Estimator = s.Source.View(estimator.ViewOptimal)
 	if s.slowdown {
-		exec = estimator.Slowdown{Base: exec, Global: r.Slowdown, Relaxed: r.RelaxedSlowdown, NodeCap: cluster.NodeCapacity}
+		exec = estimator.Slowdown{Base: exec, Global: r.Slowdown, Relaxed: r.RelaxedSlowdown, PerType: s.typeSlowdowns, NodeCap: cluster.NodeCapacity}
 	}
 	cfg := s.Config
 	cfg.Cluster, cfg.Exec, cfg.OnRound = cluster, exec, onRound

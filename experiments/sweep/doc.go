@@ -26,8 +26,9 @@
 //     several seeds get t-intervals (seedstats.go, fairrows.go) and the
 //     seed table (seedreport.go). CompareSweeps checks two outputs agree.
 //   - Sensitivity is the grid of model perturbations (overheads × iteration
-//     times); SensitivityPlan re-runs a plan at every point and MarkRobust
-//     marks each comparison robust or fragile.
+//     times, per-GPU-type iteration times, other estimators);
+//     SensitivityPlan re-runs a plan at every point that applies and
+//     MarkRobust marks each comparison robust or fragile.
 //   - Emit prints Slurm / Kubernetes job files for sharded sweeps;
 //     ExportCSV writes CSV copies of the results tables.
 //

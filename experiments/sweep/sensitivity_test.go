@@ -58,7 +58,7 @@ func TestSensitivityPlanPerturbsRuns(t *testing.T) {
 			t.Errorf("the centre is re-run: %s", pr.Key)
 		}
 	}
-	if c := (GridPoint{1, 1}).Apply(plan.Runs[1].Run); !reflect.DeepEqual(c, plan.Runs[1].Run) {
+	if c := (GridPoint{Overhead: 1, IterTime: 1}).Apply(plan.Runs[1].Run); !reflect.DeepEqual(c, plan.Runs[1].Run) {
 		t.Errorf("the centre changes the run: %+v", c)
 	}
 }
@@ -100,7 +100,7 @@ func TestMarkRobust(t *testing.T) {
 	g := DefaultSensitivity()
 	jct := map[string]float64{"arena": 100, "fcfs": 200, "sia": 150}
 	thr := map[string]float64{"arena": 12, "fcfs": 8, "sia": 10}
-	flipAt, thrAt := GridPoint{1.25, 1}, GridPoint{0.75, 0.95}
+	flipAt, thrAt := GridPoint{Overhead: 1.25, IterTime: 1}, GridPoint{Overhead: 0.75, IterTime: 0.95}
 	rowsAt := func(p GridPoint) []SummaryRow {
 		ja, ta := jct, thr
 		if p == flipAt {
@@ -116,12 +116,12 @@ func TestMarkRobust(t *testing.T) {
 		}
 		return rows
 	}
-	main := rowsAt(GridPoint{1, 1})
+	main := rowsAt(GridPoint{Overhead: 1, IterTime: 1})
 	perPoint := map[GridPoint][]SummaryRow{}
 	for _, p := range g.Perturbed() {
 		perPoint[p] = rowsAt(p)
 	}
-	markRobust(main, g, perPoint)
+	markRobust(main, g, perPoint, nil)
 
 	check := func(trace, pol string, want *bool, text string) {
 		t.Helper()
@@ -158,8 +158,8 @@ func TestMarkRobust(t *testing.T) {
 
 	// A point without results leaves a comparison that holds elsewhere
 	// undecided (null), not robust.
-	delete(perPoint, GridPoint{1.25, 1.05})
-	markRobust(main, g, perPoint)
+	delete(perPoint, GridPoint{Overhead: 1.25, IterTime: 1.05})
+	markRobust(main, g, perPoint, nil)
 	if r := find(main, "b", "fcfs"); r.Robust != nil || !strings.Contains(r.Robustness, "undecided") {
 		t.Errorf("missing point: robust %v %q, want null and undecided", deb(r.Robust), r.Robustness)
 	}
@@ -291,7 +291,7 @@ func TestVerdictFromIntervals(t *testing.T) {
 	} {
 		main := pairRows(t, tc.centreRed, tc.centreThr)
 		perPoint := map[GridPoint][]SummaryRow{p: pairRows(t, tc.pointRed, flat)}
-		markRobust(main, g, perPoint)
+		markRobust(main, g, perPoint, nil)
 		r := find(main, "x", "arena")
 		if r.JCTVerdict != tc.jct || r.ThroughputVerdict != tc.thr || !strings.Contains(r.Robustness, tc.robustness) || fmt.Sprint(deb(r.Robust)) != fmt.Sprint(deb(tc.robust)) {
 			iv, _ := r.Cmp("jct_reduction")

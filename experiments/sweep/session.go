@@ -54,7 +54,11 @@ func (s *Session) Run(ctx context.Context, reg runner.Policies) ([]SummaryRow, e
 	if err == nil && s.Sensitivity != nil {
 		opt := s.Sweep
 		opt.Out = SensitivityDir(s.Sweep.Out)
-		rep, took, err = s.phase(ctx, reg, "sensitivity "+s.Plan.Name, SensitivityPlan(s.Plan, *s.Sensitivity), opt)
+		sp := SensitivityPlan(s.Plan, *s.Sensitivity)
+		for _, n := range sp.Notes {
+			s.logf("sensitivity: %s\n", n)
+		}
+		rep, took, err = s.phase(ctx, reg, "sensitivity "+s.Plan.Name, sp, opt)
 		s.logf("sensitivity (grid %s): %d perturbed runs, %d already complete, %d ran, %d failed, in %.1fs; in %s\n",
 			s.Sensitivity, rep.Total, rep.Skipped, rep.Ran, len(rep.Failed), took.Seconds(), opt.Out)
 	}

@@ -627,6 +627,11 @@ func (s *Spec) expand(reg runner.Policies, build bool) (*Plan, error) {
 			}
 		}
 	}
+	if s.Sensitivity != nil {
+		if err := s.Sensitivity.CheckPlan(plan); err != nil {
+			return nil, fail("sensitivity", err)
+		}
+	}
 	return plan, nil
 }
 
@@ -777,6 +782,9 @@ func axesKey(r runner.Run) string {
 	if r.Slowdown != 0 && r.Slowdown != 1 || r.RelaxedSlowdown != 0 && r.RelaxedSlowdown != 1 {
 		k += ".sd" + strconv.FormatFloat(factorOr1(r.Slowdown), 'g', -1, 64) + "-" + strconv.FormatFloat(factorOr1(r.RelaxedSlowdown), 'g', -1, 64)
 	}
+	if r.TypeSlowdowns != "" {
+		k += ".ts-" + typeSlowdownsKey(r.TypeSlowdowns)
+	}
 	if r.OverheadScale != 0 && r.OverheadScale != 1 {
 		k += ".os" + strconv.FormatFloat(r.OverheadScale, 'g', -1, 64)
 	}
@@ -797,6 +805,12 @@ func axesKey(r runner.Run) string {
 		}
 	}
 	return k
+}
+
+// typeSlowdownsKey is a canonical type_slowdowns value as a key part:
+// "h100=1.2,l20=0.8" → "h100x1.2-l20x0.8".
+func typeSlowdownsKey(ts string) string {
+	return strings.NewReplacer("=", "x", ",", "-").Replace(ts)
 }
 
 // faultsKey is the faults and checkpoint part of a run's key ("" for a

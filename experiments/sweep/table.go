@@ -66,6 +66,12 @@ type SummaryRow struct {
 	Robust, RankingRobust                          *bool
 	Robustness, RankingRobustness, SensitivityGrid string
 	JCTVerdict, ThroughputVerdict                  string
+	// GridSkipped are the notes of the grid points that do not apply to
+	// the row's cell (an estimator that cannot price its cluster); Shifts
+	// how far each point moves its comparison's JCT reduction (PointShift;
+	// the seed table prints those of comparisons that do not hold).
+	GridSkipped []string
+	Shifts      []PointShift
 	// ChargedAtS is the cell's common horizon its jobs charged at the
 	// horizon were re-charged at (recharge, measure.go; 0: its own).
 	// Inconclusive says why its comparison is inconclusive (a run of it
@@ -141,7 +147,7 @@ var dims = map[string]column{
 	"robustness":         {kind: tString, set: func(v reflect.Value, r *SummaryRow) { v.SetString(r.Robustness) }},
 	"ranking_robust":     {kind: tOptBool, set: func(v reflect.Value, r *SummaryRow) { setOptBool(v, r.RankingRobust) }},
 	"ranking_robustness": {kind: tString, set: func(v reflect.Value, r *SummaryRow) { v.SetString(r.RankingRobustness) }},
-	"sensitivity_grid":   {kind: tString, set: func(v reflect.Value, r *SummaryRow) { v.SetString(r.SensitivityGrid) }},
+	"sensitivity_grid":   {kind: tString, set: func(v reflect.Value, r *SummaryRow) { v.SetString(gridColumn(r)) }},
 	"jct_verdict":        {kind: tString, set: func(v reflect.Value, r *SummaryRow) { v.SetString(r.JCTVerdict) }},
 	"throughput_verdict": {kind: tString, set: func(v reflect.Value, r *SummaryRow) { v.SetString(r.ThroughputVerdict) }},
 	"tenants": {kind: tString, set: func(v reflect.Value, r *SummaryRow) {
