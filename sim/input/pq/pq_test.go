@@ -22,9 +22,11 @@ type row struct {
 	N  int64   `parquet:"n"`
 }
 
-func validFile(t testing.TB, n int) []byte {
+func validFile(t testing.TB, n int) []byte { return validFileWith(t, n) }
+
+func validFileWith(t testing.TB, n int, opts ...parquet.WriterOption) []byte {
 	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[row](&buf)
+	w := parquet.NewGenericWriter[row](&buf, opts...)
 	rows := make([]row, n)
 	for i := range rows {
 		rows[i] = row{ID: "job-" + string(rune('a'+i%26)), X: float64(i), N: int64(i)}
