@@ -30,6 +30,9 @@ import (
 //     context; it must put nothing in place.
 //   - ARENA_CLI_FSIZE=N: files are limited to N bytes (RLIMIT_FSIZE), so
 //     a write beyond fails with EFBIG as on a full disk.
+//   - ARENA_CLI_AS=N: the address space may grow by N bytes from its size
+//     at start (RLIMIT_AS), so an allocation beyond ends the process in
+//     "fatal error: out of memory".
 func testHooks() {
 	var once sync.Once
 	switch os.Getenv("ARENA_CLI_HOOK") {
@@ -47,6 +50,21 @@ func testHooks() {
 	if n, err := strconv.ParseUint(os.Getenv("ARENA_CLI_FSIZE"), 10, 64); err == nil {
 		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
 			fmt.Fprintln(os.Stderr, "arena-test: setrlimit:", err)
+			os.Exit(2)
+		}
+	}
+	if n, err := strconv.ParseUint(os.Getenv("ARENA_CLI_AS"), 10, 64); err == nil {
+		b, err := os.ReadFile("/proc/self/statm")
+		var pages uint64
+		if err == nil {
+			pages, err = strconv.ParseUint(strings.Fields(string(b))[0], 10, 64)
+		}
+		if err == nil {
+			n += pages * uint64(os.Getpagesize())
+			err = syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: n, Max: n})
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "arena-test: address-space limit:", err)
 			os.Exit(2)
 		}
 	}

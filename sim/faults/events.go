@@ -417,40 +417,34 @@ func readEventsParquet(path string, f io.ReaderAt, size int64, c *sim.Cluster) (
 	if err != nil {
 		return nil, err
 	}
-	rd := parquet.NewReader(pf)
-	defer rd.Close()
+	// Rows through pq too: a corrupt page is an error, not a panic, and
+	// the rows read must be the rows the footer declares.
 	var rows []row
-	buf := make([]parquet.Row, 256)
 	cells := make([]string, len(names))
 	line := 0
-	for {
-		n, rerr := rd.ReadRows(buf)
-		for _, pr := range buf[:n] {
-			line++
-			clear(cells)
-			for _, v := range pr {
-				if i := v.Column(); i >= 0 && i < len(cells) {
-					cells[i] = cellString(v)
-				}
+	err = pq.EachRow(path, pf, func(pr parquet.Row) error {
+		line++
+		clear(cells)
+		for _, v := range pr {
+			if i := v.Column(); i >= 0 && i < len(cells) {
+				cells[i] = cellString(v)
 			}
-			get := func(name string) string {
-				if i, ok := col[name]; ok {
-					return strings.TrimSpace(cells[i])
-				}
-				return ""
+		}
+		get := func(name string) string {
+			if i, ok := col[name]; ok {
+				return strings.TrimSpace(cells[i])
 			}
-			rw, err := parseRow(path, line, c, get)
-			if err != nil {
-				return nil, err
-			}
-			rows = append(rows, rw)
+			return ""
 		}
-		if errors.Is(rerr, io.EOF) {
-			break
+		rw, err := parseRow(path, line, c, get)
+		if err != nil {
+			return err
 		}
-		if rerr != nil {
-			return nil, &input.Error{File: path, Line: line + 1, Err: fmt.Errorf("reading Parquet: %v", rerr)}
-		}
+		rows = append(rows, rw)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return validate(path, rows, c)
 }

@@ -25,6 +25,30 @@
 //     the footer, each chunk holding as many values as its row group rows
 //     (the tables arena reads have no repeated columns).
 //
+// parquet-go also allocates from every page header (a buffer of the
+// compressed size, one of the uncompressed size, level and offset buffers
+// of the value count) and from what a codec inflates to, whatever the
+// header says: a 20 KB file whose page claims 2 GiB, or a 32 KB zstd page
+// of 1 GiB of zeros, is a "fatal error: out of memory". So Open then walks
+// every page of every column chunk as parquet-go will read it, reading
+// only headers (and compressed bodies, to check what they inflate to), and
+// refuses, before parquet-go reads a page (checkPages):
+//
+//   - a header that is not a bounded Thrift struct within PageHeaderCap
+//     or does not decode; negative sizes or counts; unknown page types and
+//     codecs;
+//   - a page whose compressed size runs past its column chunk;
+//   - an uncompressed size over the chunk's total, over 2048 times the
+//     compressed size plus 1 MiB, or pages summing past input.InputCap;
+//   - a page that inflates past its uncompressed size: snappy's declared
+//     length is checked, zstd and lz4 pages are decompressed into a buffer
+//     of the header's size, gzip and brotli ones into a counter (so those
+//     pages are decompressed twice);
+//   - more values in a chunk's data pages than its rows (the footer's
+//     count, under input.CountCap, for a repeated column), dictionaries
+//     with more entries than their bytes or the chunk's values can hold,
+//     v2 level lengths and null counts that do not fit the page.
+//
 // ReadAll then reads rows in batches and fails unless it read exactly the
 // rows the footer declares.
 package pq

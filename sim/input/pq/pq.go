@@ -101,6 +101,9 @@ func OpenReaderAt(name string, r io.ReaderAt, size int64) (pf *parquet.File, err
 	if err := checkMeta(pf, size-8-footerLen); err != nil {
 		return nil, &input.Error{File: name, Err: err}
 	}
+	if err := checkPages(r, pf, size-8-footerLen); err != nil {
+		return nil, &input.Error{File: name, Err: err}
+	}
 	return pf, nil
 }
 
@@ -207,21 +210,25 @@ func ReadRows[T any](name string, pf *parquet.File) (rows []T, err error) {
 // rows, for tables whose columns vary: timeline, summary, export), with
 // ReadAll's guarantees: a corrupt page is an error, not a panic, and
 // reading fewer or more rows than the footer declares is an error.
-func (f *File) EachRow(fn func(parquet.Row) error) (err error) {
+func (f *File) EachRow(fn func(parquet.Row) error) error { return EachRow(f.name, f.File, fn) }
+
+// EachRow is File.EachRow of a file opened with OpenReaderAt; name names
+// it in errors. An error fn returns is returned as it is.
+func EachRow(name string, pf *parquet.File, fn func(parquet.Row) error) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = corrupt(f.name, "unreadable page (%s)", input.ClipError(fmt.Errorf("%v", p)))
+			err = corrupt(name, "unreadable page (%s)", input.ClipError(fmt.Errorf("%v", p)))
 		}
 	}()
-	want := f.NumRows()
-	rd := parquet.NewReader(f.File)
+	want := pf.NumRows()
+	rd := parquet.NewReader(pf)
 	defer rd.Close()
 	buf := make([]parquet.Row, 256)
 	var got int64
 	for {
 		n, rerr := rd.ReadRows(buf)
 		if got+int64(n) > want {
-			return corrupt(f.name, "more rows than the %d the footer declares", want)
+			return corrupt(name, "more rows than the %d the footer declares", want)
 		}
 		for _, row := range buf[:n] {
 			got++
@@ -233,11 +240,11 @@ func (f *File) EachRow(fn func(parquet.Row) error) (err error) {
 			break
 		}
 		if rerr != nil {
-			return corrupt(f.name, "row %d: %s", got+1, input.ClipError(rerr))
+			return corrupt(name, "row %d: %s", got+1, input.ClipError(rerr))
 		}
 	}
 	if got != want {
-		return corrupt(f.name, "read %d rows, the footer declares %d (bad page offsets or a truncated file)", got, want)
+		return corrupt(name, "read %d rows, the footer declares %d (bad page offsets or a truncated file)", got, want)
 	}
 	return nil
 }

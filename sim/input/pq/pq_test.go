@@ -14,6 +14,7 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/arena-sim/arena/sim/input"
+	"github.com/arena-sim/arena/sim/input/pq/pqtest"
 )
 
 type row struct {
@@ -22,9 +23,11 @@ type row struct {
 	N  int64   `parquet:"n"`
 }
 
-func validFile(t testing.TB, n int) []byte {
+func validFile(t testing.TB, n int) []byte { return validFileWith(t, n) }
+
+func validFileWith(t testing.TB, n int, opts ...parquet.WriterOption) []byte {
 	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[row](&buf)
+	w := parquet.NewGenericWriter[row](&buf, opts...)
 	rows := make([]row, n)
 	for i := range rows {
 		rows[i] = row{ID: "job-" + string(rune('a'+i%26)), X: float64(i), N: int64(i)}
@@ -167,6 +170,15 @@ func FuzzOpen(f *testing.F) {
 	data, _ := split(valid)
 	f.Add(withFooter(data, []byte{0x15, 0x02, 0x19, 0xFC, 0xFF, 0xFF, 0xFF, 0xFF, 0x07, 0x00}))
 	f.Add(withMeta(f, valid, func(md *format.FileMetaData) { md.RowGroups[0].Columns[1].MetaData.DataPageOffset = 7 }))
+	for col := 0; col < 3; col++ {
+		cases, err := pqtest.Hostile(valid, col)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, c := range cases {
+			f.Add(c.File)
+		}
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
