@@ -651,7 +651,7 @@ func (e *engine) extend() bool {
 	}
 	// A cluster event still to come (a node coming back) may let the
 	// policy place the queue: not stuck yet.
-	if len(e.running) == 0 && len(e.pending) > 0 && len(e.arrived) == 0 && arrivedAll && (e.flt == nil || e.flt.toCome == 0) {
+	if len(e.running) == 0 && len(e.pending) > 0 && len(e.arrived) == 0 && arrivedAll && !e.eventsMayAddCapacity() {
 		e.idleRounds++
 	} else {
 		e.idleRounds = 0

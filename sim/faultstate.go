@@ -835,3 +835,21 @@ func (f *faultState) initialAvail(e *engine) []int {
 	}
 	return avail
 }
+
+// eventsMayAddCapacity reports whether a cluster event still to come may
+// give the cluster capacity it lacks now: some event is to come and some
+// GPU is on a node that is not available (down, draining, reclaimed, not
+// yet added). With every node available, events to come can only take
+// capacity away and give it back, so a queue the policy leaves waiting on
+// an idle cluster stays stuck (the until-done and drain stops).
+func (e *engine) eventsMayAddCapacity() bool {
+	f := e.flt
+	if f == nil || f.toCome == 0 {
+		return false
+	}
+	avail := 0
+	for _, n := range f.availBy {
+		avail += n
+	}
+	return avail < e.cfg.Cluster.NumSlots()
+}

@@ -187,7 +187,7 @@ func (e *engine) extendDrain() bool {
 	if done {
 		return false
 	}
-	if len(e.running) == 0 && pending && len(e.arrived) == 0 && e.arrivedJobs == len(e.jobs) && (e.flt == nil || e.flt.toCome == 0) {
+	if len(e.running) == 0 && pending && len(e.arrived) == 0 && e.arrivedJobs == len(e.jobs) && !e.eventsMayAddCapacity() {
 		e.idleRounds++
 	} else {
 		e.idleRounds = 0

@@ -161,3 +161,37 @@ func TestDrain(t *testing.T) {
 		t.Errorf("empty window: %v", err)
 	}
 }
+
+// A queue the policy leaves on an idle cluster is stuck whatever cluster
+// events are still to come, as long as every node is available: events
+// can then only take capacity away and give it back. Only a node that is
+// not available now, with an event to come, makes the drain wait. (Before,
+// any event to come kept a stuck run going to its drain cap, and a preset
+// draws events up to that cap: every stuck run with faults hit it.)
+func TestStuckStopWithEventsToCome(t *testing.T) {
+	p := func() Policy {
+		return &scripted{byRound: map[int][]Action{0: {{Kind: Start, Job: 0, GPUs: []int{0, 1}}}}}
+	}
+	at := func(round int) Time { return Time(1000 + 300*round) }
+	for _, tc := range []struct {
+		name     string
+		events   []ClusterEvent
+		min, max int // rounds run
+	}{
+		// Node 1 fails long after the queue is stuck, and comes back.
+		{"all available", []ClusterEvent{{Time: at(400), Node: 1, Kind: NodeDown, Cause: "gpu"}, {Time: at(410), Node: 1, Kind: NodeUp}}, 19 + IdleStop, 19 + IdleStop},
+		// Node 1 is down from round 5 to round 60: the drain waits for it,
+		// then stops IdleStop rounds later (under the cap of 200).
+		{"a node down, back later", []ClusterEvent{{Time: at(5), Node: 1, Kind: NodeDown, Cause: "gpu"}, {Time: at(60), Node: 1, Kind: NodeUp}}, 60 + IdleStop, 61 + IdleStop},
+	} {
+		cfg := baseConfig(t, Exact, 20)
+		cfg.Drain, cfg.Events, cfg.FaultModel = true, tc.events, true
+		res, err := Run(context.Background(), cfg, p(), twoJobs(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := res.Summarize("t", 2, "e"); s.Rounds < tc.min || s.Rounds > tc.max || !s.DrainStuck || s.DrainCapReached {
+			t.Errorf("%s: rounds %d, stuck %v, cap reached %v; want %d–%d rounds, stuck, not at the cap", tc.name, s.Rounds, s.DrainStuck, s.DrainCapReached, tc.min, tc.max)
+		}
+	}
+}

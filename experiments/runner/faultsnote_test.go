@@ -129,3 +129,27 @@ func TestEventsPastTheWindow(t *testing.T) {
 		t.Errorf("every event in the window: warning %q", msg)
 	}
 }
+
+// A drained run draws its events up to its drain cap but is expected the
+// outages of the rounds it ran: the expectation over its span, not the
+// cap's (the presets' rates are constant).
+func TestDrainedRunExpectsOutagesOverItsSpan(t *testing.T) {
+	reg := policy.NewRegistry()
+	r := Run{Trace: "testbed", Cluster: "h100-l20", Estimator: "analytic", GPUMap: "a40=h100,a10=l20", Policy: "fcfs",
+		Timing: sim.Exact, Rounds: 100, Drain: true, Faults: "llama3", Seed: 1}
+	s, err := Resolve(reg, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := s.Execute(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, _, _ := faults.Preset("llama3")
+	ran := o.Summary.Rounds
+	want := spec.Expected(o.Cluster, sim.Duration(ran)*300)
+	f := o.Summary.Faults
+	if ran >= o.Summary.DrainCapRounds || f == nil || f.ExpectedOutages == nil || math.Abs(*f.ExpectedOutages-want) > 1e-9*want {
+		t.Fatalf("ran %d of a cap of %d rounds; expected outages %v, want %v (over the rounds run)", ran, o.Summary.DrainCapRounds, f, want)
+	}
+}

@@ -56,9 +56,11 @@ type Scenario struct {
 	GPUMap string
 	// ExpectedOutages is how many node outages the run's faults preset
 	// or spec gives its cluster over the window events are drawn for, on
-	// average (faults.Spec.Expected); nil without faults or for an events
-	// file.
+	// average (faults.Spec.Expected), a window of WindowRounds rounds; nil
+	// without faults or for an events file. A run that stops earlier (a
+	// drained run) records it scaled to the rounds it simulated.
 	ExpectedOutages *float64
+	WindowRounds    int
 	// EventsPastWindow counts the events of the run's events file at or
 	// after the end of its window, which the run never applies (some,
 	// never all: a file whose events all fall outside is refused).
@@ -425,7 +427,7 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 	if r.Estimator == "" {
 		r.Estimator = "profiledb"
 	}
-	return &Scenario{Tenants: ten, GPUMap: gpuMap, ExpectedOutages: fl.expected, EventsPastWindow: fl.past, FileEvents: fl.fileEvents,
+	return &Scenario{Tenants: ten, GPUMap: gpuMap, ExpectedOutages: fl.expected, WindowRounds: fl.windowRounds, EventsPastWindow: fl.past, FileEvents: fl.fileEvents,
 		Run: r, TraceName: tr.Name, TraceJobs: len(tr.Jobs), Jobs: jobs, ClusterSpec: spec,
 		Policy: ps, Source: src, Profile: prof, Overhead: overhead, Config: cfg,
 		slowdown:      r.Slowdown != 0 && r.Slowdown != 1 || r.RelaxedSlowdown != 0 && r.RelaxedSlowdown != 1 || len(typeSlowdowns) > 0,
@@ -460,6 +462,7 @@ func setFaults(cfg *sim.Config, r Run, spec sim.ClusterSpec, jobs []sim.JobSpec)
 type faultsLoaded struct {
 	events           []sim.ClusterEvent
 	expected         *float64
+	windowRounds     int
 	past, fileEvents int
 }
 
@@ -570,7 +573,14 @@ func (s *Scenario) Execute(ctx context.Context, onRound func(done, total int)) (
 	sum.Seed = r.Seed
 	sum.GPUMap = s.GPUMap
 	if sum.Faults != nil && s.ExpectedOutages != nil {
+		// Events are drawn for the longest the run may last (a drained
+		// run: its cap); the expectation is over the rounds it ran. The
+		// presets' rates are constant in time, so it scales with the span
+		// (a periodic maintenance schedule's, on average).
 		e := *s.ExpectedOutages
+		if s.WindowRounds > 0 && sum.Rounds < s.WindowRounds {
+			e *= float64(sum.Rounds) / float64(s.WindowRounds)
+		}
 		sum.Faults.ExpectedOutages = &e
 	}
 	sum.Density = Density(r.Density)
@@ -653,5 +663,5 @@ func loadFaults(r Run, spec sim.ClusterSpec, jobs []sim.JobSpec, cfg sim.Config)
 		return faultsLoaded{events: events, past: past, fileEvents: len(events)}, err
 	}
 	e := fs.Expected(c, end.Sub(start))
-	return faultsLoaded{events: events, expected: &e}, nil
+	return faultsLoaded{events: events, expected: &e, windowRounds: rounds}, nil
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/arena-sim/arena/experiments/runner"
@@ -185,15 +184,15 @@ func WriteReport(w io.Writer, rows []SummaryRow) error {
 		}
 	}
 	if len(neglect) > 0 {
-		fmt.Fprintf(w, "\n⚠ %d run(s) dropped, stranded or left stuck jobs; they count in submitted_mean_jct_s (the default comparison) at their charge, their age at the horizon plus their remaining work at its best rate:\n  %s\n", len(neglect), strings.Join(neglect, "\n  "))
+		fmt.Fprintf(w, "\n⚠ %d run(s) dropped, stranded or left stuck jobs; they count in submitted_mean_jct_s (the default comparison) at their charge, their age at the horizon plus their remaining work at its best rate:\n  %s\n", len(neglect), firstLines(neglect, "jobs_stuck"))
 	}
 	if len(quiet) > 0 {
 		fmt.Fprintf(w, "\n⚠ %d run(s) with faults saw no node outage or expected fewer than one (outages, expected; columns outages, expected_outages): with none, a run's results are a fault-free run's; for more, run longer (horizon), on a bigger cluster, or at scaled rates (a faults spec with the preset's rates raised: arena faults show PRESET):\n  %s\n",
-			len(quiet), strings.Join(quiet, "\n  "))
+			len(quiet), firstLines(quiet, "outages"))
 	}
 	if len(hit) > 0 {
 		fmt.Fprintf(w, "\n⚠ %d run(s) found an internal assertion of the artifact false (skipped, as in exact timing; count in parentheses, column artifact_assertions_failed): the artifact would have stopped on these workloads, so their artifact-timing results are arena's:\n  %s\n",
-			len(hit), strings.Join(hit, "\n  "))
+			len(hit), firstLines(hit, "artifact_assertions_failed"))
 	}
 	return nil
 }
