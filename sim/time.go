@@ -1,9 +1,12 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
+	"time"
 )
 
 // Time is an instant of simulated time in seconds on the trace's clock.
@@ -73,3 +76,73 @@ func (d Duration) String() string {
 // whose times are whole seconds (every trace the artifact ships) it is the
 // identity.
 func ArtifactSecond(t Time) Time { return Time(math.Trunc(float64(t))) }
+
+// ErrDuration is what ParseDuration refuses.
+var ErrDuration = errors.New("sim: want a duration: seconds (600, 90s), a Go duration (90m, 1h30m), days (7d, 1.5d, 6d22h40m) or weeks (2w)")
+
+// ParseDuration reads a span of simulated time in every form arena prints
+// or documents: bare seconds ("600"), seconds with a unit ("90s",
+// "1e+20s"), a Go duration ("16h", "1h30m"), days ("7d", "1.5d"), days
+// then a Go duration ("6d22h40m", as Duration.String prints a span of a
+// day or more) or weeks ("2w"); a leading sign applies to the whole. It
+// is the one duration grammar of flags, spec keys, policy options and
+// faults specs (each adds its own bounds), and whatever Duration.String
+// prints reads back.
+func ParseDuration(s string) (Duration, error) {
+	s = strings.TrimSpace(s)
+	finite := func(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		if !finite(f) {
+			return 0, ErrDuration
+		}
+		return Duration(f), nil
+	}
+	sign, body := 1.0, s
+	if rest, ok := strings.CutPrefix(body, "-"); ok {
+		sign, body = -1, rest
+	} else if rest, ok := strings.CutPrefix(body, "+"); ok {
+		body = rest
+	}
+	unsigned := func(v string) (float64, bool) {
+		if v == "" || v[0] == '-' || v[0] == '+' {
+			return 0, false
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		return f, err == nil && finite(f)
+	}
+	if v, ok := strings.CutSuffix(body, "w"); ok {
+		if f, ok := unsigned(v); ok {
+			return Duration(sign * f * 7 * 86400), nil
+		}
+		return 0, ErrDuration
+	}
+	if v, ok := strings.CutSuffix(body, "s"); ok {
+		if f, ok := unsigned(v); ok {
+			return Duration(sign * f), nil
+		}
+	}
+	total, rest := 0.0, body
+	if i := strings.IndexByte(body, 'd'); i >= 0 {
+		f, ok := unsigned(body[:i])
+		if !ok {
+			return 0, ErrDuration
+		}
+		total, rest = f*86400, body[i+1:]
+	} else if body == "" {
+		return 0, ErrDuration
+	}
+	if rest != "" {
+		if rest[0] == '-' || rest[0] == '+' {
+			return 0, ErrDuration
+		}
+		d, err := time.ParseDuration(rest)
+		if err != nil {
+			return 0, ErrDuration
+		}
+		total += d.Seconds()
+	}
+	if !finite(total) {
+		return 0, ErrDuration
+	}
+	return Duration(sign * total), nil
+}

@@ -168,48 +168,26 @@ const (
 // ParseSpan reads a span ≥ 0 in seconds: a number of seconds, a Go
 // duration ("10m", "1.5h") or days ("1d").
 func ParseSpan(s string) (float64, error) {
-	s = strings.TrimSpace(s)
-	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		if f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
-			return 0, ruleErr(s, ruleSpan)
-		}
-		return f, nil
-	}
-	if num, ok := strings.CutSuffix(s, "d"); ok {
-		days, err := strconv.ParseFloat(num, 64)
-		if err != nil || !(days >= 0) || math.IsInf(days, 0) {
-			return 0, ruleErr(s, ruleSpan)
-		}
-		return days * 86400, nil
-	}
-	d, err := time.ParseDuration(s)
+	d, err := sim.ParseDuration(s)
 	if err != nil || d < 0 {
-		return 0, ruleErr(s, ruleSpan)
+		return 0, ruleErr(strings.TrimSpace(s), ruleSpan)
 	}
-	return d.Seconds(), nil
+	return float64(d), nil
 }
 
-// ParseHorizon accepts Go durations ("36h", "90m") plus a day unit ("7d"),
-// from one second to MaxHorizon.
+// ParseHorizon reads a horizon in sim.ParseDuration's grammar ("7d",
+// "36h", "90m", "6d22h40m"), from one second to MaxHorizon. A bare number
+// is refused: "7" is more likely 7 days meant than 7 seconds.
 func ParseHorizon(s string) (time.Duration, error) {
 	bad := fmt.Errorf("horizon %s: want a duration such as 7d, 36h or 90m, from 1s to 36500d", sim.ShowValue(s))
-	var d time.Duration
-	if num, ok := strings.CutSuffix(s, "d"); ok {
-		days, err := strconv.ParseFloat(num, 64)
-		if err != nil || !(days > 0) || days*24 > MaxHorizon.Hours() {
-			return 0, bad
-		}
-		d = time.Duration(days * 24 * float64(time.Hour))
-	} else {
-		var err error
-		if d, err = time.ParseDuration(s); err != nil {
-			return 0, bad
-		}
-	}
-	if d < time.Second || d > MaxHorizon {
+	if _, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
 		return 0, bad
 	}
-	return d, nil
+	d, err := sim.ParseDuration(s)
+	if err != nil || float64(d) < 1 || float64(d) > MaxHorizon.Seconds() {
+		return 0, bad
+	}
+	return time.Duration(float64(d) * float64(time.Second)), nil
 }
 
 // strictJSON decodes data into v refusing unknown keys and trailing data.

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/input"
@@ -477,28 +476,14 @@ func parseType(o Option, s string) (any, error) {
 	return nil, fmt.Errorf("option type %d unknown", o.Type)
 }
 
-// ParseDuration reads a span of simulated time: a Go duration ("16h",
-// "1h30m"), days ("7d", "1.5d") or bare seconds ("600").
+// ParseDuration reads a span of simulated time in sim.ParseDuration's
+// grammar ("16h", "1h30m", "7d", "6d22h40m", "600").
 func ParseDuration(s string) (sim.Duration, error) {
-	bad := fmt.Errorf("%s: want a duration such as 16h, 90m, 7d or 600 (seconds)", input.Clip(s))
-	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return 0, bad
-		}
-		return sim.Duration(f), nil
-	}
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		f, err := strconv.ParseFloat(days, 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return 0, bad
-		}
-		return sim.Duration(f * 86400), nil
-	}
-	d, err := time.ParseDuration(s)
+	d, err := sim.ParseDuration(s)
 	if err != nil {
-		return 0, bad
+		return 0, fmt.Errorf("%s: want a duration such as 16h, 90m, 7d, 6d22h40m or 600 (seconds)", input.Clip(s))
 	}
-	return sim.Duration(d.Seconds()), nil
+	return d, nil
 }
 
 func formatValue(o Option, v any) string {

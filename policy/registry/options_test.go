@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"pgregory.net/rapid"
+
 	"github.com/arena-sim/arena/policy"
 	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim"
@@ -183,5 +185,29 @@ func TestWrapped(t *testing.T) {
 	}
 	if _, err := q.New(registry.Options{Values: q.DefaultValues()}); err == nil || !strings.HasPrefix(err.Error(), "policy quota: option policy") {
 		t.Errorf("quota from default values: %v; want an error naming option policy", err)
+	}
+}
+
+// Whatever arena prints as a duration (sim.Duration.String: "6d22h40m",
+// "1h30m", "45s") reads back as the same span, so a header's horizon can
+// be pasted into --horizon or --measure; and the forms a user writes keep
+// their meaning.
+func TestDurationsReadBack(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		d := sim.Duration(rapid.Int64Range(0, 400*86400).Draw(t, "seconds"))
+		got, err := registry.ParseDuration(d.String())
+		if err != nil || got != d {
+			t.Fatalf("%v printed %q reads back as %v, %v", float64(d), d.String(), got, err)
+		}
+	})
+	for in, want := range map[string]sim.Duration{"600": 600, "16h": 57600, "1h30m": 5400, "7d": 604800, "1.5d": 129600, "6d22h40m": 600000, "2d12h": 216000, "-1d": -86400} {
+		if got, err := registry.ParseDuration(in); err != nil || got != want {
+			t.Errorf("%q: %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "d", "1d-2h", "1d+2h", "xd1h", "1dd", "7 d", "1d2", "NaNd"} {
+		if got, err := registry.ParseDuration(bad); err == nil {
+			t.Errorf("%q: accepted as %v", bad, got)
+		}
 	}
 }

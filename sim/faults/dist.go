@@ -6,47 +6,27 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
-	"strings"
+
+	"github.com/arena-sim/arena/sim"
 )
 
-// parseDuration reads a duration of a faults spec: a number of seconds, or
-// a number with one unit suffix s, m, h, d or w ("90s", "30m", "6h",
-// "14d", "2w"). It refuses negative, NaN and infinite values. Go's
-// time.ParseDuration is not used: it has no days, and "1h30m" forms add
-// nothing a spec needs.
+// parseDuration reads a duration of a faults spec: sim.ParseDuration's
+// grammar ("90s", "30m", "6h", "14d", "2w", "1h30m", "600"). It refuses
+// negative, NaN and infinite values.
 func parseDuration(s string) (float64, error) { return ParseDuration(s) }
 
-// ParseDuration reads a duration as a faults spec writes it (parseDuration
-// documents the forms), for the CLI's flags.
+// ParseDuration reads a duration as a faults spec writes it, in
+// sim.ParseDuration's grammar ("90s", "6h", "14d", "2w", "600"), at
+// least 0, for the CLI's flags too.
 func ParseDuration(s string) (float64, error) {
-	s = strings.TrimSpace(s)
-	mult := 1.0
-	if n := len(s); n > 0 {
-		switch s[n-1] {
-		case 's':
-			s = s[:n-1]
-		case 'm':
-			mult, s = 60, s[:n-1]
-		case 'h':
-			mult, s = 3600, s[:n-1]
-		case 'd':
-			mult, s = 86400, s[:n-1]
-		case 'w':
-			mult, s = 7*86400, s[:n-1]
-		}
-	}
-	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+	d, err := sim.ParseDuration(s)
+	if err != nil {
 		return 0, errors.New("want a duration: seconds, or a number with s, m, h, d or w (\"90s\", \"6h\", \"14d\")")
 	}
-	if v < 0 {
-		return 0, fmt.Errorf("%v: want a duration ≥ 0", v)
+	if d < 0 {
+		return 0, fmt.Errorf("%v: want a duration ≥ 0", float64(d))
 	}
-	d := v * mult
-	if math.IsInf(d, 0) {
-		return 0, errors.New("too large a duration")
-	}
-	return d, nil
+	return float64(d), nil
 }
 
 // distKind is a repair, maintenance or return-time distribution.
