@@ -24,6 +24,7 @@ type sweepFlags struct {
 	runTimeout, progressEvery      time.Duration
 	resume, merge, partial, quiet  bool
 	list, allowExec, holm          bool
+	allowOutsidePaths              bool
 	from                           []string
 	compare                        string
 	baseline                       string
@@ -84,6 +85,7 @@ plain line every --progress with runs done/total and the ETA.`,
 	fl.BoolVar(&f.resume, "resume", false, "skip runs whose results are already complete in --out")
 	fl.DurationVar(&f.runTimeout, "run-timeout", 0, "abandon any run taking longer than this (e.g. 10m); it counts as failed (0 = no limit)")
 	fl.BoolVar(&f.allowExec, "allow-exec", false, "let the spec run the commands it names (exec: policies); without it such a spec is refused — see docs/trust.md")
+	fl.BoolVar(&f.allowOutsidePaths, "allow-outside-paths", false, "let the spec read files outside its directory (absolute paths, ../, links leading out) in its keys and its policies' options; relative paths still resolve next to the spec; without it such a spec is refused — see docs/trust.md")
 	fl.BoolVar(&f.merge, "merge", false, "do not run; join the complete runs in --out (and --from dirs) into summary.parquet")
 	fl.StringSliceVar(&f.from, "from", nil, "with --merge: other output directories (shards run elsewhere) to gather runs from")
 	fl.BoolVar(&f.partial, "partial", false, "with --merge: write summary.parquet even if runs are missing")
@@ -109,7 +111,7 @@ plain line every --progress with runs done/total and the ETA.`,
 }
 
 func runSweep(cmd *cobra.Command, reg *registry.Registry, specPath string, f sweepFlags) error {
-	spec, err := sweep.LoadSpec(specPath)
+	spec, err := sweep.LoadSpec(specPath, sweep.AllowOutsidePaths(f.allowOutsidePaths))
 	if err != nil {
 		return err
 	}
@@ -199,7 +201,11 @@ func runSweep(cmd *cobra.Command, reg *registry.Registry, specPath string, f swe
 		return err
 	}
 	if shard.Count > 1 {
-		fmt.Fprintf(stdout, "when every shard has finished: arena sweep %s --merge --out %s\n", specPath, f.out)
+		consent := ""
+		if f.allowOutsidePaths {
+			consent = " --allow-outside-paths"
+		}
+		fmt.Fprintf(stdout, "when every shard has finished: arena sweep %s --merge --out %s%s\n", specPath, f.out, consent)
 		return nil
 	}
 	if f.holm {
@@ -298,7 +304,7 @@ func emitOptions(plan *sweep.Plan, specPath string, f sweepFlags) (sweep.EmitOpt
 	opt := sweep.EmitOptions{
 		Spec: specPath, Name: plan.Name, Out: f.out, Shards: f.shards, CPUs: cpus, Image: f.image, Claim: f.claim, Runs: len(plan.Runs),
 		Binary: f.binary, Logs: f.logs, Partition: f.partition, Time: f.time, Mem: f.mem, RunTimeout: f.runTimeout,
-		AllowExec: f.allowExec,
+		AllowExec: f.allowExec, AllowOutsidePaths: f.allowOutsidePaths,
 	}
 	if f.emit != "slurm" {
 		return opt, nil

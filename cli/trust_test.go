@@ -122,3 +122,61 @@ func TestRunTimeoutAbandonsAHungPolicy(t *testing.T) {
 		t.Errorf("the fcfs run is not complete: %v", err)
 	}
 }
+
+// A spec naming a file outside its directory runs only with
+// --allow-outside-paths (docs/trust.md): without it `arena sweep` — a run,
+// --list, --merge and --emit alike, each reading the spec's files — is
+// refused naming the file, the key, the path as typed and the flag. With
+// it the sweep runs, the relative path resolved against the spec's
+// directory (not the working directory, where it names nothing), and
+// --emit passes the flag to every shard and the merge job. Before, the
+// flag did not exist and the refusal named no way to consent.
+func TestSpecOutsidePathsNeedAllowOutsidePaths(t *testing.T) {
+	root := t.TempDir()
+	specDir, data := filepath.Join(root, "specs"), filepath.Join(root, "data")
+	for _, d := range []string{specDir, data} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(data, "mine.yaml"), []byte("name: mine\npools:\n  - {gpu: a40, nodes: 16, gpus_per_node: 2}\n  - {gpu: a10, nodes: 16, gpus_per_node: 2}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := filepath.Join(specDir, "s.yaml")
+	if err := os.WriteFile(spec, []byte("name: t\ntraces: [testbed]\nclusters: ['../data/mine.yaml']\ntiming: exact\npolicies: [fcfs]\nrounds: 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir()) // neither the spec's directory nor its parent
+	out := filepath.Join(root, "out")
+	for _, extra := range [][]string{{"--quiet"}, {"--list"}, {"--merge"}, {"--emit", "slurm", "--shards", "2"}, {"--emit", "k8s"}} {
+		text, err := runCLI(t, append([]string{"sweep", spec, "--out", out}, extra...)...)
+		if err == nil {
+			t.Fatalf("%v: accepted without --allow-outside-paths:\n%s", extra, text)
+		}
+		for _, w := range []string{spec + ":3", "key clusters", `"../data/mine.yaml"`, "outside the spec's directory", "--allow-outside-paths"} {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%v: error %q lacks %q", extra, err, w)
+			}
+		}
+	}
+	if text, err := runCLI(t, "sweep", spec, "--out", out, "--quiet", "--allow-outside-paths"); err != nil {
+		t.Fatalf("with --allow-outside-paths: %v\n%s", err, text)
+	}
+	if _, err := os.Stat(filepath.Join(out, "runs", "fcfs.testbed.mine.exact.r3.d1.s0.dr", "summary.json")); err != nil {
+		t.Errorf("the run on the cluster outside the spec's directory is not complete: %v", err)
+	}
+	for kind, wants := range map[string][]string{
+		"slurm": {"--resume --allow-outside-paths", `--merge --out "$ARENA_SWEEP_OUT" --allow-outside-paths'`},
+		"k8s":   {"--resume --allow-outside-paths", "--merge --out <the claim's contents>/" + out + " --allow-outside-paths"},
+	} {
+		text, err := runCLI(t, "sweep", spec, "--out", out, "--emit", kind, "--shards", "2", "--allow-outside-paths")
+		if err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		for _, w := range wants {
+			if !strings.Contains(text, w) {
+				t.Errorf("--emit %s: lacks %q:\n%s", kind, w, text)
+			}
+		}
+	}
+}

@@ -34,6 +34,10 @@ type EmitOptions struct {
 	// AllowExec passes --allow-exec to every shard: the user trusted the
 	// spec's commands when emitting (docs/trust.md).
 	AllowExec bool
+	// AllowOutsidePaths passes --allow-outside-paths to every shard and
+	// the merge job: the user consented to the spec reading files outside
+	// its directory when emitting (docs/trust.md).
+	AllowOutsidePaths bool
 
 	// K8sName is Name as a Kubernetes object name (set by defaults).
 	K8sName string
@@ -147,7 +151,7 @@ var slurmTemplate = template.Must(template.New("slurm").Funcs(template.FuncMap{"
 #   bash THIS_SCRIPT     submit the array and a merge job that starts when
 #                        every task has succeeded (--dependency=afterok)
 #   sbatch THIS_SCRIPT   submit the array alone; afterwards merge with
-#                        {{sh .Binary}} sweep {{sh .Spec}} --merge --out {{sh .Out}}
+#                        {{sh .Binary}} sweep {{sh .Spec}} --merge --out {{sh .Out}}{{if .AllowOutsidePaths}} --allow-outside-paths{{end}}
 # Per-task logs: {{sh .Logs}}/{{.Name}}-<array job>_<task>.log{{if .LogsInDirective}} (the directory must exist){{else}}
 # with bash only (a bare sbatch writes slurm-<job>_<task>.out where it runs: this
 # directory cannot stand in an #SBATCH line){{end}}.
@@ -180,7 +184,7 @@ if [ -z "${SLURM_ARRAY_TASK_ID:-}" ]; then
   export ARENA_SWEEP_BIN="$arena" ARENA_SWEEP_SPEC="$spec" ARENA_SWEEP_OUT="$out"
   merge=$(sbatch --parsable --export=ALL --job-name={{.Name}}-merge --ntasks=1 --cpus-per-task=1{{.MergeFlags}} \
     --dependency=afterok:"$array" --kill-on-invalid-dep=no --output="$logs/{{.Name}}-merge-%j.log" \
-    --wrap='exec "$ARENA_SWEEP_BIN" sweep "$ARENA_SWEEP_SPEC" --merge --out "$ARENA_SWEEP_OUT"')
+    --wrap='exec "$ARENA_SWEEP_BIN" sweep "$ARENA_SWEEP_SPEC" --merge --out "$ARENA_SWEEP_OUT"{{if .AllowOutsidePaths}} --allow-outside-paths{{end}}')
   merge=${merge%%;*}
   echo "array job $array ({{.Shards}} tasks) and merge job $merge (starts when every task has succeeded)"
   echo "watch: squeue -j $array,$merge; sacct -j $array,$merge; logs in $logs"
@@ -192,7 +196,7 @@ fi
 # inherit it from the job, and would be confined to one core.
 srun --ntasks=1 --cpus-per-task="${SLURM_CPUS_PER_TASK}" \
   "$arena" sweep "$spec" --out "$out" --parallel "${SLURM_CPUS_PER_TASK}" \
-  --shard "${SLURM_ARRAY_TASK_ID}/${SLURM_ARRAY_TASK_COUNT}" --resume{{if .RunTimeout}} --run-timeout {{.RunTimeout}}{{end}}{{if .AllowExec}} --allow-exec{{end}}
+  --shard "${SLURM_ARRAY_TASK_ID}/${SLURM_ARRAY_TASK_COUNT}" --resume{{if .RunTimeout}} --run-timeout {{.RunTimeout}}{{end}}{{if .AllowExec}} --allow-exec{{end}}{{if .AllowOutsidePaths}} --allow-outside-paths{{end}}
 `))
 
 var k8sTemplate = template.Must(template.New("k8s").Funcs(template.FuncMap{"yaml": YAMLQuote, "sh": ShellQuote}).Parse(`# Kubernetes Indexed Job for the sweep {{sh .Spec}}: {{.Runs}} runs in {{.Shards}} shards.
@@ -200,7 +204,7 @@ var k8sTemplate = template.Must(template.New("k8s").Funcs(template.FuncMap{"yaml
 # The spec must be readable in the image (or mount it); results go to the
 # PersistentVolumeClaim {{sh .Claim}} (ReadWriteMany), mounted at /results.
 # Apply:  kubectl apply -f {{.K8sName}}-job.yaml
-# Merge:  {{sh .Binary}} sweep {{sh .Spec}} --merge --out <the claim's contents>/{{sh .Out}}
+# Merge:  {{sh .Binary}} sweep {{sh .Spec}} --merge --out <the claim's contents>/{{sh .Out}}{{if .AllowOutsidePaths}} --allow-outside-paths{{end}}
 apiVersion: batch/v1
 kind: Job
 metadata:
@@ -270,6 +274,9 @@ func Emit(kind string, opt EmitOptions) (string, error) {
 	}
 	if opt.AllowExec {
 		data.Command += " --allow-exec"
+	}
+	if opt.AllowOutsidePaths {
+		data.Command += " --allow-outside-paths"
 	}
 	if err := t.Execute(&b, data); err != nil {
 		return "", err

@@ -99,6 +99,21 @@ type Spec struct {
 	// found after parsing.
 	lines     map[string]int
 	itemLines map[string][]int
+	// outsidePaths is the user's consent (AllowOutsidePaths) to the spec
+	// naming files outside its directory.
+	outsidePaths bool
+}
+
+// SpecOption changes how LoadSpec and ParseSpec read a spec.
+type SpecOption func(*Spec)
+
+// AllowOutsidePaths, when allow is set, lets the spec name files outside
+// its directory — absolute paths, ../ paths, symbolic links leading out —
+// in every path it holds (its keys and its policies' Path options): the
+// user's consent, `arena sweep --allow-outside-paths` (docs/trust.md).
+// Relative paths still resolve against the spec's directory.
+func AllowOutsidePaths(allow bool) SpecOption {
+	return func(s *Spec) { s.outsidePaths = allow }
 }
 
 // Axis is a run field a spec sets beyond its classic axes (traces,
@@ -166,8 +181,9 @@ func specKey(key string) string {
 	return key
 }
 
-// LoadSpec reads a spec file.
-func LoadSpec(file string) (*Spec, error) {
+// LoadSpec reads a spec file; its relative paths resolve against the
+// file's directory.
+func LoadSpec(file string, opts ...SpecOption) (*Spec, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, fmt.Errorf("spec: %w", err)
@@ -177,13 +193,14 @@ func LoadSpec(file string) (*Spec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("spec %s: %w", file, err)
 	}
-	return ParseSpec(file, filepath.Dir(file), data)
+	return ParseSpec(file, filepath.Dir(file), data, opts...)
 }
 
 // ParseSpec parses a spec; file names it in errors and dir resolves its
-// relative paths. It checks the form of every value; whether traces,
+// relative paths (resolvePath, confined to dir unless opts hold
+// AllowOutsidePaths). It checks the form of every value; whether traces,
 // clusters and policies exist is checked by Expand.
-func ParseSpec(file, dir string, data []byte) (*Spec, error) {
+func ParseSpec(file, dir string, data []byte, opts ...SpecOption) (*Spec, error) {
 	root, err := input.OneDocument(file, "a spec", data)
 	if err != nil {
 		return nil, err
@@ -195,6 +212,9 @@ func ParseSpec(file, dir string, data []byte) (*Spec, error) {
 		return nil, &input.Error{File: file, Line: root.Line, Err: errors.New("want a mapping with keys " + strings.Join(specKeys, ", "))}
 	}
 	s := &Spec{File: file, Dir: dir, lines: map[string]int{}, itemLines: map[string][]int{}, Timings: []sim.Timing{sim.Exact}, Densities: []float64{1}, Seeds: []int64{0}, Estimators: []string{"profiledb"}}
+	for _, o := range opts {
+		o(s)
+	}
 	var horizon *yaml.Node
 	err = input.Mapping(file, "", root, specKeys, specKey, func(key string, k, v *yaml.Node) error {
 		s.lines[key] = k.Line
@@ -217,7 +237,7 @@ func specFail(file string, n *yaml.Node, key string, format string, args ...any)
 // setKey reads one key of the spec file into s; horizon is kept for
 // settle, which needs to know whether rounds was given too.
 func (s *Spec) setKey(key string, v *yaml.Node, horizon **yaml.Node) error {
-	file, dir := s.File, s.Dir
+	file := s.File
 	switch key {
 	case "name":
 		if v.Kind != yaml.ScalarNode || v.Value == "" {
@@ -279,7 +299,7 @@ func (s *Spec) setKey(key string, v *yaml.Node, horizon **yaml.Node) error {
 		}
 		s.Sensitivity = g
 	case "synth":
-		st, err := parseSynth(file, dir, v)
+		st, err := parseSynth(file, func(p string) (string, error) { return s.resolvePath(p, false) }, v)
 		if err != nil {
 			return err
 		}
@@ -836,21 +856,25 @@ func faultsName(r runner.Run) string {
 	return strings.TrimSuffix(filepath.Base(r.Faults), filepath.Ext(r.Faults))
 }
 
-// resolvePath turns a trace or cluster reference into a path. A spec may
+// resolvePath turns a reference a spec holds (a trace, cluster, overhead
+// profile, tenants file, faults input, synth source or a policy's Path
+// option) into a path: every path of a spec goes through here. A spec may
 // reference only files inside its own directory (or, with no directory,
 // the working directory): a spec from a stranger must not make arena read
 // /etc/shadow or ../../secrets, even to fail on them. Symbolic links are
-// followed before the check.
+// followed before the check. With the user's consent (AllowOutsidePaths)
+// it may name any file: an absolute path is kept as given, a relative one
+// still resolves against the spec's directory.
 func (s *Spec) resolvePath(p string, builtin bool) (string, error) {
 	if builtin {
 		return p, nil
 	}
-	return resolveIn(s.Dir, p)
+	return resolveIn(s.Dir, p, s.outsidePaths)
 }
 
 // resolvePolicyPaths resolves every path a policy string's options name
 // (registry.Spec.MapPaths) as the spec's own keys are: next to the spec,
-// confined to its directory.
+// confined to its directory unless the user consented.
 func (s *Spec) resolvePolicyPaths(reg runner.Policies, p string) (string, error) {
 	ps, err := registry.ParseWith(reg.Lookup, p)
 	if err != nil {
@@ -859,13 +883,20 @@ func (s *Spec) resolvePolicyPaths(reg runner.Policies, p string) (string, error)
 	return ps.MapPaths(func(_, _, v string) (string, error) { return s.resolvePath(v, false) })
 }
 
-// resolveIn is resolvePath for a spec in dir: p joined to dir, refused if
-// it is absolute or leads outside dir (after symbolic links).
-func resolveIn(dir, p string) (string, error) {
+// resolveIn is resolvePath for a spec in dir: p joined to dir (an
+// absolute p kept as given), refused, unless outside is set, if it is
+// absolute or leads outside dir (after symbolic links).
+func resolveIn(dir, p string, outside bool) (string, error) {
+	if outside {
+		if filepath.IsAbs(p) {
+			return p, nil
+		}
+		return filepath.Join(dir, p), nil
+	}
 	// The path as typed, quoted and escaped: the user must see what was refused.
-	outside := fmt.Errorf("%s: not a built-in name, and a path outside the spec's directory; a spec may only reference files next to it or below", input.Clip(p))
+	refused := fmt.Errorf("%s: not a built-in name, and a path outside the spec's directory; a spec reads files outside its directory only with --allow-outside-paths — read the spec, then rerun with --allow-outside-paths if you trust it (docs/trust.md)", input.Clip(p))
 	if filepath.IsAbs(p) || !filepath.IsLocal(p) {
-		return "", outside
+		return "", refused
 	}
 	full := filepath.Join(dir, p)
 	base := dir
@@ -877,7 +908,7 @@ func resolveIn(dir, p string) (string, error) {
 	if err1 == nil && err2 == nil {
 		rel, err := filepath.Rel(realBase, realFull)
 		if err != nil || !filepath.IsLocal(rel) {
-			return "", outside
+			return "", refused
 		}
 	}
 	return full, nil

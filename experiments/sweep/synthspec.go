@@ -16,8 +16,8 @@ import (
 )
 
 // parseSynth reads a spec's synth mapping into one SynthTrace per
-// combination of list values.
-func parseSynth(file, dir string, v *yaml.Node) ([]*runner.SynthTrace, error) {
+// combination of list values; resolve is the spec's path resolver.
+func parseSynth(file string, resolve func(string) (string, error), v *yaml.Node) ([]*runner.SynthTrace, error) {
 	fail := func(n *yaml.Node, key, format string, args ...any) error {
 		return &input.Error{File: file, Line: n.Line, Kind: "key", Field: key, Err: fmt.Errorf(format, args...)}
 	}
@@ -56,7 +56,7 @@ func parseSynth(file, dir string, v *yaml.Node) ([]*runner.SynthTrace, error) {
 				if !slices.Contains(importers.SourceNames(), vals[0]) {
 					// Confined like traces (resolvePath): a spec reads
 					// only files in its own directory.
-					full, err := resolveIn(dir, vals[0])
+					full, err := resolve(vals[0])
 					if err != nil {
 						return nil, fail(val, "synth.from", "%v", err)
 					}

@@ -12,7 +12,8 @@ import (
 
 // The trust model of specs (docs/trust.md): a spec is data, and may be
 // someone else's. What it names is read only inside its own directory
-// (resolvePath), what arena writes goes only under the user's --out (run
+// (resolvePath), unless the user consents with --allow-outside-paths
+// (AllowOutsidePaths), what arena writes goes only under the user's --out (run
 // keys are sanitised names, PolicyDir and SanitizeKey), and a command it
 // names runs only when the user says so: CheckExec below, which `arena
 // sweep` calls unless --allow-exec is given.
