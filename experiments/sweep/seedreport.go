@@ -97,8 +97,9 @@ func WriteSeedTable(w io.Writer, rows []SummaryRow) error {
 	for _, c := range cellsInOrder(rows) {
 		r0 := c[0]
 		n := cellSeeds(c, vary)
-		over := ci.DescribeOver(ci.T, n, "seed", r0.Population)
+		over, jobsHead := ci.DescribeOver(ci.T, n, "seed", r0.Population), "jobs (mean over seeds)"
 		if w := r0.Window; w != nil && w.nested != nil {
+			jobsHead = "jobs (mean over runs)"
 			n = 0
 			for _, r := range c {
 				n = max(n, r.Seeds)
@@ -110,7 +111,7 @@ func WriteSeedTable(w io.Writer, rows []SummaryRow) error {
 		if baselineMode(rows) {
 			red, thr = "JCT reduction vs "+vary.label(r0.RefPolicy), "thr. ratio vs "+vary.label(r0.RefPolicy)
 		}
-		fmt.Fprintf(&b, format, "policy", "jobs (mean over seeds)", "submitted mean JCT (s)", "mean thr. (sam/s)", red, "(artifact padded)", thr, robustHead)
+		fmt.Fprintf(&b, format, "policy", jobsHead, "submitted mean JCT (s)", "mean thr. (sam/s)", red, "(artifact padded)", thr, robustHead)
 		for _, r := range c {
 			rs := vary.seeds[CellKey(r)+"|"+r.Policy]
 			name := vary.label(r.Policy)

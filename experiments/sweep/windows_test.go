@@ -98,6 +98,7 @@ func TestWindowIntervalsHandWorked(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{
+		"jobs (mean over runs)",
 		"pp.arena on c, exact timing, density 1 — mean [95 % t-interval over 3 windows of philly-pollux (35d–37d, 45d–47d, 55d–57d), 2 seeds each (draws of 10 jobs from philly-pollux) (⚠ fewer than 5 windows",
 		"90 [15, 165]",
 		"10.0% [-64.5, 84.5]",
