@@ -18,7 +18,7 @@ import (
 
 type plotFlags struct {
 	kinds, out, format, title, size, cdf, policies, spec string
-	baseline                                             string
+	baseline, interval                                   string
 	window                                               time.Duration
 	labels                                               []string
 	perSeed, holm                                        bool
@@ -91,6 +91,7 @@ the default, about 1/40 of the run, is stated in the axis label).`,
 	fl.StringArrayVar(&f.labels, "label", nil, "POLICY=LABEL: the policy's name in legends and on axes (repeatable), e.g. 'exec:python3 sjf.py=SJF'")
 	fl.StringVar(&f.spec, "spec", "", "a sweep spec whose labels: mapping renames policies and whose baseline: key sets the comparisons (--label and --baseline win; a merged sweep's own spec is read from its sweep.json)")
 	addHolmFlag(cmd, &f.holm)
+	addIntervalFlag(cmd, &f.interval)
 	fl.BoolVar(&f.perSeed, "per-seed", false, "also draw every seed's own figures when runs have several seeds (default: only the seed-aggregated ones)")
 	return cmd
 }
@@ -131,6 +132,9 @@ func runPlot(cmd *cobra.Command, args []string, f plotFlags) error {
 		return fmt.Errorf("--%w", err)
 	}
 	sweep.SetLabels(rows, labels)
+	if err := applyInterval(rows, f.interval); err != nil {
+		return err
+	}
 	if f.holm {
 		sweep.SetHolm(rows)
 	}

@@ -29,6 +29,7 @@ type sweepFlags struct {
 	compare                        string
 	baseline                       string
 	sensitivity                    string
+	interval                       string
 }
 
 func newSweepCmd(reg *registry.Registry) *cobra.Command {
@@ -102,6 +103,7 @@ plain line every --progress with runs done/total and the ETA.`,
 	fl.StringVar(&f.baseline, "baseline", "", "compare every policy with this one (JCT reduction and throughput ratio, paired by seed, with t-intervals); default: the spec's baseline key, else the paper's form (arena against each)")
 	addSensitivityFlag(cmd, &f.sensitivity)
 	addHolmFlag(cmd, &f.holm)
+	addIntervalFlag(cmd, &f.interval)
 	fl.BoolVar(&f.list, "list", false, "print the keys of the runs (of --shard) in plan order and exit")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	fl.DurationVar(&f.progressEvery, "progress", defaultProgressEvery, "when stderr is not a terminal: print a progress line this often (0 = never)")
@@ -111,6 +113,9 @@ plain line every --progress with runs done/total and the ETA.`,
 }
 
 func runSweep(cmd *cobra.Command, reg *registry.Registry, specPath string, f sweepFlags) error {
+	if err := checkInterval(f.interval); err != nil {
+		return err
+	}
 	spec, err := sweep.LoadSpec(specPath, sweep.AllowOutsidePaths(f.allowOutsidePaths))
 	if err != nil {
 		return err
@@ -174,6 +179,9 @@ func runSweep(cmd *cobra.Command, reg *registry.Registry, specPath string, f swe
 			return err
 		}
 		fmt.Fprintf(stdout, "merged %d of %d runs into %s\n", len(rows), len(plan.Runs), filepath.Join(f.out, sweep.SummaryParquet))
+		if err := applyInterval(rows, f.interval); err != nil {
+			return err
+		}
 		if f.holm {
 			sweep.SetHolm(rows)
 		}
@@ -207,6 +215,9 @@ func runSweep(cmd *cobra.Command, reg *registry.Registry, specPath string, f swe
 		}
 		fmt.Fprintf(stdout, "when every shard has finished: arena sweep %s --merge --out %s%s\n", specPath, f.out, consent)
 		return nil
+	}
+	if err := applyInterval(rows, f.interval); err != nil {
+		return err
 	}
 	if f.holm {
 		sweep.SetHolm(rows)
@@ -260,6 +271,9 @@ func emitSweep(w io.Writer, plan *sweep.Plan, specPath string, f sweepFlags) err
 		if fl.value != "" {
 			return fmt.Errorf("--%s with --emit: the array's tasks and merge job read the spec; set its %s: key instead", fl.flag, fl.key)
 		}
+	}
+	if f.interval != sweep.IntervalSeeds {
+		return fmt.Errorf("--interval with --emit: the merge job prints the table without it; run 'arena plot OUT --interval %s' after the merge", f.interval)
 	}
 	if f.holm {
 		return fmt.Errorf("--holm with --emit: the merge job prints the table without it; run 'arena plot OUT --holm' after the merge")

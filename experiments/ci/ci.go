@@ -275,3 +275,69 @@ func cmpFloat(a, b float64) int {
 // FalsePositives is the expected number of intervals of a family of n
 // that exclude no effect when there is none, each at Level: n·(1 − Level).
 func FalsePositives(n int) float64 { return float64(n) * (1 - Level) }
+
+// GroupMeans is the first stage of a two-stage (cluster-means) interval:
+// the mean of each group's values (a window's seeds), NaN ones left out;
+// a group with none left gives no mean. With geometric set, each group's
+// geometric mean exp(mean ln x) over its positive finite values (ratios,
+// as LogRatioInterval takes them). In group order.
+func GroupMeans(groups [][]float64, geometric bool) []float64 {
+	var out []float64
+	for _, g := range groups {
+		var vals []float64
+		for _, x := range g {
+			switch {
+			case math.IsNaN(x):
+			case !geometric:
+				vals = append(vals, x)
+			case x > 0 && !math.IsInf(x, 1):
+				vals = append(vals, math.Log(x))
+			}
+		}
+		if len(vals) == 0 {
+			continue
+		}
+		m := mean(vals)
+		if geometric {
+			m = math.Exp(m)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// TwoStage is the interval over groups whose members are not independent
+// draws (the seeds of one synthesised window share its source jobs): the
+// Student-t interval of the group means (GroupMeans), N the number of
+// groups. For ratios (geometric) the group geometric means go through
+// LogRatioInterval.
+func TwoStage(groups [][]float64, geometric bool) Interval {
+	if geometric {
+		return LogRatioInterval(GroupMeans(groups, true))
+	}
+	return TInterval(GroupMeans(groups, false))
+}
+
+// TwoStageP is the two-sided p-value of TwoStage's test against no
+// difference: TTestP of the group means (LogRatioP of the geometric ones).
+func TwoStageP(groups [][]float64, geometric bool) float64 {
+	if geometric {
+		return LogRatioP(GroupMeans(groups, true))
+	}
+	return TTestP(GroupMeans(groups, false))
+}
+
+// DescribeNested names a two-stage interval for an output line: "95 %
+// t-interval over 3 windows of philly-pollux (35d–37d, 45d–47d,
+// 55d–57d), 5 seeds each", of being what follows "of"; with the warning
+// of DescribeOver when fewer than FewSeeds groups support it.
+func DescribeNested(n int, unit, of string) string {
+	s := fmt.Sprintf("%.0f %% %s over %d %s", Level*100, T, n, plural(n, unit))
+	if of != "" {
+		s += " of " + of
+	}
+	if n >= 2 && n < FewSeeds {
+		s += fmt.Sprintf(" (⚠ fewer than %d %ss: a wide interval that assumes near-normal %s means)", FewSeeds, unit, unit)
+	}
+	return s
+}

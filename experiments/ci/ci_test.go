@@ -2,6 +2,7 @@ package ci
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -148,5 +149,31 @@ func TestHolm(t *testing.T) {
 func TestDescribeOver(t *testing.T) {
 	if got, want := DescribeOver(T, 5, "seed", "draws of 200 jobs from philly-pollux window 35d–37d"), "95 % t-interval over 5 seeds (draws of 200 jobs from philly-pollux window 35d–37d)"; got != want {
 		t.Errorf("DescribeOver = %q, want %q", got, want)
+	}
+}
+
+// Hand-worked: groups {1, 3}, {5, NaN}, {} and {8, 10}: means 2, 5, 9
+// (NaN left out, the empty group gives none); mean 16/3, s = √(37/3)
+// = 3.5119, se = 2.0276, t(0.975, 2) = 4.303. Geometric: {1, 4}
+// and {2, 8} have geometric means 2 and 4.
+func TestTwoStage(t *testing.T) {
+	groups := [][]float64{{1, 3}, {5, math.NaN()}, {}, {8, 10}}
+	if got := GroupMeans(groups, false); len(got) != 3 || got[0] != 2 || got[1] != 5 || got[2] != 9 {
+		t.Errorf("group means %v, want [2 5 9]", got)
+	}
+	iv := TwoStage(groups, false)
+	s := math.Sqrt(((2-16.0/3)*(2-16.0/3) + (5-16.0/3)*(5-16.0/3) + (9-16.0/3)*(9-16.0/3)) / 2)
+	half := 4.303 * s / math.Sqrt(3)
+	if iv.N != 3 || math.Abs(iv.Mean-16.0/3) > 1e-12 || math.Abs(iv.Lo-(16.0/3-half)) > 1e-2 || math.Abs(iv.Hi-(16.0/3+half)) > 1e-2 {
+		t.Errorf("two-stage %+v, want 5.333 ± %.3f over 3", iv, half)
+	}
+	if g := GroupMeans([][]float64{{1, 4}, {2, 8}}, true); len(g) != 2 || math.Abs(g[0]-2) > 1e-12 || math.Abs(g[1]-4) > 1e-12 {
+		t.Errorf("geometric group means %v, want [2 4]", g)
+	}
+	if r := TwoStage([][]float64{{1, 4}, {2, 8}}, true); math.Abs(r.Mean-math.Sqrt(8)) > 1e-12 || r.N != 2 {
+		t.Errorf("two-stage ratio %+v, want √8 over 2", r)
+	}
+	if d := DescribeNested(3, "window", "x (a, b, c), 2 seeds each"); !strings.HasPrefix(d, "95 % t-interval over 3 windows of x (a, b, c), 2 seeds each (⚠ fewer than 5 windows") {
+		t.Errorf("describe %q", d)
 	}
 }

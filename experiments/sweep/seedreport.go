@@ -90,16 +90,28 @@ func WriteSeedTable(w io.Writer, rows []SummaryRow) error {
 	if rows[0].SensitivityGrid != "" { // a robustness column (sensitivity.go)
 		format, robustHead = "  %-18s %-34s %-24s %-20s %-26s %-26s %-26s %s\n", "under model error"
 	}
+	if windowMode(rows) {
+		rows = familyView(rows)
+	}
 	vary := varyingAxes(rows)
 	for _, c := range cellsInOrder(rows) {
 		r0 := c[0]
 		n := cellSeeds(c, vary)
-		fmt.Fprintf(&b, "\n%s — mean [%s]\n", CellHeading(r0, vary), ci.DescribeOver(ci.T, n, "seed", r0.Population))
+		over, jobsHead := ci.DescribeOver(ci.T, n, "seed", r0.Population), "jobs (mean over seeds)"
+		if w := r0.Window; w != nil && w.nested != nil {
+			jobsHead = "jobs (mean over runs)"
+			n = 0
+			for _, r := range c {
+				n = max(n, r.Seeds)
+			}
+			over = ci.DescribeNested(n, "window", w.nested.Of)
+		}
+		fmt.Fprintf(&b, "\n%s — mean [%s]\n", CellHeading(r0, vary), over)
 		red, thr := RefPolicy+" JCT reduction", RefPolicy+" thr. ratio"
 		if baselineMode(rows) {
 			red, thr = "JCT reduction vs "+vary.label(r0.RefPolicy), "thr. ratio vs "+vary.label(r0.RefPolicy)
 		}
-		fmt.Fprintf(&b, format, "policy", "jobs (mean over seeds)", "submitted mean JCT (s)", "mean thr. (sam/s)", red, "(artifact padded)", thr, robustHead)
+		fmt.Fprintf(&b, format, "policy", jobsHead, "submitted mean JCT (s)", "mean thr. (sam/s)", red, "(artifact padded)", thr, robustHead)
 		for _, r := range c {
 			rs := vary.seeds[CellKey(r)+"|"+r.Policy]
 			name := vary.label(r.Policy)
@@ -231,7 +243,7 @@ func (a axes) label(policy string) string {
 // and each other parameter that varies between the table's cells (rounds,
 // estimator, tenants, faults and checkpoint model).
 func CellHeading(r *SummaryRow, vary axes) string {
-	h := fmt.Sprintf("%s on %s, %s timing, density %g", r.Trace, r.Cluster, r.Timing, r.Density)
+	h := fmt.Sprintf("%s on %s, %s timing, density %g", displayTrace(r), r.Cluster, r.Timing, r.Density)
 	if vary.rounds {
 		h += fmt.Sprintf(", %d rounds", r.AskedRounds())
 	}
@@ -405,7 +417,11 @@ func family(rows []SummaryRow) []familyMember {
 // pairs; ci.Holm): the table then marks with ‡ those that remain
 // significant at a family-wise error rate of 5 %.
 func SetHolm(rows []SummaryRow) {
-	fam := family(rows)
+	view := rows
+	if windowMode(rows) {
+		view = familyView(rows) // the table's families, not its windows
+	}
+	fam := family(view)
 	ps := make([]float64, len(fam))
 	for i, f := range fam {
 		ps[i] = f.p
@@ -419,10 +435,15 @@ func SetHolm(rows []SummaryRow) {
 		by[f.key][f.metric] = adj[i]
 	}
 	for i := range rows {
-		rows[i].Holm = by[CellKey(&rows[i])+"|"+rows[i].Policy]
-		if rows[i].Holm == nil {
-			rows[i].Holm = map[string]float64{}
+		h := by[CellKey(&view[i])+"|"+view[i].Policy]
+		if h == nil {
+			h = map[string]float64{}
 		}
+		if w := rows[i].Window; w != nil && w.nested != nil {
+			w.nested.Holm = h
+			continue
+		}
+		rows[i].Holm = h
 	}
 }
 

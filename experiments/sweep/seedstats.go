@@ -257,19 +257,25 @@ func Population(run *runner.Run, s *sim.Summary) string {
 	return "same trace, seeded " + strings.Join(seeded, " and ")
 }
 
+// synthSource names a synthesised trace's source: a built-in source's
+// name, a file's base name without extension, or "scratch".
+func synthSource(st *runner.SynthTrace) string {
+	if st.From == "" {
+		return "scratch"
+	}
+	if slices.Contains(importers.SourceNames(), st.From) {
+		return st.From
+	}
+	return strings.TrimSuffix(filepath.Base(st.From), filepath.Ext(st.From))
+}
+
 // synthPopulation describes a synthesised trace's draws (Population).
 func synthPopulation(st *runner.SynthTrace, jobs int) string {
 	key := map[string]string{}
 	for _, kv := range st.Keys {
 		key[kv[0]] = kv[1]
 	}
-	src := "scratch"
-	if st.From != "" {
-		src = strings.TrimSuffix(filepath.Base(st.From), filepath.Ext(st.From))
-		if slices.Contains(importers.SourceNames(), st.From) {
-			src = st.From
-		}
-	}
+	src := synthSource(st)
 	switch since, until := key["since"], key["until"]; {
 	case since != "" && until != "":
 		src += " window " + since + "–" + until

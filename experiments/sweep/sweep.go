@@ -338,6 +338,7 @@ func SummaryRowsAsPadded(rs []*Results) []SummaryRow {
 		rows[i] = SummaryRow{Key: r.Record.Key, Group: r.Record.Group, Summary: r.Summary}
 		rows[i].Density, rows[i].Seed = runner.Density(r.Record.Density), r.Record.Seed
 		rows[i].Population = Population(r.Record.Run, &r.Summary)
+		rows[i].Window = windowOf(r.Record.Run, &r.Summary)
 		if run := r.Record.Run; run != nil {
 			rows[i].FaultsKey = faultsKey(*run)
 			if rows[i].FaultsKey != "" {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -22,7 +23,7 @@ func parseSynth(file string, resolve func(string) (string, error), v *yaml.Node)
 		return &input.Error{File: file, Line: n.Line, Kind: "key", Field: key, Err: fmt.Errorf(format, args...)}
 	}
 	if v.Kind != yaml.MappingNode {
-		return nil, fail(v, "synth", "want a mapping of synthesis keys (from, format, name, %s)", synthKeyNames())
+		return nil, fail(v, "synth", "want a mapping of synthesis keys (from, format, name, length, %s)", synthKeyNames())
 	}
 	base := &runner.SynthTrace{}
 	type axis struct {
@@ -30,6 +31,7 @@ func parseSynth(file string, resolve func(string) (string, error), v *yaml.Node)
 		vals []string
 	}
 	var axes []axis
+	var length string // the windows' length (synth.length): until = since + length
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k, val := v.Content[i], v.Content[i+1]
@@ -73,6 +75,15 @@ func parseSynth(file string, resolve func(string) (string, error), v *yaml.Node)
 			continue
 		case "seed":
 			return nil, fail(k, "synth.seed", "the sweep's seeds key drives synthesis; remove seed here")
+		case "length":
+			if len(vals) != 1 {
+				return nil, fail(val, "synth.length", "want one value: every window is this long")
+			}
+			if d, err := synth.ParseSeconds(vals[0]); err != nil || d == 0 {
+				return nil, fail(val, "synth.length", "want a duration > 0 such as 2d or 48h")
+			}
+			length = vals[0]
+			continue
 		}
 		for _, x := range vals {
 			var o synth.Options
@@ -81,6 +92,9 @@ func parseSynth(file string, resolve func(string) (string, error), v *yaml.Node)
 			}
 		}
 		axes = append(axes, axis{k.Value, vals})
+	}
+	if length != "" && (!seen["since"] || seen["until"]) {
+		return nil, fail(v, "synth.length", "want since and no until: the windows are since … since + length")
 	}
 	if base.Name == "" {
 		base.Name = "synth"
@@ -105,7 +119,36 @@ func parseSynth(file string, resolve func(string) (string, error), v *yaml.Node)
 		}
 		out = next
 	}
+	if length != "" {
+		for _, t := range out {
+			t.Keys = withUntil(t.Keys, length)
+		}
+	}
 	return out, nil
+}
+
+// withUntil inserts, after keys' since, until = since + length (in days
+// when both are given in days, as 37d; else in seconds).
+func withUntil(keys [][2]string, length string) [][2]string {
+	out := make([][2]string, 0, len(keys)+1)
+	for _, kv := range keys {
+		out = append(out, kv)
+		if kv[0] != "since" {
+			continue
+		}
+		sd, sok := strings.CutSuffix(kv[1], "d")
+		ld, lok := strings.CutSuffix(length, "d")
+		a, errA := strconv.ParseFloat(sd, 64)
+		b, errB := strconv.ParseFloat(ld, 64)
+		if sok && lok && errA == nil && errB == nil {
+			out = append(out, [2]string{"until", strconv.FormatFloat(a+b, 'g', -1, 64) + "d"})
+			continue
+		}
+		since, _ := synth.ParseSeconds(kv[1]) // both checked by parseSynth
+		l, _ := synth.ParseSeconds(length)
+		out = append(out, [2]string{"until", strconv.FormatFloat(since+l, 'g', -1, 64)})
+	}
+	return out
 }
 
 func synthKeyNames() string {

@@ -58,6 +58,9 @@ type SummaryRow struct {
 	// jobs from philly-pollux window 35d–37d", or "same trace, seeded
 	// faults"), from the run's description (Population).
 	Population string
+	// Window is the run's synthesised trace window and its window family
+	// (nil when its trace is not synthesised with since or until).
+	Window *WindowInfo
 	// Under model error (sensitivity.go, markRobust): nil/"" when no
 	// sensitivity analysis ran.
 	// JCTVerdict and ThroughputVerdict are the verdicts on the paired
