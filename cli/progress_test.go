@@ -109,3 +109,19 @@ func TestProgressOffAndNil(t *testing.T) {
 		t.Errorf("printed %q", b.String())
 	}
 }
+
+// Two runs of different lengths, one draining past its rounds: the
+// progress never reads more rounds done than in total, and the total is
+// the sum of each run's latest length.
+func TestRoundsProgressSumsEachRun(t *testing.T) {
+	rp := &roundsProgress{done: []int{0, 0}, total: []int{100, 100}}
+	if d, tot := rp.set(0, 50, 100); d != 50 || tot != 200 {
+		t.Errorf("%d/%d, want 50/200", d, tot)
+	}
+	if d, tot := rp.set(1, 150, 150); d != 200 || tot != 250 { // run 1 drains past its 100 rounds
+		t.Errorf("%d/%d, want 200/250", d, tot)
+	}
+	if d, tot := rp.set(0, 100, 100); d != 250 || tot != 250 {
+		t.Errorf("%d/%d, want 250/250", d, tot)
+	}
+}

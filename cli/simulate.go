@@ -349,6 +349,28 @@ func simulatePolicies(reg *registry.Registry, f *simulateFlags) ([]string, error
 // runScenarios runs every policy's scenario on the sweep's pool (one
 // worker per policy) with one progress display for all, and returns each
 // one's outcome or error; the error is the interruption, if any.
+// roundsProgress sums the rounds done and the lengths of several runs. A
+// run's length is its own and grows while a draining run drains, so the
+// total is the sum of each run's latest, never one run's times the count.
+type roundsProgress struct{ done, total []int }
+
+func newRoundsProgress(scenarios []*runner.Scenario) *roundsProgress {
+	rp := &roundsProgress{done: make([]int, len(scenarios)), total: make([]int, len(scenarios))}
+	for i, s := range scenarios {
+		rp.total[i] = s.Config.Rounds
+	}
+	return rp
+}
+
+// set records run i at d rounds done of t, and returns the sums.
+func (rp *roundsProgress) set(i, d, t int) (done, total int) {
+	rp.done[i], rp.total[i] = d, max(t, d)
+	for k := range rp.done {
+		done, total = done+rp.done[k], total+rp.total[k]
+	}
+	return done, total
+}
+
 func runScenarios(cmd *cobra.Command, scenarios []*runner.Scenario, names []string, f simulateFlags) ([]*runner.Outcome, []error, error) {
 	stderr := cmd.ErrOrStderr()
 	prog := newProgress(stderr, chooseProgress(stderr, f.quiet, f.progressEvery), "simulate "+strings.Join(names, ","), "rounds", f.progressEvery)
@@ -356,7 +378,7 @@ func runScenarios(cmd *cobra.Command, scenarios []*runner.Scenario, names []stri
 	outcomes := make([]*runner.Outcome, len(names))
 	errs := make([]error, len(names))
 	var mu sync.Mutex
-	done := make([]int, len(names))
+	rp := newRoundsProgress(scenarios)
 	// The sweep's pool, one worker per policy.
 	runner.Each(cmd.Context(), len(names), len(names), func(i int) {
 		var onRound func(d, t int)
@@ -364,12 +386,7 @@ func runScenarios(cmd *cobra.Command, scenarios []*runner.Scenario, names []stri
 			onRound = func(d, t int) {
 				mu.Lock()
 				defer mu.Unlock()
-				done[i] = d
-				sum := 0
-				for _, n := range done {
-					sum += n
-				}
-				prog.update(sum, t*len(names))
+				prog.update(rp.set(i, d, t))
 			}
 		}
 		outcomes[i], errs[i] = scenarios[i].Execute(cmd.Context(), onRound)
