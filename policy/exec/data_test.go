@@ -2,7 +2,6 @@ package exec_test
 
 import (
 	"context"
-	"io"
 	"strings"
 	"testing"
 	"time"
@@ -10,7 +9,6 @@ import (
 	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
 	pexec "github.com/arena-sim/arena/policy/exec"
-	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim"
 )
 
@@ -75,29 +73,6 @@ type blockedWriter struct{ release chan struct{} }
 
 func (w blockedWriter) Write(b []byte) (int, error) { <-w.release; return len(b), nil }
 
-// stderrRegistry serves exec with the given stderr writer and unbounded
-// reply waits.
-type stderrRegistry struct {
-	*registry.Registry
-	stderr io.Writer
-}
-
-func (r stderrRegistry) Lookup(name string) (registry.Entry, error) {
-	e, err := r.Registry.Lookup(name)
-	if err != nil || e.Name != registry.ExecName {
-		return e, err
-	}
-	e.New = func(o registry.Options) (sim.Policy, error) {
-		argv, err := pexec.SplitCommand(o.Values.String("cmd"))
-		if err != nil {
-			return nil, err
-		}
-		cfg := pexec.Config{Command: argv, Timeout: time.Hour, Context: o.Context, Stderr: r.stderr}
-		return pexec.Start(o.Cluster, o.Source, o.Timing, pexec.ExpireWait(cfg, -1))
-	}
-	return e, nil
-}
-
 // A policy that writes much to stderr while arena's own stderr is not
 // being read still gets its replies read: the relay drops what does not
 // fit instead of stalling the child. Before, the child blocked on its full
@@ -109,7 +84,7 @@ func TestSlowStderrDoesNotStallReplies(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	body := `r=0; while :; do head -c 300000 /dev/zero >&2; echo "{\"type\":\"actions\",\"round\":$r,\"actions\":[]}"; r=$((r+1)); read l || exit 0; done`
-	o, err := runner.Execute(ctx, stderrRegistry{policy.NewRegistry(), w}, runner.Run{
+	o, err := runner.Execute(ctx, hookRegistry{policy.NewRegistry(), nil, w}, runner.Run{
 		Trace: "testbed", Cluster: "testbed-64", Timing: sim.Exact, Rounds: 2, Policy: script(body),
 	})
 	if err != nil || ctx.Err() != nil {

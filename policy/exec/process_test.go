@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -26,7 +27,7 @@ import (
 type hookRegistry struct {
 	*registry.Registry
 	ctx    context.Context
-	stderr *markerWriter
+	stderr io.Writer // nil: os.Stderr
 }
 
 func (r hookRegistry) Lookup(name string) (registry.Entry, error) {
