@@ -2,12 +2,12 @@ package sweep
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy/registry"
+	"github.com/arena-sim/arena/sim/input"
 )
 
 // The trust model of specs (docs/trust.md): a spec is data, and may be
@@ -29,7 +29,7 @@ func (s *Spec) CheckExec(reg runner.Policies, plan *Plan) error {
 	refuse := func(where string, cmd string) error {
 		return s.pathError(where, fmt.Errorf(
 			"runs the command %s on this machine; a spec's commands run only with --allow-exec — read the spec, then rerun with --allow-exec if you trust it (docs/trust.md)",
-			quoteClipped(cmd)))
+			input.ClipTo(cmd, input.ShowBytes)))
 	}
 	for i, pat := range s.Policies {
 		if strings.HasPrefix(pat, "!") || policyGlob(pat) {
@@ -57,20 +57,6 @@ func (s *Spec) CheckExec(reg runner.Policies, plan *Plan) error {
 		}
 	}
 	return nil
-}
-
-// quoteClipped shows a command the user must see to judge it: quoted
-// (control characters escaped), its first 300 bytes at most.
-func quoteClipped(s string) string {
-	const max = 300
-	if len(s) <= max {
-		return strconv.Quote(s)
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return strconv.Quote(s[:cut]) + fmt.Sprintf("… (%d bytes)", len(s))
 }
 
 // shorten clips a message of arena's own to 300 bytes.

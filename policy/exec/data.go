@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/arena-sim/arena/sim/input"
 )
 
 // Everything the child says is data. Its strings reach arena's errors,
@@ -17,23 +18,10 @@ import (
 // line by line), and its replies are parsed strictly (decodeStrict):
 // exactly one JSON object, no duplicate key at any depth, nothing after it.
 
-// maxQuoted is how much of a child's one-line string an error shows:
-// enough of a message to act on (input.Clip's 64 bytes are for names).
-const maxQuoted = 300
-
 // quoteData renders a string the child sent, for an error or a table:
-// quoted with every control, format (bidi override, zero-width) and
-// invalid byte escaped (strconv.Quote), its first maxQuoted bytes at most.
-func quoteData(s string) string {
-	if len(s) <= maxQuoted {
-		return strconv.Quote(s)
-	}
-	cut := maxQuoted
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return strconv.Quote(s[:cut]) + fmt.Sprintf("… (%d bytes)", len(s))
-}
+// quoted, escaped and clipped as every value arena echoes (input.ClipTo),
+// enough of it to act on (input.ShowBytes).
+func quoteData(s string) string { return input.ClipTo(s, input.ShowBytes) }
 
 // escapeStream appends b to dst with every byte a terminal would act on
 // escaped — C0 and C1 controls but newline and tab, DEL, Unicode format

@@ -21,11 +21,18 @@ const ClipBytes = 64
 // zero-width joiners — are not). Every error that echoes what a user or a
 // file gave goes through it, so no message grows with its input or drives
 // the terminal.
-func Clip(s string) string {
-	if len(s) <= ClipBytes {
+func Clip(s string) string { return ClipTo(s, ClipBytes) }
+
+// ShowBytes is how much of a longer value a user must read to judge it
+// (a command a spec would run, a message a policy sent) is shown.
+const ShowBytes = 300
+
+// ClipTo is Clip cut to max bytes instead of ClipBytes.
+func ClipTo(s string, max int) string {
+	if len(s) <= max {
 		return strconv.Quote(s)
 	}
-	cut := ClipBytes
+	cut := max
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
