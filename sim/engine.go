@@ -649,22 +649,30 @@ func (e *engine) extend() bool {
 	if done {
 		return false
 	}
-	// A cluster event still to come (a node coming back) may let the
-	// policy place the queue: not stuck yet.
-	if len(e.running) == 0 && len(e.pending) > 0 && len(e.arrived) == 0 && arrivedAll && !e.eventsMayAddCapacity() {
+	extended, _ := e.extendUnlessStuck(len(e.running) == 0 && len(e.pending) > 0 && len(e.arrived) == 0 && arrivedAll)
+	return extended
+}
+
+// extendUnlessStuck is the stop rule shared by until-done and draining
+// runs: one more round, unless the cluster has been idle with a waiting
+// queue (idleWithQueue) for IdleStop rounds — stuck, unless a cluster
+// event to come may add capacity the cluster lacks now
+// (eventsMayAddCapacity) — or the cap is reached (Result.CapReached).
+func (e *engine) extendUnlessStuck(idleWithQueue bool) (extended, stuck bool) {
+	if idleWithQueue && !e.eventsMayAddCapacity() {
 		e.idleRounds++
 	} else {
 		e.idleRounds = 0
 	}
 	if e.idleRounds >= IdleStop {
-		return false
+		return false, true
 	}
 	if e.cfg.Rounds >= e.cfg.MaxRounds {
 		e.res.CapReached = true
-		return false
+		return false, false
 	}
 	e.cfg.Rounds++
-	return true
+	return true, false
 }
 
 // arrive admits a job into the system at time t (not yet into a queue).

@@ -187,21 +187,11 @@ func (e *engine) extendDrain() bool {
 	if done {
 		return false
 	}
-	if len(e.running) == 0 && pending && len(e.arrived) == 0 && e.arrivedJobs == len(e.jobs) && !e.eventsMayAddCapacity() {
-		e.idleRounds++
-	} else {
-		e.idleRounds = 0
-	}
-	if e.idleRounds >= IdleStop {
+	extended, stuck := e.extendUnlessStuck(len(e.running) == 0 && pending && len(e.arrived) == 0 && e.arrivedJobs == len(e.jobs))
+	if stuck {
 		e.res.DrainStuck = true
-		return false
 	}
-	if e.cfg.Rounds >= e.cfg.MaxRounds {
-		e.res.CapReached = true
-		return false
-	}
-	e.cfg.Rounds++
-	return true
+	return extended
 }
 
 // addUnmeasured counts a job outside the measurement window: only in the
