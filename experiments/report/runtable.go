@@ -249,6 +249,18 @@ func printComparisons(w io.Writer, outcomes []*runner.Outcome, baseline string) 
 		if b.PaddedMeanJCT > 0 && a.PaddedMeanJCT > 0 {
 			line += fmt.Sprintf(", artifact padded mean %s", relative(a.PaddedMeanJCT, b.PaddedMeanJCT))
 		}
+		// A run stopped at its drain cap with measured jobs left is no
+		// basis for a conclusion: say so on the line itself, not only in
+		// a warning above it.
+		var capped []string
+		for _, x := range []*sim.Summary{a, b} {
+			if x.DrainCapReached {
+				capped = append(capped, x.Policy)
+			}
+		}
+		if len(capped) > 0 {
+			line = fmt.Sprintf("inconclusive (%s reached the drain cap with measured jobs unfinished): %s", strings.Join(capped, " and "), line)
+		}
 		fmt.Fprintf(w, "%s, mean throughput %.2fx, peak %.2fx\n", line, a.MeanThroughput/b.MeanThroughput, a.PeakThroughput/b.PeakThroughput)
 		if d, ok := splitReduction(ra, rb); ok {
 			fmt.Fprintf(w, "  %s\n", d.String(a.Policy, b.Policy))

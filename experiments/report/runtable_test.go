@@ -163,3 +163,25 @@ func TestStuckShareWarns(t *testing.T) {
 		t.Errorf("arena, 1 %% stuck (not over the threshold), flagged:\n%s", out)
 	}
 }
+
+// A comparison with a run stopped at its drain cap reads "inconclusive"
+// on its own line, naming the run; one without reads as before.
+func TestCappedRunMakesTheComparisonInconclusive(t *testing.T) {
+	run := func(policy string, capped bool) *runner.Outcome {
+		return &runner.Outcome{Result: &sim.Result{}, Summary: sim.Summary{Policy: policy, Submitted: 2, Finished: 2, SubmittedMeanJCT: 100,
+			MeanThroughput: 10, PeakThroughput: 20, Drain: true, DrainCapReached: capped}}
+	}
+	for _, capped := range []bool{false, true} {
+		var b strings.Builder
+		WriteRunTable(&b, []*runner.Outcome{run("arena", false), run("fcfs", capped)}, RunTableOptions{})
+		line := ""
+		for _, l := range strings.Split(b.String(), "\n") {
+			if strings.Contains(l, "arena vs fcfs") {
+				line = l
+			}
+		}
+		if got := strings.HasPrefix(line, "inconclusive (fcfs reached the drain cap with measured jobs unfinished): arena vs fcfs"); got != capped || line == "" {
+			t.Errorf("capped %v: %q", capped, line)
+		}
+	}
+}
