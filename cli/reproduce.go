@@ -59,6 +59,13 @@ with a checkpoint model; REPORT.md gets per policy its JCT with and without
 faults, GPU-hours lost, effective training time, interruptions and goodput
 (means with t-intervals), the ranking change, and the fault figures.
 
+"windows" (not part of "all") runs 48-hour Philly windows drawn from philly-pollux
+at 5 start days (35d … 75d, 360 jobs each), arena, fcfs, gavel, sia and
+elasticflow-ls in exact timing, 3 seeds; REPORT.md gets the seed table with the
+interval over the 5 windows, seeds nested (per window the mean over its seeds,
+then the t-interval over the window means: a window's seeds are not independent
+draws), against fcfs.
+
 Each checked verdict says whether it holds under model error: the Philly
 artifact-timing runs the claims are checked on are re-run with overheads
 ×0.75/1.25 × iteration times ×0.95/1.05 (--sensitivity, on by default; =off skips

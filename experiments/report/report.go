@@ -93,6 +93,8 @@ func (w *reportWriter) write(secs []section, notes []string) (string, []FigureFi
 			err = w.tenantsSection(s)
 		case FaultsSection:
 			err = w.faultsSection(s)
+		case WindowsSection:
+			err = w.windowsSection(s)
 		}
 		if err != nil {
 			return "", nil, err

@@ -34,7 +34,9 @@ var Sections = []string{"philly", "helios", "pai", "ablations", "load"}
 // fairness figures).
 // "faults" is the faults study (FaultsSection: Philly under failure and
 // maintenance presets, seeded, with a checkpoint model).
-var ExtraSections = []string{"headline", TestbedSection, TenantsSection, FaultsSection}
+// "windows" is the windows study (WindowsSection: 48-hour Philly windows,
+// the interval over windows with the seeds nested).
+var ExtraSections = []string{"headline", TestbedSection, TenantsSection, FaultsSection, WindowsSection}
 
 // TestbedSection is the name of the testbed prediction.
 const TestbedSection = "testbed"
