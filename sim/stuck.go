@@ -28,8 +28,12 @@ type stuckWatch struct {
 	// waiting is the jobs pending and never started, over all classes.
 	waiting int
 	// hist[t][p] is the available nodes of Cluster.Types[t] with at least
-	// p idle GPUs, after the current decision (watch's scratch).
-	hist [][]int32
+	// p idle GPUs, after the current decision (watch's scratch), as of the
+	// slot table's generation histGen (engine.occGen): a round that
+	// changed no slot reuses it. nodeType[i] is node i's type index.
+	hist     [][]int32
+	histGen  uint64
+	nodeType []int32
 }
 
 type classKey struct {
@@ -125,21 +129,29 @@ func (e *engine) watchRound() {
 		for t, gpu := range c.Types {
 			w.hist[t] = make([]int32, c.NodeCapacity(gpu)+1)
 		}
-	}
-	for t := range w.hist {
-		clear(w.hist[t])
-	}
-	for i := range c.Nodes {
-		n := &c.Nodes[i]
-		free := 0
-		for s := n.FirstSlot; s < n.FirstSlot+n.Capacity; s++ {
-			if e.occupant[s] == NoJob {
-				free++
-			}
+		w.nodeType = make([]int32, len(c.Nodes))
+		for i := range c.Nodes {
+			w.nodeType[i] = int32(c.TypeIndex(c.Nodes[i].GPU))
 		}
-		h := w.hist[c.TypeIndex(n.GPU)]
-		for p := 1; p <= free; p++ {
-			h[p]++
+		w.histGen = e.occGen - 1 // not computed yet
+	}
+	if w.histGen != e.occGen {
+		w.histGen = e.occGen
+		for t := range w.hist {
+			clear(w.hist[t])
+		}
+		for i := range c.Nodes {
+			n := &c.Nodes[i]
+			free := 0
+			for s := n.FirstSlot; s < n.FirstSlot+n.Capacity; s++ {
+				if e.occupant[s] == NoJob {
+					free++
+				}
+			}
+			h := w.hist[w.nodeType[i]]
+			for p := 1; p <= free; p++ {
+				h[p]++
+			}
 		}
 	}
 	for i := range w.classes {
