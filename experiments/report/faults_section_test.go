@@ -1,7 +1,6 @@
 package report
 
 import (
-	"context"
 	"math"
 	"os"
 	"path/filepath"
@@ -110,7 +109,7 @@ func TestFaultsAxisCheckFlagsUnpaired(t *testing.T) {
 // holds its table with intervals over the seeds, the axis check, the
 // ranking and the fault figures, which exist. Guard: the section reports.
 func TestReproduceFaultsSection(t *testing.T) {
-	short, err := sweep.ParseSpec("short.yaml", "", []byte(`name: faults
+	res, report := reproduceShort(t, FaultsSection, `name: faults
 traces: [philly]
 clusters: [paper-1280]
 policies: [arena, fcfs]
@@ -122,23 +121,10 @@ faults: [none, gcp-maintenance]
 checkpoint_interval: 30m
 checkpoint_cost: 30s
 checkpoint_restore: 60s
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := t.TempDir()
-	res, err := Reproduce(context.Background(), testRegistry(), ReproduceOptions{Out: out, Parallel: 2, Specs: map[string]*sweep.Spec{FaultsSection: short}, Sections: []string{FaultsSection}})
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	if res.Runs != 6 {
 		t.Errorf("%d runs, want 6 (2 without faults, 4 with)", res.Runs)
 	}
-	data, err := os.ReadFile(res.Report)
-	if err != nil {
-		t.Fatal(err)
-	}
-	report := string(data)
 	for _, want := range []string{"## Faults: Philly under failures and maintenance", "### gcp-maintenance",
 		"Checked: the same for every policy of a seed, different across seeds", "t-interval over 2 seeds", "one run (deterministic: exact)",
 		"| policy | mean JCT (h), no faults | with faults | change |", "| arena |", "| fcfs |", "Ranking by mean JCT, best first",

@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"os"
 	"testing"
 
 	"github.com/arena-sim/arena/experiments/sweep"
@@ -40,4 +41,23 @@ func smallSweep(t *testing.T, plan *sweep.Plan, out string) {
 	if _, err := sweep.RunSweep(context.Background(), policy.NewRegistry(), plan, sweep.SweepOptions{Out: out, Parallel: 2}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// reproduceShort runs one reproduce section on a short spec (its YAML)
+// in a temporary directory and returns the result and REPORT.md's text.
+func reproduceShort(t *testing.T, section, spec string) (*ReproduceResult, string) {
+	t.Helper()
+	short, err := sweep.ParseSpec("short.yaml", "", []byte(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Reproduce(context.Background(), testRegistry(), ReproduceOptions{Out: t.TempDir(), Parallel: 2, Specs: map[string]*sweep.Spec{section: short}, Sections: []string{section}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(res.Report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, string(data)
 }

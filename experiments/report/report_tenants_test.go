@@ -1,13 +1,10 @@
 package report
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/arena-sim/arena/experiments/sweep"
 )
 
 // TestReproduceTenantsSection runs the tenants study shortened (one day of
@@ -18,7 +15,7 @@ func TestReproduceTenantsSection(t *testing.T) {
 	if _, err := BuiltinSpec(TenantsSection); err != nil {
 		t.Fatal(err)
 	}
-	short, err := sweep.ParseSpec("short.yaml", "", []byte(`name: tenants
+	res, report := reproduceShort(t, TenantsSection, `name: tenants
 synth: {from: philly-pollux, recipe: arena, keep-durations: true, keep-gpus: true, since: 60d, until: 61d}
 clusters: [paper-1280]
 policies: [fcfs, "quota(fcfs,tenants=philly-vcs)", "gavel-fair(tenants=philly-vcs)"]
@@ -27,20 +24,7 @@ rounds: 100
 seeds: [1, 2]
 tenants: vcs
 baseline: fcfs
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := t.TempDir()
-	res, err := Reproduce(context.Background(), testRegistry(), ReproduceOptions{Out: out, Parallel: 2, Specs: map[string]*sweep.Spec{TenantsSection: short}, Sections: []string{TenantsSection}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(res.Report)
-	if err != nil {
-		t.Fatal(err)
-	}
-	report := string(data)
+`)
 	for _, want := range []string{"## Tenants: Philly's virtual clusters", "| policy | jobs finished | mean JCT, all submitted (h) | max ρ |",
 		"t-interval over 2 seeds", "| quota(fcfs,tenants=philly-vcs) |", "Mean JCT of each tenant's finished jobs", "tenant-share.png", "rho-cdf.png"} {
 		if !strings.Contains(report, want) {

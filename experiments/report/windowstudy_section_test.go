@@ -1,12 +1,8 @@
 package report
 
 import (
-	"context"
-	"os"
 	"strings"
 	"testing"
-
-	"github.com/arena-sim/arena/experiments/sweep"
 )
 
 // The built-in windows spec asks for five 48-hour windows of philly-pollux
@@ -37,7 +33,7 @@ func TestWindowsSpecIsFiveWindowsThreeSeeds(t *testing.T) {
 // the windows, seeds nested — not over the seeds of one window — naming the
 // windows drawn, the method and why.
 func TestReproduceWindowsSection(t *testing.T) {
-	short, err := sweep.ParseSpec("short.yaml", "", []byte(`name: windows
+	_, report := reproduceShort(t, WindowsSection, `name: windows
 synth: {from: philly-pollux, since: [35d, 45d, 55d], length: 2d, sample: 40, recipe: arena}
 clusters: [paper-1280]
 policies: [arena, fcfs]
@@ -45,20 +41,7 @@ timing: exact
 rounds: 60
 seeds: [1, 2]
 baseline: fcfs
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := t.TempDir()
-	res, err := Reproduce(context.Background(), testRegistry(), ReproduceOptions{Out: out, Parallel: 2, Specs: map[string]*sweep.Spec{WindowsSection: short}, Sections: []string{WindowsSection}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(res.Report)
-	if err != nil {
-		t.Fatal(err)
-	}
-	report := string(data)
+`)
 	i := strings.Index(report, "## Windows")
 	if i < 0 {
 		t.Fatalf("REPORT.md has no Windows section:\n%s", report)
