@@ -37,6 +37,7 @@ func TestFlagRules(t *testing.T) {
 		{[]string{"estimate", "--nodes", "-1"}, "--nodes \"-1\""},
 		{[]string{"estimate", "--gpus", "0"}, "--gpus \"0\""},
 		{[]string{"trace", "tile", "pai", "--copies", "2000000000", "-o", filepath.Join(t.TempDir(), "x.csv")}, "--copies \"2000000000\""},
+		{[]string{"trace", "tile", "pai", "-o", filepath.Join(t.TempDir(), "x.parquet")}, "tile writes the artifact's CSV format"},
 		{[]string{"plot", t.TempDir(), "--size", "NaNx2"}, "size \"NaNx2\""},
 		{[]string{"plot", t.TempDir(), "--size", "1e309x2"}, "size \"1e309x2\""},
 		{[]string{"simulate", "--trace", "pai", "--policy", "tiresias(queues=1000000000)"}, "want at most 64"},

@@ -3,9 +3,12 @@ package cli
 import (
 	"bufio"
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/arena-sim/arena/sim/input"
 	"github.com/arena-sim/arena/sim/outdir"
 	"github.com/arena-sim/arena/traces"
 )
@@ -33,6 +36,12 @@ neighbouring copies can overlap for a while (u of copy k above u of copy k+1);
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return fmt.Errorf("tile: -o OUT.csv is required")
+			}
+			// tile writes the artifact's CSV only: a canonical table would
+			// drop what the artifact format carries, so another extension is
+			// refused rather than written as CSV under a misleading name.
+			if ext := strings.ToLower(filepath.Ext(out)); ext != ".csv" {
+				return fmt.Errorf("tile: -o %s: tile writes the artifact's CSV format; name the output *.csv", input.Clip(out))
 			}
 			t, err := traces.Load(args[0])
 			if err != nil {
