@@ -256,7 +256,10 @@ func plotPresentation(f plotFlags, args []string) (labels, typed map[string]stri
 		}
 	}
 	if f.spec != "" {
-		spec, err := sweep.LoadSpec(f.spec)
+		// plot reads only the spec's labels: and baseline:, never a file
+		// the spec names, so its paths need no consent
+		// (--allow-outside-paths is sweep's, which opens them).
+		spec, err := sweep.LoadSpec(f.spec, sweep.AllowOutsidePaths(true))
 		if err != nil {
 			return nil, nil, "", fmt.Errorf("--spec: %w", err)
 		}

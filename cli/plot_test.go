@@ -88,6 +88,16 @@ labels: {srtf: "SRTF ≤ ×"}
 	if !strings.Contains(string(svg), "SRTF ≤ ×") {
 		t.Error("the spec's labels: did not rename srtf")
 	}
+	// plot reads only labels: and baseline: from --spec, so a spec naming a
+	// file outside its directory (which sweep refuses without consent)
+	// still labels the figures.
+	outside := filepath.Join(dir, "elsewhere", "s.yaml")
+	os.MkdirAll(filepath.Dir(outside), 0o755)
+	os.WriteFile(outside, []byte(strings.Replace(body, "from: philly-pollux", "from: "+spec, 1)), 0o644)
+	if _, err := runCLI(t, "sweep", outside, "--out", t.TempDir(), "--quiet"); err == nil || !strings.Contains(err.Error(), "allow-outside-paths") {
+		t.Fatalf("sweep of a spec naming ../s.yaml: %v, want a refusal naming --allow-outside-paths", err)
+	}
+	list("--spec", outside, "--kind", "jct-cdf")
 	// The spec's baseline: reaches plot through --spec, and through the
 	// sweep's sweep.json when the sweep ran with it.
 	out, err := runCLI(t, "plot", res, "--out", t.TempDir(), "--kind", "jct-cdf", "--baseline", "fcfs")
