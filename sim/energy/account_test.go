@@ -1,0 +1,141 @@
+package energy
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/sim"
+)
+
+// flat is an estimator giving every grid 10 samples/s per GPU: every
+// job's scaling efficiency is 1.
+type flat struct{}
+
+func (flat) Name() string { return "flat" }
+func (flat) Estimate(_ estimator.Workload, c estimator.Config) estimator.Estimate {
+	return estimator.Estimate{Throughput: 10 * float64(c.GPUs()), IterTime: 1}
+}
+
+// TestComputeHandWorked is an anchor worked by hand: one node of two
+// A100s (TDP 400 W, idle 60 W; compute 0.95 → 383 W, reconfigure 0.15 →
+// 111 W), no server share, PUE 1, 100 g/kWh, a 200-s window. One job holds
+// GPU 0 over [0, 100] s, reconfiguring until 20 s. Energy: 111×20 +
+// 383×80 + 60×100 (GPU 0 idle after) + 60×200 (GPU 1) = 50,860 J =
+// 0.0141278 kWh; the job's 32,860 J; 800 samples → 63.575 J/sample.
+// Power over GPU-time: 60 W for 300 of 400 GPU-s (the quartiles are
+// 60 W), 383 W for 80 (near the TDP: 20 %).
+func TestComputeHandWorked(t *testing.T) {
+	c, err := sim.NewCluster(sim.ClusterSpec{Name: "t", Pools: []sim.Pool{{GPU: "a100", Nodes: 1, GPUsPerNode: 2}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := Default()
+	m.ServerWattsPerGPU, m.PUE, m.Intensity = 0, 1, Intensity{Constant: 100}
+	res := &sim.Result{Rounds: 2, RoundLength: 100, Allocations: []sim.AllocRecord{{Job: 1, GPU: "a100", FirstSlot: 0, Slots: 1, Start: 0, End: 100, Ready: 20}}}
+	jobs := []sim.JobSpec{{ID: 1, VirtualCluster: "vc1"}}
+	r, err := Compute(res, jobs, c, flat{}, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near := func(name string, got, want float64) {
+		t.Helper()
+		if math.Abs(got-want) > 1e-9*max(1, math.Abs(want)) {
+			t.Errorf("%s = %.10g, want %.10g", name, got, want)
+		}
+	}
+	near("kwh", r.KWh, 50860/3.6e6)
+	near("jobs_kwh", r.JobsKWh, 32860/3.6e6)
+	near("idle_kwh", r.IdleKWh, 18000/3.6e6)
+	near("reconfig_kwh", r.ReconfigKWh, 2220/3.6e6)
+	near("kg_co2", r.KgCO2, 50860/3.6e6*100/1e3)
+	near("joules_per_sample", r.JoulesPerSample, 50860.0/800)
+	near("p50", r.P50GPUWatts, 60)
+	near("near_tdp_share", r.NearTDPShare, 0.2)
+	near("mean watts", r.MeanGPUWatts, 50860.0/400)
+	near("gpu cost", r.GPUCostUSD, 100.0/3600*4.10)
+	near("cluster cost", r.ClusterCostUSD, 2*200.0/3600*4.10)
+	if len(r.Tenants) != 1 || r.Tenants[0].Name != "vc1" {
+		t.Fatalf("tenants %+v", r.Tenants)
+	}
+	near("tenant kwh", r.Tenants[0].KWh, 32860/3.6e6)
+}
+
+// TestIntensitySeries: an hourly series repeats, and its integral over
+// a span crossing an hour is the two hours' shares (hand-worked).
+func TestIntensitySeries(t *testing.T) {
+	in := Intensity{Hourly: []float64{100, 300}}
+	if in.At(3599) != 100 || in.At(3600) != 300 || in.At(7200) != 100 {
+		t.Errorf("At: %g %g %g", in.At(3599), in.At(3600), in.At(7200))
+	}
+	if got := in.Integral(1800, 5400); got != 100*1800+300*1800 {
+		t.Errorf("Integral = %g", got)
+	}
+}
+
+// TestReadSeriesErrors: a bad series names the file, the line and the field.
+func TestReadSeriesErrors(t *testing.T) {
+	for name, tc := range map[string]struct{ text, want string }{
+		"no header":            {"0,12\n", "s.csv:1: want the header hour,g_co2_per_kwh"},
+		"hours out of order":   {"hour,g_co2_per_kwh\n0,1\n2,3\n", "s.csv:3: hour: want 1"},
+		"negative intensity":   {"# c\nhour,g_co2_per_kwh\n0,-4\n", "s.csv:3: g_co2_per_kwh: want a number ≥ 0"},
+		"three fields":         {"hour,g_co2_per_kwh\n0,1,2\n", "s.csv:2: want 2 fields"},
+		"no rows after header": {"hour,g_co2_per_kwh\n", "s.csv: no hours"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := readSeries("s.csv", strings.NewReader(tc.text))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestExampleSeries reads the shipped example (examples/energy).
+func TestExampleSeries(t *testing.T) {
+	in, err := ReadSeries(filepath.Join("..", "..", "examples", "energy", "carbon-de-2020-06.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in.Hourly) != 168 {
+		t.Errorf("%d hours, want 168", len(in.Hourly))
+	}
+}
+
+// TestLoad: an energy file overrides the fields it names; errors name
+// the file, line and key.
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("grid.csv", "hour,g_co2_per_kwh\n0,50\n1,150\n")
+	m, err := Load(write("e.yaml", "pue: 1.2\nprice_tier: spot\ncarbon_series: grid.csv\ngpus:\n  a100: {idle: 50}\nprices:\n  a100: {spot: 1.0}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.PUE != 1.2 || m.Tier != TierSpot || len(m.Intensity.Hourly) != 2 || m.GPUs["a100"].Idle != 50 || m.GPUs["a100"].TDP != 400 || m.Price("a100") != 1.0 {
+		t.Errorf("loaded %+v", m)
+	}
+	for name, tc := range map[string]struct{ text, want string }{
+		"pue below 1":   {"pue: 0.9\n", "bad.yaml:1: key pue: want a number in [1, 10]"},
+		"unknown key":   {"pue: 1.1\nwatts: 3\n", "bad.yaml:2: key watts: unknown key"},
+		"bad gpu field": {"gpus:\n  a100: {tpd: 300}\n", "bad.yaml:2: key gpus.a100.tpd: unknown key"},
+		"both carbons":  {"carbon: 5\ncarbon_series: grid.csv\n", "give carbon (a constant) or carbon_series, not both"},
+		"idle over tdp": {"gpus:\n  a10: {idle: 400}\n", "want 0 ≤ idle ≤ tdp"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Load(write("bad.yaml", tc.text))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
