@@ -252,7 +252,7 @@ var Fields = []Field{
 			r.Tenants = v
 			return nil
 		}, func(r *Run) string { return r.Tenants })),
-	field(Field{Key: "energy", Flag: "energy", Usage: "also report energy (kWh: busy, idle, reconfiguration, failures), carbon (kg CO2eq) and cost ($) per job, tenant and cluster in summary.json: " + energy.DefaultName + " (the built-in power, price and carbon model) or an energy file (YAML, docs/energy.md); with --out also DIR/<policy>/energy_jobs.csv"},
+	field(Field{Key: "energy", Flag: "energy", Usage: "also report energy (kWh: busy, idle, reconfiguration, failures), carbon (kg CO2eq) and cost ($) per job, tenant and cluster in summary.json: " + energy.DefaultName + " (the built-in power, price and carbon model: US-average carbon intensity), de-2020-06 (the same with Germany's hourly intensity of a June 2020 week) or an energy file (YAML, docs/energy.md); with --out also DIR/<policy>/energy_jobs.csv"},
 		custom("string", func(r *Run, v string) error {
 			v = strings.TrimSpace(v)
 			if v == "" {

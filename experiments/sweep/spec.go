@@ -748,7 +748,7 @@ func (s *Spec) axisCombos(rv *runner.Resolver, policies []string) ([]runner.Run,
 					}
 					r.Tenants = ref
 				}
-				if ax.Field.Key == "energy" && v != energy.DefaultName {
+				if ax.Field.Key == "energy" && !energy.IsBuiltin(v) {
 					// An energy file, like a trace, is read next to the spec.
 					ref, err := s.resolvePath(v, false)
 					if err != nil {

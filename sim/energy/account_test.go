@@ -139,3 +139,20 @@ func TestLoad(t *testing.T) {
 		})
 	}
 }
+
+// TestBuiltinSeriesIsTheExample: the embedded series is the shipped
+// example, byte for byte.
+func TestBuiltinSeriesIsTheExample(t *testing.T) {
+	a, err := os.ReadFile(filepath.Join("..", "..", "examples", "energy", "carbon-de-2020-06.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := data.ReadFile("data/carbon-de-2020-06.csv")
+	if err != nil || string(a) != string(b) {
+		t.Errorf("sim/energy/data/carbon-de-2020-06.csv differs from examples/energy/'s (%v)", err)
+	}
+	m, err := Load("de-2020-06")
+	if err != nil || len(m.Intensity.Hourly) != 168 {
+		t.Errorf("Load(de-2020-06): %v", err)
+	}
+}

@@ -16,7 +16,8 @@ import (
 // DefaultName is the Run.Energy value of the built-in model.
 const DefaultName = "default"
 
-// Load returns the model name stands for: DefaultName, or an energy file
+// Load returns the model name stands for: DefaultName, a built-in series'
+// name (the default model with that hourly intensity), or an energy file
 // (YAML) whose keys override the built-in model:
 //
 //	pue: 1.2
@@ -24,7 +25,7 @@ const DefaultName = "default"
 //	usd_per_kwh: 0.10
 //	price_tier: spot            # on-demand (default), reserved, spot
 //	carbon: 57                  # g CO₂eq/kWh, constant
-//	carbon_series: grid.csv     # or an hourly series (ReadSeries), relative to this file
+//	carbon_series: grid.csv     # or an hourly series (ReadSeries), relative to this file, or a built-in one (de-2020-06)
 //	gpus:
 //	  a100: {tdp: 400, idle: 60, compute: 0.95, comm: 0.4, reconfig: 0.15}
 //	prices:
@@ -35,6 +36,14 @@ const DefaultName = "default"
 func Load(name string) (*Model, error) {
 	m := Default()
 	if name == DefaultName {
+		return m, nil
+	}
+	if slices.Contains(builtinSeries, name) {
+		in, err := Series(name)
+		if err != nil {
+			return nil, err
+		}
+		m.Name, m.Intensity = name, in
 		return m, nil
 	}
 	data, err := input.ReadFile(name)
@@ -74,10 +83,10 @@ func Load(name string) (*Model, error) {
 				return input.At(name, v, key, "want a CSV file name")
 			}
 			p := v.Value
-			if !filepath.IsAbs(p) {
+			if !filepath.IsAbs(p) && !slices.Contains(builtinSeries, p) {
 				p = filepath.Join(filepath.Dir(name), p)
 			}
-			in, err := ReadSeries(p)
+			in, err := Series(p)
 			if err != nil {
 				return input.At(name, v, key, "%w", err)
 			}
