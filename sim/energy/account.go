@@ -201,6 +201,7 @@ func (a *accountant) finish(res *sim.Result, window float64) *Report {
 	e.ElectricityUSD = e.KWh * m.USDPerKWh
 	if a.samples > 0 {
 		e.JoulesPerSample = a.totalJ / a.samples
+		e.MgCO2PerSample = a.carbonG * 1e3 / a.samples
 	}
 	// Failures: the work redone at the run's mean computing power per
 	// GPU, restart and restore at the reconfiguring power (both facility).

@@ -258,6 +258,8 @@ var Catalogue = []Metric{
 		Get: energy(func(e *sim.Energy) float64 { return e.ClusterCostUSD })},
 	{Key: "joules_per_sample", Path: "energy.joules_per_sample", Unit: "J/sample", Better: Lower, Section: Energy, Stats: true, Doc: "facility energy per sample processed",
 		Label: "energy per sample (J)", Digits: 1, Get: energy(func(e *sim.Energy) float64 { return e.JoulesPerSample })},
+	{Key: "mg_co2_per_sample", Path: "energy.mg_co2_per_sample", Unit: "mg CO2eq/sample", Better: Lower, Section: Energy, Stats: true, Doc: "carbon per sample processed",
+		Label: "carbon per sample (mg)", Digits: 2, Get: energy(func(e *sim.Energy) float64 { return e.MgCO2PerSample })},
 	{Key: "mean_gpu_watts", Path: "energy.mean_gpu_watts", Unit: "W", Section: Energy, Doc: "mean power of one GPU over the window (GPU only)",
 		Get: energy(func(e *sim.Energy) float64 { return e.MeanGPUWatts })},
 	{Key: "p25_gpu_watts", Path: "energy.p25_gpu_watts", Unit: "W", Section: Energy, Doc: "25th percentile of per-GPU power over GPU-time",
