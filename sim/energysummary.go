@@ -27,6 +27,9 @@ type Energy struct {
 	FailureKWh  float64 `json:"failure_kwh"`
 	// KgCO2 is KWh × the grid's carbon intensity at each instant.
 	KgCO2 float64 `json:"kg_co2"`
+	// JobsKgCO2 is the part of KgCO2 on the GPUs jobs held (JobsKWh at
+	// the intensity of when they held them).
+	JobsKgCO2 float64 `json:"jobs_kg_co2"`
 	// ElectricityUSD is KWh × the electricity price; GPUCostUSD the
 	// GPU-hours jobs held × the price tier's $/GPU-hour (what renting
 	// them by use would cost); ClusterCostUSD every GPU of the cluster

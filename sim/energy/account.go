@@ -102,7 +102,7 @@ type accountant struct {
 	byJob  map[int32]*Job
 	order  []int32
 
-	totalJ, gpuJ, carbonG         float64
+	totalJ, gpuJ, carbonG, jobsG  float64
 	jobsJ, reconfJ, computeGPUs   float64
 	computeJ, samples, heldGPUSec float64
 	rep                           sim.Energy
@@ -143,6 +143,7 @@ func (a *accountant) holding(recs []sim.AllocRecord, byID map[int32]*sim.JobSpec
 	a.gpuJ += n * ((reconfW-g.Idle)*d1 + (computeW-g.Idle)*d2)
 	a.carbonG += g1 + g2 - idle*in.Integral(r.Start-a.t0, r.End-a.t0)/3.6e6
 	a.jobsJ += j1 + j2
+	a.jobsG += g1 + g2
 	a.reconfJ += j1
 	a.computeJ += j2
 	a.computeGPUs += n * d2
@@ -198,6 +199,7 @@ func (a *accountant) finish(res *sim.Result, window float64) *Report {
 	e.JobsKWh = a.jobsJ / 3.6e6
 	e.IdleKWh = e.KWh - e.JobsKWh
 	e.KgCO2 = a.carbonG / 1e3
+	e.JobsKgCO2 = a.jobsG / 1e3
 	e.ElectricityUSD = e.KWh * m.USDPerKWh
 	if a.samples > 0 {
 		e.JoulesPerSample = a.totalJ / a.samples

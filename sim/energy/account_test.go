@@ -52,6 +52,7 @@ func TestComputeHandWorked(t *testing.T) {
 	near("idle_kwh", r.IdleKWh, 18000/3.6e6)
 	near("reconfig_kwh", r.ReconfigKWh, 2220/3.6e6)
 	near("kg_co2", r.KgCO2, 50860/3.6e6*100/1e3)
+	near("jobs_kg_co2", r.JobsKgCO2, 32860/3.6e6*100/1e3)
 	near("joules_per_sample", r.JoulesPerSample, 50860.0/800)
 	near("mg_co2_per_sample", r.MgCO2PerSample, 50860/3.6e6*100*1e3/800)
 	near("p50", r.P50GPUWatts, 60)
