@@ -1,6 +1,7 @@
 package energy
 
 import (
+	"bytes"
 	"math"
 	"os"
 	"path/filepath"
@@ -157,4 +158,45 @@ func TestBuiltinSeriesIsTheExample(t *testing.T) {
 	if err != nil || len(m.Intensity.Hourly) != 168 {
 		t.Errorf("Load(de-2020-06): %v", err)
 	}
+}
+
+// FuzzParse: any energy file either parses into a model that passes its
+// own check or fails with an error naming the file.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("pue: 1.2\nprice_tier: spot\ncarbon: 57\ngpus:\n  a100: {idle: 50}\nprices:\n  a100: {spot: 1.0}\n"))
+	f.Add([]byte("carbon_series: de-2020-06\n"))
+	f.Add([]byte("gpus: {b200: {tdp: 1000, idle: 140}}\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := Parse("fuzz.yaml", b)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz.yaml") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		if err := m.Check(); err != nil {
+			t.Fatalf("accepted a model that fails its check: %v", err)
+		}
+	})
+}
+
+// FuzzReadSeries: any series either reads into hours ≥ 0 or fails with
+// an error naming the file.
+func FuzzReadSeries(f *testing.F) {
+	f.Add([]byte("# c\nhour,g_co2_per_kwh\n0,100\n1,200.5\n"))
+	f.Add([]byte("hour,g_co2_per_kwh\n0,\"1\n2\"\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		in, err := readSeries("fuzz.csv", bytes.NewReader(b))
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz.csv") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		for _, v := range in.Hourly {
+			if !(v >= 0) {
+				t.Fatalf("accepted intensity %v", v)
+			}
+		}
+	})
 }

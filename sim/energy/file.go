@@ -50,6 +50,13 @@ func Load(name string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	return Parse(name, data)
+}
+
+// Parse reads the energy file name holding data (Load's format); a
+// relative carbon_series is read next to name.
+func Parse(name string, data []byte) (*Model, error) {
+	m := Default()
 	root, err := input.OneDocument(name, "an energy file", data)
 	if err != nil {
 		return nil, err

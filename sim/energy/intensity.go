@@ -94,14 +94,19 @@ func readSeries(file string, r io.Reader) (Intensity, error) {
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
 			var le *input.LimitError
 			if errors.As(err, &le) {
 				return Intensity{}, err
 			}
+			line := 0
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				line, err = pe.Line, pe.Err
+			}
 			return Intensity{}, &input.Error{File: file, Line: line, Err: fmt.Errorf("not valid CSV: %w", err)}
 		}
+		line, _ := cr.FieldPos(0)
 		if !header {
 			if len(rec) != 2 || strings.TrimSpace(rec[0]) != seriesHeader[0] || strings.TrimSpace(rec[1]) != seriesHeader[1] {
 				return Intensity{}, &input.Error{File: file, Line: line, Err: fmt.Errorf("want the header %s", strings.Join(seriesHeader, ","))}
