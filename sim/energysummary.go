@@ -40,11 +40,11 @@ type Energy struct {
 	// PriceTier is the tier GPUCostUSD is priced at (on-demand, reserved,
 	// spot).
 	PriceTier string `json:"price_tier"`
-	// JoulesPerSample is the facility energy per sample processed (0 when
-	// no sample was processed).
+	// JoulesPerSample is the facility energy per useful sample: per sample
+	// processed, or with the fault model per sample of kept progress
+	// (goodput × the window); 0 when none.
 	JoulesPerSample float64 `json:"joules_per_sample"`
-	// MgCO2PerSample is the carbon per sample processed, milligrams
-	// (0 when no sample was processed).
+	// MgCO2PerSample is the carbon per useful sample, milligrams.
 	MgCO2PerSample float64 `json:"mg_co2_per_sample"`
 	// MeanGPUWatts is the mean power of one GPU over the window; the
 	// quartiles and NearTDPShare (the GPU-time share within 10 % of the

@@ -201,9 +201,15 @@ func (a *accountant) finish(res *sim.Result, window float64) *Report {
 	e.KgCO2 = a.carbonG / 1e3
 	e.JobsKgCO2 = a.jobsG / 1e3
 	e.ElectricityUSD = e.KWh * m.USDPerKWh
-	if a.samples > 0 {
-		e.JoulesPerSample = a.totalJ / a.samples
-		e.MgCO2PerSample = a.carbonG * 1e3 / a.samples
+	// Useful samples: those processed, or with the fault model those of
+	// kept progress (its goodput over the window): lost work is no use.
+	useful := a.samples
+	if f := res.Faults; f != nil && f.Summary.Goodput > 0 {
+		useful = f.Summary.Goodput * window
+	}
+	if useful > 0 {
+		e.JoulesPerSample = a.totalJ / useful
+		e.MgCO2PerSample = a.carbonG * 1e3 / useful
 	}
 	// Failures: the work redone at the run's mean computing power per
 	// GPU, restart and restore at the reconfiguring power (both facility).

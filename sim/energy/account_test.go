@@ -200,3 +200,36 @@ func FuzzReadSeries(f *testing.F) {
 		}
 	})
 }
+
+// TestComputeFailures extends the hand-worked case with a fault model's
+// figures: 36 GPU-s of work redone at the run's computing power (383 W)
+// and 10 GPU-s of restart at its reconfiguring power (111 W) are energy
+// lost to failures, 13,788 + 1,110 J, the restart leaving the
+// reconfiguration energy (2,220 − 1,110 J); a goodput of 3 samples/s
+// over the 200-s window makes 600 useful samples.
+func TestComputeFailures(t *testing.T) {
+	c, err := sim.NewCluster(sim.ClusterSpec{Name: "t", Pools: []sim.Pool{{GPU: "a100", Nodes: 1, GPUsPerNode: 2}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := Default()
+	m.ServerWattsPerGPU, m.PUE, m.Intensity = 0, 1, Intensity{Constant: 100}
+	res := &sim.Result{Rounds: 2, RoundLength: 100, Allocations: []sim.AllocRecord{{Job: 1, GPU: "a100", Slots: 1, Start: 0, End: 100, Ready: 20}},
+		Faults: &sim.FaultResult{Summary: sim.FaultSummary{LostWorkGPUHours: 36.0 / 3600, RecoveryGPUHours: 10.0 / 3600, Goodput: 3}}}
+	r, err := Compute(res, []sim.JobSpec{{ID: 1}}, c, flat{}, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"failure_kwh", r.FailureKWh, (36*383 + 10*111) / 3.6e6},
+		{"reconfig_kwh", r.ReconfigKWh, (2220 - 1110) / 3.6e6},
+		{"joules_per_sample", r.JoulesPerSample, 50860.0 / 600},
+	} {
+		if math.Abs(x.got-x.want) > 1e-9*x.want {
+			t.Errorf("%s = %.10g, want %.10g", x.name, x.got, x.want)
+		}
+	}
+}
