@@ -60,7 +60,9 @@ func Compute(res *sim.Result, jobs []sim.JobSpec, c *sim.Cluster, exec estimator
 		idleW += n * (g.Idle + m.ServerWattsPerGPU)
 		gpuIdleW += n * g.Idle
 		a.rep.ClusterCostUSD += n * window / 3600 * m.Price(t)
-		a.tdp = append(a.tdp, tdpShare{g.TDP, n * window})
+		if g.Idle >= NearTDP*g.TDP { // an energy file may say so
+			a.nearSec += n * window
+		}
 		a.levels[g.Idle] += n * window
 	}
 	a.totalJ = idleW * m.PUE * window
@@ -89,18 +91,16 @@ type effKey struct {
 
 type eff struct{ e, throughput float64 }
 
-type tdpShare struct{ tdp, gpuSeconds float64 }
-
 type accountant struct {
-	m      *Model
-	c      *sim.Cluster
-	exec   estimator.Estimator
-	t0     float64
-	eff    map[effKey]eff
-	levels map[float64]float64 // GPU watts → GPU-seconds (idle levels added in full, holdings moved off them)
-	tdp    []tdpShare
-	byJob  map[int32]*Job
-	order  []int32
+	m       *Model
+	c       *sim.Cluster
+	exec    estimator.Estimator
+	t0      float64
+	eff     map[effKey]eff
+	levels  map[float64]float64 // GPU watts → GPU-seconds (idle levels added in full, holdings moved off them)
+	nearSec float64             // GPU-seconds at or above NearTDP of their own type's TDP
+	byJob   map[int32]*Job
+	order   []int32
 
 	totalJ, gpuJ, carbonG, jobsG  float64
 	jobsJ, reconfJ, computeGPUs   float64
@@ -150,8 +150,17 @@ func (a *accountant) holding(recs []sim.AllocRecord, byID map[int32]*sim.JobSpec
 	a.heldGPUSec += n * (d1 + d2)
 	a.samples += ef.throughput * d2
 	a.levels[g.Idle] -= n * (d1 + d2)
+	if g.Idle >= NearTDP*g.TDP {
+		a.nearSec -= n * (d1 + d2)
+	}
 	a.levels[reconfW] += n * d1
 	a.levels[computeW] += n * d2
+	if computeW >= NearTDP*g.TDP {
+		a.nearSec += n * d2
+	}
+	if reconfW >= NearTDP*g.TDP {
+		a.nearSec += n * d1
+	}
 	j := a.byJob[r.Job]
 	if j == nil {
 		j = &Job{ID: r.Job, Tenant: spec.VirtualCluster}
@@ -269,32 +278,14 @@ func (a *accountant) finish(res *sim.Result, window float64) *Report {
 		e.P25GPUWatts = WeightedQuantile(rep.Power, 0.25)
 		e.P50GPUWatts = WeightedQuantile(rep.Power, 0.50)
 		e.P75GPUWatts = WeightedQuantile(rep.Power, 0.75)
-		e.NearTDPShare = a.nearTDP(rep.Power, total)
+		e.NearTDPShare = a.nearSec / total
 	}
 	rep.Energy = *e
 	return rep
 }
 
-// nearTDP is the GPU-time share at or above 90 % of the TDP (of the
-// cluster's smallest TDP among types at that level: one type, in the
-// clusters this is compared on).
-func (a *accountant) nearTDP(levels []Level, total float64) float64 {
-	lo := 0.0
-	for i, t := range a.tdp {
-		if i == 0 || t.tdp < lo {
-			lo = t.tdp
-		}
-	}
-	var s float64
-	for _, l := range levels {
-		if l.Watts >= NearTDP*lo {
-			s += l.GPUSeconds
-		}
-	}
-	return s / total
-}
-
-// NearTDP is the share of the TDP above which power counts as near it.
+// NearTDP is the share of its type's TDP at or above which a GPU's power
+// counts as near its TDP (near_tdp_share).
 const NearTDP = 0.9
 
 // WeightedQuantile is the q-quantile of levels (sorted by watts) weighted

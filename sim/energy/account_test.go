@@ -233,3 +233,39 @@ func TestComputeFailures(t *testing.T) {
 		}
 	}
 }
+
+// halving: two GPUs of a type give the throughput of one (efficiency
+// 0.5); one GPU gives 10 samples/s.
+type halving struct{}
+
+func (halving) Name() string { return "halving" }
+func (halving) Estimate(_ estimator.Workload, c estimator.Config) estimator.Estimate {
+	return estimator.Estimate{Throughput: 10, IterTime: 1}
+}
+
+// TestNearTDPPerType is hand-worked on a mixed cluster: a job on both
+// A100s at efficiency 0.5 draws 60 + 340 × (0.95 × 0.5 + 0.4 × 0.5) =
+// 289.5 W, below 90 % of the A100's 400 W; a job on the A10 at efficiency
+// 1 draws 20 + 130 × 0.95 = 143.5 W, above 90 % of its 150 W. Near the
+// TDP: the A10's 100 GPU-s of 300, one third (each GPU against its own
+// type's TDP, not the cluster's smallest).
+func TestNearTDPPerType(t *testing.T) {
+	c, err := sim.NewCluster(sim.ClusterSpec{Name: "t", Pools: []sim.Pool{{GPU: "a100", Nodes: 1, GPUsPerNode: 2}, {GPU: "a10", Nodes: 1, GPUsPerNode: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &sim.Result{Rounds: 1, RoundLength: 100, Allocations: []sim.AllocRecord{
+		{Job: 1, GPU: "a100", FirstSlot: 0, Slots: 2, Start: 0, End: 100},
+		{Job: 2, GPU: "a10", FirstSlot: 2, Slots: 1, Start: 0, End: 100},
+	}}
+	r, err := Compute(res, []sim.JobSpec{{ID: 1}, {ID: 2}}, c, halving{}, Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(r.NearTDPShare-1.0/3) > 1e-12 {
+		t.Errorf("near_tdp_share = %g, want 1/3", r.NearTDPShare)
+	}
+	if r.P75GPUWatts != 289.5 {
+		t.Errorf("p75 = %g W, want 289.5", r.P75GPUWatts)
+	}
+}
