@@ -272,6 +272,6 @@ var Catalogue = []Metric{
 		Get: energy(func(e *sim.Energy) float64 { return e.P50GPUWatts })},
 	{Key: "p75_gpu_watts", Path: "energy.p75_gpu_watts", Unit: "W", Section: Energy, Doc: "75th percentile of per-GPU power over GPU-time",
 		Get: energy(func(e *sim.Energy) float64 { return e.P75GPUWatts })},
-	{Key: "near_tdp_share", Path: "energy.near_tdp_share", Unit: "ratio", Section: Energy, Doc: "share of GPU-time at or above 90 % of the TDP",
+	{Key: "near_tdp_share", Path: "energy.near_tdp_share", Unit: "ratio", Section: Energy, Doc: "share of GPU-time at or above 90 % of its type's TDP",
 		Get: energy(func(e *sim.Energy) float64 { return e.NearTDPShare })},
 }
