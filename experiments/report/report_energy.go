@@ -68,7 +68,8 @@ func (w *reportWriter) energySection(s section) error {
 	for _, a := range energy.Acme {
 		w.p("| %s (Acme, measured) | %.1f | %.1f | %.1f | %.1f | %.3f | %.3f |\n", a.Name, a.P25, a.P50, a.P75, a.Mean, a.IdleShare, a.NearTDPShare)
 	}
-	w.p("| simulated (TestAcmePowerShape) | 60.0 | 60.0 | 361.0 | 194.9 | 0.547 | 0.278 |\n\n")
+	a := energy.SimulatedAcme
+	w.p("| simulated, FCFS on 120×8 A100 (TestAcmePowerShape) | %.1f | %.1f | %.1f | %.1f | %.3f | %.3f |\n\n", a.P25, a.P50, a.P75, a.Mean, a.IdleShare, a.NearTDPShare)
 	return nil
 }
 

@@ -31,7 +31,8 @@ func acmeRun(t *testing.T, energyModel string) *runner.Outcome {
 	return out
 }
 
-// TestAcmePowerShape is an anchor against a published measurement: the
+// TestAcmePowerShape is an anchor against a published measurement (and
+// checks the self-generated golden energy.SimulatedAcme): the
 // distribution of per-GPU power over GPU-time of a simulated A100 cluster
 // under the built-in power model, against the Acme trace's two A100
 // clusters (energy.Acme). The model's two levels were set from Acme
@@ -60,6 +61,14 @@ func TestAcmePowerShape(t *testing.T) {
 		if !within(x, min(a, b)-d, max(a, b)+d) {
 			t.Errorf("%s = %.3f, want within %.2f of Seren's %.3f and Kalos's %.3f", name, x, d, a, b)
 		}
+	}
+	// The golden the report and docs quote (energy.SimulatedAcme), to
+	// the digits they show.
+	g := energy.SimulatedAcme
+	r1 := func(x float64) float64 { return math.Round(x*10) / 10 }
+	r3 := func(x float64) float64 { return math.Round(x*1000) / 1000 }
+	if r1(got.P25) != g.P25 || r1(got.P50) != g.P50 || r1(got.P75) != g.P75 || r1(got.Mean) != g.Mean || r3(got.IdleShare) != g.IdleShare || r3(got.NearTDPShare) != g.NearTDPShare {
+		t.Errorf("shape %+v, energy.SimulatedAcme says %+v: update it (and docs/energy.md)", got, g)
 	}
 	band("mean W", got.Mean, s.Mean, k.Mean, 0.15)
 	band("p25 W", got.P25, s.P25, k.P25, 0.15)

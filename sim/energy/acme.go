@@ -21,6 +21,13 @@ var Acme = []PowerShape{
 	{Name: "Kalos", P25: 66.4, P50: 101.5, P75: 372.2, Mean: 191.6, IdleShare: 0.489, NearTDPShare: 0.268},
 }
 
+// SimulatedAcme is the built-in model's shape on an Acme-like cluster
+// (FCFS on 120 nodes of 8 A100s, the built-in Philly trace mapped to
+// A100, 2,000 rounds): a self-generated golden that
+// experiments/runner's TestAcmePowerShape recomputes and compares with
+// Acme, and that REPORT.md's energy section and docs/energy.md quote.
+var SimulatedAcme = PowerShape{Name: "simulated", P25: 60, P50: 60, P75: 361.0, Mean: 194.9, IdleShare: 0.547, NearTDPShare: 0.278}
+
 // Shape summarises a run's power levels (Report.Power) as Acme's are.
 func Shape(name string, levels []Level) PowerShape {
 	var total, idle, near, sum float64
