@@ -91,7 +91,7 @@ mypy-python:
 	  $$sudo apt-get install -y -qq mypy || { $$sudo apt-get update -qq && $$sudo apt-get install -y -qq mypy; } || exit 1; \
 	  mypy=mypy; \
 	fi; \
-	$$mypy --strict python/arena_policy && $$mypy --strict examples/python/fifo.py examples/python/sjf.py \
+	$$mypy --strict python/arena_policy && $$mypy --strict examples/python/fifo.py examples/python/sjf.py examples/python/carbon_wait.py \
 	  && echo "python/: mypy --strict clean"
 
 # A sweep on a real single-node Slurm cluster (Slurm, MUNGE, slurmdbd and

@@ -20,6 +20,7 @@ import (
 	"github.com/arena-sim/arena/experiments/sweep"
 	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/energy"
 	"github.com/arena-sim/arena/sim/fairness"
 	"github.com/arena-sim/arena/sim/input"
 	"github.com/arena-sim/arena/sim/outdir"
@@ -280,6 +281,9 @@ func reportSimulate(cmd *cobra.Command, base runner.Run, f simulateFlags, scenar
 		written := "jobs.parquet, timeline.parquet, rounds.csv, summary.json"
 		if fair != nil {
 			written += ", " + strings.Join(fairness.FileNames, ", ")
+		}
+		if base.Energy != "" {
+			written += ", " + strings.Join(energy.FileNames, ", ")
 		}
 		fmt.Fprintf(cmd.OutOrStdout(), "\nresults written to %s/<policy>/ (%s)\n", f.out, written)
 	}

@@ -46,7 +46,7 @@ func TestEverySimulateRunFlagIsASpecKey(t *testing.T) {
 			return
 		}
 		val := f.Get(&def)
-		if sample, ok := map[string]string{"policy": "fcfs", "horizon": "7d", "iteration_scale": "5", "gpu_map": "a100=h100", "rounds": "100"}[f.Key]; ok {
+		if sample, ok := map[string]string{"policy": "fcfs", "horizon": "7d", "iteration_scale": "5", "gpu_map": "a100=h100", "rounds": "100", "energy": "default"}[f.Key]; ok {
 			val = sample // no default, or the default "none" a spec cannot write
 		}
 		keys := map[string]string{"traces": "pai", "clusters": "paper-1280", "policies": "fcfs", "timing": "exact"}

@@ -2,6 +2,8 @@ package policy
 
 import (
 	"github.com/arena-sim/arena/policy/arena"
+	"github.com/arena-sim/arena/policy/carbon"
+	"github.com/arena-sim/arena/policy/cost"
 	"github.com/arena-sim/arena/policy/elasticflow"
 	"github.com/arena-sim/arena/policy/exec"
 	"github.com/arena-sim/arena/policy/fairshare"
@@ -29,6 +31,7 @@ func Builtin() []registry.Entry {
 		{exec.Entry()},
 		fairshare.Entries(), // gavel-fair, ftf
 		{quota.Entry()},
+		{carbon.Entry(), cost.Entry()}, // carbon-aware, cost-aware (docs/energy.md)
 	} {
 		out = append(out, add...)
 	}

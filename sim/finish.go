@@ -116,10 +116,17 @@ func (e *engine) recordHold(j *Job, gpus []int) {
 		return
 	}
 	if len(j.GPUs) > 0 && e.now > j.heldSince {
-		e.holding = Holding{Job: j.Spec.ID, GPUs: j.GPUs, Since: j.heldSince, Until: e.now}
+		e.holding = Holding{Job: j.Spec.ID, GPUs: j.GPUs, Since: j.heldSince, Until: e.now, Ready: heldReady(j, e.now)}
 		e.rec.Hold(&e.holding)
 	}
-	j.heldSince = e.now
+	j.heldSince, j.heldReady = e.now, j.readyAt
+}
+
+// heldReady is Holding.Ready of j's open holding ending at until: the
+// ready time its start set (setAlloc sets readyAt before calling
+// recordHold), within the holding.
+func heldReady(j *Job, until Time) Time {
+	return min(max(j.heldReady, j.heldSince), until)
 }
 
 // finish closes the run's accounting once it is over: the holdings and
@@ -225,7 +232,7 @@ func (e *engine) closeAtHorizon() {
 	end := e.t0.Add(Duration(e.cfg.Rounds) * e.cfg.RoundLength)
 	for _, j := range e.jobs {
 		if len(j.GPUs) > 0 && end > j.heldSince {
-			e.holding = Holding{Job: j.Spec.ID, GPUs: j.GPUs, Since: j.heldSince, Until: end}
+			e.holding = Holding{Job: j.Spec.ID, GPUs: j.GPUs, Since: j.heldSince, Until: end, Ready: heldReady(j, end)}
 			e.rec.Hold(&e.holding)
 		}
 	}

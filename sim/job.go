@@ -214,6 +214,8 @@ type Job struct {
 	// heldSince is when the job's GPUs last changed: the start of its
 	// holding of GPUs (the Recorder's Holding).
 	heldSince Time
+	// heldReady is readyAt as the holding began (Holding.Ready).
+	heldReady Time
 
 	// exact-mode state
 	remainingF   float64 // iterations left (fractional)

@@ -73,6 +73,12 @@ type Holding struct {
 	Job          JobID
 	GPUs         []int // as the job was given them, in no particular order
 	Since, Until Time
+	// Ready is when the job began to compute on these GPUs, in [Since,
+	// Until]: before it the job paid its overhead (start, restart, resize,
+	// migration, profiling, checkpoint restore) and made no progress.
+	// Exact timing; Since in artifact timing, which owes overhead as
+	// time debt across rounds instead.
+	Ready Time
 }
 
 // NopRecorder keeps nothing. A Recorder embeds it to implement only the

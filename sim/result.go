@@ -70,6 +70,11 @@ type AllocRecord struct {
 	Slots     int32   `parquet:"slots"`
 	Start     float64 `parquet:"start_s"`
 	End       float64 `parquet:"end_s"`
+	// Ready is the holding's Holding.Ready: from Start to Ready the job
+	// reconfigured (overhead, restore), from Ready to End it computed. In
+	// memory only (the energy accounting), not an allocations.parquet
+	// column.
+	Ready float64 `parquet:"-"`
 }
 
 // DigestRow is the per-round state at the start of a round, before the
@@ -241,7 +246,7 @@ func (r *ResultRecorder) Hold(h *Holding) {
 		}
 		r.allocations = append(r.allocations, AllocRecord{
 			Job: int32(h.Job), GPU: c.Nodes[c.NodeOf(slots[i])].GPU,
-			FirstSlot: int32(slots[i]), Slots: int32(k - i), Start: float64(h.Since), End: float64(h.Until),
+			FirstSlot: int32(slots[i]), Slots: int32(k - i), Start: float64(h.Since), End: float64(h.Until), Ready: float64(h.Ready),
 		})
 		i = k
 	}

@@ -192,6 +192,9 @@ type Summary struct {
 	// Jain's indices, per-tenant JCT and GPU-hours, quota counts) when the
 	// run has tenants (runner.Run.Tenants); absent otherwise.
 	Fairness *Fairness `json:"fairness,omitempty"`
+	// Energy holds the run's energy, money and carbon figures when the run
+	// asks for them (runner.Run.Energy); absent otherwise.
+	Energy *Energy `json:"energy,omitempty"`
 	// Wallclock holds measurements of the machine, not of the simulation;
 	// they differ between identical runs.
 	Wallclock Wallclock `json:"wallclock"`

@@ -36,7 +36,8 @@ var Sections = []string{"philly", "helios", "pai", "ablations", "load"}
 // maintenance presets, seeded, with a checkpoint model).
 // "windows" is the windows study (WindowsSection: 48-hour Philly windows,
 // the interval over windows with the seeds nested).
-var ExtraSections = []string{"headline", TestbedSection, TenantsSection, FaultsSection, WindowsSection}
+// "energy" is the energy study (EnergySection: JCT beside kWh, $ and CO₂).
+var ExtraSections = []string{"headline", TestbedSection, TenantsSection, FaultsSection, WindowsSection, EnergySection}
 
 // TestbedSection is the name of the testbed prediction.
 const TestbedSection = "testbed"

@@ -261,11 +261,22 @@ func printComparisons(w io.Writer, outcomes []*runner.Outcome, baseline string) 
 		if len(capped) > 0 {
 			line = fmt.Sprintf("inconclusive (%s reached the drain cap with measured jobs unfinished): %s", strings.Join(capped, " and "), line)
 		}
-		fmt.Fprintf(w, "%s, mean throughput %.2fx, peak %.2fx\n", line, a.MeanThroughput/b.MeanThroughput, a.PeakThroughput/b.PeakThroughput)
+		fmt.Fprintf(w, "%s, mean throughput %.2fx, peak %.2fx%s\n", line, a.MeanThroughput/b.MeanThroughput, a.PeakThroughput/b.PeakThroughput, energyComparison(a, b))
 		if d, ok := splitReduction(ra, rb); ok {
 			fmt.Fprintf(w, "  %s\n", d.String(a.Policy, b.Policy))
 		}
 	}
+}
+
+// energyComparison is the comparison line's energy part ("" unless both
+// runs have energy accounting, --energy): a's kWh, CO₂ and GPU cost
+// against b's.
+func energyComparison(a, b *sim.Summary) string {
+	ea, eb := a.Energy, b.Energy
+	if ea == nil || eb == nil || eb.KWh == 0 || eb.KgCO2 == 0 || eb.GPUCostUSD == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", energy %s, CO2 %s, GPU cost %s", relative(ea.KWh, eb.KWh), relative(ea.KgCO2, eb.KgCO2), relative(ea.GPUCostUSD, eb.GPUCostUSD))
 }
 
 // behind is what stands behind a run's mean in a comparison: its

@@ -9,6 +9,7 @@ import (
 
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/clusterspec"
+	"github.com/arena-sim/arena/sim/energy"
 	"github.com/arena-sim/arena/sim/overheadprofile"
 	"github.com/arena-sim/arena/traces"
 )
@@ -251,6 +252,15 @@ var Fields = []Field{
 			r.Tenants = v
 			return nil
 		}, func(r *Run) string { return r.Tenants })),
+	field(Field{Key: "energy", Flag: "energy", Usage: "also report energy (kWh: busy, idle, reconfiguration, failures), carbon (kg CO2eq) and cost ($) per job, tenant and cluster in summary.json: " + energy.DefaultName + " (the built-in power, price and carbon model: US-average carbon intensity), de-2020-06 (the same with Germany's hourly intensity of a June 2020 week) or an energy file (YAML, docs/energy.md); with --out also DIR/<policy>/energy_jobs.csv"},
+		custom("string", func(r *Run, v string) error {
+			v = strings.TrimSpace(v)
+			if v == "" {
+				return fmt.Errorf("want %s or an energy file", energy.DefaultName)
+			}
+			r.Energy = v
+			return nil
+		}, func(r *Run) string { return r.Energy })),
 	field(Field{Key: "check", Flag: "check", Bool: true, Usage: "run the invariant checker after every event (slower)"},
 		setBool(func(r *Run) *bool { return &r.Check })),
 	field(Field{Key: "faults", Flag: "faults", Usage: "cluster events (exact timing): a failure preset (synthesised for --seed) or an events file, CSV or Parquet (docs/faults.md); empty: none"},

@@ -118,6 +118,11 @@ type Run struct {
 	// changes no decision (a quota policy takes its own tenants= option),
 	// so it is not part of the input hash.
 	Tenants string `json:"tenants,omitempty" yaml:"tenants,omitempty"`
+	// Energy asks for the run's energy, money and carbon figures
+	// (summary.json's energy, sim/energy): "default" for the built-in
+	// model, or an energy file (YAML, docs/energy.md). "" = none. It
+	// changes no decision, so it is not part of the input hash.
+	Energy string `json:"energy,omitempty" yaml:"energy,omitempty"`
 	// OnRound reports progress (optional; not part of the description).
 	OnRound func(done, total int) `json:"-" yaml:"-"`
 }

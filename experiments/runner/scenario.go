@@ -12,6 +12,7 @@ import (
 	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/clusterspec"
+	"github.com/arena-sim/arena/sim/energy"
 	"github.com/arena-sim/arena/sim/fairness"
 	"github.com/arena-sim/arena/sim/faults"
 	"github.com/arena-sim/arena/sim/input"
@@ -68,6 +69,9 @@ type Scenario struct {
 	// Tenants is the run's tenants file (Run.Tenants), loaded and checked
 	// against the cluster and the jobs; nil for none or for TenantsVCs.
 	Tenants *tenants.File
+	// Energy is the run's energy model (Run.Energy), loaded and checked
+	// against the cluster's GPU types; nil for none.
+	Energy *energy.Model
 	// Slowdown calibrates execution (Run.Slowdown, Run.RelaxedSlowdown,
 	// Run.TypeSlowdowns parsed into typeSlowdowns).
 	slowdown      bool
@@ -304,7 +308,28 @@ func (rv *Resolver) Check(r Run) error {
 			return at("tenants", err)
 		}
 	}
+	if _, err := energyModel(r, spec); err != nil {
+		return at("energy", err)
+	}
 	return nil
+}
+
+// energyModel loads the run's energy model (Run.Energy; nil for none)
+// and checks it prices every GPU type of the cluster.
+func energyModel(r Run, spec sim.ClusterSpec) (*energy.Model, error) {
+	if r.Energy == "" {
+		return nil, nil
+	}
+	m, err := energy.Load(r.Energy)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range spec.Pools {
+		if _, err := m.Power(p.GPU); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
 }
 
 // mappedTrace is the run's trace with its GPU map applied.
@@ -424,10 +449,14 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
+	em, err := energyModel(r, spec)
+	if err != nil {
+		return nil, at("energy", err)
+	}
 	if r.Estimator == "" {
 		r.Estimator = "profiledb"
 	}
-	return &Scenario{Tenants: ten, GPUMap: gpuMap, ExpectedOutages: fl.expected, WindowRounds: fl.windowRounds, EventsPastWindow: fl.past, FileEvents: fl.fileEvents,
+	return &Scenario{Tenants: ten, Energy: em, GPUMap: gpuMap, ExpectedOutages: fl.expected, WindowRounds: fl.windowRounds, EventsPastWindow: fl.past, FileEvents: fl.fileEvents,
 		Run: r, TraceName: tr.Name, TraceJobs: len(tr.Jobs), Jobs: jobs, ClusterSpec: spec,
 		Policy: ps, Source: src, Profile: prof, Overhead: overhead, Config: cfg,
 		slowdown:      r.Slowdown != 0 && r.Slowdown != 1 || r.RelaxedSlowdown != 0 && r.RelaxedSlowdown != 1 || len(typeSlowdowns) > 0,
@@ -512,6 +541,9 @@ type Outcome struct {
 	Fairness *fairness.Report
 	// Share is each tenant's GPUs over the run (with Fairness).
 	Share *fairness.Series
+	// Energy is the run's energy accounting (with each job's) when the
+	// run asks for it (Run.Energy); Summary.Energy holds its figures.
+	Energy *energy.Report
 	// EventsPastWindow of the FileEvents of the run's events file fell
 	// after its window and were never applied (Scenario).
 	EventsPastWindow, FileEvents int
@@ -525,6 +557,20 @@ func (o *Outcome) FairnessFiles() ([]resultsdir.File, error) {
 		return nil, nil
 	}
 	return o.Fairness.Files(o.Share)
+}
+
+// ExtraFiles are the files a run adds to its results directory beside
+// the standard ones: FairnessFiles, and with energy accounting
+// energy_jobs.csv and energy_power.csv (sim/energy.FileNames).
+func (o *Outcome) ExtraFiles() ([]resultsdir.File, error) {
+	files, err := o.FairnessFiles()
+	if err != nil || o.Energy == nil {
+		return files, err
+	}
+	for i, data := range o.Energy.Files() {
+		files = append(files, resultsdir.File{Name: energy.FileNames[i], Data: data})
+	}
+	return files, nil
 }
 
 // Execute resolves r and runs it.
@@ -599,6 +645,13 @@ func (s *Scenario) Execute(ctx context.Context, onRound func(done, total int)) (
 		}
 		f := out.Fairness.Fairness
 		out.Summary.Fairness = &f
+	}
+	if s.Energy != nil {
+		if out.Energy, err = energy.Compute(res, s.Jobs, cluster, exec, s.Energy); err != nil {
+			return nil, err
+		}
+		e := out.Energy.Energy
+		out.Summary.Energy = &e
 	}
 	return out, nil
 }

@@ -16,7 +16,7 @@ import (
 // other string run keys name no file. policies names none itself: its
 // options' paths are walked by TestPolicyOptionPathsResolvedNextToTheSpec.
 var (
-	pathKeys    = []string{"traces", "clusters", "overheads", "tenants", "faults"}
+	pathKeys    = []string{"traces", "clusters", "overheads", "tenants", "faults", "energy"}
 	notPathKeys = []string{"policies", "timing", "horizon", "measure", "estimators", "gpu_map", "type_slowdowns"}
 )
 
@@ -56,6 +56,9 @@ func TestSpecKeyPathsOutsideNeedConsent(t *testing.T) {
 	copyIn("../../sim/overheadprofile/data/testbed.yaml", "prof.yaml")
 	copyIn("../../sim/tenants/testdata/example.yaml", "teams.yaml")
 	copyIn("../../sim/faults/presets/aws-spot.yaml", "spot.yaml")
+	if err := os.WriteFile(filepath.Join(data, "energy.yaml"), []byte("pue: 1.2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(data, "mine.yaml"), []byte("name: mine\npools:\n  - {gpu: a40, nodes: 16, gpus_per_node: 2}\n  - {gpu: a10, nodes: 16, gpus_per_node: 2}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -70,6 +73,7 @@ func TestSpecKeyPathsOutsideNeedConsent(t *testing.T) {
 		{"overheads", "prof.yaml", func(p string) string { return base + "overheads: '" + p + "'\n" }, func(r runner.Run) string { return r.Overheads }},
 		{"tenants", "teams.yaml", func(p string) string { return base + "tenants: '" + p + "'\n" }, func(r runner.Run) string { return r.Tenants }},
 		{"faults", "spot.yaml", func(p string) string { return base + "faults: '" + p + "'\n" }, func(r runner.Run) string { return r.Faults }},
+		{"energy", "energy.yaml", func(p string) string { return base + "energy: '" + p + "'\n" }, func(r runner.Run) string { return r.Energy }},
 		{"synth.from", "src.csv", func(p string) string { return base + "synth: {from: '" + p + "', format: arena, sample: 2}\n" }, func(r runner.Run) string {
 			if r.Synth == nil {
 				return ""

@@ -99,7 +99,7 @@ func TestPolicyOptionPathsResolvedNextToTheSpec(t *testing.T) {
 			}
 			// Built-in names are not paths.
 			for _, b := range o.PathBuiltins {
-				if plan, err := expand1(t, reg, dir, e.Name+"("+o.Name+"="+b+")"); err != nil || !strings.Contains(plan.Runs[0].Run.Policy, b) || strings.Contains(plan.Runs[0].Run.Policy, dir) {
+				if plan, err := expand1(t, reg, dir, pol(b)); err != nil || !strings.Contains(plan.Runs[0].Run.Policy, b) || strings.Contains(plan.Runs[0].Run.Policy, dir) {
 					t.Errorf("%s.%s=%s (built in): %v", e.Name, o.Name, b, err)
 				}
 			}

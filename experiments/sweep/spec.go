@@ -19,6 +19,7 @@ import (
 	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/clusterspec"
+	"github.com/arena-sim/arena/sim/energy"
 	"github.com/arena-sim/arena/sim/faults"
 	"github.com/arena-sim/arena/sim/input"
 	"github.com/arena-sim/arena/sim/overheadprofile"
@@ -746,6 +747,14 @@ func (s *Spec) axisCombos(rv *runner.Resolver, policies []string) ([]runner.Run,
 						return nil, s.keyErrorAt("tenants", err)
 					}
 					r.Tenants = ref
+				}
+				if ax.Field.Key == "energy" && !energy.IsBuiltin(v) {
+					// An energy file, like a trace, is read next to the spec.
+					ref, err := s.resolvePath(v, false)
+					if err != nil {
+						return nil, s.keyErrorAt("energy", err)
+					}
+					r.Energy = ref
 				}
 				if ax.Field.Key == "faults" && v != "" && v != "none" && !slices.Contains(faults.PresetNames(), v) {
 					if !slices.Contains([]string{".yaml", ".yml", ".csv", ".parquet"}, strings.ToLower(filepath.Ext(v))) {

@@ -78,7 +78,7 @@ func executeTo(ctx context.Context, rv *runner.Resolver, pr PlannedRun, dir stri
 	if err != nil {
 		return nil, fmt.Errorf("results: run.json: %w", err)
 	}
-	extra, err := out.FairnessFiles()
+	extra, err := out.ExtraFiles()
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func WritePolicyDirs(out string, outcomes []*runner.Outcome) error {
 	runs := make([]resultsdir.RunDir, len(outcomes))
 	for i, o := range outcomes {
 		runs[i] = resultsdir.RunDir{Dir: filepath.Join(out, PolicyDir(o.Summary.Policy)), Result: o.Result, Summary: o.Summary}
-		extra, err := o.FairnessFiles()
+		extra, err := o.ExtraFiles()
 		if err != nil {
 			return err
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/energy"
 	"github.com/arena-sim/arena/sim/input"
 )
 
@@ -46,6 +47,10 @@ type Config struct {
 	Context context.Context
 	// MaxLine caps one reply line in bytes (0 = DefaultMaxLine).
 	MaxLine int
+	// Energy, if set, goes into the hello (its "energy" object: prices,
+	// power and carbon intensity), so a policy can trade them; nil sends
+	// none.
+	Energy *energy.Model
 
 	// expiry, if set, replaces the wall-clock timer of each reply wait:
 	// it returns the channel that ends the wait. Tests set it
@@ -229,6 +234,49 @@ type helloOut struct {
 	Timing      string     `json:"timing"`
 	View        string     `json:"view"`
 	Cluster     clusterOut `json:"cluster"`
+	// Energy is sent only when the entry's energy option names a model.
+	Energy *energyOut `json:"energy,omitempty"`
+}
+
+// energyOut is the hello's energy object: per GPU type of the cluster its
+// $/GPU-hour at the tier and its TDP and idle watts; the electricity
+// price; the carbon intensity, g CO₂eq/kWh, as a constant or hourly from
+// hour 0 at the first decision (repeating).
+type energyOut struct {
+	Model       string              `json:"model"`
+	Tier        string              `json:"price_tier"`
+	USDPerGPUH  map[string]float64  `json:"usd_per_gpu_hour"`
+	Power       map[string]powerOut `json:"watts"`
+	USDPerKWh   float64             `json:"usd_per_kwh"`
+	PUE         float64             `json:"pue"`
+	Carbon      float64             `json:"carbon_g_per_kwh,omitempty"`
+	CarbonHours []float64           `json:"carbon_g_per_kwh_hourly,omitempty"`
+}
+
+type powerOut struct {
+	TDP  float64 `json:"tdp"`
+	Idle float64 `json:"idle"`
+}
+
+// energyHello is the hello's energy object of model m for cluster c's
+// types (nil for no model).
+func energyHello(m *energy.Model, c *sim.Cluster) *energyOut {
+	if m == nil {
+		return nil
+	}
+	e := &energyOut{Model: m.Name, Tier: m.Tier, USDPerGPUH: map[string]float64{}, Power: map[string]powerOut{}, USDPerKWh: m.USDPerKWh, PUE: m.PUE}
+	for _, t := range c.Types {
+		e.USDPerGPUH[t] = m.Price(t)
+		if g, err := m.Power(t); err == nil {
+			e.Power[t] = powerOut{TDP: g.TDP, Idle: g.Idle}
+		}
+	}
+	if len(m.Intensity.Hourly) > 0 {
+		e.CarbonHours = m.Intensity.Hourly
+	} else {
+		e.Carbon = m.Intensity.Constant
+	}
+	return e
 }
 
 type clusterOut struct {
@@ -372,7 +420,7 @@ type actionsIn struct {
 func (p *Policy) hello(timing sim.Timing) error {
 	c := p.cluster
 	h := helloOut{Type: "hello", Protocol: 1, Protocols: Protocols, StateFields: StateFields, JobFields: JobFields, Timing: timing.String(), View: p.cfg.View.String(),
-		Cluster: clusterOut{Name: c.Name, Types: nonNil(c.Types), Slots: c.NumSlots(), Nodes: make([]nodeOut, len(c.Nodes))}}
+		Cluster: clusterOut{Name: c.Name, Types: nonNil(c.Types), Slots: c.NumSlots(), Nodes: make([]nodeOut, len(c.Nodes))}, Energy: energyHello(p.cfg.Energy, c)}
 	for i, n := range c.Nodes {
 		h.Cluster.Nodes[i] = nodeOut{GPU: n.GPU, Capacity: n.Capacity, FirstSlot: n.FirstSlot}
 	}

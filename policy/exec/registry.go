@@ -7,6 +7,7 @@ import (
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/energy"
 )
 
 // Entry is the external-process adapter's registry entry:
@@ -21,6 +22,7 @@ func Entry() registry.Entry {
 			{Name: "timeout", Type: registry.Duration, Default: "10m", Min: "0", MinOpen: true, Max: "30d", Help: "wall-clock wait for one reply before the run fails (a safety net: it never changes a decision)"},
 			{Name: "view", Type: registry.Enum, Values: []string{"optimal", "dp", "dp-nomem"}, Default: "optimal", Help: "estimator view of the estimates sent with each arrival"},
 			{Name: "dir", Type: registry.String, Path: true, Help: "working directory of the process (default: arena's)"},
+			{Name: "energy", Type: registry.String, Path: true, PathBuiltins: energy.BuiltinModels(), Help: "send prices, GPU power and carbon intensity in the hello: default, de-2020-06 or an energy file (docs/energy.md); empty: none"},
 			{Name: "max_line", Type: registry.Int, Default: "67108864", Min: "1", Max: "1073741824", Help: "cap in bytes on one reply line (at most 1 GiB); a longer reply ends the run"},
 		},
 		Overhead: registry.FullSearch("exec"),
@@ -39,7 +41,13 @@ func Entry() registry.Entry {
 			if o.Values.Int("max_line") <= 0 {
 				return nil, registry.NewOptionError(registry.ExecName, "max_line", errors.New("want a positive number of bytes"))
 			}
-			return Start(o.Cluster, o.Source, o.Timing, Config{
+			var em *energy.Model
+			if name := o.Values.String("energy"); name != "" {
+				if em, err = energy.Load(name); err != nil {
+					return nil, registry.NewOptionError(registry.ExecName, "energy", err)
+				}
+			}
+			return Start(o.Cluster, o.Source, o.Timing, Config{Energy: em,
 				Command: argv, Dir: o.Values.String("dir"), Timeout: timeout, View: views[o.Values.String("view")],
 				Context: o.Context, MaxLine: o.Values.Int("max_line"),
 			})

@@ -796,7 +796,9 @@ def drop(job: int, reason: str = "") -> Action:
 
 class Policy:
     """Base class: override ``decide(view)``; ``hello(cluster, info)`` is
-    optional (info is arena's hello: "timing" exact|artifact, "view").
+    optional (info is arena's hello: "timing" exact|artifact, "view", and
+    with the exec entry's energy option "energy": prices, GPU power and
+    carbon intensity; docs/energy.md).
 
     Class attributes:
 

@@ -38,11 +38,16 @@ const (
 	Faults                  // runs with a fault model: summary.json's faults section
 	Fairness                // runs with tenants: summary.json's fairness section
 	Machine                 // the machine's timings (wall clock): differ between identical runs
+	Energy                  // runs with energy accounting: summary.json's energy section
 )
 
 func (s Section) String() string {
-	return [...]string{"core", "faults", "fairness", "machine"}[s]
+	return [...]string{"core", "faults", "fairness", "machine", "energy"}[s]
 }
+
+// Sectional: the section's metrics exist only in the runs that have it
+// (an optional column, null elsewhere).
+func (s Section) Sectional() bool { return s == Faults || s == Fairness || s == Energy }
 
 // Has reports whether run s has section sec's metrics.
 func (sec Section) Has(s *sim.Summary) bool {
@@ -51,6 +56,8 @@ func (sec Section) Has(s *sim.Summary) bool {
 		return s.Faults != nil
 	case Fairness:
 		return s.Fairness != nil
+	case Energy:
+		return s.Energy != nil
 	}
 	return true
 }
@@ -230,6 +237,15 @@ func fault(f func(*sim.FaultSummary) float64) func(*sim.Summary) (float64, bool)
 			return 0, false
 		}
 		return f(s.Faults), true
+	}
+}
+
+func energy(f func(*sim.Energy) float64) func(*sim.Summary) (float64, bool) {
+	return func(s *sim.Summary) (float64, bool) {
+		if s.Energy == nil {
+			return 0, false
+		}
+		return f(s.Energy), true
 	}
 }
 

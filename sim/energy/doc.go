@@ -1,0 +1,30 @@
+// Package energy says what a schedule costs in kilowatt-hours, dollars and
+// kilograms of CO₂: it reads a run's recorded GPU holdings (sim.Result's
+// Allocations, each split at Ready into reconfiguring and computing) and
+// prices every GPU-second of the cluster with a power model, a price table
+// and a grid carbon intensity (Model). It runs after the engine, so a run
+// that does not ask for it (runner.Run.Energy "") pays nothing and its
+// results are unchanged.
+//
+// Power of one GPU, watts, by what it does (GPUPower):
+//
+//	idle (nobody holds it)          Idle
+//	reconfiguring (overhead)        Idle + (TDP − Idle) × Reconfig
+//	held by a job that computes     Idle + (TDP − Idle) × (Compute × e + Comm × (1 − e))
+//
+// where e is the job's scaling efficiency on its grid under the estimator
+// the engine executed with: its throughput ÷ (GPUs × the best per-GPU
+// throughput any one-node grid of that type gives it), in (0, 1]. The
+// share 1 − e of its time a GPU waits on communication draws the Comm
+// activity rather than Compute. Each GPU also carries its share of the
+// server's other power (ServerWattsPerGPU, CPUs, memory, NICs, fans), and
+// the facility multiplies the whole by its PUE.
+//
+// Energy (kWh) = Σ over GPU-time of (GPU watts + server watts) × PUE;
+// carbon (kg) = Σ energy × the grid intensity at that instant (Intensity:
+// a constant, or an hourly series from the run's start, repeating);
+// electricity $ = energy × USDPerKWh; GPU $ = GPU-hours held × the price
+// tier's $/GPU-hour. Every constant, its source and the anchors
+// (published LLM trainings, Acme's power distributions) are in
+// docs/energy.md.
+package energy

@@ -1,0 +1,184 @@
+package energy
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// GPUPower is one GPU type's power model, watts and activity shares
+// (0–1 of the span TDP − Idle above Idle).
+type GPUPower struct {
+	// TDP is the datasheet's maximum board power; Idle the measured (or
+	// estimated) power of a GPU powered on with no work.
+	TDP, Idle float64
+	// Compute, Comm and Reconfig are the activity while the job
+	// computes, while it waits on communication, and while it pays an
+	// overhead (loading, restarting, restoring).
+	Compute, Comm, Reconfig float64
+}
+
+// Watts is the power at activity a (0–1).
+func (g GPUPower) Watts(a float64) float64 { return g.Idle + (g.TDP-g.Idle)*a }
+
+// Price is one GPU type's rental price, $ per GPU-hour, by tier.
+type Price struct {
+	OnDemand, Reserved, Spot float64
+}
+
+// Tier returns the price of tier (on-demand, reserved, spot).
+func (p Price) Tier(t string) float64 {
+	switch t {
+	case TierReserved:
+		return p.Reserved
+	case TierSpot:
+		return p.Spot
+	}
+	return p.OnDemand
+}
+
+// The price tiers.
+const (
+	TierOnDemand = "on-demand"
+	TierReserved = "reserved"
+	TierSpot     = "spot"
+)
+
+// Tiers are the price tiers, in order.
+var Tiers = []string{TierOnDemand, TierReserved, TierSpot}
+
+// Model is every input of the accounting: power per GPU type, the
+// server's other power and the facility's PUE, prices and the grid's
+// carbon intensity. Default is the built-in one; an energy file
+// (Load) overrides any part of it.
+type Model struct {
+	// Name is "default" or the energy file's name.
+	Name string
+	// GPUs is the power model per GPU type (estimator catalog names).
+	GPUs map[string]GPUPower
+	// ServerWattsPerGPU is each GPU's share of its server's other power
+	// (CPUs, memory, NICs, fans), drawn whether the GPU works or not.
+	ServerWattsPerGPU float64
+	// PUE is the facility's power usage effectiveness (≥ 1): facility
+	// energy ÷ IT energy.
+	PUE float64
+	// Prices per GPU type; Tier the one GPU costs are priced at.
+	Prices map[string]Price
+	Tier   string
+	// USDPerKWh is the electricity price.
+	USDPerKWh float64
+	// Intensity is the grid's carbon intensity.
+	Intensity Intensity
+}
+
+// Default returns the built-in model (a fresh copy: callers may change
+// it). The constants and their sources are docs/energy.md's table; a [R]
+// there marks a figure not re-checked against its source.
+func Default() *Model {
+	return &Model{
+		Name:              "default",
+		GPUs:              defaultPower(),
+		ServerWattsPerGPU: 216,
+		PUE:               1.1,
+		Prices:            defaultPrices(),
+		Tier:              TierOnDemand,
+		USDPerKWh:         0.08,
+		Intensity:         Intensity{Constant: 385},
+	}
+}
+
+// Activity shares every built-in type uses: computing near the TDP (as
+// Acme's busy A100s draw it: Kalos's 90th percentile is 404 W at 400 W
+// TDP), communicating at 40 %, reconfiguring at 15 % (docs/energy.md).
+const (
+	activityCompute  = 0.95
+	activityComm     = 0.40
+	activityReconfig = 0.15
+)
+
+func gpu(tdp, idle float64) GPUPower {
+	return GPUPower{TDP: tdp, Idle: idle, Compute: activityCompute, Comm: activityComm, Reconfig: activityReconfig}
+}
+
+// defaultPower: datasheet TDP; idle measured for the A100 (Acme's
+// per-GPU power: its low mode, 58–66 W), estimated for the others.
+func defaultPower() map[string]GPUPower {
+	return map[string]GPUPower{
+		"a100":     gpu(400, 60),
+		"a100-80g": gpu(400, 60),
+		"v100":     gpu(300, 40),
+		"a40":      gpu(300, 30),
+		"a10":      gpu(150, 20),
+		"h100":     gpu(700, 90),
+		"h800":     gpu(700, 90),
+		"l20":      gpu(275, 30),
+		"l4":       gpu(72, 16),
+		"t4":       gpu(70, 10),
+	}
+}
+
+// defaultPrices: cloud list prices, $ per GPU-hour (docs/energy.md: the
+// instance each comes from and its date).
+func defaultPrices() map[string]Price {
+	return map[string]Price{
+		"a100":     {OnDemand: 4.10, Reserved: 2.52, Spot: 1.50},
+		"a100-80g": {OnDemand: 5.12, Reserved: 3.15, Spot: 1.90},
+		"v100":     {OnDemand: 3.06, Reserved: 1.96, Spot: 0.92},
+		"a40":      {OnDemand: 1.28, Reserved: 0.90, Spot: 0.64},
+		"a10":      {OnDemand: 1.01, Reserved: 0.63, Spot: 0.40},
+		"h100":     {OnDemand: 6.88, Reserved: 4.30, Spot: 2.50},
+		"h800":     {OnDemand: 6.88, Reserved: 4.30, Spot: 2.50},
+		"l20":      {OnDemand: 0.90, Reserved: 0.60, Spot: 0.35},
+		"l4":       {OnDemand: 0.71, Reserved: 0.45, Spot: 0.28},
+		"t4":       {OnDemand: 0.53, Reserved: 0.33, Spot: 0.16},
+	}
+}
+
+// Power returns type t's power model.
+func (m *Model) Power(t string) (GPUPower, error) {
+	g, ok := m.GPUs[t]
+	if !ok {
+		return GPUPower{}, fmt.Errorf("energy: no power model for GPU type %q (have %s; add it in an energy file, docs/energy.md)", t, strings.Join(m.types(), ", "))
+	}
+	return g, nil
+}
+
+// Price returns type t's $/GPU-hour at the model's tier (0 when the
+// model has no price for t).
+func (m *Model) Price(t string) float64 { return m.Prices[t].Tier(m.Tier) }
+
+func (m *Model) types() []string {
+	var ts []string
+	for t := range m.GPUs {
+		ts = append(ts, t)
+	}
+	slices.Sort(ts)
+	return ts
+}
+
+// Check reports a model whose figures cannot be right: a type whose idle
+// power is above its TDP, an activity outside 0–1, a PUE below 1, a
+// negative price.
+func (m *Model) Check() error {
+	for _, t := range m.types() {
+		g := m.GPUs[t]
+		if !(g.TDP > 0) || g.Idle < 0 || g.Idle > g.TDP {
+			return fmt.Errorf("energy: GPU type %s: want 0 ≤ idle ≤ tdp and tdp > 0, got idle %g, tdp %g", t, g.Idle, g.TDP)
+		}
+		for _, a := range []float64{g.Compute, g.Comm, g.Reconfig} {
+			if a < 0 || a > 1 {
+				return fmt.Errorf("energy: GPU type %s: want activities in 0–1, got %g", t, a)
+			}
+		}
+	}
+	if m.PUE < 1 {
+		return fmt.Errorf("energy: want pue ≥ 1, got %g", m.PUE)
+	}
+	if m.ServerWattsPerGPU < 0 || m.USDPerKWh < 0 {
+		return fmt.Errorf("energy: want server watts and electricity price ≥ 0")
+	}
+	if !slices.Contains(Tiers, m.Tier) {
+		return fmt.Errorf("energy: price tier %q: want one of %s", m.Tier, strings.Join(Tiers, ", "))
+	}
+	return nil
+}
