@@ -269,14 +269,18 @@ func printComparisons(w io.Writer, outcomes []*runner.Outcome, baseline string) 
 }
 
 // energyComparison is the comparison line's energy part ("" unless both
-// runs have energy accounting, --energy): a's kWh, CO₂ and GPU cost
-// against b's.
+// runs have energy accounting, --energy): a's energy, CO₂ and GPU cost per
+// useful sample against b's. Per sample, because totals over a window
+// reward doing less work: a policy that leaves GPUs idle and jobs queued
+// spends less energy in the same hours.
 func energyComparison(a, b *sim.Summary) string {
 	ea, eb := a.Energy, b.Energy
-	if ea == nil || eb == nil || eb.KWh == 0 || eb.KgCO2 == 0 || eb.GPUCostUSD == 0 {
+	if ea == nil || eb == nil || ea.JoulesPerSample == 0 || eb.JoulesPerSample == 0 || eb.MgCO2PerSample == 0 || eb.GPUCostUSD == 0 {
 		return ""
 	}
-	return fmt.Sprintf(", energy %s, CO2 %s, GPU cost %s", relative(ea.KWh, eb.KWh), relative(ea.KgCO2, eb.KgCO2), relative(ea.GPUCostUSD, eb.GPUCostUSD))
+	// useful samples = facility joules ÷ joules per sample (one accounting).
+	costPerSample := func(e *sim.Energy) float64 { return e.GPUCostUSD * e.JoulesPerSample / (e.KWh * 3.6e6) }
+	return fmt.Sprintf(", per sample: energy %s, CO2 %s, GPU cost %s", relative(ea.JoulesPerSample, eb.JoulesPerSample), relative(ea.MgCO2PerSample, eb.MgCO2PerSample), relative(costPerSample(ea), costPerSample(eb)))
 }
 
 // behind is what stands behind a run's mean in a comparison: its

@@ -185,3 +185,19 @@ func TestCappedRunMakesTheComparisonInconclusive(t *testing.T) {
 		}
 	}
 }
+
+// TestEnergyComparisonIsPerSample is hand-worked: run a spends twice b's
+// kWh but does four times b's samples, so per sample it spends half the
+// energy and carbon; its GPU cost is three times b's over four times the
+// samples, 25 % lower. Totals would call a "higher" for doing more work.
+func TestEnergyComparisonIsPerSample(t *testing.T) {
+	b := &sim.Summary{Energy: &sim.Energy{KWh: 10, KgCO2: 4, GPUCostUSD: 100, JoulesPerSample: 10 * 3.6e6 / 1000, MgCO2PerSample: 4e6 / 1000}}
+	a := &sim.Summary{Energy: &sim.Energy{KWh: 20, KgCO2: 8, GPUCostUSD: 300, JoulesPerSample: 20 * 3.6e6 / 4000, MgCO2PerSample: 8e6 / 4000}}
+	got := energyComparison(a, b)
+	if want := ", per sample: energy 50.0% lower, CO2 50.0% lower, GPU cost 25.0% lower"; got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	if got := energyComparison(a, &sim.Summary{}); got != "" {
+		t.Errorf("without b's energy: %q, want nothing", got)
+	}
+}
