@@ -192,6 +192,10 @@ type Summary struct {
 	// Jain's indices, per-tenant JCT and GPU-hours, quota counts) when the
 	// run has tenants (runner.Run.Tenants); absent otherwise.
 	Fairness *Fairness `json:"fairness,omitempty"`
+	// Network is the contention section (per-job contention slowdown,
+	// per-tier uplink utilisation) of runs on a cluster with a topology;
+	// absent otherwise.
+	Network *NetworkSummary `json:"network,omitempty"`
 	// Wallclock holds measurements of the machine, not of the simulation;
 	// they differ between identical runs.
 	Wallclock Wallclock `json:"wallclock"`
@@ -219,6 +223,11 @@ func (r *Result) Summarize(trace string, jobsInTrace int, estimatorName string) 
 	if r.Faults != nil {
 		fs := r.Faults.Summary
 		s.Faults = &fs
+	}
+	if r.Network != nil {
+		ns := *r.Network
+		ns.Tiers = slices.Clone(ns.Tiers)
+		s.Network = &ns
 	}
 	// The per-job and per-round figures are the engine's (runTotals), not
 	// the records: the summary is the same whatever the recorder kept.
