@@ -309,8 +309,12 @@ type NetworkSummary struct {
 	MeanSlowdown float64 `json:"mean_contention_slowdown"`
 	P99Slowdown  float64 `json:"p99_contention_slowdown"`
 	MaxSlowdown  float64 `json:"max_contention_slowdown"`
-	// Tiers: each switch tier's mean uplink utilisation over the window.
-	Tiers []TierUse `json:"tiers"`
+	// Tiers: each switch tier's mean uplink utilisation over the window;
+	// the first three tiers' also apart (the metric catalogue's rows).
+	Tiers            []TierUse `json:"tiers"`
+	Tier1Utilisation *float64  `json:"tier1_utilisation,omitempty"`
+	Tier2Utilisation *float64  `json:"tier2_utilisation,omitempty"`
+	Tier3Utilisation *float64  `json:"tier3_utilisation,omitempty"`
 	// Updates counts contention updates (a job joining or leaving links).
 	Updates int `json:"updates"`
 }
@@ -370,6 +374,14 @@ func (e *engine) netSummary(start Time) *NetworkSummary {
 			u = ns.tierInt[k] / (c * span)
 		}
 		s.Tiers = append(s.Tiers, TierUse{Tier: t.Name, Uplinks: n, Utilisation: u})
+		switch k {
+		case 0:
+			s.Tier1Utilisation = &u
+		case 1:
+			s.Tier2Utilisation = &u
+		case 2:
+			s.Tier3Utilisation = &u
+		}
 	}
 	return s
 }

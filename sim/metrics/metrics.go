@@ -38,11 +38,16 @@ const (
 	Faults                  // runs with a fault model: summary.json's faults section
 	Fairness                // runs with tenants: summary.json's fairness section
 	Machine                 // the machine's timings (wall clock): differ between identical runs
+	Network                 // runs on a cluster with a topology: summary.json's network section
 )
 
 func (s Section) String() string {
-	return [...]string{"core", "faults", "fairness", "machine"}[s]
+	return [...]string{"core", "faults", "fairness", "machine", "network"}[s]
 }
+
+// Optional reports whether the section is present in some runs only (its
+// columns are nullable and a table has them only when a run has it).
+func (s Section) Optional() bool { return s == Faults || s == Fairness || s == Network }
 
 // Has reports whether run s has section sec's metrics.
 func (sec Section) Has(s *sim.Summary) bool {
@@ -51,6 +56,8 @@ func (sec Section) Has(s *sim.Summary) bool {
 		return s.Faults != nil
 	case Fairness:
 		return s.Fairness != nil
+	case Network:
+		return s.Network != nil
 	}
 	return true
 }
