@@ -11,6 +11,7 @@ import (
 	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/policy/sia"
 	"github.com/arena-sim/arena/policy/srtf"
+	"github.com/arena-sim/arena/policy/tas"
 	"github.com/arena-sim/arena/policy/tiresias"
 )
 
@@ -29,6 +30,7 @@ func Builtin() []registry.Entry {
 		{exec.Entry()},
 		fairshare.Entries(), // gavel-fair, ftf
 		{quota.Entry()},
+		{tas.Entry()}, // topology-aware FIFO (Kueue TAS)
 	} {
 		out = append(out, add...)
 	}
