@@ -273,3 +273,78 @@ func addUnique(s *[]int, v int) bool {
 	*s = append(*s, v)
 	return true
 }
+
+// TierLoad is a set of GPUs' traffic on one switch tier when they run
+// alone on the fabric: the groups they lie in and, when more than one,
+// the offered load and capacity of their most loaded uplink (GB/s).
+type TierLoad struct {
+	Tier                    string
+	Groups                  int
+	OfferedGBs, CapacityGBs float64
+}
+
+// Rate is the share of its offered load the uplink carries alone:
+// min(1, capacity / offered); 1 when the tier is not crossed.
+func (l TierLoad) Rate() float64 {
+	if l.Groups <= 1 || l.OfferedGBs <= l.CapacityGBs {
+		return 1
+	}
+	return l.CapacityGBs / l.OfferedGBs
+}
+
+// TierLoads returns the traffic of a job holding slots on each switch
+// tier (nil without a topology, or when the slots lie in one fast domain:
+// no network traffic). Each GPU offers the per-GPU network bandwidth on
+// the uplinks of its groups, as the contention model has it.
+func (c *Cluster) TierLoads(slots []int) []TierLoad {
+	if c.net == nil || len(slots) == 0 {
+		return nil
+	}
+	x := c.CrossingOf(slots)
+	if !x.Crosses() {
+		return nil
+	}
+	m := c.net
+	bw := m.netGBs[c.Nodes[c.NodeOf(slots[0])].GPU]
+	var out []TierLoad
+	for k, t := range m.topo.Tiers {
+		l := TierLoad{Tier: t.Name, Groups: x.Groups[k]}
+		if l.Groups > 1 {
+			per := map[int32]float64{}
+			var groups []int32
+			for _, s := range slots {
+				g := m.group[k][c.NodeOf(s)]
+				if _, ok := per[g]; !ok {
+					groups = append(groups, g)
+				}
+				per[g] += bw
+			}
+			for _, g := range groups { // first-seen order: deterministic ties
+				d := per[g]
+				link := m.linkBase[k] + int(g)
+				if d/m.capacity[link] > l.OfferedGBs/max(l.CapacityGBs, 1e-300) || l.CapacityGBs == 0 {
+					l.OfferedGBs, l.CapacityGBs = d, m.capacity[link]
+				}
+			}
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// NetworkGBs and DomainGBs are the per-GPU bandwidths of a GPU type under
+// the topology (its own or the catalog's); 0 without a topology.
+func (c *Cluster) NetworkGBs(gpu string) float64 {
+	if c.net == nil {
+		return 0
+	}
+	return c.net.netGBs[gpu]
+}
+
+// DomainGBs: see NetworkGBs.
+func (c *Cluster) DomainGBs(gpu string) float64 {
+	if c.net == nil {
+		return 0
+	}
+	return c.net.domGBs[gpu]
+}
