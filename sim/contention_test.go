@@ -157,3 +157,38 @@ func TestTopologyValidate(t *testing.T) {
 		})
 	}
 }
+
+// TestContentionCrux holds the sharing rule against a published
+// measurement: Crux (Cao et al., SIGCOMM'24, §2.2) co-located a GPT job
+// with a BERT job on a shared network path in Alibaba's production
+// cluster and measured GPT's iteration time grow from 1.53 s to 1.70 s
+// (+11.0 %). Under the rule, a job whose co-runner offers as much on its
+// bottleneck uplink as it does gets half the uplink, so its cross-node
+// share f doubles: T = T₀(1 + f). The paper gives no breakdown of GPT's
+// iteration, so f is the one free number: with f = 0.11 — the share of
+// communication left exposed that the measurement implies, and inside
+// the range the analytic model gives data-parallel jobs across nodes —
+// the engine must reproduce 1.70 s within ±1 %. This checks the rule's
+// form (equal halves, the communication part alone stretched), not f.
+func TestContentionCrux(t *testing.T) {
+	c, err := NewCluster(ClusterSpec{Name: "crux", Pools: []Pool{{GPU: "a100", Nodes: 4, GPUsPerNode: 4}}, Topology: rack2()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig(c, fixedIter(1.53))
+	cfg.Rounds, cfg.Check = 20, true
+	cfg.NetworkShare = func(estimator.Workload, estimator.Config) float64 { return 0.11 }
+	res := runTopo(t, cfg, topoJobs(t, 1000, 1000), nodeSlots(0, 2), nodeSlots(1, 3))
+	got := res.JCTs[0] / 1000
+	if math.Abs(got-1.70)/1.70 > 0.01 {
+		t.Fatalf("co-located iteration %.3f s, published 1.70 s (±1 %%)", got)
+	}
+	t.Logf("co-located GPT iteration: %.4f s (published 1.70 s; alone 1.53 s)", got)
+}
+
+type fixedIter float64
+
+func (f fixedIter) Name() string { return "fixed" }
+func (f fixedIter) Estimate(w estimator.Workload, c estimator.Config) estimator.Estimate {
+	return estimator.Estimate{Throughput: float64(w.Batch) / float64(f), IterTime: float64(f)}
+}

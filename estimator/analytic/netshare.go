@@ -26,16 +26,33 @@ func (s *Source) NetworkShare(w estimator.Workload, c estimator.Config) float64 
 	if r.IterTime <= 0 || math.IsInf(r.IterTime, 0) {
 		return 0
 	}
-	return crossNode(ch.Plan, r, c.PerNode) / r.IterTime
+	j, err := JobFor(w)
+	if err != nil {
+		return 0
+	}
+	return crossNode(ch.Plan, r, c.PerNode, hasAllToAll(j.Arch)) / r.IterTime
+}
+
+// hasAllToAll reports whether the model has expert all-to-all traffic
+// (MoE), which planCost counts with the tensor collectives over the stage.
+func hasAllToAll(a *Arch) bool {
+	for _, u := range a.Units {
+		if u.A2ABytes > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // crossNode is the part of r's breakdown that crosses nodes under plan p
 // on nodes of perNode GPUs (the rules planCost uses to pick the
-// inter-node bandwidth).
-func crossNode(p Plan, r Result, perNode int) float64 {
+// inter-node bandwidth): TPComm holds the tensor collectives (across
+// nodes when the tensor group is) and, for a model with experts (a2a),
+// the all-to-all over the stage (across nodes when the stage is).
+func crossNode(p Plan, r Result, perNode int, a2a bool) float64 {
 	stage := p.Shape.DP * p.Shape.TP
 	x := 0.0
-	if p.Shape.TP > perNode || stage > perNode {
+	if p.Shape.TP > perNode || a2a && stage > perNode {
 		x += r.TPComm
 	}
 	if p.Stages > 1 {

@@ -22,7 +22,7 @@ func TestNetworkShare(t *testing.T) {
 	c := estimator.Config{GPU: "a100", Nodes: 4, PerNode: 4}
 	f := src.NetworkShare(w, c)
 	ch, _ := src.Plan(w, c)
-	want := crossNode(ch.Plan, ch.Result, 4) / ch.Result.IterTime
+	want := crossNode(ch.Plan, ch.Result, 4, false) / ch.Result.IterTime
 	if f <= 0 || f >= 1 || f != want {
 		t.Fatalf("4 nodes: share %v, want %v in (0, 1) (plan %v, breakdown %+v)", f, want, ch.Plan, ch.Result)
 	}
