@@ -119,6 +119,7 @@ func (e *engine) netAttach(j *Job, base float64) float64 {
 	n.crosses = x.Domains > 1
 	if x.Nodes <= 1 || base <= 0 || math.IsInf(base, 0) {
 		n.crosses = false
+		e.netRetime() // the jobs on the links it left
 		return base
 	}
 	gpu := j.Config.GPU
@@ -129,6 +130,7 @@ func (e *engine) netAttach(j *Job, base float64) float64 {
 	if !n.crosses {
 		// Inside one multi-node fast domain: NVLink, no network.
 		n.kappa = g.InterNodeGBs / m.domGBs[gpu]
+		e.netRetime() // the jobs on the links it left
 		return n.iterTime()
 	}
 	n.kappa = g.InterNodeGBs / m.netGBs[gpu]
@@ -395,4 +397,50 @@ func (v *View) ContentionSlowdown(j *Job) float64 {
 		return 1
 	}
 	return j.net.slowdown()
+}
+
+// checkNetwork (Check mode) asserts the contention model's state agrees
+// with the running jobs: every running job across fast domains is on its
+// links and no other job is, each link's offered load is the sum of its
+// jobs', and every job runs at the rate and iteration time its links give.
+func (e *engine) checkNetwork() error {
+	ns := e.net
+	sum := make([]float64, len(ns.links))
+	for _, j := range e.running {
+		n := j.net
+		if n == nil || !n.on {
+			if n != nil && n.crosses {
+				return e.invariantf("job %s crosses fast domains but is on no link", j.Spec.Alias())
+			}
+			continue
+		}
+		for i, l := range n.links {
+			sum[l] += n.demand[i]
+			if !slices.Contains(ns.links[l].jobs, j.Spec.ID) {
+				return e.invariantf("job %s: link %d does not list it", j.Spec.Alias(), l)
+			}
+		}
+	}
+	for l := range ns.links {
+		lk := &ns.links[l]
+		if math.Abs(lk.demand-sum[l]) > 1e-6*(1+sum[l]) {
+			return e.invariantf("link %d: offered load %v, its jobs offer %v", l, lk.demand, sum[l])
+		}
+		for _, id := range lk.jobs {
+			if j := e.jobs[id]; j.Status != Running || j.net == nil || !j.net.on {
+				return e.invariantf("link %d lists job %s, which is %s and not on the network", l, j.Spec.Alias(), j.Status)
+			}
+		}
+	}
+	for _, j := range e.running {
+		if n := j.net; n != nil && n.on {
+			if r := e.netRate(n); r != n.rate {
+				return e.invariantf("job %s runs at rate %v, its links give %v", j.Spec.Alias(), n.rate, r)
+			}
+			if j.iterTime != n.iterTime() {
+				return e.invariantf("job %s: iteration time %v, its rate gives %v", j.Spec.Alias(), j.iterTime, n.iterTime())
+			}
+		}
+	}
+	return nil
 }
