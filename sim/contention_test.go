@@ -2,9 +2,12 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
+
+	"pgregory.net/rapid"
 
 	"github.com/arena-sim/arena/estimator"
 )
@@ -246,5 +249,76 @@ func TestContentionMoveOffTheNetwork(t *testing.T) {
 	}
 	if math.Abs(res.JCTs[0]-(300+80*10)) > 1e-6 {
 		t.Fatalf("job 0 ends at %v, want 1100", res.JCTs[0])
+	}
+}
+
+// TestRandomActionsTopologyProperty is TestRandomActionsProperty on a
+// cluster with a topology (racks of 2 nodes at 4:1, pods of 4 at 3:1, fast
+// domains of 1 or 2 nodes), many jobs arriving together, exact timing, random
+// cross-node shares: every start, move, suspension and end updates the
+// links, and the invariant checker's network checks (checkNetwork) run
+// after every event.
+func TestRandomActionsTopologyProperty(t *testing.T) {
+	steps, valid, slowed, crossing := 0, 0, 0, 0
+	rapid.Check(t, func(rt *rapid.T) {
+		c, err := NewCluster(ClusterSpec{Name: "topo-prop", Pools: []Pool{{GPU: "a100", Nodes: 8, GPUsPerNode: 4}, {GPU: "a40", Nodes: 4, GPUsPerNode: 2}},
+			Topology: &Topology{DomainNodes: rapid.IntRange(1, 2).Draw(rt, "domain"), Tiers: []Tier{{Name: "rack", Nodes: 2, Oversubscription: 4}, {Name: "pod", Nodes: 4, Oversubscription: 3}}}})
+		if err != nil {
+			rt.Fatal(err)
+		}
+		cfg := DefaultConfig(c, optimal(t))
+		cfg.IterationScale = 5
+		cfg.Rounds, cfg.Check = 150, true
+		cfg.Overhead = Overhead{PerGPU: 10, Cap: 40}
+		share := rapid.Float64Range(0, 0.9).Draw(rt, "share")
+		cfg.NetworkShare = func(w estimator.Workload, _ estimator.Config) float64 { return share * float64(len(w.Model.Size)%3+1) / 3 }
+		models := []string{"gpt-1.3b", "gpt-2.6b", "moe-1.3b"}
+		var specs []JobSpec
+		for i := range rapid.IntRange(4, 16).Draw(rt, "jobs") {
+			m, err := estimator.ParseModel(models[rapid.IntRange(0, len(models)-1).Draw(rt, "model")])
+			if err != nil {
+				rt.Fatal(err)
+			}
+			specs = append(specs, JobSpec{
+				ID: JobID(i), Name: fmt.Sprintf("r%d", i), Submit: Time(rapid.IntRange(0, 3000).Draw(rt, "submit")),
+				Workload: estimator.Workload{Model: m, Batch: 128}, Iterations: int64(rapid.IntRange(50, 20000).Draw(rt, "iters")),
+				GPU: "a100", GPUs: 2,
+			})
+		}
+		p := &randomPolicy{rt: rt, exec: cfg.Exec, spread: true}
+		e, err := newEngine(cfg, p, specs)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		p.probe = func(batch []Action, arrivals []*Job) error {
+			_, err := e.apply(batch, arrivals)
+			return err
+		}
+		p.state = func() string {
+			var b strings.Builder
+			fmt.Fprint(&b, e.occupant, len(e.running), len(e.pending))
+			for _, j := range e.jobs {
+				fmt.Fprint(&b, j.Status, j.GPUs, j.Remaining)
+			}
+			return b.String()
+		}
+		res, err := e.run(context.Background())
+		if err != nil {
+			rt.Fatalf("the engine rejected an oracle-valid batch or broke an invariant: %v", err)
+		}
+		if n := res.Network; n == nil || n.MeanSlowdown < 1 || n.MaxSlowdown < n.MeanSlowdown-1e-12 {
+			rt.Fatalf("network summary %+v: slowdowns below 1 or max below mean", n)
+		}
+		steps, valid = steps+p.rounds, valid+p.valid
+		if res.Network.JobsSlowed > 0 {
+			slowed++
+		}
+		if res.Network.JobsCrossing > 0 {
+			crossing++
+		}
+	})
+	t.Logf("%d decisions, %d non-empty valid batches, %d cases with jobs across domains, %d where jobs contended", steps, valid, crossing, slowed)
+	if slowed == 0 {
+		t.Error("degenerate generator: no job ever contended")
 	}
 }
