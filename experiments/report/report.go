@@ -95,6 +95,8 @@ func (w *reportWriter) write(secs []section, notes []string) (string, []FigureFi
 			err = w.faultsSection(s)
 		case WindowsSection:
 			err = w.windowsSection(s)
+		case TopologySection:
+			err = w.topologySection(s)
 		}
 		if err != nil {
 			return "", nil, err

@@ -36,7 +36,9 @@ var Sections = []string{"philly", "helios", "pai", "ablations", "load"}
 // maintenance presets, seeded, with a checkpoint model).
 // "windows" is the windows study (WindowsSection: 48-hour Philly windows,
 // the interval over windows with the seeds nested).
-var ExtraSections = []string{"headline", TestbedSection, TenantsSection, FaultsSection, WindowsSection}
+// "topology" is the topology study (TopologySection: contention on shared
+// uplinks, topology-aware placement).
+var ExtraSections = []string{"headline", TestbedSection, TenantsSection, FaultsSection, WindowsSection, TopologySection}
 
 // TestbedSection is the name of the testbed prediction.
 const TestbedSection = "testbed"
