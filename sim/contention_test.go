@@ -271,7 +271,9 @@ func TestRandomActionsTopologyProperty(t *testing.T) {
 		cfg.Rounds, cfg.Check = 150, true
 		cfg.Overhead = Overhead{PerGPU: 10, Cap: 40}
 		share := rapid.Float64Range(0, 0.9).Draw(rt, "share")
-		cfg.NetworkShare = func(w estimator.Workload, _ estimator.Config) float64 { return share * float64(len(w.Model.Size)%3+1) / 3 }
+		cfg.NetworkShare = func(w estimator.Workload, _ estimator.Config) float64 {
+			return share * float64(len(w.Model.Size)%3+1) / 3
+		}
 		models := []string{"gpt-1.3b", "gpt-2.6b", "moe-1.3b"}
 		var specs []JobSpec
 		for i := range rapid.IntRange(4, 16).Draw(rt, "jobs") {

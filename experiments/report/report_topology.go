@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/arena-sim/arena/experiments/ci"
@@ -28,16 +29,24 @@ func (w *reportWriter) topologySection(s section) error {
 	w.p("*Across domains*: jobs that ran across fast domains. *Slowdown*: each such job's iteration time over its time alone on the fabric, ")
 	w.p("time-weighted, then the mean (max) over jobs. *Uplink use*: bandwidth used on a tier's uplinks over their capacity, over the window. ")
 	w.p("*Mean JCT* is over every submitted job (unfinished ones at their charge; docs/statistics.md). ")
-	var clusters, policies []string
+	// A table per cluster and density (load), a row per policy, a cell
+	// over the seeds.
+	type cellKey struct {
+		cluster string
+		density float64
+	}
+	var tables []cellKey
+	var policies []string
 	seeds := map[string]int{}
 	for _, r := range rs {
-		if !slices.Contains(clusters, r.Summary.Cluster) {
-			clusters = append(clusters, r.Summary.Cluster)
+		k := cellKey{r.Summary.Cluster, r.Summary.Density}
+		if !slices.Contains(tables, k) {
+			tables = append(tables, k)
 		}
 		if !slices.Contains(policies, r.Summary.Policy) {
 			policies = append(policies, r.Summary.Policy)
 		}
-		seeds[r.Summary.Cluster+"|"+r.Summary.Policy]++
+		seeds[fmt.Sprint(k, r.Summary.Policy)]++
 	}
 	n := 0
 	for _, k := range seeds {
@@ -60,7 +69,8 @@ func (w *reportWriter) topologySection(s section) error {
 			return 100 * r.Summary.Network.Tiers[k].Utilisation, true
 		}
 	}
-	for _, c := range clusters {
+	for _, tk := range tables {
+		c := tk.cluster
 		var tiers []string
 		for _, r := range rs {
 			if r.Summary.Cluster == c && r.Summary.Network != nil {
@@ -70,7 +80,7 @@ func (w *reportWriter) topologySection(s section) error {
 				break
 			}
 		}
-		w.p("### %s\n\n| policy | jobs finished | mean JCT, all submitted (h) | across domains | slowdown mean | slowdown max |", c)
+		w.p("### %s, density %g\n\n| policy | jobs finished | mean JCT, all submitted (h) | across domains | slowdown mean | slowdown max |", c, tk.density)
 		for _, t := range tiers {
 			w.p(" %s uplink use (%%) |", t)
 		}
@@ -78,16 +88,16 @@ func (w *reportWriter) topologySection(s section) error {
 		for _, p := range policies {
 			var cell []*sweep.Results
 			for _, r := range rs {
-				if r.Summary.Cluster == c && r.Summary.Policy == p {
+				if r.Summary.Cluster == c && r.Summary.Density == tk.density && r.Summary.Policy == p {
 					cell = append(cell, r)
 				}
 			}
 			if len(cell) == 0 {
 				continue
 			}
-			// Every figure here is ≥ 0 (slowdowns ≥ 1): an interval is
-			// clipped at 0 as the faults section's counts are.
-			iv := func(get func(*sweep.Results) (float64, bool), digits int) string {
+			// Every figure here is ≥ 0 and a slowdown ≥ 1: an interval
+			// is clipped there, as the faults section's counts are.
+			iv := func(get func(*sweep.Results) (float64, bool), digits int, floor ...float64) string {
 				var xs []float64
 				for _, r := range cell {
 					if x, ok := get(r); ok {
@@ -97,14 +107,18 @@ func (w *reportWriter) topologySection(s section) error {
 				if len(xs) == 0 {
 					return "–"
 				}
-				return ci.Format(nonNegative(ci.TInterval(xs)), digits, "")
+				x := nonNegative(ci.TInterval(xs))
+				if len(floor) > 0 {
+					x.Lo = max(x.Lo, floor[0])
+				}
+				return ci.Format(x, digits, "")
 			}
 			w.p("| %s | %s | %s | %s | %s | %s |", p,
 				iv(func(r *sweep.Results) (float64, bool) { return float64(r.Summary.Finished), true }, 0),
 				iv(func(r *sweep.Results) (float64, bool) { return r.Summary.SubmittedMeanJCT / 3600, true }, 2),
 				iv(net(func(n *sim.NetworkSummary) float64 { return float64(n.JobsCrossing) }), 0),
-				iv(net(func(n *sim.NetworkSummary) float64 { return n.MeanSlowdown }), 3),
-				iv(net(func(n *sim.NetworkSummary) float64 { return n.MaxSlowdown }), 3))
+				iv(net(func(n *sim.NetworkSummary) float64 { return n.MeanSlowdown }), 3, 1),
+				iv(net(func(n *sim.NetworkSummary) float64 { return n.MaxSlowdown }), 3, 1))
 			for k := range tiers {
 				w.p(" %s |", iv(tier(k), 2))
 			}

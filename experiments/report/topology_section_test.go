@@ -28,7 +28,7 @@ baseline: fcfs
 	if j := strings.Index(section, "\n## "); j > 0 {
 		section = section[:j]
 	}
-	for _, want := range []string{"### h100-racks", "| policy | jobs finished | mean JCT, all submitted (h) | across domains | slowdown mean | slowdown max | rack uplink use (%) |", "| fcfs |", "| tas |", "over 2 seeds"} {
+	for _, want := range []string{"### h100-racks, density 1", "| policy | jobs finished | mean JCT, all submitted (h) | across domains | slowdown mean | slowdown max | rack uplink use (%) |", "| fcfs |", "| tas |", "over 2 seeds"} {
 		if !strings.Contains(section, want) {
 			t.Errorf("Topology section lacks %q:\n%s", want, section)
 		}
@@ -48,7 +48,7 @@ func TestTopologySpec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(plan.Runs) != 2*4*3 {
-		t.Errorf("%d runs, want 2 clusters × 4 policies × 3 seeds", len(plan.Runs))
+	if len(plan.Runs) != 2*2*4*3 {
+		t.Errorf("%d runs, want 2 clusters × 2 densities × 4 policies × 3 seeds", len(plan.Runs))
 	}
 }
