@@ -348,3 +348,39 @@ func (c *Cluster) DomainGBs(gpu string) float64 {
 	}
 	return c.net.domGBs[gpu]
 }
+
+// PackedFactor is the factor on the iteration time of a job on shape cfg
+// placed packed (the fewest fast domains and switch groups) on a loaded
+// cluster, whose cross-node collectives take share of its estimator time:
+// 1 − share + share·κ/r, κ the estimator's inter-node bandwidth over the
+// tier's, and r = 1 / the largest oversubscription among the tiers it must
+// cross: every GPU gets its per-GPU share of the uplinks it crosses when
+// all the GPUs under them communicate (network_gbs / oversubscription, the
+// tier's bandwidth per GPU). Inside one multi-node fast domain, κ is the
+// domain's. 1 without a topology, on one node, or for a type the cluster
+// lacks. Policies price grids with it (placement.TopologyPriced).
+func (c *Cluster) PackedFactor(cfg estimator.Config, share float64) float64 {
+	if c.net == nil || cfg.Nodes <= 1 || share <= 0 {
+		return 1
+	}
+	m := c.net
+	dom, ok := m.domGBs[cfg.GPU]
+	if !ok {
+		return 1
+	}
+	g, err := estimator.LookupGPU(cfg.GPU)
+	if err != nil {
+		return 1
+	}
+	share = min(share, 1)
+	if cfg.Nodes <= m.topo.DomainNodes {
+		return 1 - share + share*g.InterNodeGBs/dom
+	}
+	r := 1.0
+	for _, t := range m.topo.Tiers {
+		if cfg.Nodes > t.Nodes {
+			r = min(r, 1/t.Oversubscription)
+		}
+	}
+	return 1 - share + share*g.InterNodeGBs/m.netGBs[cfg.GPU]/r
+}
