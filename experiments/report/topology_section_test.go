@@ -48,7 +48,7 @@ func TestTopologySpec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(plan.Runs) != 2*2*4*3 {
-		t.Errorf("%d runs, want 2 clusters × 2 densities × 4 policies × 3 seeds", len(plan.Runs))
+	if len(plan.Runs) != 2*2*5*3 {
+		t.Errorf("%d runs, want 2 clusters × 2 densities × 5 policies × 3 seeds", len(plan.Runs))
 	}
 }
