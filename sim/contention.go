@@ -319,6 +319,18 @@ type NetworkSummary struct {
 	Tier3Utilisation *float64  `json:"tier3_utilisation,omitempty"`
 	// Updates counts contention updates (a job joining or leaving links).
 	Updates int `json:"updates"`
+	// Jobs are the per-job figures (network.parquet; not in summary.json).
+	Jobs []JobNetRecord `json:"-"`
+}
+
+// JobNetRecord is one job's contention figures (network.parquet, a row per
+// job that ran across fast domains, in trace order).
+type JobNetRecord struct {
+	Job int32 `parquet:"job_id"`
+	// Slowdown is the job's contention slowdown, time-weighted over the
+	// time it held an allocation across fast domains (AcrossS seconds).
+	Slowdown float64 `parquet:"contention_slowdown"`
+	AcrossS  float64 `parquet:"across_domains_s"`
 }
 
 // TierUse is one tier's mean uplink utilisation: bandwidth used over the
@@ -345,6 +357,7 @@ func (e *engine) netSummary(start Time) *NetworkSummary {
 		}
 		v := n.slowInt / n.heldInt
 		per = append(per, v)
+		s.Jobs = append(s.Jobs, JobNetRecord{Job: int32(j.Spec.ID), Slowdown: v, AcrossS: n.heldInt})
 		if v > 1+1e-9 {
 			s.JobsSlowed++
 		}

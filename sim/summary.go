@@ -226,7 +226,7 @@ func (r *Result) Summarize(trace string, jobsInTrace int, estimatorName string) 
 	}
 	if r.Network != nil {
 		ns := *r.Network
-		ns.Tiers = slices.Clone(ns.Tiers)
+		ns.Tiers, ns.Jobs = slices.Clone(ns.Tiers), nil // the per-job rows are network.parquet's
 		s.Network = &ns
 	}
 	// The per-job and per-round figures are the engine's (runTotals), not
