@@ -10,14 +10,17 @@ import (
 
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/estimator/analytic"
+	"github.com/arena-sim/arena/policy/placement"
 	"github.com/arena-sim/arena/policy/registry"
+	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/clusterspec"
 	"github.com/arena-sim/arena/sim/input"
 )
 
 type estimateFlags struct {
-	model, gpu, params string
-	batch, gpus, nodes int
-	validate           bool
+	model, gpu, params, cluster string
+	batch, gpus, nodes          int
+	validate                    bool
 }
 
 func newEstimateCmd(reg *registry.Registry) *cobra.Command {
@@ -41,6 +44,7 @@ the pruned search against the exhaustive one over the database's models on
 		Example: `  arena estimate --model gpt-6.7b --batch 256 --gpu a100 --gpus 8
   arena estimate --model gpt-6.7b --batch 256 --gpu a100 --gpus 8 --nodes 2
   arena estimate --model gpt-175b --batch 512 --gpu h100 --gpus 64
+  arena estimate --model gpt-6.7b --batch 256 --gpu h100 --gpus 16 --cluster h100-racks
   arena estimate --validate`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -63,6 +67,7 @@ the pruned search against the exhaustive one over the database's models on
 	fl.IntVar(&f.nodes, "nodes", 0, "number of nodes (0 = every uniform locality)")
 	fl.StringVar(&f.params, "params", "", "fitted-parameter JSON (default: the embedded estimator/data/analytic_params.json)")
 	fl.BoolVar(&f.validate, "validate", false, "refit and print the validation tables instead")
+	fl.StringVar(&f.cluster, "cluster", "", "also show where the job's traffic goes on this cluster's topology, packed alone: built-in ("+strings.Join(clusterspec.BuiltinNames(), ", ")+") or a YAML spec with a topology")
 	return cmd
 }
 
@@ -159,6 +164,11 @@ func runEstimate(w io.Writer, f estimateFlags) error {
 	fmt.Fprintf(w, "  peak memory %.1f GB per GPU of %.1f GB usable\n", r.PeakMemory/1e9, 0.8*gpu.MemoryGB)
 	fmt.Fprintf(w, "  breakdown: compute %.3f s, tensor/expert collectives %.3f s, pipeline p2p %.3f s, bubble %.3f s, data-parallel all-reduce %.3f s, optimizer %.3f s\n",
 		r.Compute, r.TPComm, r.PipeComm, r.Bubble, r.DPComm, r.Optimizer)
+	if f.cluster != "" {
+		if err := estimateTraffic(w, f, wl, best, bestCfg); err != nil {
+			return err
+		}
+	}
 	if pc, err := pl.ProfilingCostOf(wl, []estimator.Config{bestCfg}); err == nil {
 		fmt.Fprintf(w, "Profiling %s's grids on %s: direct measurement %.0f GPU·s (%d plans), disaggregated %.0f GPU·s (%d stage programs on one GPU): %.1f× less\n",
 			m.Name(), bestCfg, pc.DirectGPUSeconds, pc.Plans, pc.DisaggregatedGPUSeconds, pc.StagePrograms, pc.Reduction())
@@ -196,4 +206,31 @@ func fallbackText(e estimator.Estimate) string {
 		return fmt.Sprintf("larger size ×1.8^%d", e.Steps)
 	}
 	return "exact"
+}
+
+// estimateTraffic prints where the job's traffic goes on --cluster's
+// topology, packed alone at best locality.
+func estimateTraffic(w io.Writer, f estimateFlags, wl estimator.Workload, best analytic.Choice, cfg estimator.Config) error {
+	spec, err := clusterspec.Load(f.cluster)
+	if err != nil {
+		return fmt.Errorf("--cluster: %w", err)
+	}
+	c, err := sim.NewCluster(spec)
+	if err != nil {
+		return fmt.Errorf("--cluster: %w", err)
+	}
+	if c.Topology() == nil {
+		fmt.Fprintf(w, "Traffic on %s: the cluster has no topology (docs/topology.md): two link tiers, inside a node and between nodes\n", c.Name)
+		return nil
+	}
+	if c.TotalGPUs(f.gpu) == 0 {
+		return fmt.Errorf("--cluster: %s has no %s GPUs", c.Name, f.gpu)
+	}
+	fmt.Fprintf(w, "Traffic on %s (%s):\n", c.Name, describeTopology(c))
+	share := -1.0
+	if src, err := analytic.DefaultSource(); err == nil && f.params == "" {
+		share = src.NetworkShare(wl, placement.Best(c, f.gpu, f.gpus))
+	}
+	printTraffic(w, c, f.gpu, f.gpus, share, "  ")
+	return nil
 }

@@ -98,6 +98,13 @@ trace on a cluster with GPU types the estimator cannot price.`,
 						sumCounts(missing), spec.Name, counts(missing), runner.SuggestGPUMap(missing, runner.ClusterTypes(spec)))
 				}
 				printTenantMix(w, jobs)
+				if spec.Topology != nil {
+					c, err := sim.NewCluster(spec)
+					if err != nil {
+						return fmt.Errorf("--cluster: %w", err)
+					}
+					printTraceTopology(w, c, jobs)
+				}
 				if t != nil {
 					r := rounds
 					if r == 0 {

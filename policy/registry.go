@@ -13,6 +13,7 @@ import (
 	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/policy/sia"
 	"github.com/arena-sim/arena/policy/srtf"
+	"github.com/arena-sim/arena/policy/tas"
 	"github.com/arena-sim/arena/policy/tiresias"
 )
 
@@ -32,6 +33,7 @@ func Builtin() []registry.Entry {
 		fairshare.Entries(), // gavel-fair, ftf
 		{quota.Entry()},
 		{carbon.Entry(), cost.Entry()}, // carbon-aware, cost-aware (docs/energy.md)
+		{tas.Entry()},                  // topology-aware FIFO (Kueue TAS)
 	} {
 		out = append(out, add...)
 	}

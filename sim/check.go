@@ -92,6 +92,11 @@ func (e *engine) checkState() error {
 		e.lastRemain[id] = j.Remaining
 		e.revalued[id] = false
 	}
+	if e.net != nil {
+		if err := e.checkNetwork(); err != nil {
+			return err
+		}
+	}
 	if e.flt != nil {
 		return e.checkFaults()
 	}

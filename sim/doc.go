@@ -81,6 +81,23 @@
 // ("failed", "killed") changes nothing of how a job runs: it runs the work
 // the trace recorded and is counted apart (jobs_failed, jobs_killed).
 //
+// # Topology and contention
+//
+// A ClusterSpec may carry a Topology (topology.go; docs/topology.md): fast
+// (NVLink) domains of consecutive nodes, switch tiers whose groups' uplinks
+// are oversubscribed, per-GPU bandwidths. In exact timing the engine then
+// keeps each running job's place on the uplinks it crosses (contention.go):
+// every uplink shares its capacity among its flows, a job communicates at
+// its most congested uplink's rate, and the share of its iteration time in
+// cross-node collectives (Config.NetworkShare) stretches accordingly. A
+// start, reallocation, end, suspension or interruption re-times, at that
+// instant, exactly the jobs on the uplinks whose job set changed. Without a
+// topology (or in artifact timing) the engine keeps no network state: every
+// hook is behind one nil test, and results are the two-tier engine's.
+// Result.Network and the summary's network section hold the contention
+// slowdowns and per-tier uplink utilisation; View.ContentionSlowdown gives
+// a running job's current slowdown.
+//
 // # Results: the engine and its recorder
 //
 // The engine keeps the run and the figures the summary is computed from

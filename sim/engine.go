@@ -79,6 +79,12 @@ type Config struct {
 	// progress (e.g. profiling its grids, ARENA.md §3); it is added to the
 	// reconfiguration overhead of the job's first start.
 	ProfilingDelay func(*JobSpec) Duration
+	// NetworkShare gives, on a cluster with a topology (exact timing),
+	// the share of a job's iteration time on a configuration spent in
+	// collectives that cross nodes (the runner takes it from the analytic
+	// model's breakdown); nil: none, and the topology changes no job's
+	// time. See contention.go.
+	NetworkShare func(estimator.Workload, estimator.Config) float64
 	// ScheduleOnEvents (exact timing only) also calls the policy right after
 	// arrivals and completions (simultaneous events batched), not only at
 	// the periodic rounds.
@@ -258,6 +264,9 @@ type engine struct {
 	// flt is the fault model's state (faultstate.go); nil in a run without
 	// cluster events and checkpoints.
 	flt *faultState
+	// net is the contention model's state (contention.go); nil on a
+	// cluster without topology and in artifact timing.
+	net *netState
 
 	// watch and best: stuck work and the charge of unfinished jobs
 	// (stuck.go).
@@ -375,6 +384,9 @@ func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 			return nil, err
 		}
 		e.flt = f
+	}
+	if cfg.Cluster.net != nil && cfg.Timing == Exact {
+		e.net = newNetState(&e.cfg, len(specs))
 	}
 	e.res = newResult(e)
 	e.begin()
@@ -715,6 +727,9 @@ func (e *engine) finishJob(j *Job, t Time) {
 }
 
 func (e *engine) release(j *Job) {
+	if e.net != nil {
+		e.netDetach(j)
+	}
 	e.recordHold(j, nil)
 	e.occGen++
 	if e.flt != nil {
@@ -1031,6 +1046,9 @@ func (e *engine) commitBatch(actions []Action) (bool, map[JobID]bool) {
 			j.Status = Pending
 			j.pendingSince = e.now
 			j.IterNum = j.Remaining // artifact: iter_num ← remaining, exec_time kept
+			if e.net != nil {
+				e.netDetach(j)
+			}
 			e.recordHold(j, nil)
 			j.GPUs = nil
 			e.cancelCompletion(j)
@@ -1129,6 +1147,9 @@ func (e *engine) setAlloc(j *Job, gpus []int) {
 	est := e.cfg.Exec.Estimate(j.Spec.Workload, cfg)
 	j.throughput, j.iterTime = est.Throughput, est.IterTime
 	j.typ = int32(e.cfg.Cluster.TypeIndex(cfg.GPU))
+	if e.net != nil {
+		j.iterTime = e.netAttach(j, est.IterTime)
+	}
 	if e.cfg.Timing == Exact {
 		e.scheduleCompletion(j)
 	}

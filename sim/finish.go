@@ -140,6 +140,9 @@ func (e *engine) finish(wall time.Duration) {
 	r.BusyGPUSeconds = map[string]float64{}
 	r.DecisionNs = e.decisionNs
 	e.closeAtHorizon()
+	if e.net != nil {
+		r.Network = e.netSummary(e.t0)
+	}
 	horizon := float64(e.t0) + float64(r.Rounds)*float64(r.RoundLength)
 	// A trace has a handful of models: one name string each, not one per
 	// job, found by a short linear search (cheaper than hashing a Model).

@@ -20,6 +20,9 @@ type Pool struct {
 type ClusterSpec struct {
 	Name  string `yaml:"name" json:"name"`
 	Pools []Pool `yaml:"pools" json:"pools"`
+	// Topology is the network (docs/topology.md); nil: none, and the
+	// engine prices no tier and models no contention.
+	Topology *Topology `yaml:"topology,omitempty" json:"topology,omitempty"`
 }
 
 // Bounds on cluster specs. Real clusters are far inside them (the paper's
@@ -72,6 +75,8 @@ type Cluster struct {
 	capacity map[string]int
 	// typeIndex is each type's position in Types.
 	typeIndex map[string]int
+	// net is the topology resolved onto the nodes; nil without one.
+	net *netMap
 }
 
 // NewCluster builds a cluster from a spec.
@@ -106,6 +111,13 @@ func NewCluster(spec ClusterSpec) (*Cluster, error) {
 		}
 		c.total[p.GPU] += p.Nodes * p.GPUsPerNode
 		c.capacity[p.GPU] = max(c.capacity[p.GPU], p.GPUsPerNode)
+	}
+	if spec.Topology != nil {
+		m, err := newNetMap(c, spec.Pools, spec.Topology)
+		if err != nil {
+			return nil, err
+		}
+		c.net = m
 	}
 	c.Types = estimator.TypeOrder(seen)
 	c.typeIndex = make(map[string]int, len(c.Types))

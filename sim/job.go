@@ -223,8 +223,11 @@ type Job struct {
 	lastUpdate   Time
 	pendingSince Time
 	completion   *event
-	typ          int32 // Cluster.Types index of Config.GPU
-	queuedAt     int32 // see queueTime (next to typ: one word for the two)
+	// net is the job's place in the network (contention.go); nil on a
+	// cluster without topology or before its first start.
+	net      *jobNet
+	typ      int32 // Cluster.Types index of Config.GPU
+	queuedAt int32 // see queueTime (next to typ: one word for the two)
 }
 
 // QueueTime is the time spent pending, seconds. In artifact timing it is

@@ -29,6 +29,9 @@ type randomPolicy struct {
 	rounds  int
 	valid   int // non-empty valid batches
 	invalid int
+	// spread: grids start at a random node and take every first, second
+	// or third node (jobs then span racks and share uplinks).
+	spread bool
 }
 
 func (p *randomPolicy) Name() string { return "random" }
@@ -113,7 +116,17 @@ func (p *randomPolicy) gpus(v *View) []int {
 	perNode := []int{1, 2, 4}[rapid.IntRange(0, 2).Draw(p.rt, "per")]
 	nodes := rapid.IntRange(1, 2).Draw(p.rt, "nodes")
 	var out []int
-	for _, ni := range c.NodesOfType(gpu) {
+	order := c.NodesOfType(gpu)
+	if p.spread {
+		off := rapid.IntRange(0, len(order)-1).Draw(p.rt, "off")
+		stride := rapid.IntRange(1, 3).Draw(p.rt, "stride")
+		var o []int
+		for i := 0; i < len(order); i++ {
+			o = append(o, order[(off+i*stride)%len(order)])
+		}
+		order = o
+	}
+	for _, ni := range order {
 		if len(out) == nodes*perNode {
 			break
 		}

@@ -151,6 +151,10 @@ type Result struct {
 	// and Availability the default recorder's.
 	Faults *FaultResult
 
+	// Network is the contention model's accounting (docs/topology.md);
+	// nil on a cluster without topology.
+	Network *NetworkSummary
+
 	// Events counts what the engine processed: arrivals, completions and
 	// scheduling rounds (the unit of the events-per-second benchmark).
 	Events int

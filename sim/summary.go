@@ -195,6 +195,10 @@ type Summary struct {
 	// Energy holds the run's energy, money and carbon figures when the run
 	// asks for them (runner.Run.Energy); absent otherwise.
 	Energy *Energy `json:"energy,omitempty"`
+	// Network is the contention section (per-job contention slowdown,
+	// per-tier uplink utilisation) of runs on a cluster with a topology;
+	// absent otherwise.
+	Network *NetworkSummary `json:"network,omitempty"`
 	// Wallclock holds measurements of the machine, not of the simulation;
 	// they differ between identical runs.
 	Wallclock Wallclock `json:"wallclock"`
@@ -222,6 +226,11 @@ func (r *Result) Summarize(trace string, jobsInTrace int, estimatorName string) 
 	if r.Faults != nil {
 		fs := r.Faults.Summary
 		s.Faults = &fs
+	}
+	if r.Network != nil {
+		ns := *r.Network
+		ns.Tiers, ns.Jobs = slices.Clone(ns.Tiers), nil // the per-job rows are network.parquet's
+		s.Network = &ns
 	}
 	// The per-job and per-round figures are the engine's (runTotals), not
 	// the records: the summary is the same whatever the recorder kept.

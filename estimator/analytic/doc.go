@@ -48,4 +48,7 @@
 // a100, l20 ← a40, ...) and use datasheet-typical link efficiencies.
 //
 // Source and Hybrid adapt the model to estimator.Source for simulations.
+// Source.NetworkShare gives the share of a job's iteration spent in
+// cross-node collectives under its best plan, from planCost's breakdown:
+// the part the engine's contention model stretches (docs/topology.md).
 package analytic

@@ -97,6 +97,8 @@ func (w *reportWriter) write(secs []section, notes []string) (string, []FigureFi
 			err = w.windowsSection(s)
 		case EnergySection:
 			err = w.energySection(s)
+		case TopologySection:
+			err = w.topologySection(s)
 		}
 		if err != nil {
 			return "", nil, err

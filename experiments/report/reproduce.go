@@ -37,7 +37,9 @@ var Sections = []string{"philly", "helios", "pai", "ablations", "load"}
 // "windows" is the windows study (WindowsSection: 48-hour Philly windows,
 // the interval over windows with the seeds nested).
 // "energy" is the energy study (EnergySection: JCT beside kWh, $ and CO₂).
-var ExtraSections = []string{"headline", TestbedSection, TenantsSection, FaultsSection, WindowsSection, EnergySection}
+// "topology" is the topology study (TopologySection: contention on shared
+// uplinks, topology-aware placement).
+var ExtraSections = []string{"headline", TestbedSection, TenantsSection, FaultsSection, WindowsSection, EnergySection, TopologySection}
 
 // TestbedSection is the name of the testbed prediction.
 const TestbedSection = "testbed"

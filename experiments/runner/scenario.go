@@ -596,6 +596,11 @@ func (s *Scenario) Execute(ctx context.Context, onRound func(done, total int)) (
 	}
 	cfg := s.Config
 	cfg.Cluster, cfg.Exec, cfg.OnRound = cluster, exec, onRound
+	if cluster.Topology() != nil {
+		if cfg.NetworkShare, err = networkShare(); err != nil {
+			return nil, err
+		}
+	}
 	ps := s.Policy
 	// Built last, so that nothing can fail between its start and its
 	// Close (an exec policy holds a process, an ILP one a solver).

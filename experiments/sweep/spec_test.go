@@ -236,7 +236,7 @@ func TestSpecPathsAreRelativeToTheSpecFile(t *testing.T) {
 // canonical form names the runs; a bad option is an error naming the spec
 // line, the policy and the key, even with skip_missing.
 func TestSpecPolicyOptions(t *testing.T) {
-	src := "policies: [tiresias, 'tiresias(queues=3, threshold=4h)', 'TIRESIAS(queues=2)', 'exec:python3 p.py', '*', '!arena*', '!elasticflow*', '!fcfs', '!gavel*', '!sia*', '!srtf', '!ftf', '!quota', '!carbon-aware', '!cost-aware']\ntraces: testbed\nclusters: testbed-64\ntiming: exact\nrounds: 5\n"
+	src := "policies: [tiresias, 'tiresias(queues=3, threshold=4h)', 'TIRESIAS(queues=2)', 'exec:python3 p.py', '*', '!arena*', '!elasticflow*', '!fcfs', '!gavel*', '!sia*', '!srtf', '!ftf', '!quota', '!carbon-aware', '!cost-aware', '!tas']\ntraces: testbed\nclusters: testbed-64\ntiming: exact\nrounds: 5\n"
 	s, err := ParseSpec("s.yaml", "", []byte(src))
 	if err != nil {
 		t.Fatal(err)

@@ -215,7 +215,7 @@ measure drain asked_rounds drain_cap_reached charged_at_s inconclusive horizon_w
 func valueColumn(m *metrics.Metric) column {
 	c := column{name: m.ColumnName(), machine: m.Section == metrics.Machine}
 	switch {
-	case m.Section.Sectional():
+	case m.Section.Optional():
 		c.kind = tOptF
 		c.set = func(v reflect.Value, r *SummaryRow) { x, ok := m.Value(&r.Summary); setOptFloat(v, x, ok) }
 	case m.Optional:
@@ -262,7 +262,7 @@ func intervalColumns(base string, optionalMean bool, get func(*SummaryRow) (ci.I
 }
 
 func statColumns(m *metrics.Metric) []column {
-	section := m.Section.Sectional()
+	section := m.Section.Optional()
 	return intervalColumns(m.Key, section, func(r *SummaryRow) (ci.Interval, bool) {
 		iv, ok := r.Stats[m.Key]
 		if !ok {
@@ -288,7 +288,7 @@ func tableColumns(rows []SummaryRow) []column {
 	has := func(sec metrics.Section) bool {
 		return slices.ContainsFunc(rows, func(r SummaryRow) bool { return sec.Has(&r.Summary) })
 	}
-	present := map[metrics.Section]bool{metrics.Core: true, metrics.Machine: true, metrics.Faults: has(metrics.Faults), metrics.Fairness: has(metrics.Fairness), metrics.Energy: has(metrics.Energy)}
+	present := map[metrics.Section]bool{metrics.Core: true, metrics.Machine: true, metrics.Faults: has(metrics.Faults), metrics.Fairness: has(metrics.Fairness), metrics.Energy: has(metrics.Energy), metrics.Network: has(metrics.Network)}
 	named := map[string]bool{}
 	var cols []column
 	for _, e := range firstLayout {

@@ -2,6 +2,8 @@ package arena
 
 import (
 	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/estimator/analytic"
+	"github.com/arena-sim/arena/policy/placement"
 	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim"
 )
@@ -42,10 +44,34 @@ func Entries() []registry.Entry {
 	for _, v := range variants {
 		out = append(out, registry.Entry{
 			Name: v.name, Aliases: v.aliases, Doc: v.doc, Overhead: append(sim.OverheadClass{v.name}, v.overhead...), Cost: 30,
+			Options: []registry.Option{topologyOption},
 			New: func(o registry.Options) (sim.Policy, error) {
-				return New(Variants[v.name], o.Cluster, o.Source.View(v.view), o.Source.View(estimator.ViewOptimal)).Engine(), nil
+				decide, opt := o.Source.View(v.view), o.Source.View(estimator.ViewOptimal)
+				if o.Values.Bool("topology") {
+					decide, opt = priceTopology(o.Cluster, decide), priceTopology(o.Cluster, opt)
+				}
+				return New(Variants[v.name], o.Cluster, decide, opt).Engine(), nil
 			},
 		})
 	}
 	return out
+}
+
+// topologyOption turns the grid search's pricing of locality per tier on
+// or off (on a cluster without a topology it changes nothing).
+var topologyOption = registry.Option{Name: "topology", Type: registry.Bool, Default: "true",
+	Help: "on a cluster with a network topology, price each grid at its best place on it: faster inside an NVLink domain, slower across oversubscribed uplinks (docs/topology.md)"}
+
+// priceTopology prices est's grids by the cluster's topology with the
+// analytic model's cross-node share (placement.TopologyPriced); est itself
+// on a cluster without one, so runs without a topology are unchanged.
+func priceTopology(c *sim.Cluster, est estimator.Estimator) estimator.Estimator {
+	if c == nil || c.Topology() == nil {
+		return est
+	}
+	src, err := analytic.DefaultSource()
+	if err != nil {
+		return est
+	}
+	return placement.PriceTopology(est, c, src.NetworkShare)
 }

@@ -213,6 +213,10 @@ type decideV2 struct {
 	// jobs interrupted since the last decide.
 	Nodes       []nodeAvailOut `json:"nodes,omitempty"`
 	Interrupted []sim.JobID    `json:"interrupted,omitempty"`
+	// Contention (clusters with a topology only): every running job slowed
+	// by jobs sharing its uplinks, [job, slowdown], in every decide (not a
+	// delta: a running job not listed runs at its time alone).
+	Contention []contentionOut `json:"contention,omitempty"`
 }
 
 // scheduleDelta is Schedule in protocol 2.
@@ -318,6 +322,7 @@ func (p *Policy) delta(v *sim.View) *decideV2 {
 	if len(d.heldInterrupted) > 0 {
 		msg.Interrupted = append(jobIDs(d.heldInterrupted), msg.Interrupted...)
 	}
+	msg.Contention = contentionOf(v)
 	d.sinceCheck++
 	if check {
 		d.sinceCheck = 0

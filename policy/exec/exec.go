@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -284,6 +285,72 @@ type clusterOut struct {
 	Types []string  `json:"types"`
 	Slots int       `json:"slots"`
 	Nodes []nodeOut `json:"nodes"`
+	// Topology (clusters with one only; docs/topology.md).
+	Topology *topologyOut `json:"topology,omitempty"`
+}
+
+// topologyOut is the cluster's topology on the wire: the spec's fast
+// domain and tiers, and each node's domain and, per tier, its switch
+// group (domains and groups restart with each pool).
+type topologyOut struct {
+	DomainNodes int        `json:"domain_nodes"`
+	DomainGBs   float64    `json:"domain_gbs,omitempty"`
+	NetworkGBs  float64    `json:"network_gbs,omitempty"`
+	Tiers       []sim.Tier `json:"tiers"`
+	Domain      []int      `json:"domain"`
+	Groups      [][]int    `json:"groups"`
+}
+
+func topologyOf(c *sim.Cluster) *topologyOut {
+	t := c.Topology()
+	if t == nil {
+		return nil
+	}
+	out := &topologyOut{DomainNodes: t.DomainNodes, DomainGBs: t.DomainGBs, NetworkGBs: t.NetworkGBs, Tiers: nonNil(t.Tiers),
+		Domain: make([]int, len(c.Nodes)), Groups: make([][]int, len(t.Tiers))}
+	for n := range c.Nodes {
+		out.Domain[n] = c.DomainOf(n)
+	}
+	for k := range t.Tiers {
+		out.Groups[k] = make([]int, len(c.Nodes))
+		for n := range c.Nodes {
+			out.Groups[k][n] = c.GroupOf(k, n)
+		}
+	}
+	return out
+}
+
+// contentionOut is a running job's contention slowdown on the wire:
+// [job, slowdown] (docs/topology.md).
+type contentionOut struct {
+	Job      sim.JobID
+	Slowdown float64
+}
+
+func (c contentionOut) MarshalJSON() ([]byte, error) { return c.append(nil), nil }
+
+func (c contentionOut) append(b []byte) []byte {
+	b = append(b, '[')
+	b = strconv.AppendInt(b, int64(c.Job), 10)
+	b = append(b, ',')
+	b = appendFloat(b, c.Slowdown)
+	return append(b, ']')
+}
+
+// contentionOf lists the running jobs slowed by contention (slowdown over
+// 1), in running-queue order; nil on a cluster without a topology. A
+// running job not listed runs at its time alone on the fabric.
+func contentionOf(v *sim.View) []contentionOut {
+	if v.Cluster.Topology() == nil {
+		return nil
+	}
+	var out []contentionOut
+	for _, j := range v.Running {
+		if s := v.ContentionSlowdown(j); s > 1 {
+			out = append(out, contentionOut{j.Spec.ID, s})
+		}
+	}
+	return out
 }
 
 type nodeOut struct {
@@ -363,6 +430,9 @@ type decideOut struct {
 	// and the jobs interrupted since the last decision (in pending).
 	Nodes       []nodeAvailOut `json:"nodes,omitempty"`
 	Interrupted []sim.JobID    `json:"interrupted,omitempty"`
+	// Contention (clusters with a topology only): the running jobs slowed
+	// by jobs sharing their uplinks, [job, slowdown].
+	Contention []contentionOut `json:"contention,omitempty"`
 }
 
 // nodeAvailOut is a node's availability on the wire: [state, until], state
@@ -420,7 +490,7 @@ type actionsIn struct {
 func (p *Policy) hello(timing sim.Timing) error {
 	c := p.cluster
 	h := helloOut{Type: "hello", Protocol: 1, Protocols: Protocols, StateFields: StateFields, JobFields: JobFields, Timing: timing.String(), View: p.cfg.View.String(),
-		Cluster: clusterOut{Name: c.Name, Types: nonNil(c.Types), Slots: c.NumSlots(), Nodes: make([]nodeOut, len(c.Nodes))}, Energy: energyHello(p.cfg.Energy, c)}
+		Cluster: clusterOut{Name: c.Name, Types: nonNil(c.Types), Slots: c.NumSlots(), Nodes: make([]nodeOut, len(c.Nodes)), Topology: topologyOf(c)}, Energy: energyHello(p.cfg.Energy, c)}
 	for i, n := range c.Nodes {
 		h.Cluster.Nodes[i] = nodeOut{GPU: n.GPU, Capacity: n.Capacity, FirstSlot: n.FirstSlot}
 	}
@@ -528,6 +598,7 @@ func (p *Policy) Schedule(v *sim.View) ([]sim.Action, error) {
 		msg.Arrivals[i] = p.arrival(v, j)
 	}
 	msg.Nodes, msg.Interrupted = nodesOut(v), jobIDs(v.Interrupted)
+	msg.Contention = contentionOf(v)
 	if err := p.send(v.Round, msg); err != nil {
 		return nil, err
 	}

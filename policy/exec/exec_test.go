@@ -283,3 +283,33 @@ func FuzzParseActions(f *testing.F) {
 		}
 	})
 }
+
+// On a cluster with a topology the hello carries it and every decide the
+// running jobs slowed by contention; the Python FIFO still makes exactly
+// Go FCFS's decisions (the testbed trace mapped to h100-racks, whose
+// 3:1 rack uplinks slow jobs that share them), and the two runs' network
+// sections agree.
+func TestPythonFIFOOnTopology(t *testing.T) {
+	python3(t)
+	reg := policy.NewRegistry()
+	run := func(p string) *runner.Outcome {
+		o, err := runner.Execute(context.Background(), reg, runner.Run{
+			Trace: "testbed", Cluster: "h100-racks", Policy: p, Timing: sim.Exact, Check: true,
+			Estimator: "analytic", GPUMap: "a40=h100,a10=h100",
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	goRun, pyRun := run("fcfs"), run("exec:python3 ../../examples/python/fifo.py")
+	if !reflect.DeepEqual(goRun.Result.Jobs, pyRun.Result.Jobs) {
+		t.Fatal("job records differ between Go fcfs and the Python FIFO on h100-racks")
+	}
+	if g, p := goRun.Summary.Network, pyRun.Summary.Network; g == nil || p == nil || !reflect.DeepEqual(*g, *p) {
+		t.Fatalf("network sections differ: go %+v, python %+v", g, p)
+	}
+	if goRun.Summary.Network.JobsSlowed == 0 {
+		t.Fatal("no job was slowed: the decides carried no contention")
+	}
+}

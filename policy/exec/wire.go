@@ -193,6 +193,16 @@ func (m *decideV2) appendJSON(b []byte) []byte {
 		b = append(b, ']')
 	}
 	b = appendIDList(b, "interrupted", m.Interrupted)
+	if len(m.Contention) > 0 {
+		b = append(b, `,"contention":[`...)
+		for i, c := range m.Contention {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = c.append(b)
+		}
+		b = append(b, ']')
+	}
 	return append(b, "}\n"...)
 }
 

@@ -24,7 +24,8 @@ func TestDecideEncodingMatchesEncodingJSON(t *testing.T) {
 		Occupant: []sim.JobID{-1, 3}, Slots: [][3]int{{0, 2, -1}}, Running: []sim.JobID{3}, Pending: []sim.JobID{4},
 		RunningRemoved: []sim.JobID{1}, RunningAdded: []sim.JobID{3}, PendingRemoved: []sim.JobID{2}, PendingAdded: []sim.JobID{4},
 		Check: &checkOut{Occupant: 1, Queues: math.MaxUint32, Jobs: 3},
-		Nodes: []nodeAvailOut{{"up", 0}, {"draining", 3000.5}}, Interrupted: []sim.JobID{6}}
+		Nodes: []nodeAvailOut{{"up", 0}, {"draining", 3000.5}}, Interrupted: []sim.JobID{6},
+		Contention: []contentionOut{{3, 1.25}, {9, 1e-7 + 1}}}
 	for _, msg := range []*decideV2{m, {Type: "decide", Arrivals: []jobV2{}}} {
 		want, err := json.Marshal(msg)
 		if err != nil {

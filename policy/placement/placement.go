@@ -5,7 +5,10 @@
 //
 // The helpers reproduce the artifact's rules (ARENA.md §5, §7): nodes are
 // visited in cluster order, stable sorts break ties by that order, and a job
-// placed on a node takes the first idle slots of it.
+// placed on a node takes the first idle slots of it. On a cluster with a
+// network topology, PlacePacked and PlaceWithin (topology.go) pack a job
+// into the fewest fast domains and switch groups, or confine it to one
+// group of a level; without one they are PlaceMostFree.
 package placement
 
 import (

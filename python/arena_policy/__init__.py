@@ -278,6 +278,11 @@ class Cluster:
         self.types: List[str] = d["types"]
         self.slots: int = d["slots"]
         self.nodes: List[Node] = [Node(i, n) for i, n in enumerate(d["nodes"])]
+        # The network topology (docs/topology.md), or None: its
+        # "domain_nodes", "tiers" ([{name, nodes, oversubscription}]),
+        # "domain" (each node's fast domain) and "groups" (per tier, each
+        # node's switch group).
+        self.topology: Optional[Dict[str, Any]] = d.get("topology")
         self.nodes_of_type: Dict[str, List[int]] = {}
         for n in self.nodes:
             self.nodes_of_type.setdefault(n.gpu, []).append(n.index)
@@ -564,6 +569,10 @@ class View:
     - ``interrupted`` (list of Job): stopped by a node failure since the
       last decision; already in ``pending``, progress since their last
       checkpoint lost.
+    - ``contention`` ({job id: slowdown}): on a cluster with a topology,
+      the running jobs slowed by jobs sharing their uplinks (iteration
+      time over their time alone on the fabric); a running job not in it
+      runs at its time alone (docs/topology.md).
 
     ``running`` and ``pending`` are built when first read (a long pending
     queue costs nothing to a policy that does not look at it);
@@ -584,6 +593,7 @@ class View:
         self.nodes: Optional[List[Tuple[str, float]]] = mirror.nodes
         self.nodes_changed: bool = "nodes" in msg
         self.interrupted: List[Job] = interrupted or []
+        self.contention: Dict[int, float] = {int(i): float(x) for i, x in msg.get("contention", ())}
         self._running: Optional[List[Job]] = None
         self._pending: Optional[List[Job]] = None
 

@@ -107,6 +107,21 @@ class MirrorTest(unittest.TestCase):
         self.assertEqual([v.free(n) for n in range(3)], [2, 0, 4])
         self.assertNotIn(0, m.jobs)
 
+    def test_topology_and_contention(self):
+        # A cluster with a topology (docs/topology.md) carries it in the
+        # hello; a decide lists the running jobs slowed by contention, and
+        # a decide without the key has none.
+        c = dict(CLUSTER, topology={"domain_nodes": 1, "tiers": [{"name": "rack", "nodes": 2, "oversubscription": 3}],
+                                    "domain": [0, 1, 2], "groups": [[0, 0, 1]]})
+        m = ap.Mirror(ap.Cluster(c), ())
+        self.assertEqual(m.cluster.topology["groups"][0][2], 1)
+        self.assertIsNone(ap.Cluster(CLUSTER).topology)
+        full, d2, d3 = stream()
+        self.assertEqual(m.apply(full).contention, {})
+        d2 = dict(d2, contention=[[0, 1.25]])
+        self.assertEqual(m.apply(d2).contention, {0: 1.25})
+        self.assertEqual(m.apply(d3).contention, {})
+
     def test_pending_queue_order_and_counts(self):
         m = self.mirror()
         full = {"type": "decide", "seq": 1, "round": 0, "now": 0, "round_length": 300, "full": True,

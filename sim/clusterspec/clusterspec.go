@@ -40,6 +40,34 @@ var builtinClusters = map[string]sim.ClusterSpec{
 		{GPU: "h100", Nodes: 16, GPUsPerNode: 8},
 		{GPU: "l20", Nodes: 16, GPUsPerNode: 16},
 	}},
+	// Clusters with a topology (docs/topology.md).
+	//
+	// h100-24k is the layout of Meta's 24K-GPU RoCE cluster that trained
+	// Llama 3 (The Llama 3 Herd of Models, 2024, §3.3.1): racks of 2
+	// servers × 8 H100 under one ToR, pods of 192 racks (3,072 GPUs) with
+	// full bisection bandwidth, 8 pods joined by an aggregation layer
+	// oversubscribed 1:7; 400 Gb/s (50 GB/s) per GPU.
+	"h100-24k": {Name: "h100-24k", Pools: []sim.Pool{{GPU: "h100", Nodes: 3072, GPUsPerNode: 8}},
+		Topology: &sim.Topology{DomainNodes: 1, NetworkGBs: 50, Tiers: []sim.Tier{
+			{Name: "rack", Nodes: 2, Oversubscription: 1},
+			{Name: "pod", Nodes: 384, Oversubscription: 7},
+		}}},
+	// nvl72-h100 has the shape of a GB200 NVL72 cluster — 16 racks, each
+	// one NVLink domain of 18 nodes × 4 GPUs at 900 GB/s per GPU, 50 GB/s
+	// per GPU to a non-blocking network — with H100s standing in for the
+	// GB200 superchips, which the GPU catalog does not have.
+	"nvl72-h100": {Name: "nvl72-h100", Pools: []sim.Pool{{GPU: "h100", Nodes: 288, GPUsPerNode: 4}},
+		Topology: &sim.Topology{DomainNodes: 18, DomainGBs: 900, NetworkGBs: 50, Tiers: []sim.Tier{
+			{Name: "rack", Nodes: 18, Oversubscription: 1},
+		}}},
+	// h100-racks is a small cluster for today's jobs of ≤ 16 GPUs: 32
+	// nodes × 8 H100, racks of 2 nodes whose uplinks are oversubscribed
+	// 3:1 (an illustrative enterprise leaf-spine ratio, not a published
+	// cluster's), so 2-node jobs in different racks contend.
+	"h100-racks": {Name: "h100-racks", Pools: []sim.Pool{{GPU: "h100", Nodes: 32, GPUsPerNode: 8}},
+		Topology: &sim.Topology{DomainNodes: 1, Tiers: []sim.Tier{
+			{Name: "rack", Nodes: 2, Oversubscription: 3},
+		}}},
 }
 
 // BuiltinNames lists the built-in cluster specs, sorted.
@@ -115,7 +143,7 @@ func parseClusterYAML(file string, data []byte) (sim.ClusterSpec, error) {
 	if doc == nil || doc.Kind != yaml.MappingNode {
 		return spec, &input.Error{File: file, Err: errors.New("want a mapping with keys name and pools")}
 	}
-	err = input.Mapping(file, "", doc, []string{"name", "pools"}, nil, func(key string, k, v *yaml.Node) error {
+	err = input.Mapping(file, "", doc, []string{"name", "pools", "topology"}, nil, func(key string, k, v *yaml.Node) error {
 		switch key {
 		case "name":
 			if v.Kind != yaml.ScalarNode || v.Value == "" || len(v.Value) > 200 || strings.ContainsFunc(v.Value, unicode.IsControl) || !utf8.ValidString(v.Value) {
@@ -138,6 +166,12 @@ func parseClusterYAML(file string, data []byte) (sim.ClusterSpec, error) {
 				}
 				spec.Pools = append(spec.Pools, p)
 			}
+		case "topology":
+			t, err := parseTopology(file, v)
+			if err != nil {
+				return err
+			}
+			spec.Topology = t
 		}
 		return nil
 	})
@@ -146,6 +180,11 @@ func parseClusterYAML(file string, data []byte) (sim.ClusterSpec, error) {
 	}
 	if len(spec.Pools) == 0 {
 		return spec, &input.Error{File: file, Kind: "key", Field: "pools", Err: errors.New("at least one pool is required")}
+	}
+	if spec.Topology != nil {
+		if err := spec.Topology.Validate(); err != nil {
+			return spec, &input.Error{File: file, Kind: "key", Field: "topology", Err: err}
+		}
 	}
 	if spec.Name == "" {
 		spec.Name = strings.TrimSuffix(file, ".yaml")

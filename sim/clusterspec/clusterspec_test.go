@@ -62,6 +62,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`[{"a100": {"node_num": 2}, "v100": {"node_num": 1}}, {"a40": {"node_num": 4, "x": [1]}}]`))
 	f.Add([]byte("name: a\nname: b\npools:\n  - {gpu: a100, nodes: 2.5}\n---\n"))
 	f.Add([]byte(`[{"a100": {"node_num": 1e9}}] x`))
+	f.Add([]byte(nvlYAML))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		spec, err := Parse("fuzz.yaml", data)
 		if err != nil {

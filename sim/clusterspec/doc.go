@@ -1,8 +1,10 @@
 // Package clusterspec reads cluster descriptions: the built-in clusters
-// (paper-1280, testbed-64, h100-l20), a YAML spec (name and node pools in
-// order) or the artifact's JSON spec ([{"a100": {"node_num": 80}, …}],
-// node sizes from the GPU catalog), into a sim.ClusterSpec for
-// sim.NewCluster.
+// (paper-1280, testbed-64, h100-l20; with a network topology h100-24k,
+// nvl72-h100, h100-racks), a YAML spec (name, node pools in order and an
+// optional topology: fast domain, bandwidths, switch tiers with their
+// oversubscription; docs/topology.md) or the artifact's JSON spec
+// ([{"a100": {"node_num": 80}, …}], node sizes from the GPU catalog), into
+// a sim.ClusterSpec for sim.NewCluster.
 //
 // The order of pools and of nodes in them is kept: it is the tie-break
 // order policies use, as in the artifact (the artifact builds nodes in its

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/arena-sim/arena/sim"
 )
@@ -274,4 +275,63 @@ var Catalogue = []Metric{
 		Get: energy(func(e *sim.Energy) float64 { return e.P75GPUWatts })},
 	{Key: "near_tdp_share", Path: "energy.near_tdp_share", Unit: "ratio", Section: Energy, Doc: "share of GPU-time at or above 90 % of its type's TDP",
 		Get: energy(func(e *sim.Energy) float64 { return e.NearTDPShare })},
+	// Network (docs/topology.md): runs on a cluster with a topology.
+	{Key: "jobs_crossing_network", Path: "network.jobs_crossing", Unit: "jobs", Int: true, Section: Network, Stats: true,
+		Doc:   "jobs that ran across fast domains (their collectives on the scale-out network) at some time",
+		Label: "jobs across fast domains", Get: network(func(n *sim.NetworkSummary) float64 { return float64(n.JobsCrossing) })},
+	{Key: "jobs_slowed_by_contention", Path: "network.jobs_slowed", Unit: "jobs", Int: true, Better: Lower, Section: Network, Stats: true,
+		Doc: "of those, jobs whose mean contention slowdown is over 1 (they shared a congested uplink)",
+		Get: network(func(n *sim.NetworkSummary) float64 { return float64(n.JobsSlowed) })},
+	{Key: "mean_contention_slowdown", Path: "network.mean_contention_slowdown", Unit: "ratio", Better: Lower, Section: Network, Stats: true,
+		Doc:   "mean over jobs across fast domains of their time-weighted contention slowdown: iteration time over the time alone on the fabric (1: none)",
+		Label: "contention slowdown mean / max", Show: func(s *sim.Summary) string {
+			return fmt.Sprintf("%.3f / %.3f", s.Network.MeanSlowdown, s.Network.MaxSlowdown)
+		}, Get: network(func(n *sim.NetworkSummary) float64 { return n.MeanSlowdown })},
+	{Key: "p99_contention_slowdown", Path: "network.p99_contention_slowdown", Unit: "ratio", Better: Lower, Section: Network, Stats: true,
+		Doc: "99th percentile of the same per-job slowdowns", Get: network(func(n *sim.NetworkSummary) float64 { return n.P99Slowdown })},
+	{Key: "max_contention_slowdown", Path: "network.max_contention_slowdown", Unit: "ratio", Better: Lower, Section: Network, Stats: true,
+		Doc: "the largest of the same per-job slowdowns", Get: network(func(n *sim.NetworkSummary) float64 { return n.MaxSlowdown })},
+	{Key: "tier1_link_utilisation", Path: "network.tier1_utilisation", Unit: "ratio", Section: Network, Stats: true,
+		Doc:   "the innermost switch tier's (rack) uplinks: bandwidth used over the window ÷ their capacity × the window (network.tiers names the tier)",
+		Label: "uplink utilisation by tier", Show: func(s *sim.Summary) string {
+			var b strings.Builder
+			for i, t := range s.Network.Tiers {
+				if i > 0 {
+					b.WriteString(" · ")
+				}
+				fmt.Fprintf(&b, "%s %.1f%%", t.Tier, 100*t.Utilisation)
+			}
+			return b.String()
+		}, Get: network(func(n *sim.NetworkSummary) (float64, bool) { return opt(n.Tier1Utilisation) })},
+	{Key: "tier2_link_utilisation", Path: "network.tier2_utilisation", Unit: "ratio", Section: Network, Stats: true,
+		Doc: "the second switch tier's (pod) uplinks, as tier1_link_utilisation; none without a second tier", Get: network(func(n *sim.NetworkSummary) (float64, bool) { return opt(n.Tier2Utilisation) })},
+	{Key: "tier3_link_utilisation", Path: "network.tier3_utilisation", Unit: "ratio", Section: Network, Stats: true,
+		Doc: "the third switch tier's uplinks, as tier1_link_utilisation; none without a third tier", Get: network(func(n *sim.NetworkSummary) (float64, bool) { return opt(n.Tier3Utilisation) })},
+	{Key: "contention_updates", Path: "network.updates", Unit: "count", Int: true, Section: Network,
+		Doc: "contention updates: a job joining or leaving the network's links (each re-times the jobs on those links)",
+		Get: network(func(n *sim.NetworkSummary) float64 { return float64(n.Updates) })},
+}
+
+// network reads a value of the network section: f returns a float64, or
+// a float64 and whether the run has it.
+func network[F func(*sim.NetworkSummary) float64 | func(*sim.NetworkSummary) (float64, bool)](f F) func(*sim.Summary) (float64, bool) {
+	return func(s *sim.Summary) (float64, bool) {
+		if s.Network == nil {
+			return 0, false
+		}
+		switch g := any(f).(type) {
+		case func(*sim.NetworkSummary) float64:
+			return g(s.Network), true
+		case func(*sim.NetworkSummary) (float64, bool):
+			return g(s.Network)
+		}
+		return 0, false
+	}
+}
+
+func opt(x *float64) (float64, bool) {
+	if x == nil {
+		return 0, false
+	}
+	return *x, true
 }

@@ -39,15 +39,16 @@ const (
 	Fairness                // runs with tenants: summary.json's fairness section
 	Machine                 // the machine's timings (wall clock): differ between identical runs
 	Energy                  // runs with energy accounting: summary.json's energy section
+	Network                 // runs on a cluster with a topology: summary.json's network section
 )
 
 func (s Section) String() string {
-	return [...]string{"core", "faults", "fairness", "machine", "energy"}[s]
+	return [...]string{"core", "faults", "fairness", "machine", "energy", "network"}[s]
 }
 
-// Sectional: the section's metrics exist only in the runs that have it
-// (an optional column, null elsewhere).
-func (s Section) Sectional() bool { return s == Faults || s == Fairness || s == Energy }
+// Optional reports whether the section is present in some runs only (its
+// columns are nullable and a table has them only when a run has it).
+func (s Section) Optional() bool { return s == Faults || s == Fairness || s == Energy || s == Network }
 
 // Has reports whether run s has section sec's metrics.
 func (sec Section) Has(s *sim.Summary) bool {
@@ -58,6 +59,8 @@ func (sec Section) Has(s *sim.Summary) bool {
 		return s.Fairness != nil
 	case Energy:
 		return s.Energy != nil
+	case Network:
+		return s.Network != nil
 	}
 	return true
 }

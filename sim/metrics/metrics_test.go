@@ -131,7 +131,7 @@ func TestRowsWellFormed(t *testing.T) {
 			t.Errorf("%s: a compared metric needs a direction and its own comparison name", m.Key)
 		}
 		cmps[m.Compared] = true
-		if m.Section.Sectional() {
+		if m.Section.Optional() {
 			if _, ok := m.Value(&bare); ok {
 				t.Errorf("%s: a value in a run without its section", m.Key)
 			}

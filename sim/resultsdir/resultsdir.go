@@ -28,6 +28,9 @@ const (
 	// available after each (sim.AvailRecord); written only by runs with
 	// cluster events or checkpoints (Result.Faults).
 	AvailabilityFile = "availability.parquet"
+	// NetworkFile holds each job's contention figures (sim.JobNetRecord);
+	// written only by runs on a cluster with a topology (Result.Network).
+	NetworkFile = "network.parquet"
 )
 
 // Names are the files of a results directory written by Write.
@@ -38,7 +41,7 @@ var Names = []string{JobsFile, TimelineFile, AllocationsFile, DigestFile, Summar
 // so a new run may replace a directory with its manifest holding them.
 // Anything else in the directory is the user's, and Write refuses to
 // replace it.
-var CompanionNames = []string{"jobs.csv", "timeline.csv", "allocations.csv", "summary.csv", "figures", AvailabilityFile}
+var CompanionNames = []string{"jobs.csv", "timeline.csv", "allocations.csv", "summary.csv", "figures", AvailabilityFile, NetworkFile}
 
 // File is a named file of a results directory.
 type File struct {
@@ -124,6 +127,13 @@ func runFiles(r *sim.Result, s sim.Summary, extra []File) ([]File, error) {
 		}
 		extra = append(slices.Clip(extra), File{AvailabilityFile, avail})
 	}
+	if r.Network != nil {
+		net, err := NetworkParquet(r, id)
+		if err != nil {
+			return nil, err
+		}
+		extra = append(slices.Clip(extra), File{NetworkFile, net})
+	}
 	return slices.Concat(extra, []File{{JobsFile, jobs}, {TimelineFile, timeline}, {AllocationsFile, allocs}, {DigestFile, r.DigestCSV()}, {SummaryFile, append(summary, '\n')}}), nil
 }
 
@@ -154,6 +164,25 @@ type jobFaultRow struct {
 	sim.Identity
 	sim.JobRecord
 	sim.JobFaultRecord
+}
+
+type netRow struct {
+	sim.Identity
+	sim.JobNetRecord
+}
+
+// NetworkParquet encodes the per-job contention table of a run on a
+// cluster with a topology, each row with the run's identity.
+func NetworkParquet(r *sim.Result, id sim.Identity) ([]byte, error) {
+	var recs []sim.JobNetRecord
+	if r.Network != nil {
+		recs = r.Network.Jobs
+	}
+	rows := make([]netRow, len(recs))
+	for i, x := range recs {
+		rows[i] = netRow{id, x}
+	}
+	return writeParquet(NetworkFile, rows)
 }
 
 type availRow struct {

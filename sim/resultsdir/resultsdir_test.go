@@ -188,3 +188,44 @@ func TestFaultResultsFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestNetworkResultsFile: a run on a cluster with a topology writes
+// network.parquet (a row per job across fast domains) and summary.json's
+// network section; a run without writes neither. Hand-worked: the job
+// holds one GPU on each A100 node (2 nodes, racks of 1 node at 2:1) and is
+// alone, so its slowdown is 1 over the whole time it runs.
+func TestNetworkResultsFile(t *testing.T) {
+	for _, topo := range []bool{false, true} {
+		cfg := oneJobConfig(t)
+		cfg.Timing, cfg.Rounds = sim.Exact, 30
+		if topo {
+			c, err := sim.NewCluster(sim.ClusterSpec{Name: "test", Pools: []sim.Pool{{GPU: "a100", Nodes: 2, GPUsPerNode: 4}, {GPU: "a40", Nodes: 2, GPUsPerNode: 2}},
+				Topology: &sim.Topology{DomainNodes: 1, Tiers: []sim.Tier{{Name: "rack", Nodes: 1, Oversubscription: 2}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Cluster = c
+			cfg.NetworkShare = func(estimator.Workload, estimator.Config) float64 { return 0.2 }
+		}
+		p := scripted{0: {{Kind: sim.Start, Job: 0, GPUs: []int{0, 4}}}}
+		res, err := sim.Run(context.Background(), cfg, p, oneJob(t, 5000))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		if err := Write(dir, res, res.Summarize("t", 1, "profiledb")); err != nil {
+			t.Fatal(err)
+		}
+		summary, _ := os.ReadFile(filepath.Join(dir, SummaryFile))
+		rows, err := parquet.ReadFile[sim.JobNetRecord](filepath.Join(dir, NetworkFile))
+		if !topo {
+			if err == nil || strings.Contains(string(summary), `"network"`) {
+				t.Errorf("run without topology: network.parquet read %v, summary has network %v", err == nil, strings.Contains(string(summary), `"network"`))
+			}
+			continue
+		}
+		if err != nil || len(rows) != 1 || rows[0].Job != 0 || rows[0].Slowdown != 1 || !(rows[0].AcrossS > 0) || !strings.Contains(string(summary), `"network"`) {
+			t.Errorf("network.parquet %+v (%v), summary has network %v", rows, err, strings.Contains(string(summary), `"network"`))
+		}
+	}
+}

@@ -1,0 +1,156 @@
+package placement
+
+import (
+	"slices"
+
+	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/sim"
+)
+
+// Topology-aware placement (docs/topology.md). A level of a cluster's
+// topology is its fast domains (LevelDomain) or one of its switch tiers
+// (0, 1, … innermost first); LevelCluster is the whole cluster.
+const (
+	LevelDomain  = -1
+	LevelCluster = 1 << 20
+)
+
+// LevelOf returns the level a name denotes on cluster c: "domain", a
+// tier's name, or "cluster"; ok is false for another name.
+func LevelOf(c *sim.Cluster, name string) (int, bool) {
+	switch name {
+	case "domain":
+		return LevelDomain, true
+	case "cluster":
+		return LevelCluster, true
+	}
+	if top := c.Topology(); top != nil {
+		for k, t := range top.Tiers {
+			if t.Name == name {
+				return k, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// groupAt is node n's group at level k.
+func groupAt(c *sim.Cluster, k, n int) int {
+	switch {
+	case k == LevelDomain:
+		return c.DomainOf(n)
+	case k == LevelCluster:
+		return 0
+	}
+	return c.GroupOf(k, n)
+}
+
+// PlacePacked places shape c on as few fast domains and switch groups as
+// the idle GPUs allow: from the innermost level out, the first level with
+// a group holding c.Nodes nodes of c.PerNode idle GPUs wins, and of its
+// groups the one with the fewest such nodes (best fit: large groups stay
+// whole for large jobs; ties in node order); inside it, the nodes with the
+// most idle GPUs, as PlaceMostFree. With no group anywhere large enough it
+// takes nodes group by group, the outermost tier's fullest groups first.
+// On a cluster without a topology it is PlaceMostFree, unchanged.
+func (t *Table) PlacePacked(job sim.JobID, c estimator.Config) ([]int, bool) {
+	return t.PlaceWithin(job, c, LevelCluster)
+}
+
+// PlaceWithin is PlacePacked confined to one group of level max (Kueue's
+// required topology level): it fails rather than span two groups of that
+// level. LevelCluster: no confinement.
+func (t *Table) PlaceWithin(job sim.JobID, c estimator.Config, max int) ([]int, bool) {
+	top := t.Cluster.Topology()
+	if top == nil {
+		if max != LevelCluster && max != LevelDomain || max == LevelDomain && c.Nodes > 1 {
+			return nil, false // without a topology every node is its own domain
+		}
+		return t.PlaceMostFree(job, c)
+	}
+	cands := t.byFree(c.GPU, c.PerNode)
+	if len(cands) < c.Nodes {
+		return nil, false
+	}
+	nodes := make([]int, len(cands))
+	for i, x := range cands {
+		nodes[i] = x.node
+	}
+	levels := []int{LevelDomain}
+	for k := range top.Tiers {
+		levels = append(levels, k)
+	}
+	for _, k := range levels {
+		if max != LevelCluster && k > max {
+			break
+		}
+		if pick := bestFit(t.Cluster, k, nodes, c.Nodes); pick != nil {
+			return t.takeNodes(job, pick, c.PerNode)
+		}
+	}
+	if max != LevelCluster {
+		return nil, false
+	}
+	// Spread: fullest outermost groups first, nodes in most-free order.
+	k := LevelDomain
+	if len(top.Tiers) > 0 {
+		k = len(top.Tiers) - 1
+	}
+	count := map[int]int{}
+	for _, n := range nodes {
+		count[groupAt(t.Cluster, k, n)]++
+	}
+	slices.SortStableFunc(nodes, func(a, b int) int {
+		ga, gb := groupAt(t.Cluster, k, a), groupAt(t.Cluster, k, b)
+		if count[ga] != count[gb] {
+			return count[gb] - count[ga]
+		}
+		return ga - gb
+	})
+	return t.takeNodes(job, nodes[:c.Nodes], c.PerNode)
+}
+
+// bestFit returns the first need nodes (in the order given) of the group
+// of level k with the fewest of the nodes among those with at least need;
+// nil when no group has need.
+func bestFit(c *sim.Cluster, k int, nodes []int, need int) []int {
+	count := map[int]int{}
+	for _, n := range nodes {
+		count[groupAt(c, k, n)]++
+	}
+	best, bestN := -1, 0
+	for g, m := range count {
+		if m >= need && (best < 0 || m < bestN || m == bestN && g < best) {
+			best, bestN = g, m
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	pick := make([]int, 0, need)
+	for _, n := range nodes {
+		if groupAt(c, k, n) == best {
+			pick = append(pick, n)
+			if len(pick) == need {
+				break
+			}
+		}
+	}
+	return pick
+}
+
+// takeNodes takes perNode idle slots on each node, or nothing.
+func (t *Table) takeNodes(job sim.JobID, nodes []int, perNode int) ([]int, bool) {
+	var slots []int
+	for _, n := range nodes {
+		got, ok := t.Take(job, n, perNode)
+		if !ok {
+			for _, s := range slots {
+				t.Release(s)
+			}
+			return nil, false
+		}
+		slots = append(slots, got...)
+	}
+	return slots, true
+}
