@@ -220,7 +220,9 @@ func (r *Report) recipeLines() []string {
 				f.N, f.Pearson, f.Spearman, f.MedianRatio))
 		}
 		g := fmt.Sprintf("  GPU counts changed for %d of %d jobs (%s); 1-GPU jobs %s → %s", r.GPUsChanged, n, pct(r.GPUsChanged, n), pct(r.OneGPUBefore, n), pct(r.OneGPUAfter, n))
-		if o.KeepGPUs {
+		if o.KeepGPUsExact {
+			g += " (--keep-gpus exact: kept as they are, labels priced by the hybrid estimator)"
+		} else if o.KeepGPUs {
 			g += " (--keep-gpus: rounded up to a power of two, at most 16)"
 		} else {
 			g += " (drawn from the artifact's mix)"

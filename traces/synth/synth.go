@@ -60,6 +60,12 @@ type Options struct {
 	// KeepGPUs (arena recipe): keep the trace's GPU count (rounded up to a
 	// power of two, at most 16) instead of drawing it.
 	KeepGPUs bool
+	// KeepGPUsExact (arena recipe, keep-gpus: exact): keep the trace's GPU
+	// count exactly — any count, 12, 24, 128, 1,024 — and draw labels the
+	// hybrid estimator (the database's exact entries, the analytic model
+	// elsewhere) finds feasible there; run such a trace with --estimator
+	// hybrid. Implies KeepGPUs.
+	KeepGPUsExact bool
 	// KeepDurations (arena recipe): keep the trace's run times. Iterations
 	// become duration × scale ÷ the drawn plan's best-locality iteration
 	// time, never redrawn, so the engine runs each job for its trace run
