@@ -119,7 +119,7 @@ func runEstimate(w io.Writer, f estimateFlags) error {
 	if err != nil {
 		return err
 	}
-	if f.gpus > 16 {
+	if analytic.UsesSearch3D(job, estimator.BestLocality(gpu.Name, f.gpus, gpu.GPUsPerNode)) {
 		return estimate3D(w, pl, db, wl, job, gpu, f)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

@@ -21,8 +21,16 @@ var Interleavings = []int{1, 2, 4}
 // search3DFrom is the GPU count from which Source prices a locality with
 // Search3D instead of the exhaustive search: every job the artifact's
 // traces hold (at most 16 GPUs) keeps its exhaustive optimum, byte for
-// byte.
+// byte. A model of more than 16 units (gpt-405b, one unit per layer) gets
+// Search3D at any size: its partitions are too many to enumerate.
 const search3DFrom = 17
+
+// UsesSearch3D reports whether Source prices j on c with Search3D (more
+// than 16 GPUs, or a model of more than 16 units) rather than the
+// exhaustive search.
+func UsesSearch3D(j Job, c estimator.Config) bool {
+	return c.GPUs() >= search3DFrom || len(j.Arch.Units) > extraSizeGroups
+}
 
 // Search3D is the bounded plan search for large jobs: 3D parallelism with
 // tensor parallelism inside the fast domain (tp divides the GPUs per

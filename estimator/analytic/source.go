@@ -89,7 +89,7 @@ func (s *Source) Plan(w estimator.Workload, c estimator.Config) (Choice, error) 
 			e.err = err
 			return
 		}
-		if c.GPUs() >= search3DFrom {
+		if UsesSearch3D(j, c) {
 			e.ch = s.planner.Search3D(j, c)
 			return
 		}
