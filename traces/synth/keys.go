@@ -159,6 +159,13 @@ var keys = []Key{
 		o.GPUMix = v
 		return nil
 	}},
+	{"acme", "redraw GPU counts, run times, outcomes and job types (vc column) from an Acme cluster's published statistics: seren or kalos (NSDI'24; docs/workloads.md)", func(o *Options, v string) error {
+		if _, ok := AcmeClusters[v]; !ok {
+			return fmt.Errorf("want seren or kalos")
+		}
+		o.Acme = v
+		return nil
+	}},
 	{"recipe", "re-label jobs: arena (the artifact's LM workloads, ARENA.md §8), pollux or sia (GPU-time buckets)", func(o *Options, v string) error {
 		o.Recipe = v
 		return nil

@@ -182,7 +182,9 @@ func (r *Report) Lines() []string {
 	if o.RateScale > 0 && o.RateScale != 1 {
 		out = append(out, fmt.Sprintf("rate-scale: inter-arrival times divided by %g", o.RateScale))
 	}
-	if r.DurationsRedrawn > 0 {
+	if o.Acme != "" {
+		out = append(out, fmt.Sprintf("acme: GPU counts, run times, outcomes and job types (vc) of all %d jobs drawn from %s's published statistics", r.DurationsRedrawn, AcmeClusters[o.Acme].Name))
+	} else if r.DurationsRedrawn > 0 {
 		out = append(out, fmt.Sprintf("durations: %d run times redrawn from Gavel's law (all)", r.DurationsRedrawn))
 	}
 	if o.GPUMix != "" {
