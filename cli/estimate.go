@@ -169,7 +169,8 @@ func runEstimate(w io.Writer, f estimateFlags) error {
 	return nil
 }
 
-// estimate3D is estimate above 16 GPUs: the bounded 3D search
+// estimate3D is estimate where the exhaustive space is too large
+// (analytic.UsesSearch3D): the bounded 3D search
 // (analytic.Search3D) on the most compact locality (or --nodes), the plan
 // simulations use there, instead of every locality's exhaustive search.
 func estimate3D(w io.Writer, pl analytic.Planner, db *estimator.ProfileDB, wl estimator.Workload, job analytic.Job, gpu estimator.GPUType, f estimateFlags) error {

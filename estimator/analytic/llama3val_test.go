@@ -89,3 +89,34 @@ func TestSearch3DBounded(t *testing.T) {
 		}
 	}
 }
+
+// Hand-worked: ExhaustiveSize counts what Exhaustive evaluates (gpt-6.7b
+// on 2×4 A100: the grids' PlanCount summed) without enumerating, and it
+// sends only models of many units to Search3D: gpt-175b keeps the
+// exhaustive search on 16,384 H100s (435,141 plans), gpt-405b does not.
+func TestExhaustiveSize(t *testing.T) {
+	for _, name := range []string{"gpt-6.7b", "wresnet-1b", "moe-10b"} {
+		m, _ := ParseModel(name)
+		a, _ := ArchOf(m)
+		j := Job{Arch: a, Batch: 256}
+		c := estimator.Config{GPU: "a100", Nodes: 2, PerNode: 4}
+		want := 0
+		for _, g := range Grids(j, c) {
+			want += PlanCount(j, g)
+		}
+		if got := ExhaustiveSize(j, c); got != float64(want) {
+			t.Errorf("%s: ExhaustiveSize %v, PlanCount sum %d", name, got, want)
+		}
+	}
+	c := estimator.BestLocality("h100", 16384, 8)
+	m, _ := ParseModel("gpt-175b")
+	a, _ := ArchOf(m)
+	if j := (Job{Arch: a, Batch: 1024}); UsesSearch3D(j, c) || ExhaustiveSize(j, c) != 435141 {
+		t.Errorf("gpt-175b on 16,384 H100s: %v exhaustive plans, Search3D %v; want 435141 and the exhaustive search", ExhaustiveSize(j, c), UsesSearch3D(j, c))
+	}
+	m, _ = ParseModel("gpt-405b")
+	a, _ = ArchOf(m)
+	if j := (Job{Arch: a, Batch: 2048}); !UsesSearch3D(j, estimator.BestLocality("h100", 8, 8)) {
+		t.Error("gpt-405b on 8 GPUs would run the exhaustive search")
+	}
+}

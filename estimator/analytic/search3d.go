@@ -18,18 +18,55 @@ const MaxPlanSteps = 4096
 // fill/drain bubble shrinks v-fold, pipeline messages grow v-fold).
 var Interleavings = []int{1, 2, 4}
 
-// search3DFrom is the GPU count from which Source prices a locality with
-// Search3D instead of the exhaustive search: every job the artifact's
-// traces hold (at most 16 GPUs) keeps its exhaustive optimum, byte for
-// byte. A model of more than 16 units (gpt-405b, one unit per layer) gets
-// Search3D at any size: its partitions are too many to enumerate.
-const search3DFrom = 17
+// MaxExhaustivePlans bounds the exhaustive search Source runs: where a
+// locality's exhaustive space (ExhaustiveSize) holds more plans, Source
+// prices it with Search3D. Every catalog model (at most 16 units) stays
+// under it at every size up to 16,384 GPUs (gpt-175b on 16,384 H100s:
+// 435,141 plans), so their answers are the exhaustive optimum as before;
+// a model cut into more units (gpt-405b, one unit per layer: about 10¹⁸
+// partitions into 16 stages) gets the bounded search at any size.
+const MaxExhaustivePlans = 1 << 20
 
-// UsesSearch3D reports whether Source prices j on c with Search3D (more
-// than 16 GPUs, or a model of more than 16 units) rather than the
-// exhaustive search.
+// UsesSearch3D reports whether Source prices j on c with Search3D rather
+// than the exhaustive search: when the exhaustive space exceeds
+// MaxExhaustivePlans.
 func UsesSearch3D(j Job, c estimator.Config) bool {
-	return c.GPUs() >= search3DFrom || len(j.Arch.Units) > extraSizeGroups
+	return ExhaustiveSize(j, c) > MaxExhaustivePlans
+}
+
+// ExhaustiveSize is the number of plans the exhaustive search over c's
+// grids evaluates (Σ over grids of PlanCount), computed from binomials
+// without enumerating partitions; +Inf past 2⁶⁰.
+func ExhaustiveSize(j Job, c estimator.Config) float64 {
+	n, u := c.GPUs(), len(j.Arch.Units)
+	var total float64
+	for p := 1; p <= n && p <= u; p++ {
+		if n%p != 0 {
+			continue
+		}
+		var per float64
+		for _, sh := range shapes(n / p) {
+			per += float64(len(microBatches(j.Batch, sh.DP)))
+		}
+		total += binomial(u-1, p-1) * per
+		if total > 1<<60 {
+			return math.Inf(1)
+		}
+	}
+	return total
+}
+
+// binomial is C(n, k) in float64.
+func binomial(n, k int) float64 {
+	if k < 0 || k > n {
+		return 0
+	}
+	k = min(k, n-k)
+	r := 1.0
+	for i := 1; i <= k; i++ {
+		r = r * float64(n-k+i) / float64(i)
+	}
+	return math.Round(r)
 }
 
 // Search3D is the bounded plan search for large jobs: 3D parallelism with
