@@ -124,6 +124,9 @@ func runEstimate(w io.Writer, f estimateFlags) error {
 	if err != nil {
 		return err
 	}
+	if analytic.UsesSearch3D(job, estimator.BestLocality(gpu.Name, f.gpus, gpu.GPUsPerNode)) {
+		return estimate3D(w, pl, db, wl, job, gpu, f)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	var best analytic.Choice
 	var bestCfg estimator.Config
@@ -173,6 +176,40 @@ func runEstimate(w io.Writer, f estimateFlags) error {
 		fmt.Fprintf(w, "Profiling %s's grids on %s: direct measurement %.0f GPU·s (%d plans), disaggregated %.0f GPU·s (%d stage programs on one GPU): %.1f× less\n",
 			m.Name(), bestCfg, pc.DirectGPUSeconds, pc.Plans, pc.DisaggregatedGPUSeconds, pc.StagePrograms, pc.Reduction())
 	}
+	return nil
+}
+
+// estimate3D is estimate where the exhaustive space is too large
+// (analytic.UsesSearch3D): the bounded 3D search
+// (analytic.Search3D) on the most compact locality (or --nodes), the plan
+// simulations use there, instead of every locality's exhaustive search.
+func estimate3D(w io.Writer, pl analytic.Planner, db *estimator.ProfileDB, wl estimator.Workload, job analytic.Job, gpu estimator.GPUType, f estimateFlags) error {
+	c := estimator.BestLocality(gpu.Name, f.gpus, gpu.GPUsPerNode)
+	if f.nodes > 0 {
+		c = estimator.Config{GPU: gpu.Name, Nodes: f.nodes, PerNode: f.gpus / f.nodes}
+	}
+	ch := pl.Search3D(job, c)
+	cut := ""
+	if ch.Cut {
+		cut = " (stopped at the bound)"
+	}
+	fmt.Fprintf(w, "Bounded 3D search on %s (%d nodes × %d GPUs): tensor parallelism inside a node, pipeline and data parallelism across; %d of at most %d steps%s\n",
+		c, c.Nodes, c.PerNode, ch.Evaluated, analytic.MaxPlanSteps, cut)
+	if e := db.Estimate(wl, c, estimator.ViewOptimal); e.Feasible() {
+		fmt.Fprintf(w, "profile database: %.3f s\n", e.IterTime)
+	} else {
+		fmt.Fprintf(w, "profile database: no entry (%s); --estimator hybrid or analytic prices it\n", e.Reason)
+	}
+	if !ch.Found() {
+		fmt.Fprintf(w, "no plan fits in memory on %s\n", c)
+		return nil
+	}
+	r := ch.Result
+	fmt.Fprintf(w, "\nBest plan: %s on grid %s\n", ch.Plan, ch.Grid)
+	fmt.Fprintf(w, "  iteration time %.3f s, throughput %.2f samples/s\n", r.IterTime, float64(f.batch)/r.IterTime)
+	fmt.Fprintf(w, "  peak memory %.1f GB per GPU of %.1f GB usable\n", r.PeakMemory/1e9, 0.8*gpu.MemoryGB)
+	fmt.Fprintf(w, "  breakdown: compute %.3f s, tensor/expert collectives %.3f s, pipeline p2p %.3f s, bubble %.3f s, data-parallel all-reduce %.3f s, optimizer %.3f s\n",
+		r.Compute, r.TPComm, r.PipeComm, r.Bubble, r.DPComm, r.Optimizer)
 	return nil
 }
 

@@ -45,8 +45,8 @@ func TestPoliciesCheck(t *testing.T) {
 	if err != nil {
 		t.Fatalf("fcfs failed the suite: %v\n%s", err, out)
 	}
-	if !strings.Contains(out, "fcfs: 18 of 18 cases passed") || strings.Contains(out, "FAIL") {
-		t.Errorf("fcfs: want 18 of 18 cases passed, got:\n%s", out)
+	if !strings.Contains(out, "fcfs: 20 of 20 cases passed") || strings.Contains(out, "FAIL") {
+		t.Errorf("fcfs: want 20 of 20 cases passed, got:\n%s", out)
 	}
 
 	if _, err := exec.LookPath("python3"); err != nil {

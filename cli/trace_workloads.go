@@ -204,7 +204,9 @@ uniform draw of iterations whenever duration ÷ iteration time falls outside
 --iter-range, and draws GPU counts from its own mix: on Philly that replaces most
 run times and turns a 1-GPU trace into a multi-GPU one. --keep-durations and
 --keep-gpus keep the trace's run times (iterations derived exactly, scale 1) and GPU
-counts (rounded up to a power of two, at most 16) under the recipe's labels.
+counts (rounded up to a power of two, at most 16) under the recipe's labels;
+--keep-gpus=exact keeps any count (12, 24, 128 GPUs) with labels the hybrid
+estimator can run, for simulate --estimator hybrid.
 
 Options:
 ` + synthKeyHelp(),

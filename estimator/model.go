@@ -139,15 +139,29 @@ func (c Config) GPUs() int { return c.Nodes * c.PerNode }
 func (c Config) String() string { return fmt.Sprintf("%s:%dx%d", c.GPU, c.Nodes, c.PerNode) }
 
 // BestLocality is the most compact uniform shape of n GPUs on nodes of
-// capacity nodeCap: one node if n ≤ nodeCap, else n/nodeCap full nodes.
-// A nodeCap ≤ 0 (the cluster has no node of the type) gives the zero
-// shape, which every estimator answers as infeasible (BadShape).
+// capacity nodeCap: one node if n ≤ nodeCap, else NodesFor(n, nodeCap)
+// nodes of n/NodesFor GPUs each — n/nodeCap full nodes when nodeCap
+// divides n (every power-of-two job on power-of-two nodes), else the
+// fewest nodes that split n evenly (24 GPUs on nodes of 16: 2 × 12; 7 on
+// nodes of 4: 7 × 1). A nodeCap ≤ 0 (the cluster has no node of the
+// type) gives the zero shape, which every estimator answers as
+// infeasible (BadShape).
 func BestLocality(gpu string, n, nodeCap int) Config {
 	if nodeCap <= 0 || n <= 0 {
 		return Config{GPU: gpu}
 	}
-	if n <= nodeCap {
-		return Config{GPU: gpu, Nodes: 1, PerNode: n}
+	k := NodesFor(n, nodeCap)
+	return Config{GPU: gpu, Nodes: k, PerNode: n / k}
+}
+
+// NodesFor is the node count of n GPUs' most compact uniform shape on
+// nodes of capacity nodeCap (nodeCap > 0, n > 0): the smallest k ≥
+// ⌈n/nodeCap⌉ that divides n, so that every node holds n/k ≤ nodeCap GPUs.
+// It is 1 when n ≤ nodeCap and n/nodeCap when nodeCap divides n.
+func NodesFor(n, nodeCap int) int {
+	k := (n + nodeCap - 1) / nodeCap
+	for n%k != 0 {
+		k++
 	}
-	return Config{GPU: gpu, Nodes: n / nodeCap, PerNode: nodeCap}
+	return k
 }

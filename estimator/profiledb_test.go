@@ -266,3 +266,20 @@ func TestUnpricedByTheDatabaseIsWhatItMeasures(t *testing.T) {
 type everyType struct{}
 
 func (everyType) View(View) Estimator { return nil }
+
+// Hand-worked anchors: the most compact uniform shape of n GPUs. Powers of
+// two on power-of-two nodes keep the artifact's full nodes; other counts
+// take the fewest nodes that split them evenly.
+func TestBestLocalityAnySize(t *testing.T) {
+	for _, c := range []struct {
+		n, cap, nodes, per int
+	}{
+		{1, 4, 1, 1}, {3, 4, 1, 3}, {4, 4, 1, 4}, {16, 4, 4, 4}, {128, 8, 16, 8},
+		{6, 4, 2, 3}, {12, 8, 2, 6}, {24, 16, 2, 12}, {7, 4, 7, 1}, {16384, 8, 2048, 8}, {20, 16, 2, 10},
+	} {
+		got := BestLocality("a100", c.n, c.cap)
+		if got.Nodes != c.nodes || got.PerNode != c.per {
+			t.Errorf("BestLocality(%d GPUs, nodes of %d) = %d × %d, want %d × %d", c.n, c.cap, got.Nodes, got.PerNode, c.nodes, c.per)
+		}
+	}
+}

@@ -3,12 +3,12 @@ package traces
 import (
 	"errors"
 	"math"
-	"math/bits"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/estimator/analytic"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/input"
 	"github.com/arena-sim/arena/traces/table"
@@ -20,8 +20,11 @@ var ErrNotRunnable = errors.New("traces: job cannot run as is")
 
 // FromTable turns canonical jobs into a trace, in submission order (stable,
 // so equal times keep their file order). Every job needs what the engine
-// runs: a catalog model, a batch, iterations, a catalog GPU type and a
-// power-of-two GPU count up to 16; the iteration scale must be the same
+// runs: a catalog model (or one of the analytic model's larger sizes,
+// analytic.ParseModel: gpt-175b, which only the analytic or hybrid
+// estimator prices), a batch, iterations, a catalog GPU type and a whole
+// GPU count from 1 to sim.MaxClusterGPUs (a job larger than the cluster it
+// runs on is the policy's to drop); the iteration scale must be the same
 // for every job and becomes the trace's. file names the input in errors
 // (rows are numbered from 1 in file order).
 func FromTable(name, file string, jobs []table.Job) (*Trace, error) {
@@ -42,7 +45,7 @@ func FromTable(name, file string, jobs []table.Job) (*Trace, error) {
 		if j.IterationScale != t.IterationScale {
 			return nil, fail(i, "iteration_scale", "%d, but the first job's is %d; a trace has one scale", j.IterationScale, t.IterationScale)
 		}
-		m, err := estimator.ParseModel(j.Model)
+		m, err := analytic.ParseModel(j.Model)
 		if err != nil {
 			return nil, fail(i, "model", "%q is not a catalog model", j.Model)
 		}
@@ -57,8 +60,8 @@ func FromTable(name, file string, jobs []table.Job) (*Trace, error) {
 			return nil, fail(i, "gpu_type", "%q: want one of %s", j.GPUType, strings.Join(estimator.GPUNames(), ", "))
 		}
 		n := int(j.GPUs)
-		if float64(n) != j.GPUs || n < 1 || n > 16 || bits.OnesCount(uint(n)) != 1 {
-			return nil, fail(i, "gpus", "%v: want 1, 2, 4, 8 or 16", j.GPUs)
+		if float64(n) != j.GPUs || n < 1 || n > sim.MaxClusterGPUs {
+			return nil, fail(i, "gpus", "%v: want a whole GPU count from 1 to %d", j.GPUs, sim.MaxClusterGPUs)
 		}
 		if j.Deadline > 0 && j.Deadline < j.Submit {
 			return nil, fail(i, "deadline_s", "%v is before the submission %v", j.Deadline, j.Submit)

@@ -2,10 +2,12 @@ package traces
 
 import (
 	"errors"
-	"github.com/arena-sim/arena/sim/input"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/arena-sim/arena/sim/input"
 
 	"github.com/arena-sim/arena/traces/table"
 )
@@ -46,8 +48,9 @@ func TestFromTableNeedsRunnableRows(t *testing.T) {
 		column string
 	}{
 		{func(j *table.Job) { j.Model = "" }, "model"},
-		{func(j *table.Job) { j.GPUs = 3 }, "gpus"},
+		{func(j *table.Job) { j.GPUs = 0 }, "gpus"},
 		{func(j *table.Job) { j.GPUs = 0.5 }, "gpus"},
+		{func(j *table.Job) { j.GPUs = 1<<20 + 1 }, "gpus"},
 		{func(j *table.Job) { j.Iterations = 0 }, "iterations"},
 		{func(j *table.Job) { j.GPUType = "k80" }, "gpu_type"},
 		{func(j *table.Job) { j.IterationScale = 1 }, "iteration_scale"},
@@ -59,6 +62,25 @@ func TestFromTableNeedsRunnableRows(t *testing.T) {
 		var pe *input.Error
 		if !errors.As(err, &pe) || pe.Line != 3 || pe.Field != c.column || !errors.Is(err, ErrNotRunnable) {
 			t.Errorf("%s: %v, want t.csv line 3 column %s", c.column, err, c.column)
+		}
+	}
+}
+
+// Any whole GPU count runs (Philly's 12-, 24- and 128-GPU jobs, a
+// 16,384-GPU pre-training job), and so does a size only the analytic
+// model knows (gpt-175b).
+func TestFromTableKeepsAnySize(t *testing.T) {
+	var jobs []table.Job
+	for i, n := range []float64{1, 3, 12, 24, 128, 16384} {
+		jobs = append(jobs, table.Job{ID: fmt.Sprint(n), Submit: float64(i), Iterations: 5, IterationScale: 5, GPUs: n, GPUType: "h100", Model: "gpt-175b", Batch: 1536})
+	}
+	tr, err := FromTable("t", "t.csv", jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, j := range tr.Jobs {
+		if j.GPUs != int(jobs[i].GPUs) || j.Workload.Model.Name() != "gpt-175b" {
+			t.Errorf("job %d: %d GPUs of %s, want %v of gpt-175b", i, j.GPUs, j.Workload.Model.Name(), jobs[i].GPUs)
 		}
 	}
 }

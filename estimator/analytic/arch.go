@@ -137,9 +137,11 @@ var unitsPerFamily = map[estimator.Family]int{estimator.GPT: 6, estimator.MoE: 8
 // extraSizes lists sizes this package knows beyond the artifact's catalog,
 // in increasing order. They get SizeIndex values past the catalog's, so the
 // profile database never resolves them (its fallback only walks upwards
-// inside the catalog).
+// inside the catalog). gpt-405b is Llama 3 405B (llamaSpecs: a dense
+// decoder with grouped-query attention and a SwiGLU FFN, 8,192-token
+// sequences, one unit per layer), the Llama 3 scenario's job.
 var extraSizes = map[estimator.Family][]string{
-	estimator.GPT:        {"76B", "145B", "175B"},
+	estimator.GPT:        {"76B", "145B", "175B", "405B"},
 	estimator.MoE:        {"140B"},
 	estimator.WideResNet: {},
 }
@@ -202,6 +204,9 @@ func ArchOf(m estimator.Model) (*Arch, error) {
 	}
 	switch m.Family {
 	case estimator.GPT:
+		if m.Size == "405B" {
+			return LlamaArch("405B", 0)
+		}
 		if s, ok := gptSpecs[m.Size]; ok {
 			return Transformer(m.Name(), s, groups), nil
 		}

@@ -37,6 +37,14 @@
 // plans its memory estimate rejects, keeps the Pareto set and evaluates
 // only that. The proxy plan is the Pareto set's most balanced plan.
 //
+// Large jobs: where a locality's exhaustive space exceeds
+// MaxExhaustivePlans (a model cut into many units, such as gpt-405b),
+// Search3D prices 3D-parallel plans instead — tensor parallelism inside a
+// node, pipeline and data parallelism across, even layer splits, the
+// interleaved 1F1B schedule — in at most MaxPlanSteps counted steps. It is
+// validated against the Llama 3 paper's 8,192- and 16,384-GPU runs, held
+// out of the fit (llama3val.go, docs/perf-model.md).
+//
 // # Calibration
 //
 // Params (compute efficiency per GPU type × family, GEMM-width constant w0

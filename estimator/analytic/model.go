@@ -21,10 +21,17 @@ type Plan struct {
 	Cuts   []int
 	Shape  Shape
 	Micro  int
+	// Interleave is the number of virtual stages per GPU of the
+	// interleaved 1F1B schedule (Search3D); 0 or 1: the plain schedule.
+	Interleave int
 }
 
 func (p Plan) String() string {
-	return fmt.Sprintf("pp=%d dp=%d tp=%d micro=%d cuts=%v", p.Stages, p.Shape.DP, p.Shape.TP, p.Micro, p.Cuts)
+	s := fmt.Sprintf("pp=%d dp=%d tp=%d micro=%d cuts=%v", p.Stages, p.Shape.DP, p.Shape.TP, p.Micro, p.Cuts)
+	if p.Interleave > 1 {
+		s += fmt.Sprintf(" interleave=%d", p.Interleave)
+	}
+	return s
 }
 
 // Result is the cost model's answer for one plan.

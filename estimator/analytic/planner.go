@@ -131,6 +131,8 @@ type Choice struct {
 	Result Result
 	// Evaluated counts cost-model evaluations (plan × micro-batch count).
 	Evaluated int
+	// Cut reports that Search3D stopped at MaxPlanSteps.
+	Cut bool
 }
 
 // Found reports whether a memory-feasible plan was found.

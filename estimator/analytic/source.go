@@ -8,8 +8,12 @@ import (
 )
 
 // Source is the analytic model as an estimator.Source: every view answers
-// with the exhaustive search's best plan over the locality's grids (the
-// analytic counterpart of the database's Alpa-optimal times). The
+// with the best plan of the locality — the exhaustive search's optimum
+// over its grids (the analytic counterpart of the database's Alpa-optimal
+// times) where that space holds at most MaxExhaustivePlans plans (every
+// catalog model at every size), else the bounded 3D search (Search3D:
+// tensor parallelism inside a node, pipeline and data parallelism across,
+// at most MaxPlanSteps evaluations). The
 // data-parallel view additionally applies the artifact's DP memory rule to
 // the analytic memory of a pure data-parallel replica. It is safe for
 // concurrent use; answers are cached.
@@ -84,6 +88,10 @@ func (s *Source) Plan(w estimator.Workload, c estimator.Config) (Choice, error) 
 		j, err := JobFor(w)
 		if err != nil {
 			e.err = err
+			return
+		}
+		if UsesSearch3D(j, c) {
+			e.ch = s.planner.Search3D(j, c)
 			return
 		}
 		e.ch = s.planner.Best(j, c)

@@ -289,6 +289,7 @@ type Validation struct {
 	LOOPred    []float64
 	Megatron   []MegatronRow
 	Alpa       []AlpaRow
+	Llama3     []Llama3Row
 	Prune      PruneSummary
 	PruneCases []PruneCase
 	Profiling  []ProfilingRow
@@ -322,6 +323,9 @@ func Validate(progress io.Writer) (*Validation, error) {
 		return nil, err
 	}
 	v.Alpa = pl.PredictAlpa(AlpaTable())
+	if v.Llama3, err = pl.PredictLlama3(Llama3Table()); err != nil {
+		return nil, err
+	}
 	logf("pruned vs exhaustive search over database workloads on 1-16 GPUs ...")
 	if v.PruneCases, err = pl.PruneStudy(nil); err != nil {
 		return nil, err
@@ -399,6 +403,9 @@ func (v *Validation) Print(w io.Writer) {
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "within 15%%: %d of %d rows\n", within, len(v.Alpa))
+
+	fmt.Fprintln(w)
+	PrintLlama3(w, v.Llama3)
 
 	s := v.Prune
 	fmt.Fprintf(w, "\nPruned (Pareto) plan search vs exhaustive search: %d database workload × GPU type × {1,2,4,8,16} GPU cases\n", s.Cases)

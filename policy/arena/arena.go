@@ -133,13 +133,16 @@ func (p *Policy) state(j *sim.Job) *jobState {
 	return js
 }
 
-// bestLocality is [n] if n fits a node, else full nodes.
+// bestLocality is [n] if n fits a node, else full nodes, or — for a count
+// the node capacity does not divide (24 on nodes of 16) — the fewest nodes
+// that split it evenly (estimator.NodesFor: 2 × 12).
 func (p *Policy) bestLocality(t, n int) loc {
 	c := p.tp.typeCap[t]
 	if n <= c {
 		return loc{1, n}
 	}
-	return loc{n / c, c}
+	k := estimator.NodesFor(n, c)
+	return loc{k, n / k}
 }
 
 // Schedule implements sim.Policy: the artifact's schedule() from the

@@ -209,6 +209,9 @@ func (r *round) shrinkStep(tgt *inst, T int, sv *shrinkView, st *statSet, tb *ta
 		if c.statNum < floorDiv(maxAlloc, 2) || num == 1 {
 			continue
 		}
+		if num%2 != 0 || l.nodes > 2 && l.nodes%2 != 0 {
+			continue // no even half (a power-of-two job always has one)
+		}
 		nn := num / 2
 		nl := loc{1, nn}
 		if l.nodes > 2 {

@@ -3,6 +3,7 @@ package arena
 import (
 	"slices"
 
+	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/sim"
 )
 
@@ -151,10 +152,11 @@ func (r *round) directFit(tb *table, in inst) (ok, known bool) {
 }
 
 // nodesNeeded is the number of nodes a job of n GPUs fills at best
-// locality on nodes of the given capacity.
+// locality on nodes of the given capacity (estimator.NodesFor: n/capacity
+// when the capacity divides n).
 func nodesNeeded(n, capacity int) int {
 	if n > capacity {
-		return n / capacity
+		return estimator.NodesFor(n, capacity)
 	}
 	return 1
 }
@@ -204,8 +206,8 @@ func (r *round) relaxedLocality(in inst, ty, n int, tb *table) (bool, float64) {
 	q := n
 	for q > 1 {
 		q /= 2
-		if q > capacity {
-			continue
+		if q > capacity || n%q != 0 {
+			continue // a count q does not divide cannot spread evenly
 		}
 		l := loc{n / q, q}
 		if !r.feasible(in, ty, l) {

@@ -100,7 +100,7 @@ func (r *round) introspectiveMigration() error {
 	var cands []sim.JobID
 	for _, id := range r.running {
 		q := r.js(id).quota
-		if q.loc.nodes > 1 && q.loc.per < r.p.tp.typeCap[q.t] {
+		if q.loc.nodes > 1 && q.loc != r.p.bestLocality(q.t, q.num) {
 			cands = append(cands, id)
 		}
 	}

@@ -3,6 +3,7 @@ package arena
 import (
 	"slices"
 
+	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/sim"
 )
 
@@ -222,7 +223,7 @@ func (r *round) rtConfig(tb *table, id sim.JobID, fbType, fbNum int) (int, int, 
 func (r *round) localityOf(ty, num, nodeCount int) loc {
 	k := nodeCount
 	if k == 0 {
-		k = max(1, num/r.p.tp.typeCap[ty])
+		k = estimator.NodesFor(max(1, num), max(1, r.p.tp.typeCap[ty]))
 	}
 	return loc{k, num / k}
 }

@@ -28,9 +28,21 @@ const (
 // setting (ElasticFlow's "improvement in cluster efficiency" experiment).
 const LongSlackDeadline = 1e9
 
-// MaxShare is the largest GPU count ElasticFlow gives a job
-// (the artifact's MAX_SUPPORTED_GPU_NUM).
+// MaxShare is the largest GPU count ElasticFlow gives a job of at most 16
+// GPUs (the artifact's MAX_SUPPORTED_GPU_NUM); a larger job's cap is its
+// own count rounded down to a power of two (maxShare).
 const MaxShare = 16
+
+// maxShare is the largest share of j: MaxShare, or for a job asking for
+// more, the largest power of two not above its request (shares stay
+// powers of two, so they fill whole power-of-two nodes).
+func maxShare(j *sim.Job) int {
+	m := MaxShare
+	for m*2 <= j.Spec.GPUs {
+		m *= 2
+	}
+	return m
+}
 
 // ElasticFlow is the policy. Create it with New.
 type ElasticFlow struct {
@@ -202,7 +214,7 @@ func (p *plan) dpEstimate(j *sim.Job, n int) estimator.Estimate {
 func (p *plan) minShare(j *sim.Job) (int, bool) {
 	deadline := p.ef.deadline(p.v, j)
 	overhead := float64(p.ef.overhead.For(p.currentGPUs(j)))
-	for n := 1; n <= MaxShare; n *= 2 {
+	for n := 1; n <= maxShare(j); n *= 2 {
 		it := p.dpEstimate(j, n).IterTime
 		if it >= estimator.InfeasibleIterTime {
 			continue
@@ -332,14 +344,14 @@ func (p *plan) fit(j *sim.Job) bool {
 func (p *plan) double(list []*sim.Job, share []int, free int) {
 	h := make(gainHeap, 0, len(list))
 	for i, x := range list {
-		if share[i] < MaxShare {
+		if share[i] < maxShare(x) {
 			h = append(h, gainEntry{i, p.gain(x, share[i])})
 		}
 	}
 	heap.Init(&h)
 	for free > 0 && len(h) > 0 {
 		top := h[0]
-		if share[top.i] > free || share[top.i] >= MaxShare {
+		if share[top.i] > free || share[top.i] >= maxShare(list[top.i]) {
 			heap.Pop(&h)
 			continue
 		}

@@ -23,7 +23,7 @@ func Place(t *placement.Table, job sim.JobID, w estimator.Workload, gpu string, 
 		}
 	}
 	for c.PerNode > 1 {
-		c = estimator.Config{GPU: gpu, Nodes: c.Nodes * 2, PerNode: c.PerNode / 2}
+		c = placement.Relax(c)
 		if !est.Estimate(w, c).Feasible() {
 			return nil, false
 		}

@@ -200,8 +200,23 @@ func (t *Table) PlaceRelaxed(job sim.JobID, w estimator.Workload, best estimator
 		if c.PerNode <= 1 {
 			return nil, c, false
 		}
-		c = estimator.Config{GPU: c.GPU, Nodes: c.Nodes * 2, PerNode: c.PerNode / 2}
+		c = Relax(c)
 	}
+}
+
+// Relax is the next shape of the relaxed-locality walk from c (PerNode >
+// 1): the same GPUs with at most half as many per node, the largest per-node
+// count d ≤ PerNode/2 that divides them, on GPUs/d nodes. For a
+// power-of-two job that is (2·Nodes) × (PerNode/2), the artifact's halving;
+// 24 GPUs go 2 × 12 → 4 × 6 → 8 × 3 → 24 × 1, never an uneven grid.
+func Relax(c estimator.Config) estimator.Config {
+	n := c.GPUs()
+	d := c.PerNode / 2
+	for d > 1 && n%d != 0 {
+		d--
+	}
+	d = max(d, 1)
+	return estimator.Config{GPU: c.GPU, Nodes: n / d, PerNode: d}
 }
 
 // Best returns the best-locality shape of n GPUs of type gpu on cluster c.

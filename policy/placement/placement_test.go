@@ -396,3 +396,29 @@ func TestNodesByFreeProperties(t *testing.T) {
 		}
 	})
 }
+
+// Hand-worked: the relaxed-locality walk halves a power-of-two job's GPUs
+// per node (the artifact's) and keeps any other job on uniform grids.
+func TestRelaxAnySize(t *testing.T) {
+	walk := func(c estimator.Config) []string {
+		out := []string{c.String()}
+		for c.PerNode > 1 {
+			c = placement.Relax(c)
+			out = append(out, c.String())
+		}
+		return out
+	}
+	for _, c := range []struct {
+		start estimator.Config
+		want  string
+	}{
+		{estimator.Config{GPU: "a100", Nodes: 2, PerNode: 4}, "[a100:2x4 a100:4x2 a100:8x1]"},
+		{estimator.Config{GPU: "v100", Nodes: 2, PerNode: 12}, "[v100:2x12 v100:4x6 v100:8x3 v100:24x1]"},
+		{estimator.Config{GPU: "a40", Nodes: 1, PerNode: 6}, "[a40:1x6 a40:2x3 a40:6x1]"},
+		{estimator.Config{GPU: "a40", Nodes: 1, PerNode: 7}, "[a40:1x7 a40:7x1]"},
+	} {
+		if got := fmt.Sprint(walk(c.start)); got != c.want {
+			t.Errorf("walk from %s = %s, want %s", c.start, got, c.want)
+		}
+	}
+}

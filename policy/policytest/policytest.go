@@ -45,6 +45,7 @@ import (
 	"testing"
 
 	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/estimator/analytic"
 	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim"
 )
@@ -192,6 +193,23 @@ var cases = []rule{
 			if j.Name == "whole-cluster-plus" && j.FirstStart >= 0 && j.FinalN > 8 {
 				return []error{errors.New("a job on more GPUs than the cluster has started")}
 			}
+		}
+		return nil
+	}},
+	{"gangs of any size (hybrid estimator)", func(h *harness, timing sim.Timing) []error {
+		// 3 and 6 GPUs on nodes of 4 (best localities 1×3 and 2×3),
+		// priced by the analytic model where the database has no entry;
+		// each must start on a uniform grid (the checker) and finish.
+		hy, err := hybridHarness(h)
+		if err != nil {
+			return []error{err}
+		}
+		res, err := hy.run(twoTypes, anySize(), timing, 80, 0)
+		if err != nil {
+			return []error{err}
+		}
+		if fin := finished(res); fin != len(anySize()) {
+			return []error{fmt.Errorf("%d of %d jobs of 3 and 6 GPUs finished within 80 rounds on an idle cluster of 4-GPU nodes", fin, len(anySize()))}
 		}
 		return nil
 	}},
@@ -376,6 +394,33 @@ func oversized() []sim.JobSpec {
 		job(2, "whole-cluster-plus", 300, "moe__1.3B", 200, "a10", 32),
 		job(3, "small-after", 600, "moe__690M", 100, "a10", 2),
 	}
+}
+
+// anySize: jobs whose counts are no power of two, two of them spanning
+// both nodes of their type, one after the other.
+func anySize() []sim.JobSpec {
+	return []sim.JobSpec{
+		job(0, "three", 0, "moe__690M", 100, "a40", 3),
+		job(1, "six", 900, "moe__690M", 100, "a40", 6),
+		job(2, "six-a10", 1800, "moe__690M", 100, "a10", 6),
+	}
+}
+
+// hybridHarness is h deciding and executing with the hybrid estimator
+// (the database's exact entries, the analytic model elsewhere), the way
+// `--estimator hybrid` runs jobs the database does not cover.
+func hybridHarness(h *harness) (*harness, error) {
+	db, err := estimator.DefaultProfileDB()
+	if err != nil {
+		return nil, err
+	}
+	an, err := analytic.DefaultSource()
+	if err != nil {
+		return nil, err
+	}
+	hy := *h
+	hy.src = &analytic.Hybrid{DB: db, Analytic: an}
+	return &hy, nil
 }
 
 func finished(r *sim.Result) int {

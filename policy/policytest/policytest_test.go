@@ -44,6 +44,21 @@ func (n nodeZero) Schedule(v *sim.View) ([]sim.Action, error) {
 	return n.Policy.Schedule(v)
 }
 
+// powersOnly is FCFS that never starts a job whose GPU count is no power
+// of two (the old size rule).
+type powersOnly struct{ sim.Policy }
+
+func (p powersOnly) Schedule(v *sim.View) ([]sim.Action, error) {
+	acts, err := p.Policy.Schedule(v)
+	out := acts[:0]
+	for _, a := range acts {
+		if n := len(a.GPUs); a.Kind != sim.Start || n&(n-1) == 0 {
+			out = append(out, a)
+		}
+	}
+	return out, err
+}
+
 func violations(t *testing.T, newPolicy func(registry.Options) (sim.Policy, error)) map[string]bool {
 	t.Helper()
 	src, err := estimator.DefaultProfileDB()
@@ -74,7 +89,9 @@ func TestPlantedFaults(t *testing.T) {
 	}{
 		{"reference fcfs", func(o registry.Options) (sim.Policy, error) { return fcfsOf(o), nil }, nil},
 		{"never starts a job", func(registry.Options) (sim.Policy, error) { return idle{}, nil },
-			[]string{"minimum workload finishes under the checker", "nodes failing under running jobs", "jobs failing on their own", "drain with notice"}},
+			[]string{"minimum workload finishes under the checker", "gangs of any size (hybrid estimator)", "nodes failing under running jobs", "jobs failing on their own", "drain with notice"}},
+		{"starts powers of two only", func(o registry.Options) (sim.Policy, error) { return powersOnly{fcfsOf(o)}, nil },
+			[]string{"gangs of any size (hybrid estimator)"}},
 		{"blind to faults", func(o registry.Options) (sim.Policy, error) { return blind{fcfsOf(o)}, nil },
 			[]string{"nodes failing under running jobs", "drain with notice"}},
 		{"modifies the view", func(o registry.Options) (sim.Policy, error) { return mutator{fcfsOf(o)}, nil }, []string{"does not modify the view"}},

@@ -324,7 +324,7 @@ var plainRestart = false
 func (s *Sia) throughput(w estimator.Workload, t string, n int) float64 {
 	nodeCap := s.cluster.NodeCapacity(t)
 	shape := func(m int) estimator.Config {
-		return estimator.Config{GPU: t, Nodes: max(1, m/nodeCap), PerNode: min(m, nodeCap)}
+		return estimator.BestLocality(t, m, nodeCap)
 	}
 	t1 := s.dp.Estimate(w, estimator.Config{GPU: t, Nodes: 1, PerNode: 1}).Throughput
 	if n == 1 && t1 > estimator.InfeasibleThroughput {

@@ -159,16 +159,27 @@ var keys = []Key{
 		o.GPUMix = v
 		return nil
 	}},
+	{"acme", "redraw GPU counts, run times, outcomes and job types (vc column) from an Acme cluster's published statistics: seren or kalos (NSDI'24; docs/workloads.md)", func(o *Options, v string) error {
+		if _, ok := AcmeClusters[v]; !ok {
+			return fmt.Errorf("want seren or kalos")
+		}
+		o.Acme = v
+		return nil
+	}},
 	{"recipe", "re-label jobs: arena (the artifact's LM workloads, ARENA.md §8), pollux or sia (GPU-time buckets)", func(o *Options, v string) error {
 		o.Recipe = v
 		return nil
 	}},
-	{"keep-gpus", "arena recipe: keep the trace's GPU count (rounded up to a power of two ≤ 16) instead of drawing it", func(o *Options, v string) error {
+	{"keep-gpus", "arena recipe: keep the trace's GPU count instead of drawing it: true rounds it up to a power of two ≤ 16 (the profile database's shapes); exact keeps any count (labels priced by the hybrid estimator; run with --estimator hybrid)", func(o *Options, v string) error {
+		if v == "exact" {
+			o.KeepGPUs, o.KeepGPUsExact = true, true
+			return nil
+		}
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			return fmt.Errorf("want true or false")
+			return fmt.Errorf("want true, false or exact")
 		}
-		o.KeepGPUs = b
+		o.KeepGPUs, o.KeepGPUsExact = b, false
 		return nil
 	}},
 	{"keep-durations", "arena recipe: keep the trace's run times: iterations = duration × scale ÷ the drawn plan's iteration time, never redrawn (scale default 1)", func(o *Options, v string) error {

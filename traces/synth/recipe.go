@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/estimator/analytic"
 	"github.com/arena-sim/arena/traces/table"
 )
 
@@ -47,6 +48,13 @@ type Label struct {
 // thresholds until the profile database finds the best-locality plan
 // feasible. gpus > 0 fixes the GPU count instead of drawing it.
 func DrawLabel(r *rand.Rand, db *estimator.ProfileDB, gpus int) (Label, error) {
+	return drawLabel(r, func(w estimator.Workload, c estimator.Config) estimator.Estimate {
+		return db.Estimate(w, c, estimator.ViewOptimal)
+	}, gpus)
+}
+
+// drawLabel is DrawLabel with any estimate in the optimal view.
+func drawLabel(r *rand.Rand, estimate func(estimator.Workload, estimator.Config) estimator.Estimate, gpus int) (Label, error) {
 	models := estimator.Models()
 	for range maxRelabelDraws {
 		fam := familyOrder[pick(r, familyThresholds)]
@@ -67,7 +75,7 @@ func DrawLabel(r *rand.Rand, db *estimator.ProfileDB, gpus int) (Label, error) {
 		}
 		g, _ := estimator.LookupGPU(gpu)
 		w := estimator.Workload{Model: m, Batch: batch}
-		e := db.Estimate(w, estimator.BestLocality(gpu, n, g.GPUsPerNode), estimator.ViewOptimal)
+		e := estimate(w, estimator.BestLocality(gpu, n, g.GPUsPerNode))
 		if e.Feasible() {
 			return Label{Workload: w, GPU: gpu, GPUs: n, IterTime: e.IterTime}, nil
 		}
@@ -113,16 +121,33 @@ func arenaRecipe(jobs []table.Job, o Options, rep *Report) error {
 	if !o.DeadlineSet {
 		factor = 1.5
 	}
+	var hybrid func(estimator.Workload, estimator.Config) estimator.Estimate
+	if o.KeepGPUsExact {
+		an, err := analytic.DefaultSource()
+		if err != nil {
+			return err
+		}
+		hybrid = (&analytic.Hybrid{DB: db, Analytic: an}).View(estimator.ViewOptimal).Estimate
+	}
 	r := o.rng(streamLabel)
 	rc := newRecipeCounts(jobs)
 	defer rc.finish(rep, jobs)
 	for i := range jobs {
 		j := &jobs[i]
 		fixed := 0
-		if o.KeepGPUs {
+		var l Label
+		var err error
+		switch {
+		case o.KeepGPUsExact:
+			// Any count as the trace has it (at least 1), labelled where
+			// the hybrid estimator finds the plan feasible.
+			l, err = drawLabel(r, hybrid, max(1, int(math.Ceil(j.GPUs))))
+		case o.KeepGPUs:
 			fixed = roundGPUs(j.GPUs)
+			fallthrough
+		default:
+			l, err = DrawLabel(r, db, fixed)
 		}
-		l, err := DrawLabel(r, db, fixed)
 		if err != nil {
 			return fmt.Errorf("job %s: %w", j.ID, err)
 		}

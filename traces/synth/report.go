@@ -182,7 +182,9 @@ func (r *Report) Lines() []string {
 	if o.RateScale > 0 && o.RateScale != 1 {
 		out = append(out, fmt.Sprintf("rate-scale: inter-arrival times divided by %g", o.RateScale))
 	}
-	if r.DurationsRedrawn > 0 {
+	if o.Acme != "" {
+		out = append(out, fmt.Sprintf("acme: GPU counts, run times, outcomes and job types (vc) of all %d jobs drawn from %s's published statistics", r.DurationsRedrawn, AcmeClusters[o.Acme].Name))
+	} else if r.DurationsRedrawn > 0 {
 		out = append(out, fmt.Sprintf("durations: %d run times redrawn from Gavel's law (all)", r.DurationsRedrawn))
 	}
 	if o.GPUMix != "" {
@@ -220,7 +222,9 @@ func (r *Report) recipeLines() []string {
 				f.N, f.Pearson, f.Spearman, f.MedianRatio))
 		}
 		g := fmt.Sprintf("  GPU counts changed for %d of %d jobs (%s); 1-GPU jobs %s → %s", r.GPUsChanged, n, pct(r.GPUsChanged, n), pct(r.OneGPUBefore, n), pct(r.OneGPUAfter, n))
-		if o.KeepGPUs {
+		if o.KeepGPUsExact {
+			g += " (--keep-gpus exact: kept as they are, labels priced by the hybrid estimator)"
+		} else if o.KeepGPUs {
 			g += " (--keep-gpus: rounded up to a power of two, at most 16)"
 		} else {
 			g += " (drawn from the artifact's mix)"

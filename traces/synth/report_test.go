@@ -114,3 +114,41 @@ func TestReportArrivalsAndRedraws(t *testing.T) {
 		t.Errorf("cycled: %+v %v", rep, err)
 	}
 }
+
+// keep-gpus exact keeps Philly's large counts (12, 24, 128) as they are,
+// where keep-gpus true rounds them to at most 16; every label is one the
+// hybrid estimator can run at that count.
+func TestKeepGPUsExact(t *testing.T) {
+	in := blank(6, 7200)
+	for i, n := range []float64{1, 3, 12, 24, 128, 0.5} {
+		in[i].GPUs = n
+	}
+	var o Options
+	for _, kv := range [][2]string{{"recipe", "arena"}, {"seed", "2"}, {"keep-durations", "true"}, {"keep-gpus", "exact"}} {
+		if err := Set(&o, kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := Run(in, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{1, 3, 12, 24, 128, 1}
+	for i, j := range out {
+		if j.GPUs != want[i] || j.Model == "" {
+			t.Errorf("job %d: %v GPUs of %q, want %v", i, j.GPUs, j.Model, want[i])
+		}
+	}
+	rounded, err := Run(in, Options{Recipe: "arena", Seed: 2, KeepDurations: true, KeepGPUs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range []float64{1, 4, 16, 16, 16, 1} {
+		if rounded[i].GPUs != w {
+			t.Errorf("keep-gpus true, job %d: %v GPUs, want %v", i, rounded[i].GPUs, w)
+		}
+	}
+	if err := Set(&o, "keep-gpus", "most"); err == nil {
+		t.Error("keep-gpus most was accepted")
+	}
+}

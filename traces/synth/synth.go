@@ -55,11 +55,23 @@ type Options struct {
 	// explicit "count:weight,…"; "" keeps the trace's.
 	GPUMix string
 
+	// Acme ("seren" or "kalos") redraws every job's GPU count, run time,
+	// outcome and job type (written to the vc column) from that Acme
+	// cluster's published statistics (AcmeClusters, docs/workloads.md);
+	// "" keeps the trace's. It replaces Durations and GPUMix.
+	Acme string
+
 	// Recipe re-labels jobs: "arena", "pollux", "sia" or "" (none).
 	Recipe string
 	// KeepGPUs (arena recipe): keep the trace's GPU count (rounded up to a
 	// power of two, at most 16) instead of drawing it.
 	KeepGPUs bool
+	// KeepGPUsExact (arena recipe, keep-gpus: exact): keep the trace's GPU
+	// count exactly — any count, 12, 24, 128, 1,024 — and draw labels the
+	// hybrid estimator (the database's exact entries, the analytic model
+	// elsewhere) finds feasible there; run such a trace with --estimator
+	// hybrid. Implies KeepGPUs.
+	KeepGPUsExact bool
 	// KeepDurations (arena recipe): keep the trace's run times. Iterations
 	// become duration × scale ÷ the drawn plan's best-locality iteration
 	// time, never redrawn, so the engine runs each job for its trace run
@@ -99,6 +111,7 @@ const (
 	streamDuration
 	streamGPUs
 	streamLabel
+	streamAcme
 )
 
 func (o *Options) rng(stream uint64) *rand.Rand { return rand.New(rand.NewPCG(o.Seed, stream)) }
@@ -106,7 +119,7 @@ func (o *Options) rng(stream uint64) *rand.Rand { return rand.New(rand.NewPCG(o.
 // Deterministic reports whether the options draw nothing at random: the
 // result is then the same for every seed.
 func (o *Options) Deterministic() bool {
-	return o.Sample == 0 && o.Rate == 0 && o.Durations == "" && o.GPUMix == "" && o.Recipe == ""
+	return o.Sample == 0 && o.Rate == 0 && o.Durations == "" && o.GPUMix == "" && o.Recipe == "" && o.Acme == ""
 }
 
 // Run applies the options to jobs (not modified) and returns the workload
@@ -218,6 +231,9 @@ func sampleJobs(out []table.Job, o Options, rep *Report) ([]table.Job, error) {
 // random stream, and counts what changed. Separate because these are the
 // stages that discard the trace's own values.
 func redraw(out []table.Job, o Options, rep *Report) error {
+	if o.Acme != "" {
+		return acme(out, o, rep)
+	}
 	if o.Durations == "gavel" {
 		r := o.rng(streamDuration)
 		for i := range out {
@@ -314,9 +330,13 @@ func (o *Options) check(n int) error {
 		return bad("iteration scale %d: want ≥ 1", o.IterationScale)
 	case n == 0 && (o.Jobs == 0 || o.Rate == 0):
 		return bad("no input trace: give jobs and a rate to synthesise a workload from scratch")
-	case n == 0 && o.Durations == "":
+	case o.Acme != "" && (o.Durations != "" || o.GPUMix != ""):
+		return bad("acme draws run times and GPU counts itself: drop durations and gpu-mix")
+	case o.Acme != "" && AcmeClusters[o.Acme].Name == "":
+		return bad("acme %q: want seren or kalos", o.Acme)
+	case n == 0 && o.Durations == "" && o.Acme == "":
 		return bad("no input trace: give durations (gavel) to synthesise run times")
-	case n == 0 && o.GPUMix == "":
+	case n == 0 && o.GPUMix == "" && o.Acme == "":
 		return bad("no input trace: give a GPU mix (gavel or count:weight,…)")
 	}
 	return nil
