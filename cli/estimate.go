@@ -210,6 +210,9 @@ func estimate3D(w io.Writer, pl analytic.Planner, db *estimator.ProfileDB, wl es
 	fmt.Fprintf(w, "  peak memory %.1f GB per GPU of %.1f GB usable\n", r.PeakMemory/1e9, 0.8*gpu.MemoryGB)
 	fmt.Fprintf(w, "  breakdown: compute %.3f s, tensor/expert collectives %.3f s, pipeline p2p %.3f s, bubble %.3f s, data-parallel all-reduce %.3f s, optimizer %.3f s\n",
 		r.Compute, r.TPComm, r.PipeComm, r.Bubble, r.DPComm, r.Optimizer)
+	if f.cluster != "" {
+		return estimateTraffic(w, f, wl, ch, c)
+	}
 	return nil
 }
 
