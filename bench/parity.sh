@@ -1,6 +1,7 @@
 #!/bin/sh
 # bench/parity.sh OLD_BIN NEW_BIN [POLICIES]: run each policy with both
-# binaries on the built-in Philly trace (its 2000 rounds) and on the 82k-job
+# binaries on the built-in Philly trace (its 2000 rounds; and in exact timing
+# with the llama3 failure preset, seed 1) and on the 82k-job
 # synthesised Philly trace on paper-10240 (--rounds 4000), write the results
 # directories and compare every file byte for byte (cmp). Build both binaries
 # without -ldflags (go build -o BIN ./cmd/arena) so that the revision they
@@ -17,12 +18,15 @@ big=$dir/philly-arena.csv
 here=$(dirname "$0")/..
 fail=0
 for p in $pols; do
-  for run in philly big; do
+  for run in philly faults big; do
     for b in old new; do
       bin=$old; [ $b = new ] && bin=$new
       rm -rf "$dir/$b-$run-$p"
       if [ $run = philly ]; then
         "$bin" simulate --trace philly --policy "$p" --quiet --no-reference --out "$dir/$b-$run-$p" >/dev/null 2>"$dir/$b-$run-$p.err"
+      elif [ $run = faults ]; then
+        "$bin" simulate --trace philly --policy "$p" --timing exact --faults llama3 --seed 1 --quiet --no-reference \
+          --out "$dir/$b-$run-$p" >/dev/null 2>"$dir/$b-$run-$p.err"
       else
         "$bin" simulate --trace "$big" --cluster "$here/examples/scale/paper-10240.yaml" --policy "$p" --timing exact \
           --rounds 4000 --quiet --no-reference --out "$dir/$b-$run-$p" >/dev/null 2>"$dir/$b-$run-$p.err"

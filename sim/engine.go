@@ -156,9 +156,14 @@ type engine struct {
 	occupant []JobID
 	running  []*Job
 	pending  []*Job
-	now      Time
-	t0       Time
-	round    int
+	// pendingGone counts the jobs commitBatch took off the pending queue
+	// that are still in the slice (Job.queued false), squeezed out once at
+	// the batch's end: a start costs O(1), not a scan of the queue.
+	pendingGone int
+	lazyDequeue bool
+	now         Time
+	t0          Time
+	round       int
 
 	// artifact mode: resched[id] == r+1 marks a job whose slots changed
 	// in round r's decision; qclock is the pending queue's queue-time clock.
@@ -207,6 +212,12 @@ type engine struct {
 	// is remade only when the table changed since: most rounds of a long
 	// run change nothing, and the copies were most of a round's cost.
 	occGen, decidedGen, beforeGen uint64
+	// occDirty lists the slots written since decided was last brought up
+	// to date (occDirtyAll: too many to list, copy it all), so that a
+	// decision on a 100,000-GPU cluster copies the slots it changed, not
+	// the table.
+	occDirty    []int32
+	occDirtyAll bool
 	// quiet: the policy skips decisions with no arrival and no ended job
 	// (QuietRounds).
 	quiet bool
@@ -721,6 +732,7 @@ func (e *engine) release(j *Job) {
 		for _, s := range j.GPUs {
 			if e.occupant[s] == j.Spec.ID {
 				e.occupant[s] = e.freeValue(s)
+				e.touch(s)
 			}
 		}
 		j.GPUs = nil
@@ -729,6 +741,7 @@ func (e *engine) release(j *Job) {
 	for _, s := range j.GPUs {
 		if e.occupant[s] == j.Spec.ID {
 			e.occupant[s] = NoJob
+			e.touch(s)
 		}
 	}
 	j.GPUs = nil
@@ -769,9 +782,16 @@ func (e *engine) decide(arrivals, ended []*Job, before []JobID) (bool, error) {
 	}
 	changed, err := e.apply(actions, arrivals)
 	if e.decidedGen != e.occGen {
-		copy(e.decided, e.occupant)
+		if e.occDirtyAll {
+			copy(e.decided, e.occupant)
+		} else {
+			for _, s := range e.occDirty {
+				e.decided[s] = e.occupant[s]
+			}
+		}
 		e.decidedGen = e.occGen
 	}
+	e.occDirty, e.occDirtyAll = e.occDirty[:0], false
 	return changed, err
 }
 
@@ -995,6 +1015,13 @@ func (e *engine) batchAction(id JobID, t *tentative) Action {
 func (e *engine) commitBatch(actions []Action) (bool, map[JobID]bool) {
 	changed := false
 	var suspended map[JobID]bool
+	e.lazyDequeue = true
+	defer func() {
+		e.lazyDequeue = false
+		if e.pendingGone > 0 {
+			e.compactPending()
+		}
+	}()
 	for _, a := range actions {
 		j := e.jobs[a.Job]
 		switch a.Kind {
@@ -1095,12 +1122,26 @@ func (o overlay) commit() {
 				v = e.freeValue(s)
 			}
 			e.occupant[s] = v
+			e.touch(s)
 		}
 		return
 	}
 	for _, s := range e.ovList {
 		e.occupant[s] = e.ovVal[s]
+		e.touch(s)
 	}
+}
+
+// touch notes that slot s of the slot table was written (occDirty).
+func (e *engine) touch(s int) {
+	if e.occDirtyAll {
+		return
+	}
+	if len(e.occDirty) >= len(e.occupant)/4 {
+		e.occDirtyAll = true
+		return
+	}
+	e.occDirty = append(e.occDirty, int32(s))
 }
 
 // setAlloc gives a job new GPUs (start or reallocation).
@@ -1171,7 +1212,11 @@ func SameGPUs(a, b []int) bool {
 // enqueue appends j to the pending queue; in artifact timing its queue
 // time accrues from here on the queue's clock.
 func (e *engine) enqueue(j *Job) {
+	if e.pendingGone > 0 {
+		e.compactPending()
+	}
 	e.pending = append(e.pending, j)
+	j.queued = true
 	if e.cfg.Timing == Artifact {
 		j.queue, j.queuedAt = &e.qclock, int32(e.qclock.steps)
 	}
@@ -1179,8 +1224,29 @@ func (e *engine) enqueue(j *Job) {
 
 // dequeue removes j from the pending queue, settling its queue time.
 func (e *engine) dequeue(j *Job) {
-	e.pending = removeJob(e.pending, j)
+	switch {
+	case !j.queued: // an arrival started or dropped in its first decision
+	case e.lazyDequeue:
+		j.queued = false
+		e.pendingGone++
+	default:
+		e.pending = removeJob(e.pending, j)
+		j.queued = false
+	}
 	j.queueTime, j.queue = j.QueueTime(), nil
+}
+
+// compactPending removes from the pending queue the jobs dequeued lazily,
+// keeping the order of the others.
+func (e *engine) compactPending() {
+	kept := e.pending[:0]
+	for _, j := range e.pending {
+		if j.queued {
+			kept = append(kept, j)
+		}
+	}
+	clear(e.pending[len(kept):])
+	e.pending, e.pendingGone = kept, 0
 }
 
 // removeJob deletes j from q in place (the engine's queues are its own:

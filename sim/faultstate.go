@@ -336,6 +336,7 @@ func (e *engine) markNode(n int) {
 	for s := node.FirstSlot; s < node.FirstSlot+node.Capacity; s++ {
 		if o := e.occupant[s]; o == NoJob || o == Unavailable {
 			e.occupant[s] = v
+			e.touch(s)
 		}
 	}
 	e.occGen++

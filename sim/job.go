@@ -223,6 +223,7 @@ type Job struct {
 	completion   *event
 	typ          int32 // Cluster.Types index of Config.GPU
 	queuedAt     int32 // see queueTime (next to typ: one word for the two)
+	queued       bool  // in the engine's pending queue (enqueue … dequeue)
 }
 
 // QueueTime is the time spent pending, seconds. In artifact timing it is
