@@ -161,9 +161,16 @@ type engine struct {
 	// the batch's end: a start costs O(1), not a scan of the queue.
 	pendingGone int
 	lazyDequeue bool
-	now         Time
-	t0          Time
-	round       int
+	// pendingFrom is the lowest queue position of those jobs: squeezing
+	// starts there (Job.qpos is each queued job's position).
+	pendingFrom int
+	// runningGone and runningFrom are the same for jobs that completed
+	// (complete), squeezed out of the running queue before anything reads
+	// it again (compactRunning, called from runExact's loop).
+	runningGone, runningFrom int
+	now                      Time
+	t0                       Time
+	round                    int
 
 	// artifact mode: resched[id] == r+1 marks a job whose slots changed
 	// in round r's decision; qclock is the pending queue's queue-time clock.
@@ -542,6 +549,9 @@ func (e *engine) artifactProgress() []*Job {
 		kept = append(kept, j)
 	}
 	e.running = kept
+	for i, j := range kept {
+		j.rpos = int32(i)
+	}
 	return ended
 }
 
@@ -1027,7 +1037,7 @@ func (e *engine) commitBatch(actions []Action) (bool, map[JobID]bool) {
 		switch a.Kind {
 		case Start:
 			e.dequeue(j)
-			e.running = append(e.running, j)
+			e.addRunning(j)
 			j.change = Restart
 			if j.FirstStart < 0 {
 				j.change = FirstStart
@@ -1053,7 +1063,7 @@ func (e *engine) commitBatch(actions []Action) (bool, map[JobID]bool) {
 			}
 			suspended[j.Spec.ID] = true
 			e.advance(j, e.now)
-			e.running = removeJob(e.running, j)
+			e.removeRunning(j, false)
 			e.enqueue(j)
 			j.Status = Pending
 			j.pendingSince = e.now
@@ -1215,6 +1225,7 @@ func (e *engine) enqueue(j *Job) {
 	if e.pendingGone > 0 {
 		e.compactPending()
 	}
+	j.qpos = int32(len(e.pending))
 	e.pending = append(e.pending, j)
 	j.queued = true
 	if e.cfg.Timing == Artifact {
@@ -1226,12 +1237,18 @@ func (e *engine) enqueue(j *Job) {
 func (e *engine) dequeue(j *Job) {
 	switch {
 	case !j.queued: // an arrival started or dropped in its first decision
-	case e.lazyDequeue:
-		j.queued = false
-		e.pendingGone++
 	default:
-		e.pending = removeJob(e.pending, j)
 		j.queued = false
+		if p := int(j.qpos); p >= len(e.pending) || e.pending[p] != j {
+			j.qpos = int32(slices.Index(e.pending, j)) // no caller should get here
+		}
+		if e.pendingGone == 0 || int(j.qpos) < e.pendingFrom {
+			e.pendingFrom = int(j.qpos)
+		}
+		e.pendingGone++
+		if !e.lazyDequeue {
+			e.compactPending()
+		}
 	}
 	j.queueTime, j.queue = j.QueueTime(), nil
 }
@@ -1239,25 +1256,65 @@ func (e *engine) dequeue(j *Job) {
 // compactPending removes from the pending queue the jobs dequeued lazily,
 // keeping the order of the others.
 func (e *engine) compactPending() {
-	kept := e.pending[:0]
-	for _, j := range e.pending {
+	w := e.pendingFrom
+	for _, j := range e.pending[e.pendingFrom:] {
 		if j.queued {
-			kept = append(kept, j)
+			j.qpos = int32(w)
+			e.pending[w] = j
+			w++
 		}
 	}
-	clear(e.pending[len(kept):])
-	e.pending, e.pendingGone = kept, 0
+	clear(e.pending[w:])
+	e.pending, e.pendingGone = e.pending[:w], 0
 }
 
-// removeJob deletes j from q in place (the engine's queues are its own:
-// a View holds copies).
-func removeJob(q []*Job, j *Job) []*Job {
-	for i, x := range q {
-		if x == j {
-			copy(q[i:], q[i+1:])
-			q[len(q)-1] = nil
-			return q[:len(q)-1]
+// addRunning appends j to the running queue.
+func (e *engine) addRunning(j *Job) {
+	if e.runningGone > 0 {
+		e.compactRunning()
+	}
+	j.rpos = int32(len(e.running))
+	e.running = append(e.running, j)
+}
+
+// removeRunning takes j off the running queue, keeping the others' order;
+// lazily (until compactRunning) when lazy.
+func (e *engine) removeRunning(j *Job, lazy bool) {
+	if p := int(j.rpos); p < 0 || p >= len(e.running) || e.running[p] != j {
+		// Not where it was put: find it (no caller should get here).
+		j.rpos = int32(slices.Index(e.running, j))
+		if j.rpos < 0 {
+			return
 		}
 	}
-	return q
+	if !lazy && e.runningGone > 0 {
+		e.compactRunning()
+	}
+	e.running[j.rpos] = nil
+	if e.runningGone == 0 || int(j.rpos) < e.runningFrom {
+		e.runningFrom = int(j.rpos)
+	}
+	e.runningGone++
+	j.rpos = -1
+	if !lazy {
+		e.compactRunning()
+	}
+}
+
+// compactRunning squeezes out the running queue's removed jobs, keeping
+// the order of the others.
+func (e *engine) compactRunning() {
+	if e.runningGone == 0 {
+		return
+	}
+	w := e.runningFrom
+	for _, j := range e.running[e.runningFrom:] {
+		if j != nil {
+			j.rpos = int32(w)
+			e.running[w] = j
+			w++
+		}
+	}
+	clear(e.running[w:])
+	e.running, e.runningGone = e.running[:w], 0
 }

@@ -485,7 +485,7 @@ func (e *engine) interrupt(j *Job, cause string) float64 {
 	if e.cfg.Check {
 		e.lastRemain[j.Spec.ID] = j.Remaining
 	}
-	e.running = removeJob(e.running, j)
+	e.removeRunning(j, false)
 	e.enqueue(j)
 	j.Status = Pending
 	j.pendingSince = e.now
