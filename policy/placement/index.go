@@ -177,6 +177,24 @@ func (t *Table) Refill(c *sim.Cluster, occupant []sim.JobID) {
 	}
 }
 
+// FillFromView makes t what FromView(v) returns, reusing t's storage and,
+// through Refill, its index.
+func (t *Table) FillFromView(v *sim.View) {
+	t.Refill(v.Cluster, v.Occupant)
+	t.blocked = nil
+	if v.Nodes == nil {
+		return
+	}
+	t.blocked = make([]bool, len(v.Occupant))
+	for n, node := range v.Cluster.Nodes {
+		if !v.Available(n) {
+			for s := node.FirstSlot; s < node.FirstSlot+node.Capacity; s++ {
+				t.blocked[s] = true
+			}
+		}
+	}
+}
+
 // nodesByFree appends to out, in the artifact's order, the nodes of type
 // gpu with at least q idle slots, stopping once out holds limit pairs
 // (limit < 0: all of them).

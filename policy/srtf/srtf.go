@@ -28,6 +28,8 @@ import (
 type SRTF struct {
 	est estimator.Estimator
 
+	sched preemptive.Scheduler
+
 	// orderLive's state: per job ID, and the last decision's order.
 	jobs        []jobState
 	sorted      []sim.JobID
@@ -67,7 +69,7 @@ func (s *SRTF) Schedule(v *sim.View) ([]sim.Action, error) {
 		return actions, nil
 	}
 	s.orderLive(v.Cluster, order)
-	return append(actions, preemptive.Schedule(v, s.est, order)...), nil
+	return append(actions, s.sched.Schedule(v, s.est, order)...), nil
 }
 
 // keyed is a live job with its remaining time.
