@@ -376,7 +376,10 @@ func (g *Gavel) fit(v *sim.View, plan *Plan, job *sim.Job) (bool, error) {
 			moved = append(moved, id)
 		}
 	}
-	t := plan.Table.Clone()
+	// The trial is made on the plan's table itself and undone on failure
+	// (a copy of the table per fit was most of gavel's allocation).
+	t := plan.Table
+	t.Begin()
 	for _, id := range moved {
 		t.Clear(id)
 	}
@@ -393,11 +396,13 @@ func (g *Gavel) fit(v *sim.View, plan *Plan, job *sim.Job) (bool, error) {
 		}
 	}
 	if !placed {
+		t.Undo()
 		g.stats.PlacementFailures++
 		g.rows.Jobs = g.rows.Jobs[:len(g.rows.Jobs)-1]
 		g.rows.Prev = g.rows.Prev[:len(g.rows.Prev)-1]
 		return false, nil
 	}
+	t.Keep()
 	plan.Commit(t, job.Spec.ID, moved)
 	return true, nil
 }

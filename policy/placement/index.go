@@ -139,6 +139,9 @@ func (ix *freeIndex) add(n int, d int) {
 // set writes occ to slot s, keeping the index (if any) current.
 func (t *Table) set(s int, occ sim.JobID) {
 	old := t.Occupant[s]
+	if t.journaling && old != occ {
+		t.journal = append(t.journal, slotWrite{s, old})
+	}
 	t.Occupant[s] = occ
 	if t.ix != nil && (old == sim.NoJob) != (occ == sim.NoJob) {
 		d := 1
@@ -147,6 +150,51 @@ func (t *Table) set(s int, occ sim.JobID) {
 		}
 		t.ix.add(t.Cluster.NodeOf(s), d)
 	}
+}
+
+// slotWrite is a journal entry: slot s held old before a write.
+type slotWrite struct {
+	s   int
+	old sim.JobID
+}
+
+// Begin starts a trial: the writes from here on can be reverted by Undo
+// (or kept by Keep). A policy that tries a plan on its table and may
+// abandon it pays for the slots it wrote, not for a copy of the table.
+func (t *Table) Begin() {
+	t.journal, t.journaling = t.journal[:0], true
+}
+
+// Undo reverts every write since Begin and ends the trial.
+func (t *Table) Undo() {
+	t.journaling = false
+	for i := len(t.journal) - 1; i >= 0; i-- {
+		t.set(t.journal[i].s, t.journal[i].old)
+	}
+	t.journal = t.journal[:0]
+}
+
+// Keep ends the trial, keeping its writes.
+func (t *Table) Keep() {
+	t.journal, t.journaling = t.journal[:0], false
+}
+
+// SlotsOfEach returns, for each of ids, the slots it holds in slot order
+// (SlotsOf for each, in one pass over the table).
+func (t *Table) SlotsOfEach(ids []sim.JobID) map[sim.JobID][]int {
+	out := make(map[sim.JobID][]int, len(ids))
+	for _, id := range ids {
+		out[id] = nil
+	}
+	for s, occ := range t.Occupant {
+		if occ < 0 {
+			continue
+		}
+		if slots, ok := out[occ]; ok {
+			out[occ] = append(slots, s)
+		}
+	}
+	return out
 }
 
 // Set gives slot s to occ (sim.NoJob: idle). Writes to a Table go

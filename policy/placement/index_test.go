@@ -53,7 +53,7 @@ func TestIndexMatchesCountAndSort(t *testing.T) {
 		tb := placement.NewTable(c, occ)
 		var clone *placement.Table
 		for i, ops := 0, rapid.IntRange(1, 40).Draw(rt, "ops"); i < ops; i++ {
-			switch rapid.IntRange(0, 5).Draw(rt, "op") {
+			switch rapid.IntRange(0, 6).Draw(rt, "op") {
 			case 0:
 				tb.Release(rapid.IntRange(0, c.NumSlots()-1).Draw(rt, "slot"))
 			case 1:
@@ -70,6 +70,25 @@ func TestIndexMatchesCountAndSort(t *testing.T) {
 					next[rapid.IntRange(0, c.NumSlots()-1).Draw(rt, "slot")] = sim.JobID(rapid.IntRange(-1, 3).Draw(rt, "job"))
 				}
 				tb.Refill(c, next)
+			case 6: // a trial undone leaves the table as it was
+				before := slices.Clone(tb.Occupant)
+				tb.Begin()
+				tb.Clear(sim.JobID(rapid.IntRange(0, 3).Draw(rt, "job")))
+				tb.PlaceMostFree(sim.JobID(rapid.IntRange(4, 9).Draw(rt, "job")), a100(rapid.IntRange(1, 6).Draw(rt, "nodes"), rapid.IntRange(1, 4).Draw(rt, "per")))
+				tb.Set(rapid.IntRange(0, c.NumSlots()-1).Draw(rt, "slot"), sim.JobID(rapid.IntRange(-1, 3).Draw(rt, "job")))
+				if rapid.Bool().Draw(rt, "undo") {
+					tb.Undo()
+					if !slices.Equal(tb.Occupant, before) {
+						rt.Fatalf("Undo: %v, want %v", tb.Occupant, before)
+					}
+				} else {
+					tb.Keep()
+				}
+			}
+			for _, id := range []sim.JobID{0, 1, 5} {
+				if got, want := tb.SlotsOfEach([]sim.JobID{0, 1, 5})[id], tb.SlotsOf(id); !slices.Equal(got, want) {
+					rt.Fatalf("SlotsOfEach[%d] = %v, want SlotsOf's %v", id, got, want)
+				}
 			}
 			for _, gpu := range []string{"a100", "a40"} {
 				for q := 0; q <= 8; q++ {

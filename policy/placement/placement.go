@@ -26,6 +26,10 @@ type Table struct {
 	cands []nodeFree // byFree's result, reused from call to call
 
 	ix *freeIndex // idle slots per node, built on first use (index.go)
+
+	// journal records the writes of a trial (Begin … Undo or Keep).
+	journal    []slotWrite
+	journaling bool
 }
 
 type nodeFree struct{ node, free int }

@@ -436,13 +436,16 @@ func (s *Sia) fit(v *sim.View, plan *gavel.Plan, job *sim.Job, place estimator.E
 	s.rows.HasPrev = true
 
 	targets, moved := s.fitTargets(job.Spec.ID, oldPrev, sol)
-	t := plan.Table.Clone()
+	// The trial is made on the plan's table and undone on failure.
+	t := plan.Table
+	t.Begin()
 	for _, id := range moved {
 		t.Clear(id)
 	}
 	for _, tg := range targets {
 		j := v.Job(tg.id)
 		if _, ok := gavel.Place(t, tg.id, j.Spec.Workload, s.types[s.colType[tg.col]], tg.gpu, place); !ok {
+			t.Undo()
 			s.stats.PlacementFailures++
 			s.rows.Jobs = s.rows.Jobs[:len(s.rows.Jobs)-1]
 			s.rows.Prev = s.rows.Prev[:len(s.rows.Prev)-1]
@@ -457,6 +460,7 @@ func (s *Sia) fit(v *sim.View, plan *gavel.Plan, job *sim.Job, place estimator.E
 			return false, nil
 		}
 	}
+	t.Keep()
 	plan.Commit(t, job.Spec.ID, moved)
 	s.forgetFailed()
 	return true, nil
