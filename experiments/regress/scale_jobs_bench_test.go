@@ -47,9 +47,9 @@ const scaleJobsRounds = 4000
 // exp is the exponent of CPU time against jobs at a fixed load per GPU
 // (and against GPUs: BenchmarkScaling's gpus axis holds the trace fixed).
 // Reported per size: CPU seconds (user + system, process), wall seconds,
-// peak Go memory (runtime/metrics /memory/classes/total:bytes sampled
-// every 20 ms: the memory the Go runtime has mapped, the bulk of the
-// RSS), and engine events (arrivals, completions, rounds) per CPU second.
+// peak Go memory (runtime/metrics: mapped less released, sampled every
+// 20 ms, after returning the previous run's pages: the bulk of the RSS),
+// and engine events (arrivals, completions, rounds) per CPU second.
 // A run is stopped at the wall-clock budget (ARENA_SCALE_BUDGET, default
 // 5m); its cost is then a lower bound, and so is the exponent
 // (exp-at-least). The run loads its trace like `arena simulate` does;
@@ -81,9 +81,11 @@ func BenchmarkScalingJobs(b *testing.B) {
 		}
 		budget = d
 	}
-	// The arena command's collector pace (cli.Main), so that memory and
-	// CPU are the command's.
+	// The arena command's collector pace and memory limit (cli.Main), so
+	// that memory and CPU are the command's.
 	defer debug.SetGCPercent(debug.SetGCPercent(sim.GCPercent))
+	defer debug.SetMemoryLimit(math.MaxInt64) // after the pacing stops
+	defer sim.PaceMemory()()
 	dir := b.TempDir()
 	src, err := importers.Open("philly-pollux", "", importers.Options{})
 	if err != nil {
@@ -169,16 +171,18 @@ func BenchmarkScalingJobs(b *testing.B) {
 	}
 }
 
-// watchMemory samples the memory the Go runtime has mapped until the
-// returned function is called, which returns the largest sample (bytes).
+// watchMemory returns the pages the Go runtime holds to the OS, and
+// samples them until the returned function is called, which returns the
+// largest sample (bytes): the memory mapped less what was released.
 func watchMemory() func() float64 {
-	sample := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
+	debug.FreeOSMemory() // the previous run's pages go back to the OS
+	sample := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 	read := func() float64 {
 		metrics.Read(sample)
-		if sample[0].Value.Kind() != metrics.KindUint64 {
+		if sample[0].Value.Kind() != metrics.KindUint64 || sample[1].Value.Kind() != metrics.KindUint64 {
 			return math.NaN()
 		}
-		return float64(sample[0].Value.Uint64())
+		return float64(sample[0].Value.Uint64() - sample[1].Value.Uint64())
 	}
 	var mu sync.Mutex
 	peak := read()
