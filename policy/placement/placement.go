@@ -13,7 +13,9 @@ import (
 	"github.com/arena-sim/arena/sim"
 )
 
-// Table is a mutable copy of the slot table.
+// Table is a mutable copy of the slot table. Write to it through its
+// methods (Take, Release, Set, Clear, Refill), never to Occupant directly:
+// it keeps an index of the idle slots of every node (index.go).
 type Table struct {
 	Cluster  *sim.Cluster
 	Occupant []sim.JobID
