@@ -1144,6 +1144,7 @@ func (o overlay) commit() {
 
 // touch notes that slot s of the slot table was written (occDirty).
 func (e *engine) touch(s int) {
+	e.watch.watchTouch(e.cfg.Cluster.NodeOf(s))
 	if e.occDirtyAll {
 		return
 	}
