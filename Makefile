@@ -123,7 +123,7 @@ bench-python:
 # ARENA_SCALE_POLICIES / ARENA_SCALE_AXES pick).
 bench-scale:
 	@mkdir -p bench
-	ARENA_BENCH_SCALE=1 $(GO) test ./experiments/regress -run '^$$' -bench Scaling -benchtime 1x -timeout 2h > bench/scale-$(REVISION).txt; s=$$?; cat bench/scale-$(REVISION).txt; exit $$s
+	ARENA_BENCH_SCALE=1 $(GO) test ./experiments/regress -run '^$$' -bench Scaling -benchtime 1x -timeout 8h > bench/scale-$(REVISION).txt; s=$$?; cat bench/scale-$(REVISION).txt; exit $$s
 
 # The command-line reference in docs/cli/, generated from the cobra commands
 # (cli.TestReferenceCurrent fails when it is stale).

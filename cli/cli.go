@@ -10,10 +10,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/outdir"
-	"github.com/spf13/cobra"
 )
 
 // Main runs the arena command line with reg's policies and exits the
@@ -28,6 +29,10 @@ func Main(reg *registry.Registry) {
 	// GOGC in the environment wins over sim.GCPercent (why 400: there).
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(sim.GCPercent)
+	}
+	// GOMEMLIMIT in the environment wins over sim.PaceMemory (why: there).
+	if os.Getenv("GOMEMLIMIT") == "" {
+		sim.PaceMemory()
 	}
 	os.Exit(run(reg))
 }

@@ -162,9 +162,21 @@ type engine struct {
 	occupant []JobID
 	running  []*Job
 	pending  []*Job
-	now      Time
-	t0       Time
-	round    int
+	// pendingGone counts the jobs commitBatch took off the pending queue
+	// that are still in the slice (Job.queued false), squeezed out once at
+	// the batch's end: a start costs O(1), not a scan of the queue.
+	pendingGone int
+	lazyDequeue bool
+	// pendingFrom is the lowest queue position of those jobs: squeezing
+	// starts there (Job.qpos is each queued job's position).
+	pendingFrom int
+	// runningGone and runningFrom are the same for jobs that completed
+	// (complete), squeezed out of the running queue before anything reads
+	// it again (compactRunning, called from runExact's loop).
+	runningGone, runningFrom int
+	now                      Time
+	t0                       Time
+	round                    int
 
 	// artifact mode: resched[id] == r+1 marks a job whose slots changed
 	// in round r's decision; qclock is the pending queue's queue-time clock.
@@ -213,6 +225,12 @@ type engine struct {
 	// is remade only when the table changed since: most rounds of a long
 	// run change nothing, and the copies were most of a round's cost.
 	occGen, decidedGen, beforeGen uint64
+	// occDirty lists the slots written since decided was last brought up
+	// to date (occDirtyAll: too many to list, copy it all), so that a
+	// decision on a 100,000-GPU cluster copies the slots it changed, not
+	// the table.
+	occDirty    []int32
+	occDirtyAll bool
 	// quiet: the policy skips decisions with no arrival and no ended job
 	// (QuietRounds).
 	quiet bool
@@ -543,6 +561,9 @@ func (e *engine) artifactProgress() []*Job {
 		kept = append(kept, j)
 	}
 	e.running = kept
+	for i, j := range kept {
+		j.rpos = int32(i)
+	}
 	return ended
 }
 
@@ -736,6 +757,7 @@ func (e *engine) release(j *Job) {
 		for _, s := range j.GPUs {
 			if e.occupant[s] == j.Spec.ID {
 				e.occupant[s] = e.freeValue(s)
+				e.touch(s)
 			}
 		}
 		j.GPUs = nil
@@ -744,6 +766,7 @@ func (e *engine) release(j *Job) {
 	for _, s := range j.GPUs {
 		if e.occupant[s] == j.Spec.ID {
 			e.occupant[s] = NoJob
+			e.touch(s)
 		}
 	}
 	j.GPUs = nil
@@ -784,9 +807,16 @@ func (e *engine) decide(arrivals, ended []*Job, before []JobID) (bool, error) {
 	}
 	changed, err := e.apply(actions, arrivals)
 	if e.decidedGen != e.occGen {
-		copy(e.decided, e.occupant)
+		if e.occDirtyAll {
+			copy(e.decided, e.occupant)
+		} else {
+			for _, s := range e.occDirty {
+				e.decided[s] = e.occupant[s]
+			}
+		}
 		e.decidedGen = e.occGen
 	}
+	e.occDirty, e.occDirtyAll = e.occDirty[:0], false
 	return changed, err
 }
 
@@ -1010,12 +1040,19 @@ func (e *engine) batchAction(id JobID, t *tentative) Action {
 func (e *engine) commitBatch(actions []Action) (bool, map[JobID]bool) {
 	changed := false
 	var suspended map[JobID]bool
+	e.lazyDequeue = true
+	defer func() {
+		e.lazyDequeue = false
+		if e.pendingGone > 0 {
+			e.compactPending()
+		}
+	}()
 	for _, a := range actions {
 		j := e.jobs[a.Job]
 		switch a.Kind {
 		case Start:
 			e.dequeue(j)
-			e.running = append(e.running, j)
+			e.addRunning(j)
 			j.change = Restart
 			if j.FirstStart < 0 {
 				j.change = FirstStart
@@ -1041,7 +1078,7 @@ func (e *engine) commitBatch(actions []Action) (bool, map[JobID]bool) {
 			}
 			suspended[j.Spec.ID] = true
 			e.advance(j, e.now)
-			e.running = removeJob(e.running, j)
+			e.removeRunning(j, false)
 			e.enqueue(j)
 			j.Status = Pending
 			j.pendingSince = e.now
@@ -1113,12 +1150,27 @@ func (o overlay) commit() {
 				v = e.freeValue(s)
 			}
 			e.occupant[s] = v
+			e.touch(s)
 		}
 		return
 	}
 	for _, s := range e.ovList {
 		e.occupant[s] = e.ovVal[s]
+		e.touch(s)
 	}
+}
+
+// touch notes that slot s of the slot table was written (occDirty).
+func (e *engine) touch(s int) {
+	e.watch.watchTouch(e.cfg.Cluster.NodeOf(s))
+	if e.occDirtyAll {
+		return
+	}
+	if len(e.occDirty) >= len(e.occupant)/4 {
+		e.occDirtyAll = true
+		return
+	}
+	e.occDirty = append(e.occDirty, int32(s))
 }
 
 // setAlloc gives a job new GPUs (start or reallocation).
@@ -1192,7 +1244,12 @@ func SameGPUs(a, b []int) bool {
 // enqueue appends j to the pending queue; in artifact timing its queue
 // time accrues from here on the queue's clock.
 func (e *engine) enqueue(j *Job) {
+	if e.pendingGone > 0 {
+		e.compactPending()
+	}
+	j.qpos = int32(len(e.pending))
 	e.pending = append(e.pending, j)
+	j.queued = true
 	if e.cfg.Timing == Artifact {
 		j.queue, j.queuedAt = &e.qclock, int32(e.qclock.steps)
 	}
@@ -1200,19 +1257,86 @@ func (e *engine) enqueue(j *Job) {
 
 // dequeue removes j from the pending queue, settling its queue time.
 func (e *engine) dequeue(j *Job) {
-	e.pending = removeJob(e.pending, j)
+	switch {
+	case !j.queued: // an arrival started or dropped in its first decision
+	default:
+		j.queued = false
+		if p := int(j.qpos); p >= len(e.pending) || e.pending[p] != j {
+			j.qpos = int32(slices.Index(e.pending, j)) // no caller should get here
+		}
+		if e.pendingGone == 0 || int(j.qpos) < e.pendingFrom {
+			e.pendingFrom = int(j.qpos)
+		}
+		e.pendingGone++
+		if !e.lazyDequeue {
+			e.compactPending()
+		}
+	}
 	j.queueTime, j.queue = j.QueueTime(), nil
 }
 
-// removeJob deletes j from q in place (the engine's queues are its own:
-// a View holds copies).
-func removeJob(q []*Job, j *Job) []*Job {
-	for i, x := range q {
-		if x == j {
-			copy(q[i:], q[i+1:])
-			q[len(q)-1] = nil
-			return q[:len(q)-1]
+// compactPending removes from the pending queue the jobs dequeued lazily,
+// keeping the order of the others.
+func (e *engine) compactPending() {
+	w := e.pendingFrom
+	for _, j := range e.pending[e.pendingFrom:] {
+		if j.queued {
+			j.qpos = int32(w)
+			e.pending[w] = j
+			w++
 		}
 	}
-	return q
+	clear(e.pending[w:])
+	e.pending, e.pendingGone = e.pending[:w], 0
+}
+
+// addRunning appends j to the running queue.
+func (e *engine) addRunning(j *Job) {
+	if e.runningGone > 0 {
+		e.compactRunning()
+	}
+	j.rpos = int32(len(e.running))
+	e.running = append(e.running, j)
+}
+
+// removeRunning takes j off the running queue, keeping the others' order;
+// lazily (until compactRunning) when lazy.
+func (e *engine) removeRunning(j *Job, lazy bool) {
+	if p := int(j.rpos); p < 0 || p >= len(e.running) || e.running[p] != j {
+		// Not where it was put: find it (no caller should get here).
+		j.rpos = int32(slices.Index(e.running, j))
+		if j.rpos < 0 {
+			return
+		}
+	}
+	if !lazy && e.runningGone > 0 {
+		e.compactRunning()
+	}
+	e.running[j.rpos] = nil
+	if e.runningGone == 0 || int(j.rpos) < e.runningFrom {
+		e.runningFrom = int(j.rpos)
+	}
+	e.runningGone++
+	j.rpos = -1
+	if !lazy {
+		e.compactRunning()
+	}
+}
+
+// compactRunning squeezes out the running queue's removed jobs, keeping
+// the order of the others.
+func (e *engine) compactRunning() {
+	if e.runningGone == 0 {
+		return
+	}
+	w := e.runningFrom
+	for _, j := range e.running[e.runningFrom:] {
+		if j != nil {
+			j.rpos = int32(w)
+			e.running[w] = j
+			w++
+		}
+	}
+	clear(e.running[w:])
+	e.running, e.runningGone = e.running[:w], 0
 }

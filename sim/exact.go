@@ -115,6 +115,9 @@ func (e *engine) runExact(ctx context.Context) error {
 		if err := e.checkClock(ev.at); err != nil {
 			return err
 		}
+		if ev.kind != evCompletion && ev.kind != evArrival { // neither reads the running queue
+			e.compactRunning()
+		}
 		e.now = ev.at
 		e.res.Events++
 		switch ev.kind {
@@ -129,6 +132,7 @@ func (e *engine) runExact(ctx context.Context) error {
 			e.jobFailure(ev.job)
 		}
 		if (ev.kind == evCompletion || ev.kind == evArrival || ev.kind == evCluster || ev.kind == evJobFailure) && e.cfg.ScheduleOnEvents && !e.moreAt(e.now) {
+			e.compactRunning()
 			if err := e.decideOnEvents(); err != nil {
 				return err
 			}
@@ -147,6 +151,7 @@ func (e *engine) runExact(ctx context.Context) error {
 			}
 			if ev.kind == evHorizon {
 				e.enqueueLateArrivals()
+				e.compactRunning()
 				return nil
 			}
 			e.round = r
@@ -174,11 +179,13 @@ func (e *engine) runExact(ctx context.Context) error {
 			}
 		}
 		if e.cfg.Check {
+			e.compactRunning()
 			if err := e.checkState(); err != nil {
 				return err
 			}
 		}
 	}
+	e.compactRunning()
 	return nil
 }
 
@@ -218,7 +225,7 @@ func (e *engine) complete(j *Job) {
 	e.cancelJobFailure(j)
 	e.advance(j, e.now)
 	j.remainingF, j.Remaining = 0, 0
-	e.running = removeJob(e.running, j)
+	e.removeRunning(j, true) // squeezed out before the queue is read (runExact)
 	e.finishJob(j, e.now)
 	e.release(j)
 	e.ended = append(e.ended, j)

@@ -336,6 +336,7 @@ func (e *engine) markNode(n int) {
 	for s := node.FirstSlot; s < node.FirstSlot+node.Capacity; s++ {
 		if o := e.occupant[s]; o == NoJob || o == Unavailable {
 			e.occupant[s] = v
+			e.touch(s)
 		}
 	}
 	e.occGen++
@@ -484,7 +485,7 @@ func (e *engine) interrupt(j *Job, cause string) float64 {
 	if e.cfg.Check {
 		e.lastRemain[j.Spec.ID] = j.Remaining
 	}
-	e.running = removeJob(e.running, j)
+	e.removeRunning(j, false)
 	e.enqueue(j)
 	j.Status = Pending
 	j.pendingSince = e.now

@@ -225,9 +225,11 @@ type Job struct {
 	completion   *event
 	// net is the job's place in the network (contention.go); nil on a
 	// cluster without topology or before its first start.
-	net      *jobNet
-	typ      int32 // Cluster.Types index of Config.GPU
-	queuedAt int32 // see queueTime (next to typ: one word for the two)
+	net        *jobNet
+	typ        int32 // Cluster.Types index of Config.GPU
+	queuedAt   int32 // see queueTime (next to typ: one word for the two)
+	queued     bool  // in the engine's pending queue (enqueue … dequeue)
+	qpos, rpos int32 // position in the pending queue (if queued), in the running queue (if running)
 }
 
 // QueueTime is the time spent pending, seconds. In artifact timing it is

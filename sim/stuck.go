@@ -34,6 +34,13 @@ type stuckWatch struct {
 	hist     [][]int32
 	histGen  uint64
 	nodeType []int32
+	// nodeFree[i] is node i's idle GPUs as counted into hist; dirty lists
+	// the nodes whose slots were written since (engine.touch; dirtyAll:
+	// too many, count every node), marked[i] whether node i is listed.
+	nodeFree []int32
+	dirty    []int32
+	marked   []bool
+	dirtyAll bool
 }
 
 type classKey struct {
@@ -113,6 +120,20 @@ func (e *engine) startedWatch(j *Job) {
 	e.watch.waiting--
 }
 
+// watchTouch notes that a slot of node n was written (watchRound's
+// recount list), once the watch has counted the nodes.
+func (w *stuckWatch) watchTouch(n int) {
+	if w.nodeFree == nil || w.dirtyAll || w.marked[n] {
+		return
+	}
+	if len(w.dirty) >= len(w.marked)/4 {
+		w.dirtyAll = true
+		return
+	}
+	w.marked[n] = true
+	w.dirty = append(w.dirty, int32(n))
+}
+
 // watch runs after a round's decision: for every class with a job pending
 // since its arrival, it notes the decision's time if the idle GPUs (free,
 // on available nodes) could hold one of the class's grids. Its cost is one
@@ -137,22 +158,44 @@ func (e *engine) watchRound() {
 	}
 	if w.histGen != e.occGen {
 		w.histGen = e.occGen
-		for t := range w.hist {
-			clear(w.hist[t])
+		// Recount the nodes written since the last count (all of them
+		// the first time, or after many writes): a round costs the slots
+		// it changed, not a pass over a 100,000-GPU table.
+		count := func(i int, sign int32) {
+			h := w.hist[w.nodeType[i]]
+			for p := int32(1); p <= w.nodeFree[i]; p++ {
+				h[p] += sign
+			}
 		}
-		for i := range c.Nodes {
+		recount := func(i int) {
 			n := &c.Nodes[i]
-			free := 0
+			free := int32(0)
 			for s := n.FirstSlot; s < n.FirstSlot+n.Capacity; s++ {
 				if e.occupant[s] == NoJob {
 					free++
 				}
 			}
-			h := w.hist[w.nodeType[i]]
-			for p := 1; p <= free; p++ {
-				h[p]++
+			w.nodeFree[i] = free
+		}
+		if w.nodeFree == nil || w.dirtyAll {
+			w.nodeFree = make([]int32, len(c.Nodes))
+			w.marked = make([]bool, len(c.Nodes))
+			for t := range w.hist {
+				clear(w.hist[t])
+			}
+			for i := range c.Nodes {
+				recount(i)
+				count(i, 1)
+			}
+		} else {
+			for _, i := range w.dirty {
+				count(int(i), -1)
+				recount(int(i))
+				count(int(i), 1)
+				w.marked[i] = false
 			}
 		}
+		w.dirty, w.dirtyAll = w.dirty[:0], false
 	}
 	for i := range w.classes {
 		k := &w.classes[i]

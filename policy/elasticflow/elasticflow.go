@@ -443,18 +443,45 @@ func (p *plan) replace(gpu string, list []*sim.Job, share []int) ([][]int, bool)
 		nodes = nodes[need:]
 		placed++
 	}
+	// Each node walks the sorted list from its start and takes every job
+	// not yet placed that fits in what the node has left. The list is
+	// sorted by share, most first, so the job such a walk takes next is
+	// the first unplaced one of the largest share that fits (an unplaced
+	// job the walk passed had a larger share than was left, or it would
+	// have been taken): with the jobs grouped by share, a node costs the
+	// groups and its placements, not a walk of the whole list (which made
+	// the fill O(nodes × jobs)).
+	type group struct {
+		share int
+		jobs  []int // list indices, in sorted order
+		head  int   // jobs[:head] are placed
+	}
+	var groups []group
+	for _, i := range order[k:] {
+		if len(groups) == 0 || groups[len(groups)-1].share != share[i] {
+			groups = append(groups, group{share: share[i]})
+		}
+		g := &groups[len(groups)-1]
+		g.jobs = append(g.jobs, i)
+	}
 	for _, n := range nodes {
-		for _, i := range order[k:] {
-			if c.Nodes[n].Capacity == used[n] {
+		left := c.Nodes[n].Capacity - used[n]
+		for left > 0 {
+			g := -1
+			for x := range groups {
+				if groups[x].head < len(groups[x].jobs) && groups[x].share <= left {
+					g = x
+					break
+				}
+			}
+			if g < 0 {
 				break
 			}
-			if slots[i] != nil {
-				continue
-			}
-			if share[i] <= c.Nodes[n].Capacity-used[n] {
-				slots[i] = take(n, share[i])
-				placed++
-			}
+			i := groups[g].jobs[groups[g].head]
+			groups[g].head++
+			slots[i] = take(n, share[i])
+			placed++
+			left -= share[i]
 		}
 	}
 	return slots, placed == len(list)

@@ -103,7 +103,7 @@ func (f *FCFS) Schedule(v *sim.View) ([]sim.Action, error) {
 	// One table for the policy's life, refilled per decision: a fresh one
 	// per decision was most of an FCFS run's allocations.
 	table := &f.table
-	table.Cluster, table.Occupant = v.Cluster, append(table.Occupant[:0], v.Occupant...)
+	table.Refill(v.Cluster, v.Occupant)
 	var actions []sim.Action
 	// f.count holds the pending queue's jobs per GPU type as it stands
 	// during the pass (restarted jobs leave, pended arrivals join).

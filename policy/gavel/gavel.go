@@ -57,6 +57,9 @@ type Gavel struct {
 	cluster *sim.Cluster
 	version Version
 	name    string
+	// maxFits bounds the programs solved per decision (0: no bound;
+	// WithMaxFits).
+	maxFits int
 	// decide is the DP view with the memory check (the program's
 	// throughputs); anyFeasible is the force_opt view (no memory check) of
 	// the arrival pre-filter; deployable is the placements' feasibility
@@ -173,6 +176,18 @@ func (g *Gavel) Named(name string) *Gavel {
 	return g
 }
 
+// WithMaxFits bounds the work of a decision to n fits (one program solved
+// and placed per fit; 0 = no bound, the published algorithm): once n fits
+// were made, the restart pass stops and the remaining arrivals join the
+// pending queue unfitted, to be fitted by a later restart pass (a round
+// with departures). A decision's work is then O(n × admitted jobs)
+// whatever the queue's length; the order in which jobs are fitted is
+// unchanged, so a bound no decision reaches changes nothing.
+func (g *Gavel) WithMaxFits(n int) *Gavel {
+	g.maxFits = n
+	return g
+}
+
 // WithGap makes every program's answer a seeded draw among the change sets
 // within relative gap gap of the optimum (ilp.Options.Gap), as a solver
 // stopping at that gap may return: CPLEX, behind the authors' stored run,
@@ -227,6 +242,7 @@ func (g *Gavel) Schedule(v *sim.View) ([]sim.Action, error) {
 		return nil, nil
 	}
 	plan := NewPlan(v)
+	fits := 0 // programs solved this decision (maxFits)
 	if plainRestart {
 		g.queue.Invalidate()
 	}
@@ -241,6 +257,10 @@ func (g *Gavel) Schedule(v *sim.View) ([]sim.Action, error) {
 			if g.blocked[q.Type] {
 				continue
 			}
+			if g.maxFits > 0 && fits >= g.maxFits {
+				break
+			}
+			fits++
 			ok, err := g.fit(v, plan, v.Pending[i])
 			if err != nil {
 				return nil, err
@@ -263,6 +283,11 @@ func (g *Gavel) Schedule(v *sim.View) ([]sim.Action, error) {
 			plan.Drop(j.Spec.ID, "infeasible on every GPU type at best locality")
 			continue
 		}
+		if g.maxFits > 0 && fits >= g.maxFits {
+			g.queue.Append(j) // fitted by a later restart pass
+			continue
+		}
+		fits++
 		ok, err := g.fit(v, plan, j)
 		if err != nil {
 			return nil, err
@@ -376,7 +401,10 @@ func (g *Gavel) fit(v *sim.View, plan *Plan, job *sim.Job) (bool, error) {
 			moved = append(moved, id)
 		}
 	}
-	t := plan.Table.Clone()
+	// The trial is made on the plan's table itself and undone on failure
+	// (a copy of the table per fit was most of gavel's allocation).
+	t := plan.Table
+	t.Begin()
 	for _, id := range moved {
 		t.Clear(id)
 	}
@@ -393,11 +421,13 @@ func (g *Gavel) fit(v *sim.View, plan *Plan, job *sim.Job) (bool, error) {
 		}
 	}
 	if !placed {
+		t.Undo()
 		g.stats.PlacementFailures++
 		g.rows.Jobs = g.rows.Jobs[:len(g.rows.Jobs)-1]
 		g.rows.Prev = g.rows.Prev[:len(g.rows.Prev)-1]
 		return false, nil
 	}
+	t.Keep()
 	plan.Commit(t, job.Spec.ID, moved)
 	return true, nil
 }

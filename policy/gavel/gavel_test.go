@@ -2,6 +2,7 @@ package gavel
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/arena-sim/arena/estimator"
@@ -230,5 +231,48 @@ func TestCarriedPendingMirror(t *testing.T) {
 		if pc.queue.Rebuilds() > 1 {
 			t.Errorf("%v: the mirror was rebuilt at %d decisions, want at most 1", v, pc.queue.Rebuilds())
 		}
+	}
+}
+
+// startCounter records the most Start actions any one decision returned.
+type startCounter struct {
+	*Gavel
+	most int
+}
+
+func (s *startCounter) Schedule(v *sim.View) ([]sim.Action, error) {
+	acts, err := s.Gavel.Schedule(v)
+	n := 0
+	for _, a := range acts {
+		if a.Kind == sim.Start {
+			n++
+		}
+	}
+	s.most = max(s.most, n)
+	return acts, err
+}
+
+// TestMaxFits: a bound no decision reaches changes nothing (same
+// decisions as no bound on Philly); max_fits=1 lets a decision solve one
+// program, so start at most one job (a fit starts only its new job), and
+// it changes the run (the unbounded run starts several in one decision).
+func TestMaxFits(t *testing.T) {
+	philly := runtest.NewPhilly(t, 1500)
+	run := func(n int) (*sim.Result, *startCounter) {
+		p := &startCounter{Gavel: New(philly.Cluster, philly.DB).WithMaxFits(n)}
+		return philly.Run(t, p), p
+	}
+	free, pf := run(0)
+	huge, _ := run(1 << 30)
+	runtest.SameDecisions(t, "gavel max_fits=2^30", free, huge)
+	one, p1 := run(1)
+	if p1.most != 1 {
+		t.Errorf("max_fits=1: a decision started %d jobs, want at most 1 (and some start)", p1.most)
+	}
+	if pf.most < 2 {
+		t.Errorf("unbounded: at most %d starts per decision: the test exercises too little", pf.most)
+	}
+	if len(one.JCTs) == len(free.JCTs) && slices.Equal(one.JCTs, free.JCTs) {
+		t.Error("max_fits=1 changed nothing")
 	}
 }

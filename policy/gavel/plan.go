@@ -79,14 +79,20 @@ func (p *Plan) Commit(t *placement.Table, start sim.JobID, moved []sim.JobID) {
 // whose final slots differ from their current ones.
 func (p *Plan) Actions() []sim.Action {
 	out := append([]sim.Action(nil), p.drops...)
+	// One scan of the table for many jobs rather than one per job.
+	slotsOf := p.Table.SlotsOf
+	if len(p.order) > 16 {
+		each := p.Table.SlotsOfEach(p.order)
+		slotsOf = func(id sim.JobID) []int { return each[id] }
+	}
 	for _, id := range p.started {
-		out = append(out, sim.Action{Kind: sim.Start, Job: id, GPUs: p.Table.SlotsOf(id)})
+		out = append(out, sim.Action{Kind: sim.Start, Job: id, GPUs: slotsOf(id)})
 	}
 	for _, id := range p.order {
 		if p.isStart[id] {
 			continue
 		}
-		slots := p.Table.SlotsOf(id)
+		slots := slotsOf(id)
 		if !sim.SameGPUs(slots, p.view.Job(id).GPUs) {
 			out = append(out, sim.Action{Kind: sim.Reallocate, Job: id, GPUs: slots})
 		}

@@ -530,18 +530,32 @@ func (s *ReassignmentSolver) buildMoves(p *Reassignment, maxChanges int) ([]floa
 		s.index = map[classKey]int{}
 	}
 	clear(s.index)
-	var cacheRes []int
-	var cacheUse []float64
+	// A cache per distinct (Resource, Use) pair met, up to classCaches of
+	// them: Gavel's rows alternate among a few Use slices (one per GPU
+	// count), which a single cache would drop at nearly every row. The
+	// caches only memoize classIndex, so the classes are numbered as
+	// without them.
+	var caches []classCache
 	var cache []int32
 	for j := range p.Rows {
 		r := &p.Rows[j]
 		ncol := len(r.Value)
-		if !sameInts(r.Resource, cacheRes) || !sameFloats(r.Use, cacheUse) {
-			cacheRes, cacheUse = r.Resource, r.Use
+		cache = nil
+		for i := range caches {
+			if sameInts(r.Resource, caches[i].res) && sameFloats(r.Use, caches[i].use) && len(caches[i].idx) == ncol*ncol {
+				cache = caches[i].idx
+				break
+			}
+		}
+		if cache == nil {
+			if len(caches) == classCaches {
+				caches = caches[:0]
+			}
 			cache = make([]int32, ncol*ncol)
 			for i := range cache {
 				cache[i] = -1
 			}
+			caches = append(caches, classCache{r.Resource, r.Use, cache})
 		}
 		from := r.Prev
 		for c := range r.Value {
@@ -584,6 +598,17 @@ func (s *ReassignmentSolver) buildMoves(p *Reassignment, maxChanges int) ([]floa
 
 // classIndex returns the index of class k's list in s.lists, adding an
 // empty list (reusing the previous call's storage) for a new class.
+// classCache is buildMoves's column-pair → class cache for the rows that
+// share one Resource and one Use slice.
+type classCache struct {
+	res []int
+	use []float64
+	idx []int32
+}
+
+// classCaches bounds the caches buildMoves keeps in one call.
+const classCaches = 16
+
 func (s *ReassignmentSolver) classIndex(k classKey) int {
 	id, ok := s.index[k]
 	if !ok {

@@ -12,13 +12,13 @@
 package placement
 
 import (
-	"slices"
-
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/sim"
 )
 
-// Table is a mutable copy of the slot table.
+// Table is a mutable copy of the slot table. Write to it through its
+// methods (Take, Release, Set, Clear, Refill), never to Occupant directly:
+// it keeps an index of the idle slots of every node (index.go).
 type Table struct {
 	Cluster  *sim.Cluster
 	Occupant []sim.JobID
@@ -29,6 +29,12 @@ type Table struct {
 	blocked []bool
 
 	cands []nodeFree // byFree's result, reused from call to call
+
+	ix *freeIndex // idle slots per node, built on first use (index.go)
+
+	// journal records the writes of a trial (Begin … Undo or Keep).
+	journal    []slotWrite
+	journaling bool
 }
 
 type nodeFree struct{ node, free int }
@@ -60,6 +66,9 @@ func FromView(v *sim.View) *Table {
 func (t *Table) Clone() *Table {
 	c := NewTable(t.Cluster, t.Occupant)
 	c.blocked = t.blocked // never written after FromView
+	if t.ix != nil {
+		c.ix = t.ix.clone()
+	}
 	return c
 }
 
@@ -67,14 +76,17 @@ func (t *Table) Clone() *Table {
 // job.
 func (t *Table) Release(s int) {
 	if t.blocked != nil && t.blocked[s] {
-		t.Occupant[s] = sim.Unavailable
+		t.set(s, sim.Unavailable)
 		return
 	}
-	t.Occupant[s] = sim.NoJob
+	t.set(s, sim.NoJob)
 }
 
 // Free returns the idle slots of node n.
 func (t *Table) Free(n int) int {
+	if t.ix != nil {
+		return int(t.ix.free[n])
+	}
 	node := t.Cluster.Nodes[n]
 	free := 0
 	for s := node.FirstSlot; s < node.FirstSlot+node.Capacity; s++ {
@@ -117,7 +129,7 @@ func (t *Table) Take(job sim.JobID, n, q int) ([]int, bool) {
 		return nil, false
 	}
 	for _, s := range got {
-		t.Occupant[s] = job
+		t.set(s, job)
 	}
 	return got, true
 }
@@ -147,18 +159,10 @@ func (t *Table) NodesByFree(gpu string, q int) []int {
 // byFree is NodesByFree as (node, idle GPUs) pairs in the table's scratch
 // buffer, valid until the next call.
 func (t *Table) byFree(gpu string, q int) []nodeFree {
-	cands := t.cands[:0]
-	for _, n := range t.Cluster.NodesOfType(gpu) {
-		if f := t.Free(n); f >= q {
-			cands = append(cands, nodeFree{n, f})
-		}
-	}
-	// Stable: node order among nodes with equal idle GPUs (the artifact's
-	// tie-break). Pairs rather than a node → free map: on a 10,240-GPU
-	// cluster the map was most of an FCFS run.
-	slices.SortStableFunc(cands, func(a, b nodeFree) int { return b.free - a.free })
-	t.cands = cands
-	return cands
+	// Most idle first, node order among nodes with equal idle GPUs (the
+	// artifact's stable-sort tie-break), read off the index.
+	t.cands = t.nodesByFree(t.cands[:0], gpu, q, -1)
+	return t.cands
 }
 
 // PlaceMostFree is the baselines' placement helper (FCFS, Gavel, Sia): for
@@ -166,7 +170,9 @@ func (t *Table) byFree(gpu string, q int) []nodeFree {
 // and on each the first c.PerNode idle slots. It returns the slots, or
 // ok = false with the table unchanged.
 func (t *Table) PlaceMostFree(job sim.JobID, c estimator.Config) ([]int, bool) {
-	nodes := t.byFree(c.GPU, c.PerNode)
+	// Only the first c.Nodes nodes are used: the index hands out no more.
+	nodes := t.nodesByFree(t.cands[:0], c.GPU, c.PerNode, c.Nodes)
+	t.cands = nodes
 	if len(nodes) < c.Nodes {
 		return nil, false
 	}

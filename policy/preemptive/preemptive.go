@@ -57,6 +57,23 @@ func Live(v *sim.View, est estimator.Estimator) ([]*sim.Job, []sim.Action) {
 // returned by Live, reordered by the policy) as described in the package
 // comment: suspensions first, then starts in priority order.
 func Schedule(v *sim.View, est estimator.Estimator, order []*sim.Job) []sim.Action {
+	var s Scheduler
+	return s.Schedule(v, est, order)
+}
+
+// Scheduler is Schedule with storage kept from one decision to the next:
+// its slot table, refilled from each View (placement.Table.Refill rewrites
+// only the slots that changed, so the table's idle-slot index is not
+// rebuilt), and its per-decision scratch. A policy keeps one for its life.
+type Scheduler struct {
+	table    placement.Table
+	admitted []bool
+	keepAt   []uint64 // keepAt[id] == gen: running job id is admitted
+	gen      uint64
+}
+
+// Schedule is the package's Schedule on s's storage.
+func (s *Scheduler) Schedule(v *sim.View, est estimator.Estimator, order []*sim.Job) []sim.Action {
 	// GPUs left per type, in Cluster.Types order (a few types: a linear
 	// search is cheaper than hashing the name for every job in order).
 	types := v.Cluster.Types
@@ -64,10 +81,13 @@ func Schedule(v *sim.View, est estimator.Estimator, order []*sim.Job) []sim.Acti
 	for t, gpu := range types {
 		left[t] = v.UsableGPUs(gpu) // without faults, TotalGPUs
 	}
-	admitted := make([]bool, len(order))
+	admitted := slices.Grow(s.admitted[:0], len(order))[:len(order)]
+	clear(admitted)
+	s.admitted = admitted
 	// The running jobs admitted: the only ones the suspension pass looks
 	// up by ID (a running job missing from order is not admitted).
-	keep := make(map[sim.JobID]bool, len(v.Running))
+	s.gen++
+	keep := func(id sim.JobID) bool { return int(id) < len(s.keepAt) && s.keepAt[id] == s.gen }
 	for i, j := range order {
 		t := slices.Index(types, j.Spec.GPU)
 		avail := 0
@@ -80,17 +100,21 @@ func Schedule(v *sim.View, est estimator.Estimator, order []*sim.Job) []sim.Acti
 			}
 			admitted[i] = true
 			if j.Status == sim.Running {
-				keep[j.Spec.ID] = true
+				if id := int(j.Spec.ID); id >= len(s.keepAt) {
+					s.keepAt = append(s.keepAt, make([]uint64, id+1-len(s.keepAt))...)
+				}
+				s.keepAt[j.Spec.ID] = s.gen
 			}
 		}
 	}
-	table := placement.FromView(v)
+	table := &s.table
+	table.FillFromView(v)
 	var actions []sim.Action
 	for _, j := range v.Running {
-		if !keep[j.Spec.ID] {
+		if !keep(j.Spec.ID) {
 			actions = append(actions, sim.Action{Kind: sim.Suspend, Job: j.Spec.ID, Reason: "preempted by higher-priority jobs"})
-			for _, s := range j.GPUs {
-				table.Release(s)
+			for _, sl := range j.GPUs {
+				table.Release(sl)
 			}
 		}
 	}

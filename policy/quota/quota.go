@@ -708,7 +708,7 @@ func afterBatch(v *sim.View, acts []sim.Action, touched map[sim.JobID]sim.Action
 	for _, a := range acts {
 		if a.Kind == sim.Start || a.Kind == sim.Reallocate {
 			for _, s := range a.GPUs {
-				table.Occupant[s] = a.Job
+				table.Set(s, a.Job)
 			}
 		}
 		if a.Kind == sim.Start {
@@ -782,7 +782,7 @@ func (p *Policy) keepRunning(t *placement.Table, o *sim.Job, lenders []borrower,
 		victims = append(victims, lenders[i])
 	}
 	for _, s := range o.GPUs {
-		t.Occupant[s] = o.Spec.ID
+		t.Set(s, o.Spec.ID)
 	}
 	return victims, true
 }

@@ -14,8 +14,10 @@ func Entries() []registry.Entry {
 			Name:     "sia",
 			Doc:      "Sia: goodput integer program over job × (GPU type, count), ≤3 changes per decision; the artifact's head rules, running jobs taking the program's GPU count",
 			Overhead: registry.FullSearch("sia"), Cost: 30,
+			Options: []registry.Option{{Name: "max_fits", Type: registry.Int, Default: "0", Min: "0",
+				Help: "at most this many programs fitted per decision; later arrivals wait unfitted for the next restart pass (a round with departures); 0 = no bound (the published algorithm, used for parity)"}},
 			New: func(o registry.Options) (sim.Policy, error) {
-				return NewVersion(o.Cluster, o.Source, Head, false), nil
+				return NewVersion(o.Cluster, o.Source, Head, false).WithMaxFits(o.Values.Int("max_fits")), nil
 			},
 		},
 		{

@@ -62,6 +62,9 @@ type Sia struct {
 	cluster *sim.Cluster
 	version Version
 	name    string
+	// maxFits bounds the programs fitted per decision (0: no bound;
+	// WithMaxFits).
+	maxFits int
 	closer  io.Closer // external solver to release, if any
 	// dp: the throughput model and the restart pass's placement check (DP
 	// memory filter on); noMem: the arrival pre-filter and the new-job
@@ -189,6 +192,16 @@ func (s *Sia) Name() string {
 	return "sia"
 }
 
+// WithMaxFits bounds a decision to n fits (0 = no bound, the published
+// algorithm), as gavel.WithMaxFits does: past n, the restart pass stops
+// and arrivals join the queue unfitted, for a later restart pass. A job
+// the restart pass settles without a program (the jobs that can never
+// run) does not count.
+func (s *Sia) WithMaxFits(n int) *Sia {
+	s.maxFits = n
+	return s
+}
+
 // Named sets the name s reports (a registry entry other than "sia", so
 // results of two versions in one run do not share a name); it returns s.
 func (s *Sia) Named(name string) *Sia {
@@ -263,6 +276,7 @@ func (s *Sia) Schedule(v *sim.View) ([]sim.Action, error) {
 		return nil, nil
 	}
 	plan := gavel.NewPlan(v)
+	fits := 0 // fits this decision (maxFits)
 	s.forgetFailed()
 	if plainRestart {
 		s.queue.Invalidate()
@@ -281,6 +295,10 @@ func (s *Sia) Schedule(v *sim.View) ([]sim.Action, error) {
 			if len(blocked) > 0 && slices.Contains(blocked, j.Spec.GPU) {
 				continue
 			}
+			if s.maxFits > 0 && fits >= s.maxFits {
+				break
+			}
+			fits++
 			ok, err := s.fit(v, plan, j, s.dp)
 			if err != nil {
 				return nil, err
@@ -299,6 +317,11 @@ func (s *Sia) Schedule(v *sim.View) ([]sim.Action, error) {
 			plan.Drop(j.Spec.ID, "infeasible on every GPU type at best locality")
 			continue
 		}
+		if s.maxFits > 0 && fits >= s.maxFits {
+			s.queue.Append(j) // fitted by a later restart pass
+			continue
+		}
+		fits++
 		ok, err := s.fit(v, plan, j, s.noMem)
 		if err != nil {
 			return nil, err
@@ -436,13 +459,16 @@ func (s *Sia) fit(v *sim.View, plan *gavel.Plan, job *sim.Job, place estimator.E
 	s.rows.HasPrev = true
 
 	targets, moved := s.fitTargets(job.Spec.ID, oldPrev, sol)
-	t := plan.Table.Clone()
+	// The trial is made on the plan's table and undone on failure.
+	t := plan.Table
+	t.Begin()
 	for _, id := range moved {
 		t.Clear(id)
 	}
 	for _, tg := range targets {
 		j := v.Job(tg.id)
 		if _, ok := gavel.Place(t, tg.id, j.Spec.Workload, s.types[s.colType[tg.col]], tg.gpu, place); !ok {
+			t.Undo()
 			s.stats.PlacementFailures++
 			s.rows.Jobs = s.rows.Jobs[:len(s.rows.Jobs)-1]
 			s.rows.Prev = s.rows.Prev[:len(s.rows.Prev)-1]
@@ -457,6 +483,7 @@ func (s *Sia) fit(v *sim.View, plan *gavel.Plan, job *sim.Job, place estimator.E
 			return false, nil
 		}
 	}
+	t.Keep()
 	plan.Commit(t, job.Spec.ID, moved)
 	s.forgetFailed()
 	return true, nil

@@ -3,6 +3,7 @@ package sia
 import (
 	"context"
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/arena-sim/arena/estimator"
@@ -215,5 +216,19 @@ func TestCarriedPendingMirror(t *testing.T) {
 		if pc.queue.Rebuilds() > 1 {
 			t.Errorf("%s: the mirror was rebuilt at %d decisions, want at most 1", tc.name, pc.queue.Rebuilds())
 		}
+	}
+}
+
+// TestMaxFits: a bound no decision reaches gives the same decisions as no
+// bound, and a bound of one program per decision changes the run.
+func TestMaxFits(t *testing.T) {
+	philly := runtest.NewPhilly(t, 1500)
+	run := func(n int) *sim.Result {
+		return philly.Run(t, NewVersion(philly.Cluster, philly.DB, Head, false).WithMaxFits(n))
+	}
+	free := run(0)
+	runtest.SameDecisions(t, "sia max_fits=2^30", free, run(1<<30))
+	if one := run(1); reflect.DeepEqual(one.JCTs, free.JCTs) {
+		t.Error("max_fits=1 changed nothing")
 	}
 }

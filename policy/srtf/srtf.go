@@ -15,6 +15,7 @@
 package srtf
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/arena-sim/arena/estimator"
@@ -26,7 +27,19 @@ import (
 // SRTF is the policy. Create it with New.
 type SRTF struct {
 	est estimator.Estimator
+
+	sched preemptive.Scheduler
+
+	// orderLive's state: per job ID, and the last decision's order.
+	jobs        []jobState
+	sorted      []sim.JobID
+	fresh, kept []keyed
+	decisions   int
 }
+
+// sortWhole makes orderLive sort all the live jobs at every decision (the
+// tests' oracle).
+var sortWhole = false
 
 var _ sim.Policy = (*SRTF)(nil)
 
@@ -55,19 +68,120 @@ func (s *SRTF) Schedule(v *sim.View) ([]sim.Action, error) {
 	if len(order) == 0 {
 		return actions, nil
 	}
-	remaining := make(map[sim.JobID]float64, len(order))
-	for _, j := range order {
-		remaining[j.Spec.ID] = s.RemainingTime(v.Cluster, j)
+	s.orderLive(v.Cluster, order)
+	return append(actions, s.sched.Schedule(v, s.est, order)...), nil
+}
+
+// keyed is a live job with its remaining time.
+type keyed struct {
+	r   float64
+	job *sim.Job
+}
+
+// less is the order of the package comment: remaining time, then
+// submission, then trace order.
+func less(a, b keyed) bool {
+	if a.r != b.r {
+		return a.r < b.r
 	}
-	sort.SliceStable(order, func(a, b int) bool {
-		ja, jb := order[a], order[b]
-		if ra, rb := remaining[ja.Spec.ID], remaining[jb.Spec.ID]; ra != rb {
-			return ra < rb
+	if a.job.SubmitTime != b.job.SubmitTime {
+		return a.job.SubmitTime < b.job.SubmitTime
+	}
+	return a.job.Spec.ID < b.job.Spec.ID
+}
+
+// byKey sorts keyed jobs with less (sort.Stable: the algorithm
+// sort.SliceStable runs, so the same comparisons give the same order).
+type byKey []keyed
+
+func (k byKey) Len() int           { return len(k) }
+func (k byKey) Less(a, b int) bool { return less(k[a], k[b]) }
+func (k byKey) Swap(a, b int)      { k[a], k[b] = k[b], k[a] }
+
+// jobState is what orderLive remembers of a job between decisions.
+type jobState struct {
+	inOrder, keptAt int     // the decision it was last live, last kept at
+	pos             int     // its place in that decision's order (as Live built it)
+	r, sortedR      float64 // remaining time now, and in the last order
+	submit          sim.Time
+}
+
+// orderLive sorts order by less. Only the running jobs' remaining times
+// change between decisions (a pending job's is its remaining iterations
+// at its best locality until it runs again), so the jobs that keep the
+// key they had in the last decision's order keep that order among
+// themselves, and only the others are sorted, then merged in: less is a
+// strict total order (IDs are unique), so this is the order a stable sort
+// of everything gives. A remaining time that is NaN would make less no
+// order at all; the decision then sorts everything as before. Sorting the
+// whole queue every decision was most of SRTF's time on a long queue.
+func (s *SRTF) orderLive(c *sim.Cluster, order []*sim.Job) {
+	s.decisions++
+	now := s.decisions
+	s.fresh, s.kept = s.fresh[:0], s.kept[:0]
+	whole := sortWhole
+	for i, j := range order {
+		id := int(j.Spec.ID)
+		if id >= len(s.jobs) {
+			s.jobs = append(s.jobs, make([]jobState, id+1-len(s.jobs))...)
 		}
-		if ja.SubmitTime != jb.SubmitTime {
-			return ja.SubmitTime < jb.SubmitTime
+		st := &s.jobs[id]
+		st.inOrder, st.pos, st.r = now, i, s.RemainingTime(c, j)
+		if st.r != st.r {
+			whole = true
 		}
-		return ja.Spec.ID < jb.Spec.ID
+	}
+	if whole {
+		all := s.fresh
+		for _, j := range order {
+			all = append(all, keyed{s.jobs[j.Spec.ID].r, j})
+		}
+		sort.Stable(byKey(all))
+		for i, k := range all {
+			order[i] = k.job
+		}
+		s.fresh = all
+		s.remember(order, now)
+		return
+	}
+	for _, id := range s.sorted {
+		st := &s.jobs[id]
+		if st.inOrder != now || st.keptAt == now {
+			continue
+		}
+		if j := order[st.pos]; st.r == st.sortedR && st.submit == j.SubmitTime {
+			st.keptAt = now
+			s.kept = append(s.kept, keyed{st.r, j})
+		}
+	}
+	for _, j := range order {
+		if st := &s.jobs[j.Spec.ID]; st.keptAt != now {
+			s.fresh = append(s.fresh, keyed{st.r, j})
+		}
+	}
+	slices.SortFunc(s.fresh, func(a, b keyed) int {
+		if less(a, b) {
+			return -1
+		}
+		return 1 // a ≠ b: no two jobs are equal under less
 	})
-	return append(actions, preemptive.Schedule(v, s.est, order)...), nil
+	kept, fresh := s.kept, s.fresh
+	for i := range order {
+		if len(fresh) == 0 || (len(kept) > 0 && less(kept[0], fresh[0])) {
+			order[i], kept = kept[0].job, kept[1:]
+		} else {
+			order[i], fresh = fresh[0].job, fresh[1:]
+		}
+	}
+	s.remember(order, now)
+}
+
+// remember keeps order as the last decision's, with each job's key.
+func (s *SRTF) remember(order []*sim.Job, now int) {
+	s.sorted = s.sorted[:0]
+	for _, j := range order {
+		st := &s.jobs[j.Spec.ID]
+		st.sortedR, st.submit = st.r, j.SubmitTime
+		s.sorted = append(s.sorted, j.Spec.ID)
+	}
 }

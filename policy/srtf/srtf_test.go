@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/policy/internal/runtest"
 	"github.com/arena-sim/arena/sim"
 )
 
@@ -90,5 +91,24 @@ func TestPreemptsForShorterJobs(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("actions:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// TestOrderLiveEqualsWholeSort: sorting only the jobs whose remaining
+// time changed and merging them with the last order gives, decision by
+// decision, what a stable sort of every live job gives (the oracle,
+// sortWhole: the policy's original form). On the built-in Philly trace
+// every JCT, queueing time and round of the two runs agree.
+func TestOrderLiveEqualsWholeSort(t *testing.T) {
+	philly := runtest.NewPhilly(t, 1500)
+	run := func(whole bool) *sim.Result {
+		defer func(old bool) { sortWhole = old }(sortWhole)
+		sortWhole = whole
+		return philly.Run(t, New(philly.DB.View(estimator.ViewOptimal)))
+	}
+	whole, merged := run(true), run(false)
+	runtest.SameDecisions(t, "srtf", whole, merged)
+	if len(whole.JCTs) < 100 {
+		t.Fatalf("only %d jobs finished: the test exercises too little", len(whole.JCTs))
 	}
 }

@@ -77,6 +77,8 @@ func (s *jobState) key() uint64 { return uint64(s.queue)<<entryBits | uint64(s.e
 type Tiresias struct {
 	cfg Config
 	est estimator.Estimator
+	// sched keeps preemptive.Schedule's slot table and scratch across decisions.
+	sched preemptive.Scheduler
 	// jobs by ID (the engine's IDs are the trace positions 0…n−1): a
 	// slice, since every decision reads the state of every live job.
 	jobs    []jobState
@@ -195,7 +197,7 @@ func (t *Tiresias) Schedule(v *sim.View) ([]sim.Action, error) {
 		t.forget(a.Job)
 	}
 	t.orderLive(order)
-	return append(actions, preemptive.Schedule(v, t.est, order)...), nil
+	return append(actions, t.sched.Schedule(v, t.est, order)...), nil
 }
 
 // orderLive sorts order, the live jobs, by key. A decision changes few

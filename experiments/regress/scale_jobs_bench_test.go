@@ -1,0 +1,214 @@
+//go:build unix
+
+package regress_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/arena-sim/arena/experiments/runner"
+	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/clusterspec"
+	"github.com/arena-sim/arena/traces/importers"
+	"github.com/arena-sim/arena/traces/synth"
+	"github.com/arena-sim/arena/traces/table"
+)
+
+// scaleJobsPolicies are the policies BenchmarkScalingJobs measures
+// (ARENA_SCALE_POLICIES overrides, as for BenchmarkScaling).
+var scaleJobsPolicies = []string{"fcfs", "tiresias", "srtf", "gavel", "sia", "elasticflow-ls", "arena"}
+
+// scaleJobsSizes are its workloads' job counts (ARENA_SCALE_JOBS
+// overrides, comma-separated).
+var scaleJobsSizes = []int{100_000, 250_000, 1_000_000}
+
+// scaleJobsRounds is the length of every run of BenchmarkScalingJobs.
+const scaleJobsRounds = 4000
+
+// BenchmarkScalingJobs is issue 38's table: per policy, one run per size
+// N of scaleJobsSizes: N jobs synthesised from philly-pollux with the
+// arena recipe (seed 1) arriving as a Poisson process that brings all N
+// within the run's 4,000 rounds of 300 s (N / 333.3 jobs per hour), on
+// paper-1280 with every pool's nodes × N/12,500 (10,240 GPUs for 100k
+// jobs, 102,400 for 1M), exact timing. Jobs and GPUs grow together, so
+// exp is the exponent of CPU time against jobs at a fixed load per GPU
+// (and against GPUs: BenchmarkScaling's gpus axis holds the trace fixed).
+// Reported per size: CPU seconds (user + system, process), wall seconds,
+// peak Go memory (runtime/metrics: mapped less released, sampled every
+// 20 ms, after returning the previous run's pages: the bulk of the RSS),
+// and engine events (arrivals, completions, rounds) per CPU second.
+// A run is stopped at the wall-clock budget (ARENA_SCALE_BUDGET, default
+// 5m); its cost is then a lower bound, and so is the exponent
+// (exp-at-least). The run loads its trace like `arena simulate` does;
+// results are not written. `make bench-scale` runs it after
+// BenchmarkScaling.
+func BenchmarkScalingJobs(b *testing.B) {
+	if os.Getenv("ARENA_BENCH_SCALE") == "" {
+		b.Skip("minutes to hours; run with make bench-scale (ARENA_BENCH_SCALE=1)")
+	}
+	pols, sizes := scaleJobsPolicies, scaleJobsSizes
+	if s := os.Getenv("ARENA_SCALE_POLICIES"); s != "" {
+		pols = strings.Split(s, ",")
+	}
+	if s := os.Getenv("ARENA_SCALE_JOBS"); s != "" {
+		sizes = nil
+		for _, f := range strings.Split(s, ",") {
+			n, err := strconv.Atoi(f)
+			if err != nil || n < 12_500 {
+				b.Fatalf("ARENA_SCALE_JOBS=%q: want job counts of at least 12500, comma-separated", s)
+			}
+			sizes = append(sizes, n)
+		}
+	}
+	budget := 5 * time.Minute
+	if s := os.Getenv("ARENA_SCALE_BUDGET"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			b.Fatalf("ARENA_SCALE_BUDGET=%q: want a positive duration such as 5m", s)
+		}
+		budget = d
+	}
+	// The arena command's collector pace and memory limit (cli.Main), so
+	// that memory and CPU are the command's.
+	defer debug.SetGCPercent(debug.SetGCPercent(sim.GCPercent))
+	defer debug.SetMemoryLimit(math.MaxInt64) // after the pacing stops
+	defer sim.PaceMemory()()
+	dir := b.TempDir()
+	src, err := importers.Open("philly-pollux", "", importers.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	base, err := clusterspec.Load("paper-1280")
+	if err != nil {
+		b.Fatal(err)
+	}
+	tracePath := func(n int) string {
+		p := filepath.Join(dir, fmt.Sprintf("synth-%d.csv", n))
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		hours := float64(scaleJobsRounds) * 300 / 3600
+		jobs, err := synth.Run(src, synth.Options{Seed: 1, Jobs: n, Rate: float64(n) / hours, Recipe: "arena"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := table.WriteFile(p, jobs); err != nil {
+			b.Fatal(err)
+		}
+		return p
+	}
+	clusterPath := func(n int) string {
+		k := n / 12_500
+		p := filepath.Join(dir, fmt.Sprintf("paper-1280-x%d.yaml", k))
+		writeFile(b, p, func(f *os.File) error {
+			fmt.Fprintf(f, "name: paper-1280-x%d\npools:\n", k)
+			for _, pl := range base.Pools {
+				fmt.Fprintf(f, "  - {gpu: %s, nodes: %d, gpus_per_node: %d}\n", pl.GPU, pl.Nodes*k, pl.GPUsPerNode)
+			}
+			return nil
+		})
+		return p
+	}
+	reg := policy.NewRegistry()
+	for _, pol := range pols {
+		b.Run(pol, func(b *testing.B) {
+			var xs, cpu, wall, mem, eps []float64
+			cut := false
+			for b.Loop() {
+				xs, cpu, wall, mem, eps = xs[:0], cpu[:0], wall[:0], mem[:0], eps[:0]
+				for _, n := range sizes {
+					run := runner.Run{Policy: pol, Timing: sim.Exact, Rounds: scaleJobsRounds,
+						Trace: tracePath(n), Cluster: clusterPath(n)}
+					runtime.GC()
+					peak := watchMemory()
+					c0, w0 := cpuSeconds(), time.Now()
+					ctx, cancel := context.WithTimeout(context.Background(), budget)
+					out, err := runner.Execute(ctx, reg, run)
+					cancel()
+					c, w := cpuSeconds()-c0, time.Since(w0).Seconds()
+					m := peak()
+					events := 0
+					if errors.Is(err, context.DeadlineExceeded) {
+						cut = true
+					} else if err != nil {
+						b.Fatal(err)
+					} else {
+						events = out.Result.Events
+					}
+					xs, cpu, wall = append(xs, float64(n)), append(cpu, c), append(wall, w)
+					mem, eps = append(mem, m/(1<<20)), append(eps, float64(events)/c)
+				}
+			}
+			if cut {
+				b.ReportMetric(slope(xs, cpu), "exp-at-least")
+			} else {
+				b.ReportMetric(slope(xs, cpu), "exp")
+			}
+			for i, n := range sizes {
+				k := fmt.Sprintf("%dk", n/1000)
+				b.ReportMetric(cpu[i], "cpu-s@"+k)
+				b.ReportMetric(wall[i], "wall-s@"+k)
+				b.ReportMetric(mem[i], "peak-MiB@"+k)
+				b.ReportMetric(eps[i], "events/cpu-s@"+k)
+				if i > 0 && len(sizes) > 2 {
+					b.ReportMetric(slope(xs[i-1:i+1], cpu[i-1:i+1]), fmt.Sprintf("exp@%dk-%dk", sizes[i-1]/1000, n/1000))
+				}
+			}
+		})
+	}
+}
+
+// watchMemory returns the pages the Go runtime holds to the OS, and
+// samples them until the returned function is called, which returns the
+// largest sample (bytes): the memory mapped less what was released.
+func watchMemory() func() float64 {
+	debug.FreeOSMemory() // the previous run's pages go back to the OS
+	sample := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	read := func() float64 {
+		metrics.Read(sample)
+		if sample[0].Value.Kind() != metrics.KindUint64 || sample[1].Value.Kind() != metrics.KindUint64 {
+			return math.NaN()
+		}
+		return float64(sample[0].Value.Uint64() - sample[1].Value.Uint64())
+	}
+	var mu sync.Mutex
+	peak := read()
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				v := read()
+				mu.Lock()
+				peak = max(peak, v)
+				mu.Unlock()
+			}
+		}
+	}()
+	return func() float64 {
+		close(done)
+		<-stopped
+		mu.Lock()
+		defer mu.Unlock()
+		return max(peak, read())
+	}
+}
