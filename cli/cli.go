@@ -124,4 +124,5 @@ var commands = []func(*registry.Registry) *cobra.Command{
 	newRegressCmd,
 	newEstimateCmd,
 	newCalibrateCmd,
+	newReplayCmd,
 }

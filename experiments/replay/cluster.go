@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -364,4 +365,81 @@ func rssKiB(pid int) int64 {
 		}
 	}
 	return 0
+}
+
+// Attach uses an existing Slurm cluster (the client commands' own
+// configuration) as c's nodes: the partition's nodes with GPUs of each of
+// c's types, sorted by name, stand for c's nodes of that type in node
+// order (each must have at least that node's GPUs). dir must be a
+// directory every node can write and arena can read (native mode's batch
+// output).
+func Attach(ctx context.Context, c *sim.Cluster, partition, dir string) (*Slurm, error) {
+	s := &Slurm{Partition: partition, Dir: dir}
+	if err := os.MkdirAll(filepath.Join(dir, "native"), 0o755); err != nil {
+		return nil, err
+	}
+	out, err := s.output(ctx, "sinfo", "-h", "-N", "-p", partition, "-o", "%N %G")
+	if err != nil {
+		return nil, err
+	}
+	byType, err := ParseSinfoGres(out)
+	if err != nil {
+		return nil, err
+	}
+	s.Nodes = make([]string, len(c.Nodes))
+	used := map[string]int{}
+	for i, n := range c.Nodes {
+		t := GresType(n.GPU)
+		have := byType[t]
+		k := used[t]
+		if k >= len(have) {
+			return nil, fmt.Errorf("replay: partition %s has %d nodes with %s GPUs; cluster %s needs %d", partition, len(have), t, c.Name, k+1)
+		}
+		if have[k].GPUs < n.Capacity {
+			return nil, fmt.Errorf("replay: node %s has %d %s GPUs; cluster %s's node %d needs %d", have[k].Name, have[k].GPUs, t, c.Name, i, n.Capacity)
+		}
+		s.Nodes[i] = have[k].Name
+		used[t]++
+	}
+	return s, nil
+}
+
+// SlurmNode is a node of an attached cluster and its GPUs of one type.
+type SlurmNode struct {
+	Name string
+	GPUs int
+}
+
+// ParseSinfoGres reads `sinfo -h -N -o "%N %G"` lines ("node1
+// gpu:a40:2(S:0-1),gpu:a10:1") into nodes by GPU type, each type's sorted
+// by name. Lines without a typed gpu gres are skipped; a node listed
+// twice (in several partitions) counts once.
+func ParseSinfoGres(out string) (map[string][]SlurmNode, error) {
+	by := map[string][]SlurmNode{}
+	seen := map[string]bool{}
+	for ln, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || seen[f[0]] {
+			continue
+		}
+		seen[f[0]] = true
+		for _, g := range strings.Split(f[1], ",") {
+			if i := strings.IndexByte(g, '('); i >= 0 {
+				g = g[:i]
+			}
+			p := strings.Split(g, ":")
+			if len(p) != 3 || p[0] != "gpu" {
+				continue
+			}
+			n, err := strconv.Atoi(p[2])
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("sinfo line %d: gres %q: want gpu:TYPE:COUNT", ln+1, g)
+			}
+			by[p[1]] = append(by[p[1]], SlurmNode{Name: f[0], GPUs: n})
+		}
+	}
+	for _, v := range by {
+		sort.Slice(v, func(i, j int) bool { return v[i].Name < v[j].Name })
+	}
+	return by, nil
 }

@@ -52,7 +52,7 @@ type ConfParams struct {
 	Dir        string // the work directory: state, spool, logs, pid files
 	MungeSock  string // the private munged's socket
 	CtldPort   int
-	NodePorts  []int // one per node, in node order
+	NodePorts  []int  // one per node, in node order
 	GPUFiles   string // directory of the empty files gres File= points at
 	Partition  string
 	ClusterTag string // ClusterName
