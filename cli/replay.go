@@ -18,7 +18,7 @@ import (
 type replayFlags struct {
 	on, trace, cluster, policy, mode, out string
 	attach                                bool
-	partition, workdir                    string
+	partition, workdir, scheduler         string
 	keep, deterministic, upOnly, quiet    bool
 	speed, maxError                       float64
 	jobs                                  int
@@ -79,6 +79,7 @@ With --out the report goes to DIR (replay.json, jobs.csv, REPORT.md).`,
 	fl.BoolVar(&f.attach, "attach", false, "use the existing Slurm cluster the client commands reach instead of starting one")
 	fl.StringVar(&f.partition, "partition", "", "with --attach: the partition to run in (required)")
 	fl.StringVar(&f.workdir, "workdir", "", "the emulated cluster's work directory (default: a new temporary one); with --attach: a directory every node can write (required for native mode)")
+	fl.StringVar(&f.scheduler, "slurm-scheduler", "builtin", "the emulated cluster's SchedulerType: backfill or builtin (strict order; docs/replay.md)")
 	fl.BoolVar(&f.keep, "keep", false, "keep the emulated cluster's work directory (configuration, logs)")
 	fl.BoolVar(&f.upOnly, "up-only", false, "bring the emulated cluster up, print its start-up time and memory, and stop it")
 	fl.Float64Var(&f.maxError, "max-error", 0, "fail (exit 1) if a calibrated mean-JCT error exceeds this many percent, a policy-mode placement differed or a start failed (0 = no check)")
@@ -109,6 +110,9 @@ func runReplay(cmd *cobra.Command, reg *registry.Registry, f replayFlags) error 
 		modes = []string{f.mode}
 	default:
 		return fmt.Errorf("--mode %q: want policy, native or both", f.mode)
+	}
+	if f.scheduler != "backfill" && f.scheduler != "builtin" {
+		return fmt.Errorf("--slurm-scheduler %q: want backfill or builtin", f.scheduler)
 	}
 	if f.attach && f.partition == "" {
 		return fmt.Errorf("--attach needs --partition")
@@ -147,7 +151,7 @@ func runReplay(cmd *cobra.Command, reg *registry.Registry, f replayFlags) error 
 	if f.attach {
 		s, err = replay.Attach(ctx, c, f.partition, f.workdir)
 	} else {
-		s, err = replay.Up(ctx, c, replay.UpOptions{Dir: f.workdir, Keep: f.keep || f.workdir != "", Log: logw})
+		s, err = replay.Up(ctx, c, replay.UpOptions{Scheduler: f.scheduler, Dir: f.workdir, Keep: f.keep || f.workdir != "", Log: logw})
 	}
 	if err != nil {
 		return err

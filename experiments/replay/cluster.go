@@ -81,6 +81,8 @@ type UpOptions struct {
 	// Down unless Keep.
 	Dir  string
 	Keep bool
+	// Scheduler is SchedulerType without "sched/" ("" = backfill).
+	Scheduler string
 	Log  io.Writer // progress lines; nil = none
 }
 
@@ -156,7 +158,7 @@ func Up(ctx context.Context, c *sim.Cluster, o UpOptions) (s *Slurm, err error) 
 	}
 	sock := filepath.Join(dir, "munge", "munge.socket")
 	conf, err := SlurmConf(c, ConfParams{Dir: dir, MungeSock: sock, CtldPort: ports[0], NodePorts: ports[1:],
-		GPUFiles: filepath.Join(dir, "gpu"), Partition: s.Partition, ClusterTag: "arenareplay"})
+		GPUFiles: filepath.Join(dir, "gpu"), Partition: s.Partition, ClusterTag: "arenareplay", Scheduler: o.Scheduler})
 	if err != nil {
 		return s, err
 	}

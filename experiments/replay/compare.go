@@ -211,7 +211,11 @@ func runPolicyMode(ctx context.Context, s *Slurm, sc *runner.Scenario, o Options
 	if math.IsNaN(mr.HandoffMean) {
 		return nil, fmt.Errorf("replay: policy %s: no stand-in reported its times (%d starts)", name, len(segs))
 	}
-	mr.OverheadAdded = mr.HandoffMean * o.Speed
+	// Deterministic: the stand-ins end at their simulated ends whatever
+	// the hand-off, so there is nothing to feed back (calibrated = simulated).
+	if !o.Deterministic {
+		mr.OverheadAdded = mr.HandoffMean * o.Speed
+	}
 	cal, err := withOverhead(sc, mr.OverheadAdded, false).Execute(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -329,22 +333,16 @@ func runNativeMode(ctx context.Context, s *Slurm, scs []*runner.Scenario, o Opti
 		return nil, err
 	}
 	real := map[int32]Launch{}
+	jobIndex := map[int32]int{}
 	for i, j := range jobs {
 		real[int32(j.Job)] = launches[i]
+		jobIndex[int32(j.Job)] = i
 	}
+	handoff := NativeHandoffs(launches)
 	var runs []*ModeRun
 	for pi, sc := range scs {
 		out := sims[pi]
 		mr := &ModeRun{Mode: "native", Policy: sc.Policy.String(), Speed: o.Speed, Jobs: len(jobs), Starts: len(jobs)}
-		// Hand-off: submission to start, over the jobs the simulator
-		// started on arrival (the cluster had room at once).
-		var handoff []float64
-		for _, j := range out.Result.Jobs {
-			l, ok := real[j.ID]
-			if ok && l.Stamps.Complete() && j.FirstStart == j.Submit {
-				handoff = append(handoff, max(l.Stamps.Start-l.Launch, 0))
-			}
-		}
 		for _, l := range launches {
 			if !l.Stamps.Complete() {
 				mr.Failed++
@@ -376,6 +374,7 @@ func runNativeMode(ctx context.Context, s *Slurm, scs []*runner.Scenario, o Opti
 				row.SimEnd, row.SimJCT = nan, nan
 			}
 			row.CalStart, row.CalEnd, row.CalJCT, row.CalQueue = nan, nan, nan, nan
+			row.HandoffS = handoff[jobIndex[j.ID]]
 			if cj, ok := calBy[j.ID]; ok && cj.Finish >= 0 {
 				row.CalStart, row.CalEnd, row.CalJCT, row.CalQueue = cj.FirstStart, cj.Finish, cj.JCT, cj.Queueing
 			}
@@ -387,9 +386,6 @@ func runNativeMode(ctx context.Context, s *Slurm, scs []*runner.Scenario, o Opti
 				if row.PlacementDiffers {
 					mr.PlacementsDiffered++
 				}
-				if j.FirstStart == j.Submit {
-					row.HandoffS = max(l.Stamps.Start-l.Launch, 0)
-				}
 			}
 			mr.Rows = append(mr.Rows, row)
 		}
@@ -400,6 +396,38 @@ func runNativeMode(ctx context.Context, s *Slurm, scs []*runner.Scenario, o Opti
 		runs = append(runs, mr)
 	}
 	return runs, nil
+}
+
+// NativeHandoffs is each native job's hand-off, real seconds: from the
+// moment it could start on the nodes Slurm gave it (its submission, or
+// the latest end of a job on those nodes that ended before it started)
+// to its start; NaN without timestamps.
+func NativeHandoffs(ls []Launch) []float64 {
+	h := make([]float64, len(ls))
+	for i, l := range ls {
+		h[i] = nan
+		if !l.Stamps.Complete() {
+			continue
+		}
+		ready := l.Launch
+		for j, o := range ls {
+			if j == i || !o.Stamps.Complete() || o.Stamps.End > l.Stamps.Start || !overlap(o.Stamps.Nodes, l.Stamps.Nodes) {
+				continue
+			}
+			ready = max(ready, o.Stamps.End)
+		}
+		h[i] = max(l.Stamps.Start-ready, 0)
+	}
+	return h
+}
+
+func overlap(a, b []string) bool {
+	for _, x := range a {
+		if slices.Contains(b, x) {
+			return true
+		}
+	}
+	return false
 }
 
 // firstNodes is each job's first placement in a simulation, as Slurm

@@ -198,7 +198,7 @@ func RunNative(ctx context.Context, s *Slurm, jobs []NativeJob, t0 float64, o Op
 		}
 		files[i] = filepath.Join(dir, fmt.Sprintf("job-%d.out", j.Job))
 		out[i].Launch = epoch(time.Now())
-		id, err := s.output(ctx, "sbatch", "--parsable", "-p", s.Partition, "-J", o.Name, "-o", files[i],
+		id, err := s.output(ctx, "sbatch", "--parsable", "-p", s.partitionOf(j.GPU), "-J", o.Name, "-o", files[i],
 			"-N", strconv.Itoa(j.Nodes), "--ntasks-per-node=1", "--cpus-per-task=1",
 			fmt.Sprintf("--gres=gpu:%s:%d", GresType(j.GPU), j.PerNode), "--wrap", StandinScript(j.Seconds/o.Speed, 0))
 		if err != nil {
@@ -249,18 +249,27 @@ func RunNative(ctx context.Context, s *Slurm, jobs []NativeJob, t0 float64, o Op
 	}
 }
 
+// partitionOf is the partition native jobs of a GPU type go to: the
+// type's own on an emulated cluster, the attached partition otherwise.
+func (s *Slurm) partitionOf(gpu string) string {
+	if s.Emulated {
+		return TypePartition(s.Partition, GresType(gpu))
+	}
+	return s.Partition
+}
+
 // CancelJobs cancels every job of this replay (by its job name) and
 // waits up to 10 s for them to leave the queue.
 func (s *Slurm) CancelJobs(name string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	args := []string{"--name", name, "-p", s.Partition}
+	args := []string{"--name", name}
 	if u := os.Getenv("USER"); u != "" && !s.Emulated {
 		args = append(args, "-u", u)
 	}
 	s.output(ctx, "scancel", args...)
 	for ctx.Err() == nil {
-		q, err := s.output(ctx, "squeue", "-h", "--name", name, "-p", s.Partition, "-o", "%i")
+		q, err := s.output(ctx, "squeue", "-h", "--name", name, "-o", "%i")
 		if err != nil || strings.TrimSpace(q) == "" {
 			return
 		}

@@ -56,6 +56,10 @@ type ConfParams struct {
 	GPUFiles   string // directory of the empty files gres File= points at
 	Partition  string
 	ClusterTag string // ClusterName
+	// Scheduler is Slurm's SchedulerType without its "sched/" prefix:
+	// "builtin" (strict priority order: a job that cannot start blocks
+	// its partition's later jobs) or "backfill".
+	Scheduler string
 }
 
 // SlurmConf is the slurm.conf of an emulated cluster whose nodes are c's:
@@ -90,7 +94,9 @@ TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
-SchedulerType=sched/backfill
+SchedulerType=sched/%s
+# Schedule at once: no batching delay, a main pass every second, backfill every second.
+SchedulerParameters=batch_sched_delay=0,sched_min_interval=0,sched_interval=1,bf_interval=1,default_queue_depth=10000
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 GresTypes=gpu
@@ -104,13 +110,37 @@ MinJobAge=300
 MaxJobCount=100000
 SlurmdTimeout=600
 MessageTimeout=30
-`, len(c.Nodes), c.Name, p.ClusterTag, p.CtldPort, p.MungeSock, p.Dir, p.Dir, p.Dir, p.Dir, p.Dir, p.Dir, p.Dir)
+`, len(c.Nodes), c.Name, p.ClusterTag, p.CtldPort, p.MungeSock, p.Dir, p.Dir, p.Dir, p.Dir, p.Dir, p.Dir, p.Dir, cmpOr(p.Scheduler, "backfill"))
 	for i, n := range c.Nodes {
 		fmt.Fprintf(&b, "NodeName=%s NodeAddr=%s NodeHostname=localhost Port=%d CPUs=%d RealMemory=1000 Gres=gpu:%s:%d State=UNKNOWN\n",
 			names[i], LoopbackAddr(i), p.NodePorts[i], max(n.Capacity, 1), GresType(n.GPU), n.Capacity)
 	}
 	fmt.Fprintf(&b, "PartitionName=%s Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO\n", p.Partition)
+	// One partition per GPU type: native mode submits there, so that a
+	// waiting job holds back later jobs of its type only (FCFS per type).
+	byType := map[string][]string{}
+	var types []string
+	for i, n := range c.Nodes {
+		t := GresType(n.GPU)
+		if _, ok := byType[t]; !ok {
+			types = append(types, t)
+		}
+		byType[t] = append(byType[t], names[i])
+	}
+	for _, t := range types {
+		fmt.Fprintf(&b, "PartitionName=%s Nodes=%s MaxTime=INFINITE State=UP OverSubscribe=NO\n", TypePartition(p.Partition, t), strings.Join(byType[t], ","))
+	}
 	return b.String(), nil
+}
+
+// TypePartition is the partition of one GPU type's nodes: "arena-a40".
+func TypePartition(partition, gresType string) string { return partition + "-" + gresType }
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 // GresConf is the gres.conf of the emulated cluster: every node's GPUs
