@@ -56,7 +56,7 @@ type daemon struct {
 func (s *Slurm) Command(ctx context.Context, name string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Env = append(os.Environ(), s.Env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
 	cmd.WaitDelay = 3 * time.Second
 	return cmd
@@ -83,7 +83,7 @@ type UpOptions struct {
 	Keep bool
 	// Scheduler is SchedulerType without "sched/" ("" = backfill).
 	Scheduler string
-	Log  io.Writer // progress lines; nil = none
+	Log       io.Writer // progress lines; nil = none
 }
 
 // sbinPath finds a daemon in PATH or /usr/sbin.
@@ -134,7 +134,7 @@ func Up(ctx context.Context, c *sim.Cluster, o UpOptions) (s *Slurm, err error) 
 	s = &Slurm{Emulated: true, Dir: dir, keep: o.Keep, Partition: "arena", Nodes: NodeNames(c)}
 	defer func() {
 		if err != nil {
-			s.Down()
+			s.Down(context.Background())
 		}
 	}()
 	for _, d := range []string{"log", "munge", "ctld", "spool", "run", "gpu", "native"} {
@@ -286,12 +286,19 @@ func (s *Slurm) waitFor(ctx context.Context, limit time.Duration, what string, o
 }
 
 // Down stops an emulated cluster: every daemon by its pid, slurmds first
-// (all at once), then slurmctld, then munged; SIGTERM, SIGKILL after 3 s.
-// It removes the work directory unless asked to keep it. An attached
+// (all at once), then slurmctld, then munged; SIGTERM, SIGKILL after 3 s
+// — or SIGKILL at once when ctx has ended (Ctrl-C: arena has 2 s to
+// stop). Then any process still carrying the cluster's SLURM_CONF in its
+// environment (a slurmstepd, a stand-in, an srun) is killed by its pid,
+// and the work directory is removed unless asked to keep it. An attached
 // cluster is left as it is.
-func (s *Slurm) Down() {
+func (s *Slurm) Down(ctx context.Context) {
 	if s == nil || !s.Emulated {
 		return
+	}
+	wait := 3 * time.Second
+	if ctx.Err() != nil {
+		wait = 0
 	}
 	var nodes, rest []*daemon
 	for _, d := range s.daemons {
@@ -307,10 +314,14 @@ func (s *Slurm) Down() {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				d.cmd.Process.Signal(syscall.SIGTERM)
+				if wait == 0 {
+					d.cmd.Process.Kill()
+				} else {
+					d.cmd.Process.Signal(syscall.SIGTERM)
+				}
 				select {
 				case <-d.done:
-				case <-time.After(3 * time.Second):
+				case <-time.After(wait):
 					d.cmd.Process.Kill()
 					<-d.done
 				}
@@ -323,9 +334,43 @@ func (s *Slurm) Down() {
 		stop(rest[i : i+1])
 	}
 	s.daemons = nil
+	for _, pid := range PidsWithEnv(s.confEnv()) {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
 	if !s.keep && s.Dir != "" {
 		os.RemoveAll(s.Dir)
 	}
+}
+
+// confEnv is the SLURM_CONF entry of an emulated cluster's environment.
+func (s *Slurm) confEnv() string { return "SLURM_CONF=" + filepath.Join(s.Dir, "slurm.conf") }
+
+// PidsWithEnv lists the processes (other than arena itself) whose
+// environment holds the entry kv, e.g. every process an emulated
+// cluster's daemons and clients started.
+func PidsWithEnv(kv string) []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil {
+			continue
+		}
+		for _, v := range strings.Split(string(b), "\x00") {
+			if v == kv {
+				pids = append(pids, pid)
+				break
+			}
+		}
+	}
+	return pids
 }
 
 // Pids lists the daemons' pids (tests check none is left).

@@ -169,8 +169,16 @@ func runPolicyMode(ctx context.Context, s *Slurm, sc *runner.Scenario, o Options
 	name := sc.Policy.String()
 	o.Name = fmt.Sprintf("arena-replay-%d", time.Now().UnixNano()%1e9)
 	o.logf("policy mode, %s: %d jobs, %d starts, simulated makespan %.0f s = %.0f s at %gx", name, len(res.Jobs), len(segs), out.Summary.Makespan, out.Summary.Makespan/o.Speed, o.Speed)
-	launches, k, err := RunPolicy(ctx, s, segs, float64(res.Start), o)
+	// A replay that runs three times late (a node lost, a stuck srun)
+	// is stopped, not waited for.
+	limit := time.Duration((3*float64(out.Summary.Makespan)/o.Speed + 120) * 1e9)
+	rctx, cancel := context.WithTimeout(ctx, limit)
+	launches, k, err := RunPolicy(rctx, s, segs, float64(res.Start), o)
+	cancel()
 	if err != nil {
+		if ctx.Err() == nil && rctx.Err() != nil {
+			return nil, fmt.Errorf("replay: policy %s: the replay did not finish within %v (3 × the compressed makespan + 2 min)", name, limit)
+		}
 		return nil, err
 	}
 	mr := &ModeRun{Mode: "policy", Policy: name, Speed: o.Speed, Deterministic: o.Deterministic, Jobs: len(res.Jobs), Starts: len(segs)}

@@ -28,7 +28,7 @@ func TestEmulatedUpDown(t *testing.T) {
 	pids := s.Pids()
 	out, err := s.output(context.Background(), "sinfo", "-h", "-N", "-o", "%N %G %T")
 	t.Logf("sinfo:\n%s err %v", out, err)
-	s.Down()
+	s.Down(context.Background())
 	if !strings.Contains(out, "gpu:a10:4") {
 		t.Errorf("sinfo does not show the a10 nodes' GPUs")
 	}
