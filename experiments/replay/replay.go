@@ -134,7 +134,9 @@ func RunPolicy(ctx context.Context, s *Slurm, segs []Segment, t0 float64, o Opti
 				out[i].Err = fmt.Errorf("job %d segment %d: stand-in output: %w", sg.Job, sg.Index, perr)
 			}
 			out[i].Stamps = st
-			if out[i].Err != nil {
+			if ctx.Err() != nil {
+				out[i].Err = ctx.Err() // stopped: the srun's complaints are ours
+			} else if out[i].Err != nil {
 				o.logf("%v", out[i].Err)
 			}
 		}()
