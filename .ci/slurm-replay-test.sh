@@ -61,7 +61,7 @@ leftovers() {
   local f pid
   for f in /proc/[0-9]*/environ; do
     pid=${f#/proc/}; pid=${pid%/environ}
-    tr '\0' '\n' <"$f" 2>/dev/null | grep -qxF "SLURM_CONF=$1/slurm.conf" && echo "$pid"
+    grep -qzxF "SLURM_CONF=$1/slurm.conf" "$f" 2>/dev/null && echo "$pid"
   done
   return 0
 }
