@@ -71,12 +71,12 @@ cleanup() {
   trap - EXIT INT TERM
   set +e
   # arena stops its own cluster; whatever a failed run left is killed here, by pid.
-  for d in "$WORK"/cluster-*; do
+  for d in "$WORK"/cluster-* "$WORK"/cluster-*/*; do
     [ -d "$d" ] || continue
     for p in $(leftovers "$d"); do kill -KILL "$p" 2>/dev/null; done
   done
   if [ $rc -ne 0 ]; then
-    for f in "$WORK"/*.log "$WORK"/cluster-*/log/slurmctld.log; do
+    for f in "$WORK"/*.log "$WORK"/cluster-*/log/slurmctld.log "$WORK"/cluster-*/*/log/slurmctld.log; do
       [ -f "$f" ] && { echo "== $f"; tail -n 20 "$f"; }
     done >&2
   fi
@@ -106,7 +106,8 @@ say "1. both modes, fcfs and srtf, 60 testbed jobs at 600x on testbed-64"
   --speed 600 --jobs 60 --max-error 10 --workdir "$WORK/cluster-both" --out "$WORK/out" \
   >"$WORK/both.md" 2>"$WORK/both.log" || { cat "$WORK/both.md" >&2; die "arena replay (both modes) failed: $(tail -n 5 "$WORK/both.log")"; }
 cat "$WORK/both.md" >&2
-check_clean "$WORK/cluster-both"
+check_clean "$WORK/cluster-both/policy"
+check_clean "$WORK/cluster-both/native"
 for f in replay.json jobs.csv REPORT.md; do [ -s "$WORK/out/$f" ] || die "no $f in the results directory"; done
 grep -q '^| policy | fcfs |' "$WORK/out/REPORT.md" || die "REPORT.md has no policy-mode fcfs row"
 grep -q '^| native | fcfs |' "$WORK/out/REPORT.md" || die "REPORT.md has no native-mode fcfs row"

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -79,7 +80,7 @@ With --out the report goes to DIR (replay.json, jobs.csv, REPORT.md).`,
 	fl.BoolVar(&f.attach, "attach", false, "use the existing Slurm cluster the client commands reach instead of starting one")
 	fl.StringVar(&f.partition, "partition", "", "with --attach: the partition to run in (required)")
 	fl.StringVar(&f.workdir, "workdir", "", "the emulated cluster's work directory (default: a new temporary one); with --attach: a directory every node can write (required for native mode)")
-	fl.StringVar(&f.scheduler, "slurm-scheduler", "builtin", "the emulated cluster's SchedulerType: backfill or builtin (strict order; docs/replay.md)")
+	fl.StringVar(&f.scheduler, "slurm-scheduler", "", "the emulated cluster's SchedulerType, backfill or builtin (default: backfill in policy mode, builtin in native mode; docs/replay.md)")
 	fl.BoolVar(&f.keep, "keep", false, "keep the emulated cluster's work directory (configuration, logs)")
 	fl.BoolVar(&f.upOnly, "up-only", false, "bring the emulated cluster up, print its start-up time and memory, and stop it")
 	fl.Float64Var(&f.maxError, "max-error", 0, "fail (exit 1) if a calibrated mean-JCT error (policy mode: every policy; native mode: the first policy, the model of Slurm's scheduler) exceeds this many percent, a policy-mode placement differed or a start failed (0 = no check)")
@@ -111,7 +112,7 @@ func runReplay(cmd *cobra.Command, reg *registry.Registry, f replayFlags) error 
 	default:
 		return fmt.Errorf("--mode %q: want policy, native or both", f.mode)
 	}
-	if f.scheduler != "backfill" && f.scheduler != "builtin" {
+	if f.scheduler != "" && f.scheduler != "backfill" && f.scheduler != "builtin" {
 		return fmt.Errorf("--slurm-scheduler %q: want backfill or builtin", f.scheduler)
 	}
 	if f.attach && f.partition == "" {
@@ -147,18 +148,37 @@ func runReplay(cmd *cobra.Command, reg *registry.Registry, f replayFlags) error 
 	if f.quiet {
 		logw = nil
 	}
-	var s *replay.Slurm
-	if f.attach {
-		s, err = replay.Attach(ctx, c, f.partition, f.workdir)
-	} else {
-		s, err = replay.Up(ctx, c, replay.UpOptions{Scheduler: f.scheduler, Dir: f.workdir, Keep: f.keep || f.workdir != "", Log: logw})
-	}
-	if err != nil {
-		return err
-	}
-	defer s.Down(ctx)
 	out := cmd.OutOrStdout()
+	// up starts an emulated cluster with the scheduler a mode needs:
+	// policy mode backfill (a replayed start waiting for its nodes must
+	// not hold back the starts behind it), native mode builtin (strict
+	// order per GPU type's partition: FCFS per type). --slurm-scheduler
+	// overrides both.
+	up := func(mode string) (*replay.Slurm, func(), error) {
+		if f.attach {
+			s, err := replay.Attach(ctx, c, f.partition, f.workdir)
+			return s, func() {}, err
+		}
+		sched := f.scheduler
+		if sched == "" {
+			sched = map[string]string{"policy": "backfill", "native": "builtin"}[mode]
+		}
+		dir := f.workdir
+		if dir != "" && f.mode == "both" {
+			dir = filepath.Join(dir, mode)
+		}
+		s, err := replay.Up(ctx, c, replay.UpOptions{Scheduler: sched, Dir: dir, Keep: f.keep || f.workdir != "", Log: logw})
+		if err != nil {
+			return nil, nil, err
+		}
+		return s, func() { s.Down(ctx) }, nil
+	}
 	if f.upOnly {
+		s, done, err := up("policy")
+		if err != nil {
+			return err
+		}
+		defer done()
 		rss := 0.0
 		for _, v := range s.DaemonRSS {
 			rss += float64(v)
@@ -167,7 +187,7 @@ func runReplay(cmd *cobra.Command, reg *registry.Registry, f replayFlags) error 
 			c.Name, len(c.Nodes), c.NumSlots(), s.StartupS, rss/1024/float64(max(len(s.DaemonRSS), 1)), rss/1024, float64(s.CtldRSS)/1024)
 		return nil
 	}
-	rep, err := replay.Run(ctx, s, replay.Experiment{Scenarios: scs, Modes: modes,
+	rep, err := replay.Run(ctx, up, replay.Experiment{Scenarios: scs, Modes: modes,
 		Opts: replay.Options{Speed: f.speed, Deterministic: f.deterministic, Log: logw}})
 	if err != nil {
 		return err

@@ -97,32 +97,45 @@ type Experiment struct {
 	Opts      Options
 }
 
-// Run replays every scenario in every mode on s and compares.
-func Run(ctx context.Context, s *Slurm, e Experiment) (*Report, error) {
+// Run replays every scenario in every mode and compares. Each mode runs
+// on the cluster clusterFor gives it (an emulated cluster is started per
+// mode, with the scheduler that mode needs, and stopped after it: its
+// first one's start-up time and memory go in the report); clusterFor's
+// done stops it.
+func Run(ctx context.Context, clusterFor func(mode string) (s *Slurm, done func(), err error), e Experiment) (*Report, error) {
 	sc0 := e.Scenarios[0]
-	rep := &Report{Cluster: sc0.ClusterSpec.Name, Trace: sc0.TraceName, Jobs: len(sc0.Jobs), Nodes: len(s.Nodes), Emulated: s.Emulated,
-		StartupS: s.StartupS, CtldRSSKiB: s.CtldRSS}
-	if len(s.DaemonRSS) > 0 {
-		rep.SlurmdRSSKiB = mean(int64s(s.DaemonRSS))
-	}
+	rep := &Report{Cluster: sc0.ClusterSpec.Name, Trace: sc0.TraceName, Jobs: len(sc0.Jobs)}
 	for _, mode := range e.Modes {
+		if mode != "policy" && mode != "native" {
+			return rep, fmt.Errorf("replay: mode %q: want policy or native", mode)
+		}
+		s, done, err := clusterFor(mode)
+		if err != nil {
+			return rep, err
+		}
+		if rep.Nodes == 0 {
+			rep.Nodes, rep.Emulated, rep.StartupS, rep.CtldRSSKiB = len(s.Nodes), s.Emulated, s.StartupS, s.CtldRSS
+			if len(s.DaemonRSS) > 0 {
+				rep.SlurmdRSSKiB = mean(int64s(s.DaemonRSS))
+			}
+		}
 		switch mode {
 		case "policy":
 			for _, sc := range e.Scenarios {
-				mr, err := runPolicyMode(ctx, s, sc, e.Opts)
-				if err != nil {
-					return rep, err
+				var mr *ModeRun
+				if mr, err = runPolicyMode(ctx, s, sc, e.Opts); err != nil {
+					break
 				}
 				rep.Runs = append(rep.Runs, mr)
 			}
 		case "native":
-			mrs, err := runNativeMode(ctx, s, e.Scenarios, e.Opts)
-			if err != nil {
-				return rep, err
-			}
+			var mrs []*ModeRun
+			mrs, err = runNativeMode(ctx, s, e.Scenarios, e.Opts)
 			rep.Runs = append(rep.Runs, mrs...)
-		default:
-			return rep, fmt.Errorf("replay: mode %q: want policy or native", mode)
+		}
+		done()
+		if err != nil {
+			return rep, err
 		}
 	}
 	return rep, nil
