@@ -75,7 +75,7 @@ With --out the report goes to DIR (replay.json, jobs.csv, REPORT.md).`,
 	fl.StringVar(&f.policy, "policy", "fcfs,srtf", "comma-separated policy strings (as simulate's --policy)")
 	fl.StringVar(&f.mode, "mode", "both", "policy, native or both")
 	fl.Float64Var(&f.speed, "speed", 600, "time compression: simulated seconds per real second")
-	fl.IntVar(&f.jobs, "jobs", 0, "replay only the trace's first N jobs by submission (0 = all)")
+	fl.IntVar(&f.jobs, "jobs", 0, "replay only the trace's first N jobs, in trace order (0 = all)")
 	fl.BoolVar(&f.deterministic, "deterministic", false, "policy mode: each stand-in sleeps until its compressed simulated end, so hand-off delays do not pile up")
 	fl.BoolVar(&f.attach, "attach", false, "use the existing Slurm cluster the client commands reach instead of starting one")
 	fl.StringVar(&f.partition, "partition", "", "with --attach: the partition to run in (required)")

@@ -21,14 +21,26 @@ func TestEmulatedUpDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Up(context.Background(), c, UpOptions{Log: os.Stderr, Keep: true})
+	s, err := Up(context.Background(), c, UpOptions{Log: os.Stderr})
 	if err != nil {
 		t.Fatal(err)
 	}
 	pids := s.Pids()
 	out, err := s.output(context.Background(), "sinfo", "-h", "-N", "-o", "%N %G %T")
 	t.Logf("sinfo:\n%s err %v", out, err)
+	// Attach to the same cluster as a user would (SLURM_CONF): the
+	// partition's nodes by type stand for the spec's, in name order.
+	t.Setenv("SLURM_CONF", s.Dir+"/slurm.conf")
+	a, err := Attach(context.Background(), c, "arena", t.TempDir())
+	if err != nil {
+		t.Errorf("Attach: %v", err)
+	} else if strings.Join(a.Nodes, " ") != strings.Join(s.Nodes, " ") {
+		t.Errorf("Attach mapped the nodes %v, want %v", a.Nodes, s.Nodes)
+	}
 	s.Down(context.Background())
+	if _, err := os.Stat(s.Dir); !os.IsNotExist(err) {
+		t.Errorf("the work directory %s is still there (%v)", s.Dir, err)
+	}
 	if !strings.Contains(out, "gpu:a10:4") {
 		t.Errorf("sinfo does not show the a10 nodes' GPUs")
 	}
