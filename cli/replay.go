@@ -55,7 +55,7 @@ decides; the simulations it is compared with schedule on every arrival and
 completion, as Slurm does.
 
 Each replay measures the hand-off per start (from the moment a start could begin
-to its stand-in's start) and re-runs arena with its mean as an overhead on every
+to its stand-in's start) and re-runs arena with its median as an overhead on every
 start; the report gives real vs simulated vs calibrated mean JCT and queueing,
 pairwise start-order agreement, placements that differed, and the ranking of the
 policies real vs simulated. --deterministic makes each stand-in sleep until its

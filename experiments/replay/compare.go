@@ -51,7 +51,9 @@ type ModeRun struct {
 	HandoffP95  float64 `json:"handoff_p95_s"`
 	HandoffMax  float64 `json:"handoff_max_s"`
 	// OverheadAdded is the hand-off fed back to the simulator: simulated
-	// seconds added to every start and reallocation (mean × speed).
+	// seconds added to every start and reallocation, the median hand-off
+	// × speed (the median: under load a few starts wait out an RPC
+	// timeout, 30 s, which would make the mean no start's typical cost).
 	OverheadAdded float64 `json:"overhead_added_s"`
 	// Mean JCT and queueing, simulated seconds: simulated, real, calibrated.
 	SimMeanJCT    float64 `json:"sim_mean_jct_s"`
@@ -235,7 +237,7 @@ func runPolicyMode(ctx context.Context, s *Slurm, sc *runner.Scenario, o Options
 	// Deterministic: the stand-ins end at their simulated ends whatever
 	// the hand-off, so there is nothing to feed back (calibrated = simulated).
 	if !o.Deterministic {
-		mr.OverheadAdded = mr.HandoffMean * o.Speed
+		mr.OverheadAdded = mr.HandoffP50 * o.Speed
 	}
 	cal, err := withOverhead(sc, mr.OverheadAdded, false).Execute(ctx, nil)
 	if err != nil {
@@ -277,8 +279,8 @@ func runPolicyMode(ctx context.Context, s *Slurm, sc *runner.Scenario, o Options
 	}
 	mr.fill()
 	mr.WallS = time.Since(w0).Seconds()
-	o.logf("policy mode, %s: real mean JCT %.0f s, simulated %.0f s (%+.1f %%), calibrated %.0f s (%+.1f %%); hand-off %.3f s mean",
-		name, mr.RealMeanJCT, mr.SimMeanJCT, 100*mr.RawErr, mr.CalMeanJCT, 100*mr.CalErr, mr.HandoffMean)
+	o.logf("policy mode, %s: real mean JCT %.0f s, simulated %.0f s (%+.1f %%), calibrated %.0f s (%+.1f %%); hand-off %.3f s median, %.3f s mean",
+		name, mr.RealMeanJCT, mr.SimMeanJCT, 100*mr.RawErr, mr.CalMeanJCT, 100*mr.CalErr, mr.HandoffP50, mr.HandoffMean)
 	return mr, nil
 }
 
@@ -370,10 +372,10 @@ func runNativeMode(ctx context.Context, s *Slurm, scs []*runner.Scenario, o Opti
 			}
 		}
 		mr.HandoffMean, mr.HandoffP50, mr.HandoffP95, mr.HandoffMax = mean(handoff), quantile(handoff, 0.5), quantile(handoff, 0.95), quantile(handoff, 1)
-		if math.IsNaN(mr.HandoffMean) {
-			mr.HandoffMean = 0
+		if math.IsNaN(mr.HandoffP50) {
+			mr.HandoffMean, mr.HandoffP50 = 0, 0
 		}
-		mr.OverheadAdded = mr.HandoffMean * o.Speed
+		mr.OverheadAdded = mr.HandoffP50 * o.Speed
 		cal, err := withOverhead(sc, mr.OverheadAdded, true).Execute(ctx, nil)
 		if err != nil {
 			return nil, err

@@ -28,7 +28,7 @@
 //   - The comparison (compare.go): per job and in aggregate, real vs
 //     simulated JCT and queueing, the hand-off per start (from the moment
 //     a start could begin to its stand-in's start), the simulator re-run
-//     with the mean hand-off as an overhead on every start (calibrated),
+//     with the median hand-off as an overhead on every start (calibrated),
 //     pairwise start-order agreement, placements that differed and the
 //     policies' ranking; report.go renders it and writes the results
 //     directory (replay.json, jobs.csv, REPORT.md) through sim/outdir.
