@@ -98,8 +98,13 @@ mypy-python:
 # MariaDB from Debian packages when absent; needs root): the emitted sbatch
 # script, a cancelled and requeued task, the dependent merge job, equality
 # with a local sweep, and sacct for a failing array. About 1–2 minutes.
+# Then arena replay --on slurm on an emulated testbed-64 (32 slurmds): both
+# modes, two policies, the deterministic option and a Ctrl-C, asserting
+# identical placements and calibrated mean-JCT errors within stated bands
+# (.ci/slurm-replay-test.sh; about 4 minutes).
 test-slurm:
 	bash .ci/slurm-test.sh
+	bash .ci/slurm-replay-test.sh
 
 # Benchmarks in the format benchstat reads: every benchmark BENCH_COUNT
 # times, the output also saved to bench/<revision>.txt, so two commits compare

@@ -129,4 +129,5 @@ var commands = []func(*registry.Registry) *cobra.Command{
 	newRegressCmd,
 	newEstimateCmd,
 	newCalibrateCmd,
+	newReplayCmd,
 }
