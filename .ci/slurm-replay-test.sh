@@ -5,9 +5,11 @@
 #  1. Both modes, fcfs and srtf, the testbed trace's first 60 jobs at 600×
 #     (about 2 minutes): every policy-mode placement must be arena's, every
 #     start must report its times, and the calibrated mean-JCT error must be
-#     within ±10 % for each policy (policy mode) and for fcfs, the model of
-#     Slurm's FCFS-per-type scheduler (native mode) — measured: −3.5 … +4.3 %
-#     and +0.7 % on 80 jobs (docs/replay.md).
+#     within ±15 % for each policy (policy mode) and for fcfs, the model of
+#     Slurm's FCFS-per-type scheduler (native mode) — measured on a loaded
+#     2-core machine: −3.5 … +4.3 % (policy) and −6.1 … +6.8 % (native, 60
+#     jobs) (docs/replay.md). The band is wide because hand-off time is the
+#     machine's; the tight bound is the deterministic run's (2.).
 #  2. The deterministic option (stand-ins end at their simulated ends), fcfs,
 #     policy mode: mean-JCT error within ±2 % (measured +0.3 %).
 #  3. Ctrl-C in the middle of a replay: arena exits 130 and no process of the
@@ -103,7 +105,7 @@ ARENA=$WORK/arena
 # --- 1. both modes, two policies ------------------------------------------------
 say "1. both modes, fcfs and srtf, 60 testbed jobs at 600x on testbed-64"
 "$ARENA" replay --on slurm --cluster testbed-64 --trace testbed --policy fcfs,srtf --mode both \
-  --speed 600 --jobs 60 --max-error 10 --workdir "$WORK/cluster-both" --out "$WORK/out" \
+  --speed 600 --jobs 60 --max-error 15 --workdir "$WORK/cluster-both" --out "$WORK/out" \
   >"$WORK/both.md" 2>"$WORK/both.log" || { cat "$WORK/both.md" >&2; die "arena replay (both modes) failed: $(tail -n 5 "$WORK/both.log")"; }
 cat "$WORK/both.md" >&2
 check_clean "$WORK/cluster-both/policy"
