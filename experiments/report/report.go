@@ -97,7 +97,7 @@ func (w *reportWriter) write(secs []section, notes []string) (string, []FigureFi
 			err = w.windowsSection(s)
 		case EnergySection:
 			err = w.energySection(s)
-		case TopologySection:
+		case TopologySection, TopologyLLMSection:
 			err = w.topologySection(s)
 		}
 		if err != nil {

@@ -15,16 +15,30 @@ import (
 // (data/specs/topology.yaml; docs/topology.md).
 const TopologySection = "topology"
 
+// TopologyLLMSection is the topology study's LLM-development workload
+// (not part of "all"): Acme-Kalos jobs of any size on the 24,576-GPU
+// h100-24k, whose jobs span racks and pods and contend on the pods'
+// uplinks (data/specs/topology-llm.yaml; docs/topology.md). Its report
+// has the topology section's form.
+const TopologyLLMSection = "topology-llm"
+
 // topologySection writes, per cluster, a table of the policies' network
 // figures and JCT, each the mean over seeds with its Student-t interval.
 func (w *reportWriter) topologySection(s section) error {
 	rs := w.runsOf(s.plan, func(sweep.PlannedRun) bool { return true })
-	w.p("## Topology: contention on shared uplinks\n\n")
+	spec := "topology.yaml"
+	if s.name == TopologyLLMSection {
+		spec = "topology-llm.yaml"
+		w.p("## Topology: LLM-development jobs of any size\n\n")
+	} else {
+		w.p("## Topology: contention on shared uplinks\n\n")
+	}
 	if len(rs) == 0 {
 		w.p("No registered policy.\n\n")
 		return nil
 	}
-	w.p("Spec `experiments/data/specs/topology.yaml`, docs/topology.md. A job across fast domains sends its cross-node collectives over the network; ")
+	w.p("Spec `experiments/data/specs/%s`, docs/topology.md. ", spec)
+	w.p("A job across fast domains sends its cross-node collectives over the network; ")
 	w.p("jobs sharing an oversubscribed uplink split it by flows, and each one's cross-node share of its iteration (the analytic model's breakdown) stretches. ")
 	w.p("*Across domains*: jobs that ran across fast domains. *Slowdown*: each such job's iteration time over its time alone on the fabric, ")
 	w.p("time-weighted, then the mean (max) over jobs. *Uplink use*: bandwidth used on a tier's uplinks over their capacity, over the window. ")

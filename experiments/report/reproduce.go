@@ -38,8 +38,9 @@ var Sections = []string{"philly", "helios", "pai", "ablations", "load"}
 // the interval over windows with the seeds nested).
 // "energy" is the energy study (EnergySection: JCT beside kWh, $ and CO₂).
 // "topology" is the topology study (TopologySection: contention on shared
-// uplinks, topology-aware placement).
-var ExtraSections = []string{"headline", TestbedSection, TenantsSection, FaultsSection, WindowsSection, EnergySection, TopologySection}
+// uplinks, topology-aware placement); "topology-llm" its LLM-development
+// workload on the 24k-GPU cluster (TopologyLLMSection).
+var ExtraSections = []string{"headline", TestbedSection, TenantsSection, FaultsSection, WindowsSection, EnergySection, TopologySection, TopologyLLMSection}
 
 // TestbedSection is the name of the testbed prediction.
 const TestbedSection = "testbed"

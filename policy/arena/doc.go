@@ -31,7 +31,10 @@
 // # Fitting one job (fitOneJob)
 //
 // migrationSearch places the job at its requested type and count: on idle
-// nodes, else on the freest partial node (the partial-node list is sorted
+// nodes (the first ones in node order; on a cluster with a network
+// topology, unless option pack is false, the idle nodes in the fewest fast
+// domains and switch groups, placement.PackNodes: packedIdle), else on the
+// freest partial node (the partial-node list is sorted
 // by idle GPUs and cut where it holds enough), else after recursive
 // halving/doubling bubble-migration passes (rhdPass, rhdPair: the i-th and
 // (n−1−i)-th partial nodes exchange jobs so one of them empties or fills;

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/policy/placement"
 	"github.com/arena-sim/arena/sim"
 )
 
@@ -169,11 +170,27 @@ func tryDirect(tb *table, id sim.JobID, n, need int, partial []nodeFree, idle []
 	case !ok:
 		return false
 	case fromIdle:
-		tb.placeJob(id, n, idle[:need])
+		tb.placeJob(id, n, packedIdle(tb, need, idle))
 	default:
 		tb.placeJob(id, n, []int{node})
 	}
 	return true
+}
+
+// packedIdle is the need idle nodes a multi-node grid goes on: the first
+// need of idle (the artifact's choice) unless the cluster has a topology
+// and packing is on; then, of every idle node of the type, the need in the
+// fewest fast domains and switch groups (placement.PackNodes, as tas and
+// PlacePacked choose). Which idle nodes a job takes changes neither its
+// locality nor its gain, only where its traffic goes.
+func packedIdle(tb *table, need int, idle []int) []int {
+	tp := tb.tp
+	if !tp.packed || need <= 1 {
+		return idle[:need]
+	}
+	ty := tp.nodeType[idle[0]]
+	_, all := tb.partialNodes(ty, len(tp.nodesOfType[ty]), nil, nil)
+	return placement.PackNodes(tp.c, all, need)
 }
 
 // directPlace is where tryDirect puts a job of n GPUs on need nodes: the

@@ -44,13 +44,15 @@ func Entries() []registry.Entry {
 	for _, v := range variants {
 		out = append(out, registry.Entry{
 			Name: v.name, Aliases: v.aliases, Doc: v.doc, Overhead: append(sim.OverheadClass{v.name}, v.overhead...), Cost: 30,
-			Options: []registry.Option{topologyOption},
+			Options: []registry.Option{topologyOption, packOption},
 			New: func(o registry.Options) (sim.Policy, error) {
 				decide, opt := o.Source.View(v.view), o.Source.View(estimator.ViewOptimal)
 				if o.Values.Bool("topology") {
 					decide, opt = priceTopology(o.Cluster, decide), priceTopology(o.Cluster, opt)
 				}
-				return New(Variants[v.name], o.Cluster, decide, opt).Engine(), nil
+				p := New(Variants[v.name], o.Cluster, decide, opt)
+				p.tp.packed = p.tp.packed && o.Values.Bool("pack")
+				return p.Engine(), nil
 			},
 		})
 	}
@@ -61,6 +63,11 @@ func Entries() []registry.Entry {
 // or off (on a cluster without a topology it changes nothing).
 var topologyOption = registry.Option{Name: "topology", Type: registry.Bool, Default: "true",
 	Help: "on a cluster with a network topology, price each grid at its best place on it: faster inside an NVLink domain, slower across oversubscribed uplinks (docs/topology.md)"}
+
+// packOption turns the packing of multi-node grids on a cluster with a
+// topology on or off (packedIdle; without a topology it changes nothing).
+var packOption = registry.Option{Name: "pack", Type: registry.Bool, Default: "true",
+	Help: "on a cluster with a network topology, put a multi-node grid on idle nodes in the fewest fast domains and switch groups (placement.PackNodes) instead of the first idle nodes (docs/topology.md)"}
 
 // priceTopology prices est's grids by the cluster's topology with the
 // analytic model's cross-node share (placement.TopologyPriced); est itself

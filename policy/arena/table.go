@@ -44,6 +44,12 @@ type topology struct {
 	// blocked marks, for the decision under way, the slots of nodes that
 	// take no new job (faults: View.Nodes); nil without faults.
 	blocked []bool
+
+	// packed places a multi-node grid on idle nodes in the fewest fast
+	// domains and switch groups (placement.PackNodes) instead of the first
+	// idle nodes in node order; only ever set on a cluster with a topology
+	// (without one, Arena's choice is the artifact's, slot for slot).
+	packed bool
 }
 
 // block sets blocked from the View's node availability.
@@ -85,6 +91,7 @@ func newTopology(c *sim.Cluster) *topology {
 		tp.uniformCap = append(tp.uniformCap, uniform)
 	}
 	tp.deltaLimit = max(32, len(tp.slotNode)/32)
+	tp.packed = c.Topology() != nil
 	return tp
 }
 
