@@ -2,6 +2,7 @@ package energy
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -181,4 +182,13 @@ func (m *Model) Check() error {
 		return fmt.Errorf("energy: price tier %q: want one of %s", m.Tier, strings.Join(Tiers, ", "))
 	}
 	return nil
+}
+
+// Clone returns a copy of m whose maps the caller may change (the
+// intensity's hourly series is shared: nothing changes it).
+func (m *Model) Clone() *Model {
+	c := *m
+	c.GPUs = maps.Clone(m.GPUs)
+	c.Prices = maps.Clone(m.Prices)
+	return &c
 }
