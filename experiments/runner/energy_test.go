@@ -140,3 +140,44 @@ func TestClusterEnergySection(t *testing.T) {
 		t.Error("a cluster's energy section turned the accounting on without --energy")
 	}
 }
+
+// TestSpotPricedEvents: an events file that adds every node at time 0 at
+// $1.50/GPU-hour (no outage: the schedule is the fault-free one) prices
+// every GPU-hour of an all-A100 cluster at 1.50 instead of the on-demand
+// 4.10: GPU and cluster cost scale by exactly 1.50/4.10, energy not at
+// all. A hand-derived relation, not a golden.
+func TestSpotPricedEvents(t *testing.T) {
+	dir := t.TempDir()
+	cluster := filepath.Join(dir, "c.yaml")
+	events := filepath.Join(dir, "spot.csv")
+	if err := os.WriteFile(cluster, []byte("name: c\npools:\n  - {gpu: a100, nodes: 40, gpus_per_node: 8}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(events, []byte("time,node,event,notice,cause,price\n0,a100,add,,,1.50\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(faults string) *runner.Outcome {
+		r := runner.Run{Trace: "philly", Cluster: cluster, Policy: "fcfs", GPUMap: "v100=a100,a40=a100,a10=a100", Rounds: 300, Seed: 1, Energy: energy.DefaultName, Faults: faults}
+		out, err := runner.Execute(context.Background(), policy.NewRegistry(), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	plain, spot := run("").Summary.Energy, run(events).Summary.Energy
+	if plain.GPUCostUSD <= 0 {
+		t.Fatal("no GPU cost")
+	}
+	for _, x := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"GPU cost", spot.GPUCostUSD, plain.GPUCostUSD * 1.5 / 4.1},
+		{"cluster cost", spot.ClusterCostUSD, plain.ClusterCostUSD * 1.5 / 4.1},
+		{"energy", spot.KWh, plain.KWh},
+	} {
+		if math.Abs(x.got/x.want-1) > 1e-9 {
+			t.Errorf("%s: %g, want %g", x.name, x.got, x.want)
+		}
+	}
+}

@@ -664,7 +664,12 @@ func (s *Scenario) Execute(ctx context.Context, onRound func(done, total int)) (
 		out.Summary.Fairness = &f
 	}
 	if s.Energy != nil {
-		if out.Energy, err = energy.Compute(res, s.Jobs, cluster, exec, s.Energy); err != nil {
+		em := s.Energy
+		if prices := energy.EventPrices(cfg.Events); prices != nil { // spot capacity priced by its events
+			em = em.Clone()
+			em.NodePrices = prices
+		}
+		if out.Energy, err = energy.Compute(res, s.Jobs, cluster, exec, em); err != nil {
 			return nil, err
 		}
 		e := out.Energy.Energy
