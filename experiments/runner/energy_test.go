@@ -144,7 +144,7 @@ func TestClusterEnergySection(t *testing.T) {
 // TestSpotPricedEvents: an events file that adds every node at time 0 at
 // $1.50/GPU-hour (no outage: the schedule is the fault-free one) prices
 // every GPU-hour of an all-A100 cluster at 1.50 instead of the on-demand
-// 4.10: GPU and cluster cost scale by exactly 1.50/4.10, energy not at
+// 2.7447: GPU and cluster cost scale by exactly 1.50/2.7447, energy not at
 // all. A hand-derived relation, not a golden.
 func TestSpotPricedEvents(t *testing.T) {
 	dir := t.TempDir()
@@ -172,8 +172,8 @@ func TestSpotPricedEvents(t *testing.T) {
 		name      string
 		got, want float64
 	}{
-		{"GPU cost", spot.GPUCostUSD, plain.GPUCostUSD * 1.5 / 4.1},
-		{"cluster cost", spot.ClusterCostUSD, plain.ClusterCostUSD * 1.5 / 4.1},
+		{"GPU cost", spot.GPUCostUSD, plain.GPUCostUSD * 1.5 / 2.7447},
+		{"cluster cost", spot.ClusterCostUSD, plain.ClusterCostUSD * 1.5 / 2.7447},
 		{"energy", spot.KWh, plain.KWh},
 	} {
 		if math.Abs(x.got/x.want-1) > 1e-9 {

@@ -59,8 +59,8 @@ func TestComputeHandWorked(t *testing.T) {
 	near("p50", r.P50GPUWatts, 60)
 	near("near_tdp_share", r.NearTDPShare, 0.2)
 	near("mean watts", r.MeanGPUWatts, 50860.0/400)
-	near("gpu cost", r.GPUCostUSD, 100.0/3600*4.10)
-	near("cluster cost", r.ClusterCostUSD, 2*200.0/3600*4.10)
+	near("gpu cost", r.GPUCostUSD, 100.0/3600*2.7447)
+	near("cluster cost", r.ClusterCostUSD, 2*200.0/3600*2.7447)
 	if len(r.Tenants) != 1 || r.Tenants[0].Name != "vc1" {
 		t.Fatalf("tenants %+v", r.Tenants)
 	}
@@ -272,10 +272,11 @@ func TestNearTDPPerType(t *testing.T) {
 
 // TestSpotPriceHandWorked is an anchor worked by hand: TestComputeHandWorked's
 // run (one job on GPU 0 of a 2-A100 node over [0, 100] s of a 200-s
-// window, on-demand $4.10/GPU-hour) with the node's capacity priced at
+// window, on-demand $2.7447/GPU-hour) with the node's capacity priced at
 // $1.00/GPU-hour by an add event at 50 s until an up event without a
-// price at 150 s. The job pays 50 s at 4.10 and 50 s at 1.00: $255/3600;
-// the cluster 2 GPUs × (200 s × 4.10 − 100 s × 3.10): $1020/3600.
+// price at 150 s. The job pays 50 s at 2.7447 and 50 s at 1.00:
+// $187.235/3600; the cluster 2 GPUs × (200 s × 2.7447 − 100 s × 1.7447):
+// $748.94/3600.
 // Energy and carbon do not change.
 func TestSpotPriceHandWorked(t *testing.T) {
 	c, err := sim.NewCluster(sim.ClusterSpec{Name: "t", Pools: []sim.Pool{{GPU: "a100", Nodes: 1, GPUsPerNode: 2}}})
@@ -307,9 +308,9 @@ func TestSpotPriceHandWorked(t *testing.T) {
 		name      string
 		got, want float64
 	}{
-		{"gpu cost", r.GPUCostUSD, 255.0 / 3600},
-		{"job cost", r.Jobs[0].CostUSD, 255.0 / 3600},
-		{"cluster cost", r.ClusterCostUSD, 1020.0 / 3600},
+		{"gpu cost", r.GPUCostUSD, 187.235 / 3600},
+		{"job cost", r.Jobs[0].CostUSD, 187.235 / 3600},
+		{"cluster cost", r.ClusterCostUSD, 748.94 / 3600},
 		{"kwh", r.KWh, plain.KWh},
 		{"kg co2", r.KgCO2, plain.KgCO2},
 	} {

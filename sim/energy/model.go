@@ -177,8 +177,8 @@ func defaultPower() map[string]GPUPower {
 // instance each comes from and its date).
 func defaultPrices() map[string]Price {
 	return map[string]Price{
-		"a100":     {OnDemand: 4.10, Reserved: 2.52, Spot: 1.50},
-		"a100-80g": {OnDemand: 5.12, Reserved: 3.15, Spot: 1.90},
+		"a100":     {OnDemand: 2.7447, Reserved: 1.69, Spot: 1.50},
+		"a100-80g": {OnDemand: 3.4309, Reserved: 2.11, Spot: 1.90},
 		"v100":     {OnDemand: 3.06, Reserved: 1.96, Spot: 0.92},
 		"a40":      {OnDemand: 1.28, Reserved: 0.90, Spot: 0.64},
 		"a10":      {OnDemand: 1.01, Reserved: 0.63, Spot: 0.40},
