@@ -78,3 +78,15 @@ func TestEnergySectionErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestEnergyExample: the shipped example (docs/energy.md) loads with the
+// overrides it states.
+func TestEnergyExample(t *testing.T) {
+	spec, em, err := LoadWithEnergy("../../examples/energy/cluster-with-energy.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec.Name != "paper-1280-site" || len(spec.Pools) != 4 || em.PUE != 1.3 || em.USDPerKWh != 0.06 || em.GPUs["a100"].Idle != 50 {
+		t.Errorf("example: %s, %d pools, pue %g, $%g/kWh, a100 idle %g", spec.Name, len(spec.Pools), em.PUE, em.USDPerKWh, em.GPUs["a100"].Idle)
+	}
+}

@@ -267,6 +267,29 @@ func TestPricedEvents(t *testing.T) {
 	}
 }
 
+// TestSpotExample: the shipped priced events file (docs/energy.md) reads
+// on paper-1280: 80 a100 adds at $1.50, a reclaim, an up at $1.80.
+func TestSpotExample(t *testing.T) {
+	c, err := sim.NewCluster(sim.ClusterSpec{Name: "paper-1280", Pools: []sim.Pool{
+		{GPU: "a100", Nodes: 80, GPUsPerNode: 4}, {GPU: "v100", Nodes: 20, GPUsPerNode: 16}, {GPU: "a40", Nodes: 160, GPUsPerNode: 2}, {GPU: "a10", Nodes: 160, GPUsPerNode: 2}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := ReadEventsFile("../../examples/energy/spot-a100.csv", c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	priced := 0
+	for _, e := range ev {
+		if e.Price != 0 {
+			priced++
+		}
+	}
+	if len(ev) != 82 || priced != 81 || ev[len(ev)-1].Price != 1.8 {
+		t.Errorf("%d events, %d priced, last %+v", len(ev), priced, ev[len(ev)-1])
+	}
+}
+
 func FuzzReadEventsCSV(f *testing.F) {
 	f.Add("time,node,event,notice,cause\n100,1,down,,hbm3\n400,1,up,,\n")
 	f.Add("time,pool,event,notice\n50,v100,drain,3600\n7200,v100/1,up,\n")
