@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -190,6 +191,15 @@ func summariseEvents(cmd *cobra.Command, name string, c *sim.Cluster, ev []sim.C
 	}
 	if len(kinds) > 0 {
 		fmt.Fprintf(w, "  by kind:  %s\n", strings.Join(kinds, ", "))
+	}
+	priced, lo, hi := 0, math.Inf(1), math.Inf(-1)
+	for _, e := range ev {
+		if e.Price != 0 {
+			priced, lo, hi = priced+1, min(lo, e.Price), max(hi, e.Price)
+		}
+	}
+	if priced > 0 { // spot prices, for runs with --energy (docs/energy.md)
+		fmt.Fprintf(w, "  priced:   %d events, $%g–$%g per GPU-hour (GPU cost with --energy)\n", priced, lo, hi)
 	}
 	causes := make([]string, 0, len(byCause))
 	for k := range byCause {

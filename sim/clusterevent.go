@@ -128,4 +128,9 @@ type ClusterEvent struct {
 	// Cause names why (a failure class such as "gpu", "hbm", "network",
 	// or "maintenance", "spot"); metrics break lost work down by it.
 	Cause string
+	// Price is, for a kind that brings a node up (NodeAdd, NodeUp), the
+	// price of its GPUs from then on, $ per GPU-hour (spot capacity), until
+	// the node's next such event; 0: none, the energy model's price for
+	// the type. The engine ignores it; sim/energy prices GPU-hours with it.
+	Price float64
 }

@@ -389,7 +389,10 @@ func WriteCaptionsFile(w io.Writer, out string, rows []sweep.SummaryRow) error {
 	if err := sweep.WriteSeedTable(w, rows); err != nil {
 		return err
 	}
-	return sweep.WriteFairnessSeedTable(w, rows)
+	if err := sweep.WriteFairnessSeedTable(w, rows); err != nil {
+		return err
+	}
+	return sweep.WriteEnergySeedTable(w, rows)
 }
 
 // times renders a count of occurrences: "once", "16 times".

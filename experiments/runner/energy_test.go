@@ -96,3 +96,88 @@ func TestEnergyChangesNoOtherFigure(t *testing.T) {
 		t.Errorf("energy figures do not add up: %+v", e)
 	}
 }
+
+// TestClusterEnergySection: a cluster spec's energy section replaces the
+// built-in model under --energy, and an energy file given to the run
+// applies its keys over the section. Facility energy is IT energy × PUE
+// (docs/energy.md), so with the schedule unchanged a section's PUE of
+// 1.21 against the built-in 1.1 gives exactly 1.1 × the energy, and a
+// run's file with PUE 1.32 over it 1.2 ×: a hand-derived relation, not
+// a golden.
+func TestClusterEnergySection(t *testing.T) {
+	dir := t.TempDir()
+	pools := "pools:\n  - {gpu: a100, nodes: 40, gpus_per_node: 8}\n"
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	plain := write("plain.yaml", "name: c\n"+pools)
+	site := write("site.yaml", "name: c\n"+pools+"energy:\n  pue: 1.21\n")
+	file := write("e.yaml", "pue: 1.32\n")
+	run := func(cluster, model string) *runner.Outcome {
+		r := runner.Run{Trace: "philly", Cluster: cluster, Policy: "fcfs", GPUMap: "v100=a100,a40=a100,a10=a100", Rounds: 300, Seed: 1, Energy: model}
+		out, err := runner.Execute(context.Background(), policy.NewRegistry(), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	base := run(plain, energy.DefaultName).Summary.Energy.KWh
+	for _, c := range []struct {
+		cluster, model string
+		ratio          float64
+	}{{site, energy.DefaultName, 1.1}, {site, file, 1.2}, {plain, file, 1.2}} {
+		got := run(c.cluster, c.model).Summary.Energy.KWh
+		if math.Abs(got/base-c.ratio) > 1e-9 {
+			t.Errorf("%s with --energy %s: %g kWh, %g × the built-in model's %g, want %g ×", filepath.Base(c.cluster), filepath.Base(c.model), got, got/base, base, c.ratio)
+		}
+	}
+	// Without --energy the section changes nothing: no energy at all.
+	if out := run(site, ""); out.Summary.Energy != nil {
+		t.Error("a cluster's energy section turned the accounting on without --energy")
+	}
+}
+
+// TestSpotPricedEvents: an events file that adds every node at time 0 at
+// $1.50/GPU-hour (no outage: the schedule is the fault-free one) prices
+// every GPU-hour of an all-A100 cluster at 1.50 instead of the on-demand
+// 2.7447: GPU and cluster cost scale by exactly 1.50/2.7447, energy not at
+// all. A hand-derived relation, not a golden.
+func TestSpotPricedEvents(t *testing.T) {
+	dir := t.TempDir()
+	cluster := filepath.Join(dir, "c.yaml")
+	events := filepath.Join(dir, "spot.csv")
+	if err := os.WriteFile(cluster, []byte("name: c\npools:\n  - {gpu: a100, nodes: 40, gpus_per_node: 8}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(events, []byte("time,node,event,notice,cause,price\n0,a100,add,,,1.50\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(faults string) *runner.Outcome {
+		r := runner.Run{Trace: "philly", Cluster: cluster, Policy: "fcfs", GPUMap: "v100=a100,a40=a100,a10=a100", Rounds: 300, Seed: 1, Energy: energy.DefaultName, Faults: faults}
+		out, err := runner.Execute(context.Background(), policy.NewRegistry(), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	plain, spot := run("").Summary.Energy, run(events).Summary.Energy
+	if plain.GPUCostUSD <= 0 {
+		t.Fatal("no GPU cost")
+	}
+	for _, x := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"GPU cost", spot.GPUCostUSD, plain.GPUCostUSD * 1.5 / 2.7447},
+		{"cluster cost", spot.ClusterCostUSD, plain.ClusterCostUSD * 1.5 / 2.7447},
+		{"energy", spot.KWh, plain.KWh},
+	} {
+		if math.Abs(x.got/x.want-1) > 1e-9 {
+			t.Errorf("%s: %g, want %g", x.name, x.got, x.want)
+		}
+	}
+}

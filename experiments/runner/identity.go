@@ -55,6 +55,9 @@ func InputHash(r Run, policy string, spec sim.ClusterSpec, cfg sim.Config, jobs 
 		fmt.Fprintf(h, "faults %q %d\n", r.Faults, len(cfg.Events))
 		for _, ev := range cfg.Events {
 			fmt.Fprintf(h, "%v %d %s %v %q\n", float64(ev.Time), ev.Node, ev.Kind, float64(ev.Notice), ev.Cause)
+			if ev.Price != 0 { // only priced events: unpriced runs keep their hashes
+				fmt.Fprintf(h, "price %v\n", ev.Price)
+			}
 		}
 	}
 	var line []byte

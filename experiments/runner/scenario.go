@@ -86,6 +86,7 @@ type Resolver struct {
 	mu       sync.Mutex
 	traces   map[string]*traces.Trace
 	clusters map[string]sim.ClusterSpec
+	energies map[string]*energy.Model // the cluster specs' energy sections
 	profiles map[string]*sim.OverheadProfile
 	sources  map[string]estimator.Source
 	policies map[string]registry.Spec
@@ -95,7 +96,7 @@ type Resolver struct {
 
 // NewResolver returns a resolver finding policies in reg.
 func NewResolver(reg Policies) *Resolver {
-	return &Resolver{reg: reg, traces: map[string]*traces.Trace{}, clusters: map[string]sim.ClusterSpec{},
+	return &Resolver{reg: reg, traces: map[string]*traces.Trace{}, clusters: map[string]sim.ClusterSpec{}, energies: map[string]*energy.Model{},
 		profiles: map[string]*sim.OverheadProfile{}, sources: map[string]estimator.Source{}, policies: map[string]registry.Spec{},
 		tenants: map[string]*tenants.File{}}
 }
@@ -134,7 +135,7 @@ func (rv *Resolver) Cluster(ref string) (sim.ClusterSpec, error) {
 	if ok {
 		return spec, nil
 	}
-	spec, err := clusterspec.Load(ref)
+	spec, em, err := clusterspec.LoadWithEnergy(ref)
 	if err != nil {
 		return spec, err
 	}
@@ -143,6 +144,7 @@ func (rv *Resolver) Cluster(ref string) (sim.ClusterSpec, error) {
 	}
 	rv.mu.Lock()
 	rv.clusters[ref] = spec
+	rv.energies[ref] = em
 	rv.mu.Unlock()
 	return spec, nil
 }
@@ -308,19 +310,29 @@ func (rv *Resolver) Check(r Run) error {
 			return at("tenants", err)
 		}
 	}
-	if _, err := energyModel(r, spec); err != nil {
+	if _, err := rv.energyModel(r, spec); err != nil {
 		return at("energy", err)
 	}
 	return nil
 }
 
 // energyModel loads the run's energy model (Run.Energy; nil for none)
-// and checks it prices every GPU type of the cluster.
-func energyModel(r Run, spec sim.ClusterSpec) (*energy.Model, error) {
+// and checks it prices every GPU type of the cluster. A cluster spec's
+// energy section (loaded by Cluster) replaces the built-in model under
+// Run.Energy: "default" is the section itself, a series name the section
+// with that intensity, an energy file the section with the file's keys
+// over it.
+func (rv *Resolver) energyModel(r Run, spec sim.ClusterSpec) (*energy.Model, error) {
 	if r.Energy == "" {
 		return nil, nil
 	}
-	m, err := energy.Load(r.Energy)
+	base := energy.Default()
+	rv.mu.Lock()
+	if em := rv.energies[r.Cluster]; em != nil {
+		base = em
+	}
+	rv.mu.Unlock()
+	m, err := energy.LoadOnto(base, r.Energy)
 	if err != nil {
 		return nil, err
 	}
@@ -449,7 +461,7 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	em, err := energyModel(r, spec)
+	em, err := rv.energyModel(r, spec)
 	if err != nil {
 		return nil, at("energy", err)
 	}
@@ -652,7 +664,12 @@ func (s *Scenario) Execute(ctx context.Context, onRound func(done, total int)) (
 		out.Summary.Fairness = &f
 	}
 	if s.Energy != nil {
-		if out.Energy, err = energy.Compute(res, s.Jobs, cluster, exec, s.Energy); err != nil {
+		em := s.Energy
+		if prices := energy.EventPrices(cfg.Events); prices != nil { // spot capacity priced by its events
+			em = em.Clone()
+			em.NodePrices = prices
+		}
+		if out.Energy, err = energy.Compute(res, s.Jobs, cluster, exec, em); err != nil {
 			return nil, err
 		}
 		e := out.Energy.Energy

@@ -146,7 +146,7 @@ func ReadSweepRecord(dir string) (SweepRecord, bool, error) {
 }
 
 // WriteReport prints what a merged sweep's reader needs after its table is
-// written: the seed table, the fairness table, and warnings naming the
+// written: the seed table, the fairness table, the energy table, and warnings naming the
 // runs that dropped or stranded jobs (with one seed; the seed table flags
 // them otherwise), the runs whose faults gave them no node outage or
 // fewer than one expected (runner.FewOutages), and the
@@ -158,6 +158,9 @@ func WriteReport(w io.Writer, rows []SummaryRow) error {
 		return err
 	}
 	if err := WriteFairnessSeedTable(w, rows); err != nil {
+		return err
+	}
+	if err := WriteEnergySeedTable(w, rows); err != nil {
 		return err
 	}
 	writeMeasureWarnings(w, rows)

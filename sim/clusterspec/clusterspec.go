@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/energy"
 	"github.com/arena-sim/arena/sim/input"
 )
 
@@ -83,24 +85,32 @@ func BuiltinNames() []string {
 // Load resolves a --cluster argument: a built-in name, or a path
 // to a YAML spec or to the artifact's JSON spec.
 func Load(nameOrPath string) (sim.ClusterSpec, error) {
+	spec, _, err := LoadWithEnergy(nameOrPath)
+	return spec, err
+}
+
+// LoadWithEnergy is Load that also returns the spec's energy section: the
+// built-in energy model (energy.Default) with the section's overrides, nil
+// when the spec has none (the built-in clusters and JSON specs have none).
+func LoadWithEnergy(nameOrPath string) (sim.ClusterSpec, *energy.Model, error) {
 	if s, ok := builtinClusters[nameOrPath]; ok {
-		return s, nil
+		return s, nil, nil
 	}
 	f, err := os.Open(nameOrPath)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return sim.ClusterSpec{}, fmt.Errorf("cluster %q: not a built-in cluster (%s) and no such file", nameOrPath, strings.Join(BuiltinNames(), ", "))
+			return sim.ClusterSpec{}, nil, fmt.Errorf("cluster %q: not a built-in cluster (%s) and no such file", nameOrPath, strings.Join(BuiltinNames(), ", "))
 		}
-		return sim.ClusterSpec{}, fmt.Errorf("cluster: %w", err)
+		return sim.ClusterSpec{}, nil, fmt.Errorf("cluster: %w", err)
 	}
 	defer f.Close()
 	// Read at most one byte past the limit: a huge or endless file
 	// (/dev/zero) fails without being read whole.
 	data, err := input.ReadAll(nameOrPath, f)
 	if err != nil {
-		return sim.ClusterSpec{}, fmt.Errorf("cluster %s: %w", nameOrPath, err)
+		return sim.ClusterSpec{}, nil, fmt.Errorf("cluster %s: %w", nameOrPath, err)
 	}
-	return Parse(nameOrPath, data)
+	return ParseWithEnergy(nameOrPath, data)
 }
 
 // Parse parses a cluster spec. YAML form:
@@ -116,34 +126,73 @@ func Load(nameOrPath string) (sim.ClusterSpec, error) {
 // name file, line and key, and never quote the file's content beyond a
 // key or a short value.
 func Parse(file string, data []byte) (sim.ClusterSpec, error) {
+	spec, _, err := ParseWithEnergy(file, data)
+	return spec, err
+}
+
+// ParseWithEnergy is Parse that also returns the YAML spec's energy
+// section (LoadWithEnergy), given inline or as an energy file's name
+// relative to file:
+//
+//	energy:                      # the keys of an energy file (docs/energy.md)
+//	  pue: 1.3
+//	  gpus: {h100: {idle: 70}}
+//	energy: site-energy.yaml     # or an energy file
+func ParseWithEnergy(file string, data []byte) (sim.ClusterSpec, *energy.Model, error) {
 	if len(data) > MaxBytes {
-		return sim.ClusterSpec{}, &input.Error{File: file, Err: fmt.Errorf("%d bytes; a cluster spec is at most %d", len(data), MaxBytes)}
+		return sim.ClusterSpec{}, nil, &input.Error{File: file, Err: fmt.Errorf("%d bytes; a cluster spec is at most %d", len(data), MaxBytes)}
 	}
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		spec, err := parseArtifactClusterJSON(file, data)
 		if err != nil {
-			return spec, err
+			return spec, nil, err
 		}
-		return spec, sim.CheckClusterBounds(file, spec)
+		return spec, nil, sim.CheckClusterBounds(file, spec)
 	}
-	spec, err := parseClusterYAML(file, data)
+	spec, em, err := parseClusterYAML(file, data)
 	if err != nil {
-		return spec, err
+		return spec, nil, err
 	}
-	return spec, sim.CheckClusterBounds(file, spec)
+	return spec, em, sim.CheckClusterBounds(file, spec)
 }
 
-func parseClusterYAML(file string, data []byte) (sim.ClusterSpec, error) {
+// parseEnergy reads a spec's energy section v: a mapping of energy-file
+// keys over the built-in model, or an energy file's name relative to file.
+func parseEnergy(file string, v *yaml.Node) (*energy.Model, error) {
+	if v.Kind == yaml.ScalarNode {
+		p := v.Value
+		if p == "" {
+			return nil, input.At(file, v, "energy", "want an energy file's name or a mapping of its keys")
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(file), p)
+		}
+		m, err := energy.Load(p)
+		if err != nil {
+			return nil, input.At(file, v, "energy", "%w", err)
+		}
+		return m, nil
+	}
+	m := energy.Default()
+	m.Name = filepath.Base(file) + " energy"
+	if err := energy.Apply(m, file, "energy.", v); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func parseClusterYAML(file string, data []byte) (sim.ClusterSpec, *energy.Model, error) {
 	var spec sim.ClusterSpec
+	var em *energy.Model
 	doc, err := input.OneDocument(file, "a cluster spec", data)
 	if err != nil {
-		return spec, err
+		return spec, nil, err
 	}
 	if doc == nil || doc.Kind != yaml.MappingNode {
-		return spec, &input.Error{File: file, Err: errors.New("want a mapping with keys name and pools")}
+		return spec, nil, &input.Error{File: file, Err: errors.New("want a mapping with keys name and pools")}
 	}
-	err = input.Mapping(file, "", doc, []string{"name", "pools", "topology"}, nil, func(key string, k, v *yaml.Node) error {
+	err = input.Mapping(file, "", doc, []string{"name", "pools", "topology", "energy"}, nil, func(key string, k, v *yaml.Node) error {
 		switch key {
 		case "name":
 			if v.Kind != yaml.ScalarNode || v.Value == "" || len(v.Value) > 200 || strings.ContainsFunc(v.Value, unicode.IsControl) || !utf8.ValidString(v.Value) {
@@ -172,27 +221,40 @@ func parseClusterYAML(file string, data []byte) (sim.ClusterSpec, error) {
 				return err
 			}
 			spec.Topology = t
+		case "energy":
+			m, err := parseEnergy(file, v)
+			if err != nil {
+				return err
+			}
+			em = m
 		}
 		return nil
 	})
 	if err != nil {
-		return spec, err
+		return spec, nil, err
 	}
 	if len(spec.Pools) == 0 {
-		return spec, &input.Error{File: file, Kind: "key", Field: "pools", Err: errors.New("at least one pool is required")}
+		return spec, nil, &input.Error{File: file, Kind: "key", Field: "pools", Err: errors.New("at least one pool is required")}
 	}
 	if spec.Topology != nil {
 		if err := spec.Topology.Validate(); err != nil {
-			return spec, &input.Error{File: file, Kind: "key", Field: "topology", Err: err}
+			return spec, nil, &input.Error{File: file, Kind: "key", Field: "topology", Err: err}
 		}
 	}
 	if spec.Name == "" {
 		spec.Name = strings.TrimSuffix(file, ".yaml")
 		if err := input.Name(spec.Name); err != nil {
-			return spec, &input.Error{File: file, Err: fmt.Errorf("no name: key, and the file's name cannot name the cluster: %w", err)}
+			return spec, nil, &input.Error{File: file, Err: fmt.Errorf("no name: key, and the file's name cannot name the cluster: %w", err)}
 		}
 	}
-	return spec, nil
+	if em != nil {
+		for _, p := range spec.Pools {
+			if _, err := em.Power(p.GPU); err != nil {
+				return spec, nil, &input.Error{File: file, Kind: "key", Field: "energy", Err: err}
+			}
+		}
+	}
+	return spec, em, nil
 }
 
 func parsePool(file string, item *yaml.Node) (sim.Pool, error) {

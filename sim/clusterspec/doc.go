@@ -2,7 +2,8 @@
 // (paper-1280, testbed-64, h100-l20; with a network topology h100-24k,
 // nvl72-h100, h100-racks), a YAML spec (name, node pools in order and an
 // optional topology: fast domain, bandwidths, switch tiers with their
-// oversubscription; docs/topology.md) or the artifact's JSON spec
+// oversubscription; docs/topology.md; an energy section overriding the
+// power, price and carbon model, docs/energy.md) or the artifact's JSON spec
 // ([{"a100": {"node_num": 80}, …}], node sizes from the GPU catalog), into
 // a sim.ClusterSpec for sim.NewCluster.
 //

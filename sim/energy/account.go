@@ -60,6 +60,13 @@ func Compute(res *sim.Result, jobs []sim.JobSpec, c *sim.Cluster, exec estimator
 		idleW += n * (g.Idle + m.ServerWattsPerGPU)
 		gpuIdleW += n * g.Idle
 		a.rep.ClusterCostUSD += n * window / 3600 * m.Price(t)
+		for _, node := range c.NodesOfType(t) {
+			for _, sp := range m.NodePrices[node] { // spot capacity priced by events
+				if lo, hi := max(t0, sp.From), min(t0+window, sp.To); hi > lo {
+					a.rep.ClusterCostUSD += float64(c.Nodes[node].Capacity) * (hi - lo) / 3600 * (sp.USD - m.Price(t))
+				}
+			}
+		}
 		if g.Idle >= NearTDP*g.TDP { // an energy file may say so
 			a.nearSec += n * window
 		}
@@ -171,7 +178,13 @@ func (a *accountant) holding(recs []sim.AllocRecord, byID map[int32]*sim.JobSpec
 	j.GPUH += gpuh
 	j.KWh += (j1 + j2) / 3.6e6
 	j.KgCO2 += (g1 + g2) / 1e3
-	j.CostUSD += gpuh * a.m.Price(r.GPU)
+	if len(a.m.NodePrices) == 0 {
+		j.CostUSD += gpuh * a.m.Price(r.GPU)
+	} else {
+		for _, s := range slots {
+			j.CostUSD += a.m.gpuCost(a.c.NodeOf(s), r.GPU, r.Start, r.End)
+		}
+	}
 	return nil
 }
 

@@ -59,8 +59,8 @@ func TestComputeHandWorked(t *testing.T) {
 	near("p50", r.P50GPUWatts, 60)
 	near("near_tdp_share", r.NearTDPShare, 0.2)
 	near("mean watts", r.MeanGPUWatts, 50860.0/400)
-	near("gpu cost", r.GPUCostUSD, 100.0/3600*4.10)
-	near("cluster cost", r.ClusterCostUSD, 2*200.0/3600*4.10)
+	near("gpu cost", r.GPUCostUSD, 100.0/3600*2.7447)
+	near("cluster cost", r.ClusterCostUSD, 2*200.0/3600*2.7447)
 	if len(r.Tenants) != 1 || r.Tenants[0].Name != "vc1" {
 		t.Fatalf("tenants %+v", r.Tenants)
 	}
@@ -267,5 +267,55 @@ func TestNearTDPPerType(t *testing.T) {
 	}
 	if r.P75GPUWatts != 289.5 {
 		t.Errorf("p75 = %g W, want 289.5", r.P75GPUWatts)
+	}
+}
+
+// TestSpotPriceHandWorked is an anchor worked by hand: TestComputeHandWorked's
+// run (one job on GPU 0 of a 2-A100 node over [0, 100] s of a 200-s
+// window, on-demand $2.7447/GPU-hour) with the node's capacity priced at
+// $1.00/GPU-hour by an add event at 50 s until an up event without a
+// price at 150 s. The job pays 50 s at 2.7447 and 50 s at 1.00:
+// $187.235/3600; the cluster 2 GPUs × (200 s × 2.7447 − 100 s × 1.7447):
+// $748.94/3600.
+// Energy and carbon do not change.
+func TestSpotPriceHandWorked(t *testing.T) {
+	c, err := sim.NewCluster(sim.ClusterSpec{Name: "t", Pools: []sim.Pool{{GPU: "a100", Nodes: 1, GPUsPerNode: 2}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := []sim.ClusterEvent{{Time: 50, Node: 0, Kind: sim.NodeAdd, Price: 1}, {Time: 150, Node: 0, Kind: sim.NodeUp}}
+	prices := EventPrices(events)
+	if len(prices[0]) != 1 || prices[0][0] != (PriceSpan{From: 50, To: 150, USD: 1}) {
+		t.Fatalf("spans %+v", prices)
+	}
+	if EventPrices(events[1:]) != nil {
+		t.Error("spans from events without a price")
+	}
+	res := &sim.Result{Rounds: 2, RoundLength: 100, Allocations: []sim.AllocRecord{{Job: 1, GPU: "a100", FirstSlot: 0, Slots: 1, Start: 0, End: 100, Ready: 20}}}
+	jobs := []sim.JobSpec{{ID: 1, VirtualCluster: "vc1"}}
+	m := Default()
+	m.ServerWattsPerGPU, m.PUE, m.Intensity = 0, 1, Intensity{Constant: 100}
+	plain, err := Compute(res, jobs, c, flat{}, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.NodePrices = prices
+	r, err := Compute(res, jobs, c, flat{}, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"gpu cost", r.GPUCostUSD, 187.235 / 3600},
+		{"job cost", r.Jobs[0].CostUSD, 187.235 / 3600},
+		{"cluster cost", r.ClusterCostUSD, 748.94 / 3600},
+		{"kwh", r.KWh, plain.KWh},
+		{"kg co2", r.KgCO2, plain.KgCO2},
+	} {
+		if math.Abs(x.got-x.want) > 1e-12 {
+			t.Errorf("%s = %.10g, want %.10g", x.name, x.got, x.want)
+		}
 	}
 }

@@ -24,7 +24,9 @@
 // carbon (kg) = Σ energy × the grid intensity at that instant (Intensity:
 // a constant, or an hourly series from the run's start, repeating);
 // electricity $ = energy × USDPerKWh; GPU $ = GPU-hours held × the price
-// tier's $/GPU-hour. Every constant, its source and the anchors
+// tier's $/GPU-hour, or a node's spot price set by its cluster events
+// (EventPrices, Model.NodePrices). A cluster spec's energy section is a
+// base model that LoadOnto applies --energy over. Every constant, its source and the anchors
 // (published LLM trainings, Acme's power distributions) are in
 // docs/energy.md.
 package energy

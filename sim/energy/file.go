@@ -29,12 +29,19 @@ const DefaultName = "default"
 //	gpus:
 //	  a100: {tdp: 400, idle: 60, compute: 0.95, comm: 0.4, reconfig: 0.15}
 //	prices:
-//	  a100: {on_demand: 4.10, reserved: 2.52, spot: 1.50}
+//	  a100: {on_demand: 2.7447, reserved: 1.69, spot: 1.50}
 //
 // A GPU or price entry replaces only the fields it names. Errors name the
 // file, line and key.
-func Load(name string) (*Model, error) {
-	m := Default()
+func Load(name string) (*Model, error) { return LoadOnto(Default(), name) }
+
+// LoadOnto is Load with base in place of the built-in model: DefaultName
+// is base itself, a built-in series' name base with that intensity, an
+// energy file base with the file's keys applied over it (a GPU or price
+// entry replacing only the fields it names). A cluster spec's energy
+// section is such a base (sim/clusterspec). base is not changed.
+func LoadOnto(base *Model, name string) (*Model, error) {
+	m := base.Clone()
 	if name == DefaultName {
 		return m, nil
 	}
@@ -50,13 +57,16 @@ func Load(name string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Parse(name, data)
+	return ParseOnto(m, name, data)
 }
 
 // Parse reads the energy file name holding data (Load's format); a
 // relative carbon_series is read next to name.
-func Parse(name string, data []byte) (*Model, error) {
-	m := Default()
+func Parse(name string, data []byte) (*Model, error) { return ParseOnto(Default(), name, data) }
+
+// ParseOnto is Parse over base instead of the built-in model.
+func ParseOnto(base *Model, name string, data []byte) (*Model, error) {
+	m := base.Clone()
 	root, err := input.OneDocument(name, "an energy file", data)
 	if err != nil {
 		return nil, err
@@ -65,29 +75,41 @@ func Parse(name string, data []byte) (*Model, error) {
 	if root == nil {
 		return m, nil
 	}
+	if err := Apply(m, name, "", root); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Apply applies the energy keys of the YAML mapping n, read from file,
+// over m (Load's format) and checks the result; prefix ("" or "energy.")
+// starts the keys errors name. A relative carbon_series is read next to
+// file. On error m may be partly changed.
+func Apply(m *Model, file, prefix string, n *yaml.Node) error {
+	name := file
 	carbonAt := 0
 	seriesAt := 0
-	err = input.Mapping(name, "", root, fileKeys, nil, func(key string, k, v *yaml.Node) error {
+	err := input.Mapping(name, prefix, n, fileKeys, nil, func(key string, k, v *yaml.Node) error {
 		switch key {
 		case "pue":
-			return number(name, key, v, 1, 10, &m.PUE)
+			return number(name, prefix+key, v, 1, 10, &m.PUE)
 		case "server_watts_per_gpu":
-			return number(name, key, v, 0, 1e5, &m.ServerWattsPerGPU)
+			return number(name, prefix+key, v, 0, 1e5, &m.ServerWattsPerGPU)
 		case "usd_per_kwh":
-			return number(name, key, v, 0, 1e3, &m.USDPerKWh)
+			return number(name, prefix+key, v, 0, 1e3, &m.USDPerKWh)
 		case "price_tier":
 			if !slices.Contains(Tiers, v.Value) || v.Kind != yaml.ScalarNode {
-				return input.At(name, v, key, "want one of %s, got %s", strings.Join(Tiers, ", "), input.ShowValue(v.Value))
+				return input.At(name, v, prefix+key, "want one of %s, got %s", strings.Join(Tiers, ", "), input.ShowValue(v.Value))
 			}
 			m.Tier = v.Value
 		case "carbon":
 			carbonAt = k.Line
 			m.Intensity = Intensity{}
-			return number(name, key, v, 0, 1e4, &m.Intensity.Constant)
+			return number(name, prefix+key, v, 0, 1e4, &m.Intensity.Constant)
 		case "carbon_series":
 			seriesAt = k.Line
 			if v.Kind != yaml.ScalarNode || v.Value == "" {
-				return input.At(name, v, key, "want a CSV file name")
+				return input.At(name, v, prefix+key, "want a CSV file name")
 			}
 			p := v.Value
 			if !filepath.IsAbs(p) && !slices.Contains(builtinSeries, p) {
@@ -95,21 +117,21 @@ func Parse(name string, data []byte) (*Model, error) {
 			}
 			in, err := Series(p)
 			if err != nil {
-				return input.At(name, v, key, "%w", err)
+				return input.At(name, v, prefix+key, "%w", err)
 			}
 			m.Intensity = in
 		case "gpus":
-			return input.Mapping(name, "gpus.", v, nil, nil, func(t string, _, g *yaml.Node) error {
+			return input.Mapping(name, prefix+"gpus.", v, nil, nil, func(t string, _, g *yaml.Node) error {
 				p := m.GPUs[t]
 				p.Compute, p.Comm, p.Reconfig = orDefault(p.Compute, activityCompute), orDefault(p.Comm, activityComm), orDefault(p.Reconfig, activityReconfig)
-				err := fields(name, "gpus."+t+".", g, map[string]*float64{"tdp": &p.TDP, "idle": &p.Idle, "compute": &p.Compute, "comm": &p.Comm, "reconfig": &p.Reconfig})
+				err := fields(name, prefix+"gpus."+t+".", g, map[string]*float64{"tdp": &p.TDP, "idle": &p.Idle, "compute": &p.Compute, "comm": &p.Comm, "reconfig": &p.Reconfig})
 				m.GPUs[t] = p
 				return err
 			})
 		case "prices":
-			return input.Mapping(name, "prices.", v, nil, nil, func(t string, _, g *yaml.Node) error {
+			return input.Mapping(name, prefix+"prices.", v, nil, nil, func(t string, _, g *yaml.Node) error {
 				p := m.Prices[t]
-				err := fields(name, "prices."+t+".", g, map[string]*float64{"on_demand": &p.OnDemand, "reserved": &p.Reserved, "spot": &p.Spot})
+				err := fields(name, prefix+"prices."+t+".", g, map[string]*float64{"on_demand": &p.OnDemand, "reserved": &p.Reserved, "spot": &p.Spot})
 				m.Prices[t] = p
 				return err
 			})
@@ -117,15 +139,19 @@ func Parse(name string, data []byte) (*Model, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if carbonAt > 0 && seriesAt > 0 {
-		return nil, &input.Error{File: name, Line: max(carbonAt, seriesAt), Kind: "key", Field: "carbon_series", Err: fmt.Errorf("give carbon (a constant) or carbon_series, not both")}
+		return &input.Error{File: name, Line: max(carbonAt, seriesAt), Kind: "key", Field: prefix + "carbon_series", Err: fmt.Errorf("give carbon (a constant) or carbon_series, not both")}
 	}
 	if err := m.Check(); err != nil {
-		return nil, &input.Error{File: name, Err: err}
+		e := &input.Error{File: name, Err: err}
+		if prefix != "" {
+			e.Line, e.Kind, e.Field = n.Line, "key", strings.TrimSuffix(prefix, ".")
+		}
+		return e
 	}
-	return m, nil
+	return nil
 }
 
 var fileKeys = []string{"pue", "server_watts_per_gpu", "usd_per_kwh", "price_tier", "carbon", "carbon_series", "gpus", "prices"}

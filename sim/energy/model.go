@@ -2,8 +2,12 @@ package energy
 
 import (
 	"fmt"
+	"maps"
+	"math"
 	"slices"
 	"strings"
+
+	"github.com/arena-sim/arena/sim"
 )
 
 // GPUPower is one GPU type's power model, watts and activity shares
@@ -69,6 +73,58 @@ type Model struct {
 	USDPerKWh float64
 	// Intensity is the grid's carbon intensity.
 	Intensity Intensity
+	// NodePrices are the prices of spans of nodes' time (cluster node
+	// index → spans in time order) that replace the type's price: spot
+	// capacity priced by the run's events file (EventPrices), not by an
+	// energy file.
+	NodePrices map[int][]PriceSpan
+}
+
+// PriceSpan is a node's price, $ per GPU-hour, from From to To (seconds,
+// the trace's clock; To may be +Inf).
+type PriceSpan struct {
+	From, To, USD float64
+}
+
+// EventPrices returns the price spans cluster events set (nil when no
+// event has a price): an event that brings a node up (add, up) with a
+// price prices the node's GPUs from its time until the node's next such
+// event, which sets the next price, or none (0: the type's price). events
+// are in time order.
+func EventPrices(events []sim.ClusterEvent) map[int][]PriceSpan {
+	var out map[int][]PriceSpan
+	open := map[int]int{} // node → index of its open span in out[node]
+	for _, e := range events {
+		if k := e.Kind.Info(); !k.Joins && !k.Up {
+			continue
+		}
+		t := float64(e.Time)
+		if i, ok := open[e.Node]; ok {
+			out[e.Node][i].To = t
+			delete(open, e.Node)
+		}
+		if e.Price != 0 {
+			if out == nil {
+				out = map[int][]PriceSpan{}
+			}
+			open[e.Node] = len(out[e.Node])
+			out[e.Node] = append(out[e.Node], PriceSpan{From: t, To: math.Inf(1), USD: e.Price})
+		}
+	}
+	return out
+}
+
+// gpuCost is the cost of one GPU of type t on node from a to b (seconds):
+// the type's price at the tier, or a span's where one holds.
+func (m *Model) gpuCost(node int, t string, a, b float64) float64 {
+	p := m.Price(t)
+	usd := p * (b - a) / 3600
+	for _, s := range m.NodePrices[node] {
+		if lo, hi := max(a, s.From), min(b, s.To); hi > lo {
+			usd += (s.USD - p) * (hi - lo) / 3600
+		}
+	}
+	return usd
 }
 
 // Default returns the built-in model (a fresh copy: callers may change
@@ -121,8 +177,8 @@ func defaultPower() map[string]GPUPower {
 // instance each comes from and its date).
 func defaultPrices() map[string]Price {
 	return map[string]Price{
-		"a100":     {OnDemand: 4.10, Reserved: 2.52, Spot: 1.50},
-		"a100-80g": {OnDemand: 5.12, Reserved: 3.15, Spot: 1.90},
+		"a100":     {OnDemand: 2.7447, Reserved: 1.69, Spot: 1.50},
+		"a100-80g": {OnDemand: 3.4309, Reserved: 2.11, Spot: 1.90},
 		"v100":     {OnDemand: 3.06, Reserved: 1.96, Spot: 0.92},
 		"a40":      {OnDemand: 1.28, Reserved: 0.90, Spot: 0.64},
 		"a10":      {OnDemand: 1.01, Reserved: 0.63, Spot: 0.40},
@@ -181,4 +237,13 @@ func (m *Model) Check() error {
 		return fmt.Errorf("energy: price tier %q: want one of %s", m.Tier, strings.Join(Tiers, ", "))
 	}
 	return nil
+}
+
+// Clone returns a copy of m whose maps the caller may change (the
+// intensity's hourly series is shared: nothing changes it).
+func (m *Model) Clone() *Model {
+	c := *m
+	c.GPUs = maps.Clone(m.GPUs)
+	c.Prices = maps.Clone(m.Prices)
+	return &c
 }

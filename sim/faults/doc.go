@@ -8,7 +8,8 @@
 // Two sources, one result (Load resolves a name to either):
 //
 //   - An events file (CSV or Parquet): one event per row — time, node or
-//     pool, event word, notice, cause. Rows are checked one by one (the
+//     pool, event word, notice, cause, price (add and up: the node's spot
+//     price, $/GPU-hour, for sim/energy). Rows are checked one by one (the
 //     node exists, times and notices are finite seconds ≥ 0, a notice only
 //     on drain and reclaim, a known event word) and then as each node's
 //     sequence (a repair needs a failure before it, an up needs a node

@@ -25,7 +25,7 @@ const MaxFileBytes = 256 << 20
 // are required; notice and cause may be left out.
 var (
 	requiredColumns = []string{"time", "node", "event"}
-	optionalColumns = []string{"notice", "cause"}
+	optionalColumns = []string{"notice", "cause", "price"}
 )
 
 // kindNames lists, in kind order, the names of the event kinds whose row
@@ -49,6 +49,10 @@ func noticeKind(k sim.ClusterEventKindInfo) bool { return k.Notice }
 func downKind(k sim.ClusterEventKindInfo) bool   { return k.Down }
 func upKind(k sim.ClusterEventKindInfo) bool     { return k.Up }
 func joinsKind(k sim.ClusterEventKindInfo) bool  { return k.Joins }
+func pricedKind(k sim.ClusterEventKindInfo) bool { return k.Joins || k.Up }
+
+// MaxPrice bounds an event's price, $ per GPU-hour.
+const MaxPrice = 1000
 
 // row is one parsed line of an events file, before validation against
 // the node states: nodes is one node, or every node of a pool.
@@ -59,6 +63,7 @@ type row struct {
 	kind   sim.ClusterEventKind
 	notice float64
 	cause  string
+	price  float64
 }
 
 // ReadEventsFile reads an events file for cluster c: CSV, or Parquet for
@@ -166,7 +171,7 @@ func header(file string, line int, head []string) (map[string]int, error) {
 			name = "node"
 		}
 		if indexOf(requiredColumns, name) < 0 && indexOf(optionalColumns, name) < 0 {
-			return nil, &input.Error{File: file, Line: line, Field: input.KeyName(h), Err: fmt.Errorf("unknown column; want time, node (or pool), event, notice, cause")}
+			return nil, &input.Error{File: file, Line: line, Field: input.KeyName(h), Err: fmt.Errorf("unknown column; want time, node (or pool), event, notice, cause, price")}
 		}
 		if _, dup := col[name]; dup {
 			return nil, &input.Error{File: file, Line: line, Field: name, Err: errors.New("column given twice")}
@@ -207,6 +212,14 @@ func parseRow(file string, line int, c *sim.Cluster, get func(string) string) (r
 		}
 		if !kind.Notice && r.notice != 0 {
 			return r, bad("notice", "%s: a %s event takes no notice (only %s do); leave it empty", input.ShowValue(n), k, kindNames(noticeKind, "and"))
+		}
+	}
+	if p := get("price"); p != "" {
+		if r.price, err = strconv.ParseFloat(p, 64); err != nil || !(r.price >= 0 && r.price <= MaxPrice) {
+			return r, bad("price", "%s: want $ per GPU-hour in [0, %d]", input.ShowValue(p), MaxPrice)
+		}
+		if !pricedKind(kind) && r.price != 0 {
+			return r, bad("price", "%s: a %s event takes no price (only %s do: the price of the capacity from then on); leave it empty", input.ShowValue(p), k, kindNames(pricedKind, "and"))
 		}
 	}
 	r.cause = get("cause")
@@ -356,7 +369,7 @@ func validate(file string, rows []row, c *sim.Cluster) ([]sim.ClusterEvent, erro
 			if len(out) >= MaxEvents {
 				return nil, &input.Error{File: file, Line: r.line, Err: fmt.Errorf("more than %d events (pools expanded)", MaxEvents)}
 			}
-			out = append(out, sim.ClusterEvent{Time: sim.Time(r.time), Node: n, Kind: r.kind, Notice: sim.Duration(r.notice), Cause: r.cause})
+			out = append(out, sim.ClusterEvent{Time: sim.Time(r.time), Node: n, Kind: r.kind, Notice: sim.Duration(r.notice), Cause: r.cause, Price: r.price})
 		}
 	}
 	sortEvents(out)
@@ -385,8 +398,12 @@ func Check(events []sim.ClusterEvent, c *sim.Cluster) error {
 			return bad("notice", "%v: want finite seconds ≥ 0", e.Notice)
 		case e.Notice != 0 && !e.Kind.Info().Notice:
 			return bad("notice", "a %s event takes no notice", e.Kind)
+		case !(e.Price >= 0 && e.Price <= MaxPrice):
+			return bad("price", "%v: want $ per GPU-hour in [0, %d]", e.Price, MaxPrice)
+		case e.Price != 0 && !pricedKind(e.Kind.Info()):
+			return bad("price", "a %s event takes no price", e.Kind)
 		}
-		rows[i] = row{line: i + 1, time: float64(e.Time), nodes: []int{e.Node}, kind: e.Kind, notice: float64(e.Notice), cause: e.Cause}
+		rows[i] = row{line: i + 1, time: float64(e.Time), nodes: []int{e.Node}, kind: e.Kind, notice: float64(e.Notice), cause: e.Cause, price: e.Price}
 	}
 	_, err := validate("events", rows, c)
 	return err
@@ -472,7 +489,12 @@ func cellString(v parquet.Value) string {
 // edited and replayed.
 func WriteEventsCSV(w io.Writer, events []sim.ClusterEvent) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"time", "node", "event", "notice", "cause"}); err != nil {
+	head := []string{"time", "node", "event", "notice", "cause"}
+	priced := anyPrice(events)
+	if priced {
+		head = append(head, "price")
+	}
+	if err := cw.Write(head); err != nil {
 		return err
 	}
 	for _, e := range events {
@@ -480,12 +502,31 @@ func WriteEventsCSV(w io.Writer, events []sim.ClusterEvent) error {
 		if e.Kind.Info().Notice {
 			notice = strconv.FormatFloat(float64(e.Notice), 'f', -1, 64)
 		}
-		if err := cw.Write([]string{strconv.FormatFloat(float64(e.Time), 'f', -1, 64), strconv.Itoa(e.Node), e.Kind.String(), notice, e.Cause}); err != nil {
+		rec := []string{strconv.FormatFloat(float64(e.Time), 'f', -1, 64), strconv.Itoa(e.Node), e.Kind.String(), notice, e.Cause}
+		if priced {
+			price := ""
+			if e.Price != 0 {
+				price = strconv.FormatFloat(e.Price, 'f', -1, 64)
+			}
+			rec = append(rec, price)
+		}
+		if err := cw.Write(rec); err != nil {
 			return err
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// anyPrice reports whether an event carries a price: only then do the
+// writers add the price column (files without prices keep their bytes).
+func anyPrice(events []sim.ClusterEvent) bool {
+	for _, e := range events {
+		if e.Price != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // eventRow is one event of the Parquet form WriteEventsParquet writes.
@@ -497,12 +538,37 @@ type eventRow struct {
 	Cause  string   `parquet:"cause"`
 }
 
+// pricedRow is eventRow with the price column (null where none).
+type pricedRow struct {
+	Time   float64  `parquet:"time"`
+	Node   int64    `parquet:"node"`
+	Event  string   `parquet:"event"`
+	Notice *float64 `parquet:"notice,optional"`
+	Cause  string   `parquet:"cause"`
+	Price  *float64 `parquet:"price,optional"`
+}
+
 // WriteEventsParquet writes events in the Parquet form (node as its
-// index, notice null where the kind takes none), which ReadEventsFile
-// reads back as the same events.
+// index, notice null where the kind takes none; a price column, null
+// where none, when an event has a price), which ReadEventsFile reads back
+// as the same events.
 func WriteEventsParquet(w io.Writer, events []sim.ClusterEvent) error {
-	pw := parquet.NewGenericWriter[eventRow](w)
-	rows := make([]eventRow, 0, min(len(events), 4096))
+	if anyPrice(events) {
+		return writeParquet(w, events, func(r eventRow, e sim.ClusterEvent) pricedRow {
+			p := pricedRow{Time: r.Time, Node: r.Node, Event: r.Event, Notice: r.Notice, Cause: r.Cause}
+			if e.Price != 0 {
+				x := e.Price
+				p.Price = &x
+			}
+			return p
+		})
+	}
+	return writeParquet(w, events, func(r eventRow, _ sim.ClusterEvent) eventRow { return r })
+}
+
+func writeParquet[T any](w io.Writer, events []sim.ClusterEvent, conv func(eventRow, sim.ClusterEvent) T) error {
+	pw := parquet.NewGenericWriter[T](w)
+	rows := make([]T, 0, min(len(events), 4096))
 	flush := func() error {
 		_, err := pw.Write(rows)
 		rows = rows[:0]
@@ -514,7 +580,7 @@ func WriteEventsParquet(w io.Writer, events []sim.ClusterEvent) error {
 			n := float64(e.Notice)
 			r.Notice = &n
 		}
-		if rows = append(rows, r); len(rows) == cap(rows) {
+		if rows = append(rows, conv(r, e)); len(rows) == cap(rows) {
 			if err := flush(); err != nil {
 				return err
 			}

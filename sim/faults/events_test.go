@@ -95,6 +95,9 @@ func TestReadEventsCSVErrors(t *testing.T) {
 		{"missing column", "time,node\n", 1, "event", "missing column"},
 		{"short row", head + "1,1\n", 2, "", "2 fields"},
 		{"bad cause", head + "1,1,down,,a b\n", 2, "cause", "short word"},
+		{"price on reclaim", "time,node,event,notice,cause,price\n1,1,reclaim,120,,1.5\n", 2, "price", "a reclaim event takes no price (only up and add do"},
+		{"negative price", "time,node,event,price\n1,1,add,-1\n", 2, "price", "want $ per GPU-hour in [0, 1000]"},
+		{"NaN price", "time,node,event,price\n1,1,add,NaN\n", 2, "price", "want $ per GPU-hour"},
 	} {
 		_, err := ReadEventsCSV("e.csv", strings.NewReader(c.text), testCluster(t))
 		var ie *input.Error
@@ -216,6 +219,74 @@ func TestWriteReadRoundTrip(t *testing.T) {
 		if !reflect.DeepEqual(back, evs) {
 			t.Fatalf("Parquet: %d events back, wrote %d; first back %+v, wrote %+v", len(back), len(evs), back[:min(1, len(back))], evs[:min(1, len(evs))])
 		}
+	}
+}
+
+// TestPricedEvents: a price column is read onto add and up events, and
+// both writers keep it (and add no column when no event has a price).
+func TestPricedEvents(t *testing.T) {
+	c := testCluster(t)
+	text := "time,node,event,notice,cause,price\n0,a100/2,add,,,1.25\n100,a100/2,reclaim,120,,\n900,a100/2,up,,,1.5\n"
+	ev, err := ReadEventsCSV("p.csv", strings.NewReader(text), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []sim.ClusterEvent{
+		{Time: 0, Node: 2, Kind: sim.NodeAdd, Price: 1.25},
+		{Time: 100, Node: 2, Kind: sim.NodeReclaim, Notice: 120, Cause: "spot"},
+		{Time: 900, Node: 2, Kind: sim.NodeUp, Price: 1.5},
+	}
+	if !reflect.DeepEqual(ev, want) {
+		t.Fatalf("got %+v, want %+v", ev, want)
+	}
+	var buf bytes.Buffer
+	if err := WriteEventsCSV(&buf, ev); err != nil {
+		t.Fatal(err)
+	}
+	if back, err := ReadEventsCSV("w.csv", bytes.NewReader(buf.Bytes()), c); err != nil || !reflect.DeepEqual(back, want) {
+		t.Fatalf("CSV round trip: %v %+v\n%s", err, back, buf.String())
+	}
+	path := filepath.Join(t.TempDir(), "p.parquet")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteEventsParquet(f, ev); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if back, err := ReadEventsFile(path, c); err != nil || !reflect.DeepEqual(back, want) {
+		t.Fatalf("Parquet round trip: %v %+v", err, back)
+	}
+	buf.Reset()
+	if err := WriteEventsCSV(&buf, want[1:2]); err != nil || strings.Contains(buf.String(), "price") {
+		t.Errorf("no prices, yet a price column: %q %v", buf.String(), err)
+	}
+	if err := Check([]sim.ClusterEvent{{Time: 1, Node: 0, Kind: sim.NodeDown, Price: 2}}, c); err == nil || !strings.Contains(err.Error(), "takes no price") {
+		t.Errorf("Check of a priced down: %v", err)
+	}
+}
+
+// TestSpotExample: the shipped priced events file (docs/energy.md) reads
+// on paper-1280: 80 a100 adds at $1.50, a reclaim, an up at $1.80.
+func TestSpotExample(t *testing.T) {
+	c, err := sim.NewCluster(sim.ClusterSpec{Name: "paper-1280", Pools: []sim.Pool{
+		{GPU: "a100", Nodes: 80, GPUsPerNode: 4}, {GPU: "v100", Nodes: 20, GPUsPerNode: 16}, {GPU: "a40", Nodes: 160, GPUsPerNode: 2}, {GPU: "a10", Nodes: 160, GPUsPerNode: 2}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := ReadEventsFile("../../examples/energy/spot-a100.csv", c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	priced := 0
+	for _, e := range ev {
+		if e.Price != 0 {
+			priced++
+		}
+	}
+	if len(ev) != 82 || priced != 81 || ev[len(ev)-1].Price != 1.8 {
+		t.Errorf("%d events, %d priced, last %+v", len(ev), priced, ev[len(ev)-1])
 	}
 }
 
