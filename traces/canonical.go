@@ -49,6 +49,10 @@ type tableBuilder struct {
 	err       error
 	errSubmit float64
 	sorted    bool
+	last      sim.Time // the last spec's submission
+	// chunk and chunks hold the specs past Jobs' capacity (streamed rows).
+	chunk  []sim.JobSpec
+	chunks [][]sim.JobSpec
 	// Catalog look-ups and strings already met: a trace names a few models,
 	// GPU types, users and virtual clusters a million times.
 	models map[string]estimator.Model
@@ -98,10 +102,23 @@ func (b *tableBuilder) add(j *table.Job) {
 	if b.err != nil {
 		return // the trace fails: keep no more specs
 	}
-	if k := len(b.t.Jobs); k > 0 && spec.Submit < b.t.Jobs[k-1].Submit {
+	if b.n > 1 && spec.Submit < b.last {
 		b.sorted = false
 	}
-	b.t.Jobs = append(b.t.Jobs, spec)
+	b.last = spec.Submit
+	if cap(b.t.Jobs) > len(b.t.Jobs) {
+		b.t.Jobs = append(b.t.Jobs, spec)
+		return
+	}
+	// Streamed rows of unknown count: chunks, joined once in finish (not
+	// a slice regrown and copied over and over).
+	if len(b.chunk) == cap(b.chunk) {
+		if len(b.chunk) > 0 {
+			b.chunks = append(b.chunks, b.chunk)
+		}
+		b.chunk = make([]sim.JobSpec, 0, min(max(1024, b.n/4), 1<<16))
+	}
+	b.chunk = append(b.chunk, spec)
 }
 
 func (b *tableBuilder) spec(i int, j *table.Job) (sim.JobSpec, error) {
@@ -161,6 +178,18 @@ func (b *tableBuilder) finish() (*Trace, error) {
 	}
 	if b.err != nil {
 		return nil, b.err
+	}
+	if len(b.chunk) > 0 {
+		n := len(b.t.Jobs) + len(b.chunk)
+		for _, c := range b.chunks {
+			n += len(c)
+		}
+		jobs := make([]sim.JobSpec, 0, n)
+		jobs = append(jobs, b.t.Jobs...)
+		for _, c := range b.chunks {
+			jobs = append(jobs, c...)
+		}
+		b.t.Jobs, b.chunks, b.chunk = append(jobs, b.chunk...), nil, nil
 	}
 	jobs := b.t.Jobs
 	if !b.sorted {
