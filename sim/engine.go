@@ -168,8 +168,14 @@ type engine struct {
 	pendingGone int
 	lazyDequeue bool
 	// pendingFrom is the lowest queue position of those jobs: squeezing
-	// starts there (Job.qpos is each queued job's position).
+	// starts there (Job.qpos - pendingBase is each queued job's position).
 	pendingFrom int
+	// pendingAt are the positions of those jobs, in the order taken off;
+	// pendingBase is how many jobs left from the queue's head (Job.qpos
+	// counts from there), so a batch that takes off the head's jobs drops
+	// them by reslicing instead of shifting the whole queue.
+	pendingAt   []int
+	pendingBase int
 	// runningGone and runningFrom are the same for jobs that completed
 	// (complete), squeezed out of the running queue before anything reads
 	// it again (compactRunning, called from runExact's loop).
@@ -1247,7 +1253,7 @@ func (e *engine) enqueue(j *Job) {
 	if e.pendingGone > 0 {
 		e.compactPending()
 	}
-	j.qpos = int32(len(e.pending))
+	j.qpos = int32(e.pendingBase + len(e.pending))
 	e.pending = append(e.pending, j)
 	j.queued = true
 	if e.cfg.Timing == Artifact {
@@ -1261,13 +1267,15 @@ func (e *engine) dequeue(j *Job) {
 	case !j.queued: // an arrival started or dropped in its first decision
 	default:
 		j.queued = false
-		if p := int(j.qpos); p >= len(e.pending) || e.pending[p] != j {
-			j.qpos = int32(slices.Index(e.pending, j)) // no caller should get here
+		p := int(j.qpos) - e.pendingBase
+		if p < 0 || p >= len(e.pending) || e.pending[p] != j {
+			p = slices.Index(e.pending, j) // no caller should get here
 		}
-		if e.pendingGone == 0 || int(j.qpos) < e.pendingFrom {
-			e.pendingFrom = int(j.qpos)
+		if e.pendingGone == 0 || p < e.pendingFrom {
+			e.pendingFrom = p
 		}
 		e.pendingGone++
+		e.pendingAt = append(e.pendingAt, p)
 		if !e.lazyDequeue {
 			e.compactPending()
 		}
@@ -1278,16 +1286,42 @@ func (e *engine) dequeue(j *Job) {
 // compactPending removes from the pending queue the jobs dequeued lazily,
 // keeping the order of the others.
 func (e *engine) compactPending() {
-	w := e.pendingFrom
-	for _, j := range e.pending[e.pendingFrom:] {
-		if j.queued {
-			j.qpos = int32(w)
-			e.pending[w] = j
-			w++
+	gone := e.pendingGone
+	if e.pendingFrom == 0 {
+		// The jobs taken off the head (positions 0, 1, … k−1): drop them
+		// by reslicing; the others keep their qpos (counted from the base).
+		at := e.pendingAt
+		slices.Sort(at)
+		k := 0
+		for k < len(at) && at[k] == k {
+			k++
+		}
+		clear(e.pending[:k])
+		e.pending, e.pendingBase, gone = e.pending[k:], e.pendingBase+k, gone-k
+		if gone > 0 {
+			e.pendingFrom = at[k] - k
 		}
 	}
-	clear(e.pending[w:])
-	e.pending, e.pendingGone = e.pending[:w], 0
+	e.pendingAt = e.pendingAt[:0]
+	if gone > 0 {
+		w := e.pendingFrom
+		for _, j := range e.pending[e.pendingFrom:] {
+			if j.queued {
+				j.qpos = int32(e.pendingBase + w)
+				e.pending[w] = j
+				w++
+			}
+		}
+		clear(e.pending[w:])
+		e.pending = e.pending[:w]
+	}
+	e.pendingGone = 0
+	if e.pendingBase > 1<<30 { // qpos is an int32: count from the head again
+		for i, j := range e.pending {
+			j.qpos = int32(i)
+		}
+		e.pendingBase = 0
+	}
 }
 
 // addRunning appends j to the running queue.

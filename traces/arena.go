@@ -162,11 +162,20 @@ func Load(nameOrPath string) (*Trace, error) {
 	r := io.MultiReader(strings.NewReader(first), br)
 	name := strings.TrimSuffix(filepath.Base(nameOrPath), filepath.Ext(nameOrPath))
 	if head, err := csv.NewReader(strings.NewReader(first)).Read(); err == nil && table.LooksLikeTable(head) {
-		jobs, err := table.ReadCSV(nameOrPath, r)
-		if err != nil {
+		// Rows stream into specs (no []table.Job of the file); r is
+		// bounded already, so the table scanner does not count again.
+		b := newTableBuilder(name, nameOrPath, 0)
+		maxRows := input.RowsCap.Value()
+		if err := table.ScanBoundedCSV(nameOrPath, r, func(j table.Job) error {
+			if int64(b.n+1) > maxRows {
+				return input.Rows(nameOrPath, 0, b.n+1)
+			}
+			b.add(&j)
+			return nil
+		}); err != nil {
 			return nil, err
 		}
-		return FromTable(name, nameOrPath, jobs)
+		return b.finish()
 	}
 	t, err := ReadArenaCSV(nameOrPath, r)
 	if t != nil {

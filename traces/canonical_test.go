@@ -94,3 +94,46 @@ func TestLoadArtifactCSVUnchanged(t *testing.T) {
 		t.Fatalf("%v %v", tr, err)
 	}
 }
+
+// Anchor (hand-worked): FromTable walks rows in submission order, so with
+// two bad rows the one submitted first is named, wherever it sits in the
+// file, and equal submissions keep file order. Rows stream into specs in
+// file order (CSV) and are sorted at the end; both forms must name the
+// same row, and a good unsorted table comes back sorted, stable, numbered.
+func TestStreamedTableOrder(t *testing.T) {
+	good := func(id string, submit float64) table.Job {
+		return table.Job{ID: id, Submit: submit, Duration: -1, Iterations: 10, IterationScale: 1, GPUs: 1, GPUType: "a100", Model: "gpt-2.6b", Batch: 128, User: "u"}
+	}
+	badA, badB := good("badA", 300), good("badB", 100) // badB: file row 4, submitted first
+	badA.Batch, badB.Iterations = 0, 0
+	dir := t.TempDir()
+	for _, name := range []string{"e.csv", "e.parquet"} {
+		p := filepath.Join(dir, name)
+		if err := table.WriteFile(p, []table.Job{good("a", 200), badA, badB, good("b", 50)}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(p)
+		var ie *input.Error
+		if !errors.As(err, &ie) || ie.Line != 4 || ie.Field != "iterations" {
+			t.Errorf("%s: %v, want line 4 (badB, submitted at 100) field iterations", name, err)
+		}
+	}
+	p := filepath.Join(dir, "s.csv")
+	if err := table.WriteFile(p, []table.Job{good("x", 20), good("y", 10), good("z", 20), good("w", 10)}); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	for i, j := range tr.Jobs {
+		if int(j.ID) != i || j.User != "u" {
+			t.Errorf("job %d: %+v", i, j)
+		}
+		got += j.Name
+	}
+	if got != "ywxz" {
+		t.Errorf("order %s, want ywxz (stable by submission)", got)
+	}
+}

@@ -107,24 +107,38 @@ func (rv *Resolver) Registry() Policies { return rv.reg }
 // Trace loads (or synthesises, for r.Synth and r.Seed) the run's trace,
 // once; callers get their own copy of the job list.
 func (rv *Resolver) Trace(r Run) (*traces.Trace, error) {
+	t, shared, err := rv.sharedTrace(r)
+	if err != nil || !shared {
+		return t, err
+	}
+	c := *t
+	c.Jobs = slices.Clone(t.Jobs)
+	return &c, nil
+}
+
+// sharedTrace is Trace without the copy of a loaded trace's job list
+// (shared reports it): the caller must not write the jobs. Resolve keeps
+// the list it is given as the scenario's (nothing downstream writes specs;
+// the engine points into them), so one million jobs are held once, not
+// twice.
+func (rv *Resolver) sharedTrace(r Run) (t *traces.Trace, shared bool, err error) {
 	if r.Synth != nil {
-		return r.Synth.Build(r.Seed) // cached by the synthesiser, copied
+		t, err = r.Synth.Build(r.Seed) // cached by the synthesiser, copied
+		return t, false, err
 	}
 	rv.mu.Lock()
 	t, ok := rv.traces[r.Trace]
 	rv.mu.Unlock()
 	if !ok {
-		var err error
 		if t, err = traces.Load(r.Trace); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		rv.mu.Lock()
 		rv.traces[r.Trace] = t
 		rv.mu.Unlock()
 	}
 	c := *t
-	c.Jobs = slices.Clone(t.Jobs)
-	return &c, nil
+	return &c, true, nil
 }
 
 // Cluster loads a cluster spec once and checks that it builds.
@@ -370,7 +384,7 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 		return nil, err
 	}
 	at := func(key string, err error) error { return &input.Error{Field: key, Err: err} }
-	tr, err := rv.Trace(r)
+	tr, shared, err := rv.sharedTrace(r)
 	if err != nil {
 		if r.Synth != nil {
 			return nil, at("synth", err)
@@ -382,6 +396,9 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 		m, err := traces.ParseGPUMap(r.GPUMap)
 		if err != nil {
 			return nil, at("gpu_map", err)
+		}
+		if shared {
+			tr.Jobs = slices.Clone(tr.Jobs) // remapped: the run's own copy
 		}
 		traces.RemapGPUs(tr, m)
 		gpuMap = traces.FormatGPUMap(m)

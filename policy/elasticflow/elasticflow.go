@@ -164,6 +164,10 @@ type plan struct {
 	// slots holds the current slots of every running job.
 	slots   map[sim.JobID][]int
 	started []*sim.Job
+	// dp memoizes dpEstimate by job and GPU count within the decision
+	// (admission re-checks every running job of the type per arrival;
+	// the view, hence every estimate, is fixed while the plan lives).
+	dp map[uint64]estimator.Estimate
 }
 
 func newPlan(e *ElasticFlow, v *sim.View) *plan {
@@ -172,6 +176,7 @@ func newPlan(e *ElasticFlow, v *sim.View) *plan {
 		occ:     append([]sim.JobID(nil), v.Occupant...),
 		running: append([]*sim.Job(nil), v.Running...),
 		slots:   make(map[sim.JobID][]int, len(v.Running)),
+		dp:      map[uint64]estimator.Estimate{},
 	}
 	for _, j := range v.Running {
 		p.slots[j.Spec.ID] = j.GPUs
@@ -206,7 +211,16 @@ func (p *plan) availableGPUs(gpu string) int {
 
 // dpEstimate is the data-parallel estimate of j on n GPUs at best locality.
 func (p *plan) dpEstimate(j *sim.Job, n int) estimator.Estimate {
-	return p.ef.dp.Estimate(j.Spec.Workload, placement.Best(p.v.Cluster, j.Spec.GPU, n))
+	if n < 0 || n >= 1<<32 {
+		return p.ef.dp.Estimate(j.Spec.Workload, placement.Best(p.v.Cluster, j.Spec.GPU, n))
+	}
+	k := uint64(uint32(j.Spec.ID))<<32 | uint64(n)
+	if e, ok := p.dp[k]; ok {
+		return e
+	}
+	e := p.ef.dp.Estimate(j.Spec.Workload, placement.Best(p.v.Cluster, j.Spec.GPU, n))
+	p.dp[k] = e
+	return e
 }
 
 // minShare is the smallest power-of-two GPU count (up to MaxShare) that is

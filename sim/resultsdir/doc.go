@@ -13,5 +13,8 @@
 // run's, never a mix. A non-empty directory without arena's manifest, or
 // holding anything arena did not write there (files other than those the
 // manifest lists, CompanionNames and temporaries; any symbolic link), is
-// refused, not replaced.
+// refused, not replaced. Each file is streamed to disk as it is rendered,
+// its Parquet rows built a chunk at a time: a million-job run's files are
+// never all in memory (the exported XParquet functions return one file's
+// bytes, for tests and tools).
 package resultsdir

@@ -1,9 +1,11 @@
 package resultsdir
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -81,14 +83,11 @@ func WriteDirs(runs []RunDir) error {
 		for _, f := range rd.Extra {
 			known = append(known, f.Name)
 		}
-		// Rendered when written, one run at a time, not all at once.
+		// Rendered when written, one run at a time and one file at a
+		// time, each streamed to its file (never a whole run in memory).
 		dirs[i] = outdir.Dir{Path: rd.Dir, Known: known, Write: func(tmp string) error {
-			files, err := runFiles(rd.Result, rd.Summary, rd.Extra)
-			if err != nil {
-				return err
-			}
-			for _, f := range files {
-				if err := os.WriteFile(filepath.Join(tmp, f.Name), f.Data, 0o666); err != nil {
+			for _, f := range runFiles(rd.Result, rd.Summary, rd.Extra) {
+				if err := writeTo(filepath.Join(tmp, f.name), f.write); err != nil {
 					return err
 				}
 			}
@@ -101,40 +100,68 @@ func WriteDirs(runs []RunDir) error {
 	return nil
 }
 
-// runFiles renders a run's result files.
-func runFiles(r *sim.Result, s sim.Summary, extra []File) ([]File, error) {
+// writeTo creates path and streams write's output to it.
+func writeTo(path string, write func(io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+	if err != nil {
+		return err
+	}
+	b := bufio.NewWriterSize(f, 1<<20)
+	err = write(b)
+	if err == nil {
+		err = b.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// fileRender is a file of a results directory, rendered when written.
+type fileRender struct {
+	name  string
+	write func(io.Writer) error
+}
+
+func bytesRender(name string, data []byte) fileRender {
+	return fileRender{name, func(w io.Writer) error { _, err := w.Write(data); return err }}
+}
+
+// runFiles lists a run's result files, in the order written.
+func runFiles(r *sim.Result, s sim.Summary, extra []File) []fileRender {
 	id := s.Identity()
-	jobs, err := JobsParquet(r, id)
-	if err != nil {
-		return nil, err
-	}
-	timeline, err := TimelineParquet(r, id)
-	if err != nil {
-		return nil, err
-	}
-	allocs, err := AllocationsParquet(r, id)
-	if err != nil {
-		return nil, err
-	}
-	summary, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("results: summary: %w", err)
+	var out []fileRender
+	for _, f := range extra {
+		out = append(out, bytesRender(f.Name, f.Data))
 	}
 	if r.Faults != nil {
-		avail, err := AvailabilityParquet(r, id)
-		if err != nil {
-			return nil, err
-		}
-		extra = append(slices.Clip(extra), File{AvailabilityFile, avail})
+		out = append(out, fileRender{AvailabilityFile, func(w io.Writer) error { return writeAvailability(w, r, id) }})
 	}
 	if r.Network != nil {
-		net, err := NetworkParquet(r, id)
-		if err != nil {
-			return nil, err
-		}
-		extra = append(slices.Clip(extra), File{NetworkFile, net})
+		out = append(out, fileRender{NetworkFile, func(w io.Writer) error { return writeNetwork(w, r, id) }})
 	}
-	return slices.Concat(extra, []File{{JobsFile, jobs}, {TimelineFile, timeline}, {AllocationsFile, allocs}, {DigestFile, r.DigestCSV()}, {SummaryFile, append(summary, '\n')}}), nil
+	return append(out,
+		fileRender{JobsFile, func(w io.Writer) error { return writeJobs(w, r, id) }},
+		fileRender{TimelineFile, func(w io.Writer) error { return writeTimeline(w, r, id) }},
+		fileRender{AllocationsFile, func(w io.Writer) error { return writeAllocations(w, r, id) }},
+		fileRender{DigestFile, func(w io.Writer) error { _, err := w.Write(r.DigestCSV()); return err }},
+		fileRender{SummaryFile, func(w io.Writer) error {
+			summary, err := json.MarshalIndent(s, "", "  ")
+			if err != nil {
+				return fmt.Errorf("results: summary: %w", err)
+			}
+			_, err = w.Write(append(summary, '\n'))
+			return err
+		}})
+}
+
+// render is a writer's output as bytes (the exported XParquet functions).
+func render(write func(io.Writer) error) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // WriteFileAtomic writes data to a temporary file next to path and renames
@@ -174,15 +201,15 @@ type netRow struct {
 // NetworkParquet encodes the per-job contention table of a run on a
 // cluster with a topology, each row with the run's identity.
 func NetworkParquet(r *sim.Result, id sim.Identity) ([]byte, error) {
+	return render(func(w io.Writer) error { return writeNetwork(w, r, id) })
+}
+
+func writeNetwork(w io.Writer, r *sim.Result, id sim.Identity) error {
 	var recs []sim.JobNetRecord
 	if r.Network != nil {
 		recs = r.Network.Jobs
 	}
-	rows := make([]netRow, len(recs))
-	for i, x := range recs {
-		rows[i] = netRow{id, x}
-	}
-	return writeParquet(NetworkFile, rows)
+	return writeRows(w, NetworkFile, len(recs), func(i int) netRow { return netRow{id, recs[i]} })
 }
 
 type availRow struct {
@@ -193,68 +220,72 @@ type availRow struct {
 // JobsParquet encodes the per-job table, each row with the run's identity
 // (and, in a run with the fault model, its fault columns).
 func JobsParquet(r *sim.Result, id sim.Identity) ([]byte, error) {
+	return render(func(w io.Writer) error { return writeJobs(w, r, id) })
+}
+
+func writeJobs(w io.Writer, r *sim.Result, id sim.Identity) error {
 	if r.Faults != nil {
-		rows := make([]jobFaultRow, len(r.Jobs))
-		for i, j := range r.Jobs {
-			rows[i] = jobFaultRow{id, j, r.Faults.Jobs[i]}
-		}
-		return writeParquet(JobsFile, rows)
+		return writeRows(w, JobsFile, len(r.Jobs), func(i int) jobFaultRow { return jobFaultRow{id, r.Jobs[i], r.Faults.Jobs[i]} })
 	}
-	rows := make([]jobRow, len(r.Jobs))
-	for i, j := range r.Jobs {
-		rows[i] = jobRow{id, j}
-	}
-	return writeParquet(JobsFile, rows)
+	return writeRows(w, JobsFile, len(r.Jobs), func(i int) jobRow { return jobRow{id, r.Jobs[i]} })
 }
 
 // AvailabilityParquet encodes the availability timeline of a run with the
 // fault model, each row with the run's identity.
 func AvailabilityParquet(r *sim.Result, id sim.Identity) ([]byte, error) {
+	return render(func(w io.Writer) error { return writeAvailability(w, r, id) })
+}
+
+func writeAvailability(w io.Writer, r *sim.Result, id sim.Identity) error {
 	var av []sim.AvailRecord
 	if r.Faults != nil {
 		av = r.Faults.Availability
 	}
-	rows := make([]availRow, len(av))
-	for i, a := range av {
-		rows[i] = availRow{id, a}
-	}
-	return writeParquet(AvailabilityFile, rows)
+	return writeRows(w, AvailabilityFile, len(av), func(i int) availRow { return availRow{id, av[i]} })
 }
 
-// writeParquet encodes rows as the parquet file name.
-func writeParquet[T any](name string, rows []T) ([]byte, error) {
-	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[T](&buf)
-	if _, err := w.Write(rows); err != nil {
-		return nil, fmt.Errorf("results: %s: %w", name, err)
+// rowChunk is how many rows writeRows hands the parquet writer at a time:
+// the rows of a million-job run are never all built at once. The file's
+// bytes do not depend on it (the writer's own buffers decide its pages and
+// row groups; TestChunkedRowsSameBytes).
+const rowChunk = 4096
+
+// writeRows encodes n rows, row(i) each, as the parquet file name.
+func writeRows[T any](w io.Writer, name string, n int, row func(int) T) error {
+	pw := parquet.NewGenericWriter[T](w)
+	buf := make([]T, 0, min(n, rowChunk))
+	for i := 0; i < n; i += rowChunk {
+		buf = buf[:0]
+		for k := i; k < min(n, i+rowChunk); k++ {
+			buf = append(buf, row(k))
+		}
+		if _, err := pw.Write(buf); err != nil {
+			return fmt.Errorf("results: %s: %w", name, err)
+		}
 	}
-	if err := w.Close(); err != nil {
-		return nil, fmt.Errorf("results: %s: %w", name, err)
+	if err := pw.Close(); err != nil {
+		return fmt.Errorf("results: %s: %w", name, err)
 	}
-	return buf.Bytes(), nil
+	return nil
 }
 
 // AllocationsParquet encodes the GPU holdings, each row with the run's
 // identity.
 func AllocationsParquet(r *sim.Result, id sim.Identity) ([]byte, error) {
-	rows := make([]allocRow, len(r.Allocations))
-	for i, a := range r.Allocations {
-		rows[i] = allocRow{id, a}
-	}
-	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[allocRow](&buf)
-	if _, err := w.Write(rows); err != nil {
-		return nil, fmt.Errorf("results: %s: %w", AllocationsFile, err)
-	}
-	if err := w.Close(); err != nil {
-		return nil, fmt.Errorf("results: %s: %w", AllocationsFile, err)
-	}
-	return buf.Bytes(), nil
+	return render(func(w io.Writer) error { return writeAllocations(w, r, id) })
+}
+
+func writeAllocations(w io.Writer, r *sim.Result, id sim.Identity) error {
+	return writeRows(w, AllocationsFile, len(r.Allocations), func(i int) allocRow { return allocRow{id, r.Allocations[i]} })
 }
 
 // TimelineParquet encodes the per-round table, each row with the run's
 // identity, with one busy_gpus_<type> column per GPU type of the cluster.
 func TimelineParquet(r *sim.Result, id sim.Identity) ([]byte, error) {
+	return render(func(w io.Writer) error { return writeTimeline(w, r, id) })
+}
+
+func writeTimeline(out io.Writer, r *sim.Result, id sim.Identity) error {
 	fields := []reflect.StructField{
 		{Name: "Identity", Type: reflect.TypeFor[sim.Identity](), Anonymous: true},
 		{Name: "Round", Type: reflect.TypeFor[int32](), Tag: `parquet:"round"`},
@@ -270,8 +301,7 @@ func TimelineParquet(r *sim.Result, id sim.Identity) ([]byte, error) {
 		})
 	}
 	rowType := reflect.StructOf(fields)
-	var buf bytes.Buffer
-	w := parquet.NewWriter(&buf, parquet.SchemaOf(reflect.New(rowType).Interface()))
+	w := parquet.NewWriter(out, parquet.SchemaOf(reflect.New(rowType).Interface()))
 	for _, row := range r.Timeline {
 		v := reflect.New(rowType).Elem()
 		v.Field(0).Set(reflect.ValueOf(id))
@@ -284,11 +314,11 @@ func TimelineParquet(r *sim.Result, id sim.Identity) ([]byte, error) {
 			v.Field(6 + i).SetInt(int64(b))
 		}
 		if err := w.Write(v.Addr().Interface()); err != nil {
-			return nil, fmt.Errorf("results: timeline.parquet: %w", err)
+			return fmt.Errorf("results: timeline.parquet: %w", err)
 		}
 	}
 	if err := w.Close(); err != nil {
-		return nil, fmt.Errorf("results: timeline.parquet: %w", err)
+		return fmt.Errorf("results: timeline.parquet: %w", err)
 	}
-	return buf.Bytes(), nil
+	return nil
 }

@@ -61,9 +61,7 @@ const (
 )
 
 // Columns is the CSV header, in order.
-var Columns = []string{"id", "submit_s", "duration_s", "censored", "iterations", "iteration_scale", "gpus", "gpu_type",
-	"model", "batch", "deadline_s", "user", "vc", "status", "attempt", "zone", "source", "outcome",
-	"checkpoint_interval_s", "checkpoint_cost_s", "checkpoint_restore_s"}
+var Columns = columnsArr[:]
 
 // optionalColumns may be absent from a CSV table (tables written before
 // the column existed); a missing one reads as "".
@@ -263,7 +261,16 @@ func ReadCSV(file string, r io.Reader) ([]Job, error) {
 // ScanCSV streams the CSV form to emit, through the bounded reader
 // (input.Reader: line, field and input caps; memory stays flat in rows).
 func ScanCSV(file string, r io.Reader, emit func(Job) error) error {
-	cr := csv.NewReader(input.NewReader(file, r, input.Options{Quoted: true}))
+	return ScanBoundedCSV(file, input.NewReader(file, r, input.Options{Quoted: true}), emit)
+}
+
+// ScanBoundedCSV is ScanCSV for r already bounded by input.NewReader
+// (Options.Quoted) over the whole file: each byte is counted once. The
+// field cap and the rows' checks are the ones ScanCSV applies; a row is
+// parsed without a map look-up or an allocation of its own (the strings of
+// the Job emitted share the csv reader's one string per record).
+func ScanBoundedCSV(file string, r io.Reader, emit func(Job) error) error {
+	cr := csv.NewReader(r)
 	cr.ReuseRecord = true
 	cr.FieldsPerRecord = -1
 	head, err := cr.Read()
@@ -287,6 +294,16 @@ func ScanCSV(file string, r io.Reader, emit func(Job) error) error {
 			return &input.Error{File: file, Line: 1, Field: c, Err: fmt.Errorf("%w: missing column; want the header %s", ErrFormat, strings.Join(Columns, ","))}
 		}
 	}
+	// idx[k] is the field of Columns[k] (the last of a repeated name, as
+	// the map keeps), -1 when the optional column is absent.
+	var idx columnIndex
+	for k, c := range Columns {
+		idx[k] = -1
+		if i, ok := col[c]; ok {
+			idx[k] = i
+		}
+	}
+	maxField := input.FieldCap.Value()
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -311,13 +328,15 @@ func ScanCSV(file string, r io.Reader, emit func(Job) error) error {
 			return &input.Error{File: file, Line: line, Err: fmt.Errorf("%d fields, the header has %d", len(rec), len(head))}
 		}
 		for i, f := range rec {
-			if err := input.Field(file, line, head[i], f); err != nil {
-				return err
+			if int64(len(f)) > maxField {
+				if err := input.Field(file, line, head[i], f); err != nil {
+					return err
+				}
 			}
 		}
-		j, ferr := parseRecord(rec, col)
+		j, ferr := parseRecord(rec, &idx)
 		if ferr == nil {
-			ferr = j.check()
+			ferr = j.checkCap(maxField)
 		}
 		if ferr != nil {
 			ferr.File, ferr.Line = file, line
@@ -329,63 +348,100 @@ func ScanCSV(file string, r io.Reader, emit func(Job) error) error {
 	}
 }
 
-func parseRecord(rec []string, col map[string]int) (Job, *input.Error) {
-	get := func(c string) string {
-		if i, ok := col[c]; ok {
+// columnIndex maps each of Columns to its field in a record.
+type columnIndex [len(columnsArr)]int
+
+// columnsArr is Columns as an array (its length sizes columnIndex).
+var columnsArr = [...]string{"id", "submit_s", "duration_s", "censored", "iterations", "iteration_scale", "gpus", "gpu_type",
+	"model", "batch", "deadline_s", "user", "vc", "status", "attempt", "zone", "source", "outcome",
+	"checkpoint_interval_s", "checkpoint_cost_s", "checkpoint_restore_s"}
+
+// The positions of Columns.
+const (
+	cID = iota
+	cSubmit
+	cDuration
+	cCensored
+	cIterations
+	cIterationScale
+	cGPUs
+	cGPUType
+	cModel
+	cBatch
+	cDeadline
+	cUser
+	cVC
+	cStatus
+	cAttempt
+	cZone
+	cSource
+	cOutcome
+	cCheckpointInterval
+	cCheckpointCost
+	cCheckpointRestore
+)
+
+func parseRecord(rec []string, idx *columnIndex) (Job, *input.Error) {
+	get := func(k int) string {
+		if i := idx[k]; i >= 0 {
 			return strings.TrimSpace(rec[i])
 		}
 		return ""
 	}
 	var j Job
 	var ferr *input.Error
-	num := func(c string) float64 {
+	num := func(k int) float64 {
 		if ferr != nil {
 			return 0
 		}
-		v, err := strconv.ParseFloat(get(c), 64)
+		s := get(k)
+		v, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			ferr = &input.Error{Field: c, Err: fmt.Errorf("%s: want a finite number", input.ShowValue(get(c)))}
+			ferr = &input.Error{Field: Columns[k], Err: fmt.Errorf("%s: want a finite number", input.ShowValue(s))}
 		}
 		return v
 	}
-	integer := func(c string) int64 {
+	integer := func(k int) int64 {
 		if ferr != nil {
 			return 0
 		}
-		v, err := strconv.ParseInt(get(c), 10, 64)
+		s := get(k)
+		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
-			ferr = &input.Error{Field: c, Err: fmt.Errorf("%s: want an integer", input.ShowValue(get(c)))}
+			ferr = &input.Error{Field: Columns[k], Err: fmt.Errorf("%s: want an integer", input.ShowValue(s))}
 		}
 		return v
 	}
-	j.ID = get("id")
-	j.Submit = num("submit_s")
-	j.Duration = num("duration_s")
+	j.ID = get(cID)
+	j.Submit = num(cSubmit)
+	j.Duration = num(cDuration)
 	if ferr == nil {
-		b, err := strconv.ParseBool(get("censored"))
+		s := get(cCensored)
+		b, err := strconv.ParseBool(s)
 		if err != nil {
-			ferr = &input.Error{Field: "censored", Err: fmt.Errorf("%s: want true or false", input.ShowValue(get("censored")))}
+			ferr = &input.Error{Field: "censored", Err: fmt.Errorf("%s: want true or false", input.ShowValue(s))}
 		}
 		j.Censored = b
 	}
-	j.Iterations = integer("iterations")
-	j.IterationScale = integer("iteration_scale")
-	j.GPUs = num("gpus")
-	j.GPUType = get("gpu_type")
-	j.Model = get("model")
-	j.Batch = integer("batch")
-	j.Deadline = num("deadline_s")
-	j.User, j.VC, j.Status = get("user"), get("vc"), get("status")
-	j.Attempt = int32(integer("attempt"))
-	j.Zone, j.Source = get("zone"), get("source")
-	j.Outcome = get("outcome")
-	for _, c := range []struct {
-		col string
-		v   *float64
-	}{{"checkpoint_interval_s", &j.CheckpointInterval}, {"checkpoint_cost_s", &j.CheckpointCost}, {"checkpoint_restore_s", &j.CheckpointRestore}} {
-		if get(c.col) != "" {
-			*c.v = num(c.col)
-		}
+	j.Iterations = integer(cIterations)
+	j.IterationScale = integer(cIterationScale)
+	j.GPUs = num(cGPUs)
+	j.GPUType = get(cGPUType)
+	j.Model = get(cModel)
+	j.Batch = integer(cBatch)
+	j.Deadline = num(cDeadline)
+	j.User, j.VC, j.Status = get(cUser), get(cVC), get(cStatus)
+	j.Attempt = int32(integer(cAttempt))
+	j.Zone, j.Source = get(cZone), get(cSource)
+	j.Outcome = get(cOutcome)
+	if get(cCheckpointInterval) != "" {
+		j.CheckpointInterval = num(cCheckpointInterval)
+	}
+	if get(cCheckpointCost) != "" {
+		j.CheckpointCost = num(cCheckpointCost)
+	}
+	if get(cCheckpointRestore) != "" {
+		j.CheckpointRestore = num(cCheckpointRestore)
 	}
 	return j, ferr
 }
@@ -398,7 +454,10 @@ const MaxGPUs = 1 << 20
 // the artifact CSV reader applies too (input.Name for ids and names,
 // input.Time for times: one validator): a row passes here exactly when
 // its fields would pass there.
-func (j *Job) check() *input.Error {
+func (j *Job) check() *input.Error { return j.checkCap(input.FieldCap.Value()) }
+
+// checkCap is check with the field cap read once by the caller.
+func (j *Job) checkCap(maxField int64) *input.Error {
 	bad := func(field, format string, args ...any) *input.Error {
 		return &input.Error{Field: field, Err: fmt.Errorf(format, args...)}
 	}
@@ -407,6 +466,9 @@ func (j *Job) check() *input.Error {
 	}
 	for _, f := range []struct{ col, v string }{{"id", j.ID}, {"gpu_type", j.GPUType}, {"model", j.Model}, {"user", j.User},
 		{"vc", j.VC}, {"status", j.Status}, {"zone", j.Zone}, {"source", j.Source}} {
+		if plainName(f.v, maxField) {
+			continue // input.Name passes it: the common case, decided without its look-ups
+		}
 		if err := input.Name(f.v); err != nil {
 			return &input.Error{Field: f.col, Err: err}
 		}
@@ -449,4 +511,20 @@ func (j *Job) check() *input.Error {
 		}
 	}
 	return nil
+}
+
+// plainName reports whether s is printable ASCII within the field cap: a
+// name input.Name passes (it refuses only an over-long name, text that is
+// not UTF-8, and control, format, bidi or zero-width characters, none of
+// which is printable ASCII). false means "ask input.Name".
+func plainName(s string, maxField int64) bool {
+	if int64(len(s)) > maxField {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			return false
+		}
+	}
+	return true
 }

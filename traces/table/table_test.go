@@ -195,3 +195,24 @@ func TestCheckpointColumns(t *testing.T) {
 		t.Fatalf("Parquet: %+v %v", jobs, err)
 	}
 }
+
+// plainName is a shortcut of input.Name: every string it passes, input.Name
+// passes too (checked for every byte value, alone and inside a name, and
+// at the field cap's edge).
+func TestPlainNameAgreesWithInputName(t *testing.T) {
+	max := input.FieldCap.Value()
+	try := func(s string) {
+		if plainName(s, max) && input.Name(s) != nil {
+			t.Errorf("plainName passes %q, input.Name refuses it: %v", s, input.Name(s))
+		}
+	}
+	for b := 0; b < 256; b++ {
+		try(string([]byte{byte(b)}))
+		try("job-" + string([]byte{byte(b)}) + "-1")
+	}
+	try(strings.Repeat("a", int(max)))
+	try(strings.Repeat("a", int(max)+1))
+	if plainName("job\x7f", max) || plainName("j\u200bob", max) || !plainName("job-1 (a/b)", max) {
+		t.Error("plainName: DEL or a zero-width space passed, or a plain name refused")
+	}
+}
