@@ -78,8 +78,12 @@ func (s *Scheduler) Schedule(v *sim.View, est estimator.Estimator, order []*sim.
 	// search is cheaper than hashing the name for every job in order).
 	types := v.Cluster.Types
 	left := make([]int, len(types))
+	full := 0 // types with no GPU left
 	for t, gpu := range types {
 		left[t] = v.UsableGPUs(gpu) // without faults, TotalGPUs
+		if left[t] <= 0 {
+			full++
+		}
 	}
 	admitted := slices.Grow(s.admitted[:0], len(order))[:len(order)]
 	clear(admitted)
@@ -88,7 +92,16 @@ func (s *Scheduler) Schedule(v *sim.View, est estimator.Estimator, order []*sim.
 	// up by ID (a running job missing from order is not admitted).
 	s.gen++
 	keep := func(id sim.JobID) bool { return int(id) < len(s.keepAt) && s.keepAt[id] == s.gen }
+	// Once every type is full, no later job is admitted (every job of
+	// order asks for at least one GPU: Live drops the others on arrival),
+	// so the walk stops there: past the admitted jobs, a decision costs
+	// nothing per waiting job.
+	walked := len(order)
 	for i, j := range order {
+		if full == len(types) {
+			walked = i
+			break
+		}
 		t := slices.Index(types, j.Spec.GPU)
 		avail := 0
 		if t >= 0 {
@@ -97,6 +110,9 @@ func (s *Scheduler) Schedule(v *sim.View, est estimator.Estimator, order []*sim.
 		if n := j.Spec.GPUs; n <= avail {
 			if t >= 0 {
 				left[t] -= n
+				if left[t] == 0 {
+					full++
+				}
 			}
 			admitted[i] = true
 			if j.Status == sim.Running {
@@ -118,7 +134,7 @@ func (s *Scheduler) Schedule(v *sim.View, est estimator.Estimator, order []*sim.
 			}
 		}
 	}
-	for i, j := range order {
+	for i, j := range order[:walked] {
 		if !admitted[i] || j.Status == sim.Running {
 			continue
 		}

@@ -61,11 +61,9 @@ type jobState struct {
 	// live: the job has arrived and has not ended or been dropped.
 	live bool
 	// For Schedule's ordering: the decision at which the job was last in
-	// the live order and its position there; the decision at which it was
-	// kept in place from the previous order; its key in that order.
-	inOrder, keptAt int64
-	pos             int
-	sortedKey       uint64
+	// the live order and its position there.
+	inOrder int64
+	pos     int
 }
 
 // key is the job's place in the order: (queue, entry) packed into one
@@ -83,14 +81,20 @@ type Tiresias struct {
 	// slice, since every decision reads the state of every live job.
 	jobs    []jobState
 	entries int64
-	// sorted is the live jobs in order at the last decision; decisions
-	// counts the decisions; kept, fresh and merged are orderLive's scratch.
-	sorted      []sim.JobID
-	decisions   int64
-	kept, fresh []keyed
-	merged      []*sim.Job
-	last        sim.Time
-	started     bool
+	// queues[q] is queue q in entry order: the jobs that entered it, with
+	// the entry they took (a job that has since left the queue, ended or
+	// been dropped no longer has that entry, and orderLive drops it).
+	queues    [][]queued
+	decisions int64
+	merged    []*sim.Job
+	last      sim.Time
+	started   bool
+}
+
+// queued is a job as it entered a queue.
+type queued struct {
+	entry int64
+	id    sim.JobID
 }
 
 var _ sim.Policy = (*Tiresias)(nil)
@@ -119,8 +123,16 @@ func (t *Tiresias) state(id sim.JobID) *jobState {
 	s := &t.jobs[id]
 	if !s.live {
 		*s = jobState{live: true}
-		t.enter(s, 0)
+		t.enter(id, s, 0)
 	}
+	return s
+}
+
+// placed is state for a job of this decision's live order, at position
+// pos of that order.
+func (t *Tiresias) placed(id sim.JobID, pos int) *jobState {
+	s := t.state(id)
+	s.inOrder, s.pos = t.decisions, pos
 	return s
 }
 
@@ -134,22 +146,20 @@ func (t *Tiresias) forget(id sim.JobID) {
 // sortWhole makes orderLive sort all of order at every decision (tests).
 var sortWhole = false
 
-// keyed is a live job with its key.
-type keyed struct {
-	key uint64
-	job *sim.Job
-}
-
 // entryBits is the width of the entry counter in a sort key (2^48 queue
 // entries: beyond any trace).
 const entryBits = 48
 
-func (t *Tiresias) enter(s *jobState, queue int) {
+func (t *Tiresias) enter(id sim.JobID, s *jobState, queue int) {
 	t.entries++
 	if t.entries >= 1<<entryBits || queue >= 1<<(64-entryBits) {
 		panic("tiresias: queue or entry counter overflows the sort key")
 	}
 	s.queue, s.entry = queue, t.entries
+	for len(t.queues) <= queue {
+		t.queues = append(t.queues, nil)
+	}
+	t.queues[queue] = append(t.queues[queue], queued{t.entries, id})
 }
 
 // ReadsViewOnly implements sim.ViewReader: the policy writes to none of
@@ -163,33 +173,41 @@ func (t *Tiresias) Schedule(v *sim.View) ([]sim.Action, error) {
 		dt = float64(v.Now.Sub(t.last))
 	}
 	t.started, t.last = true, v.Now
+	t.decisions++
 	for _, j := range v.Ended {
 		t.forget(j.Spec.ID)
 	}
 
-	// Running jobs held their GPUs since the last decision.
-	for _, j := range v.Running {
-		s := t.state(j.Spec.ID)
+	// Running jobs held their GPUs since the last decision. Each job of
+	// preemptive.Live's order (running, pending, arrivals) is marked with
+	// its position there as it is met.
+	for i, j := range v.Running {
+		s := t.placed(j.Spec.ID, i)
 		s.service += dt * float64(len(j.GPUs))
 		s.executed += dt
 		s.waited = 0
 		for s.queue < len(t.cfg.Thresholds) && s.service >= t.cfg.Thresholds[s.queue] {
-			t.enter(s, s.queue+1)
+			t.enter(j.Spec.ID, s, s.queue+1)
 		}
 	}
-	for _, j := range v.Pending {
-		s := t.state(j.Spec.ID)
-		if s.executed == 0 {
-			continue // never ran: still in queue 0
+	for i, j := range v.Pending {
+		s := t.placed(j.Spec.ID, len(v.Running)+i)
+		if s.executed == 0 || t.cfg.PromoteKnob <= 0 {
+			// Never ran: still in queue 0. Without promotion the wait is
+			// never read.
+			continue
 		}
 		s.waited += dt
-		if t.cfg.PromoteKnob > 0 && s.queue > 0 && s.waited >= t.cfg.PromoteKnob*s.executed {
-			t.enter(s, 0)
+		if s.queue > 0 && s.waited >= t.cfg.PromoteKnob*s.executed {
+			t.enter(j.Spec.ID, s, 0)
 			s.service, s.executed, s.waited = 0, 0, 0
 		}
 	}
 
 	order, actions := preemptive.Live(v, t.est)
+	for i, j := range order[len(v.Running)+len(v.Pending):] {
+		t.placed(j.Spec.ID, len(v.Running)+len(v.Pending)+i)
+	}
 	for _, j := range v.Arrivals {
 		t.state(j.Spec.ID)
 	}
@@ -200,59 +218,43 @@ func (t *Tiresias) Schedule(v *sim.View) ([]sim.Action, error) {
 	return append(actions, t.sched.Schedule(v, t.est, order)...), nil
 }
 
-// orderLive sorts order, the live jobs, by key. A decision changes few
-// keys: a job's key changes only when it enters a queue (arrival,
-// demotion, promotion), and then takes the newest entry. So the jobs
-// still live with the key they had in the last decision's order keep
-// that order among themselves, and only the others (their keys all newer)
-// need sorting; a merge of the two sorted runs gives what sorting all of
-// order gives, since keys are unique. Sorting the whole queue at every
-// decision was most of Tiresias's time on a long trace.
+// orderLive sorts order, the live jobs, by key. A job's key changes only
+// when it enters a queue (arrival, demotion, promotion), and it then takes
+// the newest entry: so each queue, in the order its jobs entered it, is
+// already sorted, and the order is queue 0's jobs, then queue 1's, and so
+// on. orderLive walks the queues, skips the jobs that have left one (their
+// entry is no longer theirs) and drops those for good. No sorting: a
+// decision costs a step per live job and per job that left a queue since
+// the last decision. (Sorting the whole queue at every decision was most
+// of Tiresias's time on a long trace; then a merge of the changed keys
+// into the last order, which still compared every key.)
 func (t *Tiresias) orderLive(order []*sim.Job) {
 	if sortWhole {
 		// The oracle the tests compare with: every job sorted afresh.
-		t.sorted = t.sorted[:0]
 		slices.SortFunc(order, func(a, b *sim.Job) int {
 			return cmp.Compare(t.jobs[a.Spec.ID].key(), t.jobs[b.Spec.ID].key())
 		})
 		return
 	}
-	t.decisions++
 	now := t.decisions
-	for i, j := range order {
-		s := &t.jobs[j.Spec.ID]
-		s.inOrder, s.pos = now, i
-	}
-	t.kept, t.fresh = t.kept[:0], t.fresh[:0]
-	for _, id := range t.sorted {
-		s := &t.jobs[id]
-		if s.live && s.inOrder == now && s.keptAt != now && s.sortedKey == s.key() {
-			s.keptAt = now
-			t.kept = append(t.kept, keyed{s.sortedKey, order[s.pos]})
-		}
-	}
-	for _, j := range order {
-		if s := &t.jobs[j.Spec.ID]; s.keptAt != now {
-			t.fresh = append(t.fresh, keyed{s.key(), j})
-		}
-	}
-	slices.SortFunc(t.fresh, func(a, b keyed) int { return cmp.Compare(a.key, b.key) })
 	t.merged = t.merged[:0]
-	kept, fresh := t.kept, t.fresh
-	for len(kept) > 0 || len(fresh) > 0 {
-		var k keyed
-		if len(fresh) == 0 || (len(kept) > 0 && kept[0].key < fresh[0].key) {
-			k, kept = kept[0], kept[1:]
-		} else {
-			k, fresh = fresh[0], fresh[1:]
+	for q, queue := range t.queues {
+		kept := queue[:0]
+		for _, e := range queue {
+			s := &t.jobs[e.id]
+			if !s.live || s.entry != e.entry {
+				continue // left the queue, ended or dropped
+			}
+			kept = append(kept, e)
+			if s.inOrder == now {
+				t.merged = append(t.merged, order[s.pos])
+			}
 		}
-		t.merged = append(t.merged, k.job)
+		clear(queue[len(kept):])
+		t.queues[q] = kept
+	}
+	if len(t.merged) != len(order) {
+		panic("tiresias: a job of the live order is in no queue")
 	}
 	copy(order, t.merged)
-	t.sorted = t.sorted[:0]
-	for _, j := range order {
-		s := &t.jobs[j.Spec.ID]
-		s.sortedKey = s.key()
-		t.sorted = append(t.sorted, j.Spec.ID)
-	}
 }
