@@ -66,6 +66,8 @@ type ElasticFlow struct {
 	// they stay in the pending queue, as in the artifact, but are never
 	// restarted.
 	timedOut map[sim.JobID]bool
+	// maxFits bounds the fits of a decision (WithMaxFits); 0: no bound.
+	maxFits int
 }
 
 var _ sim.Policy = (*ElasticFlow)(nil)
@@ -80,6 +82,19 @@ func New(c *sim.Cluster, src estimator.Source, v Variant, overhead, check sim.Ov
 		dp:  src.View(estimator.ViewDataParallel),
 		opt: src.View(estimator.ViewOptimal),
 	}
+}
+
+// WithMaxFits bounds the work of a decision to n fits (0 = no bound, the
+// published algorithm). A fit is one admission attempt: a minimum share
+// for the job and every running job of its type, the doubling and the
+// re-placement of the type, O(running jobs of the type) estimates and
+// steps. Once n fits were tried, the restart pass stops and the remaining
+// arrivals join the pending queue unfitted, to be fitted by a later
+// restart pass (a round with departures). The order in which jobs are
+// fitted is unchanged, so a bound no decision reaches changes nothing.
+func (e *ElasticFlow) WithMaxFits(n int) *ElasticFlow {
+	e.maxFits = n
+	return e
 }
 
 // Name implements sim.Policy.
@@ -114,6 +129,8 @@ func (e *ElasticFlow) Schedule(v *sim.View) ([]sim.Action, error) {
 		return nil, nil
 	}
 	p := newPlan(e, v)
+	fits := 0
+	spent := func() bool { return e.maxFits > 0 && fits >= e.maxFits }
 	// With faults, interruptions and node changes free or bring capacity
 	// as departures do.
 	if len(v.Ended) > 0 || len(v.Interrupted) > 0 || v.NodesChanged {
@@ -124,12 +141,13 @@ func (e *ElasticFlow) Schedule(v *sim.View) ([]sim.Action, error) {
 		var blocked []string
 		clusterBlocked := 0
 		for _, j := range v.Pending {
-			if clusterBlocked == len(v.Cluster.Types) {
+			if clusterBlocked == len(v.Cluster.Types) || spent() {
 				break
 			}
 			if slices.Contains(blocked, j.Spec.GPU) || (len(e.timedOut) > 0 && e.timedOut[j.Spec.ID]) {
 				continue
 			}
+			fits++
 			if !p.fit(j) {
 				blocked = append(blocked, j.Spec.GPU)
 				if v.Cluster.TotalGPUs(j.Spec.GPU) > 0 {
@@ -139,6 +157,10 @@ func (e *ElasticFlow) Schedule(v *sim.View) ([]sim.Action, error) {
 		}
 	}
 	for _, j := range v.Arrivals {
+		if spent() {
+			break
+		}
+		fits++
 		p.fit(j)
 	}
 	return p.actions(), nil

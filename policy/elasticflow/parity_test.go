@@ -3,6 +3,7 @@ package elasticflow_test
 import (
 	"context"
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/arena-sim/arena/experiments/data/reference"
@@ -125,4 +126,26 @@ func BenchmarkPhillyArtifact(b *testing.B) {
 			b.Fatalf("jobs finished = %d, want %d", out.Summary.Finished, wantFinished)
 		}
 	}
+}
+
+// TestMaxFits: a bound no decision reaches (2^30 fits) gives the same run
+// as no bound on Philly (JCTs, queueing and the timeline's allocations);
+// max_fits=1 changes the run. Both are self-checks of the option against
+// the unbounded run (whose figures TestPhillyParity anchors), not anchors.
+func TestMaxFits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three Philly runs")
+	}
+	free := phillyRun(t, "elasticflow-ls", sim.Artifact, false)
+	huge := phillyRun(t, "elasticflow-ls(max_fits=1073741824)", sim.Artifact, false)
+	if !reflect.DeepEqual(free.Result.JCTs, huge.Result.JCTs) || !reflect.DeepEqual(free.Result.Queueing, huge.Result.Queueing) ||
+		!reflect.DeepEqual(free.Result.Timeline, huge.Result.Timeline) {
+		t.Errorf("max_fits=2^30 changed the run: %d vs %d finished", free.Summary.Finished, huge.Summary.Finished)
+	}
+	one := phillyRun(t, "elasticflow-ls(max_fits=1)", sim.Artifact, false)
+	if reflect.DeepEqual(free.Result.JCTs, one.Result.JCTs) {
+		t.Error("max_fits=1 changed nothing")
+	}
+	t.Logf("finished: unbounded %d, max_fits=1 %d; mean JCT %.0f vs %.0f s",
+		free.Summary.Finished, one.Summary.Finished, free.Summary.MeanJCT, one.Summary.MeanJCT)
 }
