@@ -154,9 +154,9 @@ func TestFIFOWithinQueue(t *testing.T) {
 	}
 }
 
-// TestOrderLiveEqualsWholeSort: ordering only the jobs whose keys changed
-// and merging them with the last order gives, decision by decision, what
-// sorting every live job gives (the oracle, sortWhole). Four queues with
+// TestOrderLiveEqualsWholeSort: walking the queues in entry order gives,
+// decision by decision, what sorting every live job gives (the oracle,
+// sortWhole; a self-check, not an anchor). Four queues with
 // low thresholds and promotion make keys change often; on the built-in
 // Philly trace every JCT, queueing time and round of the two runs agree.
 func TestOrderLiveEqualsWholeSort(t *testing.T) {
