@@ -24,35 +24,12 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 T0=$SECONDS
 
-say() { printf 'test-slurm-replay: %s\n' "$*" >&2; }
-die() { say "FAIL: $*"; exit 1; }
-skip() {
-  printf '\n%s\n' "########################################################################" >&2
-  printf 'test-slurm-replay: SKIPPED — %s\n' "$*" >&2
-  printf '%s\n\n' "########################################################################" >&2
-  if [ "${ARENA_SLURM_REQUIRED:-}" = 1 ]; then
-    die "ARENA_SLURM_REQUIRED=1: the Slurm replay test may not be skipped here"
-  fi
-  exit 0
-}
+TEST=test-slurm-replay
+. .ci/slurm-lib.sh
 
 # --- packages ----------------------------------------------------------------
-declare -A pkg=([srun]=slurm-client [sbatch]=slurm-client [slurmctld]=slurmctld [slurmd]=slurmd [munged]=munge [munge]=munge)
-missing=()
-for c in "${!pkg[@]}"; do
-  command -v "$c" >/dev/null 2>&1 || [ -x "/usr/sbin/$c" ] || missing+=("${pkg[$c]}")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  want=$(printf '%s\n' "${missing[@]}" | sort -u | tr '\n' ' ')
-  [ "$(id -u)" = 0 ] || skip "needs root to install $want(not root; install them, or run as root)"
-  command -v apt-get >/dev/null || skip "needs apt-get to install $want"
-  say "installing $want(Debian packages)"
-  { timeout 300 apt-get update -qq &&
-    DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq --no-install-recommends $want; } >/dev/null 2>&1 ||
-    skip "apt-get install $want failed (no package access?)"
-fi
+need_packages srun=slurm-client sbatch=slurm-client slurmctld=slurmctld slurmd=slurmd munged=munge munge=munge
 [ "$(id -u)" = 0 ] || skip "the emulated cluster's daemons need root (SlurmUser=root); run as root"
-export PATH=$PATH:/usr/sbin:/sbin
 
 # --- work directory, cleanup ---------------------------------------------------
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/arena-replay-test.XXXXXX")

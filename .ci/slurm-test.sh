@@ -23,40 +23,13 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 T0=$SECONDS
 
-say() { printf 'test-slurm: %s\n' "$*" >&2; }
-die() { say "FAIL: $*"; exit 1; }
-
-skip() {
-  printf '\n%s\n' "########################################################################" >&2
-  printf 'test-slurm: SKIPPED — %s\n' "$*" >&2
-  printf '%s\n\n' "########################################################################" >&2
-  if [ "${ARENA_SLURM_REQUIRED:-}" = 1 ]; then
-    die "ARENA_SLURM_REQUIRED=1: the Slurm test may not be skipped here"
-  fi
-  exit 0
-}
+TEST=test-slurm
+. .ci/slurm-lib.sh
 
 # --- 1. packages -----------------------------------------------------------
 # command → Debian package; slurmdbd and mariadb give sacct its database.
-declare -A pkg=([sbatch]=slurm-client [slurmctld]=slurmctld [slurmd]=slurmd [munged]=munge
-  [slurmdbd]=slurmdbd [mariadbd]=mariadb-server [mariadb-install-db]=mariadb-server)
-missing=()
-for c in "${!pkg[@]}"; do
-  command -v "$c" >/dev/null 2>&1 || [ -x "/usr/sbin/$c" ] || missing+=("${pkg[$c]}")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  want=$(printf '%s\n' "${missing[@]}" | sort -u | tr '\n' ' ')
-  [ "$(id -u)" = 0 ] || skip "needs root to install $want(not root; install them, or run as root)"
-  command -v apt-get >/dev/null || skip "needs apt-get to install $want"
-  say "installing $want(Debian packages)"
-  # policy-rc.d, if the image has one, keeps the packages from starting
-  # their own services; this test starts its own anyway.
-  { timeout 300 apt-get update -qq &&
-    DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq --no-install-recommends $want; } >/dev/null 2>&1 ||
-    skip "apt-get install $want failed (no package access?)"
-fi
+need_packages sbatch=slurm-client slurmctld=slurmctld slurmd=slurmd munged=munge slurmdbd=slurmdbd mariadbd=mariadb-server mariadb-install-db=mariadb-server
 [ "$(id -u)" = 0 ] || skip "Slurm's daemons need root here (SlurmUser=root); run as root"
-export PATH=$PATH:/usr/sbin:/sbin
 
 # --- 2. work directory, cleanup --------------------------------------------
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/arena-slurm.XXXXXX")
