@@ -146,20 +146,7 @@ func BenchmarkScaling(b *testing.B) {
 		writeFile(b, p, func(f *os.File) error { return traces.WriteArenaCSV(f, t) })
 		return p
 	}
-	clusterPath := func(k int) string {
-		p := filepath.Join(dir, fmt.Sprintf("paper-1280-x%d.yaml", k))
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		writeFile(b, p, func(f *os.File) error {
-			fmt.Fprintf(f, "name: paper-1280-x%d\npools:\n", k)
-			for _, pl := range base.Pools {
-				fmt.Fprintf(f, "  - {gpu: %s, nodes: %d, gpus_per_node: %d}\n", pl.GPU, pl.Nodes*k, pl.GPUsPerNode)
-			}
-			return nil
-		})
-		return p
-	}
+	clusterPath := func(k int) string { return scaledCluster(b, dir, base, k) }
 	reg := policy.NewRegistry()
 	for _, pol := range pols {
 		for _, axis := range axes {
@@ -268,4 +255,21 @@ func writeFile(b *testing.B, path string, write func(*os.File) error) {
 	if err := f.Close(); err != nil {
 		b.Fatal(err)
 	}
+}
+
+// scaledCluster writes (once) and returns dir/paper-1280-xK.yaml: base with
+// every pool's nodes × k, the cluster both scaling benchmarks grow.
+func scaledCluster(b *testing.B, dir string, base sim.ClusterSpec, k int) string {
+	p := filepath.Join(dir, fmt.Sprintf("paper-1280-x%d.yaml", k))
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	writeFile(b, p, func(f *os.File) error {
+		fmt.Fprintf(f, "name: paper-1280-x%d\npools:\n", k)
+		for _, pl := range base.Pools {
+			fmt.Fprintf(f, "  - {gpu: %s, nodes: %d, gpus_per_node: %d}\n", pl.GPU, pl.Nodes*k, pl.GPUsPerNode)
+		}
+		return nil
+	})
+	return p
 }

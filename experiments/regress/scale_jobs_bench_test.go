@@ -110,18 +110,7 @@ func BenchmarkScalingJobs(b *testing.B) {
 		}
 		return p
 	}
-	clusterPath := func(n int) string {
-		k := n / 12_500
-		p := filepath.Join(dir, fmt.Sprintf("paper-1280-x%d.yaml", k))
-		writeFile(b, p, func(f *os.File) error {
-			fmt.Fprintf(f, "name: paper-1280-x%d\npools:\n", k)
-			for _, pl := range base.Pools {
-				fmt.Fprintf(f, "  - {gpu: %s, nodes: %d, gpus_per_node: %d}\n", pl.GPU, pl.Nodes*k, pl.GPUsPerNode)
-			}
-			return nil
-		})
-		return p
-	}
+	clusterPath := func(n int) string { return scaledCluster(b, dir, base, n/12_500) }
 	reg := policy.NewRegistry()
 	for _, pol := range pols {
 		b.Run(pol, func(b *testing.B) {
