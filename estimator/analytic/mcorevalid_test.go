@@ -1,0 +1,58 @@
+package analytic
+
+import (
+	"math"
+	"testing"
+)
+
+// Band of the Megatron-Core H100 rows, fixed before the model was run on
+// them (committed with the table, before any prediction was looked at):
+// each row's predicted model TFLOP/s per GPU within [−40 %, +15 %] of the
+// published figure. Why: ±15 % is what the model meets on the Megatron-LM
+// SC21 A100 rows (TestMegatronWithinFifteenPercent), where the runs
+// recomputed activations as the model does; these runs' model FLOPs count
+// 3 passes while the model always prices full recomputation (4 passes),
+// which alone puts a prediction 25 % low if the runs did not recompute,
+// and H100 carries A100's fitted efficiency (no H100 data in the fit).
+const mcoreBandLow, mcoreBandHigh = -0.40, 0.15
+
+// Anchor (published, held out — nothing was fitted to it): NVIDIA's
+// Megatron-Core weak-scaling table on 48–6,144 H100s (NVIDIA/Megatron-LM
+// README.md, images/model_table.png at f2e5db40), GPT 1.7B–462B on the
+// published TP/PP/DP and batch.
+func TestMegatronCoreH100HeldOut(t *testing.T) {
+	p, err := DefaultParams()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := Planner{Params: p}.PredictMegatronCore(MegatronCoreTable())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 9 {
+		t.Fatalf("%d rows, want the table's 9", len(rows))
+	}
+	for _, r := range rows {
+		e := (r.TFLOPSPredicted - r.TFLOPSMeasured) / r.TFLOPSMeasured
+		if e < mcoreBandLow || e > mcoreBandHigh || math.IsNaN(e) {
+			t.Errorf("%s on %d H100s (TP %d PP %d DP %d): predicted %.1f TFLOP/s per GPU, published %.1f: error %+.1f%% outside [%+.0f%%, %+.0f%%]",
+				r.Name, r.GPUs, r.TP, r.PP, r.DP, r.TFLOPSPredicted, r.TFLOPSMeasured, 100*e, 100*mcoreBandLow, 100*mcoreBandHigh)
+		}
+	}
+}
+
+// Hand-worked: the table's model FLOPs. Megatron's count for a GPT of
+// FFN 4h is 72·B·s·L·h²·(1 + s/(6h) + V/(12·L·h)) per iteration; with the
+// 1.7B row's shape (h 2048, L 24, s 4096, V 131072, B 192) that is
+// 72·192·4096·24·2048²·(1 + 1/3 + 131072/589824) = 8.8665e15 FLOPs, and
+// at the published 408.8 TFLOP/s on 48 GPUs an iteration of 0.4519 s.
+func TestMegatronCoreModelFLOPs(t *testing.T) {
+	r := MegatronCoreTable()[0]
+	a := MegatronCoreArch(r)
+	got := 3 * a.FwdFLOPs() * float64(r.Batch)
+	h, L, s, V, B := 2048.0, 24.0, 4096.0, 131072.0, 192.0
+	want := 72 * B * s * L * h * h * (1 + s/(6*h) + V/(12*L*h))
+	if math.Abs(got/want-1) > 1e-9 || math.Abs(want/8.8665e15-1) > 1e-4 {
+		t.Errorf("model FLOPs %.6g, formula %.6g, hand-worked 8.8665e15", got, want)
+	}
+}
