@@ -80,6 +80,11 @@ type hardware struct {
 	intraBW, interBW   float64 // achieved bytes/s per direction
 	memBW, memCapacity float64
 	dpExposed          float64
+	// tpExposed is the share of the tensor-parallel all-reduces left on
+	// the critical path: 1 (none overlapped with compute) for every
+	// estimate; the held-out studies set it to 0 to show what overlap
+	// (Megatron-Core's --tp-comm-overlap) would be worth.
+	tpExposed float64
 }
 
 func newHardware(gpu estimator.GPUType, nodes, perNode int, fam estimator.Family, p *Params) hardware {
@@ -94,6 +99,7 @@ func newHardware(gpu estimator.GPUType, nodes, perNode int, fam estimator.Family
 		memBW:       gpu.MemBandwidthGBs * 1e9,
 		memCapacity: usableMemoryFraction * gpu.MemoryGB * 1e9,
 		dpExposed:   p.DPExposed,
+		tpExposed:   1,
 	}
 }
 
@@ -145,7 +151,7 @@ func planCost(a *Arch, stages []stageAgg, shape Shape, micro, batch int, hw *har
 		if shape.TP > 1 {
 			// Two all-reduces per layer and pass; allReduce charges one
 			// start-up, the other 2·layers−1 are added here.
-			tp = passes * (allReduce(s.tpBytes*x, shape.TP, tpBW) + (2*s.layers-1)*2*collLatency(shape.TP))
+			tp = hw.tpExposed * passes * (allReduce(s.tpBytes*x, shape.TP, tpBW) + (2*s.layers-1)*2*collLatency(shape.TP))
 		}
 		a2a := passes * allToAll(s.a2aBytes*b/float64(g), g, stageBW)
 		st := comp + tp + a2a
