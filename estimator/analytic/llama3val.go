@@ -28,6 +28,9 @@ type Llama3Row struct {
 	SearchedTFLOPS float64
 	SearchedPlan   string
 	SearchSteps    int
+	// Removed is the attribution study on the published plan (the model's
+	// named differences removed one after the other; not an estimate).
+	Removed Attribution
 	// Modelled is false for rows outside the model (context parallelism).
 	Modelled bool
 }
@@ -90,6 +93,9 @@ func (pl Planner) PredictLlama3(rows []Llama3Row) ([]Llama3Row, error) {
 		if !math.IsInf(best.IterTime, 1) {
 			r.IterSec = best.IterTime
 			r.TFLOPSPredicted = flops / best.IterTime / float64(r.GPUs) / 1e12
+			if r.Removed, err = pl.attribute(j, g, Shape{DP: r.DP, TP: r.TP}, flops); err != nil {
+				return nil, err
+			}
 		}
 		ch := pl.Search3D(j, c)
 		r.SearchSteps = ch.Evaluated
@@ -105,14 +111,15 @@ func (pl Planner) PredictLlama3(rows []Llama3Row) ([]Llama3Row, error) {
 func PrintLlama3(w io.Writer, rows []Llama3Row) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "Llama 3 405B on H100 (paper Table 4; held out: not fitted; TFLOPs/GPU of model FLOPs)")
-	fmt.Fprintln(tw, "GPUs\tTP\tCP\tPP\tDP\tseq\tbatch\tmeasured\tpredicted (published plan)\terror\tplan\tSearch3D's plan\tits TFLOPs\tsteps\t")
+	fmt.Fprintln(tw, "GPUs\tTP\tCP\tPP\tDP\tseq\tbatch\tmeasured\tpredicted (published plan)\terror\tplan\tSearch3D's plan\tits TFLOPs\tsteps\t3 passes\t+DP overlap\t+TP overlap\t")
 	for _, r := range rows {
 		if !r.Modelled {
-			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.0f\tnot modelled (context parallelism)\t\t\t\t\t\t\n", r.GPUs, r.TP, r.CP, r.PP, r.DP, r.Seq, r.DP*r.BatchPerDP, r.TFLOPSMeasured)
+			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.0f\tnot modelled (context parallelism)\t\t\t\t\t\t\t\t\t\n", r.GPUs, r.TP, r.CP, r.PP, r.DP, r.Seq, r.DP*r.BatchPerDP, r.TFLOPSMeasured)
 			continue
 		}
 		e := (r.TFLOPSPredicted - r.TFLOPSMeasured) / r.TFLOPSMeasured
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.0f\t%.1f\t%+.1f%%\t%s\t%s\t%.1f\t%d\t\n", r.GPUs, r.TP, r.CP, r.PP, r.DP, r.Seq, r.DP*r.BatchPerDP, r.TFLOPSMeasured, r.TFLOPSPredicted, 100*e, r.Plan, r.SearchedPlan, r.SearchedTFLOPS, r.SearchSteps)
+		x := r.Removed
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.0f\t%.1f\t%+.1f%%\t%s\t%s\t%.1f\t%d\t%.1f\t%.1f\t%.1f\t\n", r.GPUs, r.TP, r.CP, r.PP, r.DP, r.Seq, r.DP*r.BatchPerDP, r.TFLOPSMeasured, r.TFLOPSPredicted, 100*e, r.Plan, r.SearchedPlan, r.SearchedTFLOPS, r.SearchSteps, x.NoRecompute, x.DPOverlapped, x.AllOverlapped)
 	}
 	tw.Flush()
 }

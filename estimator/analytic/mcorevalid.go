@@ -167,15 +167,15 @@ func (pl Planner) pricePublished(j Job, g Grid, sh Shape, f features) (Result, P
 func PrintMegatronCore(w io.Writer, rows []MegatronCoreRow) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "Megatron-Core weak scaling on H100 (NVIDIA/Megatron-LM README; held out: not fitted; model TFLOP/s per GPU, recompute not counted)")
-	fmt.Fprintln(tw, "model\tGPUs\tTP\tPP\tDP\tbatch\tmeasured\tMFU\tpredicted\tMFU\terror\tcompute\tTP comm\tbubble\tDP comm\titer (s)\tplan\t3 passes\t+DP overlap\t+TP overlap\terror\t")
+	fmt.Fprintln(tw, "model\tGPUs\tTP\tPP\tDP\tbatch\tmeasured\tMFU\tpredicted\tMFU\terror\tcompute\tTP comm\tbubble\tDP comm\titer (s)\tplan\t3 passes\t+DP overlap (error)\t+TP overlap (error)\t")
 	for _, r := range rows {
 		e := (r.TFLOPSPredicted - r.TFLOPSMeasured) / r.TFLOPSMeasured
 		b := r.Breakdown
 		x := r.Removed
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%.1f\t%.0f%%\t%.1f\t%.0f%%\t%+.1f%%\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\tm=%d v=%d\t%.1f\t%.1f\t%.1f\t%+.1f%%\t\n",
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%.1f\t%.0f%%\t%.1f\t%.0f%%\t%+.1f%%\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\tm=%d v=%d\t%.1f\t%.1f (%+.1f%%)\t%.1f (%+.1f%%)\t\n",
 			r.Name, r.GPUs, r.TP, r.PP, r.DP, r.Batch, r.TFLOPSMeasured, 100*r.MFUMeasured, r.TFLOPSPredicted, 100*r.TFLOPSPredicted/989,
-			100*e, b.Compute, b.TPComm, b.Bubble, b.DPComm, r.IterSec, r.Micro, r.Interleave,
-			x.NoRecompute, x.DPOverlapped, x.AllOverlapped, 100*(x.AllOverlapped/r.TFLOPSMeasured-1))
+			100*e, b.Compute, b.TPComm, math.Max(0, b.Bubble), b.DPComm, r.IterSec, r.Micro, r.Interleave,
+			x.NoRecompute, x.DPOverlapped, 100*(x.DPOverlapped/r.TFLOPSMeasured-1), x.AllOverlapped, 100*(x.AllOverlapped/r.TFLOPSMeasured-1))
 	}
 	tw.Flush()
 }
@@ -223,4 +223,21 @@ func (pl Planner) PredictMegatronCoreStrong(rows []StrongScalingRow) ([]StrongSc
 		}
 	}
 	return out, nil
+}
+
+// PrintMegatronCoreStrong renders the strong-scaling ends.
+func PrintMegatronCoreStrong(w io.Writer, rows []StrongScalingRow) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "Megatron-Core strong scaling, 177B GPT at batch 1,152 on H100 (held out; plans chosen by Search3D; MFU of model FLOPs)")
+	fmt.Fprintln(tw, "GPUs\tmeasured MFU\tpredicted\terror\tplan\t3 passes\t+DP overlap\t+TP overlap\t")
+	for _, r := range rows {
+		x := r.Removed
+		fmt.Fprintf(tw, "%d\t%.0f%%\t%.1f%%\t%+.1f%%\t%s\t%.1f%%\t%.1f%%\t%.1f%%\t\n", r.GPUs, 100*r.MFUMeasured, 100*r.MFUPredicted, 100*(r.MFUPredicted/r.MFUMeasured-1), r.Plan,
+			x.NoRecompute/9.89, x.DPOverlapped/9.89, x.AllOverlapped/9.89)
+	}
+	tw.Flush()
+	if len(rows) == 2 {
+		fmt.Fprintf(w, "%d → %d GPUs: predicted MFU %+.1f%%, published %+.1f%%\n", rows[0].GPUs, rows[1].GPUs,
+			100*(rows[1].MFUPredicted/rows[0].MFUPredicted-1), 100*(rows[1].MFUMeasured/rows[0].MFUMeasured-1))
+	}
 }

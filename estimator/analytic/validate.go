@@ -283,17 +283,19 @@ func (pl Planner) ProfilingStudy() ([]ProfilingRow, error) {
 
 // Validation is everything `arena estimate --validate` prints.
 type Validation struct {
-	Fit        *Fit
-	InSample   ErrorStats
-	LOO        ErrorStats
-	LOOPred    []float64
-	Megatron   []MegatronRow
-	Alpa       []AlpaRow
-	Llama3     []Llama3Row
-	Prune      PruneSummary
-	PruneCases []PruneCase
-	Profiling  []ProfilingRow
-	DPMemory   DPMemoryAgreement
+	Fit         *Fit
+	InSample    ErrorStats
+	LOO         ErrorStats
+	LOOPred     []float64
+	Megatron    []MegatronRow
+	Alpa        []AlpaRow
+	Llama3      []Llama3Row
+	MCore       []MegatronCoreRow
+	MCoreStrong []StrongScalingRow
+	Prune       PruneSummary
+	PruneCases  []PruneCase
+	Profiling   []ProfilingRow
+	DPMemory    DPMemoryAgreement
 }
 
 // Validate refits the parameters from StartParams, cross-validates them,
@@ -324,6 +326,12 @@ func Validate(progress io.Writer) (*Validation, error) {
 	}
 	v.Alpa = pl.PredictAlpa(AlpaTable())
 	if v.Llama3, err = pl.PredictLlama3(Llama3Table()); err != nil {
+		return nil, err
+	}
+	if v.MCore, err = pl.PredictMegatronCore(MegatronCoreTable()); err != nil {
+		return nil, err
+	}
+	if v.MCoreStrong, err = pl.PredictMegatronCoreStrong(MegatronCoreStrongTable()); err != nil {
 		return nil, err
 	}
 	logf("pruned vs exhaustive search over database workloads on 1-16 GPUs ...")
@@ -406,6 +414,9 @@ func (v *Validation) Print(w io.Writer) {
 
 	fmt.Fprintln(w)
 	PrintLlama3(w, v.Llama3)
+	fmt.Fprintln(w)
+	PrintMegatronCore(w, v.MCore)
+	PrintMegatronCoreStrong(w, v.MCoreStrong)
 
 	s := v.Prune
 	fmt.Fprintf(w, "\nPruned (Pareto) plan search vs exhaustive search: %d database workload × GPU type × {1,2,4,8,16} GPU cases\n", s.Cases)
