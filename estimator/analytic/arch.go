@@ -39,7 +39,8 @@ type Unit struct {
 	Layers int
 	// FLOPsPerWidth is Σ over the unit's layers of FLOPs ÷ GEMM width
 	// (hidden size, or a convolution's channels): the efficiency curve
-	// e·w/(w + w0) costs F·(1 + w0·tp/width).
+	// e·w/(w + w0) costs F·(1 + w0/width), at the model's full width
+	// (planCost does not narrow it by tensor parallelism).
 	FLOPsPerWidth float64
 }
 

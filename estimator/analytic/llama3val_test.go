@@ -2,6 +2,7 @@ package analytic
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/arena-sim/arena/estimator"
@@ -24,6 +25,9 @@ func TestLlama3HeldOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var b strings.Builder
+	PrintLlama3(&b, rows)
+	t.Log("\n" + b.String()) // go test -v -run HeldOut prints the table
 	var modelled []Llama3Row
 	for _, r := range rows {
 		if !r.Modelled {

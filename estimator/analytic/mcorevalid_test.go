@@ -2,6 +2,7 @@ package analytic
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -32,6 +33,9 @@ func TestMegatronCoreH100HeldOut(t *testing.T) {
 	if len(rows) != 9 {
 		t.Fatalf("%d rows, want the table's 9", len(rows))
 	}
+	var b strings.Builder
+	PrintMegatronCore(&b, rows)
+	t.Log("\n" + b.String()) // go test -v -run HeldOut prints the table
 	for _, r := range rows {
 		e := (r.TFLOPSPredicted - r.TFLOPSMeasured) / r.TFLOPSMeasured
 		inBand := e >= mcoreBandLow && e <= mcoreBandHigh
@@ -94,6 +98,9 @@ func TestMegatronCoreStrongScalingHeldOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var b strings.Builder
+	PrintMegatronCoreStrong(&b, rows)
+	t.Log("\n" + b.String())
 	for _, r := range rows {
 		if e := r.MFUPredicted/r.MFUMeasured - 1; e < mcoreBandLow || e > mcoreBandHigh {
 			t.Errorf("177B on %d H100s: predicted MFU %.1f%%, published %.0f%%: error %+.1f%% outside [%+.0f%%, %+.0f%%] (%s)",
