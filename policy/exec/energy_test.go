@@ -58,7 +58,7 @@ func TestHelloCarriesEnergy(t *testing.T) {
 	prices, _ := e["usd_per_gpu_hour"].(map[string]any)
 	watts, _ := e["watts"].(map[string]any)
 	hours, _ := e["carbon_g_per_kwh_hourly"].([]any)
-	if prices["a40"] != 1.28 || prices["a10"] != 1.01 || len(hours) != 168 || e["model"] != "de-2020-06" || e["price_tier"] != "on-demand" {
+	if prices["a40"] != 1.28 || prices["a10"] != 1.006 || len(hours) != 168 || e["model"] != "de-2020-06" || e["price_tier"] != "on-demand" {
 		t.Errorf("energy object %v", e)
 	}
 	if a10, _ := watts["a10"].(map[string]any); a10["tdp"] != 150.0 || a10["idle"] != 20.0 {

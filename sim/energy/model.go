@@ -173,20 +173,23 @@ func defaultPower() map[string]GPUPower {
 	}
 }
 
-// defaultPrices: cloud list prices, $ per GPU-hour (docs/energy.md: the
-// instance each comes from and its date).
+// defaultPrices: AWS us-east-1 list prices, $ per GPU-hour (docs/energy.md
+// gives, for each, the instance, the source and its date): on-demand and
+// 1-year reserved from instances.vantage.sh (2026-01-21), spot the median
+// over us-east-1's zones in SkyPilot's catalog. a40 and l20, which AWS
+// does not rent, are recalled.
 func defaultPrices() map[string]Price {
 	return map[string]Price{
-		"a100":     {OnDemand: 2.7447, Reserved: 1.69, Spot: 1.50},
-		"a100-80g": {OnDemand: 3.4309, Reserved: 2.11, Spot: 1.90},
-		"v100":     {OnDemand: 3.06, Reserved: 1.96, Spot: 0.92},
+		"a100":     {OnDemand: 2.7447, Reserved: 1.7401, Spot: 0.8489},
+		"a100-80g": {OnDemand: 3.4309, Reserved: 2.1752, Spot: 0.8529},
+		"v100":     {OnDemand: 3.06, Reserved: 1.884, Spot: 0.484},
 		"a40":      {OnDemand: 1.28, Reserved: 0.90, Spot: 0.64},
-		"a10":      {OnDemand: 1.01, Reserved: 0.63, Spot: 0.40},
-		"h100":     {OnDemand: 6.88, Reserved: 4.30, Spot: 2.50},
-		"h800":     {OnDemand: 6.88, Reserved: 4.30, Spot: 2.50},
+		"a10":      {OnDemand: 1.006, Reserved: 0.6338, Spot: 0.4028},
+		"h100":     {OnDemand: 6.88, Reserved: 4.362, Spot: 3.348},
+		"h800":     {OnDemand: 6.88, Reserved: 4.362, Spot: 3.348},
 		"l20":      {OnDemand: 0.90, Reserved: 0.60, Spot: 0.35},
-		"l4":       {OnDemand: 0.71, Reserved: 0.45, Spot: 0.28},
-		"t4":       {OnDemand: 0.53, Reserved: 0.33, Spot: 0.16},
+		"l4":       {OnDemand: 0.8048, Reserved: 0.5239, Spot: 0.28},
+		"t4":       {OnDemand: 0.526, Reserved: 0.331, Spot: 0.1869},
 	}
 }
 
