@@ -188,7 +188,7 @@ func defaultPrices() map[string]Price {
 		"h100":     {OnDemand: 6.88, Reserved: 4.362, Spot: 3.348},
 		"h800":     {OnDemand: 6.88, Reserved: 4.362, Spot: 3.348},
 		"l20":      {OnDemand: 0.90, Reserved: 0.60, Spot: 0.35},
-		"l4":       {OnDemand: 0.8048, Reserved: 0.5239, Spot: 0.28},
+		"l4":       {OnDemand: 0.8048, Reserved: 0.5239, Spot: 0.4129},
 		"t4":       {OnDemand: 0.526, Reserved: 0.331, Spot: 0.1869},
 	}
 }
