@@ -482,6 +482,10 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 	if err != nil {
 		return nil, at("energy", err)
 	}
+	if em != nil && fl.spot != nil { // the faults spec's priced spot capacity
+		em = em.Clone()
+		em.SpotNodes = fl.spot
+	}
 	if r.Estimator == "" {
 		r.Estimator = "profiledb"
 	}
@@ -519,6 +523,7 @@ func setFaults(cfg *sim.Config, r Run, spec sim.ClusterSpec, jobs []sim.JobSpec)
 // file), and for an events file its events and those past the window.
 type faultsLoaded struct {
 	events           []sim.ClusterEvent
+	spot             map[int]float64 // faults.Spec.SpotNodes
 	expected         *float64
 	windowRounds     int
 	past, fileEvents int
@@ -681,11 +686,7 @@ func (s *Scenario) Execute(ctx context.Context, onRound func(done, total int)) (
 		out.Summary.Fairness = &f
 	}
 	if s.Energy != nil {
-		em := s.Energy
-		if prices := energy.EventPrices(cfg.Events); prices != nil { // spot capacity priced by its events
-			em = em.Clone()
-			em.NodePrices = prices
-		}
+		em := s.Energy.WithEvents(cfg.Events) // spot prices and outages of the cluster events
 		if out.Energy, err = energy.Compute(res, s.Jobs, cluster, exec, em); err != nil {
 			return nil, err
 		}
@@ -755,5 +756,5 @@ func loadFaults(r Run, spec sim.ClusterSpec, jobs []sim.JobSpec, cfg sim.Config)
 		return faultsLoaded{events: events, past: past, fileEvents: len(events)}, err
 	}
 	e := fs.Expected(c, end.Sub(start))
-	return faultsLoaded{events: events, expected: &e, windowRounds: rounds}, nil
+	return faultsLoaded{events: events, spot: fs.SpotNodes(c), expected: &e, windowRounds: rounds}, nil
 }

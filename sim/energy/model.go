@@ -78,6 +78,15 @@ type Model struct {
 	// capacity priced by the run's events file (EventPrices), not by an
 	// energy file.
 	NodePrices map[int][]PriceSpan
+	// SpotNodes are nodes of spot capacity a faults spec prices (node
+	// index → $ per GPU-hour over the whole run; 0: the model's spot
+	// price for the node's type): faults.Spec.SpotNodes. A node an event
+	// prices (NodePrices) keeps the event's prices.
+	SpotNodes map[int]float64
+	// Outages are the spans nodes are out of service (cluster node index
+	// → spans in time order), set from the run's cluster events
+	// (EventOutages): their GPUs are powered off then.
+	Outages map[int][]Outage
 }
 
 // PriceSpan is a node's price, $ per GPU-hour, from From to To (seconds,
@@ -112,6 +121,31 @@ func EventPrices(events []sim.ClusterEvent) map[int][]PriceSpan {
 		}
 	}
 	return out
+}
+
+// spotSpans returns m with its SpotNodes as whole-run price spans of
+// NodePrices on c (m itself when it has none).
+func (m *Model) spotSpans(c *sim.Cluster) (*Model, error) {
+	if len(m.SpotNodes) == 0 {
+		return m, nil
+	}
+	out := m.Clone()
+	if out.NodePrices == nil {
+		out.NodePrices = map[int][]PriceSpan{}
+	}
+	for node, usd := range m.SpotNodes {
+		if node < 0 || node >= len(c.Nodes) {
+			return nil, fmt.Errorf("energy: spot node %d, the cluster has %d", node, len(c.Nodes))
+		}
+		if _, ok := out.NodePrices[node]; ok {
+			continue
+		}
+		if usd == 0 {
+			usd = m.Prices[c.Nodes[node].GPU].Spot
+		}
+		out.NodePrices[node] = []PriceSpan{{From: math.Inf(-1), To: math.Inf(1), USD: usd}}
+	}
+	return out, nil
 }
 
 // gpuCost is the cost of one GPU of type t on node from a to b (seconds):
@@ -248,5 +282,8 @@ func (m *Model) Clone() *Model {
 	c := *m
 	c.GPUs = maps.Clone(m.GPUs)
 	c.Prices = maps.Clone(m.Prices)
+	c.NodePrices = maps.Clone(m.NodePrices)
+	c.SpotNodes = maps.Clone(m.SpotNodes)
+	c.Outages = maps.Clone(m.Outages)
 	return &c
 }
