@@ -181,3 +181,40 @@ func TestSpotPricedEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestOutagesMatchTheEngine: the energy accounting's outages
+// (energy.EventOutages, which replays the engine's rules on the events)
+// take off the power distribution exactly the GPU-time the engine counts
+// unavailable, on a spec whose failures, maintenance windows and spot
+// reclaims have no notice (a notice's GPU-time is unavailable to the
+// engine but powered). Self-checking against the engine, no golden.
+func TestOutagesMatchTheEngine(t *testing.T) {
+	dir := t.TempDir()
+	cluster := filepath.Join(dir, "c.yaml")
+	spec := filepath.Join(dir, "f.yaml")
+	if err := os.WriteFile(cluster, []byte("name: c\npools:\n  - {gpu: a100, nodes: 10, gpus_per_node: 8}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(spec, []byte("failures:\n  - {per: node, rate: 0.02, repair: 2h}\nmaintenance:\n  - {rate: 0.02, notice: 0, duration: 1h}\nspot:\n  - {rate: 0.02, notice: 0, returns: 30m, price: spot}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runner.Run{Trace: "philly", Cluster: cluster, Policy: "fcfs", GPUMap: "v100=a100,a40=a100,a10=a100", Rounds: 300, Seed: 1, Energy: energy.DefaultName, Faults: spec}
+	out, err := runner.Execute(context.Background(), policy.NewRegistry(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := out.Result.Faults
+	if f == nil || f.Summary.Outages < 10 {
+		t.Fatalf("want a run with outages, got %+v", f)
+	}
+	var powered float64
+	for _, l := range out.Energy.Power {
+		powered += l.GPUSeconds
+	}
+	window := float64(out.Result.Rounds) * float64(out.Result.RoundLength)
+	off := 80*window - powered
+	t.Logf("%d outages, %.0f GPU-seconds powered off", f.Summary.Outages, off)
+	if want := f.Summary.UnavailableGPUHours * 3600; math.Abs(off-want) > 1e-6*want {
+		t.Errorf("GPU-seconds powered off %.1f, the engine's unavailable %.1f (%d outages)", off, want, f.Summary.Outages)
+	}
+}
