@@ -72,6 +72,9 @@ type Scenario struct {
 	// Energy is the run's energy model (Run.Energy), loaded and checked
 	// against the cluster's GPU types; nil for none.
 	Energy *energy.Model
+	// ClusterEnergy is the cluster spec's energy section (nil for none):
+	// the base of an exec policy's energy option, as of Run.Energy.
+	ClusterEnergy *energy.Model
 	// Slowdown calibrates execution (Run.Slowdown, Run.RelaxedSlowdown,
 	// Run.TypeSlowdowns parsed into typeSlowdowns).
 	slowdown      bool
@@ -489,7 +492,10 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 	if r.Estimator == "" {
 		r.Estimator = "profiledb"
 	}
-	return &Scenario{Tenants: ten, Energy: em, GPUMap: gpuMap, ExpectedOutages: fl.expected, WindowRounds: fl.windowRounds, EventsPastWindow: fl.past, FileEvents: fl.fileEvents,
+	rv.mu.Lock()
+	section := rv.energies[r.Cluster]
+	rv.mu.Unlock()
+	return &Scenario{Tenants: ten, Energy: em, ClusterEnergy: section, GPUMap: gpuMap, ExpectedOutages: fl.expected, WindowRounds: fl.windowRounds, EventsPastWindow: fl.past, FileEvents: fl.fileEvents,
 		Run: r, TraceName: tr.Name, TraceJobs: len(tr.Jobs), Jobs: jobs, ClusterSpec: spec,
 		Policy: ps, Source: src, Profile: prof, Overhead: overhead, Config: cfg,
 		slowdown:      r.Slowdown != 0 && r.Slowdown != 1 || r.RelaxedSlowdown != 0 && r.RelaxedSlowdown != 1 || len(typeSlowdowns) > 0,
@@ -638,7 +644,7 @@ func (s *Scenario) Execute(ctx context.Context, onRound func(done, total int)) (
 	ps := s.Policy
 	// Built last, so that nothing can fail between its start and its
 	// Close (an exec policy holds a process, an ILP one a solver).
-	p, err := ps.Entry.New(registry.Options{Cluster: cluster, Source: s.Source, Timing: r.Timing, Values: ps.Values, Overheads: s.Profile, Overhead: s.Overhead, Context: ctx})
+	p, err := ps.Entry.New(registry.Options{Cluster: cluster, Source: s.Source, Timing: r.Timing, Values: ps.Values, Overheads: s.Profile, Overhead: s.Overhead, Context: ctx, Energy: s.ClusterEnergy})
 	if err != nil {
 		return nil, fmt.Errorf("policy %s: %w", ps, err)
 	}
