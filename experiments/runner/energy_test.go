@@ -75,6 +75,20 @@ func TestAcmePowerShape(t *testing.T) {
 	band("p75 W", got.P75, s.P75, k.P75, 0.15)
 	abs("share ≤ 100 W", got.IdleShare, s.IdleShare, k.IdleShare, 0.1)
 	abs("share near TDP", got.NearTDPShare, s.NearTDPShare, k.NearTDPShare, 0.1)
+	// Why the median is not compared (docs/energy.md): Acme has 0.305
+	// (Seren) and 0.269 (Kalos) of its GPU-time in (80, 150] W, the
+	// CUDA-context idle of GPUs a job holds without running kernels; the
+	// model puts only the jobs' overheads there (111 W), well under 1 %.
+	var mid, total float64
+	for _, l := range out.Energy.Power {
+		total += l.GPUSeconds
+		if l.Watts > 80 && l.Watts <= 150 {
+			mid += l.GPUSeconds
+		}
+	}
+	if mid/total > 0.01 {
+		t.Errorf("share in (80, 150] W = %.3f: docs/energy.md says the model has almost none (0.004)", mid/total)
+	}
 }
 
 // TestEnergyChangesNoOtherFigure: a run with energy accounting has the
