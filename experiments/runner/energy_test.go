@@ -75,6 +75,20 @@ func TestAcmePowerShape(t *testing.T) {
 	band("p75 W", got.P75, s.P75, k.P75, 0.15)
 	abs("share ≤ 100 W", got.IdleShare, s.IdleShare, k.IdleShare, 0.1)
 	abs("share near TDP", got.NearTDPShare, s.NearTDPShare, k.NearTDPShare, 0.1)
+	// Why the median is not compared (docs/energy.md): Acme has 0.305
+	// (Seren) and 0.269 (Kalos) of its GPU-time in (80, 150] W, the
+	// CUDA-context idle of GPUs a job holds without running kernels; the
+	// model puts only the jobs' overheads there (111 W), well under 1 %.
+	var mid, total float64
+	for _, l := range out.Energy.Power {
+		total += l.GPUSeconds
+		if l.Watts > 80 && l.Watts <= 150 {
+			mid += l.GPUSeconds
+		}
+	}
+	if mid/total > 0.01 {
+		t.Errorf("share in (80, 150] W = %.3f: docs/energy.md says the model has almost none (0.004)", mid/total)
+	}
 }
 
 // TestEnergyChangesNoOtherFigure: a run with energy accounting has the
@@ -179,5 +193,42 @@ func TestSpotPricedEvents(t *testing.T) {
 		if math.Abs(x.got/x.want-1) > 1e-9 {
 			t.Errorf("%s: %g, want %g", x.name, x.got, x.want)
 		}
+	}
+}
+
+// TestOutagesMatchTheEngine: the energy accounting's outages
+// (energy.EventOutages, which replays the engine's rules on the events)
+// take off the power distribution exactly the GPU-time the engine counts
+// unavailable, on a spec whose failures, maintenance windows and spot
+// reclaims have no notice (a notice's GPU-time is unavailable to the
+// engine but powered). Self-checking against the engine, no golden.
+func TestOutagesMatchTheEngine(t *testing.T) {
+	dir := t.TempDir()
+	cluster := filepath.Join(dir, "c.yaml")
+	spec := filepath.Join(dir, "f.yaml")
+	if err := os.WriteFile(cluster, []byte("name: c\npools:\n  - {gpu: a100, nodes: 10, gpus_per_node: 8}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(spec, []byte("failures:\n  - {per: node, rate: 0.02, repair: 2h}\nmaintenance:\n  - {rate: 0.02, notice: 0, duration: 1h}\nspot:\n  - {rate: 0.02, notice: 0, returns: 30m, price: spot}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runner.Run{Trace: "philly", Cluster: cluster, Policy: "fcfs", GPUMap: "v100=a100,a40=a100,a10=a100", Rounds: 300, Seed: 1, Energy: energy.DefaultName, Faults: spec}
+	out, err := runner.Execute(context.Background(), policy.NewRegistry(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := out.Result.Faults
+	if f == nil || f.Summary.Outages < 10 {
+		t.Fatalf("want a run with outages, got %+v", f)
+	}
+	var powered float64
+	for _, l := range out.Energy.Power {
+		powered += l.GPUSeconds
+	}
+	window := float64(out.Result.Rounds) * float64(out.Result.RoundLength)
+	off := 80*window - powered
+	t.Logf("%d outages, %.0f GPU-seconds powered off", f.Summary.Outages, off)
+	if want := f.Summary.UnavailableGPUHours * 3600; math.Abs(off-want) > 1e-6*want {
+		t.Errorf("GPU-seconds powered off %.1f, the engine's unavailable %.1f (%d outages)", off, want, f.Summary.Outages)
 	}
 }

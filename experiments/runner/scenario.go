@@ -72,6 +72,9 @@ type Scenario struct {
 	// Energy is the run's energy model (Run.Energy), loaded and checked
 	// against the cluster's GPU types; nil for none.
 	Energy *energy.Model
+	// ClusterEnergy is the cluster spec's energy section (nil for none):
+	// the base of an exec policy's energy option, as of Run.Energy.
+	ClusterEnergy *energy.Model
 	// Slowdown calibrates execution (Run.Slowdown, Run.RelaxedSlowdown,
 	// Run.TypeSlowdowns parsed into typeSlowdowns).
 	slowdown      bool
@@ -482,10 +485,17 @@ func (rv *Resolver) Resolve(r Run) (*Scenario, error) {
 	if err != nil {
 		return nil, at("energy", err)
 	}
+	if em != nil && fl.spot != nil { // the faults spec's priced spot capacity
+		em = em.Clone()
+		em.SpotNodes = fl.spot
+	}
 	if r.Estimator == "" {
 		r.Estimator = "profiledb"
 	}
-	return &Scenario{Tenants: ten, Energy: em, GPUMap: gpuMap, ExpectedOutages: fl.expected, WindowRounds: fl.windowRounds, EventsPastWindow: fl.past, FileEvents: fl.fileEvents,
+	rv.mu.Lock()
+	section := rv.energies[r.Cluster]
+	rv.mu.Unlock()
+	return &Scenario{Tenants: ten, Energy: em, ClusterEnergy: section, GPUMap: gpuMap, ExpectedOutages: fl.expected, WindowRounds: fl.windowRounds, EventsPastWindow: fl.past, FileEvents: fl.fileEvents,
 		Run: r, TraceName: tr.Name, TraceJobs: len(tr.Jobs), Jobs: jobs, ClusterSpec: spec,
 		Policy: ps, Source: src, Profile: prof, Overhead: overhead, Config: cfg,
 		slowdown:      r.Slowdown != 0 && r.Slowdown != 1 || r.RelaxedSlowdown != 0 && r.RelaxedSlowdown != 1 || len(typeSlowdowns) > 0,
@@ -519,6 +529,7 @@ func setFaults(cfg *sim.Config, r Run, spec sim.ClusterSpec, jobs []sim.JobSpec)
 // file), and for an events file its events and those past the window.
 type faultsLoaded struct {
 	events           []sim.ClusterEvent
+	spot             map[int]float64 // faults.Spec.SpotNodes
 	expected         *float64
 	windowRounds     int
 	past, fileEvents int
@@ -633,7 +644,7 @@ func (s *Scenario) Execute(ctx context.Context, onRound func(done, total int)) (
 	ps := s.Policy
 	// Built last, so that nothing can fail between its start and its
 	// Close (an exec policy holds a process, an ILP one a solver).
-	p, err := ps.Entry.New(registry.Options{Cluster: cluster, Source: s.Source, Timing: r.Timing, Values: ps.Values, Overheads: s.Profile, Overhead: s.Overhead, Context: ctx})
+	p, err := ps.Entry.New(registry.Options{Cluster: cluster, Source: s.Source, Timing: r.Timing, Values: ps.Values, Overheads: s.Profile, Overhead: s.Overhead, Context: ctx, Energy: s.ClusterEnergy})
 	if err != nil {
 		return nil, fmt.Errorf("policy %s: %w", ps, err)
 	}
@@ -681,11 +692,7 @@ func (s *Scenario) Execute(ctx context.Context, onRound func(done, total int)) (
 		out.Summary.Fairness = &f
 	}
 	if s.Energy != nil {
-		em := s.Energy
-		if prices := energy.EventPrices(cfg.Events); prices != nil { // spot capacity priced by its events
-			em = em.Clone()
-			em.NodePrices = prices
-		}
+		em := s.Energy.WithEvents(cfg.Events) // spot prices and outages of the cluster events
 		if out.Energy, err = energy.Compute(res, s.Jobs, cluster, exec, em); err != nil {
 			return nil, err
 		}
@@ -755,5 +762,5 @@ func loadFaults(r Run, spec sim.ClusterSpec, jobs []sim.JobSpec, cfg sim.Config)
 		return faultsLoaded{events: events, past: past, fileEvents: len(events)}, err
 	}
 	e := fs.Expected(c, end.Sub(start))
-	return faultsLoaded{events: events, expected: &e, windowRounds: rounds}, nil
+	return faultsLoaded{events: events, spot: fs.SpotNodes(c), expected: &e, windowRounds: rounds}, nil
 }

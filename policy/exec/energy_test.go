@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/arena-sim/arena/experiments/runner"
@@ -58,7 +61,7 @@ func TestHelloCarriesEnergy(t *testing.T) {
 	prices, _ := e["usd_per_gpu_hour"].(map[string]any)
 	watts, _ := e["watts"].(map[string]any)
 	hours, _ := e["carbon_g_per_kwh_hourly"].([]any)
-	if prices["a40"] != 1.28 || prices["a10"] != 1.01 || len(hours) != 168 || e["model"] != "de-2020-06" || e["price_tier"] != "on-demand" {
+	if prices["a40"] != 1.28 || prices["a10"] != 1.006 || len(hours) != 168 || e["model"] != "de-2020-06" || e["price_tier"] != "on-demand" {
 		t.Errorf("energy object %v", e)
 	}
 	if a10, _ := watts["a10"].(map[string]any); a10["tdp"] != 150.0 || a10["idle"] != 20.0 {
@@ -78,5 +81,89 @@ func TestPythonCarbonWaitRuns(t *testing.T) {
 	}
 	if o.Summary.Finished == 0 || o.Summary.Energy == nil {
 		t.Errorf("finished %d, energy %v", o.Summary.Finished, o.Summary.Energy)
+	}
+}
+
+// TestHelloSeesTheClusterEnergySection: through a run, an exec policy's
+// energy option applies over the cluster spec's energy section as
+// --energy does (docs/energy.md): default is the section itself, a series
+// the section with that intensity, an energy file the section with the
+// file's keys over it; a cluster without a section gives the built-in
+// model. A Python policy records the hello's energy object. Hand-derived
+// from the section's keys, no golden.
+func TestHelloSeesTheClusterEnergySection(t *testing.T) {
+	python3(t)
+	dir := t.TempDir()
+	examples, err := filepath.Abs("../../examples/python")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "energy.json")
+	script := filepath.Join(dir, "rec.py")
+	write := func(path, body string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(script, fmt.Sprintf(`import json, sys
+sys.path.insert(0, %q)
+import arena_policy as ap
+
+class Rec(ap.Policy):
+    def hello(self, cluster, info):
+        with open(%q, "w") as f:
+            json.dump(info.get("energy"), f)
+
+ap.run(Rec())
+`, examples, out))
+	pools := "pools:\n  - {gpu: a40, nodes: 2, gpus_per_node: 2}\n  - {gpu: a10, nodes: 2, gpus_per_node: 2}\n"
+	plain := filepath.Join(dir, "plain.yaml")
+	site := filepath.Join(dir, "site.yaml")
+	file := filepath.Join(dir, "e.yaml")
+	write(plain, "name: c\n"+pools)
+	write(site, "name: c\n"+pools+"energy:\n  pue: 1.3\n  usd_per_kwh: 0.06\n  gpus:\n    a10: {idle: 25}\n  prices:\n    a40: {on_demand: 1.5}\n")
+	write(file, "pue: 1.4\n")
+	hello := func(cluster, model string) map[string]any {
+		t.Helper()
+		r := runner.Run{Trace: "testbed", Cluster: cluster, Policy: fmt.Sprintf("exec(cmd='python3 %s',energy=%s)", script, model), Timing: sim.Exact, Rounds: 3}
+		if _, err := runner.Execute(context.Background(), policy.NewRegistry(), r); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var e map[string]any
+		if err := json.Unmarshal(b, &e); err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	field := func(e map[string]any, path ...string) any {
+		var x any = e
+		for _, k := range path {
+			m, _ := x.(map[string]any)
+			x = m[k]
+		}
+		return x
+	}
+	for _, c := range []struct {
+		cluster, model     string
+		pue, usd, a40, a10 float64
+		hourly             bool
+	}{
+		{plain, "default", 1.1, 0.08, 1.28, 20, false},
+		{site, "default", 1.3, 0.06, 1.5, 25, false},
+		{site, "de-2020-06", 1.3, 0.06, 1.5, 25, true},
+		{site, file, 1.4, 0.06, 1.5, 25, false},
+	} {
+		e := hello(c.cluster, c.model)
+		hours, _ := e["carbon_g_per_kwh_hourly"].([]any)
+		if e["pue"] != c.pue || e["usd_per_kwh"] != c.usd || field(e, "usd_per_gpu_hour", "a40") != c.a40 ||
+			field(e, "watts", "a10", "idle") != c.a10 || (len(hours) == 168) != c.hourly {
+			t.Errorf("%s, energy=%s: hello's energy %v, want pue %g, $/kWh %g, a40 $%g, a10 idle %g W, hourly %v",
+				filepath.Base(c.cluster), filepath.Base(c.model), e, c.pue, c.usd, c.a40, c.a10, c.hourly)
+		}
 	}
 }

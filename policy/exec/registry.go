@@ -22,7 +22,7 @@ func Entry() registry.Entry {
 			{Name: "timeout", Type: registry.Duration, Default: "10m", Min: "0", MinOpen: true, Max: "30d", Help: "wall-clock wait for one reply before the run fails (a safety net: it never changes a decision)"},
 			{Name: "view", Type: registry.Enum, Values: []string{"optimal", "dp", "dp-nomem"}, Default: "optimal", Help: "estimator view of the estimates sent with each arrival"},
 			{Name: "dir", Type: registry.String, Path: true, Help: "working directory of the process (default: arena's)"},
-			{Name: "energy", Type: registry.String, Path: true, PathBuiltins: energy.BuiltinModels(), Help: "send prices, GPU power and carbon intensity in the hello: default, de-2020-06 or an energy file (docs/energy.md); empty: none"},
+			{Name: "energy", Type: registry.String, Path: true, PathBuiltins: energy.BuiltinModels(), Help: "send prices, GPU power and carbon intensity in the hello: default, de-2020-06 or an energy file (docs/energy.md), over the cluster spec's energy section if it has one; empty: none"},
 			{Name: "max_line", Type: registry.Int, Default: "67108864", Min: "1", Max: "1073741824", Help: "cap in bytes on one reply line (at most 1 GiB); a longer reply ends the run"},
 		},
 		Overhead: registry.FullSearch("exec"),
@@ -43,7 +43,11 @@ func Entry() registry.Entry {
 			}
 			var em *energy.Model
 			if name := o.Values.String("energy"); name != "" {
-				if em, err = energy.Load(name); err != nil {
+				base := o.Energy // the cluster spec's energy section, as --energy combines with it
+				if base == nil {
+					base = energy.Default()
+				}
+				if em, err = energy.LoadOnto(base, name); err != nil {
 					return nil, registry.NewOptionError(registry.ExecName, "energy", err)
 				}
 			}

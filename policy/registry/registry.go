@@ -8,6 +8,7 @@ import (
 
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/energy"
 	"github.com/arena-sim/arena/sim/overheadprofile"
 )
 
@@ -51,6 +52,10 @@ type Options struct {
 	// Context is the run's: a policy holding a process or a solver stops
 	// waiting on it when it is done (nil = never done).
 	Context context.Context
+	// Energy is the cluster spec's energy section (the built-in model
+	// with the section's keys over it; docs/energy.md), the base a
+	// policy's own energy option applies over; nil when the spec has none.
+	Energy *energy.Model
 }
 
 // Resolve returns the overhead of class c in the options' profile (the

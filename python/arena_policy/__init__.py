@@ -52,7 +52,7 @@ from typing import IO, Any, Callable, Dict, MutableSequence, Iterable, Iterator,
 __all__ = [
     "PROTOCOL", "Grid", "Estimate", "Job", "Node", "Cluster", "View", "Table", "Mirror",
     "Policy", "Action", "start", "reallocate", "suspend", "drop", "run",
-    "ProtocolError", "StaleField", "OutOfStep",
+    "ProtocolError", "StaleField", "OutOfStep", "Energy", "energy_of",
 ]
 
 #: The protocol version this client speaks.
@@ -266,6 +266,36 @@ class Node:
     def slots(self) -> range:
         """The node's global slot numbers."""
         return range(self.first_slot, self.first_slot + self.capacity)
+
+
+class Energy:
+    """The hello's "energy" object (with the exec entry's energy option;
+    docs/energy.md), the model over the cluster spec's energy section if it
+    has one: ``model``, ``price_tier``, ``usd_per_gpu_hour`` ({gpu: $ at
+    the tier}), ``watts`` ({gpu: {"tdp": W, "idle": W}}), ``usd_per_kwh``,
+    ``pue`` and ``hourly``, the grid's carbon intensity in g CO2eq/kWh hour
+    by hour from hour 0 (one value for a constant intensity)."""
+
+    def __init__(self, d: Dict[str, Any]):
+        self.model: str = d.get("model", "")
+        self.price_tier: str = d.get("price_tier", "on-demand")
+        self.usd_per_gpu_hour: Dict[str, float] = dict(d.get("usd_per_gpu_hour") or {})
+        self.watts: Dict[str, Dict[str, float]] = {k: dict(v) for k, v in (d.get("watts") or {}).items()}
+        self.usd_per_kwh: float = d.get("usd_per_kwh", 0.0)
+        self.pue: float = d.get("pue", 1.0)
+        self.hourly: List[float] = list(d.get("carbon_g_per_kwh_hourly") or [d.get("carbon_g_per_kwh", 0.0)])
+
+    def intensity(self, t: float) -> float:
+        """g CO2eq/kWh at t seconds after hour 0; a series repeats past
+        its end, as arena's accounting reads it."""
+        return self.hourly[int(t // 3600) % len(self.hourly)]
+
+
+def energy_of(info: Dict[str, Any]) -> Optional[Energy]:
+    """The hello's energy object as an Energy; None when the exec entry
+    names no energy model."""
+    e = info.get("energy")
+    return Energy(e) if e else None
 
 
 class Cluster:

@@ -319,6 +319,31 @@ class RunTest(unittest.TestCase):
         self.assertNotIn("idle_when_nothing_waits", self.serve(ap.Policy(), [hello])[0])
         self.assertIs(self.serve(Waits(), [hello])[0]["idle_when_nothing_waits"], True)
 
+    def test_hello_energy(self):
+        """The hello's energy object reaches Policy.hello, and energy_of
+        reads it: prices and watts by type, an hourly intensity that
+        repeats past its end; None without one. Hand-written message."""
+        energy = {"model": "site", "price_tier": "on-demand", "usd_per_gpu_hour": {"a40": 1.5, "a10": 1.006},
+                  "watts": {"a40": {"tdp": 300, "idle": 30}, "a10": {"tdp": 150, "idle": 25}},
+                  "usd_per_kwh": 0.06, "pue": 1.3, "carbon_g_per_kwh_hourly": [100.0, 200.0, 300.0]}
+        hello = {"type": "hello", "protocol": 1, "protocols": [1, 2], "timing": "exact", "view": "optimal",
+                 "cluster": CLUSTER, "state_fields": ap.STATE_FIELDS, "job_fields": ap.JOB_FIELDS, "energy": energy}
+        seen = {}
+
+        class Rec(ap.Policy):
+            def hello(self, cluster, info):
+                seen["energy"] = ap.energy_of(info)
+        self.serve(Rec(), [hello])
+        e = seen["energy"]
+        self.assertEqual((e.model, e.pue, e.usd_per_kwh, e.usd_per_gpu_hour["a40"], e.watts["a10"]["idle"]),
+                         ("site", 1.3, 0.06, 1.5, 25))
+        self.assertEqual([e.intensity(t) for t in (0, 3599, 3600, 7200, 10800, 4 * 3600 + 1)],
+                         [100.0, 100.0, 200.0, 300.0, 100.0, 200.0])
+        self.assertEqual(ap.Energy({"carbon_g_per_kwh": 57}).intensity(1e6), 57)
+        del hello["energy"]
+        self.serve(Rec(), [hello])
+        self.assertIsNone(seen["energy"])
+
     def test_old_arena_refused(self):
         hello = {"type": "hello", "protocol": 1, "timing": "exact", "view": "optimal", "cluster": CLUSTER}
         replies = self.serve(ap.Policy(), [hello])

@@ -41,6 +41,10 @@ func Compute(res *sim.Result, jobs []sim.JobSpec, c *sim.Cluster, exec estimator
 	if err := m.Check(); err != nil {
 		return nil, err
 	}
+	m, err := m.spotSpans(c)
+	if err != nil {
+		return nil, err
+	}
 	t0 := float64(res.Start)
 	window := float64(res.Rounds) * float64(res.RoundLength)
 	byID := make(map[int32]*sim.JobSpec, len(jobs))
@@ -75,6 +79,9 @@ func Compute(res *sim.Result, jobs []sim.JobSpec, c *sim.Cluster, exec estimator
 	a.totalJ = idleW * m.PUE * window
 	a.gpuJ = gpuIdleW * window
 	a.carbonG = idleW * m.PUE * m.Intensity.Integral(0, window) / 3.6e6
+	if err := a.outages(window); err != nil {
+		return nil, err
+	}
 	// The holdings: records of one Hold are consecutive (same job, start
 	// and end); their slots together are the job's grid.
 	allocs := res.Allocations
@@ -113,6 +120,49 @@ type accountant struct {
 	jobsJ, reconfJ, computeGPUs   float64
 	computeJ, samples, heldGPUSec float64
 	rep                           sim.Energy
+}
+
+// outages takes the nodes' outages (Model.Outages) off the idle baseline:
+// their GPUs and server shares are powered off, their GPU-time leaves the
+// power distribution, and an unbilled outage leaves the cluster's cost.
+// Jobs hold no GPU of a node that is out, so no holding overlaps one.
+func (a *accountant) outages(window float64) error {
+	m := a.m
+	nodes := make([]int, 0, len(m.Outages))
+	for n := range m.Outages {
+		nodes = append(nodes, n)
+	}
+	slices.Sort(nodes)
+	for _, node := range nodes {
+		if node < 0 || node >= len(a.c.Nodes) {
+			return fmt.Errorf("energy: outage of node %d, the cluster has %d", node, len(a.c.Nodes))
+		}
+		t := a.c.Nodes[node].GPU
+		g, err := m.Power(t)
+		if err != nil {
+			return err
+		}
+		n := float64(a.c.Nodes[node].Capacity)
+		for _, o := range m.Outages[node] {
+			lo, hi := max(a.t0, o.From), min(a.t0+window, o.To)
+			if !(hi > lo) {
+				continue
+			}
+			d := hi - lo
+			w := n * (g.Idle + m.ServerWattsPerGPU) * m.PUE
+			a.totalJ -= w * d
+			a.gpuJ -= n * g.Idle * d
+			a.carbonG -= w * m.Intensity.Integral(lo-a.t0, hi-a.t0) / 3.6e6
+			a.levels[g.Idle] -= n * d
+			if g.Idle >= NearTDP*g.TDP {
+				a.nearSec -= n * d
+			}
+			if !o.Billed {
+				a.rep.ClusterCostUSD -= n * m.gpuCost(node, t, lo, hi)
+			}
+		}
+	}
+	return nil
 }
 
 // holding prices one holding (its allocation records).

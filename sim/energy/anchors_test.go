@@ -2,6 +2,7 @@ package energy
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -73,5 +74,45 @@ func TestBLOOMInfrastructureShare(t *testing.T) {
 	const bloom = 256646.0 / (433196 + 256646)
 	if math.Abs(share-bloom) > 0.10 {
 		t.Errorf("server share of a busy A100: %.3f; BLOOM's idle/infrastructure share %.3f", share, bloom)
+	}
+}
+
+// An anchor, not a golden: the built-in prices are the cited instances'
+// hourly list prices ÷ their GPUs (docs/energy.md gives each source and
+// date): on-demand and 1-year reserved from instances.vantage.sh's data
+// (2026-01-21), spot the median over us-east-1's zones in SkyPilot's
+// catalogue. Derived reserved prices (v100, h100) apply the ratio the
+// docs state. A figure changed without its source fails here.
+func TestPricesAreTheCitedListPrices(t *testing.T) {
+	median := func(xs ...float64) float64 {
+		s := append([]float64(nil), xs...)
+		slices.Sort(s)
+		n := len(s)
+		if n%2 == 1 {
+			return s[n/2]
+		}
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+	p4dRatio := 13.921094 / 21.957642
+	want := map[string]Price{
+		"a100":     {OnDemand: 21.957642 / 8, Reserved: 13.921094 / 8, Spot: median(5.2117, 6.7915, 9.6107) / 8},
+		"a100-80g": {OnDemand: 27.44705 / 8, Reserved: 17.401365 / 8, Spot: median(5.8394, 7.8074) / 8},
+		"v100":     {OnDemand: 24.48 / 8, Reserved: 24.48 / 8 * 19.215 / 31.212, Spot: median(1.7535, 1.8029, 2.0691, 2.5461) / 4},
+		"a10":      {OnDemand: 1.006, Reserved: 0.63378, Spot: median(0.3970, 0.4005, 0.4028, 0.4130, 0.4177)},
+		"h100":     {OnDemand: 55.04 / 8, Reserved: 55.04 / 8 * p4dRatio, Spot: median(20.9934, 25.3026, 25.8774, 27.6948, 29.3511, 30.3260) / 8},
+		"l4":       {OnDemand: 0.8048, Reserved: 0.52392, Spot: median(0.3879, 0.4102, 0.4155, 0.4173)},
+		"t4":       {OnDemand: 0.526, Reserved: 0.331, Spot: median(0.1845, 0.1859, 0.1869, 0.1872, 0.2010)},
+	}
+	got := Default().Prices
+	for typ, w := range want {
+		g := got[typ]
+		for i, pair := range [][2]float64{{g.OnDemand, w.OnDemand}, {g.Reserved, w.Reserved}, {g.Spot, w.Spot}} {
+			if math.Abs(pair[0]-pair[1]) > 1e-3 { // the table keeps 4 significant decimals
+				t.Errorf("%s %s: built-in %g, cited %g", typ, Tiers[i], pair[0], pair[1])
+			}
+		}
+	}
+	if got["h800"] != got["h100"] {
+		t.Errorf("h800 %v, want h100's %v", got["h800"], got["h100"])
 	}
 }

@@ -25,7 +25,11 @@
 // a constant, or an hourly series from the run's start, repeating);
 // electricity $ = energy × USDPerKWh; GPU $ = GPU-hours held × the price
 // tier's $/GPU-hour, or a node's spot price set by its cluster events
-// (EventPrices, Model.NodePrices). A cluster spec's energy section is a
+// (EventPrices, Model.NodePrices) or by a faults spec's priced spot
+// process (Model.SpotNodes). A node out of service (EventOutages,
+// Model.Outages: down, in maintenance, reclaimed, not yet added) is
+// powered off, and costs nothing while reclaimed or before it is added;
+// Model.WithEvents sets both from a run's events. A cluster spec's energy section is a
 // base model that LoadOnto applies --energy over. Every constant, its source and the anchors
 // (published LLM trainings, Acme's power distributions) are in
 // docs/energy.md.

@@ -29,7 +29,7 @@ const DefaultName = "default"
 //	gpus:
 //	  a100: {tdp: 400, idle: 60, compute: 0.95, comm: 0.4, reconfig: 0.15}
 //	prices:
-//	  a100: {on_demand: 2.7447, reserved: 1.69, spot: 1.50}
+//	  a100: {on_demand: 2.7447, reserved: 1.7401, spot: 0.8489}
 //
 // A GPU or price entry replaces only the fields it names. Errors name the
 // file, line and key.

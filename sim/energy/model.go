@@ -78,6 +78,15 @@ type Model struct {
 	// capacity priced by the run's events file (EventPrices), not by an
 	// energy file.
 	NodePrices map[int][]PriceSpan
+	// SpotNodes are nodes of spot capacity a faults spec prices (node
+	// index → $ per GPU-hour over the whole run; 0: the model's spot
+	// price for the node's type): faults.Spec.SpotNodes. A node an event
+	// prices (NodePrices) keeps the event's prices.
+	SpotNodes map[int]float64
+	// Outages are the spans nodes are out of service (cluster node index
+	// → spans in time order), set from the run's cluster events
+	// (EventOutages): their GPUs are powered off then.
+	Outages map[int][]Outage
 }
 
 // PriceSpan is a node's price, $ per GPU-hour, from From to To (seconds,
@@ -112,6 +121,31 @@ func EventPrices(events []sim.ClusterEvent) map[int][]PriceSpan {
 		}
 	}
 	return out
+}
+
+// spotSpans returns m with its SpotNodes as whole-run price spans of
+// NodePrices on c (m itself when it has none).
+func (m *Model) spotSpans(c *sim.Cluster) (*Model, error) {
+	if len(m.SpotNodes) == 0 {
+		return m, nil
+	}
+	out := m.Clone()
+	if out.NodePrices == nil {
+		out.NodePrices = map[int][]PriceSpan{}
+	}
+	for node, usd := range m.SpotNodes {
+		if node < 0 || node >= len(c.Nodes) {
+			return nil, fmt.Errorf("energy: spot node %d, the cluster has %d", node, len(c.Nodes))
+		}
+		if _, ok := out.NodePrices[node]; ok {
+			continue
+		}
+		if usd == 0 {
+			usd = m.Prices[c.Nodes[node].GPU].Spot
+		}
+		out.NodePrices[node] = []PriceSpan{{From: math.Inf(-1), To: math.Inf(1), USD: usd}}
+	}
+	return out, nil
 }
 
 // gpuCost is the cost of one GPU of type t on node from a to b (seconds):
@@ -173,20 +207,23 @@ func defaultPower() map[string]GPUPower {
 	}
 }
 
-// defaultPrices: cloud list prices, $ per GPU-hour (docs/energy.md: the
-// instance each comes from and its date).
+// defaultPrices: AWS us-east-1 list prices, $ per GPU-hour (docs/energy.md
+// gives, for each, the instance, the source and its date): on-demand and
+// 1-year reserved from instances.vantage.sh (2026-01-21), spot the median
+// over us-east-1's zones in SkyPilot's catalog. a40 and l20, which AWS
+// does not rent, are recalled.
 func defaultPrices() map[string]Price {
 	return map[string]Price{
-		"a100":     {OnDemand: 2.7447, Reserved: 1.69, Spot: 1.50},
-		"a100-80g": {OnDemand: 3.4309, Reserved: 2.11, Spot: 1.90},
-		"v100":     {OnDemand: 3.06, Reserved: 1.96, Spot: 0.92},
+		"a100":     {OnDemand: 2.7447, Reserved: 1.7401, Spot: 0.8489},
+		"a100-80g": {OnDemand: 3.4309, Reserved: 2.1752, Spot: 0.8529},
+		"v100":     {OnDemand: 3.06, Reserved: 1.884, Spot: 0.484},
 		"a40":      {OnDemand: 1.28, Reserved: 0.90, Spot: 0.64},
-		"a10":      {OnDemand: 1.01, Reserved: 0.63, Spot: 0.40},
-		"h100":     {OnDemand: 6.88, Reserved: 4.30, Spot: 2.50},
-		"h800":     {OnDemand: 6.88, Reserved: 4.30, Spot: 2.50},
+		"a10":      {OnDemand: 1.006, Reserved: 0.6338, Spot: 0.4028},
+		"h100":     {OnDemand: 6.88, Reserved: 4.362, Spot: 3.348},
+		"h800":     {OnDemand: 6.88, Reserved: 4.362, Spot: 3.348},
 		"l20":      {OnDemand: 0.90, Reserved: 0.60, Spot: 0.35},
-		"l4":       {OnDemand: 0.71, Reserved: 0.45, Spot: 0.28},
-		"t4":       {OnDemand: 0.53, Reserved: 0.33, Spot: 0.16},
+		"l4":       {OnDemand: 0.8048, Reserved: 0.5239, Spot: 0.4129},
+		"t4":       {OnDemand: 0.526, Reserved: 0.331, Spot: 0.1869},
 	}
 }
 
@@ -245,5 +282,8 @@ func (m *Model) Clone() *Model {
 	c := *m
 	c.GPUs = maps.Clone(m.GPUs)
 	c.Prices = maps.Clone(m.Prices)
+	c.NodePrices = maps.Clone(m.NodePrices)
+	c.SpotNodes = maps.Clone(m.SpotNodes)
+	c.Outages = maps.Clone(m.Outages)
 	return &c
 }

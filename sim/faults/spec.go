@@ -10,6 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/arena-sim/arena/estimator"
+	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/input"
 )
 
@@ -70,6 +71,11 @@ type Spot struct {
 	Notice  float64
 	Returns dist
 	Cause   string
+	// Priced: the nodes are spot capacity whose GPU-hours sim/energy
+	// prices at Price, $ per GPU-hour, or with Price 0 at the energy
+	// model's spot price for their type (the key `price: spot`).
+	Priced bool
+	Price  float64
 }
 
 // MaxSpecBytes bounds a faults spec file.
@@ -404,9 +410,12 @@ func (p *specParser) maintenance(prefix string, n *yaml.Node) (Maintenance, erro
 func (p *specParser) spot(prefix string, n *yaml.Node) (Spot, error) {
 	s := Spot{Cause: "spot"}
 	var rate, mean, returns *yaml.Node
-	err := input.Mapping(p.file, prefix, n, []string{"gpu", "rate", "mtbr", "notice", "returns", "cause"}, nil, func(key string, k, v *yaml.Node) error {
+	err := input.Mapping(p.file, prefix, n, []string{"gpu", "rate", "mtbr", "notice", "returns", "cause", "price"}, nil, func(key string, k, v *yaml.Node) error {
 		var err error
 		switch key {
+		case "price":
+			s.Priced = true
+			s.Price, err = p.price(v, prefix+key)
 		case "gpu":
 			s.GPU, err = p.gpu(v, prefix+key)
 		case "rate":
@@ -433,6 +442,48 @@ func (p *specParser) spot(prefix string, n *yaml.Node) (Spot, error) {
 		return s, p.at(n, strings.TrimSuffix(prefix, "."), "missing returns (the time until reclaimed capacity is back)")
 	}
 	return s, nil
+}
+
+// price reads a spot process's price: `spot` (0: the energy model's spot
+// price for the node's type) or $ per GPU-hour in (0, MaxPrice].
+func (p *specParser) price(v *yaml.Node, key string) (float64, error) {
+	s, err := p.scalar(v, key)
+	if err != nil {
+		return 0, err
+	}
+	if strings.TrimSpace(s) == "spot" {
+		return 0, nil
+	}
+	x, perr := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if perr != nil || !(x > 0 && x <= MaxPrice) {
+		return 0, p.at(v, key, "%s: want spot (the energy model's spot price for the type) or $ per GPU-hour in (0, %d]", input.ShowValue(s), MaxPrice)
+	}
+	return x, nil
+}
+
+// SpotNodes returns the cluster's nodes that a priced spot process covers
+// (node index → $ per GPU-hour, 0 for the energy model's spot price of
+// the node's type; nil when no spot process has a price): the first such
+// process of the node's type, in the spec's order. sim/energy prices
+// their GPU-hours at it over the whole run.
+func (s *Spec) SpotNodes(c *sim.Cluster) map[int]float64 {
+	var out map[int]float64
+	for _, gpu := range c.Types {
+		for i := range s.Spot {
+			sp := &s.Spot[i]
+			if !sp.Priced || sp.GPU != "" && sp.GPU != gpu {
+				continue
+			}
+			for _, node := range c.NodesOfType(gpu) {
+				if out == nil {
+					out = map[int]float64{}
+				}
+				out[node] = sp.Price
+			}
+			break
+		}
+	}
+	return out
 }
 
 // plainWord reports whether s is a non-empty word of letters, digits and

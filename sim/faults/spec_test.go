@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/input"
 )
 
@@ -39,8 +40,36 @@ func TestPresets(t *testing.T) {
 		t.Errorf("gcp-maintenance %+v", m)
 	}
 	s, _, _ := Preset("aws-spot")
-	if sp := s.Spot[0]; sp.Notice != 120 || sp.Mean < 730*3600/0.1-3600 || sp.Mean > 730*3600/0.1+3600 {
+	if sp := s.Spot[0]; sp.Notice != 120 || sp.Mean < 730*3600/0.1-3600 || sp.Mean > 730*3600/0.1+3600 || !sp.Priced || sp.Price != 0 {
 		t.Errorf("aws-spot %+v", sp)
+	}
+}
+
+// A spot process's price: `spot` (0: the energy model's spot price for
+// the node's type) or $ per GPU-hour; SpotNodes gives every node the
+// first priced process of its type covers, and none for a spec without
+// one.
+func TestSpotNodes(t *testing.T) {
+	c, err := sim.NewCluster(sim.ClusterSpec{Name: "t", Pools: []sim.Pool{{GPU: "a40", Nodes: 16, GPUsPerNode: 2}, {GPU: "a10", Nodes: 16, GPUsPerNode: 2}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ParseSpec("f.yaml", []byte("spot:\n  - {gpu: a10, rate: 1, returns: 1h, price: 0.4}\n  - {rate: 1, returns: 1h, price: spot}\n  - {rate: 1, returns: 1h, price: 9}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := s.SpotNodes(c)
+	if len(nodes) != 32 {
+		t.Fatalf("%d spot nodes, want 32: %v", len(nodes), nodes)
+	}
+	for n, usd := range nodes {
+		if want := map[bool]float64{true: 0, false: 0.4}[c.Nodes[n].GPU == "a40"]; usd != want {
+			t.Errorf("node %d (%s): $%g, want $%g", n, c.Nodes[n].GPU, usd, want)
+		}
+	}
+	plain, _, _ := Preset("gcp-maintenance")
+	if plain.SpotNodes(c) != nil {
+		t.Error("spot nodes from a spec without a priced spot process")
 	}
 }
 
@@ -67,6 +96,8 @@ func TestParseSpecErrors(t *testing.T) {
 		{"duplicate key", "name: a\nname: b\nspot:\n  - {rate: 1, returns: 1h}\n", 2, "name", "given twice"},
 		{"bad shape", "failures:\n  - rate: 1\n    shape: 50\n    repair: 1h\n", 3, "failures[0].shape", "Weibull shape"},
 		{"bad cause weight", "failures:\n  - rate: 1\n    repair: 1h\n    causes: {gpu: 0}\n", 4, "failures[0].causes.gpu", "> 0"},
+		{"bad spot price", "spot:\n  - rate: 1\n    returns: 1h\n    price: cheap\n", 4, "spot[0].price", "want spot"},
+		{"zero spot price", "spot:\n  - rate: 1\n    returns: 1h\n    price: 0\n", 4, "spot[0].price", "(0, 1000]"},
 	} {
 		_, err := ParseSpec("f.yaml", []byte(c.text))
 		var ie *input.Error
