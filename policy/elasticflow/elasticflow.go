@@ -2,6 +2,7 @@ package elasticflow
 
 import (
 	"container/heap"
+	"fmt"
 	"math"
 	"math/bits"
 	"slices"
@@ -76,6 +77,8 @@ type ElasticFlow struct {
 	types        []*typeState
 	scratch      *plan
 	stamp        uint64
+	// exact disables the deferred re-placement (tests compare the two).
+	exact bool
 }
 
 var _ sim.Policy = (*ElasticFlow)(nil)
@@ -171,6 +174,11 @@ func (e *ElasticFlow) Schedule(v *sim.View) ([]sim.Action, error) {
 		fits++
 		p.fit(j)
 	}
+	for _, ts := range e.types {
+		if !p.flush(ts) {
+			return nil, fmt.Errorf("elasticflow: the deferred re-placement of %s failed (a job admitted to a type with uniform nodes could not be placed)", ts.gpu)
+		}
+	}
 	return p.actions(), nil
 }
 
@@ -206,6 +214,11 @@ type jobState struct {
 	minOvh   float64
 	min      int
 	minOK    bool
+	// fixed: the minimum share is the same for every quota the job can
+	// hold from now on (memoized for the decision stamp and quota n).
+	fixedStamp uint64
+	fixedN     int
+	fixed      bool
 }
 
 // estCache is how many power-of-two GPU counts (1 … 2^(estCache−1)) a
@@ -233,10 +246,18 @@ type typeState struct {
 	total    int
 	nodes    []int
 	capacity int
+	// uniform: every available node holds capacity GPUs, a power of two
+	// (a re-placement of shares that fit the GPUs then always succeeds).
+	uniform bool
 	// sum of the jobs' minimum shares and the count of jobs without one,
-	// valid while haveSum.
+	// valid while haveSum; fixed: every job's minimum share is fixed
+	// (jobState.fixed; only computed where deferral is possible).
 	haveSum  bool
 	sum, bad int
+	fixed    bool
+	// pending is the job of the last admission whose re-placement was
+	// deferred (fit), nil if none.
+	pending *jobState
 }
 
 // plan is one decision's working state: the running jobs by type, as the
@@ -272,7 +293,7 @@ func (e *ElasticFlow) newPlan(v *sim.View) *plan {
 	p.ef, p.v, p.stamp = e, v, e.stamp
 	p.started = p.started[:0]
 	for _, ts := range e.types {
-		ts.jobs, ts.have, ts.haveSum = ts.jobs[:0], false, false
+		ts.jobs, ts.have, ts.haveSum, ts.pending = ts.jobs[:0], false, false, nil
 	}
 	prev := e.order
 	all := e.spare[:0]
@@ -328,10 +349,12 @@ func (p *plan) prepare(ts *typeState) {
 	}
 	c := p.v.Cluster
 	ts.have, ts.total, ts.nodes, ts.capacity = true, 0, ts.nodes[:0], c.NodeCapacity(ts.gpu)
+	ts.uniform = ts.capacity > 0 && ts.capacity&(ts.capacity-1) == 0
 	for _, n := range c.NodesOfType(ts.gpu) {
 		if p.v.Available(n) { // faults: no job on a node down or draining
 			ts.nodes = append(ts.nodes, n)
 			ts.total += c.Nodes[n].Capacity
+			ts.uniform = ts.uniform && c.Nodes[n].Capacity == ts.capacity
 		}
 	}
 	if p.v.Nodes == nil {
@@ -362,9 +385,16 @@ func (p *plan) minShare(x *jobState) (int, bool) {
 	if x.minStamp == p.stamp && x.minOvh == overhead {
 		return x.min, x.minOK
 	}
+	share, ok := p.minShareAt(x, overhead)
+	x.minStamp, x.minOvh, x.min, x.minOK = p.stamp, overhead, share, ok
+	return share, ok
+}
+
+// minShareAt is the minimum share of x if the deadline test charges
+// overhead seconds.
+func (p *plan) minShareAt(x *jobState, overhead float64) (int, bool) {
 	j := x.job
 	deadline := p.ef.deadline(p.v, j)
-	share, ok := 0, false
 	for n := 1; n <= x.max; n *= 2 {
 		it := p.dpEstimate(x, n).IterTime
 		if it >= estimator.InfeasibleIterTime {
@@ -372,12 +402,39 @@ func (p *plan) minShare(x *jobState) (int, bool) {
 		}
 		finish := float64(p.v.Now) + overhead + float64(p.v.RoundLength) + math.Trunc(float64(j.Remaining)*it)
 		if finish <= deadline {
-			share, ok = n, true
-			break
+			return n, true
 		}
 	}
-	x.minStamp, x.minOvh, x.min, x.minOK = p.stamp, overhead, share, ok
-	return share, ok
+	return 0, false
+}
+
+// fixedShare reports whether x's minimum share is the same whatever quota
+// it holds, in this decision, among its quota now and the shares it can
+// be given (powers of two up to its maximum). The deadline test only gets
+// harder as the overhead grows, so a share that is the same at the least
+// and the most overhead of those quotas is the same at every one.
+func (p *plan) fixedShare(x *jobState) bool {
+	if x.fixedStamp == p.stamp && x.fixedN == x.n {
+		return x.fixed
+	}
+	lo := float64(p.ef.overhead.For(x.n))
+	hi := lo
+	for n := 1; n <= x.max; n *= 2 {
+		o := float64(p.ef.overhead.For(n))
+		lo, hi = min(lo, o), max(hi, o)
+	}
+	s1, ok1 := p.minShareAt(x, lo)
+	s2, ok2 := p.minShareAt(x, hi)
+	x.fixedStamp, x.fixedN, x.fixed = p.stamp, x.n, s1 == s2 && ok1 == ok2
+	return x.fixed
+}
+
+// defers reports whether admissions to ts may defer their re-placement:
+// only ElasticFlow-LS reads no quota but in minimum shares (the plain
+// variant's doubling test reads it too), and only uniform nodes guarantee
+// that a re-placement of admitted shares succeeds.
+func (p *plan) defers(ts *typeState) bool {
+	return p.ef.variant == LongSlack && !p.ef.exact && ts.uniform
 }
 
 // sums sets the sum of the minimum shares of the type's running jobs.
@@ -385,13 +442,14 @@ func (p *plan) sums(ts *typeState) {
 	if ts.haveSum {
 		return
 	}
-	ts.haveSum, ts.sum, ts.bad = true, 0, 0
+	ts.haveSum, ts.sum, ts.bad, ts.fixed = true, 0, 0, p.defers(ts)
 	for _, x := range ts.jobs {
 		if s, ok := p.minShare(x); ok {
 			ts.sum += s
 		} else {
 			ts.bad++
 		}
+		ts.fixed = ts.fixed && p.fixedShare(x)
 	}
 }
 
@@ -460,10 +518,56 @@ func (p *plan) fit(j *sim.Job) bool {
 	if ts.bad > 0 || ts.sum+m > ts.total {
 		return false
 	}
+	st := new(jobState)
+	*st = *x
+	x.job = nil
+	if ts.fixed && p.fixedShare(st) {
+		// Every minimum share of the type is fixed: the next admission's
+		// test and allocation read nothing this re-placement would write
+		// (they restart from the minimum shares; the quotas it sets change
+		// no share), so only the type's last admission of the decision
+		// needs its re-placement (flush).
+		ts.jobs = append(ts.jobs, st)
+		ts.sum += m
+		ts.pending = st
+		p.started = append(p.started, st)
+		return true
+	}
+	if !p.flush(ts) {
+		return false
+	}
+	ts.jobs = append(ts.jobs, st)
+	if !p.allocate(ts) {
+		// Cannot happen when every node of the type has the same power-of-
+		// two capacity (shares are powers of two summing to at most the
+		// total); on a cluster mixing node sizes the job simply pends.
+		ts.jobs = ts.jobs[:len(ts.jobs)-1]
+		return false
+	}
+	ts.haveSum = false
+	p.started = append(p.started, st)
+	return true
+}
 
-	// Allocation: minimum shares, then repeated doubling of the job with
-	// the largest gain (strictly larger wins; a negative gain still counts).
-	list := append(append(p.list[:0], x), ts.jobs...)
+// flush makes the deferred re-placement of ts, if any: the allocation of
+// its last admission. It reports false if that fails, which uniform nodes
+// rule out.
+func (p *plan) flush(ts *typeState) bool {
+	if ts.pending == nil {
+		return true
+	}
+	ts.pending = nil
+	return p.allocate(ts)
+}
+
+// allocate is the allocation and re-placement of an admission: the job
+// admitted is the type's last, the list is it then the others in running
+// order. Minimum shares, then repeated doubling of the job with the
+// largest gain (strictly larger wins; a negative gain still counts), then
+// the re-placement. It applies the result unless a job is left unplaced.
+func (p *plan) allocate(ts *typeState) bool {
+	n := len(ts.jobs)
+	list := append(append(p.list[:0], ts.jobs[n-1]), ts.jobs[:n-1]...)
 	share := p.share[:0]
 	free := ts.total
 	for _, y := range list {
@@ -473,17 +577,10 @@ func (p *plan) fit(j *sim.Job) bool {
 	}
 	p.list, p.share = list, share
 	p.double(list, share, free)
-
 	out, ok := p.replace(ts, share)
 	if !ok {
-		// Cannot happen when every node of the type has the same power-of-
-		// two capacity (shares are powers of two summing to at most the
-		// total); on a cluster mixing node sizes the job simply pends.
 		return false
 	}
-	st := new(jobState)
-	*st = *x
-	list[0] = st
 	for i, y := range list {
 		y.moved, y.at = true, out[i]
 		y.n = out[i].k
@@ -491,10 +588,6 @@ func (p *plan) fit(j *sim.Job) bool {
 			y.n *= ts.capacity
 		}
 	}
-	ts.jobs = append(ts.jobs, st)
-	ts.haveSum = false
-	p.started = append(p.started, st)
-	x.job = nil
 	return true
 }
 
