@@ -77,8 +77,10 @@ type ElasticFlow struct {
 	types        []*typeState
 	scratch      *plan
 	stamp        uint64
-	// exact disables the deferred re-placement (tests compare the two).
-	exact bool
+	// exact disables the deferred re-placement (tests compare the two);
+	// deferred and full count the admissions of either kind.
+	exact          bool
+	deferred, full int
 }
 
 var _ sim.Policy = (*ElasticFlow)(nil)
@@ -531,6 +533,7 @@ func (p *plan) fit(j *sim.Job) bool {
 		ts.sum += m
 		ts.pending = st
 		p.started = append(p.started, st)
+		p.ef.deferred++
 		return true
 	}
 	if !p.flush(ts) {
@@ -546,6 +549,7 @@ func (p *plan) fit(j *sim.Job) bool {
 	}
 	ts.haveSum = false
 	p.started = append(p.started, st)
+	p.ef.full++
 	return true
 }
 
