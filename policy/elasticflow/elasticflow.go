@@ -205,6 +205,8 @@ type jobState struct {
 	// est[k] is the DP estimate on 2^k GPUs, valid if bit k of have is set.
 	est  [estCache]estimator.Estimate
 	have uint16
+	// first is firstFeasible's answer, 0 until asked.
+	first int
 	// n is the GPUs the job holds in the plan (its quota: the overhead of
 	// the minimum share's deadline test is priced on it).
 	n int
@@ -397,7 +399,7 @@ func (p *plan) minShare(x *jobState) (int, bool) {
 func (p *plan) minShareAt(x *jobState, overhead float64) (int, bool) {
 	j := x.job
 	deadline := p.ef.deadline(p.v, j)
-	for n := 1; n <= x.max; n *= 2 {
+	for n := p.firstFeasible(x); n <= x.max; n *= 2 {
 		it := p.dpEstimate(x, n).IterTime
 		if it >= estimator.InfeasibleIterTime {
 			continue
@@ -408,6 +410,18 @@ func (p *plan) minShareAt(x *jobState, overhead float64) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// firstFeasible is the smallest power of two that is DP-feasible for x
+// (2·maxShare if none), cached: no share can be smaller.
+func (p *plan) firstFeasible(x *jobState) int {
+	if x.first == 0 {
+		x.first = 1
+		for x.first <= x.max && p.dpEstimate(x, x.first).IterTime >= estimator.InfeasibleIterTime {
+			x.first *= 2
+		}
+	}
+	return x.first
 }
 
 // fixedShare reports whether x's minimum share is the same whatever quota
@@ -425,10 +439,14 @@ func (p *plan) fixedShare(x *jobState) bool {
 		o := float64(p.ef.overhead.For(n))
 		lo, hi = min(lo, o), max(hi, o)
 	}
-	s1, ok1 := p.minShareAt(x, lo)
 	s2, ok2 := p.minShareAt(x, hi)
-	x.fixedStamp, x.fixedN, x.fixed = p.stamp, x.n, s1 == s2 && ok1 == ok2
-	return x.fixed
+	fixed := ok2 && s2 == p.firstFeasible(x) // no share can be smaller
+	if !fixed {
+		s1, ok1 := p.minShareAt(x, lo)
+		fixed = s1 == s2 && ok1 == ok2
+	}
+	x.fixedStamp, x.fixedN, x.fixed = p.stamp, x.n, fixed
+	return fixed
 }
 
 // defers reports whether admissions to ts may defer their re-placement:
@@ -507,11 +525,11 @@ func (p *plan) fit(j *sim.Job) bool {
 	ts := p.ef.typeOf(j.Spec.GPU)
 	p.prepare(ts)
 	x := &p.cand
-	est, have := x.est, x.have
+	est, have, first := x.est, x.have, x.first
 	if x.job != j {
-		have = 0
+		have, first = 0, 0
 	}
-	*x = jobState{job: j, ts: ts, max: maxShare(j), n: j.Spec.GPUs, est: est, have: have}
+	*x = jobState{job: j, ts: ts, max: maxShare(j), n: j.Spec.GPUs, est: est, have: have, first: first}
 	m, ok := p.minShare(x)
 	if !ok || m > ts.total {
 		return false
