@@ -81,6 +81,10 @@ type ElasticFlow struct {
 	// deferred and full count the admissions of either kind.
 	exact          bool
 	deferred, full int
+	// ovhLo[k], ovhHi[k]: the least and most overhead of a quota of 1, 2,
+	// …, 2^k GPUs (overheadRange), once ovhSet.
+	ovhLo, ovhHi [estCache]float64
+	ovhSet       bool
 }
 
 var _ sim.Policy = (*ElasticFlow)(nil)
@@ -223,6 +227,8 @@ type jobState struct {
 	fixedStamp uint64
 	fixedN     int
 	fixed      bool
+	fixedMin   int
+	fixedOK    bool
 }
 
 // estCache is how many power-of-two GPU counts (1 … 2^(estCache−1)) a
@@ -385,6 +391,10 @@ func (p *plan) dpEstimate(x *jobState, n int) estimator.Estimate {
 // is memoized for the decision and the quota's overhead (everything else
 // it reads is fixed while the plan lives).
 func (p *plan) minShare(x *jobState) (int, bool) {
+	if x.fixedStamp == p.stamp && x.fixed {
+		// The quota moves among the shares fixedShare covered.
+		return x.fixedMin, x.fixedOK
+	}
 	overhead := float64(p.ef.overhead.For(x.n))
 	if x.minStamp == p.stamp && x.minOvh == overhead {
 		return x.min, x.minOK
@@ -430,23 +440,45 @@ func (p *plan) firstFeasible(x *jobState) int {
 // harder as the overhead grows, so a share that is the same at the least
 // and the most overhead of those quotas is the same at every one.
 func (p *plan) fixedShare(x *jobState) bool {
-	if x.fixedStamp == p.stamp && x.fixedN == x.n {
+	if x.fixedStamp == p.stamp && (x.fixed || x.fixedN == x.n) {
 		return x.fixed
 	}
-	lo := float64(p.ef.overhead.For(x.n))
-	hi := lo
-	for n := 1; n <= x.max; n *= 2 {
-		o := float64(p.ef.overhead.For(n))
-		lo, hi = min(lo, o), max(hi, o)
-	}
+	lo, hi := p.ef.overheadRange(x.max)
+	o := float64(p.ef.overhead.For(x.n))
+	lo, hi = min(lo, o), max(hi, o)
 	s2, ok2 := p.minShareAt(x, hi)
 	fixed := ok2 && s2 == p.firstFeasible(x) // no share can be smaller
 	if !fixed {
 		s1, ok1 := p.minShareAt(x, lo)
 		fixed = s1 == s2 && ok1 == ok2
 	}
-	x.fixedStamp, x.fixedN, x.fixed = p.stamp, x.n, fixed
+	x.fixedStamp, x.fixedN, x.fixed, x.fixedMin, x.fixedOK = p.stamp, x.n, fixed, s2, ok2
 	return fixed
+}
+
+// overheadRange is the least and the most overhead of a quota of 1, 2,
+// 4, … up to maxShare m (memoized by log2 m: the overhead is the policy's).
+func (e *ElasticFlow) overheadRange(m int) (lo, hi float64) {
+	k := bits.Len(uint(m)) - 1
+	if k < 0 || k >= len(e.ovhLo) {
+		lo, hi = math.Inf(1), math.Inf(-1)
+		for n := 1; n <= m; n *= 2 {
+			o := float64(e.overhead.For(n))
+			lo, hi = min(lo, o), max(hi, o)
+		}
+		return lo, hi
+	}
+	if !e.ovhSet {
+		e.ovhSet = true
+		for i := range e.ovhLo {
+			o := float64(e.overhead.For(1 << i))
+			e.ovhLo[i], e.ovhHi[i] = o, o
+			if i > 0 {
+				e.ovhLo[i], e.ovhHi[i] = min(e.ovhLo[i-1], o), max(e.ovhHi[i-1], o)
+			}
+		}
+	}
+	return e.ovhLo[k], e.ovhHi[k]
 }
 
 // defers reports whether admissions to ts may defer their re-placement:
@@ -464,12 +496,12 @@ func (p *plan) sums(ts *typeState) {
 	}
 	ts.haveSum, ts.sum, ts.bad, ts.fixed = true, 0, 0, p.defers(ts)
 	for _, x := range ts.jobs {
+		ts.fixed = ts.fixed && p.fixedShare(x) // first: a fixed share is the minimum share
 		if s, ok := p.minShare(x); ok {
 			ts.sum += s
 		} else {
 			ts.bad++
 		}
-		ts.fixed = ts.fixed && p.fixedShare(x)
 	}
 }
 
