@@ -104,8 +104,9 @@ func New(c *sim.Cluster, src estimator.Source, v Variant, overhead, check sim.Ov
 // WithMaxFits bounds the work of a decision to n fits (0 = no bound, the
 // published algorithm). A fit is one admission attempt: a minimum share
 // for the job and every running job of its type, the doubling and the
-// re-placement of the type, O(running jobs of the type) estimates and
-// steps. Once n fits were tried, the restart pass stops and the remaining
+// re-placement of the type, up to O(running jobs of the type) estimates
+// and steps (a rejected fit, or an ElasticFlow-LS admission whose
+// re-placement is deferred, costs the job's own share). Once n fits were tried, the restart pass stops and the remaining
 // arrivals join the pending queue unfitted, to be fitted by a later
 // restart pass (a round with departures). The order in which jobs are
 // fitted is unchanged, so a bound no decision reaches changes nothing.
