@@ -218,11 +218,6 @@ type jobState struct {
 	// moved: the job's type was re-placed in this decision, at is where.
 	moved bool
 	at    place
-	// given: the job holds the slots of placement last, the one this
-	// policy last gave it (kept in runs without faults, where nothing else
-	// changes a running job's slots and a type's nodes never change).
-	given bool
-	last  place
 	// The minimum share memoized for the decision stamp and overhead.
 	minStamp uint64
 	minOvh   float64
@@ -316,7 +311,7 @@ func (e *ElasticFlow) newPlan(v *sim.View) *plan {
 	var lookup map[*sim.Job]*jobState
 	cur := 0
 	for _, j := range v.Running {
-		for cur < len(prev) && prev[cur].job != j && prev[cur].job.Status != sim.Running {
+		for cur < len(prev) && prev[cur].job.Status != sim.Running {
 			cur++
 		}
 		var st *jobState
@@ -334,18 +329,8 @@ func (e *ElasticFlow) newPlan(v *sim.View) *plan {
 				st = &jobState{job: j, max: maxShare(j)}
 			}
 		}
-		if st.ts == nil {
-			st.ts = e.typeOf(j.Spec.GPU)
-		}
-		st.moved, st.minStamp = false, 0
-		if st.given && v.Nodes == nil {
-			st.n = st.last.k
-			if st.last.multi {
-				st.n *= st.ts.capacity
-			}
-		} else {
-			st.given, st.n = false, len(j.GPUs)
-		}
+		st.ts = e.typeOf(j.Spec.GPU)
+		st.n, st.moved, st.minStamp = len(j.GPUs), false, 0
 		st.ts.jobs = append(st.ts.jobs, st)
 		all = append(all, st)
 	}
@@ -890,19 +875,13 @@ func (p *plan) holds(gpus []int, ts *typeState, at place) bool {
 // records the running order for the next decision.
 func (p *plan) actions() []sim.Action {
 	var out []sim.Action
-	faults := p.v.Nodes != nil
 	for _, x := range p.all {
-		if !x.moved || (x.given && x.at == x.last) {
-			continue
-		}
-		if !p.holds(x.job.GPUs, x.ts, x.at) {
+		if x.moved && !p.holds(x.job.GPUs, x.ts, x.at) {
 			out = append(out, sim.Action{Kind: sim.Reallocate, Job: x.job.Spec.ID, GPUs: p.slots(x.ts, x.at)})
 		}
-		x.given, x.last = !faults, x.at
 	}
 	for _, x := range p.started {
 		out = append(out, sim.Action{Kind: sim.Start, Job: x.job.Spec.ID, GPUs: p.slots(x.ts, x.at)})
-		x.given, x.last = !faults, x.at
 	}
 	p.ef.order = append(p.ef.order, p.started...)
 	return out
