@@ -208,7 +208,7 @@ type jobState struct {
 	ts  *typeState
 	max int // maxShare(job)
 	// est[k] is the DP estimate on 2^k GPUs, valid if bit k of have is set.
-	est  [estCache]estimator.Estimate
+	est  [estCache]dpFigures
 	have uint16
 	// first is firstFeasible's answer, 0 until asked.
 	first int
@@ -373,15 +373,26 @@ func (p *plan) prepare(ts *typeState) {
 	}
 }
 
+// dpFigures are the two figures of an estimate the policy reads (a
+// jobState keeps eight of them: the running jobs' states stay small).
+type dpFigures struct {
+	thr, it float64 // Estimate.Throughput, Estimate.IterTime
+}
+
+// feasible is Estimate.Feasible.
+func (f dpFigures) feasible() bool { return f.thr > 0 }
+
+func figures(e estimator.Estimate) dpFigures { return dpFigures{e.Throughput, e.IterTime} }
+
 // dpEstimate is the data-parallel estimate of x on n GPUs at best locality.
-func (p *plan) dpEstimate(x *jobState, n int) estimator.Estimate {
+func (p *plan) dpEstimate(x *jobState, n int) dpFigures {
 	j := x.job
 	if n <= 0 || n&(n-1) != 0 || n >= 1<<estCache {
-		return p.ef.dp.Estimate(j.Spec.Workload, placement.Best(p.v.Cluster, j.Spec.GPU, n))
+		return figures(p.ef.dp.Estimate(j.Spec.Workload, placement.Best(p.v.Cluster, j.Spec.GPU, n)))
 	}
 	k := bits.TrailingZeros(uint(n))
 	if x.have&(1<<k) == 0 {
-		x.est[k] = p.ef.dp.Estimate(j.Spec.Workload, placement.Best(p.v.Cluster, j.Spec.GPU, n))
+		x.est[k] = figures(p.ef.dp.Estimate(j.Spec.Workload, placement.Best(p.v.Cluster, j.Spec.GPU, n)))
 		x.have |= 1 << k
 	}
 	return x.est[k]
@@ -411,7 +422,7 @@ func (p *plan) minShareAt(x *jobState, overhead float64) (int, bool) {
 	j := x.job
 	deadline := p.ef.deadline(p.v, j)
 	for n := p.firstFeasible(x); n <= x.max; n *= 2 {
-		it := p.dpEstimate(x, n).IterTime
+		it := p.dpEstimate(x, n).it
 		if it >= estimator.InfeasibleIterTime {
 			continue
 		}
@@ -428,7 +439,7 @@ func (p *plan) minShareAt(x *jobState, overhead float64) (int, bool) {
 func (p *plan) firstFeasible(x *jobState) int {
 	if x.first == 0 {
 		x.first = 1
-		for x.first <= x.max && p.dpEstimate(x, x.first).IterTime >= estimator.InfeasibleIterTime {
+		for x.first <= x.max && p.dpEstimate(x, x.first).it >= estimator.InfeasibleIterTime {
 			x.first *= 2
 		}
 	}
@@ -513,14 +524,14 @@ func (p *plan) gain(x *jobState, n int) float64 {
 		return estimator.InfeasibleThroughput
 	}
 	next := p.dpEstimate(x, 2*n)
-	if !next.Feasible() {
+	if !next.feasible() {
 		return estimator.InfeasibleThroughput
 	}
 	prev := p.dpEstimate(x, n)
-	if !prev.Feasible() {
-		return next.Throughput - estimator.InfeasibleThroughput
+	if !prev.feasible() {
+		return next.thr - estimator.InfeasibleThroughput
 	}
-	return next.Throughput - prev.Throughput
+	return next.thr - prev.thr
 }
 
 // meetsDeadlineAP is the artifact's deadline-aware test that the plain
