@@ -42,9 +42,16 @@
 //     walks the pending queue in order; a failure blocks the job's type
 //     for the rest of the pass.
 //
-// The policy plans each round on a private copy of the slot table, applying
-// the passes one after another as the artifact does, and returns the net
-// difference as sim.Actions: Start for jobs that begin running, Reallocate
-// for running jobs whose slots changed. The engine validates the final state
-// as a whole, so reshuffles within a type are fine.
+// The policy plans each round on its own record of the running jobs by
+// type, applying the passes one after another as the artifact does, and
+// returns the net difference as sim.Actions: Start for jobs that begin
+// running, Reallocate for running jobs whose slots changed. The engine
+// validates the final state as a whole, so reshuffles within a type are
+// fine. The work follows what the result depends on: admission compares
+// the type's sum of minimum shares with its GPUs (the order of the
+// artifact's walk cannot change the answer), so a rejection costs the
+// job's own share; and in ElasticFlow-LS, when no minimum share of the
+// type depends on its job's GPU count, only the type's last admission of
+// the round is allocated and re-placed, since each admission starts again
+// from the minimum shares.
 package elasticflow

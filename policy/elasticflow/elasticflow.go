@@ -2,9 +2,10 @@ package elasticflow
 
 import (
 	"container/heap"
+	"fmt"
 	"math"
+	"math/bits"
 	"slices"
-	"sort"
 
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/policy/placement"
@@ -68,6 +69,22 @@ type ElasticFlow struct {
 	timedOut map[sim.JobID]bool
 	// maxFits bounds the fits of a decision (WithMaxFits); 0: no bound.
 	maxFits int
+
+	// State kept between decisions: the running jobs' states in
+	// running-queue order as the last decision left it (spare is the other
+	// buffer), the GPU types' states and the plan's scratch.
+	order, spare []*jobState
+	types        []*typeState
+	scratch      *plan
+	stamp        uint64
+	// exact disables the deferred re-placement (tests compare the two);
+	// deferred and full count the admissions of either kind.
+	exact          bool
+	deferred, full int
+	// ovhLo[k], ovhHi[k]: the least and most overhead of a quota of 1, 2,
+	// …, 2^k GPUs (overheadRange), once ovhSet.
+	ovhLo, ovhHi [estCache]float64
+	ovhSet       bool
 }
 
 var _ sim.Policy = (*ElasticFlow)(nil)
@@ -87,8 +104,9 @@ func New(c *sim.Cluster, src estimator.Source, v Variant, overhead, check sim.Ov
 // WithMaxFits bounds the work of a decision to n fits (0 = no bound, the
 // published algorithm). A fit is one admission attempt: a minimum share
 // for the job and every running job of its type, the doubling and the
-// re-placement of the type, O(running jobs of the type) estimates and
-// steps. Once n fits were tried, the restart pass stops and the remaining
+// re-placement of the type, up to O(running jobs of the type) estimates
+// and steps (a rejected fit, or an ElasticFlow-LS admission whose
+// re-placement is deferred, costs the job's own share). Once n fits were tried, the restart pass stops and the remaining
 // arrivals join the pending queue unfitted, to be fitted by a later
 // restart pass (a round with departures). The order in which jobs are
 // fitted is unchanged, so a bound no decision reaches changes nothing.
@@ -128,7 +146,7 @@ func (e *ElasticFlow) Schedule(v *sim.View) ([]sim.Action, error) {
 	if v.Quiet() {
 		return nil, nil
 	}
-	p := newPlan(e, v)
+	p := e.newPlan(v)
 	fits := 0
 	spent := func() bool { return e.maxFits > 0 && fits >= e.maxFits }
 	// With faults, interruptions and node changes free or bring capacity
@@ -163,6 +181,11 @@ func (e *ElasticFlow) Schedule(v *sim.View) ([]sim.Action, error) {
 		fits++
 		p.fit(j)
 	}
+	for _, ts := range e.types {
+		if !p.flush(ts) {
+			return nil, fmt.Errorf("elasticflow: the deferred re-placement of %s failed (a job admitted to a type with uniform nodes could not be placed)", ts.gpu)
+		}
+	}
 	return p.actions(), nil
 }
 
@@ -176,82 +199,230 @@ func (e *ElasticFlow) deadline(v *sim.View, j *sim.Job) float64 {
 	return float64(j.SubmitTime) + LongSlackDeadline
 }
 
-// plan is one round's working state: the slot table and running queue as
-// the passes change them, before they become actions.
+// jobState is what the policy keeps of a running job: between decisions
+// its DP estimates (static: the view's answer depends on the job's
+// workload and the best-locality config alone), within one decision its
+// GPUs and placement in the plan and its memoized minimum share.
+type jobState struct {
+	job *sim.Job
+	ts  *typeState
+	max int // maxShare(job)
+	// est[k] is the DP estimate on 2^k GPUs, valid if bit k of have is set.
+	est  [estCache]dpFigures
+	have uint16
+	// first is firstFeasible's answer, 0 until asked.
+	first int
+	// n is the GPUs the job holds in the plan (its quota: the overhead of
+	// the minimum share's deadline test is priced on it).
+	n int
+	// moved: the job's type was re-placed in this decision, at is where.
+	moved bool
+	at    place
+	// The minimum share memoized for the decision stamp and overhead.
+	minStamp uint64
+	minOvh   float64
+	min      int
+	minOK    bool
+	// fixed: the minimum share is the same for every quota the job can
+	// hold from now on (memoized for the decision stamp and quota n).
+	fixedStamp uint64
+	fixedN     int
+	fixed      bool
+	fixedMin   int
+	fixedOK    bool
+}
+
+// estCache is how many power-of-two GPU counts (1 … 2^(estCache−1)) a
+// jobState caches estimates for.
+const estCache = 8
+
+// place is a job's slots in a re-placement: k slots from slot first of one
+// node, or (multi) the first capacity slots of each of the k nodes from
+// position first of its type's available nodes.
+type place struct {
+	multi    bool
+	first, k int
+}
+
+// typeState is one GPU type's part of a decision: its running jobs in
+// running-queue order, its available GPUs and nodes, and the sum of the
+// running jobs' minimum shares (admission compares it with the GPUs; it
+// holds until the type is re-placed, which changes the jobs' quotas).
+type typeState struct {
+	gpu  string
+	jobs []*jobState
+	// total, nodes: the type's GPUs and nodes that take jobs (set once a
+	// decision, when have is false).
+	have     bool
+	total    int
+	nodes    []int
+	capacity int
+	// uniform: every available node holds capacity GPUs, a power of two
+	// (a re-placement of shares that fit the GPUs then always succeeds).
+	uniform bool
+	// sum of the jobs' minimum shares and the count of jobs without one,
+	// valid while haveSum; fixed: every job's minimum share is fixed
+	// (jobState.fixed; only computed where deferral is possible).
+	haveSum  bool
+	sum, bad int
+	fixed    bool
+	// pending is the job of the last admission whose re-placement was
+	// deferred (fit), nil if none.
+	pending *jobState
+}
+
+// plan is one decision's working state: the running jobs by type, as the
+// passes re-place them, and the jobs started, before they become actions.
 type plan struct {
 	ef      *ElasticFlow
 	v       *sim.View
-	occ     []sim.JobID
-	running []*sim.Job
-	// slots holds the current slots of every running job.
-	slots   map[sim.JobID][]int
-	started []*sim.Job
-	// dp memoizes dpEstimate by job and GPU count within the decision
-	// (admission re-checks every running job of the type per arrival;
-	// the view, hence every estimate, is fixed while the plan lives).
-	dp map[uint64]estimator.Estimate
+	stamp   uint64
+	all     []*jobState // the running jobs in running-queue order
+	started []*jobState
+	// Scratch reused by every fit.
+	cand  jobState
+	list  []*jobState
+	share []int
+	heap  gainHeap
+	order []int
+	vals  []int
+	cnt   []int
+	out   []place
 }
 
-func newPlan(e *ElasticFlow, v *sim.View) *plan {
-	p := &plan{
-		ef: e, v: v,
-		occ:     append([]sim.JobID(nil), v.Occupant...),
-		running: append([]*sim.Job(nil), v.Running...),
-		slots:   make(map[sim.JobID][]int, len(v.Running)),
-		dp:      map[uint64]estimator.Estimate{},
+// newPlan indexes the running jobs by type. The states of the jobs still
+// running are the last decision's (the running queue keeps its order and
+// appends the jobs started, so one cursor over the last order finds them);
+// a job found out of order is looked up, a job not found gets a new state.
+func (e *ElasticFlow) newPlan(v *sim.View) *plan {
+	e.stamp++
+	p := e.scratch
+	if p == nil {
+		p = &plan{}
+		e.scratch = p
 	}
+	p.ef, p.v, p.stamp = e, v, e.stamp
+	p.started = p.started[:0]
+	for _, ts := range e.types {
+		ts.jobs, ts.have, ts.haveSum, ts.pending = ts.jobs[:0], false, false, nil
+	}
+	prev := e.order
+	all := e.spare[:0]
+	var lookup map[*sim.Job]*jobState
+	cur := 0
 	for _, j := range v.Running {
-		p.slots[j.Spec.ID] = j.GPUs
+		for cur < len(prev) && prev[cur].job.Status != sim.Running {
+			cur++
+		}
+		var st *jobState
+		if cur < len(prev) && prev[cur].job == j {
+			st = prev[cur]
+			cur++
+		} else {
+			if lookup == nil {
+				lookup = make(map[*sim.Job]*jobState, len(prev)-cur)
+				for _, s := range prev[cur:] {
+					lookup[s.job] = s
+				}
+			}
+			if st = lookup[j]; st == nil {
+				st = &jobState{job: j, max: maxShare(j)}
+			}
+		}
+		st.ts = e.typeOf(j.Spec.GPU)
+		st.n, st.moved, st.minStamp = len(j.GPUs), false, 0
+		st.ts.jobs = append(st.ts.jobs, st)
+		all = append(all, st)
 	}
+	clear(prev)
+	e.order, e.spare = all, prev[:0]
+	p.all = all
 	return p
 }
 
-// currentGPUs is the job's quota as the artifact sees it mid-round: its
-// current allocation if running, else the user's request (EF never
-// preempts, so a pending job has never run).
-func (p *plan) currentGPUs(j *sim.Job) int {
-	if s, ok := p.slots[j.Spec.ID]; ok {
-		return len(s)
-	}
-	return j.Spec.GPUs
-}
-
-// availableGPUs is the type's GPUs on nodes that take jobs: all of them
-// in a run without faults.
-func (p *plan) availableGPUs(gpu string) int {
-	if p.v.Nodes == nil {
-		return p.v.Cluster.TotalGPUs(gpu)
-	}
-	n := 0
-	for _, i := range p.v.Cluster.NodesOfType(gpu) {
-		if p.v.Available(i) {
-			n += p.v.Cluster.Nodes[i].Capacity
+// typeOf is the decision's state of GPU type gpu.
+func (e *ElasticFlow) typeOf(gpu string) *typeState {
+	for _, ts := range e.types {
+		if ts.gpu == gpu {
+			return ts
 		}
 	}
-	return n
+	ts := &typeState{gpu: gpu}
+	e.types = append(e.types, ts)
+	return ts
 }
 
-// dpEstimate is the data-parallel estimate of j on n GPUs at best locality.
-func (p *plan) dpEstimate(j *sim.Job, n int) estimator.Estimate {
-	if n < 0 || n >= 1<<32 {
-		return p.ef.dp.Estimate(j.Spec.Workload, placement.Best(p.v.Cluster, j.Spec.GPU, n))
+// prepare sets the type's available GPUs and nodes for the decision: all
+// of them in a run without faults.
+func (p *plan) prepare(ts *typeState) {
+	if ts.have {
+		return
 	}
-	k := uint64(uint32(j.Spec.ID))<<32 | uint64(n)
-	if e, ok := p.dp[k]; ok {
-		return e
+	c := p.v.Cluster
+	ts.have, ts.total, ts.nodes, ts.capacity = true, 0, ts.nodes[:0], c.NodeCapacity(ts.gpu)
+	ts.uniform = ts.capacity > 0 && ts.capacity&(ts.capacity-1) == 0
+	for _, n := range c.NodesOfType(ts.gpu) {
+		if p.v.Available(n) { // faults: no job on a node down or draining
+			ts.nodes = append(ts.nodes, n)
+			ts.total += c.Nodes[n].Capacity
+			ts.uniform = ts.uniform && c.Nodes[n].Capacity == ts.capacity
+		}
 	}
-	e := p.ef.dp.Estimate(j.Spec.Workload, placement.Best(p.v.Cluster, j.Spec.GPU, n))
-	p.dp[k] = e
-	return e
+	if p.v.Nodes == nil {
+		ts.total = c.TotalGPUs(ts.gpu)
+	}
 }
 
-// minShare is the smallest power-of-two GPU count (up to MaxShare) that is
-// DP-feasible and meets the job's deadline; ok is false if none does.
-func (p *plan) minShare(j *sim.Job) (int, bool) {
+// dpFigures are the two figures of an estimate the policy reads (a
+// jobState keeps eight of them: the running jobs' states stay small).
+type dpFigures struct {
+	thr, it float64 // Estimate.Throughput, Estimate.IterTime
+}
+
+// feasible is Estimate.Feasible.
+func (f dpFigures) feasible() bool { return f.thr > 0 }
+
+func figures(e estimator.Estimate) dpFigures { return dpFigures{e.Throughput, e.IterTime} }
+
+// dpEstimate is the data-parallel estimate of x on n GPUs at best locality.
+func (p *plan) dpEstimate(x *jobState, n int) dpFigures {
+	j := x.job
+	if n <= 0 || n&(n-1) != 0 || n >= 1<<estCache {
+		return figures(p.ef.dp.Estimate(j.Spec.Workload, placement.Best(p.v.Cluster, j.Spec.GPU, n)))
+	}
+	k := bits.TrailingZeros(uint(n))
+	if x.have&(1<<k) == 0 {
+		x.est[k] = figures(p.ef.dp.Estimate(j.Spec.Workload, placement.Best(p.v.Cluster, j.Spec.GPU, n)))
+		x.have |= 1 << k
+	}
+	return x.est[k]
+}
+
+// minShare is the smallest power-of-two GPU count (up to maxShare) that is
+// DP-feasible and meets the job's deadline; ok is false if none does. It
+// is memoized for the decision and the quota's overhead (everything else
+// it reads is fixed while the plan lives).
+func (p *plan) minShare(x *jobState) (int, bool) {
+	if x.fixedStamp == p.stamp && x.fixed {
+		// The quota moves among the shares fixedShare covered.
+		return x.fixedMin, x.fixedOK
+	}
+	overhead := float64(p.ef.overhead.For(x.n))
+	if x.minStamp == p.stamp && x.minOvh == overhead {
+		return x.min, x.minOK
+	}
+	share, ok := p.minShareAt(x, overhead)
+	x.minStamp, x.minOvh, x.min, x.minOK = p.stamp, overhead, share, ok
+	return share, ok
+}
+
+// minShareAt is the minimum share of x if the deadline test charges
+// overhead seconds.
+func (p *plan) minShareAt(x *jobState, overhead float64) (int, bool) {
+	j := x.job
 	deadline := p.ef.deadline(p.v, j)
-	overhead := float64(p.ef.overhead.For(p.currentGPUs(j)))
-	for n := 1; n <= maxShare(j); n *= 2 {
-		it := p.dpEstimate(j, n).IterTime
+	for n := p.firstFeasible(x); n <= x.max; n *= 2 {
+		it := p.dpEstimate(x, n).it
 		if it >= estimator.InfeasibleIterTime {
 			continue
 		}
@@ -263,35 +434,119 @@ func (p *plan) minShare(j *sim.Job) (int, bool) {
 	return 0, false
 }
 
-// gain is the DP throughput gained by doubling j from n GPUs, or
+// firstFeasible is the smallest power of two that is DP-feasible for x
+// (2·maxShare if none), cached: no share can be smaller.
+func (p *plan) firstFeasible(x *jobState) int {
+	if x.first == 0 {
+		x.first = 1
+		for x.first <= x.max && p.dpEstimate(x, x.first).it >= estimator.InfeasibleIterTime {
+			x.first *= 2
+		}
+	}
+	return x.first
+}
+
+// fixedShare reports whether x's minimum share is the same whatever quota
+// it holds, in this decision, among its quota now and the shares it can
+// be given (powers of two up to its maximum). The deadline test only gets
+// harder as the overhead grows, so a share that is the same at the least
+// and the most overhead of those quotas is the same at every one.
+func (p *plan) fixedShare(x *jobState) bool {
+	if x.fixedStamp == p.stamp && (x.fixed || x.fixedN == x.n) {
+		return x.fixed
+	}
+	lo, hi := p.ef.overheadRange(x.max)
+	o := float64(p.ef.overhead.For(x.n))
+	lo, hi = min(lo, o), max(hi, o)
+	s2, ok2 := p.minShareAt(x, hi)
+	fixed := ok2 && s2 == p.firstFeasible(x) // no share can be smaller
+	if !fixed {
+		s1, ok1 := p.minShareAt(x, lo)
+		fixed = s1 == s2 && ok1 == ok2
+	}
+	x.fixedStamp, x.fixedN, x.fixed, x.fixedMin, x.fixedOK = p.stamp, x.n, fixed, s2, ok2
+	return fixed
+}
+
+// overheadRange is the least and the most overhead of a quota of 1, 2,
+// 4, … up to maxShare m (memoized by log2 m: the overhead is the policy's).
+func (e *ElasticFlow) overheadRange(m int) (lo, hi float64) {
+	k := bits.Len(uint(m)) - 1
+	if k < 0 || k >= len(e.ovhLo) {
+		lo, hi = math.Inf(1), math.Inf(-1)
+		for n := 1; n <= m; n *= 2 {
+			o := float64(e.overhead.For(n))
+			lo, hi = min(lo, o), max(hi, o)
+		}
+		return lo, hi
+	}
+	if !e.ovhSet {
+		e.ovhSet = true
+		for i := range e.ovhLo {
+			o := float64(e.overhead.For(1 << i))
+			e.ovhLo[i], e.ovhHi[i] = o, o
+			if i > 0 {
+				e.ovhLo[i], e.ovhHi[i] = min(e.ovhLo[i-1], o), max(e.ovhHi[i-1], o)
+			}
+		}
+	}
+	return e.ovhLo[k], e.ovhHi[k]
+}
+
+// defers reports whether admissions to ts may defer their re-placement:
+// only ElasticFlow-LS reads no quota but in minimum shares (the plain
+// variant's doubling test reads it too), and only uniform nodes guarantee
+// that a re-placement of admitted shares succeeds.
+func (p *plan) defers(ts *typeState) bool {
+	return p.ef.variant == LongSlack && !p.ef.exact && ts.uniform
+}
+
+// sums sets the sum of the minimum shares of the type's running jobs.
+func (p *plan) sums(ts *typeState) {
+	if ts.haveSum {
+		return
+	}
+	ts.haveSum, ts.sum, ts.bad, ts.fixed = true, 0, 0, p.defers(ts)
+	for _, x := range ts.jobs {
+		ts.fixed = ts.fixed && p.fixedShare(x) // first: a fixed share is the minimum share
+		if s, ok := p.minShare(x); ok {
+			ts.sum += s
+		} else {
+			ts.bad++
+		}
+	}
+}
+
+// gain is the DP throughput gained by doubling x from n GPUs, or
 // InfeasibleThroughput if the doubled config is infeasible.
-func (p *plan) gain(j *sim.Job, n int) float64 {
-	if p.ef.variant == Deadlines && !p.meetsDeadlineAP(j, 2*n) {
+func (p *plan) gain(x *jobState, n int) float64 {
+	if p.ef.variant == Deadlines && !p.meetsDeadlineAP(x, 2*n) {
 		return estimator.InfeasibleThroughput
 	}
-	next := p.dpEstimate(j, 2*n)
-	if !next.Feasible() {
+	next := p.dpEstimate(x, 2*n)
+	if !next.feasible() {
 		return estimator.InfeasibleThroughput
 	}
-	prev := p.dpEstimate(j, n)
-	if !prev.Feasible() {
-		return next.Throughput - estimator.InfeasibleThroughput
+	prev := p.dpEstimate(x, n)
+	if !prev.feasible() {
+		return next.thr - estimator.InfeasibleThroughput
 	}
-	return next.Throughput - prev.Throughput
+	return next.thr - prev.thr
 }
 
 // meetsDeadlineAP is the artifact's deadline-aware test that the plain
 // variant applies to a doubling: with the adaptive-parallelism iteration
 // time, and as overhead the pruned search cost for a job submitted within
 // the last round, else the job's outstanding time debt.
-func (p *plan) meetsDeadlineAP(j *sim.Job, n int) bool {
+func (p *plan) meetsDeadlineAP(x *jobState, n int) bool {
+	j := x.job
 	it := p.ef.opt.Estimate(j.Spec.Workload, placement.Best(p.v.Cluster, j.Spec.GPU, n)).IterTime
 	if it >= estimator.InfeasibleIterTime {
 		return false
 	}
 	var overhead float64
 	if p.v.Now.Sub(j.SubmitTime) <= p.v.RoundLength {
-		overhead = float64(p.ef.check.For(p.currentGPUs(j)))
+		overhead = float64(p.ef.check.For(x.n))
 	} else {
 		overhead = float64(j.TimeDebt)
 	}
@@ -302,92 +557,131 @@ func (p *plan) meetsDeadlineAP(j *sim.Job, n int) bool {
 // fit runs admission, allocation and re-placement for job j (pending or
 // arriving) against the plan's state and applies the result if every job
 // of j's type can be placed. It reports whether j was started.
+//
+// Admission takes j and the running jobs of its type by deadline and
+// fails at the first without a minimum share or whose share exceeds what
+// the ones before left of the type's GPUs. Shares are at least 1, so what
+// is left only shrinks, and the test fails exactly when some job has no
+// share or the shares add up to more than the GPUs, whatever the order:
+// the running jobs' sum is kept for the decision (a failed fit changes
+// nothing, so it costs j's share alone) until a fit re-places the type.
 func (p *plan) fit(j *sim.Job) bool {
-	gpu := j.Spec.GPU
-	total := p.availableGPUs(gpu)
-	var ofType []*sim.Job
-	for _, r := range p.running {
-		if r.Spec.GPU == gpu {
-			ofType = append(ofType, r)
-		}
+	ts := p.ef.typeOf(j.Spec.GPU)
+	p.prepare(ts)
+	x := &p.cand
+	est, have, first := x.est, x.have, x.first
+	if x.job != j {
+		have, first = 0, 0
 	}
-
-	// Admission: by deadline, everyone's minimum share out of the type's
-	// total GPUs.
-	byDeadline := append(append([]*sim.Job(nil), ofType...), j)
-	sort.SliceStable(byDeadline, func(a, b int) bool {
-		return p.ef.deadline(p.v, byDeadline[a]) < p.ef.deadline(p.v, byDeadline[b])
-	})
-	left := total
-	for _, x := range byDeadline {
-		s, ok := p.minShare(x)
-		if !ok || s > left {
-			return false
-		}
-		left -= s
+	*x = jobState{job: j, ts: ts, max: maxShare(j), n: j.Spec.GPUs, est: est, have: have, first: first}
+	m, ok := p.minShare(x)
+	if !ok || m > ts.total {
+		return false
 	}
-
-	// Allocation: minimum shares, then repeated doubling of the job with
-	// the largest gain (strictly larger wins; a negative gain still counts).
-	list := append([]*sim.Job{j}, ofType...)
-	share := make([]int, len(list))
-	free := total
-	for i, x := range list {
-		share[i], _ = p.minShare(x)
-		free -= share[i]
+	p.sums(ts)
+	if ts.bad > 0 || ts.sum+m > ts.total {
+		return false
 	}
-	p.double(list, share, free)
-
-	newSlots, ok := p.replace(gpu, list, share)
-	if !ok {
+	st := new(jobState)
+	*st = *x
+	x.job = nil
+	if ts.fixed && p.fixedShare(st) {
+		// Every minimum share of the type is fixed: the next admission's
+		// test and allocation read nothing this re-placement would write
+		// (they restart from the minimum shares; the quotas it sets change
+		// no share), so only the type's last admission of the decision
+		// needs its re-placement (flush).
+		ts.jobs = append(ts.jobs, st)
+		ts.sum += m
+		ts.pending = st
+		p.started = append(p.started, st)
+		p.ef.deferred++
+		return true
+	}
+	if !p.flush(ts) {
+		return false
+	}
+	ts.jobs = append(ts.jobs, st)
+	if !p.allocate(ts) {
 		// Cannot happen when every node of the type has the same power-of-
 		// two capacity (shares are powers of two summing to at most the
 		// total); on a cluster mixing node sizes the job simply pends.
+		ts.jobs = ts.jobs[:len(ts.jobs)-1]
 		return false
 	}
-	for _, n := range p.v.Cluster.NodesOfType(gpu) {
-		node := p.v.Cluster.Nodes[n]
-		free := sim.NoJob
-		if !p.v.Available(n) {
-			free = sim.Unavailable
-		}
-		for s := node.FirstSlot; s < node.FirstSlot+node.Capacity; s++ {
-			p.occ[s] = free
+	ts.haveSum = false
+	p.started = append(p.started, st)
+	p.ef.full++
+	return true
+}
+
+// flush makes the deferred re-placement of ts, if any: the allocation of
+// its last admission. It reports false if that fails, which uniform nodes
+// rule out.
+func (p *plan) flush(ts *typeState) bool {
+	if ts.pending == nil {
+		return true
+	}
+	ts.pending = nil
+	return p.allocate(ts)
+}
+
+// allocate is the allocation and re-placement of an admission: the job
+// admitted is the type's last, the list is it then the others in running
+// order. Minimum shares, then repeated doubling of the job with the
+// largest gain (strictly larger wins; a negative gain still counts), then
+// the re-placement. It applies the result unless a job is left unplaced.
+func (p *plan) allocate(ts *typeState) bool {
+	n := len(ts.jobs)
+	list := append(append(p.list[:0], ts.jobs[n-1]), ts.jobs[:n-1]...)
+	share := p.share[:0]
+	free := ts.total
+	for _, y := range list {
+		s, _ := p.minShare(y)
+		share = append(share, s)
+		free -= s
+	}
+	p.list, p.share = list, share
+	p.double(list, share, free)
+	out, ok := p.replace(ts, share)
+	if !ok {
+		return false
+	}
+	for i, y := range list {
+		y.moved, y.at = true, out[i]
+		y.n = out[i].k
+		if out[i].multi {
+			y.n *= ts.capacity
 		}
 	}
-	for i, x := range list {
-		for _, s := range newSlots[i] {
-			p.occ[s] = x.Spec.ID
-		}
-		p.slots[x.Spec.ID] = newSlots[i]
-	}
-	p.running = append(p.running, j)
-	p.started = append(p.started, j)
 	return true
 }
 
 // double is the greedy doubling: while GPUs are free, double the share of
 // the job with the largest gain among those whose share still fits the
-// free GPUs and is below MaxShare (strictly larger wins, so the earliest in
-// list on ties; a gain of InfeasibleThroughput never wins).
+// free GPUs and is below its maximum share (strictly larger wins, so the
+// earliest in list on ties; a gain of InfeasibleThroughput never wins).
 //
 // The artifact rescans every job for every doubling; here the candidates
 // sit in a heap ordered by (gain, position) and only the doubled job's gain
 // is recomputed (a gain depends on the job and its share alone). A job
-// whose share exceeds the free GPUs, or reached MaxShare, can never become
-// eligible again (free only shrinks, a share only grows), so it leaves the
-// heap. The choices are the artifact's, in O(doublings · log jobs).
-func (p *plan) double(list []*sim.Job, share []int, free int) {
-	h := make(gainHeap, 0, len(list))
+// whose share exceeds the free GPUs, or reached its maximum, can never
+// become eligible again (free only shrinks, a share only grows), so it
+// leaves the heap. The choices are the artifact's, in O(doublings · log jobs).
+func (p *plan) double(list []*jobState, share []int, free int) {
+	if free <= 0 {
+		return
+	}
+	h := p.heap[:0]
 	for i, x := range list {
-		if share[i] < maxShare(x) {
+		if share[i] < x.max && share[i] <= free {
 			h = append(h, gainEntry{i, p.gain(x, share[i])})
 		}
 	}
 	heap.Init(&h)
 	for free > 0 && len(h) > 0 {
 		top := h[0]
-		if share[top.i] > free || share[top.i] >= maxShare(list[top.i]) {
+		if share[top.i] > free || share[top.i] >= list[top.i].max {
 			heap.Pop(&h)
 			continue
 		}
@@ -399,6 +693,7 @@ func (p *plan) double(list []*sim.Job, share []int, free int) {
 		h[0].gain = p.gain(list[top.i], share[top.i])
 		heap.Fix(&h, 0)
 	}
+	p.heap = h
 }
 
 type gainEntry struct {
@@ -425,58 +720,36 @@ func (h *gainHeap) Pop() any {
 	return x
 }
 
-// replace computes the slots of every job of list on the nodes of type gpu,
-// all of which are treated as idle (the type's running jobs are all in
-// list): jobs stably sorted by share, most first; those larger than a node
-// take the first whole nodes in node order; then each remaining node, in
-// node order, is filled by walking the sorted list. ok is false if a job is
-// left unplaced.
-func (p *plan) replace(gpu string, list []*sim.Job, share []int) ([][]int, bool) {
+// replace computes where every job of the type goes (share[i] for the
+// i-th job of the list), on the type's available nodes, all of them
+// treated as idle (the type's running jobs are all in the list): jobs
+// stably sorted by share, most first; those larger than a node take the
+// first whole nodes in node order; then each remaining node, in node
+// order, is filled by walking the sorted list. ok is false if a job is
+// left unplaced. The result is the plan's scratch, valid until the next call.
+func (p *plan) replace(ts *typeState, share []int) ([]place, bool) {
 	c := p.v.Cluster
-	capacity := c.NodeCapacity(gpu)
-	order := make([]int, len(list))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return share[order[a]] > share[order[b]] })
-
-	var nodes []int
-	for _, n := range c.NodesOfType(gpu) {
-		if p.v.Available(n) { // faults: no job on a node down or draining
-			nodes = append(nodes, n)
-		}
-	}
-	used := make(map[int]int, len(nodes)) // node → slots taken so far
-	take := func(n, q int) []int {
-		node := c.Nodes[n]
-		if node.Capacity-used[n] < q {
-			return nil
-		}
-		first := node.FirstSlot + used[n]
-		used[n] += q
-		out := make([]int, q)
-		for k := range out {
-			out[k] = first + k
-		}
-		return out
-	}
-	slots := make([][]int, len(list))
+	capacity := ts.capacity
+	order := p.sortByShare(share)
+	out := slices.Grow(p.out[:0], len(share))[:len(share)]
+	p.out = out
+	nodes := ts.nodes
+	pos := 0
 	placed := 0
 	k := 0
 	for ; k < len(order) && share[order[k]] > capacity; k++ {
 		i := order[k]
 		need := share[i] / capacity
-		if need > len(nodes) {
+		if need > len(nodes)-pos {
 			return nil, false
 		}
-		for _, n := range nodes[:need] {
-			got := take(n, capacity)
-			if got == nil {
+		for _, n := range nodes[pos : pos+need] {
+			if c.Nodes[n].Capacity < capacity {
 				return nil, false
 			}
-			slots[i] = append(slots[i], got...)
 		}
-		nodes = nodes[need:]
+		out[i] = place{multi: true, first: pos, k: need}
+		pos += need
 		placed++
 	}
 	// Each node walks the sorted list from its start and takes every job
@@ -488,24 +761,27 @@ func (p *plan) replace(gpu string, list []*sim.Job, share []int) ([][]int, bool)
 	// groups and its placements, not a walk of the whole list (which made
 	// the fill O(nodes × jobs)).
 	type group struct {
-		share int
-		jobs  []int // list indices, in sorted order
-		head  int   // jobs[:head] are placed
+		share     int
+		head, end int // order[head:end] are the group's unplaced jobs
 	}
-	var groups []group
-	for _, i := range order[k:] {
-		if len(groups) == 0 || groups[len(groups)-1].share != share[i] {
-			groups = append(groups, group{share: share[i]})
+	var groupBuf [8]group
+	groups := groupBuf[:0]
+	for x := k; x < len(order); x++ {
+		if len(groups) == 0 || groups[len(groups)-1].share != share[order[x]] {
+			groups = append(groups, group{share: share[order[x]], head: x})
 		}
-		g := &groups[len(groups)-1]
-		g.jobs = append(g.jobs, i)
+		groups[len(groups)-1].end = x + 1
 	}
-	for _, n := range nodes {
-		left := c.Nodes[n].Capacity - used[n]
-		for left > 0 {
+	for _, n := range nodes[pos:] {
+		if placed == len(share) {
+			break
+		}
+		node := c.Nodes[n]
+		used := 0
+		for used < node.Capacity {
 			g := -1
 			for x := range groups {
-				if groups[x].head < len(groups[x].jobs) && groups[x].share <= left {
+				if groups[x].head < groups[x].end && groups[x].share <= node.Capacity-used {
 					g = x
 					break
 				}
@@ -513,28 +789,111 @@ func (p *plan) replace(gpu string, list []*sim.Job, share []int) ([][]int, bool)
 			if g < 0 {
 				break
 			}
-			i := groups[g].jobs[groups[g].head]
+			i := order[groups[g].head]
 			groups[g].head++
-			slots[i] = take(n, share[i])
+			out[i] = place{first: node.FirstSlot + used, k: share[i]}
 			placed++
-			left -= share[i]
+			used += share[i]
 		}
 	}
-	return slots, placed == len(list)
+	return out, placed == len(share)
 }
 
-// actions turns the plan into the round's actions: Start for jobs started
-// (in the order they started, which becomes their running-queue order) and
-// Reallocate for running jobs whose slots changed.
-func (p *plan) actions() []sim.Action {
-	var out []sim.Action
-	for _, j := range p.v.Running {
-		if now := p.slots[j.Spec.ID]; !sim.SameGPUs(j.GPUs, now) {
-			out = append(out, sim.Action{Kind: sim.Reallocate, Job: j.Spec.ID, GPUs: now})
+// sortByShare returns the indices of share stably sorted by share, most
+// first: a counting sort over the few distinct shares (powers of two).
+func (p *plan) sortByShare(share []int) []int {
+	vals := p.vals[:0]
+	for _, s := range share {
+		if !slices.Contains(vals, s) {
+			vals = append(vals, s)
 		}
 	}
-	for _, j := range p.started {
-		out = append(out, sim.Action{Kind: sim.Start, Job: j.Spec.ID, GPUs: p.slots[j.Spec.ID]})
+	slices.SortFunc(vals, func(a, b int) int { return b - a })
+	p.vals = vals
+	cnt := slices.Grow(p.cnt[:0], len(vals)+1)[:len(vals)+1]
+	clear(cnt)
+	for _, s := range share {
+		cnt[slices.Index(vals, s)+1]++
 	}
+	for b := 1; b < len(cnt); b++ {
+		cnt[b] += cnt[b-1]
+	}
+	order := slices.Grow(p.order[:0], len(share))[:len(share)]
+	for i, s := range share {
+		b := slices.Index(vals, s)
+		order[cnt[b]] = i
+		cnt[b]++
+	}
+	p.cnt, p.order = cnt, order
+	return order
+}
+
+// slots are the slots of a placement of type ts.
+func (p *plan) slots(ts *typeState, at place) []int {
+	c := p.v.Cluster
+	if !at.multi {
+		out := make([]int, at.k)
+		for x := range out {
+			out[x] = at.first + x
+		}
+		return out
+	}
+	out := make([]int, 0, at.k*ts.capacity)
+	for _, n := range ts.nodes[at.first : at.first+at.k] {
+		for s := c.Nodes[n].FirstSlot; s < c.Nodes[n].FirstSlot+ts.capacity; s++ {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// holds reports whether gpus (distinct slots, as the engine keeps them)
+// are the slots of placement at.
+func (p *plan) holds(gpus []int, ts *typeState, at place) bool {
+	if !at.multi {
+		if len(gpus) != at.k {
+			return false
+		}
+		for _, s := range gpus {
+			if s < at.first || s >= at.first+at.k {
+				return false
+			}
+		}
+		return true
+	}
+	if len(gpus) != at.k*ts.capacity {
+		return false
+	}
+	nodes := ts.nodes[at.first : at.first+at.k]
+	for _, s := range gpus {
+		in := false
+		for _, n := range nodes {
+			if f := p.v.Cluster.Nodes[n].FirstSlot; s >= f && s < f+ts.capacity {
+				in = true
+				break
+			}
+		}
+		if !in {
+			return false
+		}
+	}
+	return true
+}
+
+// actions turns the plan into the decision's actions: Reallocate for
+// running jobs whose slots changed, then Start for jobs started (in the
+// order they started, which becomes their running-queue order), and
+// records the running order for the next decision.
+func (p *plan) actions() []sim.Action {
+	var out []sim.Action
+	for _, x := range p.all {
+		if x.moved && !p.holds(x.job.GPUs, x.ts, x.at) {
+			out = append(out, sim.Action{Kind: sim.Reallocate, Job: x.job.Spec.ID, GPUs: p.slots(x.ts, x.at)})
+		}
+	}
+	for _, x := range p.started {
+		out = append(out, sim.Action{Kind: sim.Start, Job: x.job.Spec.ID, GPUs: p.slots(x.ts, x.at)})
+	}
+	p.ef.order = append(p.ef.order, p.started...)
 	return out
 }

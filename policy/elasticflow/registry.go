@@ -12,7 +12,7 @@ var checkOverhead = sim.OverheadClass{"elasticflow-check", "pruned", "arena"}
 
 // maxFitsOption bounds a decision's work in counted steps (WithMaxFits).
 var maxFitsOption = registry.Option{Name: "max_fits", Type: registry.Int, Default: "0", Min: "0",
-	Help: "at most this many admission attempts (fits) per decision, each O(running jobs of the type); later arrivals wait unfitted for the next restart pass (a round with departures); 0 = no bound (the published algorithm, used for parity)"}
+	Help: "at most this many admission attempts (fits) per decision, each up to O(running jobs of the type); later arrivals wait unfitted for the next restart pass (a round with departures); 0 = no bound (the published algorithm, used for parity)"}
 
 // Entries are the registry entries of ElasticFlow: with deadlines relaxed
 // (the paper's ElasticFlow-LS) and with the jobs' own. Both pay the

@@ -11,8 +11,9 @@ import (
 )
 
 // replaceWalk is replace's node fill as first written (each node walks the
-// whole sorted list): the oracle the grouped fill must match, job for job
-// and slot for slot (property test, not a golden).
+// whole sorted list, a comparison sort, slots as lists): the oracle the
+// grouped fill over the counting sort must match, job for job and slot for
+// slot (property test, not a golden).
 func replaceWalk(c *sim.Cluster, gpu string, share []int) ([][]int, bool) {
 	capacity := c.NodeCapacity(gpu)
 	order := make([]int, len(share))
@@ -81,14 +82,28 @@ func TestReplaceMatchesWalk(t *testing.T) {
 		}
 		n := rapid.IntRange(0, 30).Draw(rt, "jobs")
 		share := make([]int, n)
-		list := make([]*sim.Job, n)
 		for i := range share {
 			share[i] = rapid.SampledFrom([]int{0, 1, 2, 3, 4, 8, 16, 24}).Draw(rt, "share")
-			list[i] = &sim.Job{Spec: &sim.JobSpec{ID: sim.JobID(i)}}
 		}
-		p := &plan{v: &sim.View{Cluster: c}}
-		got, gotOK := p.replace("a100", list, share)
+		e := &ElasticFlow{}
+		p := e.newPlan(&sim.View{Cluster: c})
+		ts := e.typeOf("a100")
+		p.prepare(ts)
+		at, gotOK := p.replace(ts, share)
+		var got [][]int
+		if gotOK {
+			got = make([][]int, n)
+			for i := range got {
+				got[i] = p.slots(ts, at[i])
+				if !p.holds(got[i], ts, at[i]) {
+					rt.Fatalf("job %d: holds(slots(%v)) is false", i, at[i])
+				}
+			}
+		}
 		want, wantOK := replaceWalk(c, "a100", share)
+		if !wantOK {
+			want = nil // a failed layout is not used: only its failure is compared
+		}
 		if gotOK != wantOK || !reflect.DeepEqual(got, want) {
 			rt.Fatalf("shares %v: replace = %v, %v; the walk gives %v, %v", share, got, gotOK, want, wantOK)
 		}
