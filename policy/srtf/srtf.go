@@ -35,16 +35,36 @@ type SRTF struct {
 	sorted      []sim.JobID
 	fresh, kept []keyed
 	decisions   int
+
+	// The incremental decision's state: the View's last pending queue
+	// (each job stamped mirror == gen), heaps of the waiting jobs and
+	// this decision's arrivals per GPU type (gpus) and count, and dirty
+	// when they no longer follow the View (rebuilt from it).
+	pend    []*sim.Job
+	gen     uint32
+	dirty   bool
+	seq     uint64
+	seqBase uint64 // entries numbered below it were dropped by a rebuild
+	gpus    []string
+	byType  [][]pbucket
+	arrived []*sim.Job
+	running []keyed
+	starts  []keyed
+	taken   []entry
+	fast    int // decisions taken incrementally (tests)
 }
 
 // sortWhole makes orderLive sort all the live jobs at every decision (the
 // tests' oracle).
 var sortWhole = false
 
+// noIncremental makes every decision take the whole-View path (tests).
+var noIncremental = false
+
 var _ sim.Policy = (*SRTF)(nil)
 
 // New returns SRTF with est as its oracle (pass the engine's view).
-func New(est estimator.Estimator) *SRTF { return &SRTF{est: est} }
+func New(est estimator.Estimator) *SRTF { return &SRTF{est: est, dirty: true} }
 
 // Name implements sim.Policy.
 func (*SRTF) Name() string { return "srtf" }
@@ -63,7 +83,29 @@ func (s *SRTF) RemainingTime(c *sim.Cluster, j *sim.Job) float64 {
 func (*SRTF) ReadsViewOnly() bool { return true }
 
 // Schedule implements sim.Policy.
+//
+// A decision takes one of two paths with the same result. The whole-View
+// path orders every job of the View (orderLive) and hands the order to
+// preemptive.Scheduler: a step per live job. The incremental path keeps
+// the waiting jobs in heaps by key, one per GPU type and count, across
+// decisions: a waiting job's remaining time does not change while it
+// waits, so its key is computed once, when it joins the pending queue.
+// Only the running jobs are keyed and sorted afresh. The admission walk
+// then merges, per GPU type, the running jobs with the heaps of at most
+// the GPUs left, and visits the waiting jobs it admits only. The heaps
+// follow the View's pending queue by comparing it with the last one
+// (pointers, in order): the jobs missing left, the jobs at its end
+// joined. A remaining time that is NaN, or a job twice in the View, takes
+// the whole-View path.
 func (s *SRTF) Schedule(v *sim.View) ([]sim.Action, error) {
+	s.decisions++
+	if !noIncremental && !sortWhole {
+		if actions, ok := s.incremental(v); ok {
+			s.fast++
+			return actions, nil
+		}
+	}
+	s.dirty = true // the heaps are rebuilt at the next incremental decision
 	order, actions := preemptive.Live(v, s.est)
 	if len(order) == 0 {
 		return actions, nil
@@ -104,6 +146,13 @@ type jobState struct {
 	pos             int     // its place in that decision's order (as Live built it)
 	r, sortedR      float64 // remaining time now, and in the last order
 	submit          sim.Time
+	// The incremental decision's: seq names the job's current heap
+	// entry (0: none), key its remaining time there; mirror == SRTF.gen
+	// while the job is in SRTF.pend.
+	seq    uint64
+	key    float64
+	mirror uint32
+	job    *sim.Job
 }
 
 // orderLive sorts order by less. Only the running jobs' remaining times
