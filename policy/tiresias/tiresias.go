@@ -47,9 +47,9 @@ func DefaultConfig() Config {
 	return Config{Thresholds: []float64{16 * 3600}}
 }
 
-// jobState is what Tiresias remembers about a job.
+// jobState is what Tiresias remembers about a job (80 bytes: one per job
+// of the trace).
 type jobState struct {
-	queue int
 	// entry orders jobs within a queue: a counter taken when the job
 	// entered its current queue (0: in no queue yet).
 	entry int64
@@ -58,28 +58,30 @@ type jobState struct {
 	service, executed float64
 	// waited is the time pending since the job last ran.
 	waited float64
-	// live: the job has arrived and has not ended or been dropped.
-	live bool
+	// job is the View's job (the engine's, the same at every decision).
+	job *sim.Job
 	// For Schedule's ordering: the decision at which the job was last in
 	// the live order and its position there.
 	inOrder int64
-	pos     int
-	// job is the View's job (the engine's, the same at every decision);
-	// gpu indexes t.gpus, the job's requested type.
-	job *sim.Job
-	gpu int
-	// For the incremental decision (see Schedule): mirror == t.mirrorGen
-	// while the job is in t.pend; seen is the decision at which it was
-	// last met in the View; started the decision that started it.
-	mirror  uint32
-	seen    int64
+	// started is the decision that last started the job (the incremental
+	// decision lets it leave the pending queue).
 	started int64
+	queue   int32
+	pos     int32
+	gpu     int32 // the requested type, an index of Tiresias.gpus
+	// mirror == Tiresias.mirrorGen while the job is in Tiresias.pend.
+	mirror uint32
+	// live: the job has arrived and has not ended or been dropped.
+	live bool
 }
 
 // key is the job's place in the order: (queue, entry) packed into one
 // integer, queue above bit entryBits, entry below. Entries are unique, so
 // the key orders the jobs totally and any sort gives the same order.
 func (s *jobState) key() uint64 { return uint64(s.queue)<<entryBits | uint64(s.entry) }
+
+// queueOf is s's queue as an index.
+func (s *jobState) queueOf() int { return int(s.queue) }
 
 // Tiresias is the policy. Create it with New.
 type Tiresias struct {
@@ -173,7 +175,7 @@ func (*Tiresias) Name() string { return "tiresias" }
 // Queue returns the queue job id is in (−1 if unknown), for tests and logs.
 func (t *Tiresias) Queue(id sim.JobID) int {
 	if int(id) < len(t.jobs) && t.jobs[id].live {
-		return t.jobs[id].queue
+		return t.jobs[id].queueOf()
 	}
 	return -1
 }
@@ -186,7 +188,7 @@ func (t *Tiresias) state(j *sim.Job) *jobState {
 	}
 	s := &t.jobs[id]
 	if !s.live {
-		*s = jobState{live: true, job: j, gpu: t.gpuIndex(j.Spec.GPU)}
+		*s = jobState{live: true, job: j, gpu: int32(t.gpuIndex(j.Spec.GPU))}
 		t.nlive++
 		t.enter(id, s, 0)
 	}
@@ -206,7 +208,7 @@ func (t *Tiresias) gpuIndex(name string) int {
 // pos of that order.
 func (t *Tiresias) placed(j *sim.Job, pos int) *jobState {
 	s := t.state(j)
-	s.inOrder, s.pos, s.job = t.decisions, pos, j
+	s.inOrder, s.pos, s.job = t.decisions, int32(pos), j
 	return s
 }
 
@@ -220,7 +222,7 @@ func (t *Tiresias) forget(id sim.JobID) {
 	if s.mirror == t.mirrorGen && !left {
 		t.broken = true // a waiting job of the last View is gone
 	}
-	q, b := s.queue, t.bucketOf(s)
+	q, b := s.queueOf(), t.bucketOf(s)
 	*s = jobState{}
 	if left { // started by the last decision, then ended: samePending lets it go
 		s.mirror, s.started = t.mirrorGen, t.decisions-1
@@ -233,13 +235,14 @@ func (t *Tiresias) forget(id sim.JobID) {
 // bucketOf returns the bucket of s's queue, type and GPU count, adding it
 // (the buckets of a queue and type stay ordered by GPU count).
 func (t *Tiresias) bucketOf(s *jobState) *bucket {
-	for len(t.byType) <= s.queue {
+	q, g := s.queueOf(), int(s.gpu)
+	for len(t.byType) <= q {
 		t.byType = append(t.byType, nil)
 	}
-	for len(t.byType[s.queue]) <= s.gpu {
-		t.byType[s.queue] = append(t.byType[s.queue], nil)
+	for len(t.byType[q]) <= g {
+		t.byType[q] = append(t.byType[q], nil)
 	}
-	bs := &t.byType[s.queue][s.gpu]
+	bs := &t.byType[q][g]
 	n := s.job.Spec.GPUs
 	i, found := slices.BinarySearchFunc(*bs, n, func(b bucket, n int) int { return cmp.Compare(b.gpus, n) })
 	if !found {
@@ -262,14 +265,14 @@ const entryBits = 48
 // is no longer current).
 func (t *Tiresias) enter(id sim.JobID, s *jobState, queue int) {
 	if s.entry != 0 {
-		t.kill(&t.queues[s.queue])
+		t.kill(&t.queues[s.queueOf()])
 		t.kill(&t.bucketOf(s).fifo)
 	}
 	t.entries++
 	if t.entries >= 1<<entryBits || queue >= 1<<(64-entryBits) {
 		panic("tiresias: queue or entry counter overflows the sort key")
 	}
-	s.queue, s.entry = queue, t.entries
+	s.queue, s.entry = int32(queue), t.entries
 	for len(t.queues) <= queue {
 		t.queues = append(t.queues, fifo{})
 	}
@@ -320,17 +323,18 @@ func (t *Tiresias) Schedule(v *sim.View) ([]sim.Action, error) {
 	// preemptive.Live's order (running, pending, arrivals) is marked with
 	// its position there as it is met.
 	for i, j := range v.Running {
+		id := int(j.Spec.ID)
+		twice := id < len(t.jobs) && t.jobs[id].live && t.jobs[id].inOrder == now
 		s := t.placed(j, i)
-		if fast && (s.mirror == t.mirrorGen || s.seen == now) {
+		if fast && (s.mirror == t.mirrorGen || twice) {
 			fast = false // also pending, or twice in the View
 			t.resetMirror()
 		}
-		s.seen = now
 		s.service += dt * float64(len(j.GPUs))
 		s.executed += dt
 		s.waited = 0
-		for s.queue < len(t.cfg.Thresholds) && s.service >= t.cfg.Thresholds[s.queue] {
-			t.enter(j.Spec.ID, s, s.queue+1)
+		for s.queueOf() < len(t.cfg.Thresholds) && s.service >= t.cfg.Thresholds[s.queue] {
+			t.enter(j.Spec.ID, s, s.queueOf()+1)
 		}
 	}
 	var actions []sim.Action
@@ -425,13 +429,12 @@ func (t *Tiresias) arrive(v *sim.View) ([]sim.Action, bool) {
 		if id := int(j.Spec.ID); id < len(t.jobs) && t.jobs[id].live {
 			ok = false // a job the policy holds, handed over again
 		}
-		s := t.state(j)
+		t.state(j)
 		if !preemptive.Runnable(v.Cluster, t.est, j) {
 			drops = append(drops, sim.Action{Kind: sim.Drop, Job: j.Spec.ID, Reason: "infeasible at best locality on the requested GPUs"})
 			t.forget(j.Spec.ID)
 			continue
 		}
-		s.seen = t.decisions
 		accepted++
 	}
 	if t.nlive != len(v.Running)+len(v.Pending)+accepted {
