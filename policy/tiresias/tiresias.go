@@ -91,8 +91,11 @@ type Tiresias struct {
 	sched preemptive.Scheduler
 	// jobs by ID (the engine's IDs are the trace positions 0…n−1): a
 	// slice, since every decision reads the state of every live job.
-	jobs    []jobState
-	nlive   int // live jobs in jobs
+	jobs  []jobState
+	nlive int // live jobs in jobs
+	// dense is what the admission walk reads of each job, by ID, apart
+	// from jobs (16 of their 80 bytes: the walk's look-ups stay in cache).
+	dense   []dense
 	entries int64
 	// queues[q] is queue q in entry order: the jobs that entered it, with
 	// the entry they took (a job that has since left the queue, ended or
@@ -121,6 +124,12 @@ type Tiresias struct {
 	fast   int64 // decisions taken incrementally (tests)
 }
 
+// dense is a job's current entry (0: none; the job is not live) and the
+// decision at which it was last among the View's running jobs.
+type dense struct {
+	entry, ran int64
+}
+
 // queued is a job as it entered a queue.
 type queued struct {
 	entry int64
@@ -141,10 +150,7 @@ type bucket struct {
 }
 
 // current reports whether e is still its job's entry.
-func (t *Tiresias) current(e queued) bool {
-	s := &t.jobs[e.id]
-	return s.live && s.entry == e.entry
-}
+func (t *Tiresias) current(e queued) bool { return t.dense[e.id].entry == e.entry }
 
 // kill counts one entry of f as no longer current, compacting f once the
 // dead entries are half of it.
@@ -185,6 +191,7 @@ func (t *Tiresias) state(j *sim.Job) *jobState {
 	id := j.Spec.ID
 	if int(id) >= len(t.jobs) {
 		t.jobs = append(t.jobs, make([]jobState, int(id)+1-len(t.jobs))...)
+		t.dense = append(t.dense, make([]dense, len(t.jobs)-len(t.dense))...)
 	}
 	s := &t.jobs[id]
 	if !s.live {
@@ -224,6 +231,7 @@ func (t *Tiresias) forget(id sim.JobID) {
 	}
 	q, b := s.queueOf(), t.bucketOf(s)
 	*s = jobState{}
+	t.dense[id] = dense{}
 	if left { // started by the last decision, then ended: samePending lets it go
 		s.mirror, s.started = t.mirrorGen, t.decisions-1
 	}
@@ -273,6 +281,7 @@ func (t *Tiresias) enter(id sim.JobID, s *jobState, queue int) {
 		panic("tiresias: queue or entry counter overflows the sort key")
 	}
 	s.queue, s.entry = int32(queue), t.entries
+	t.dense[id].entry = t.entries
 	for len(t.queues) <= queue {
 		t.queues = append(t.queues, fifo{})
 	}
@@ -326,10 +335,11 @@ func (t *Tiresias) Schedule(v *sim.View) ([]sim.Action, error) {
 		id := int(j.Spec.ID)
 		twice := id < len(t.jobs) && t.jobs[id].live && t.jobs[id].inOrder == now
 		s := t.placed(j, i)
-		if fast && (s.mirror == t.mirrorGen || twice) {
-			fast = false // also pending, or twice in the View
+		if fast && (s.mirror == t.mirrorGen || twice || j.Status != sim.Running) {
+			fast = false // also pending, twice in the View, or not running
 			t.resetMirror()
 		}
+		t.dense[id].ran = now
 		s.service += dt * float64(len(j.GPUs))
 		s.executed += dt
 		s.waited = 0
@@ -485,10 +495,10 @@ func (t *Tiresias) admit(v *sim.View) []sim.Action {
 				for nb > 0 && bs[nb-1].gpus > left {
 					nb--
 				}
-				if j := t.jobs[e.id].job; j.Status == sim.Running {
+				if t.dense[e.id].ran == t.decisions {
 					t.sched.Keep(e.id)
 				} else {
-					starts = append(starts, j)
+					starts = append(starts, t.jobs[e.id].job)
 				}
 			}
 		}
