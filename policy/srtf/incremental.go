@@ -80,12 +80,7 @@ func (s *SRTF) state(id sim.JobID) *jobState {
 // bucket returns the heap of GPU type gpu and count n, adding it (a type's
 // heaps stay ordered by count).
 func (s *SRTF) bucket(gpu string, n int) *pbucket {
-	g := slices.Index(s.gpus, gpu)
-	if g < 0 {
-		s.gpus, s.byType = append(s.gpus, gpu), append(s.byType, nil)
-		g = len(s.gpus) - 1
-	}
-	bs := &s.byType[g]
+	bs := &s.byType[s.gpuIndex(gpu)]
 	i, found := slices.BinarySearchFunc(*bs, n, func(b pbucket, n int) int { return cmp.Compare(b.gpus, n) })
 	if !found {
 		*bs = slices.Insert(*bs, i, pbucket{gpus: n})
@@ -114,14 +109,18 @@ func (s *SRTF) incremental(v *sim.View) ([]sim.Action, bool) {
 	if s.dirty && !s.rebuild(v) {
 		return nil, false
 	}
-	// The running jobs, keyed now (their remaining time changes as they run).
-	run := s.running[:0]
+	// The running jobs, keyed now (their remaining time changes as they
+	// run), sorted below.
+	now := s.decisions
 	for _, j := range v.Running {
-		r := s.RemainingTime(c, j)
-		if r != r {
+		st := s.state(j.Spec.ID)
+		if st.runAt == now || j.Status != sim.Running {
+			return nil, false // twice in the View, or not running
+		}
+		st.runAt, st.rkey, st.rjob = now, s.runningTime(j, st), j
+		if st.rkey != st.rkey {
 			return nil, false
 		}
-		run = append(run, keyed{r, j})
 	}
 	// The arrivals: drops, and heap entries for the others.
 	var drops []sim.Action
@@ -141,13 +140,7 @@ func (s *SRTF) incremental(v *sim.View) ([]sim.Action, bool) {
 		arrived = append(arrived, j)
 	}
 	s.arrived = arrived
-	slices.SortFunc(run, func(a, b keyed) int {
-		if less(a, b) {
-			return -1
-		}
-		return 1
-	})
-	s.running = run
+	s.sortRunning(v)
 	s.sorted = s.sorted[:0] // orderLive's last order is no longer the last
 
 	s.sched.Begin()
@@ -187,9 +180,13 @@ func (s *SRTF) incremental(v *sim.View) ([]sim.Action, bool) {
 				next(b)
 			}
 		}
-		ri := 0 // the running jobs of this type, in order
+		var run []keyed // the running jobs of this type, in order
+		if g >= 0 {
+			run = s.runBy[g]
+		}
+		ri := 0
 		for left > 0 {
-			for ri < len(run) && (run[ri].job.Spec.GPU != name || run[ri].job.Spec.GPUs > left) {
+			for ri < len(run) && run[ri].job.Spec.GPUs > left {
 				ri++
 			}
 			best := -1
@@ -315,4 +312,88 @@ func (s *SRTF) rebuild(v *sim.View) bool {
 	}
 	s.dirty = false
 	return true
+}
+
+// gpuIndex returns the index of GPU type gpu in s.gpus, adding it.
+func (s *SRTF) gpuIndex(gpu string) int {
+	g := slices.Index(s.gpus, gpu)
+	if g < 0 {
+		s.gpus, s.byType, s.runBy = append(s.gpus, gpu), append(s.byType, nil), append(s.runBy, nil)
+		g = len(s.gpus) - 1
+	}
+	return g
+}
+
+// runningTime is RemainingTime of running job j: its remaining
+// iterations times the iteration time of its shape, asked of the
+// estimator once per shape the job runs on (an estimator answers a
+// workload and shape alike at every call).
+func (s *SRTF) runningTime(j *sim.Job, st *jobState) float64 {
+	if !st.cfgOK || st.cfg != j.Config {
+		st.cfg, st.cfgOK = j.Config, true
+		st.iter = s.est.Estimate(j.Spec.Workload, j.Config).IterTime
+	}
+	return float64(j.Remaining) * st.iter
+}
+
+// sortRunning puts the running jobs (keyed, runAt == s.decisions) in
+// order by less into s.runBy, per GPU type. The last decision's order of
+// the jobs still running is mostly still sorted — every running job's
+// remaining time falls by the time elapsed, but during a
+// reconfiguration — so the jobs that keep it (a greedy ascending run of
+// it) stay, and only the others are sorted and merged in: less is a
+// strict total order, so this is the one sorted order.
+func (s *SRTF) sortRunning(v *sim.View) {
+	now := s.decisions
+	kept, fresh := s.rkept[:0], s.rfresh[:0]
+	for _, j := range s.runOrder {
+		st := &s.jobs[j.Spec.ID]
+		if st.runAt != now || st.inRun == now {
+			continue
+		}
+		st.inRun = now
+		k := keyed{st.rkey, st.rjob}
+		if n := len(kept); n == 0 || less(kept[n-1], k) {
+			kept = append(kept, k)
+		} else {
+			fresh = append(fresh, k)
+		}
+	}
+	for _, j := range v.Running {
+		if st := &s.jobs[j.Spec.ID]; st.inRun != now {
+			st.inRun = now
+			fresh = append(fresh, keyed{st.rkey, j})
+		}
+	}
+	slices.SortFunc(fresh, func(a, b keyed) int {
+		if less(a, b) {
+			return -1
+		}
+		return 1
+	})
+	for g := range s.runBy {
+		clear(s.runBy[g])
+		s.runBy[g] = s.runBy[g][:0]
+	}
+	order := s.runOrder[:0]
+	a, b := kept, fresh
+	for len(a) > 0 || len(b) > 0 {
+		var k keyed
+		if len(b) == 0 || (len(a) > 0 && less(a[0], b[0])) {
+			k, a = a[0], a[1:]
+		} else {
+			k, b = b[0], b[1:]
+		}
+		order = append(order, k.job)
+		st := &s.jobs[k.job.Spec.ID]
+		if st.typ == 0 {
+			st.typ = int32(s.gpuIndex(k.job.Spec.GPU)) + 1
+		}
+		g := int(st.typ) - 1
+		s.runBy[g] = append(s.runBy[g], k)
+	}
+	s.runOrder = order
+	clear(kept)
+	clear(fresh)
+	s.rkept, s.rfresh = kept[:0], fresh[:0]
 }

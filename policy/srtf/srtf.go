@@ -48,10 +48,14 @@ type SRTF struct {
 	gpus    []string
 	byType  [][]pbucket
 	arrived []*sim.Job
-	running []keyed
-	starts  []keyed
-	taken   []entry
-	fast    int // decisions taken incrementally (tests)
+	// The running jobs: the last decision's order, and per GPU type
+	// (index of gpus) this decision's.
+	runOrder      []*sim.Job
+	runBy         [][]keyed
+	rkept, rfresh []keyed
+	starts        []keyed
+	taken         []entry
+	fast          int // decisions taken incrementally (tests)
 }
 
 // sortWhole makes orderLive sort all the live jobs at every decision (the
@@ -153,6 +157,17 @@ type jobState struct {
 	key    float64
 	mirror uint32
 	job    *sim.Job
+	// For sorting the running jobs: the decision at which the job was
+	// last running (runAt) and sorted (inRun), its key then and the
+	// View's job; typ is 1 + its type's index in SRTF.gpus (0: not yet
+	// known); iter the iteration time of shape cfg (cfgOK: asked).
+	runAt, inRun int
+	rkey         float64
+	rjob         *sim.Job
+	typ          int32
+	cfgOK        bool
+	cfg          estimator.Config
+	iter         float64
 }
 
 // orderLive sorts order by less. Only the running jobs' remaining times
