@@ -111,14 +111,14 @@ func (s *SRTF) incremental(v *sim.View) ([]sim.Action, bool) {
 	}
 	// The running jobs, keyed now (their remaining time changes as they
 	// run), sorted below.
-	now := s.decisions
+	now := int32(s.decisions)
 	for _, j := range v.Running {
 		st := s.state(j.Spec.ID)
 		if st.runAt == now || j.Status != sim.Running {
 			return nil, false // twice in the View, or not running
 		}
-		st.runAt, st.rkey, st.rjob = now, s.runningTime(j, st), j
-		if st.rkey != st.rkey {
+		st.runAt, st.key, st.job = now, s.runningTime(j, st), j
+		if st.key != st.key {
 			return nil, false
 		}
 	}
@@ -329,9 +329,13 @@ func (s *SRTF) gpuIndex(gpu string) int {
 // estimator once per shape the job runs on (an estimator answers a
 // workload and shape alike at every call).
 func (s *SRTF) runningTime(j *sim.Job, st *jobState) float64 {
-	if !st.cfgOK || st.cfg != j.Config {
-		st.cfg, st.cfgOK = j.Config, true
-		st.iter = s.est.Estimate(j.Spec.Workload, j.Config).IterTime
+	c := j.Config
+	if c.GPU != j.Spec.GPU {
+		return float64(j.Remaining) * s.est.Estimate(j.Spec.Workload, c).IterTime
+	}
+	if !st.cfgOK || int(st.nodes) != c.Nodes || int(st.perNode) != c.PerNode {
+		st.nodes, st.perNode, st.cfgOK = int32(c.Nodes), int32(c.PerNode), true
+		st.iter = s.est.Estimate(j.Spec.Workload, c).IterTime
 	}
 	return float64(j.Remaining) * st.iter
 }
@@ -344,7 +348,7 @@ func (s *SRTF) runningTime(j *sim.Job, st *jobState) float64 {
 // it) stay, and only the others are sorted and merged in: less is a
 // strict total order, so this is the one sorted order.
 func (s *SRTF) sortRunning(v *sim.View) {
-	now := s.decisions
+	now := int32(s.decisions)
 	kept, fresh := s.rkept[:0], s.rfresh[:0]
 	for _, j := range s.runOrder {
 		st := &s.jobs[j.Spec.ID]
@@ -352,7 +356,7 @@ func (s *SRTF) sortRunning(v *sim.View) {
 			continue
 		}
 		st.inRun = now
-		k := keyed{st.rkey, st.rjob}
+		k := keyed{st.key, st.job}
 		if n := len(kept); n == 0 || less(kept[n-1], k) {
 			kept = append(kept, k)
 		} else {
@@ -362,7 +366,7 @@ func (s *SRTF) sortRunning(v *sim.View) {
 	for _, j := range v.Running {
 		if st := &s.jobs[j.Spec.ID]; st.inRun != now {
 			st.inRun = now
-			fresh = append(fresh, keyed{st.rkey, j})
+			fresh = append(fresh, keyed{st.key, j})
 		}
 	}
 	slices.SortFunc(fresh, func(a, b keyed) int {

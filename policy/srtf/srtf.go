@@ -144,30 +144,34 @@ func (k byKey) Len() int           { return len(k) }
 func (k byKey) Less(a, b int) bool { return less(k[a], k[b]) }
 func (k byKey) Swap(a, b int)      { k[a], k[b] = k[b], k[a] }
 
-// jobState is what orderLive remembers of a job between decisions.
+// jobState is what SRTF remembers of a job between decisions (96 bytes:
+// one per job of the trace).
 type jobState struct {
-	inOrder, keptAt int     // the decision it was last live, last kept at
-	pos             int     // its place in that decision's order (as Live built it)
-	r, sortedR      float64 // remaining time now, and in the last order
-	submit          sim.Time
-	// The incremental decision's: seq names the job's current heap
-	// entry (0: none), key its remaining time there; mirror == SRTF.gen
-	// while the job is in SRTF.pend.
-	seq    uint64
-	key    float64
-	mirror uint32
-	job    *sim.Job
+	// orderLive's: the decision the job was last live and last kept at,
+	// its place in that decision's order (as Live built it), its
+	// remaining time then and in the last order.
+	inOrder, keptAt, pos int32
+	// mirror == SRTF.gen while the job is in SRTF.pend (the incremental
+	// decision's mirror of the pending queue).
+	mirror     uint32
+	r, sortedR float64
+	submit     sim.Time
+	// The incremental decision's: seq names the job's current heap entry
+	// (0: none) and key is its remaining time there; while the job runs
+	// (it then has no entry), key is its remaining time at this decision.
+	// job is the View's job.
+	seq uint64
+	key float64
+	job *sim.Job
 	// For sorting the running jobs: the decision at which the job was
-	// last running (runAt) and sorted (inRun), its key then and the
-	// View's job; typ is 1 + its type's index in SRTF.gpus (0: not yet
-	// known); iter the iteration time of shape cfg (cfgOK: asked).
-	runAt, inRun int
-	rkey         float64
-	rjob         *sim.Job
-	typ          int32
-	cfgOK        bool
-	cfg          estimator.Config
-	iter         float64
+	// last running (runAt) and sorted (inRun); typ is 1 + its type's
+	// index in SRTF.gpus (0: not yet known); iter is the iteration time of
+	// the shape nodes × perNode of its type (cfgOK: asked).
+	iter           float64
+	runAt, inRun   int32
+	typ            int32
+	nodes, perNode int32
+	cfgOK          bool
 }
 
 // orderLive sorts order by less. Only the running jobs' remaining times
@@ -190,7 +194,7 @@ func (s *SRTF) orderLive(c *sim.Cluster, order []*sim.Job) {
 			s.jobs = append(s.jobs, make([]jobState, id+1-len(s.jobs))...)
 		}
 		st := &s.jobs[id]
-		st.inOrder, st.pos, st.r = now, i, s.RemainingTime(c, j)
+		st.inOrder, st.pos, st.r = int32(now), int32(i), s.RemainingTime(c, j)
 		if st.r != st.r {
 			whole = true
 		}
@@ -210,16 +214,16 @@ func (s *SRTF) orderLive(c *sim.Cluster, order []*sim.Job) {
 	}
 	for _, id := range s.sorted {
 		st := &s.jobs[id]
-		if st.inOrder != now || st.keptAt == now {
+		if st.inOrder != int32(now) || st.keptAt == int32(now) {
 			continue
 		}
 		if j := order[st.pos]; st.r == st.sortedR && st.submit == j.SubmitTime {
-			st.keptAt = now
+			st.keptAt = int32(now)
 			s.kept = append(s.kept, keyed{st.r, j})
 		}
 	}
 	for _, j := range order {
-		if st := &s.jobs[j.Spec.ID]; st.keptAt != now {
+		if st := &s.jobs[j.Spec.ID]; st.keptAt != int32(now) {
 			s.fresh = append(s.fresh, keyed{st.r, j})
 		}
 	}
