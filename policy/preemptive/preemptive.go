@@ -18,6 +18,11 @@
 //
 // The reconfiguration overhead of every start (and restart) is the engine's
 // business: it charges the policy's registered overhead.
+//
+// A policy that admits the jobs itself, without an order of every live job
+// (the incremental decisions of policy/tiresias and policy/srtf, which
+// visit only the jobs they admit), hands the rest — suspensions and
+// placements — to Scheduler's Begin, Keep and Act.
 package preemptive
 
 import (
