@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash"
+	"io"
 	"strconv"
 
 	"github.com/arena-sim/arena/sim"
@@ -20,6 +22,13 @@ import (
 // not cover the code (that is arena_version).
 func InputHash(r Run, policy string, spec sim.ClusterSpec, cfg sim.Config, jobs []sim.JobSpec) string {
 	h := sha256.New()
+	writeInputHeader(h, r, policy, spec, cfg)
+	writeJobs(jobs, h)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// writeInputHeader writes InputHash's text up to the jobs.
+func writeInputHeader(h io.Writer, r Run, policy string, spec sim.ClusterSpec, cfg sim.Config) {
 	cs, _ := json.Marshal(spec)
 	// JSON, not %v: a pointer inside the overhead model would print as an
 	// address and make the hash differ between identical runs.
@@ -60,12 +69,6 @@ func InputHash(r Run, policy string, spec sim.ClusterSpec, cfg sim.Config, jobs 
 			}
 		}
 	}
-	var line []byte
-	for _, j := range jobs {
-		line = appendJob(line[:0], j)
-		h.Write(line)
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 // WorkloadHash is the digest recorded as workload_hash in summary.json:
@@ -76,13 +79,42 @@ func InputHash(r Run, policy string, spec sim.ClusterSpec, cfg sim.Config, jobs 
 // workload hashes ran the same jobs: a paired comparison of them is one.
 func WorkloadHash(iterationScale int64, jobs []sim.JobSpec) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "arena workload v1\niteration-scale %d\n", iterationScale)
-	var line []byte
-	for _, j := range jobs {
-		line = appendJob(line[:0], j)
-		h.Write(line)
-	}
+	writeWorkloadHeader(h, iterationScale)
+	writeJobs(jobs, h)
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+func writeWorkloadHeader(h io.Writer, iterationScale int64) {
+	fmt.Fprintf(h, "arena workload v1\niteration-scale %d\n", iterationScale)
+}
+
+// Hashes returns InputHash and WorkloadHash (with cfg.IterationScale)
+// together: the jobs' lines, which both hash, are rendered once.
+func Hashes(r Run, policy string, spec sim.ClusterSpec, cfg sim.Config, jobs []sim.JobSpec) (input, workload string) {
+	hi, hw := sha256.New(), sha256.New()
+	writeInputHeader(hi, r, policy, spec, cfg)
+	writeWorkloadHeader(hw, cfg.IterationScale)
+	writeJobs(jobs, hi, hw)
+	return hex.EncodeToString(hi.Sum(nil)), hex.EncodeToString(hw.Sum(nil))
+}
+
+// writeJobs writes every job's line (appendJob) to each of hs, 64 KiB at
+// a time.
+func writeJobs(jobs []sim.JobSpec, hs ...hash.Hash) {
+	buf := make([]byte, 0, 64<<10+1024)
+	flush := func() {
+		for _, h := range hs {
+			h.Write(buf)
+		}
+		buf = buf[:0]
+	}
+	for _, j := range jobs {
+		buf = appendJob(buf, j)
+		if len(buf) >= 64<<10 {
+			flush()
+		}
+	}
+	flush()
 }
 
 // appendJob appends the hashed text of job j to b: what fmt makes of

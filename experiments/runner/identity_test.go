@@ -1,8 +1,11 @@
 package runner
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/arena-sim/arena/estimator"
@@ -67,5 +70,39 @@ func TestWorkloadHash(t *testing.T) {
 	cfg := sim.DefaultConfig(nil, nil)
 	if InputHash(r, "fcfs", sim.ClusterSpec{}, cfg, jobs) == InputHash(r, "arena", sim.ClusterSpec{}, cfg, jobs) {
 		t.Error("the input hash does not cover the policy")
+	}
+}
+
+// TestHashes: the two hashes taken together in one pass are each the
+// SHA-256 of its text, anchored on sha256.Sum256 of the whole text built
+// with fmt (jobFormat), not on the chunked writer: the built-in Philly
+// trace's jobs are three 64 KiB chunks of lines.
+func TestHashes(t *testing.T) {
+	tr, err := traces.Load("philly")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	fmt.Fprintf(&text, "arena workload v1\niteration-scale %d\n", tr.IterationScale)
+	for _, j := range tr.Jobs {
+		fmt.Fprintf(&text, jobFormat, j.ID, j.Name, j.Submit, j.Workload.Model.Name(), j.Workload.Batch,
+			j.Iterations, j.GPU, j.GPUs, j.Deadline, j.User, j.VirtualCluster)
+	}
+	if text.Len() < 2*64<<10 {
+		t.Fatalf("%d bytes of lines: the test exercises too little", text.Len())
+	}
+	sum := sha256.Sum256([]byte(text.String()))
+	r := Run{Trace: "philly", Cluster: "paper-1280", Timing: sim.Exact, Rounds: 10}
+	cfg := sim.DefaultConfig(nil, nil)
+	cfg.IterationScale = tr.IterationScale
+	input, workload := Hashes(r, "fcfs", sim.ClusterSpec{}, cfg, tr.Jobs)
+	if want := hex.EncodeToString(sum[:]); workload != want {
+		t.Errorf("workload hash %s, want %s", workload, want)
+	}
+	if want := WorkloadHash(tr.IterationScale, tr.Jobs); workload != want {
+		t.Errorf("workload hash %s, WorkloadHash gives %s", workload, want)
+	}
+	if want := InputHash(r, "fcfs", sim.ClusterSpec{}, cfg, tr.Jobs); input != want {
+		t.Errorf("input hash %s, InputHash gives %s", input, want)
 	}
 }

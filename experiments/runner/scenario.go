@@ -676,8 +676,7 @@ func (s *Scenario) Execute(ctx context.Context, onRound func(done, total int)) (
 	}
 	sum.Density = Density(r.Density)
 	sum.Version = sim.Version()
-	sum.InputHash = InputHash(r, ps.String(), s.ClusterSpec, cfg, s.Jobs)
-	sum.WorkloadHash = WorkloadHash(cfg.IterationScale, s.Jobs)
+	sum.InputHash, sum.WorkloadHash = Hashes(r, ps.String(), s.ClusterSpec, cfg, s.Jobs)
 	res.SetUtilization(&sum, cluster)
 	res.SetWallclock(&sum)
 	out := &Outcome{Run: r, Result: res, Summary: sum, Cluster: cluster, EventsPastWindow: s.EventsPastWindow, FileEvents: s.FileEvents}

@@ -7,6 +7,9 @@
 package fcfs
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/policy/placement"
 	"github.com/arena-sim/arena/sim"
@@ -20,25 +23,37 @@ type FCFS struct {
 	// admit is the view of the arrival check (est unless WithAdmission).
 	admit estimator.Estimator
 
-	// queue mirrors the engine's pending queue (job and GPU-type index, in
-	// queue order) from one decision to the next, with count its jobs per
-	// type, so that a decision costs O(queue) on a compact array plus the
-	// jobs it actually visits rather than a walk over every pending job's
-	// record. FCFS never preempts, so the queue changes only by its own
-	// starts and by the arrivals it leaves pending. A View whose queue
-	// disagrees with the mirror (length or last job; another caller, a
-	// repeated round) makes Schedule rebuild it.
-	queue   []queued
-	count   []int
+	// queues mirrors the engine's pending queue from one decision to the
+	// next, split by GPU type (index typeIdx): queues[t] is the type's
+	// jobs in queue order, each with its place in the whole queue (seq,
+	// increasing). Head-of-line blocking is per type, so a restart pass
+	// walks each type's queue from its head and stops at its first job
+	// that cannot be placed: the jobs it starts are a prefix of the
+	// type's queue and leave by reslicing. A decision thus costs the jobs
+	// it visits, not a step per pending job. FCFS never preempts, so the
+	// queue changes only by its own starts and by the arrivals it leaves
+	// pending. A View whose queue disagrees with the mirror (length or
+	// last job; another caller, a repeated round) makes Schedule rebuild
+	// it.
+	queues  [][]queued
+	n       int // jobs in queues
+	seq     int64
 	typeIdx map[string]int
 	round   int
+	starts  []start
 
 	table placement.Table // Schedule's scratch copy of the slot table
 }
 
 type queued struct {
-	id  sim.JobID
-	typ int
+	seq int64
+	job *sim.Job
+}
+
+// start is a restart pass's start, with its job's place in the queue.
+type start struct {
+	seq int64
+	a   sim.Action
 }
 
 var _ sim.Policy = (*FCFS)(nil)
@@ -64,23 +79,42 @@ func (f *FCFS) typeOf(gpu string) int {
 	if !ok {
 		i = len(f.typeIdx)
 		f.typeIdx[gpu] = i
-		f.count = append(f.count, 0)
+		f.queues = append(f.queues, nil)
 	}
 	return i
+}
+
+// enqueue puts j at the pending queue's end.
+func (f *FCFS) enqueue(j *sim.Job, t int) {
+	f.seq++
+	f.queues[t] = append(f.queues[t], queued{f.seq, j})
+	f.n++
+}
+
+// last is the job at the pending queue's end (nil if it is empty).
+func (f *FCFS) last() *sim.Job {
+	var q queued
+	for _, tq := range f.queues {
+		if n := len(tq); n > 0 && tq[n-1].seq > q.seq {
+			q = tq[n-1]
+		}
+	}
+	return q.job
 }
 
 // sync makes the mirror describe v.Pending.
 func (f *FCFS) sync(v *sim.View) {
 	n := len(v.Pending)
-	if len(f.queue) == n && v.Round >= f.round && (n == 0 || f.queue[n-1].id == v.Pending[n-1].Spec.ID) {
+	if f.n == n && v.Round >= f.round && (n == 0 || f.last().Spec.ID == v.Pending[n-1].Spec.ID) {
 		return
 	}
-	f.queue = f.queue[:0]
-	clear(f.count)
+	for t := range f.queues {
+		clear(f.queues[t])
+		f.queues[t] = f.queues[t][:0]
+	}
+	f.n = 0
 	for _, j := range v.Pending {
-		t := f.typeOf(j.Spec.GPU)
-		f.queue = append(f.queue, queued{j.Spec.ID, t})
-		f.count[t]++
+		f.enqueue(j, f.typeOf(j.Spec.GPU))
 	}
 }
 
@@ -105,58 +139,42 @@ func (f *FCFS) Schedule(v *sim.View) ([]sim.Action, error) {
 	table := &f.table
 	table.Refill(v.Cluster, v.Occupant)
 	var actions []sim.Action
-	// f.count holds the pending queue's jobs per GPU type as it stands
-	// during the pass (restarted jobs leave, pended arrivals join).
 
 	// A restart pass when jobs ended, or (with faults) jobs were
-	// interrupted or nodes changed: capacity may have appeared.
+	// interrupted or nodes changed: capacity may have appeared. Each
+	// type's queue from its head, up to its first job that cannot be
+	// placed (it blocks the type's later jobs). The types' GPUs are
+	// disjoint, so the starts are those of one walk of the whole queue
+	// that skips the blocked types' jobs, put back in its order.
 	if len(v.Ended) > 0 || len(v.Interrupted) > 0 || v.NodesChanged {
-		// unseen counts, per type, the queued jobs the pass has not reached;
-		// open is the number of types neither blocked nor exhausted. Once
-		// it is 0 no later job can start, so the pass stops there.
-		blocked := make([]bool, len(f.count))
-		unseen := append([]int(nil), f.count...)
-		open := 0
-		for _, n := range unseen {
-			if n > 0 {
-				open++
-			}
-		}
-		started := 0
-		for i, q := range f.queue {
-			if open == 0 {
-				break
-			}
-			if blocked[q.typ] {
-				continue
-			}
-			unseen[q.typ]--
-			j := v.Pending[i]
-			slots, ok := f.place(table, j)
-			if !ok {
-				blocked[q.typ] = true
-				open--
-				continue
-			}
-			if unseen[q.typ] == 0 {
-				open--
-			}
-			actions = append(actions, sim.Action{Kind: sim.Start, Job: j.Spec.ID, GPUs: slots})
-			f.count[q.typ]--
-			f.queue[i].id = sim.NoJob // leaves the queue
-			started++
-		}
-		if started > 0 {
-			kept := f.queue[:0]
-			for _, q := range f.queue {
-				if q.id != sim.NoJob {
-					kept = append(kept, q)
+		starts := f.starts[:0]
+		for t, tq := range f.queues {
+			k := 0
+			for ; k < len(tq); k++ {
+				j := tq[k].job
+				slots, ok := f.place(table, j)
+				if !ok {
+					break
 				}
+				starts = append(starts, start{tq[k].seq, sim.Action{Kind: sim.Start, Job: j.Spec.ID, GPUs: slots}})
 			}
-			f.queue = kept
+			if k > 0 { // they leave the queue
+				clear(tq[:k])
+				f.queues[t] = tq[k:]
+				f.n -= k
+			}
 		}
+		slices.SortFunc(starts, func(a, b start) int { return cmp.Compare(a.seq, b.seq) })
+		for _, st := range starts {
+			actions = append(actions, st.a)
+		}
+		clear(starts)
+		f.starts = starts[:0]
 	}
 
+	// Arrivals in order: a job whose type has nobody waiting starts if it
+	// fits; otherwise it joins the queue (and blocks its type's later
+	// arrivals of this decision).
 	for _, j := range v.Arrivals {
 		best := placement.Best(v.Cluster, j.Spec.GPU, j.Spec.GPUs)
 		if best.PerNode == 0 || !f.admit.Estimate(j.Spec.Workload, best).Feasible() {
@@ -164,14 +182,13 @@ func (f *FCFS) Schedule(v *sim.View) ([]sim.Action, error) {
 			continue
 		}
 		t := f.typeOf(j.Spec.GPU)
-		if f.count[t] == 0 {
+		if len(f.queues[t]) == 0 {
 			if slots, ok := f.place(table, j); ok {
 				actions = append(actions, sim.Action{Kind: sim.Start, Job: j.Spec.ID, GPUs: slots})
 				continue
 			}
 		}
-		f.count[t]++ // it pends
-		f.queue = append(f.queue, queued{j.Spec.ID, t})
+		f.enqueue(j, t) // it pends
 	}
 	return actions, nil
 }

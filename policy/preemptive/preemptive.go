@@ -18,6 +18,11 @@
 //
 // The reconfiguration overhead of every start (and restart) is the engine's
 // business: it charges the policy's registered overhead.
+//
+// A policy that admits the jobs itself, without an order of every live job
+// (the incremental decisions of policy/tiresias and policy/srtf, which
+// visit only the jobs they admit), hands the rest — suspensions and
+// placements — to Scheduler's Begin, Keep and Act.
 package preemptive
 
 import (
@@ -66,10 +71,10 @@ func Schedule(v *sim.View, est estimator.Estimator, order []*sim.Job) []sim.Acti
 // only the slots that changed, so the table's idle-slot index is not
 // rebuilt), and its per-decision scratch. A policy keeps one for its life.
 type Scheduler struct {
-	table    placement.Table
-	admitted []bool
-	keepAt   []uint64 // keepAt[id] == gen: running job id is admitted
-	gen      uint64
+	table  placement.Table
+	starts []*sim.Job // the admitted jobs that are not running
+	keepAt []uint64   // keepAt[id] == gen: running job id is admitted
+	gen    uint64
 }
 
 // Schedule is the package's Schedule on s's storage.
@@ -85,21 +90,14 @@ func (s *Scheduler) Schedule(v *sim.View, est estimator.Estimator, order []*sim.
 			full++
 		}
 	}
-	admitted := slices.Grow(s.admitted[:0], len(order))[:len(order)]
-	clear(admitted)
-	s.admitted = admitted
-	// The running jobs admitted: the only ones the suspension pass looks
-	// up by ID (a running job missing from order is not admitted).
-	s.gen++
-	keep := func(id sim.JobID) bool { return int(id) < len(s.keepAt) && s.keepAt[id] == s.gen }
+	s.Begin()
+	starts := s.starts[:0]
 	// Once every type is full, no later job is admitted (every job of
 	// order asks for at least one GPU: Live drops the others on arrival),
 	// so the walk stops there: past the admitted jobs, a decision costs
 	// nothing per waiting job.
-	walked := len(order)
-	for i, j := range order {
+	for _, j := range order {
 		if full == len(types) {
-			walked = i
 			break
 		}
 		t := slices.Index(types, j.Spec.GPU)
@@ -114,15 +112,37 @@ func (s *Scheduler) Schedule(v *sim.View, est estimator.Estimator, order []*sim.
 					full++
 				}
 			}
-			admitted[i] = true
 			if j.Status == sim.Running {
-				if id := int(j.Spec.ID); id >= len(s.keepAt) {
-					s.keepAt = append(s.keepAt, make([]uint64, id+1-len(s.keepAt))...)
-				}
-				s.keepAt[j.Spec.ID] = s.gen
+				s.Keep(j.Spec.ID)
+			} else {
+				starts = append(starts, j)
 			}
 		}
 	}
+	s.starts = starts
+	return s.Act(v, est, starts)
+}
+
+// Begin starts a decision of a policy that admits the jobs itself (in
+// place of Schedule's walk): mark each admitted running job with Keep,
+// then call Act with the admitted jobs that are not running.
+func (s *Scheduler) Begin() { s.gen++ }
+
+// Keep marks running job id as admitted in this decision.
+func (s *Scheduler) Keep(id sim.JobID) {
+	if int(id) >= len(s.keepAt) {
+		s.keepAt = append(s.keepAt, make([]uint64, int(id)+1-len(s.keepAt))...)
+	}
+	s.keepAt[id] = s.gen
+}
+
+// Act returns the decision's actions: a suspension of every job of
+// v.Running not marked with Keep since Begin (in v.Running order), then a
+// start of each job of starts (admitted, not running; in priority order)
+// that can be placed on the GPUs left idle, at the best locality, else
+// relaxed.
+func (s *Scheduler) Act(v *sim.View, est estimator.Estimator, starts []*sim.Job) []sim.Action {
+	keep := func(id sim.JobID) bool { return int(id) < len(s.keepAt) && s.keepAt[id] == s.gen }
 	table := &s.table
 	table.FillFromView(v)
 	var actions []sim.Action
@@ -134,10 +154,7 @@ func (s *Scheduler) Schedule(v *sim.View, est estimator.Estimator, order []*sim.
 			}
 		}
 	}
-	for i, j := range order[:walked] {
-		if !admitted[i] || j.Status == sim.Running {
-			continue
-		}
+	for _, j := range starts {
 		best := placement.Best(v.Cluster, j.Spec.GPU, j.Spec.GPUs)
 		if slots, _, ok := table.PlaceRelaxed(j.Spec.ID, j.Spec.Workload, best, est); ok {
 			actions = append(actions, sim.Action{Kind: sim.Start, Job: j.Spec.ID, GPUs: slots})

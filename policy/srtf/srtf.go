@@ -35,16 +35,40 @@ type SRTF struct {
 	sorted      []sim.JobID
 	fresh, kept []keyed
 	decisions   int
+
+	// The incremental decision's state: the View's last pending queue
+	// (each job stamped mirror == gen), heaps of the waiting jobs and
+	// this decision's arrivals per GPU type (gpus) and count, and dirty
+	// when they no longer follow the View (rebuilt from it).
+	pend    []*sim.Job
+	gen     uint32
+	dirty   bool
+	seq     uint64
+	seqBase uint64 // entries numbered below it were dropped by a rebuild
+	gpus    []string
+	byType  [][]pbucket
+	arrived []*sim.Job
+	// The running jobs: the last decision's order, and per GPU type
+	// (index of gpus) this decision's.
+	runOrder      []*sim.Job
+	runBy         [][]keyed
+	rkept, rfresh []keyed
+	starts        []keyed
+	taken         []entry
+	fast          int // decisions taken incrementally (tests)
 }
 
 // sortWhole makes orderLive sort all the live jobs at every decision (the
 // tests' oracle).
 var sortWhole = false
 
+// noIncremental makes every decision take the whole-View path (tests).
+var noIncremental = false
+
 var _ sim.Policy = (*SRTF)(nil)
 
 // New returns SRTF with est as its oracle (pass the engine's view).
-func New(est estimator.Estimator) *SRTF { return &SRTF{est: est} }
+func New(est estimator.Estimator) *SRTF { return &SRTF{est: est, dirty: true} }
 
 // Name implements sim.Policy.
 func (*SRTF) Name() string { return "srtf" }
@@ -63,7 +87,29 @@ func (s *SRTF) RemainingTime(c *sim.Cluster, j *sim.Job) float64 {
 func (*SRTF) ReadsViewOnly() bool { return true }
 
 // Schedule implements sim.Policy.
+//
+// A decision takes one of two paths with the same result. The whole-View
+// path orders every job of the View (orderLive) and hands the order to
+// preemptive.Scheduler: a step per live job. The incremental path keeps
+// the waiting jobs in heaps by key, one per GPU type and count, across
+// decisions: a waiting job's remaining time does not change while it
+// waits, so its key is computed once, when it joins the pending queue.
+// Only the running jobs are keyed and sorted afresh. The admission walk
+// then merges, per GPU type, the running jobs with the heaps of at most
+// the GPUs left, and visits the waiting jobs it admits only. The heaps
+// follow the View's pending queue by comparing it with the last one
+// (pointers, in order): the jobs missing left, the jobs at its end
+// joined. A remaining time that is NaN, or a job twice in the View, takes
+// the whole-View path.
 func (s *SRTF) Schedule(v *sim.View) ([]sim.Action, error) {
+	s.decisions++
+	if !noIncremental && !sortWhole {
+		if actions, ok := s.incremental(v); ok {
+			s.fast++
+			return actions, nil
+		}
+	}
+	s.dirty = true // the heaps are rebuilt at the next incremental decision
 	order, actions := preemptive.Live(v, s.est)
 	if len(order) == 0 {
 		return actions, nil
@@ -98,12 +144,34 @@ func (k byKey) Len() int           { return len(k) }
 func (k byKey) Less(a, b int) bool { return less(k[a], k[b]) }
 func (k byKey) Swap(a, b int)      { k[a], k[b] = k[b], k[a] }
 
-// jobState is what orderLive remembers of a job between decisions.
+// jobState is what SRTF remembers of a job between decisions (96 bytes:
+// one per job of the trace).
 type jobState struct {
-	inOrder, keptAt int     // the decision it was last live, last kept at
-	pos             int     // its place in that decision's order (as Live built it)
-	r, sortedR      float64 // remaining time now, and in the last order
-	submit          sim.Time
+	// orderLive's: the decision the job was last live and last kept at,
+	// its place in that decision's order (as Live built it), its
+	// remaining time then and in the last order.
+	inOrder, keptAt, pos int32
+	// mirror == SRTF.gen while the job is in SRTF.pend (the incremental
+	// decision's mirror of the pending queue).
+	mirror     uint32
+	r, sortedR float64
+	submit     sim.Time
+	// The incremental decision's: seq names the job's current heap entry
+	// (0: none) and key is its remaining time there; while the job runs
+	// (it then has no entry), key is its remaining time at this decision.
+	// job is the View's job.
+	seq uint64
+	key float64
+	job *sim.Job
+	// For sorting the running jobs: the decision at which the job was
+	// last running (runAt) and sorted (inRun); typ is 1 + its type's
+	// index in SRTF.gpus (0: not yet known); iter is the iteration time of
+	// the shape nodes × perNode of its type (cfgOK: asked).
+	iter           float64
+	runAt, inRun   int32
+	typ            int32
+	nodes, perNode int32
+	cfgOK          bool
 }
 
 // orderLive sorts order by less. Only the running jobs' remaining times
@@ -126,7 +194,7 @@ func (s *SRTF) orderLive(c *sim.Cluster, order []*sim.Job) {
 			s.jobs = append(s.jobs, make([]jobState, id+1-len(s.jobs))...)
 		}
 		st := &s.jobs[id]
-		st.inOrder, st.pos, st.r = now, i, s.RemainingTime(c, j)
+		st.inOrder, st.pos, st.r = int32(now), int32(i), s.RemainingTime(c, j)
 		if st.r != st.r {
 			whole = true
 		}
@@ -146,16 +214,16 @@ func (s *SRTF) orderLive(c *sim.Cluster, order []*sim.Job) {
 	}
 	for _, id := range s.sorted {
 		st := &s.jobs[id]
-		if st.inOrder != now || st.keptAt == now {
+		if st.inOrder != int32(now) || st.keptAt == int32(now) {
 			continue
 		}
 		if j := order[st.pos]; st.r == st.sortedR && st.submit == j.SubmitTime {
-			st.keptAt = now
+			st.keptAt = int32(now)
 			s.kept = append(s.kept, keyed{st.r, j})
 		}
 	}
 	for _, j := range order {
-		if st := &s.jobs[j.Spec.ID]; st.keptAt != now {
+		if st := &s.jobs[j.Spec.ID]; st.keptAt != int32(now) {
 			s.fresh = append(s.fresh, keyed{st.r, j})
 		}
 	}

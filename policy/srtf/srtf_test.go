@@ -1,6 +1,7 @@
 package srtf
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"testing"
 
@@ -110,5 +111,114 @@ func TestOrderLiveEqualsWholeSort(t *testing.T) {
 	runtest.SameDecisions(t, "srtf", whole, merged)
 	if len(whole.JCTs) < 100 {
 		t.Fatalf("only %d jobs finished: the test exercises too little", len(whole.JCTs))
+	}
+}
+
+// TestIncrementalEqualsWhole: the incremental decision (waiting jobs kept
+// in heaps across decisions) decides, decision by decision, as the
+// whole-View path does (a self-check, not an anchor), on the built-in
+// Philly trace tiled 3× over the same span (hundreds pending, preemptions
+// every round); and the incremental path is the one taken.
+func TestIncrementalEqualsWhole(t *testing.T) {
+	philly := runtest.NewPhilly(t, 1500).Overloaded(t, 3)
+	run := func(whole bool) (*sim.Result, *SRTF) {
+		defer func(old bool) { noIncremental = old }(noIncremental)
+		noIncremental = whole
+		p := New(philly.DB.View(estimator.ViewOptimal))
+		return philly.Run(t, p), p
+	}
+	want, _ := run(true)
+	got, p := run(false)
+	most := runtest.SameDecisions(t, "srtf", want, got)
+	t.Logf("%d of %d decisions incremental, %d pending at most, %d finished", p.fast, p.decisions, most, len(want.JCTs))
+	if most < 100 || len(want.JCTs) < 100 {
+		t.Fatalf("%d pending at most, %d finished: the test exercises too little", most, len(want.JCTs))
+	}
+	if p.fast < p.decisions*9/10 {
+		t.Errorf("%d of %d decisions incremental, want nearly all", p.fast, p.decisions)
+	}
+}
+
+// TestIncrementalFollowsAnyPendingQueue: the heaps follow whatever pending
+// queue the View holds — jobs gone from its middle, hidden and shown
+// again, reordered, joined at its end — and the decision is
+// the whole-View path's on every View (a self-check against the oracle,
+// not an anchor). An SRTF decision depends on its View only, so one
+// policy taking the incremental path and one taking the whole-View path
+// are handed the same Views. Waiting jobs keep their remaining work, as
+// in the engine.
+func TestIncrementalFollowsAnyPendingQueue(t *testing.T) {
+	c, err := sim.NewCluster(sim.ClusterSpec{Name: "hand", Pools: []sim.Pool{
+		{GPU: "a100", Nodes: 2, GPUsPerNode: 4}, {GPU: "a10", Nodes: 1, GPUsPerNode: 2}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	est := table{"gpt-1.3b": {1: 128, 2: 128, 4: 128}}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var jobs []*sim.Job
+	for i := range 40 {
+		j := job(t, i, "gpt-1.3b", []int{1, 2, 4}[rng.IntN(3)], int64(1+rng.IntN(50)))
+		if i%5 == 0 {
+			j.Spec.GPU, j.Spec.GPUs = "a10", 1+rng.IntN(2)
+		}
+		j.SubmitTime = sim.Time(rng.IntN(10))
+		jobs = append(jobs, j)
+	}
+	run := jobs[0] // running on slots 0, 1
+	run.Spec.GPU, run.Spec.GPUs, run.Status, run.GPUs = "a100", 2, sim.Running, []int{0, 1}
+	run.Config, _ = c.ShapeOf(run.GPUs)
+	occ := make([]sim.JobID, 10)
+	for i := range occ {
+		occ[i] = sim.NoJob
+	}
+	occ[0], occ[1] = 0, 0
+	inc, whole := New(est), New(est)
+	var pending []*sim.Job
+	next := 1 // jobs[next:] have not arrived
+	for step := range 300 {
+		switch r := rng.IntN(10); {
+		case r < 5: // as the engine: some leave, the arrivals not taken join
+			kept := pending[:0:0]
+			for _, j := range pending {
+				if rng.IntN(6) > 0 {
+					kept = append(kept, j)
+				}
+			}
+			pending = kept
+		case r < 7: // a wrapper hides some
+			var shown []*sim.Job
+			for _, j := range pending {
+				if rng.IntN(3) > 0 {
+					shown = append(shown, j)
+				}
+			}
+			pending = shown
+		case r < 8:
+			rng.Shuffle(len(pending), func(a, b int) { pending[a], pending[b] = pending[b], pending[a] })
+		default: // every job waits again, in arrival order
+
+			pending = append(pending[:0:0], jobs[1:next]...)
+		}
+		var arrivals []*sim.Job
+		for k := rng.IntN(3); k > 0 && next < len(jobs); k-- {
+			arrivals = append(arrivals, jobs[next])
+			next++
+		}
+		v := &sim.View{Now: sim.Time(300 * step), Round: step, RoundLength: 300, Cluster: c, Occupant: occ, Timing: sim.Exact,
+			Running: []*sim.Job{run}, Pending: pending, Arrivals: arrivals}
+		func() {
+			defer func(old bool) { noIncremental = old }(noIncremental)
+			noIncremental = true
+			want, _ := whole.Schedule(v)
+			noIncremental = false
+			got, _ := inc.Schedule(v)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("step %d (pending %d, arrivals %d):\n got %+v\nwant %+v", step, len(pending), len(arrivals), got, want)
+			}
+		}()
+		pending = append(pending, arrivals...) // they wait from now on
+	}
+	if inc.fast < 150 {
+		t.Errorf("%d of 300 decisions incremental, want most", inc.fast)
 	}
 }

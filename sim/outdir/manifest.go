@@ -190,7 +190,9 @@ func quoteClip(s string) string {
 }
 
 // writeManifest records every file of tmp (all regular files: a results
-// directory holds nothing else) with its size and SHA-256.
+// directory holds nothing else) with its size and SHA-256: for a file
+// WriteHashed wrote (and still of that size), the ones taken while it was
+// written; for another, read from the file.
 func writeManifest(tmp string) error {
 	entries, err := os.ReadDir(tmp)
 	if err != nil {
@@ -210,12 +212,19 @@ func writeManifest(tmp string) error {
 		if why := badName(n); why != "" || strings.Contains(n, "\t") {
 			return fmt.Errorf("%s: a name the manifest cannot record (%s)", path, cmpOr(why, "a tab"))
 		}
-		size, sum, err := digest(path, -1, nil)
+		info, err := e.Info()
 		if err != nil {
+			return err
+		}
+		size, sum := info.Size(), ""
+		if s, ok := streamedSum(tmp, n, size); ok {
+			sum = s // hashed while written (WriteHashed)
+		} else if size, sum, err = digest(path, -1, nil); err != nil {
 			return err
 		}
 		fmt.Fprintf(&b, "%s\t%d\t%s\n", n, size, sum)
 	}
+	forgetStreamed(tmp)
 	return writeNew(filepath.Join(tmp, ManifestFile), []byte(b.String()))
 }
 

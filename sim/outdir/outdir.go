@@ -406,6 +406,7 @@ func Discard(tmp string) {
 	commitMu.Unlock()
 	os.RemoveAll(root)
 	release(root)
+	forgetStreamed(tmp)
 }
 
 // Interrupt refuses every later commit (ErrInterrupted). A commit in

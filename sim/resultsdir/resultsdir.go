@@ -1,13 +1,10 @@
 package resultsdir
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -87,7 +84,7 @@ func WriteDirs(runs []RunDir) error {
 		// time, each streamed to its file (never a whole run in memory).
 		dirs[i] = outdir.Dir{Path: rd.Dir, Known: known, Write: func(tmp string) error {
 			for _, f := range runFiles(rd.Result, rd.Summary, rd.Extra) {
-				if err := writeTo(filepath.Join(tmp, f.name), f.write); err != nil {
+				if err := outdir.WriteHashed(tmp, f.name, f.write); err != nil {
 					return err
 				}
 			}
@@ -98,23 +95,6 @@ func WriteDirs(runs []RunDir) error {
 		return fmt.Errorf("results: %w", err)
 	}
 	return nil
-}
-
-// writeTo creates path and streams write's output to it.
-func writeTo(path string, write func(io.Writer) error) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
-	if err != nil {
-		return err
-	}
-	b := bufio.NewWriterSize(f, 1<<20)
-	err = write(b)
-	if err == nil {
-		err = b.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // fileRender is a file of a results directory, rendered when written.

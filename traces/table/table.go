@@ -270,9 +270,7 @@ func ScanCSV(file string, r io.Reader, emit func(Job) error) error {
 // parsed without a map look-up or an allocation of its own (the strings of
 // the Job emitted share the csv reader's one string per record).
 func ScanBoundedCSV(file string, r io.Reader, emit func(Job) error) error {
-	cr := csv.NewReader(r)
-	cr.ReuseRecord = true
-	cr.FieldsPerRecord = -1
+	cr := newRecords(r)
 	head, err := cr.Read()
 	if err != nil {
 		if err == io.EOF {
@@ -320,7 +318,7 @@ func ScanBoundedCSV(file string, r io.Reader, emit func(Job) error) error {
 			}
 			return fmt.Errorf("%s: %w", file, err)
 		}
-		line, _ := cr.FieldPos(0)
+		line := cr.Line()
 		if len(rec) == 1 && rec[0] == "" {
 			continue
 		}
