@@ -68,8 +68,14 @@ type Policy struct {
 	// table while it runs; kept across rounds (they pin snapshots, which
 	// stay at most three, and their arrays are reused).
 	statsA, statsB, statsC statSet
-	// trials is the upgrade trial's memo (upgrade.go), kept for its array.
-	trials trialMemo
+	// trials is the upgrade trial's memo (upgrade.go), kept for its array;
+	// trialKeys numbers the (workload, quota) pairs its keyed part has met.
+	trials    trialMemo
+	trialKeys map[trialKey]int
+	// seen marks the trial keys met in one type-change step (where seen
+	// equals seenGen).
+	seen    []uint64
+	seenGen uint64
 	// assertionsFailed counts, in artifact timing, the artifact's
 	// assertions found false (see round.assertionFailed).
 	assertionsFailed int
@@ -84,7 +90,7 @@ func New(v Variant, c *sim.Cluster, decide, opt estimator.Estimator) *Policy {
 	return &Policy{
 		variant: v, tp: newTopology(c), decide: decide, opt: opt,
 		timedOut: map[sim.JobID]bool{}, thrCache: newMemo(), optCache: newMemo(),
-		wIndex: map[estimator.Workload]int{},
+		wIndex: map[estimator.Workload]int{}, trialKeys: map[trialKey]int{},
 	}
 }
 
@@ -110,6 +116,11 @@ type jobState struct {
 	quota   quota
 	opp     bool // running opportunistically (in the decision queue)
 	blocker bool // pending, and an opportunistic job runs below it
+	// key is the index of (workload, keyQ) among the trial keys (keyOK:
+	// computed; Policy.keyOf).
+	key   int
+	keyQ  quota
+	keyOK bool
 }
 
 func (p *Policy) state(j *sim.Job) *jobState {

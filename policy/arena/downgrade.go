@@ -319,11 +319,33 @@ func (r *round) htcStep(tgt *inst, cands []sim.JobID, st *statSet, tb *table, ga
 	var prevNum, newType int
 	var prevNodes []int
 	newBudget := 0
+	// Two candidates other than the target with the same workload and
+	// config (type, count, locality) on the table have the same trials:
+	// each gain reads the workload's throughputs and the config, and each
+	// migration search the new type's slots, which neither holds. So the
+	// later of the two can never be chosen (strict ">"), and its trials
+	// are skipped (not for arena-ddl, whose gains read each job's
+	// deadline).
+	group := searchShortcuts && !r.p.variant.Deadline
+	if group {
+		r.p.seenGen++
+	}
 	for _, id := range cands {
-		q := r.js(id).quota
+		js := r.js(id)
+		q := js.quota
 		pt, num, l, nodes := r.statOf(st, id, q.t, q.num)
 		if pt != targetType {
 			continue
+		}
+		if group && id != tgt.id && len(nodes) > 0 {
+			k := r.p.keyOf(js, quota{pt, num, l})
+			for len(r.p.seen) <= k {
+				r.p.seen = append(r.p.seen, 0)
+			}
+			if r.p.seen[k] == r.p.seenGen {
+				continue
+			}
+			r.p.seen[k] = r.p.seenGen
 		}
 		job := r.registered(id) // the artifact's deep copy of the registered job
 		for U := range r.p.tp.types {

@@ -8,10 +8,11 @@ import (
 )
 
 // jobStat is what a table says about one job: its GPU type, slot count
-// (any status), nodes in node order, the slot count on its first node and
-// its first USED slot (−1 if none).
+// (any status) and USED slot count, nodes in node order, the slot count on
+// its first node and its first USED slot (−1 if none).
 type jobStat struct {
 	t, num     int
+	used       int
 	nodes      []int
 	firstCount int
 	firstUsed  int
@@ -73,8 +74,11 @@ func (s *statSet) add(tp *topology, o sim.JobID, sl, nd int, used bool) *jobStat
 		s.stamp[o] = s.gen
 		*js = jobStat{t: tp.nodeType[nd], nodes: js.nodes[:0], firstUsed: -1}
 	}
-	if used && js.firstUsed < 0 {
-		js.firstUsed = sl
+	if used {
+		js.used++
+		if js.firstUsed < 0 {
+			js.firstUsed = sl
+		}
 	}
 	js.num++
 	if len(js.nodes) == 0 || js.nodes[len(js.nodes)-1] != nd {

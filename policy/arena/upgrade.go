@@ -19,11 +19,18 @@ func (r *round) upgradeTrial() {
 	budget := globalMigrationEta
 	memo := &r.p.trials
 	memo.reset(len(r.running), len(r.p.tp.types))
+	defer func() { memo.st = nil }()
 	for step := 0; step < maxUpgradeSteps; step++ {
 		// Every job's trials run on the real table and read its delta
 		// (index.go) many times over: start them from a fresh snapshot.
 		if !r.real.attached() || len(r.real.dirty) > 32 {
 			r.p.tp.snaps.rebase(r.real)
+		}
+		// The running jobs' slots, read once per step (the step's trials
+		// leave the real table as they found it).
+		memo.st = nil
+		if searchShortcuts {
+			memo.st = r.stats(r.real, &r.p.statsA)
 		}
 		maxGain := infeasibleThr
 		best := empty
@@ -86,7 +93,7 @@ func (r *round) upgradeSearch(id sim.JobID, budget, local int, memo *trialMemo, 
 	v := r.p.variant
 	none := upgrade{gain: infeasibleThr, budget: budget}
 	var freeBuf [8]int
-	free := r.freeAfterRelease(id, freeBuf[:0])
+	free := r.freeAfterRelease(id, freeBuf[:0], memo.st)
 	if !r.anyUpgrade(q, free) {
 		return none
 	}
@@ -107,8 +114,16 @@ func (r *round) upgradeSearch(id sim.JobID, budget, local int, memo *trialMemo, 
 			cleared = true
 		}
 	}
+	shared := searchShortcuts && !v.Deadline
 	consider := func(i int, job inst, fbNum int) {
-		o := memo.outcome(k, i)
+		var o *trialOutcome
+		if shared && job.t != q.t {
+			// A type change's outcome is the same for every job of the
+			// same workload and quota (see trialMemo.keyed).
+			o = memo.keyedOutcome(r.p.keyOf(r.js(id), q), i)
+		} else {
+			o = memo.outcome(k, i)
+		}
 		if !searchShortcuts || !memo.holds(o, job.t, q, upper) {
 			// A type change reads only the other type's slots, which the
 			// job's release leaves as they are.
@@ -194,10 +209,17 @@ func (r *round) applyUpgrade(id sim.JobID, u upgrade, budget, local int) *table 
 
 // freeAfterRelease returns, per cluster GPU type, the idle GPUs of the
 // real table once job id's slots are released (appended to buf): what the
-// upgrade search's table holds. It reads the job's slots, not a copy.
-func (r *round) freeAfterRelease(id sim.JobID, buf []int) []int {
+// upgrade search's table holds. It reads the job's USED slot count from
+// st, the real table's stats, when given, else the job's slots.
+func (r *round) freeAfterRelease(id sim.JobID, buf []int, st *statSet) []int {
 	tb := r.real
 	free := append(buf[:0], tb.tfree...)
+	if st != nil {
+		if s := st.get(id); s != nil && s.t < len(free) {
+			free[s.t] += s.used
+		}
+		return free
+	}
 	for _, s := range tb.slotsOf(id) {
 		if tb.used[s] {
 			free[tb.tp.nodeType[tb.tp.slotNode[s]]]++
@@ -246,11 +268,56 @@ func (r *round) canDouble(q quota, free []int) bool {
 // above 4096 − 10·256). So an outcome holds while its type's slots, the
 // job's quota and the pass limit are those it was computed with; the
 // types' versions (gen) move when a step changes one of their slots.
+//
+// A type change reads, besides its type's slots, only the job's workload
+// and quota: the job holds no slot of the type it tries (each job holds
+// one type), so the search on that type's slots meets nothing of the job,
+// and the gain and the config read back are functions of the workload's
+// throughputs and the quota. So every job of the same workload and quota
+// shares its type changes' outcomes (keyed, by trialKey; not for
+// arena-ddl, whose feasibility reads each job's deadline and progress).
+// The memo only grows across calls: an outcome holds only for the type
+// versions of the current call (reset hands out new ones).
 type trialMemo struct {
 	trials int      // per job: the number of GPU types, plus the doubling
 	gen    []uint64 // per GPU type, the version of its slots
 	clock  uint64   // the last version handed out
 	out    []trialOutcome
+	// keyed are the type changes' outcomes per trialKey, trials apiece.
+	keyed []trialOutcome
+	// st is the real table's job stats during a step (nil: read slots).
+	st *statSet
+}
+
+// trialKey identifies what a type-change trial reads of a job (trialMemo).
+type trialKey struct {
+	wi int
+	q  quota
+}
+
+// keyOf returns the index of (js's workload, q) among the keys seen
+// (the last one asked is cached on js).
+func (p *Policy) keyOf(js *jobState, q quota) int {
+	if js.keyOK && js.keyQ == q {
+		return js.key
+	}
+	k := trialKey{js.wi, q}
+	i, ok := p.trialKeys[k]
+	if !ok {
+		i = len(p.trialKeys)
+		p.trialKeys[k] = i
+	}
+	js.key, js.keyQ, js.keyOK = i, q, true
+	return i
+}
+
+// keyedOutcome is the outcome slot of trial i for key k.
+func (m *trialMemo) keyedOutcome(k, i int) *trialOutcome {
+	need := (k + 1) * m.trials
+	if len(m.keyed) < need {
+		m.keyed = append(m.keyed, make([]trialOutcome, max(need, 2*len(m.keyed))-len(m.keyed))...)
+	}
+	return &m.keyed[k*m.trials+i]
 }
 
 // trialOutcome is one trial's result and what it was computed from.
@@ -269,6 +336,9 @@ type trialOutcome struct {
 // reset empties the memo for jobs running jobs on a cluster of types GPU
 // types (as the topology knows them).
 func (m *trialMemo) reset(jobs, types int) {
+	if m.trials != types+1 {
+		m.keyed = m.keyed[:0] // laid out for another number of trials
+	}
 	m.trials = types + 1
 	m.clock++
 	m.gen = m.gen[:0]
