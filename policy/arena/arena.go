@@ -76,6 +76,16 @@ type Policy struct {
 	// equals seenGen).
 	seen    []uint64
 	seenGen uint64
+	// runMark[id] equals runGen while job id is in the round's running
+	// queue; jobMark is scratch marking jobs (where it equals markGen).
+	runMark, jobMark []uint64
+	runGen, markGen  uint64
+	// The real table refreshQuotas last read: its snapshot, and the jobs
+	// its delta touched (see refreshQuotas).
+	quotaBase    *snapshot
+	quotaBaseGen uint64
+	quotaTouched []sim.JobID
+	quotaScratch []sim.JobID
 	// assertionsFailed counts, in artifact timing, the artifact's
 	// assertions found false (see round.assertionFailed).
 	assertionsFailed int
@@ -271,9 +281,11 @@ type round struct {
 func (p *Policy) newRound(v *sim.View) *round {
 	r := &round{p: p, v: v, started: map[sim.JobID]bool{}}
 	r.real = r.tableOf(v.Occupant)
+	p.runGen++
 	for _, j := range v.Running {
 		p.state(j)
 		r.running = append(r.running, j.Spec.ID)
+		p.markRunning(j.Spec.ID, true)
 	}
 	for _, j := range v.Pending {
 		p.state(j)
@@ -293,9 +305,55 @@ func (r *round) js(id sim.JobID) *jobState { return r.p.jobs[id] }
 
 // refreshQuotas is _update_run_jobs: every running job's quota becomes what
 // it holds in the real table.
+//
+// A job's quota changes only with its slots. When the real table is a
+// delta against the snapshot of the table last refreshed, the slots that
+// changed since are among that table's delta and this one's, so only the
+// jobs on them (in either table or in the snapshot) are read again: the
+// fit of each arrival costs its changes, not every running job.
 func (r *round) refreshQuotas() {
 	p := r.p
-	st := r.stats(r.real, &r.p.statsA)
+	tb := r.real
+	if searchShortcuts && tb.attached() && tb.base == p.quotaBase && tb.baseGen == p.quotaBaseGen {
+		p.markGen++
+		now := r.deltaJobs(tb, p.quotaScratch[:0])
+		all := now
+		for _, id := range p.quotaTouched {
+			if p.jobMark[id] != p.markGen {
+				p.jobMark[id] = p.markGen
+				all = append(all, id)
+			}
+		}
+		now = all[:len(now)]
+		for _, id := range all {
+			if !p.isRunning(id) {
+				continue
+			}
+			js := p.jobs[id]
+			t, num, nodes, first := -1, 0, 0, 0
+			last := -1
+			for _, s := range tb.slotsOf(id) {
+				n := tb.tp.slotNode[s]
+				if n != last {
+					if t < 0 {
+						t = tb.tp.nodeType[n]
+					}
+					nodes, last = nodes+1, n
+				}
+				if nodes == 1 {
+					first++
+				}
+				num++
+			}
+			if num == 0 {
+				continue
+			}
+			js.quota = quota{t: t, num: num, loc: loc{nodes, first}}
+		}
+		p.quotaTouched, p.quotaScratch = now, p.quotaTouched[:0]
+		return
+	}
+	st := r.stats(tb, &r.p.statsA)
 	for _, id := range r.running {
 		s := st.get(id)
 		js := p.jobs[id]
@@ -304,6 +362,44 @@ func (r *round) refreshQuotas() {
 		}
 		js.quota = quota{t: s.t, num: s.num, loc: loc{len(s.nodes), s.firstCount}}
 	}
+	p.quotaBase, p.quotaBaseGen = tb.base, tb.baseGen
+	p.markGen++
+	p.quotaTouched = r.deltaJobs(tb, p.quotaTouched[:0])
+}
+
+// deltaJobs appends to out the real jobs on tb's delta slots, as tb and
+// its snapshot hold them, each once (marked in jobMark with markGen).
+func (r *round) deltaJobs(tb *table, out []sim.JobID) []sim.JobID {
+	p := r.p
+	for len(p.jobMark) < len(p.jobs) {
+		p.jobMark = append(p.jobMark, 0)
+	}
+	for _, s := range tb.dirty {
+		for _, o := range [2]sim.JobID{tb.base.occ[s], tb.occ[s]} {
+			if o >= 0 && p.jobMark[o] != p.markGen {
+				p.jobMark[o] = p.markGen
+				out = append(out, o)
+			}
+		}
+	}
+	return out
+}
+
+// markRunning records whether job id is in the round's running queue.
+func (p *Policy) markRunning(id sim.JobID, on bool) {
+	for len(p.runMark) <= int(id) {
+		p.runMark = append(p.runMark, 0)
+	}
+	if on {
+		p.runMark[id] = p.runGen
+	} else {
+		p.runMark[id] = 0
+	}
+}
+
+// isRunning reports whether job id is in the round's running queue.
+func (p *Policy) isRunning(id sim.JobID) bool {
+	return int(id) < len(p.runMark) && p.runMark[id] == p.runGen
 }
 
 // actions turns the plan into engine actions: Start and Suspend in the
@@ -361,6 +457,7 @@ func (r *round) dropUnrunnableStarts(acts []sim.Action) []sim.Action {
 
 func (r *round) startJob(id sim.JobID) {
 	r.running = append(r.running, id)
+	r.p.markRunning(id, true)
 	r.pending = removeID(r.pending, id)
 	r.started[id] = true
 	r.ops = append(r.ops, sim.Action{Kind: sim.Start, Job: id})
@@ -368,6 +465,7 @@ func (r *round) startJob(id sim.JobID) {
 
 func (r *round) suspendJob(id sim.JobID) {
 	r.running = removeID(r.running, id)
+	r.p.markRunning(id, false)
 	r.pending = append(r.pending, id)
 	delete(r.started, id)
 	r.ops = append(r.ops, sim.Action{Kind: sim.Suspend, Job: id, Reason: "opportunistic job preempted by a blocker"})
