@@ -86,6 +86,15 @@ type Policy struct {
 	quotaBaseGen uint64
 	quotaTouched []sim.JobID
 	quotaScratch []sim.JobID
+	// keyMark marks trial keys (where it equals markGen); keyGroup is a
+	// key's group while snapshotGroups runs; the rest is scratch of
+	// groupHeads and snapshotGroups.
+	keyMark        []uint64
+	keyGroup       []int32
+	headsA, headsB []groupHead
+	heads          []sim.JobID
+	groupScratch   []int
+	groupFill      []int32
 	// assertionsFailed counts, in artifact timing, the artifact's
 	// assertions found false (see round.assertionFailed).
 	assertionsFailed int
@@ -273,6 +282,7 @@ type round struct {
 	ops     []sim.Action // Start/Suspend in the order the queues moved
 	started map[sim.JobID]bool
 	// buffers of the migration search's partial-node and idle-node lists
+	twinsBuf   twins
 	partialBuf []nodeFree
 	idleBuf    []int
 	shrinkBuf  shrinkView

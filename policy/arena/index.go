@@ -54,6 +54,9 @@ type snapshot struct {
 	stats    statSet
 	statsGen uint64
 	pins     int
+	// groups are its jobs grouped by trial key, built on first use
+	// (round.snapshotGroups).
+	groups jobGroups
 }
 
 // typeBuckets are a type's nodes by idle GPUs in a snapshot, each list in

@@ -52,6 +52,12 @@ func (s *statSet) get(id sim.JobID) *jobStat {
 	return nil
 }
 
+// recomputed reports whether id's stats were computed for s's table (the
+// delta touched it) rather than read from its snapshot's.
+func (s *statSet) recomputed(id sim.JobID) bool {
+	return int(id) < len(s.stamp) && s.stamp[id] == s.gen
+}
+
 // begin starts a new generation of s for up to n jobs.
 func (s *statSet) begin(n int) {
 	if len(s.stamp) < n {
@@ -107,6 +113,12 @@ func (s *statSet) scan(tp *topology, occ []sim.JobID, used []bool, n int) {
 // and its delta when it has one (the snapshot's are computed once), else
 // by a scan.
 func (r *round) stats(tb *table, dst *statSet) *statSet {
+	return r.statsOf(tb, dst, true)
+}
+
+// statsOf is stats; without withOrder, dst.order is left empty (it costs a
+// step per job of the table).
+func (r *round) statsOf(tb *table, dst *statSet, withOrder bool) *statSet {
 	n := len(r.p.jobs)
 	if !tb.attached() {
 		tb.tp.snaps.rebase(tb)
@@ -119,9 +131,12 @@ func (r *round) stats(tb *table, dst *statSet) *statSet {
 	base := &snap.stats
 	if len(tb.dirty) == 0 {
 		dst.begin(0)
+		dst.touched = dst.touched[:0]
 		dst.base, dst.pinned = base, snap
 		snap.pins++
-		dst.order = append(dst.order, base.order...)
+		if withOrder {
+			dst.order = append(dst.order, base.order...)
+		}
 		return dst
 	}
 	dst.begin(n)
@@ -148,6 +163,9 @@ func (r *round) stats(tb *table, dst *statSet) *statSet {
 	}
 	slices.SortFunc(touched, func(a, b sim.JobID) int { return dst.byID[a].firstUsed - dst.byID[b].firstUsed })
 	dst.touched = touched
+	if !withOrder {
+		return dst
+	}
 	// Merge them into the snapshot's order of the untouched jobs; every
 	// job's first USED slot is its own, so the merge is the scan's order.
 	k := 0

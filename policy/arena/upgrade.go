@@ -35,7 +35,11 @@ func (r *round) upgradeTrial() {
 		maxGain := infeasibleThr
 		best := empty
 		var bestUp upgrade
+		twins := r.newTwins()
 		for i, id := range r.running {
+			if twins != nil && twins.seen(id) {
+				continue
+			}
 			u := r.upgradeSearch(id, budget, localMigrationEta, memo, i)
 			ok := u.ok
 			if ok && u.gain > maxGain {
@@ -56,6 +60,100 @@ func (r *round) upgradeTrial() {
 		r.refreshQuotas()
 		budget = bestUp.budget
 	}
+}
+
+// twins tells, during one upgrade step, the running jobs whose upgrade
+// search is bound to find what an earlier job's found: same workload and
+// quota, and a doubling that is either not tried, told infeasible by its
+// best locality, or told placed directly by the room the real table has
+// even before the job's release. Such a job's search reads nothing of its
+// own: its type changes are its key's (trialMemo), and a direct doubling
+// is priced at the best locality from the quota. Its gain can only tie
+// the earlier job's, and a tie never wins (strict ">"), so it is skipped.
+// Jobs whose search would try nothing are skipped too.
+type twins struct {
+	r    *round
+	room [][2]int // per type: idle nodes and the fullest partial node, +1 (0: not read yet)
+}
+
+// newTwins starts a step's twin detection; nil when the shortcuts are off
+// or for arena-ddl (whose gains read each job's deadline).
+func (r *round) newTwins() *twins {
+	if !searchShortcuts || r.p.variant.Deadline {
+		return nil
+	}
+	r.p.seenGen++
+	tw := &r.twinsBuf
+	tw.r = r
+	tw.room = tw.room[:0]
+	for range r.p.tp.types {
+		tw.room = append(tw.room, [2]int{})
+	}
+	return tw
+}
+
+// seen reports whether job id's search is bound to repeat an earlier
+// one's (or to try nothing), marking its class as met otherwise.
+func (tw *twins) seen(id sim.JobID) bool {
+	r := tw.r
+	p := r.p
+	js := r.js(id)
+	q := js.quota
+	var freeBuf [8]int
+	free := r.freeAfterRelease(id, freeBuf[:0], r.p.trials.st)
+	if !r.anyUpgrade(q, free) {
+		return true // upgradeSearch returns nothing
+	}
+	class := 0 // no doubling tried
+	if r.canDouble(q, free) {
+		class = tw.doubling(q, id)
+		if class < 0 {
+			return false
+		}
+	}
+	k := 3*p.keyOf(js, q) + class
+	for len(p.seen) <= k {
+		p.seen = append(p.seen, 0)
+	}
+	if p.seen[k] == p.seenGen {
+		return true
+	}
+	p.seen[k] = p.seenGen
+	return false
+}
+
+// doubling classes the doubling trial of a job with quota q: 2 when its
+// best locality is infeasible, 1 when directFit would place it once the
+// job is released, told from the real table's room before the release
+// (releasing only adds idle GPUs: a node that had room keeps it or
+// becomes idle), −1 when only the trial can tell.
+func (tw *twins) doubling(q quota, id sim.JobID) int {
+	r := tw.r
+	tp := r.p.tp
+	ty, n := q.t, 2*q.num
+	if !r.feasible(inst{id: id, t: ty, num: n}, ty, r.p.bestLocality(ty, n)) {
+		return 2
+	}
+	if ty >= tp.clusterTypes || !tp.uniformCap[ty] {
+		return -1
+	}
+	rm := &tw.room[ty]
+	if *rm == [2]int{} {
+		idle, maxPartial := r.real.roomOf(ty)
+		*rm = [2]int{idle + 1, maxPartial + 1}
+	}
+	idle, maxPartial := rm[0]-1, rm[1]-1
+	need := nodesNeeded(n, tp.typeCap[ty])
+	switch {
+	case need <= idle:
+		if n/need > tp.typeCap[ty] {
+			return -1
+		}
+		return 1
+	case n <= maxPartial:
+		return 1
+	}
+	return -1
 }
 
 // searchShortcuts enables the upgrade trial's memo and the outcomes told
