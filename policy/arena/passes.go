@@ -500,6 +500,9 @@ func (r *round) fitNewJobs() error {
 			r.pending = append(r.pending, id)
 			continue
 		}
+		// The table replaced is referred to no more: recycled now, it
+		// lets the next arrival's copy cost the deltas.
+		r.p.pool.drop(r.real)
 		r.real = dec
 		budget = b
 		if len(r.p.decision) == 1 {

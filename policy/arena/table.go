@@ -215,6 +215,34 @@ func (t *table) copyFrom(u *table) {
 		t.adoptDelta(u)
 		return
 	}
+	if u.attached() && t.attached() && u.base.parent == t.base && u.base.parentGen == t.baseGen {
+		// u's snapshot was made from a delta against t's: t goes back to
+		// its snapshot, onto u's by the slots the two differ on, then
+		// takes u's delta.
+		old, nb := t.base, u.base
+		for _, s := range t.dirty {
+			t.occ[s], t.used[s] = old.occ[s], old.used[s]
+		}
+		for _, n := range t.dirtyNodes {
+			t.free[n] = old.free[n]
+		}
+		t.clearDelta()
+		for _, s := range nb.diff {
+			t.occ[s], t.used[s] = nb.occ[s], nb.used[s]
+		}
+		for _, n := range nb.diffNodes {
+			t.free[n] = nb.free[n]
+		}
+		for _, s := range u.dirty {
+			t.occ[s], t.used[s] = u.occ[s], u.used[s]
+		}
+		for _, n := range u.dirtyNodes {
+			t.free[n] = u.free[n]
+		}
+		copy(t.tfree, u.tfree)
+		t.adoptDelta(u)
+		return
+	}
 	t.detach()
 	copy(t.occ, u.occ)
 	copy(t.used, u.used)

@@ -23,14 +23,14 @@ func (r *round) upgradeTrial() {
 	for step := 0; step < maxUpgradeSteps; step++ {
 		// Every job's trials run on the real table and read its delta
 		// (index.go) many times over: start them from a fresh snapshot.
-		if !r.real.attached() || len(r.real.dirty) > 32 {
+		if !r.real.attached() || len(r.real.dirty) > upgradeRebase {
 			r.p.tp.snaps.rebase(r.real)
 		}
 		// The running jobs' slots, read once per step (the step's trials
 		// leave the real table as they found it).
 		memo.st = nil
 		if searchShortcuts {
-			memo.st = r.stats(r.real, &r.p.statsA)
+			memo.st = r.statsOf(r.real, &r.p.statsA, false)
 		}
 		maxGain := infeasibleThr
 		best := empty
@@ -56,6 +56,7 @@ func (r *round) upgradeTrial() {
 		bestTbl := r.applyUpgrade(best, bestUp, budget, localMigrationEta)
 		memo.tableChanged(r.real, bestTbl)
 		r.p.pool.release(mark, bestTbl)
+		r.p.pool.drop(r.real)
 		r.real = bestTbl
 		r.refreshQuotas()
 		budget = bestUp.budget
@@ -153,8 +154,55 @@ func (tw *twins) doubling(q quota, id sim.JobID) int {
 	case n <= maxPartial:
 		return 1
 	}
+	// The room once the job is released: its nodes counted with its USED
+	// slots idle (a slot of a node that takes no new job stays held:
+	// left to the trial).
+	if tp.blocked != nil {
+		return -1
+	}
+	var nodeBuf [16]int
+	var usedBuf [16]int
+	nodes, used := nodeBuf[:0], usedBuf[:0]
+	tb := r.real
+	for _, s := range tb.slotsOf(id) {
+		nd := tp.slotNode[s]
+		if tp.nodeType[nd] != ty {
+			continue
+		}
+		if len(nodes) == 0 || nodes[len(nodes)-1] != nd {
+			if len(nodes) == len(nodeBuf) {
+				return -1
+			}
+			nodes, used = append(nodes, nd), append(used, 0)
+		}
+		if tb.used[s] {
+			used[len(used)-1]++
+		}
+	}
+	idle, maxPartial = tb.roomExcept(ty, nodes)
+	for i, nd := range nodes {
+		switch f := tb.free[nd] + used[i]; {
+		case f == tp.nodeCap[nd]:
+			idle++
+		case f > 0:
+			maxPartial = max(maxPartial, f)
+		}
+	}
+	switch {
+	case need <= idle:
+		if n/need > tp.typeCap[ty] {
+			return -1
+		}
+		return 1
+	case n <= maxPartial:
+		return 1
+	}
 	return -1
 }
+
+// upgradeRebase is the delta length past which an upgrade step starts
+// from a fresh snapshot of the real table.
+var upgradeRebase = 32
 
 // searchShortcuts enables the upgrade trial's memo and the outcomes told
 // without running a search (directOutcome, typeChangeTrial); the tests
