@@ -335,30 +335,17 @@ func (r *round) refreshQuotas() {
 			}
 		}
 		now = all[:len(now)]
+		// A job the delta leaves alone holds its snapshot slots.
+		st := r.statsOf(tb, &p.statsA, false)
 		for _, id := range all {
 			if !p.isRunning(id) {
 				continue
 			}
-			js := p.jobs[id]
-			t, num, nodes, first := -1, 0, 0, 0
-			last := -1
-			for _, s := range tb.slotsOf(id) {
-				n := tb.tp.slotNode[s]
-				if n != last {
-					if t < 0 {
-						t = tb.tp.nodeType[n]
-					}
-					nodes, last = nodes+1, n
-				}
-				if nodes == 1 {
-					first++
-				}
-				num++
-			}
-			if num == 0 {
+			s := st.get(id)
+			if s == nil || s.num == 0 {
 				continue
 			}
-			js.quota = quota{t: t, num: num, loc: loc{nodes, first}}
+			p.jobs[id].quota = quota{t: s.t, num: s.num, loc: loc{len(s.nodes), s.firstCount}}
 		}
 		p.quotaTouched, p.quotaScratch = now, p.quotaTouched[:0]
 		return

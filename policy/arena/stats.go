@@ -34,6 +34,16 @@ type statSet struct {
 	pinned *snapshot
 	// jobs the delta touched, by first USED slot
 	touched []sim.JobID
+	// scratch of statsOf: jobs met (where seen equals gen), their slots
+	seen  []int
+	jobs  []sim.JobID
+	pairs []jobSlot
+}
+
+// jobSlot is a slot of a job.
+type jobSlot struct {
+	id sim.JobID
+	s  int32
 }
 
 func (s *statSet) get(id sim.JobID) *jobStat {
@@ -63,6 +73,7 @@ func (s *statSet) begin(n int) {
 	if len(s.stamp) < n {
 		s.stamp = append(s.stamp, make([]int, n-len(s.stamp))...)
 		s.byID = append(s.byID, make([]jobStat, n-len(s.byID))...)
+		s.seen = append(s.seen, make([]int, n-len(s.seen))...)
 	}
 	s.gen++
 	s.order = s.order[:0]
@@ -142,23 +153,50 @@ func (r *round) statsOf(tb *table, dst *statSet, withOrder bool) *statSet {
 	dst.begin(n)
 	dst.base, dst.pinned = base, snap
 	snap.pins++
-	// The jobs the delta touched, recomputed from their slots in tb.
-	touched := dst.touched[:0]
+	// The jobs the delta touched (on a delta slot, in tb or in the
+	// snapshot), recomputed from their slots in tb: the snapshot's slots
+	// they still hold and the delta slots they took, gathered in one pass
+	// over the delta (a slotsOf per job walks the delta once per job).
+	jobs := dst.jobs[:0]
 	for _, d := range tb.dirty {
 		for _, o := range [2]sim.JobID{snap.occ[d], tb.occ[d]} {
-			if o < 0 || dst.stamp[o] == dst.gen {
-				continue
+			if o >= 0 && dst.seen[o] != dst.gen {
+				dst.seen[o] = dst.gen
+				jobs = append(jobs, o)
 			}
-			for _, sl := range tb.slotsOf(o) {
-				dst.add(tb.tp, o, int(sl), tb.tp.slotNode[sl], tb.used[sl])
+		}
+	}
+	pairs := dst.pairs[:0]
+	for _, o := range jobs {
+		for _, s := range snap.lookup(o) {
+			if tb.occ[s] == o {
+				pairs = append(pairs, jobSlot{o, s})
 			}
-			switch {
-			case dst.stamp[o] != dst.gen: // gone from tb
-				dst.stamp[o] = dst.gen
-				dst.byID[o] = jobStat{nodes: dst.byID[o].nodes[:0], firstUsed: -1}
-			case dst.byID[o].firstUsed >= 0:
-				touched = append(touched, o)
-			}
+		}
+	}
+	for _, s := range tb.dirty {
+		if o := tb.occ[s]; o >= 0 && snap.occ[s] != o {
+			pairs = append(pairs, jobSlot{o, s})
+		}
+	}
+	slices.SortFunc(pairs, func(a, b jobSlot) int {
+		if a.id != b.id {
+			return int(a.id - b.id)
+		}
+		return int(a.s - b.s)
+	})
+	for _, pr := range pairs {
+		dst.add(tb.tp, pr.id, int(pr.s), tb.tp.slotNode[pr.s], tb.used[pr.s])
+	}
+	dst.jobs, dst.pairs = jobs, pairs
+	touched := dst.touched[:0]
+	for _, o := range jobs {
+		switch {
+		case dst.stamp[o] != dst.gen: // gone from tb
+			dst.stamp[o] = dst.gen
+			dst.byID[o] = jobStat{nodes: dst.byID[o].nodes[:0], firstUsed: -1}
+		case dst.byID[o].firstUsed >= 0:
+			touched = append(touched, o)
 		}
 	}
 	slices.SortFunc(touched, func(a, b sim.JobID) int { return dst.byID[a].firstUsed - dst.byID[b].firstUsed })
