@@ -209,6 +209,26 @@ func (s *snapshot) bucketsOf(tp *topology, ty int) *typeBuckets {
 // placed without moving anyone (directPlace). It costs the delta, not the
 // type's nodes, and writes nothing.
 func (t *table) roomOf(ty int) (idleNodes, maxPartial int) {
+	// Asked again of the same content (ver), the answer is kept.
+	for len(t.room) <= ty {
+		t.room = append(t.room, roomMemo{})
+	}
+	if m := &t.room[ty]; m.ver == t.ver+1 {
+		return m.idle, m.maxPartial
+	}
+	idleNodes, maxPartial = t.roomScan(ty)
+	t.room[ty] = roomMemo{t.ver + 1, idleNodes, maxPartial}
+	return idleNodes, maxPartial
+}
+
+// roomMemo is a type's roomOf answer for table version ver − 1 (0: none).
+type roomMemo struct {
+	ver              uint64
+	idle, maxPartial int
+}
+
+// roomScan computes roomOf.
+func (t *table) roomScan(ty int) (idleNodes, maxPartial int) {
 	tp := t.tp
 	if !t.attached() {
 		for _, nd := range tp.nodesOfType[ty] {

@@ -88,9 +88,10 @@ func TestDeltaQueriesMatchScan(t *testing.T) {
 	}
 }
 
-// TestCopyFromParentSnapshot: a table copied onto a pooled table of the
-// snapshot its own snapshot was made from (copyFrom's parent path, which
-// writes only the two deltas and the slots the snapshots differ on) must
+// TestCopyFromParentSnapshot: a table copied onto a pooled table of a
+// snapshot related to its own (an ancestor, or a sibling line: copyFrom's
+// kinship path, which writes only the two deltas and the slots the lines
+// of descent changed) must
 // equal a flat copy, slot for slot, with its idle counts. Random writes
 // and rebases; the oracle is the source table itself.
 func TestCopyFromParentSnapshot(t *testing.T) {
@@ -114,14 +115,27 @@ func TestCopyFromParentSnapshot(t *testing.T) {
 			occ := sim.JobID(rng.IntN(13)) - 1
 			work.set(s, occ, occ != empty)
 		}
-		parent := work.base
-		tp.snaps.rebase(work) // the child snapshot, made from work's delta
-		for range rng.IntN(8) {
-			s := rng.IntN(slots)
-			occ := sim.JobID(rng.IntN(13)) - 1
-			work.set(s, occ, occ != empty)
+		// Descendant snapshots (one to three generations), each made
+		// from work's delta.
+		for range 1 + rng.IntN(3) {
+			tp.snaps.rebase(work)
+			for range rng.IntN(8) {
+				s := rng.IntN(slots)
+				occ := sim.JobID(rng.IntN(13)) - 1
+				work.set(s, occ, occ != empty)
+			}
 		}
-		if work.base.parent == parent && stale.attached() && stale.base == parent {
+		if rng.IntN(2) == 0 {
+			// stale on a sibling line (or, if work's snapshot was not
+			// rebased past it, on a descendant).
+			tp.snaps.rebase(stale)
+			for range rng.IntN(8) {
+				s := rng.IntN(slots)
+				occ := sim.JobID(rng.IntN(13)) - 1
+				stale.set(s, occ, occ != empty)
+			}
+		}
+		if _, _, ok := stale.kinship(work); ok {
 			parentPath++
 		}
 		stale.copyFrom(work)
