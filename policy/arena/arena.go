@@ -86,11 +86,6 @@ type Policy struct {
 	quotaBaseGen uint64
 	quotaTouched []sim.JobID
 	quotaScratch []sim.JobID
-	// lineage is the snapshot of the last round's final table (pinned
-	// while lineageGen is its generation); tableOf loads a round's
-	// tables as deltas against it.
-	lineage    *snapshot
-	lineageGen uint64
 	// keyMark marks trial keys (where it equals markGen); keyGroup is a
 	// key's group while snapshotGroups runs; the rest is scratch of
 	// groupHeads and snapshotGroups.
@@ -215,7 +210,6 @@ func (p *Policy) Schedule(v *sim.View) ([]sim.Action, error) {
 	if v.Nodes != nil {
 		acts = r.dropUnrunnableStarts(acts)
 	}
-	p.keepLineage(r.real)
 	p.pool.release(0, nil)
 	return acts, nil
 }
@@ -297,7 +291,6 @@ type round struct {
 func (p *Policy) newRound(v *sim.View) *round {
 	r := &round{p: p, v: v, started: map[sim.JobID]bool{}}
 	r.real = r.tableOf(v.Occupant)
-	p.quotaBase = nil // a new round refreshes every running job
 	p.runGen++
 	for _, j := range v.Running {
 		p.state(j)

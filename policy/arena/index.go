@@ -80,11 +80,10 @@ type typeBuckets struct {
 // ones: the round's real table, the fix-up's "before" table and whatever
 // the searches rebased since. A table whose snapshot is recycled detaches
 // (its delta stays correct against nothing, so it is dropped). At most three
-// statSets pin a snapshot at a time (Policy.statsA, statsB, statsC), and
-// the policy pins its lineage (Policy.lineage), so one ring slot is
-// always free.
+// statSets pin a snapshot at a time (Policy.statsA, statsB, statsC), so one
+// ring slot is always free.
 type snapshotCache struct {
-	ring [5]*snapshot
+	ring [4]*snapshot
 	next int
 	gen  uint64
 }

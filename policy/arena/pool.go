@@ -80,55 +80,15 @@ func (tp *tablePool) release(mark int, keep *table) {
 func (r *round) clone(t *table) *table { return r.p.pool.clone(t) }
 
 // tableOf builds a pooled table from an occupant list.
-//
-// With a lineage (the snapshot of the last round's final table, pinned)
-// the table is that snapshot with the slots that differ from occupant
-// written as a delta: the round's tables then stay related to the
-// pooled ones (copies cost their deltas) instead of starting a new
-// line of snapshots each round.
 func (r *round) tableOf(occupant []sim.JobID) *table {
-	p := r.p
-	lin := p.lineage
-	if lin != nil && lin.gen != p.lineageGen {
-		lin = nil
+	if len(r.p.pool.free) == 0 {
+		t := newTable(r.p.tp, occupant)
+		r.p.pool.live = append(r.p.pool.live, t)
+		return t
 	}
-	var t *table
-	if n := len(p.pool.free); n > 0 {
-		k := n - 1
-		for i := n - 1; lin != nil && i >= 0; i-- {
-			if f := p.pool.free[i]; f.base == lin && f.baseGen == p.lineageGen {
-				k = i
-				break
-			}
-		}
-		t = p.pool.free[k]
-		p.pool.free[k] = p.pool.free[n-1]
-		p.pool.free = p.pool.free[:n-1]
-	}
-	switch {
-	case lin != nil && searchShortcuts:
-		if t == nil {
-			t = blankTable(p.tp)
-		}
-		t.loadFrom(lin, p.lineageGen, occupant)
-	case t == nil:
-		t = newTable(p.tp, occupant)
-	default:
-		t.load(occupant)
-	}
-	p.pool.live = append(p.pool.live, t)
+	t := r.p.pool.free[len(r.p.pool.free)-1]
+	r.p.pool.free = r.p.pool.free[:len(r.p.pool.free)-1]
+	t.load(occupant)
+	r.p.pool.live = append(r.p.pool.live, t)
 	return t
-}
-
-// keepLineage pins t's snapshot as the lineage of the next round's tables
-// (tableOf), unpinning the previous one.
-func (p *Policy) keepLineage(t *table) {
-	if p.lineage != nil && p.lineage.gen == p.lineageGen {
-		p.lineage.pins--
-	}
-	p.lineage = nil
-	if searchShortcuts && t != nil && t.attached() {
-		p.lineage, p.lineageGen = t.base, t.baseGen
-		t.base.pins++
-	}
 }

@@ -187,39 +187,6 @@ func (t *table) load(occupant []sim.JobID) {
 	}
 }
 
-// loadFrom is load(occupant) through snapshot s (generation gen): t
-// takes s's content, attached with an empty delta, and then occupant's
-// slots where they differ, as a delta (dropped past the limit, as any).
-func (t *table) loadFrom(s *snapshot, gen uint64, occupant []sim.JobID) {
-	t.ver++
-	t.copied = 0
-	t.undo, t.logging = t.undo[:0], 0
-	if t.base == s && t.baseGen == gen && t.attached() {
-		for _, d := range t.dirty {
-			t.occ[d], t.used[d] = s.occ[d], s.used[d]
-		}
-		for _, n := range t.dirtyNodes {
-			t.free[n] = s.free[n]
-		}
-		t.clearDelta()
-	} else {
-		t.detach()
-		copy(t.occ, s.occ)
-		copy(t.used, s.used)
-		copy(t.free, s.free)
-		t.base, t.baseGen = s, gen
-	}
-	clear(t.tfree)
-	for n, f := range t.free {
-		t.tfree[t.tp.nodeType[n]] += f
-	}
-	for sl, o := range occupant {
-		if used := o != empty; t.occ[sl] != o || t.used[sl] != used {
-			t.set(sl, o, used)
-		}
-	}
-}
-
 // clone returns an independent copy (the artifact's deepcopy of the table).
 func (t *table) clone() *table {
 	u := blankTable(t.tp)
