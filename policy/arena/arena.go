@@ -68,8 +68,33 @@ type Policy struct {
 	// table while it runs; kept across rounds (they pin snapshots, which
 	// stay at most three, and their arrays are reused).
 	statsA, statsB, statsC statSet
-	// trials is the upgrade trial's memo (upgrade.go), kept for its array.
-	trials trialMemo
+	// trials is the upgrade trial's memo (upgrade.go), kept for its array;
+	// trialKeys numbers the (workload, quota) pairs its keyed part has met.
+	trials    trialMemo
+	trialKeys map[trialKey]int
+	// seen marks the trial keys met in one type-change step (where seen
+	// equals seenGen).
+	seen    []uint64
+	seenGen uint64
+	// runMark[id] equals runGen while job id is in the round's running
+	// queue; jobMark is scratch marking jobs (where it equals markGen).
+	runMark, jobMark []uint64
+	runGen, markGen  uint64
+	// The real table refreshQuotas last read: its snapshot, and the jobs
+	// its delta touched (see refreshQuotas).
+	quotaBase    *snapshot
+	quotaBaseGen uint64
+	quotaTouched []sim.JobID
+	quotaScratch []sim.JobID
+	// keyMark marks trial keys (where it equals markGen); keyGroup is a
+	// key's group while snapshotGroups runs; the rest is scratch of
+	// groupHeads and snapshotGroups.
+	keyMark        []uint64
+	keyGroup       []int32
+	headsA, headsB []groupHead
+	heads          []sim.JobID
+	groupScratch   []int
+	groupFill      []int32
 	// assertionsFailed counts, in artifact timing, the artifact's
 	// assertions found false (see round.assertionFailed).
 	assertionsFailed int
@@ -84,7 +109,7 @@ func New(v Variant, c *sim.Cluster, decide, opt estimator.Estimator) *Policy {
 	return &Policy{
 		variant: v, tp: newTopology(c), decide: decide, opt: opt,
 		timedOut: map[sim.JobID]bool{}, thrCache: newMemo(), optCache: newMemo(),
-		wIndex: map[estimator.Workload]int{},
+		wIndex: map[estimator.Workload]int{}, trialKeys: map[trialKey]int{},
 	}
 }
 
@@ -110,6 +135,11 @@ type jobState struct {
 	quota   quota
 	opp     bool // running opportunistically (in the decision queue)
 	blocker bool // pending, and an opportunistic job runs below it
+	// key is the index of (workload, keyQ) among the trial keys (keyOK:
+	// computed; Policy.keyOf).
+	key   int
+	keyQ  quota
+	keyOK bool
 }
 
 func (p *Policy) state(j *sim.Job) *jobState {
@@ -252,6 +282,7 @@ type round struct {
 	ops     []sim.Action // Start/Suspend in the order the queues moved
 	started map[sim.JobID]bool
 	// buffers of the migration search's partial-node and idle-node lists
+	twinsBuf   twins
 	partialBuf []nodeFree
 	idleBuf    []int
 	shrinkBuf  shrinkView
@@ -260,9 +291,11 @@ type round struct {
 func (p *Policy) newRound(v *sim.View) *round {
 	r := &round{p: p, v: v, started: map[sim.JobID]bool{}}
 	r.real = r.tableOf(v.Occupant)
+	p.runGen++
 	for _, j := range v.Running {
 		p.state(j)
 		r.running = append(r.running, j.Spec.ID)
+		p.markRunning(j.Spec.ID, true)
 	}
 	for _, j := range v.Pending {
 		p.state(j)
@@ -282,9 +315,42 @@ func (r *round) js(id sim.JobID) *jobState { return r.p.jobs[id] }
 
 // refreshQuotas is _update_run_jobs: every running job's quota becomes what
 // it holds in the real table.
+//
+// A job's quota changes only with its slots. When the real table is a
+// delta against the snapshot of the table last refreshed, the slots that
+// changed since are among that table's delta and this one's, so only the
+// jobs on them (in either table or in the snapshot) are read again: the
+// fit of each arrival costs its changes, not every running job.
 func (r *round) refreshQuotas() {
 	p := r.p
-	st := r.stats(r.real, &r.p.statsA)
+	tb := r.real
+	if searchShortcuts && tb.attached() && tb.base == p.quotaBase && tb.baseGen == p.quotaBaseGen {
+		p.markGen++
+		now := r.deltaJobs(tb, p.quotaScratch[:0])
+		all := now
+		for _, id := range p.quotaTouched {
+			if p.jobMark[id] != p.markGen {
+				p.jobMark[id] = p.markGen
+				all = append(all, id)
+			}
+		}
+		now = all[:len(now)]
+		// A job the delta leaves alone holds its snapshot slots.
+		st := r.statsOf(tb, &p.statsA, false)
+		for _, id := range all {
+			if !p.isRunning(id) {
+				continue
+			}
+			s := st.get(id)
+			if s == nil || s.num == 0 {
+				continue
+			}
+			p.jobs[id].quota = quota{t: s.t, num: s.num, loc: loc{len(s.nodes), s.firstCount}}
+		}
+		p.quotaTouched, p.quotaScratch = now, p.quotaTouched[:0]
+		return
+	}
+	st := r.stats(tb, &r.p.statsA)
 	for _, id := range r.running {
 		s := st.get(id)
 		js := p.jobs[id]
@@ -293,6 +359,44 @@ func (r *round) refreshQuotas() {
 		}
 		js.quota = quota{t: s.t, num: s.num, loc: loc{len(s.nodes), s.firstCount}}
 	}
+	p.quotaBase, p.quotaBaseGen = tb.base, tb.baseGen
+	p.markGen++
+	p.quotaTouched = r.deltaJobs(tb, p.quotaTouched[:0])
+}
+
+// deltaJobs appends to out the real jobs on tb's delta slots, as tb and
+// its snapshot hold them, each once (marked in jobMark with markGen).
+func (r *round) deltaJobs(tb *table, out []sim.JobID) []sim.JobID {
+	p := r.p
+	for len(p.jobMark) < len(p.jobs) {
+		p.jobMark = append(p.jobMark, 0)
+	}
+	for _, s := range tb.dirty {
+		for _, o := range [2]sim.JobID{tb.base.occ[s], tb.occ[s]} {
+			if o >= 0 && p.jobMark[o] != p.markGen {
+				p.jobMark[o] = p.markGen
+				out = append(out, o)
+			}
+		}
+	}
+	return out
+}
+
+// markRunning records whether job id is in the round's running queue.
+func (p *Policy) markRunning(id sim.JobID, on bool) {
+	for len(p.runMark) <= int(id) {
+		p.runMark = append(p.runMark, 0)
+	}
+	if on {
+		p.runMark[id] = p.runGen
+	} else {
+		p.runMark[id] = 0
+	}
+}
+
+// isRunning reports whether job id is in the round's running queue.
+func (p *Policy) isRunning(id sim.JobID) bool {
+	return int(id) < len(p.runMark) && p.runMark[id] == p.runGen
 }
 
 // actions turns the plan into engine actions: Start and Suspend in the
@@ -350,6 +454,7 @@ func (r *round) dropUnrunnableStarts(acts []sim.Action) []sim.Action {
 
 func (r *round) startJob(id sim.JobID) {
 	r.running = append(r.running, id)
+	r.p.markRunning(id, true)
 	r.pending = removeID(r.pending, id)
 	r.started[id] = true
 	r.ops = append(r.ops, sim.Action{Kind: sim.Start, Job: id})
@@ -357,6 +462,7 @@ func (r *round) startJob(id sim.JobID) {
 
 func (r *round) suspendJob(id sim.JobID) {
 	r.running = removeID(r.running, id)
+	r.p.markRunning(id, false)
 	r.pending = append(r.pending, id)
 	delete(r.started, id)
 	r.ops = append(r.ops, sim.Action{Kind: sim.Suspend, Job: id, Reason: "opportunistic job preempted by a blocker"})

@@ -89,7 +89,28 @@
 // moving anyone — the best locality infeasible, or an idle node or a
 // partial node with room — is told from the type's idle-node count and
 // fullest partial node (table.roomOf) without writing the table, in the
-// upgrade and the type-change trials alike (directFit). These shortcuts
-// are checked against running every search in full
-// (TestSearchShortcutsChangeNothing).
+// upgrade and the type-change trials alike (directFit).
+//
+// At 100k jobs and more, the work per arrival and per upgrade step is
+// kept to what changed rather than every running job (issue 38):
+//   - jobs with the same workload and config are interchangeable in a
+//     search that reads only those and picks by strict ">": the downgrade
+//     search's candidates are the first job of each such group
+//     (groupHeads, from groups built once per snapshot and the plan's
+//     delta), the upgrade trial's type changes are shared by (workload,
+//     quota) (trialMemo.keyed), and an upgrade step skips a job whose
+//     search is bound to repeat an earlier one's (twins), with the
+//     doubling's direct placement told from the table's room once the
+//     job is released (roomExcept), without writing the table;
+//   - refreshQuotas reads again only the jobs on the slots that changed
+//     since the last refresh, and a table's stats gather the touched
+//     jobs' slots in one pass over its delta;
+//   - a snapshot records the delta it was made from (its parent), so a
+//     pooled table of a related snapshot is copied by the deltas and the
+//     slots the lines of descent changed (table.kinship), and the real
+//     table a fit replaced returns to the pool at once.
+//
+// These shortcuts are checked against running every search in full
+// (TestSearchShortcutsChangeNothing), the table copies against a scan
+// (TestCopyFromParentSnapshot).
 package arena

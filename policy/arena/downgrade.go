@@ -1,6 +1,8 @@
 package arena
 
 import (
+	"slices"
+
 	"github.com/arena-sim/arena/sim"
 )
 
@@ -107,11 +109,158 @@ func (r *round) expandPlan(p plan, targetID sim.JobID, local int, feasible, outp
 // candidates is _get_run_job_ids: jobs on USED slots in order of first
 // appearance, then the target job. It also returns the table's stats,
 // which the step reads before it changes the table.
+//
+// The steps read of a candidate other than the target only its workload
+// and config (type, count, locality) on the table — and its nodes, if
+// chosen — and choose by strict ">" in candidate order: of the jobs with
+// the same workload and config only the first can be chosen (see
+// htcStep and shrinkStep). With the shortcuts on (and not for arena-ddl,
+// whose gains read each job's deadline) the list holds only that first
+// job of each (trialKey) group, in the same order: the snapshot's groups
+// (snapshotGroups, built once per snapshot) with the table's delta merged
+// in, so that an expansion costs the groups and the delta rather than
+// every running job.
 func (r *round) candidates(tb *table, target sim.JobID) ([]sim.JobID, *statSet) {
+	if searchShortcuts && !r.p.variant.Deadline {
+		st := r.statsOf(tb, &r.p.statsB, false)
+		if ts := st.get(target); ts == nil || ts.firstUsed < 0 {
+			return append(r.groupHeads(st), target), st
+		}
+		// The target holds a USED slot in the table: the plain list.
+	}
 	st := r.stats(tb, &r.p.statsB)
 	out := make([]sim.JobID, 0, len(st.order)+1)
 	out = append(out, st.order...)
 	return append(out, target), st
+}
+
+// groupHead is a candidate of groupHeads: a job, its first USED slot in
+// the table and its trial key.
+type groupHead struct {
+	first int
+	id    sim.JobID
+	key   int
+}
+
+// groupHeads returns, in order of first USED slot, the first job of each
+// group of jobs with the same workload and config in st's table (st built
+// without order). The list is valid until the next call.
+func (r *round) groupHeads(st *statSet) []sim.JobID {
+	p := r.p
+	snap := st.pinned
+	g := r.snapshotGroups(snap, st.base)
+	// Groups whose first job the delta left alone keep their place; the
+	// others' first untouched job and the jobs the delta touched are
+	// sorted apart and merged in.
+	main, fix := p.headsA[:0], p.headsB[:0]
+	for k := range g.keys {
+		members := g.members[g.start[k]:g.start[k+1]]
+		for i, m := range members {
+			if st.recomputed(m) {
+				continue
+			}
+			h := groupHead{st.base.byID[m].firstUsed, m, g.keys[k]}
+			if i == 0 {
+				main = append(main, h)
+			} else {
+				fix = append(fix, h)
+			}
+			break
+		}
+	}
+	for _, o := range st.touched {
+		s := &st.byID[o]
+		fix = append(fix, groupHead{s.firstUsed, o, p.keyOf(p.jobs[o], quota{s.t, s.num, r.localityOf(s.t, s.num, len(s.nodes))})})
+	}
+	slices.SortFunc(fix, func(a, b groupHead) int { return a.first - b.first })
+	p.markGen++
+	for len(p.keyMark) < len(p.trialKeys) {
+		p.keyMark = append(p.keyMark, 0)
+	}
+	out := p.heads[:0]
+	take := func(h groupHead) {
+		if p.keyMark[h.key] != p.markGen {
+			p.keyMark[h.key] = p.markGen
+			out = append(out, h.id)
+		}
+	}
+	i, j := 0, 0
+	for i < len(main) || j < len(fix) {
+		if j == len(fix) || i < len(main) && main[i].first < fix[j].first {
+			take(main[i])
+			i++
+		} else {
+			take(fix[j])
+			j++
+		}
+	}
+	p.headsA, p.headsB, p.heads = main, fix, out
+	return out
+}
+
+// jobGroups are a snapshot's jobs on USED slots grouped by trial key:
+// group k (key keys[k]) holds members[start[k]:start[k+1]] in order of
+// first USED slot, the groups in order of their first member.
+type jobGroups struct {
+	gen     uint64
+	keys    []int
+	start   []int32
+	members []sim.JobID
+}
+
+// snapshotGroups returns snap's job groups (base its stats), building them
+// on first use.
+func (r *round) snapshotGroups(snap *snapshot, base *statSet) *jobGroups {
+	g := &snap.groups
+	if g.gen == snap.gen {
+		return g
+	}
+	p := r.p
+	g.gen = snap.gen
+	g.keys, g.start = g.keys[:0], g.start[:0]
+	p.markGen++
+	// First pass: each job's key, the groups in order of first member and
+	// their sizes.
+	keyOf := p.groupScratch[:0]
+	for _, o := range base.order {
+		s := &base.byID[o]
+		k := p.keyOf(p.jobs[o], quota{s.t, s.num, r.localityOf(s.t, s.num, len(s.nodes))})
+		for len(p.keyMark) <= k {
+			p.keyMark = append(p.keyMark, 0)
+		}
+		for len(p.keyGroup) <= k {
+			p.keyGroup = append(p.keyGroup, 0)
+		}
+		if p.keyMark[k] != p.markGen {
+			p.keyMark[k] = p.markGen
+			p.keyGroup[k] = int32(len(g.keys))
+			g.keys = append(g.keys, k)
+			g.start = append(g.start, 0)
+		}
+		g.start[p.keyGroup[k]]++
+		keyOf = append(keyOf, k)
+	}
+	p.groupScratch = keyOf
+	// Counts to offsets, then the members in order.
+	sum := int32(0)
+	for k := range g.start {
+		c := g.start[k]
+		g.start[k] = sum
+		sum += c
+	}
+	g.start = append(g.start, sum)
+	if cap(g.members) < int(sum) {
+		g.members = make([]sim.JobID, sum)
+	}
+	g.members = g.members[:sum]
+	fill := append(p.groupFill[:0], g.start[:len(g.keys)]...)
+	for i, o := range base.order {
+		grp := p.keyGroup[keyOf[i]]
+		g.members[fill[grp]] = o
+		fill[grp]++
+	}
+	p.groupFill = fill
+	return g
 }
 
 // stepResult is what a shrink or type-change step reports.
@@ -319,11 +468,33 @@ func (r *round) htcStep(tgt *inst, cands []sim.JobID, st *statSet, tb *table, ga
 	var prevNum, newType int
 	var prevNodes []int
 	newBudget := 0
+	// Two candidates other than the target with the same workload and
+	// config (type, count, locality) on the table have the same trials:
+	// each gain reads the workload's throughputs and the config, and each
+	// migration search the new type's slots, which neither holds. So the
+	// later of the two can never be chosen (strict ">"), and its trials
+	// are skipped (not for arena-ddl, whose gains read each job's
+	// deadline).
+	group := searchShortcuts && !r.p.variant.Deadline
+	if group {
+		r.p.seenGen++
+	}
 	for _, id := range cands {
-		q := r.js(id).quota
+		js := r.js(id)
+		q := js.quota
 		pt, num, l, nodes := r.statOf(st, id, q.t, q.num)
 		if pt != targetType {
 			continue
+		}
+		if group && id != tgt.id && len(nodes) > 0 {
+			k := r.p.keyOf(js, quota{pt, num, l})
+			for len(r.p.seen) <= k {
+				r.p.seen = append(r.p.seen, 0)
+			}
+			if r.p.seen[k] == r.p.seenGen {
+				continue
+			}
+			r.p.seen[k] = r.p.seenGen
 		}
 		job := r.registered(id) // the artifact's deep copy of the registered job
 		for U := range r.p.tp.types {

@@ -54,6 +54,18 @@ type snapshot struct {
 	stats    statSet
 	statsGen uint64
 	pins     int
+	// groups are its jobs grouped by trial key, built on first use
+	// (round.snapshotGroups).
+	groups jobGroups
+
+	// parent is the snapshot the rebased table was a delta against (nil
+	// if it was detached), while parentGen is its generation: this
+	// snapshot differs from it only on the slots diff and the nodes
+	// diffNodes (that table's delta), so a table of the parent is moved
+	// onto this one by those (table.copyFrom).
+	parent          *snapshot
+	parentGen       uint64
+	diff, diffNodes []int32
 }
 
 // typeBuckets are a type's nodes by idle GPUs in a snapshot, each list in
@@ -88,6 +100,12 @@ func (c *snapshotCache) rebase(t *table) {
 		c.ring[c.next] = s
 	}
 	c.next = (c.next + 1) % len(c.ring)
+	s.parent, s.diff, s.diffNodes = nil, s.diff[:0], s.diffNodes[:0]
+	if t.attached() && t.base != s {
+		s.parent, s.parentGen = t.base, t.baseGen
+		s.diff = append(s.diff, t.dirty...)
+		s.diffNodes = append(s.diffNodes, t.dirtyNodes...)
+	}
 	c.gen++
 	s.gen = c.gen
 	s.occ = append(s.occ[:0], t.occ...)
@@ -191,6 +209,26 @@ func (s *snapshot) bucketsOf(tp *topology, ty int) *typeBuckets {
 // placed without moving anyone (directPlace). It costs the delta, not the
 // type's nodes, and writes nothing.
 func (t *table) roomOf(ty int) (idleNodes, maxPartial int) {
+	// Asked again of the same content (ver), the answer is kept.
+	for len(t.room) <= ty {
+		t.room = append(t.room, roomMemo{})
+	}
+	if m := &t.room[ty]; m.ver == t.ver+1 {
+		return m.idle, m.maxPartial
+	}
+	idleNodes, maxPartial = t.roomScan(ty)
+	t.room[ty] = roomMemo{t.ver + 1, idleNodes, maxPartial}
+	return idleNodes, maxPartial
+}
+
+// roomMemo is a type's roomOf answer for table version ver − 1 (0: none).
+type roomMemo struct {
+	ver              uint64
+	idle, maxPartial int
+}
+
+// roomScan computes roomOf.
+func (t *table) roomScan(ty int) (idleNodes, maxPartial int) {
 	tp := t.tp
 	if !t.attached() {
 		for _, nd := range tp.nodesOfType[ty] {
@@ -223,6 +261,58 @@ func (t *table) roomOf(ty int) (idleNodes, maxPartial int) {
 	for f := len(bk.partial) - 1; f > maxPartial; f-- {
 		for _, nd := range bk.partial[f] {
 			if !t.nodeDirty(nd) {
+				return idleNodes, f
+			}
+		}
+	}
+	return idleNodes, maxPartial
+}
+
+// roomExcept is roomOf over the nodes of type ty other than those in
+// excl (a job's nodes, a handful).
+func (t *table) roomExcept(ty int, excl []int) (idleNodes, maxPartial int) {
+	tp := t.tp
+	if !t.attached() {
+		for _, nd := range tp.nodesOfType[ty] {
+			if containsInt(excl, nd) {
+				continue
+			}
+			switch f := t.free[nd]; {
+			case f == tp.nodeCap[nd]:
+				idleNodes++
+			case f > 0:
+				maxPartial = max(maxPartial, f)
+			}
+		}
+		return idleNodes, maxPartial
+	}
+	bk := t.base.bucketsOf(tp, ty)
+	idleNodes = len(bk.idle)
+	for i, nd := range excl {
+		if tp.nodeType[nd] == ty && !t.nodeDirty(int32(nd)) && t.base.free[nd] == tp.nodeCap[nd] && !containsInt(excl[:i], nd) {
+			idleNodes-- // counted in the snapshot's bucket
+		}
+	}
+	for _, nd := range t.dirtyNodes {
+		if tp.nodeType[nd] != ty {
+			continue
+		}
+		if t.base.free[nd] == tp.nodeCap[nd] {
+			idleNodes--
+		}
+		if containsInt(excl, int(nd)) {
+			continue
+		}
+		switch f := t.free[nd]; {
+		case f == tp.nodeCap[nd]:
+			idleNodes++
+		case f > 0:
+			maxPartial = max(maxPartial, f)
+		}
+	}
+	for f := len(bk.partial) - 1; f > maxPartial; f-- {
+		for _, nd := range bk.partial[f] {
+			if !t.nodeDirty(nd) && !containsInt(excl, int(nd)) {
 				return idleNodes, f
 			}
 		}

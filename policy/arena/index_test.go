@@ -60,6 +60,19 @@ func TestDeltaQueriesMatchScan(t *testing.T) {
 				if gi != wi || gp != wp {
 					t.Fatalf("trial %d step %d type %d: roomOf = (%d, %d), scan says (%d, %d)", trial, step, ty, gi, gp, wi, wp)
 				}
+				// roomExcept against roomOf of the table with the
+				// excluded nodes taken out (marked full and used).
+				excl := []int{rng.IntN(len(tp.nodeCap)), rng.IntN(len(tp.nodeCap))}
+				masked := blankTable(tp)
+				copy(masked.free, flat.free)
+				for _, nd := range excl {
+					masked.free[nd] = 0
+				}
+				gi, gp = work.roomExcept(ty, excl)
+				wi, wp = masked.roomOf(ty)
+				if gi != wi || gp != wp {
+					t.Fatalf("trial %d step %d type %d: roomExcept(%v) = (%d, %d), scan says (%d, %d)", trial, step, ty, excl, gi, gp, wi, wp)
+				}
 				n := 1 + rng.IntN(16)
 				p1, i1 := work.partialNodes(ty, n, nil, nil)
 				p2, i2 := flat.partialNodes(ty, n, nil, nil)
@@ -72,6 +85,72 @@ func TestDeltaQueriesMatchScan(t *testing.T) {
 				t.Fatalf("trial %d step %d: slotsOf(%d) = %v, scan says %v", trial, step, id, got, want)
 			}
 		}
+	}
+}
+
+// TestCopyFromParentSnapshot: a table copied onto a pooled table of a
+// snapshot related to its own (an ancestor, or a sibling line: copyFrom's
+// kinship path, which writes only the two deltas and the slots the lines
+// of descent changed) must
+// equal a flat copy, slot for slot, with its idle counts. Random writes
+// and rebases; the oracle is the source table itself.
+func TestCopyFromParentSnapshot(t *testing.T) {
+	c := testCluster(t, sim.Pool{GPU: "a100", Nodes: 6, GPUsPerNode: 4}, sim.Pool{GPU: "v100", Nodes: 5, GPUsPerNode: 2})
+	tp := newTopology(c)
+	rng := rand.New(rand.NewPCG(3, 4))
+	slots := len(tp.slotNode)
+	parentPath := 0
+	for trial := range 300 {
+		work := blankTable(tp)
+		work.load(randomOccupants(rng, slots, 12))
+		tp.snaps.rebase(work)
+		stale := work.clone() // left on the parent snapshot
+		for range 1 + rng.IntN(8) {
+			s := rng.IntN(slots)
+			occ := sim.JobID(rng.IntN(13)) - 1
+			stale.set(s, occ, occ != empty)
+		}
+		for range 1 + rng.IntN(8) {
+			s := rng.IntN(slots)
+			occ := sim.JobID(rng.IntN(13)) - 1
+			work.set(s, occ, occ != empty)
+		}
+		// Descendant snapshots (one to three generations), each made
+		// from work's delta.
+		for range 1 + rng.IntN(3) {
+			tp.snaps.rebase(work)
+			for range rng.IntN(8) {
+				s := rng.IntN(slots)
+				occ := sim.JobID(rng.IntN(13)) - 1
+				work.set(s, occ, occ != empty)
+			}
+		}
+		if rng.IntN(2) == 0 {
+			// stale on a sibling line (or, if work's snapshot was not
+			// rebased past it, on a descendant).
+			tp.snaps.rebase(stale)
+			for range rng.IntN(8) {
+				s := rng.IntN(slots)
+				occ := sim.JobID(rng.IntN(13)) - 1
+				stale.set(s, occ, occ != empty)
+			}
+		}
+		if _, _, ok := stale.kinship(work); ok {
+			parentPath++
+		}
+		stale.copyFrom(work)
+		if !slices.Equal(stale.occ, work.occ) || !slices.Equal(stale.used, work.used) ||
+			!slices.Equal(stale.free, work.free) || !slices.Equal(stale.tfree, work.tfree) {
+			t.Fatalf("trial %d: the copy differs from its source", trial)
+		}
+		for id := range sim.JobID(12) {
+			if got, want := slices.Clone(stale.slotsOf(id)), work.slotsOf(id); !slices.Equal(got, want) {
+				t.Fatalf("trial %d: slotsOf(%d) = %v in the copy, %v in the source", trial, id, got, want)
+			}
+		}
+	}
+	if parentPath == 0 {
+		t.Fatal("no copy took the parent path")
 	}
 }
 

@@ -217,7 +217,7 @@ func (r *round) reservedTable(id sim.JobID) *table {
 
 func containsID(q []sim.JobID, id sim.JobID) bool { return indexOf(q, id) >= 0 }
 
-func (r *round) isRunning(id sim.JobID) bool { return containsID(r.running, id) }
+func (r *round) isRunning(id sim.JobID) bool { return r.p.isRunning(id) }
 
 // restartTrial is _pending_jobs_restart_trial: up to 100 passes, each
 // walking the decision queue from the last restart's index with a fresh
@@ -500,6 +500,9 @@ func (r *round) fitNewJobs() error {
 			r.pending = append(r.pending, id)
 			continue
 		}
+		// The table replaced is referred to no more: recycled now, it
+		// lets the next arrival's copy cost the deltas.
+		r.p.pool.drop(r.real)
 		r.real = dec
 		budget = b
 		if len(r.p.decision) == 1 {

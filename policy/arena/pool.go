@@ -29,7 +29,7 @@ func (tp *tablePool) clone(src *table) *table {
 	var t *table
 	if n := len(tp.free); n > 0 {
 		k := n - 1
-		for i := n - 1; i >= max(0, n-8); i-- {
+		for i := n - 1; i >= 0; i-- {
 			if f := tp.free[i]; f.base == src.base && f.baseGen == src.baseGen {
 				k = i
 				break
@@ -47,6 +47,18 @@ func (tp *tablePool) clone(src *table) *table {
 }
 
 func (tp *tablePool) mark() int { return len(tp.live) }
+
+// drop returns t, a live table nothing refers to any more, to the free
+// list (the newest live copy of it, searched from the end).
+func (tp *tablePool) drop(t *table) {
+	for i := len(tp.live) - 1; i >= 0; i-- {
+		if tp.live[i] == t {
+			tp.live = append(tp.live[:i], tp.live[i+1:]...)
+			tp.free = append(tp.free, t)
+			return
+		}
+	}
+}
 
 func (tp *tablePool) release(mark int, keep *table) {
 	kept := false

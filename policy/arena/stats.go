@@ -8,10 +8,11 @@ import (
 )
 
 // jobStat is what a table says about one job: its GPU type, slot count
-// (any status), nodes in node order, the slot count on its first node and
-// its first USED slot (−1 if none).
+// (any status) and USED slot count, nodes in node order, the slot count on
+// its first node and its first USED slot (−1 if none).
 type jobStat struct {
 	t, num     int
+	used       int
 	nodes      []int
 	firstCount int
 	firstUsed  int
@@ -33,6 +34,16 @@ type statSet struct {
 	pinned *snapshot
 	// jobs the delta touched, by first USED slot
 	touched []sim.JobID
+	// scratch of statsOf: jobs met (where seen equals gen), their slots
+	seen  []int
+	jobs  []sim.JobID
+	pairs []jobSlot
+}
+
+// jobSlot is a slot of a job.
+type jobSlot struct {
+	id sim.JobID
+	s  int32
 }
 
 func (s *statSet) get(id sim.JobID) *jobStat {
@@ -51,11 +62,18 @@ func (s *statSet) get(id sim.JobID) *jobStat {
 	return nil
 }
 
+// recomputed reports whether id's stats were computed for s's table (the
+// delta touched it) rather than read from its snapshot's.
+func (s *statSet) recomputed(id sim.JobID) bool {
+	return int(id) < len(s.stamp) && s.stamp[id] == s.gen
+}
+
 // begin starts a new generation of s for up to n jobs.
 func (s *statSet) begin(n int) {
 	if len(s.stamp) < n {
 		s.stamp = append(s.stamp, make([]int, n-len(s.stamp))...)
 		s.byID = append(s.byID, make([]jobStat, n-len(s.byID))...)
+		s.seen = append(s.seen, make([]int, n-len(s.seen))...)
 	}
 	s.gen++
 	s.order = s.order[:0]
@@ -73,8 +91,11 @@ func (s *statSet) add(tp *topology, o sim.JobID, sl, nd int, used bool) *jobStat
 		s.stamp[o] = s.gen
 		*js = jobStat{t: tp.nodeType[nd], nodes: js.nodes[:0], firstUsed: -1}
 	}
-	if used && js.firstUsed < 0 {
-		js.firstUsed = sl
+	if used {
+		js.used++
+		if js.firstUsed < 0 {
+			js.firstUsed = sl
+		}
 	}
 	js.num++
 	if len(js.nodes) == 0 || js.nodes[len(js.nodes)-1] != nd {
@@ -103,6 +124,12 @@ func (s *statSet) scan(tp *topology, occ []sim.JobID, used []bool, n int) {
 // and its delta when it has one (the snapshot's are computed once), else
 // by a scan.
 func (r *round) stats(tb *table, dst *statSet) *statSet {
+	return r.statsOf(tb, dst, true)
+}
+
+// statsOf is stats; without withOrder, dst.order is left empty (it costs a
+// step per job of the table).
+func (r *round) statsOf(tb *table, dst *statSet, withOrder bool) *statSet {
 	n := len(r.p.jobs)
 	if !tb.attached() {
 		tb.tp.snaps.rebase(tb)
@@ -115,35 +142,68 @@ func (r *round) stats(tb *table, dst *statSet) *statSet {
 	base := &snap.stats
 	if len(tb.dirty) == 0 {
 		dst.begin(0)
+		dst.touched = dst.touched[:0]
 		dst.base, dst.pinned = base, snap
 		snap.pins++
-		dst.order = append(dst.order, base.order...)
+		if withOrder {
+			dst.order = append(dst.order, base.order...)
+		}
 		return dst
 	}
 	dst.begin(n)
 	dst.base, dst.pinned = base, snap
 	snap.pins++
-	// The jobs the delta touched, recomputed from their slots in tb.
-	touched := dst.touched[:0]
+	// The jobs the delta touched (on a delta slot, in tb or in the
+	// snapshot), recomputed from their slots in tb: the snapshot's slots
+	// they still hold and the delta slots they took, gathered in one pass
+	// over the delta (a slotsOf per job walks the delta once per job).
+	jobs := dst.jobs[:0]
 	for _, d := range tb.dirty {
 		for _, o := range [2]sim.JobID{snap.occ[d], tb.occ[d]} {
-			if o < 0 || dst.stamp[o] == dst.gen {
-				continue
+			if o >= 0 && dst.seen[o] != dst.gen {
+				dst.seen[o] = dst.gen
+				jobs = append(jobs, o)
 			}
-			for _, sl := range tb.slotsOf(o) {
-				dst.add(tb.tp, o, int(sl), tb.tp.slotNode[sl], tb.used[sl])
+		}
+	}
+	pairs := dst.pairs[:0]
+	for _, o := range jobs {
+		for _, s := range snap.lookup(o) {
+			if tb.occ[s] == o {
+				pairs = append(pairs, jobSlot{o, s})
 			}
-			switch {
-			case dst.stamp[o] != dst.gen: // gone from tb
-				dst.stamp[o] = dst.gen
-				dst.byID[o] = jobStat{nodes: dst.byID[o].nodes[:0], firstUsed: -1}
-			case dst.byID[o].firstUsed >= 0:
-				touched = append(touched, o)
-			}
+		}
+	}
+	for _, s := range tb.dirty {
+		if o := tb.occ[s]; o >= 0 && snap.occ[s] != o {
+			pairs = append(pairs, jobSlot{o, s})
+		}
+	}
+	slices.SortFunc(pairs, func(a, b jobSlot) int {
+		if a.id != b.id {
+			return int(a.id - b.id)
+		}
+		return int(a.s - b.s)
+	})
+	for _, pr := range pairs {
+		dst.add(tb.tp, pr.id, int(pr.s), tb.tp.slotNode[pr.s], tb.used[pr.s])
+	}
+	dst.jobs, dst.pairs = jobs, pairs
+	touched := dst.touched[:0]
+	for _, o := range jobs {
+		switch {
+		case dst.stamp[o] != dst.gen: // gone from tb
+			dst.stamp[o] = dst.gen
+			dst.byID[o] = jobStat{nodes: dst.byID[o].nodes[:0], firstUsed: -1}
+		case dst.byID[o].firstUsed >= 0:
+			touched = append(touched, o)
 		}
 	}
 	slices.SortFunc(touched, func(a, b sim.JobID) int { return dst.byID[a].firstUsed - dst.byID[b].firstUsed })
 	dst.touched = touched
+	if !withOrder {
+		return dst
+	}
 	// Merge them into the snapshot's order of the untouched jobs; every
 	// job's first USED slot is its own, so the merge is the scan's order.
 	k := 0

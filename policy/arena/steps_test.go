@@ -262,8 +262,17 @@ func TestShrinkStep(t *testing.T) {
 		{"gpt-1.3b", "a100", 2, nil},
 	})
 	tb := r.real.clone()
-	cands, st := r.candidates(tb, 3)
+	// The artifact's list is every job on the table, then the target;
+	// with the shortcuts on, job 2 (job 1's workload and config, after
+	// it) is left out: only the first of such twins can be chosen.
+	prev := SetSearchShortcuts(false)
+	cands, _ := r.candidates(tb, 3)
+	SetSearchShortcuts(prev)
 	if want := []sim.JobID{0, 1, 2, 3}; !reflect.DeepEqual(cands, want) {
+		t.Fatalf("candidates (shortcuts off) %v, want %v", cands, want)
+	}
+	cands, st := r.candidates(tb, 3)
+	if want := []sim.JobID{0, 1, 3}; !reflect.DeepEqual(cands, want) {
 		t.Fatalf("candidates %v, want %v", cands, want)
 	}
 	tgt := r.registered(3)

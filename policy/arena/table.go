@@ -143,8 +143,13 @@ type table struct {
 	// (logging > 0).
 	undo    []undoEntry
 	logging int
-	// scratch of slotsOf and partialNodes
+	// scratch of slotsOf and partialNodes, and of copyFrom
 	qbuf, nbuf []int32
+	chainBuf   []*snapshot
+	chainBuf2  []*snapshot
+	// room keeps roomOf's answers per type (for the version they were
+	// computed at).
+	room []roomMemo
 }
 
 func newTable(tp *topology, occupant []sim.JobID) *table {
@@ -215,6 +220,39 @@ func (t *table) copyFrom(u *table) {
 		t.adoptDelta(u)
 		return
 	}
+	if tc, uc, ok := t.kinship(u); ok {
+		// The two snapshots descend from a common one, each generation
+		// made from a delta against its parent: t differs from u's
+		// snapshot only on its delta and on the slots either line of
+		// descent changed, which take u's snapshot's content; then t
+		// takes u's delta.
+		ub := u.base
+		set := func(slots, nodes []int32) {
+			for _, s := range slots {
+				t.occ[s], t.used[s] = ub.occ[s], ub.used[s]
+			}
+			for _, n := range nodes {
+				t.free[n] = ub.free[n]
+			}
+		}
+		set(t.dirty, t.dirtyNodes)
+		for _, x := range tc {
+			set(x.diff, x.diffNodes)
+		}
+		for _, x := range uc {
+			set(x.diff, x.diffNodes)
+		}
+		t.clearDelta()
+		for _, s := range u.dirty {
+			t.occ[s], t.used[s] = u.occ[s], u.used[s]
+		}
+		for _, n := range u.dirtyNodes {
+			t.free[n] = u.free[n]
+		}
+		copy(t.tfree, u.tfree)
+		t.adoptDelta(u)
+		return
+	}
 	t.detach()
 	copy(t.occ, u.occ)
 	copy(t.used, u.used)
@@ -223,6 +261,38 @@ func (t *table) copyFrom(u *table) {
 	if u.attached() {
 		t.adoptDelta(u)
 	}
+}
+
+// kinship finds a common ancestor of t's and u's snapshots, both
+// attached and different, a few live generations up (index.go: each
+// snapshot made from a delta against its parent). It returns the
+// snapshots of each line below the ancestor (each snapshot first).
+func (t *table) kinship(u *table) (tc, uc []*snapshot, ok bool) {
+	if !u.attached() || !t.attached() || u.base == t.base {
+		return nil, nil, false
+	}
+	// t's line: its snapshot and up to three ancestors.
+	line := t.chainBuf[:0]
+	line = append(line, t.base)
+	for s := t.base; len(line) < 4 && s.parent != nil && s.parent.gen == s.parentGen; s = s.parent {
+		line = append(line, s.parent)
+	}
+	t.chainBuf = line
+	uc = t.chainBuf2[:0]
+	for s, k := u.base, 0; k < 4; k++ {
+		for i, a := range line {
+			if a == s {
+				t.chainBuf2 = uc
+				return line[:i], uc, true
+			}
+		}
+		if s.parent == nil || s.parent.gen != s.parentGen {
+			return nil, nil, false
+		}
+		uc = append(uc, s)
+		s = s.parent
+	}
+	return nil, nil, false
 }
 
 // set writes one slot, keeping the per-node and per-type idle counts.

@@ -19,16 +19,27 @@ func (r *round) upgradeTrial() {
 	budget := globalMigrationEta
 	memo := &r.p.trials
 	memo.reset(len(r.running), len(r.p.tp.types))
+	defer func() { memo.st = nil }()
 	for step := 0; step < maxUpgradeSteps; step++ {
 		// Every job's trials run on the real table and read its delta
 		// (index.go) many times over: start them from a fresh snapshot.
-		if !r.real.attached() || len(r.real.dirty) > 32 {
+		if !r.real.attached() || len(r.real.dirty) > upgradeRebase {
 			r.p.tp.snaps.rebase(r.real)
+		}
+		// The running jobs' slots, read once per step (the step's trials
+		// leave the real table as they found it).
+		memo.st = nil
+		if searchShortcuts {
+			memo.st = r.statsOf(r.real, &r.p.statsA, false)
 		}
 		maxGain := infeasibleThr
 		best := empty
 		var bestUp upgrade
+		twins := r.newTwins()
 		for i, id := range r.running {
+			if twins != nil && twins.seen(id) {
+				continue
+			}
 			u := r.upgradeSearch(id, budget, localMigrationEta, memo, i)
 			ok := u.ok
 			if ok && u.gain > maxGain {
@@ -45,11 +56,153 @@ func (r *round) upgradeTrial() {
 		bestTbl := r.applyUpgrade(best, bestUp, budget, localMigrationEta)
 		memo.tableChanged(r.real, bestTbl)
 		r.p.pool.release(mark, bestTbl)
+		r.p.pool.drop(r.real)
 		r.real = bestTbl
 		r.refreshQuotas()
 		budget = bestUp.budget
 	}
 }
+
+// twins tells, during one upgrade step, the running jobs whose upgrade
+// search is bound to find what an earlier job's found: same workload and
+// quota, and a doubling that is either not tried, told infeasible by its
+// best locality, or told placed directly by the room the real table has
+// even before the job's release. Such a job's search reads nothing of its
+// own: its type changes are its key's (trialMemo), and a direct doubling
+// is priced at the best locality from the quota. Its gain can only tie
+// the earlier job's, and a tie never wins (strict ">"), so it is skipped.
+// Jobs whose search would try nothing are skipped too.
+type twins struct {
+	r    *round
+	room [][2]int // per type: idle nodes and the fullest partial node, +1 (0: not read yet)
+}
+
+// newTwins starts a step's twin detection; nil when the shortcuts are off
+// or for arena-ddl (whose gains read each job's deadline).
+func (r *round) newTwins() *twins {
+	if !searchShortcuts || r.p.variant.Deadline {
+		return nil
+	}
+	r.p.seenGen++
+	tw := &r.twinsBuf
+	tw.r = r
+	tw.room = tw.room[:0]
+	for range r.p.tp.types {
+		tw.room = append(tw.room, [2]int{})
+	}
+	return tw
+}
+
+// seen reports whether job id's search is bound to repeat an earlier
+// one's (or to try nothing), marking its class as met otherwise.
+func (tw *twins) seen(id sim.JobID) bool {
+	r := tw.r
+	p := r.p
+	js := r.js(id)
+	q := js.quota
+	var freeBuf [8]int
+	free := r.freeAfterRelease(id, freeBuf[:0], r.p.trials.st)
+	if !r.anyUpgrade(q, free) {
+		return true // upgradeSearch returns nothing
+	}
+	class := 0 // no doubling tried
+	if r.canDouble(q, free) {
+		class = tw.doubling(q, id)
+		if class < 0 {
+			return false
+		}
+	}
+	k := 3*p.keyOf(js, q) + class
+	for len(p.seen) <= k {
+		p.seen = append(p.seen, 0)
+	}
+	if p.seen[k] == p.seenGen {
+		return true
+	}
+	p.seen[k] = p.seenGen
+	return false
+}
+
+// doubling classes the doubling trial of a job with quota q: 2 when its
+// best locality is infeasible, 1 when directFit would place it once the
+// job is released, told from the real table's room before the release
+// (releasing only adds idle GPUs: a node that had room keeps it or
+// becomes idle), −1 when only the trial can tell.
+func (tw *twins) doubling(q quota, id sim.JobID) int {
+	r := tw.r
+	tp := r.p.tp
+	ty, n := q.t, 2*q.num
+	if !r.feasible(inst{id: id, t: ty, num: n}, ty, r.p.bestLocality(ty, n)) {
+		return 2
+	}
+	if ty >= tp.clusterTypes || !tp.uniformCap[ty] {
+		return -1
+	}
+	rm := &tw.room[ty]
+	if *rm == [2]int{} {
+		idle, maxPartial := r.real.roomOf(ty)
+		*rm = [2]int{idle + 1, maxPartial + 1}
+	}
+	idle, maxPartial := rm[0]-1, rm[1]-1
+	need := nodesNeeded(n, tp.typeCap[ty])
+	switch {
+	case need <= idle:
+		if n/need > tp.typeCap[ty] {
+			return -1
+		}
+		return 1
+	case n <= maxPartial:
+		return 1
+	}
+	// The room once the job is released: its nodes counted with its USED
+	// slots idle (a slot of a node that takes no new job stays held:
+	// left to the trial).
+	if tp.blocked != nil {
+		return -1
+	}
+	var nodeBuf [16]int
+	var usedBuf [16]int
+	nodes, used := nodeBuf[:0], usedBuf[:0]
+	tb := r.real
+	for _, s := range tb.slotsOf(id) {
+		nd := tp.slotNode[s]
+		if tp.nodeType[nd] != ty {
+			continue
+		}
+		if len(nodes) == 0 || nodes[len(nodes)-1] != nd {
+			if len(nodes) == len(nodeBuf) {
+				return -1
+			}
+			nodes, used = append(nodes, nd), append(used, 0)
+		}
+		if tb.used[s] {
+			used[len(used)-1]++
+		}
+	}
+	idle, maxPartial = tb.roomExcept(ty, nodes)
+	for i, nd := range nodes {
+		switch f := tb.free[nd] + used[i]; {
+		case f == tp.nodeCap[nd]:
+			idle++
+		case f > 0:
+			maxPartial = max(maxPartial, f)
+		}
+	}
+	switch {
+	case need <= idle:
+		if n/need > tp.typeCap[ty] {
+			return -1
+		}
+		return 1
+	case n <= maxPartial:
+		return 1
+	}
+	return -1
+}
+
+// upgradeRebase is the delta length past which an upgrade step starts
+// from a fresh snapshot of the real table.
+var upgradeRebase = 32
 
 // searchShortcuts enables the upgrade trial's memo and the outcomes told
 // without running a search (directOutcome, typeChangeTrial); the tests
@@ -86,7 +239,7 @@ func (r *round) upgradeSearch(id sim.JobID, budget, local int, memo *trialMemo, 
 	v := r.p.variant
 	none := upgrade{gain: infeasibleThr, budget: budget}
 	var freeBuf [8]int
-	free := r.freeAfterRelease(id, freeBuf[:0])
+	free := r.freeAfterRelease(id, freeBuf[:0], memo.st)
 	if !r.anyUpgrade(q, free) {
 		return none
 	}
@@ -107,8 +260,16 @@ func (r *round) upgradeSearch(id sim.JobID, budget, local int, memo *trialMemo, 
 			cleared = true
 		}
 	}
+	shared := searchShortcuts && !v.Deadline
 	consider := func(i int, job inst, fbNum int) {
-		o := memo.outcome(k, i)
+		var o *trialOutcome
+		if shared && job.t != q.t {
+			// A type change's outcome is the same for every job of the
+			// same workload and quota (see trialMemo.keyed).
+			o = memo.keyedOutcome(r.p.keyOf(r.js(id), q), i)
+		} else {
+			o = memo.outcome(k, i)
+		}
 		if !searchShortcuts || !memo.holds(o, job.t, q, upper) {
 			// A type change reads only the other type's slots, which the
 			// job's release leaves as they are.
@@ -194,10 +355,17 @@ func (r *round) applyUpgrade(id sim.JobID, u upgrade, budget, local int) *table 
 
 // freeAfterRelease returns, per cluster GPU type, the idle GPUs of the
 // real table once job id's slots are released (appended to buf): what the
-// upgrade search's table holds. It reads the job's slots, not a copy.
-func (r *round) freeAfterRelease(id sim.JobID, buf []int) []int {
+// upgrade search's table holds. It reads the job's USED slot count from
+// st, the real table's stats, when given, else the job's slots.
+func (r *round) freeAfterRelease(id sim.JobID, buf []int, st *statSet) []int {
 	tb := r.real
 	free := append(buf[:0], tb.tfree...)
+	if st != nil {
+		if s := st.get(id); s != nil && s.t < len(free) {
+			free[s.t] += s.used
+		}
+		return free
+	}
 	for _, s := range tb.slotsOf(id) {
 		if tb.used[s] {
 			free[tb.tp.nodeType[tb.tp.slotNode[s]]]++
@@ -246,11 +414,56 @@ func (r *round) canDouble(q quota, free []int) bool {
 // above 4096 − 10·256). So an outcome holds while its type's slots, the
 // job's quota and the pass limit are those it was computed with; the
 // types' versions (gen) move when a step changes one of their slots.
+//
+// A type change reads, besides its type's slots, only the job's workload
+// and quota: the job holds no slot of the type it tries (each job holds
+// one type), so the search on that type's slots meets nothing of the job,
+// and the gain and the config read back are functions of the workload's
+// throughputs and the quota. So every job of the same workload and quota
+// shares its type changes' outcomes (keyed, by trialKey; not for
+// arena-ddl, whose feasibility reads each job's deadline and progress).
+// The memo only grows across calls: an outcome holds only for the type
+// versions of the current call (reset hands out new ones).
 type trialMemo struct {
 	trials int      // per job: the number of GPU types, plus the doubling
 	gen    []uint64 // per GPU type, the version of its slots
 	clock  uint64   // the last version handed out
 	out    []trialOutcome
+	// keyed are the type changes' outcomes per trialKey, trials apiece.
+	keyed []trialOutcome
+	// st is the real table's job stats during a step (nil: read slots).
+	st *statSet
+}
+
+// trialKey identifies what a type-change trial reads of a job (trialMemo).
+type trialKey struct {
+	wi int
+	q  quota
+}
+
+// keyOf returns the index of (js's workload, q) among the keys seen
+// (the last one asked is cached on js).
+func (p *Policy) keyOf(js *jobState, q quota) int {
+	if js.keyOK && js.keyQ == q {
+		return js.key
+	}
+	k := trialKey{js.wi, q}
+	i, ok := p.trialKeys[k]
+	if !ok {
+		i = len(p.trialKeys)
+		p.trialKeys[k] = i
+	}
+	js.key, js.keyQ, js.keyOK = i, q, true
+	return i
+}
+
+// keyedOutcome is the outcome slot of trial i for key k.
+func (m *trialMemo) keyedOutcome(k, i int) *trialOutcome {
+	need := (k + 1) * m.trials
+	if len(m.keyed) < need {
+		m.keyed = append(m.keyed, make([]trialOutcome, max(need, 2*len(m.keyed))-len(m.keyed))...)
+	}
+	return &m.keyed[k*m.trials+i]
 }
 
 // trialOutcome is one trial's result and what it was computed from.
@@ -269,6 +482,9 @@ type trialOutcome struct {
 // reset empties the memo for jobs running jobs on a cluster of types GPU
 // types (as the topology knows them).
 func (m *trialMemo) reset(jobs, types int) {
+	if m.trials != types+1 {
+		m.keyed = m.keyed[:0] // laid out for another number of trials
+	}
 	m.trials = types + 1
 	m.clock++
 	m.gen = m.gen[:0]
