@@ -112,13 +112,15 @@ type Rows struct {
 	HasPrev bool
 }
 
-// Remove deletes a job's row (a departure), if present.
-func (r *Rows) Remove(id sim.JobID) {
+// Remove deletes a job's row (a departure), if present, and returns the
+// index it had (−1: none).
+func (r *Rows) Remove(id sim.JobID) int {
 	for i, j := range r.Jobs {
 		if j == id {
 			r.Jobs = append(r.Jobs[:i:i], r.Jobs[i+1:]...)
 			r.Prev = append(r.Prev[:i:i], r.Prev[i+1:]...)
-			return
+			return i
 		}
 	}
+	return -1
 }

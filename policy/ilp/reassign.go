@@ -142,6 +142,10 @@ type ReassignmentSolver struct {
 	lists [][]move
 	// answers are the programs answered since the rows last changed.
 	answers []answer
+	// kept indexes the caller's kept rows (Keep); keptUse: the program
+	// being solved reads it.
+	kept    keptRows
+	keptUse bool
 }
 
 // enumTables are enumerate's move tables (see there); built reports they
@@ -161,6 +165,8 @@ type enumTables struct {
 	maxFree      []float64
 	bestFreeFrom [][]float64
 	posPrefix    []float64
+	// usedRow is the searches' scratch (one flag per row).
+	usedRow []bool
 }
 
 // lastChangeLoop enables enumerate's loop for the last change (dfsLast);
@@ -256,13 +262,23 @@ func (s *ReassignmentSolver) Solve(p *Reassignment, opt Options) (Assignment, bo
 		}
 		return nil
 	}
-	for j := range p.Rows {
-		r := &p.Rows[j]
-		if err := check(r, j); err != nil {
-			return Assignment{}, false, err
+	s.keptUse = false
+	if s.kept.on {
+		k := &s.kept
+		if !k.built || k.nres != len(p.Capacity) || (k.ok && len(k.seq) != len(p.Rows)) {
+			s.rebuildKept(p)
 		}
-		if r.Prev < 0 || r.Prev >= len(r.Value) {
-			return Assignment{}, false, fmt.Errorf("%w: row %d: previous column %d out of range", ErrProblem, j, r.Prev)
+		s.keptUse = k.ok
+	}
+	if !s.keptUse { // kept rows were checked as they were indexed
+		for j := range p.Rows {
+			r := &p.Rows[j]
+			if err := check(r, j); err != nil {
+				return Assignment{}, false, err
+			}
+			if r.Prev < 0 || r.Prev >= len(r.Value) {
+				return Assignment{}, false, fmt.Errorf("%w: row %d: previous column %d out of range", ErrProblem, j, r.Prev)
+			}
 		}
 	}
 	if err := check(&p.New, -1); err != nil {
@@ -273,7 +289,19 @@ func (s *ReassignmentSolver) Solve(p *Reassignment, opt Options) (Assignment, bo
 		maxChanges = len(p.Rows) + 1 // no limit
 	}
 
-	if !s.sameRows(p, maxChanges) {
+	if s.keptUse {
+		if s.kept.dirty || maxChanges != s.keyMax || !sameBits(p.Capacity, s.keyCap) {
+			s.load, s.moves = s.keptMoves(maxChanges)
+			s.kept.dirty = false
+			s.keyMax = maxChanges
+			s.keyCap = append(s.keyCap[:0], p.Capacity...)
+			// The comparing path's key no longer describes the moves.
+			s.valid = false
+			s.tables.built, s.gStarCache.valid = false, false
+			s.answers = s.answers[:0]
+		}
+	} else if !s.sameRows(p, maxChanges) {
+		s.kept.dirty = true
 		s.load, s.moves = s.buildMoves(p, maxChanges)
 		s.answers = s.answers[:0]
 	}
@@ -380,8 +408,14 @@ func (s *ReassignmentSolver) solveMoves(p *Reassignment, opt Options, maxChanges
 	// Report the search in the artifact's terms: the reduced objective
 	// plus the previous columns' values and the new row's shift.
 	constant := shift
-	for j := range p.Rows {
-		constant += p.Rows[j].Value[p.Rows[j].Prev]
+	if s.keptUse {
+		for _, v := range s.kept.prevVal { // the same values, in the same order
+			constant += v
+		}
+	} else {
+		for j := range p.Rows {
+			constant += p.Rows[j].Value[p.Rows[j].Prev]
+		}
 	}
 	if res.Status == Optimal || res.Status == Feasible {
 		res.Objective += constant
@@ -395,7 +429,11 @@ func (s *ReassignmentSolver) solveMoves(p *Reassignment, opt Options, maxChanges
 		out.Result.Elapsed = time.Since(start)
 		return out, false, nil
 	}
-	readAssignment(&out, p, moves, newCols, rows)
+	var k *keptRows
+	if s.keptUse {
+		k = &s.kept
+	}
+	readAssignment(&out, p, moves, newCols, rows, k)
 	out.Result.Elapsed = time.Since(start)
 	return out, true, nil
 }
@@ -474,7 +512,8 @@ func branchAndBound(prob *Problem, nMoves, nNew int, opt Options) (Result, error
 // solution out.Result.X, polished first: moves that gain nothing are
 // undone if the rest stays feasible, so that among equally good solutions
 // previous assignments are kept.
-func readAssignment(out *Assignment, p *Reassignment, moves []move, newCols []int, rows func() *Problem) {
+// k, when set, holds p's rows' previous columns and their values.
+func readAssignment(out *Assignment, p *Reassignment, moves []move, newCols []int, rows func() *Problem, k *keptRows) {
 	x := out.Result.X
 	for i := len(moves) - 1; i >= 0; i-- {
 		if x[i] == 1 && moves[i].gain <= 0 {
@@ -484,9 +523,13 @@ func readAssignment(out *Assignment, p *Reassignment, moves []move, newCols []in
 			}
 		}
 	}
-	out.Columns = make([]int, len(p.Rows))
-	for j := range p.Rows {
-		out.Columns[j] = p.Rows[j].Prev
+	if k != nil {
+		out.Columns = slices.Clone(k.prev)
+	} else {
+		out.Columns = make([]int, len(p.Rows))
+		for j := range p.Rows {
+			out.Columns[j] = p.Rows[j].Prev
+		}
 	}
 	for i, m := range moves {
 		if x[i] > 0.5 {
@@ -499,8 +542,17 @@ func readAssignment(out *Assignment, p *Reassignment, moves []move, newCols []in
 			out.NewColumn = c
 		}
 	}
-	for j := range p.Rows {
-		out.Objective += p.Rows[j].Value[out.Columns[j]]
+	if k != nil {
+		for j, v := range k.prevVal {
+			if c := out.Columns[j]; c != k.prev[j] {
+				v = p.Rows[j].Value[c]
+			}
+			out.Objective += v
+		}
+	} else {
+		for j := range p.Rows {
+			out.Objective += p.Rows[j].Value[out.Columns[j]]
+		}
 	}
 	if out.NewColumn >= 0 {
 		out.Objective += p.New.Value[out.NewColumn]
@@ -900,7 +952,12 @@ func newEnumSearch(p *Reassignment, opt Options, t *enumTables, moves []move) *e
 	if !t.built {
 		t.build(moves, s.nres)
 	}
-	s.usedRow = make([]bool, len(p.Rows))
+	// Every entry is false again when a search returns (descend).
+	if cap(t.usedRow) < len(p.Rows) {
+		t.usedRow = make([]bool, len(p.Rows))
+	}
+	s.usedRow = t.usedRow[:len(p.Rows)]
+	clear(s.usedRow)
 	s.slack = make([]float64, s.nres)
 	s.e = make([]float64, s.nres)
 	s.resetIncumbent()

@@ -1,0 +1,284 @@
+package ilp
+
+import (
+	"math"
+	"slices"
+	"sort"
+)
+
+// Kept rows: a caller that keeps one program's rows from one Solve to the
+// next (Gavel and Sia admit, move and retire a few rows per fit among
+// thousands) reports each edit (Keep, Appended, PrevChanged, Removed,
+// Reset) and the solver keeps what buildMoves would compute from the rows
+// — the load at the previous columns and each capacity class's candidate
+// moves in order — updated per edited row instead of rebuilt from every
+// row per program. The moves read from it are those of buildMoves: each
+// class holds every row's best move of the class (ties: the lower
+// column), ordered by gain descending, then admitted order; buildMoves
+// keeps the first MaxChanges of that order (keepBestMoves). The load is a
+// sum of integer uses, exact in any order. Rows whose uses are not
+// integers, or whose values are NaN, or which Solve would reject, switch
+// the solver back to comparing and rebuilding (sameRows, buildMoves)
+// until the next Reset.
+
+// keptRows is the solver's per-row index of kept rows.
+type keptRows struct {
+	// on: the caller reports edits (Keep); ok: every row is indexed
+	// (else Solve takes the comparing path); built: the index describes
+	// the caller's rows (false after Reset until the next Solve);
+	// dirty: rows changed since the moves were last read.
+	on, ok, built, dirty bool
+	nres                 int
+	// Per row, in admitted order: a sequence number (ascending: admitted
+	// order among the live rows), the previous column and its value, and
+	// the row's candidates (one per class).
+	seq     []uint64
+	next    uint64
+	prev    []int
+	prevVal []float64
+	prevRes []int
+	prevUse []float64
+	cands   [][]cand
+	load    []float64
+	// Per class (numbered as met): its key and its candidates by gain
+	// descending, then sequence.
+	keys    []classKey
+	classes [][]centry
+	index   map[classKey]int32
+}
+
+// cand is a row's best move of one class.
+type cand struct {
+	class int32
+	col   int32
+	gain  float64
+}
+
+// centry is a class's entry for one row.
+type centry struct {
+	gain float64
+	seq  uint64
+	col  int32
+}
+
+// maxKeptUse bounds the uses kept rows may have: integer sums below 2^53
+// are exact in any order.
+const maxKeptUse = 1 << 32
+
+// Keep makes s trust the caller's edit reports about p.Rows from now on:
+// between two Solves the caller changes the rows only through Appended,
+// PrevChanged, Removed and Reset (a row's Value, Resource and Use must not
+// change in place without a Reset). It starts with a Reset.
+func (s *ReassignmentSolver) Keep() {
+	s.kept.on = true
+	s.Reset()
+}
+
+// Reset reports that any row may have changed: the next Solve indexes
+// every row.
+func (s *ReassignmentSolver) Reset() {
+	s.kept.built, s.kept.dirty = false, true
+}
+
+// Appended reports that a row was appended to p.Rows (its last row).
+func (s *ReassignmentSolver) Appended(p *Reassignment) {
+	k := &s.kept
+	k.dirty = true
+	if !k.built || !k.ok {
+		return
+	}
+	r := &p.Rows[len(p.Rows)-1]
+	k.seq = append(k.seq, k.next)
+	k.prev = append(k.prev, r.Prev)
+	k.grow()
+	k.next++
+	s.indexRow(p, len(p.Rows)-1)
+}
+
+// PrevChanged reports that row i of p.Rows has a new Prev.
+func (s *ReassignmentSolver) PrevChanged(p *Reassignment, i int) {
+	k := &s.kept
+	k.dirty = true
+	if !k.built || !k.ok {
+		return
+	}
+	k.unindexRow(i)
+	k.prev[i] = p.Rows[i].Prev
+	s.indexRow(p, i)
+}
+
+// Removed reports that row i was removed from p.Rows (the later rows
+// moved up by one).
+func (s *ReassignmentSolver) Removed(i int) {
+	k := &s.kept
+	k.dirty = true
+	if !k.built || !k.ok {
+		return
+	}
+	k.unindexRow(i)
+	k.seq = slices.Delete(k.seq, i, i+1)
+	k.prev = slices.Delete(k.prev, i, i+1)
+	k.prevVal = slices.Delete(k.prevVal, i, i+1)
+	k.prevRes = slices.Delete(k.prevRes, i, i+1)
+	k.prevUse = slices.Delete(k.prevUse, i, i+1)
+	// The emptied candidate list moves to the end, for reuse.
+	cs := k.cands[i]
+	copy(k.cands[i:], k.cands[i+1:])
+	k.cands[len(k.cands)-1] = cs
+	k.cands = k.cands[:len(k.cands)-1]
+}
+
+// rebuild indexes every row of p.
+func (s *ReassignmentSolver) rebuildKept(p *Reassignment) {
+	k := &s.kept
+	k.built, k.ok, k.dirty = true, true, true
+	k.nres = len(p.Capacity)
+	k.load = append(k.load[:0], make([]float64, k.nres)...)
+	for c := range k.classes {
+		k.classes[c] = k.classes[c][:0]
+	}
+	k.seq, k.prev, k.prevVal, k.prevRes, k.prevUse = k.seq[:0], k.prev[:0], k.prevVal[:0], k.prevRes[:0], k.prevUse[:0]
+	k.cands = k.cands[:0]
+	k.next = 0
+	for j := range p.Rows {
+		k.seq = append(k.seq, k.next)
+		k.prev = append(k.prev, p.Rows[j].Prev)
+		k.grow()
+		k.next++
+		if s.indexRow(p, j); !k.ok {
+			return
+		}
+	}
+}
+
+// grow adds the per-row entries indexRow fills in for a new last row.
+func (k *keptRows) grow() {
+	k.prevVal = append(k.prevVal, 0)
+	k.prevRes = append(k.prevRes, 0)
+	k.prevUse = append(k.prevUse, 0)
+	if len(k.cands) < cap(k.cands) {
+		k.cands = k.cands[:len(k.cands)+1]
+		k.cands[len(k.cands)-1] = k.cands[len(k.cands)-1][:0]
+	} else {
+		k.cands = append(k.cands, nil)
+	}
+}
+
+// keptRowOK reports whether row r can be indexed: what Solve's checks
+// accept, with integer uses and no NaN value.
+func keptRowOK(r *AssignRow, nres int) bool {
+	if len(r.Resource) != len(r.Value) || len(r.Use) != len(r.Value) || r.Prev < 0 || r.Prev >= len(r.Value) {
+		return false
+	}
+	for c, res := range r.Resource {
+		u := r.Use[c]
+		if res < 0 || res >= nres || math.IsNaN(r.Value[c]) || u != math.Trunc(u) || math.Abs(u) > maxKeptUse {
+			return false
+		}
+	}
+	return true
+}
+
+// indexRow adds row i of p (its entries in k already sized) to the load
+// and to its classes, as buildMoves would consider it.
+func (s *ReassignmentSolver) indexRow(p *Reassignment, i int) {
+	k := &s.kept
+	r := &p.Rows[i]
+	if !keptRowOK(r, k.nres) {
+		k.ok = false
+		return
+	}
+	from := r.Prev
+	k.prevVal[i], k.prevRes[i], k.prevUse[i] = r.Value[from], r.Resource[from], r.Use[from]
+	k.load[r.Resource[from]] += r.Use[from]
+	cs := k.cands[i][:0]
+	for c := range r.Value {
+		if c == from || r.Value[c] <= InfeasibleValue {
+			continue
+		}
+		key := classKey{r.Resource[from], r.Resource[c], r.Use[from], r.Use[c]}
+		gain := r.Value[c] - r.Value[from]
+		if key.fromRes == key.toRes && key.fromUse == key.toUse && gain <= 0 {
+			continue
+		}
+		if gain <= 0 && !frees(key) {
+			continue
+		}
+		ci := k.classOf(key)
+		dup := -1
+		for x := range cs {
+			if cs[x].class == ci {
+				dup = x
+				break
+			}
+		}
+		if dup >= 0 {
+			if gain > cs[dup].gain { // ties: the lower column stays
+				cs[dup].col, cs[dup].gain = int32(c), gain
+			}
+			continue
+		}
+		cs = append(cs, cand{class: ci, col: int32(c), gain: gain})
+	}
+	k.cands[i] = cs
+	seq := k.seq[i]
+	for _, c := range cs {
+		l := k.classes[c.class]
+		at := sort.Search(len(l), func(x int) bool {
+			return l[x].gain < c.gain || (l[x].gain == c.gain && l[x].seq > seq)
+		})
+		k.classes[c.class] = slices.Insert(l, at, centry{gain: c.gain, seq: seq, col: c.col})
+	}
+}
+
+// unindexRow takes row i out of the load and its classes.
+func (k *keptRows) unindexRow(i int) {
+	seq := k.seq[i]
+	for _, c := range k.cands[i] {
+		l := k.classes[c.class]
+		at := sort.Search(len(l), func(x int) bool {
+			return l[x].gain < c.gain || (l[x].gain == c.gain && l[x].seq >= seq)
+		})
+		if at >= len(l) || l[at].seq != seq {
+			panic("ilp: kept row missing from its class")
+		}
+		k.classes[c.class] = slices.Delete(l, at, at+1)
+	}
+	k.cands[i] = k.cands[i][:0]
+	k.load[k.prevRes[i]] -= k.prevUse[i]
+}
+
+func (k *keptRows) classOf(key classKey) int32 {
+	if k.index == nil {
+		k.index = map[classKey]int32{}
+	}
+	ci, ok := k.index[key]
+	if !ok {
+		ci = int32(len(k.keys))
+		k.index[key] = ci
+		k.keys = append(k.keys, key)
+		k.classes = append(k.classes, nil)
+	}
+	return ci
+}
+
+// keptMoves returns the load and the moves buildMoves returns for the
+// kept rows, sorted by row then column.
+func (s *ReassignmentSolver) keptMoves(maxChanges int) ([]float64, []move) {
+	k := &s.kept
+	load := append(s.load[:0], k.load...)
+	moves := s.moves[:0]
+	for ci, l := range k.classes {
+		for _, e := range l[:min(len(l), max(maxChanges, 0))] {
+			row, _ := slices.BinarySearch(k.seq, e.seq)
+			moves = append(moves, move{row: row, col: int(e.col), gain: e.gain, key: k.keys[ci]})
+		}
+	}
+	slices.SortFunc(moves, func(a, b move) int {
+		if a.row != b.row {
+			return a.row - b.row
+		}
+		return a.col - b.col
+	})
+	return load, moves
+}
