@@ -26,8 +26,14 @@ type keptRows struct {
 	// on: the caller reports edits (Keep); ok: every row is indexed
 	// (else Solve takes the comparing path); built: the index describes
 	// the caller's rows (false after Reset until the next Solve);
-	// dirty: rows changed since the moves were last read.
+	// dirty: rows changed since the moves were last read; movesDirty:
+	// some class's first topK entries changed (the moves read are those
+	// entries), else the moves changed at most by the rows removed since
+	// (removed, in order: their later rows move up).
 	on, ok, built, dirty bool
+	movesDirty           bool
+	topK                 int
+	removed              []int
 	nres                 int
 	// Per row, in admitted order: a sequence number (ascending: admitted
 	// order among the live rows), the previous column and its value, and
@@ -77,7 +83,7 @@ func (s *ReassignmentSolver) Keep() {
 // Reset reports that any row may have changed: the next Solve indexes
 // every row.
 func (s *ReassignmentSolver) Reset() {
-	s.kept.built, s.kept.dirty = false, true
+	s.kept.built, s.kept.dirty, s.kept.movesDirty = false, true, true
 }
 
 // Appended reports that a row was appended to p.Rows (its last row).
@@ -116,6 +122,7 @@ func (s *ReassignmentSolver) Removed(i int) {
 		return
 	}
 	k.unindexRow(i)
+	k.removed = append(k.removed, i)
 	k.seq = slices.Delete(k.seq, i, i+1)
 	k.prev = slices.Delete(k.prev, i, i+1)
 	k.prevVal = slices.Delete(k.prevVal, i, i+1)
@@ -131,7 +138,7 @@ func (s *ReassignmentSolver) Removed(i int) {
 // rebuild indexes every row of p.
 func (s *ReassignmentSolver) rebuildKept(p *Reassignment) {
 	k := &s.kept
-	k.built, k.ok, k.dirty = true, true, true
+	k.built, k.ok, k.dirty, k.movesDirty = true, true, true, true
 	k.nres = len(p.Capacity)
 	k.load = append(k.load[:0], make([]float64, k.nres)...)
 	for c := range k.classes {
@@ -228,6 +235,7 @@ func (s *ReassignmentSolver) indexRow(p *Reassignment, i int) {
 			return l[x].gain < c.gain || (l[x].gain == c.gain && l[x].seq > seq)
 		})
 		k.classes[c.class] = slices.Insert(l, at, centry{gain: c.gain, seq: seq, col: c.col})
+		k.movesDirty = k.movesDirty || at < k.topK
 	}
 }
 
@@ -243,6 +251,7 @@ func (k *keptRows) unindexRow(i int) {
 			panic("ilp: kept row missing from its class")
 		}
 		k.classes[c.class] = slices.Delete(l, at, at+1)
+		k.movesDirty = k.movesDirty || at < k.topK
 	}
 	k.cands[i] = k.cands[i][:0]
 	k.load[k.prevRes[i]] -= k.prevUse[i]
@@ -260,6 +269,49 @@ func (k *keptRows) classOf(key classKey) int32 {
 		k.classes = append(k.classes, nil)
 	}
 	return ci
+}
+
+// keptUpdate brings s.load and s.moves (with the enumeration's tables and
+// the caches that depend on them) up to the kept rows' edits since the
+// last program.
+func (s *ReassignmentSolver) keptUpdate(p *Reassignment, maxChanges int) {
+	k := &s.kept
+	switch {
+	case k.movesDirty || maxChanges != s.keyMax || !s.keptFresh:
+		s.load, s.moves = s.keptMoves(maxChanges)
+		s.tables.built = false
+	case k.dirty:
+		// The same moves; rows removed before a move's row move it up,
+		// in the moves and in the tables alike (their order is unchanged).
+		for _, r := range k.removed {
+			for i := range s.moves {
+				if s.moves[i].row > r {
+					s.moves[i].row--
+				}
+			}
+			if s.tables.built {
+				for a := range s.tables.rowAt {
+					if s.tables.rowAt[a] > r {
+						s.tables.rowAt[a]--
+					}
+				}
+			}
+		}
+		s.load = append(s.load[:0], k.load...)
+	case sameBits(p.Capacity, s.keyCap):
+		return // nothing changed
+	}
+	// The load, the capacities or the moves changed: the first pass's
+	// bound and the answers are those of another program.
+	s.gStarCache.valid = false
+	s.answers = s.answers[:0]
+	s.keyMax = maxChanges
+	s.keyCap = append(s.keyCap[:0], p.Capacity...)
+	k.dirty, k.movesDirty, k.removed = false, false, k.removed[:0]
+	k.topK = max(maxChanges, 0)
+	s.keptFresh = true
+	// The comparing path's key no longer describes the moves.
+	s.valid = false
 }
 
 // keptMoves returns the load and the moves buildMoves returns for the

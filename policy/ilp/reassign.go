@@ -146,6 +146,8 @@ type ReassignmentSolver struct {
 	// being solved reads it.
 	kept    keptRows
 	keptUse bool
+	// keptFresh: load, moves and tables were last made by keptUpdate.
+	keptFresh bool
 }
 
 // enumTables are enumerate's move tables (see there); built reports they
@@ -290,18 +292,9 @@ func (s *ReassignmentSolver) Solve(p *Reassignment, opt Options) (Assignment, bo
 	}
 
 	if s.keptUse {
-		if s.kept.dirty || maxChanges != s.keyMax || !sameBits(p.Capacity, s.keyCap) {
-			s.load, s.moves = s.keptMoves(maxChanges)
-			s.kept.dirty = false
-			s.keyMax = maxChanges
-			s.keyCap = append(s.keyCap[:0], p.Capacity...)
-			// The comparing path's key no longer describes the moves.
-			s.valid = false
-			s.tables.built, s.gStarCache.valid = false, false
-			s.answers = s.answers[:0]
-		}
+		s.keptUpdate(p, maxChanges)
 	} else if !s.sameRows(p, maxChanges) {
-		s.kept.dirty = true
+		s.keptFresh = false
 		s.load, s.moves = s.buildMoves(p, maxChanges)
 		s.answers = s.answers[:0]
 	}
