@@ -1,6 +1,7 @@
 package ilp
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -51,6 +52,13 @@ type keptRows struct {
 	keys    []classKey
 	classes [][]centry
 	index   map[classKey]int32
+	// caches memoize classOf per column pair for rows sharing one
+	// Resource and one Use slice (as buildMoves's classCache); emptied
+	// by a rebuild, since a Reset allows those slices to change.
+	caches []classCache
+	// bulk: rebuildKept appends the classes' entries unsorted and sorts
+	// them once at the end.
+	bulk bool
 }
 
 // cand is a row's best move of one class.
@@ -146,7 +154,10 @@ func (s *ReassignmentSolver) rebuildKept(p *Reassignment) {
 	}
 	k.seq, k.prev, k.prevVal, k.prevRes, k.prevUse = k.seq[:0], k.prev[:0], k.prevVal[:0], k.prevRes[:0], k.prevUse[:0]
 	k.cands = k.cands[:0]
+	k.caches = k.caches[:0]
 	k.next = 0
+	k.bulk = true
+	defer func() { k.bulk = false }()
 	for j := range p.Rows {
 		k.seq = append(k.seq, k.next)
 		k.prev = append(k.prev, p.Rows[j].Prev)
@@ -155,6 +166,17 @@ func (s *ReassignmentSolver) rebuildKept(p *Reassignment) {
 		if s.indexRow(p, j); !k.ok {
 			return
 		}
+	}
+	for _, l := range k.classes {
+		slices.SortFunc(l, func(a, b centry) int {
+			if a.gain != b.gain {
+				if a.gain > b.gain {
+					return -1
+				}
+				return 1
+			}
+			return cmp.Compare(a.seq, b.seq)
+		})
 	}
 }
 
@@ -199,6 +221,21 @@ func (s *ReassignmentSolver) indexRow(p *Reassignment, i int) {
 	k.prevVal[i], k.prevRes[i], k.prevUse[i] = r.Value[from], r.Resource[from], r.Use[from]
 	k.load[r.Resource[from]] += r.Use[from]
 	cs := k.cands[i][:0]
+	ncol := len(r.Value)
+	var cache []int32
+	for x := range k.caches {
+		if sameInts(r.Resource, k.caches[x].res) && sameFloats(r.Use, k.caches[x].use) && len(k.caches[x].idx) == ncol*ncol {
+			cache = k.caches[x].idx
+			break
+		}
+	}
+	if cache == nil && len(k.caches) < classCaches {
+		cache = make([]int32, ncol*ncol)
+		for x := range cache {
+			cache[x] = -1
+		}
+		k.caches = append(k.caches, classCache{r.Resource, r.Use, cache})
+	}
 	for c := range r.Value {
 		if c == from || r.Value[c] <= InfeasibleValue {
 			continue
@@ -211,7 +248,13 @@ func (s *ReassignmentSolver) indexRow(p *Reassignment, i int) {
 		if gain <= 0 && !frees(key) {
 			continue
 		}
-		ci := k.classOf(key)
+		var ci int32
+		if cache == nil {
+			ci = k.classOf(key)
+		} else if ci = cache[from*ncol+c]; ci < 0 {
+			ci = k.classOf(key)
+			cache[from*ncol+c] = ci
+		}
 		dup := -1
 		for x := range cs {
 			if cs[x].class == ci {
@@ -231,6 +274,10 @@ func (s *ReassignmentSolver) indexRow(p *Reassignment, i int) {
 	seq := k.seq[i]
 	for _, c := range cs {
 		l := k.classes[c.class]
+		if k.bulk {
+			k.classes[c.class] = append(l, centry{gain: c.gain, seq: seq, col: c.col})
+			continue
+		}
 		at := sort.Search(len(l), func(x int) bool {
 			return l[x].gain < c.gain || (l[x].gain == c.gain && l[x].seq > seq)
 		})
