@@ -1,6 +1,8 @@
 package gavel
 
 import (
+	"slices"
+
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/policy/placement"
 	"github.com/arena-sim/arena/sim"
@@ -117,8 +119,9 @@ type Rows struct {
 func (r *Rows) Remove(id sim.JobID) int {
 	for i, j := range r.Jobs {
 		if j == id {
-			r.Jobs = append(r.Jobs[:i:i], r.Jobs[i+1:]...)
-			r.Prev = append(r.Prev[:i:i], r.Prev[i+1:]...)
+			// In place: no caller keeps the slices across a removal.
+			r.Jobs = slices.Delete(r.Jobs, i, i+1)
+			r.Prev = slices.Delete(r.Prev, i, i+1)
 			return i
 		}
 	}

@@ -45,6 +45,12 @@ type keptRows struct {
 	prevVal []float64
 	prevRes []int
 	prevUse []float64
+	// prefix[j] is the sum of prevVal[:j] summed in order from 0 (the
+	// objective's partial sums, readAssignment), valid for j <= prefixN.
+	prefix  []float64
+	prefixN int
+	// changes are the rows the last readAssignment moved, in row order.
+	changes []colChange
 	cands   [][]cand
 	load    []float64
 	// Per class (numbered as met): its key and its candidates by gain
@@ -59,6 +65,20 @@ type keptRows struct {
 	// bulk: rebuildKept appends the classes' entries unsorted and sorts
 	// them once at the end.
 	bulk bool
+}
+
+// colChange is a row's new column.
+type colChange struct{ row, col int }
+
+// prefixTo returns prefix[j], extending the valid prefix as needed.
+func (k *keptRows) prefixTo(j int) float64 {
+	if len(k.prefix) < len(k.prevVal)+1 {
+		k.prefix = append(k.prefix, make([]float64, len(k.prevVal)+1-len(k.prefix))...)
+	}
+	for ; k.prefixN < j; k.prefixN++ {
+		k.prefix[k.prefixN+1] = k.prefix[k.prefixN] + k.prevVal[k.prefixN]
+	}
+	return k.prefix[j]
 }
 
 // cand is a row's best move of one class.
@@ -117,6 +137,7 @@ func (s *ReassignmentSolver) PrevChanged(p *Reassignment, i int) {
 		return
 	}
 	k.unindexRow(i)
+	k.prefixN = min(k.prefixN, i)
 	k.prev[i] = p.Rows[i].Prev
 	s.indexRow(p, i)
 }
@@ -130,6 +151,7 @@ func (s *ReassignmentSolver) Removed(i int) {
 		return
 	}
 	k.unindexRow(i)
+	k.prefixN = min(k.prefixN, i)
 	k.removed = append(k.removed, i)
 	k.seq = slices.Delete(k.seq, i, i+1)
 	k.prev = slices.Delete(k.prev, i, i+1)
@@ -156,6 +178,7 @@ func (s *ReassignmentSolver) rebuildKept(p *Reassignment) {
 	k.cands = k.cands[:0]
 	k.caches = k.caches[:0]
 	k.next = 0
+	k.prefixN = 0
 	k.bulk = true
 	defer func() { k.bulk = false }()
 	for j := range p.Rows {

@@ -93,6 +93,12 @@ func TestKeptRowsAnswerAsFresh(t *testing.T) {
 			if (err == nil) != (werr == nil) || ok != wok || !same(got, want) {
 				t.Fatalf("instance %d step %d (%d rows): kept %+v %v %v, fresh %+v %v %v", k, step, len(p.Rows), got, ok, err, want, wok, werr)
 			}
+			if r.IntN(3) == 0 { // the same program again: the kept answer
+				got, ok, err = s.Solve(p, opt)
+				if (err == nil) != (werr == nil) || ok != wok || !same(got, want) {
+					t.Fatalf("instance %d step %d, repeated: kept %+v %v %v, fresh %+v %v %v", k, step, got, ok, err, want, wok, werr)
+				}
+			}
 		}
 	}
 }

@@ -328,6 +328,9 @@ type answer struct {
 	tol        float64
 	out        Assignment
 	ok         bool
+	// kept: out.Columns are the kept rows' previous columns with changes.
+	kept    bool
+	changes []colChange
 }
 
 func (a *answer) matches(p *Reassignment, opt Options) bool {
@@ -341,7 +344,15 @@ func (s *ReassignmentSolver) answered(p *Reassignment, opt Options) (Assignment,
 	for i := range s.answers {
 		if a := &s.answers[i]; a.matches(p, opt) {
 			out := a.out
-			out.Columns = slices.Clone(a.out.Columns)
+			if a.kept {
+				// The kept rows' columns with the answer's changes.
+				out.Columns = slices.Clone(s.kept.prev)
+				for _, c := range a.changes {
+					out.Columns[c.row] = c.col
+				}
+			} else {
+				out.Columns = slices.Clone(a.out.Columns)
+			}
 			return out, a.ok, true
 		}
 	}
@@ -349,11 +360,21 @@ func (s *ReassignmentSolver) answered(p *Reassignment, opt Options) (Assignment,
 }
 
 func (s *ReassignmentSolver) remember(p *Reassignment, opt Options, out Assignment, ok bool) {
-	out.Columns = slices.Clone(out.Columns)
-	s.answers = append(s.answers, answer{
+	a := answer{
 		value: slices.Clone(p.New.Value), use: slices.Clone(p.New.Use), resource: slices.Clone(p.New.Resource),
-		required: p.NewRequired, bnb: p.BranchAndBound, nodeLimit: opt.NodeLimit, tol: opt.Tol, out: out, ok: ok,
-	})
+		required: p.NewRequired, bnb: p.BranchAndBound, nodeLimit: opt.NodeLimit, tol: opt.Tol, ok: ok,
+	}
+	if s.keptUse && out.Columns != nil {
+		// Kept rows: the answers are forgotten when they change, so the
+		// columns are their previous ones with the changes read.
+		a.kept = true
+		a.changes = slices.Clone(s.kept.changes)
+		out.Columns = nil
+	} else {
+		out.Columns = slices.Clone(out.Columns)
+	}
+	a.out = out
+	s.answers = append(s.answers, a)
 }
 
 // solveMoves is Solve once the moves of p's rows are built: the reduced
@@ -518,6 +539,7 @@ func readAssignment(out *Assignment, p *Reassignment, moves []move, newCols []in
 	}
 	if k != nil {
 		out.Columns = slices.Clone(k.prev)
+		k.changes = k.changes[:0]
 	} else {
 		out.Columns = make([]int, len(p.Rows))
 		for j := range p.Rows {
@@ -528,6 +550,9 @@ func readAssignment(out *Assignment, p *Reassignment, moves []move, newCols []in
 		if x[i] > 0.5 {
 			out.Columns[m.row] = m.col
 			out.Changes++
+			if k != nil {
+				k.changes = append(k.changes, colChange{m.row, m.col})
+			}
 		}
 	}
 	for i, c := range newCols {
@@ -536,7 +561,15 @@ func readAssignment(out *Assignment, p *Reassignment, moves []move, newCols []in
 		}
 	}
 	if k != nil {
-		for j, v := range k.prevVal {
+		// The loop below from the first changed row on; before it, the
+		// kept partial sums of the same values in the same order.
+		first := len(k.prevVal)
+		for _, c := range k.changes {
+			first = min(first, c.row)
+		}
+		out.Objective = k.prefixTo(first)
+		for j := first; j < len(k.prevVal); j++ {
+			v := k.prevVal[j]
 			if c := out.Columns[j]; c != k.prev[j] {
 				v = p.Rows[j].Value[c]
 			}
