@@ -401,14 +401,13 @@ func (g *Gavel) fit(v *sim.View, plan *Plan, job *sim.Job) (bool, error) {
 	// rows take the program's columns and the new row.
 	var moved []sim.JobID
 	var movedCol []int
-	for i, c := range sol.Columns {
-		if c != g.rows.Prev[i] {
-			moved = append(moved, g.rows.Jobs[i])
-			movedCol = append(movedCol, c)
-			g.rows.Prev[i] = c
-			prob.Rows[i].Prev = c
-			g.solver.PrevChanged(prob, i)
-		}
+	for _, c := range sol.Changed {
+		i := c.Row
+		moved = append(moved, g.rows.Jobs[i])
+		movedCol = append(movedCol, c.Column)
+		g.rows.Prev[i] = c.Column
+		prob.Rows[i].Prev = c.Column
+		g.solver.PrevChanged(prob, i)
 	}
 	g.rows.Prev = append(g.rows.Prev, sol.NewColumn)
 	g.rows.Jobs = append(g.rows.Jobs, job.Spec.ID)

@@ -49,8 +49,6 @@ type keptRows struct {
 	// objective's partial sums, readAssignment), valid for j <= prefixN.
 	prefix  []float64
 	prefixN int
-	// changes are the rows the last readAssignment moved, in row order.
-	changes []colChange
 	cands   [][]cand
 	load    []float64
 	// Per class (numbered as met): its key and its candidates by gain
@@ -67,8 +65,8 @@ type keptRows struct {
 	bulk bool
 }
 
-// colChange is a row's new column.
-type colChange struct{ row, col int }
+// Change is an existing row's new column (Assignment.Changed).
+type Change struct{ Row, Column int }
 
 // prefixTo returns prefix[j], extending the valid prefix as needed.
 func (k *keptRows) prefixTo(j int) float64 {
@@ -102,7 +100,9 @@ const maxKeptUse = 1 << 32
 // Keep makes s trust the caller's edit reports about p.Rows from now on:
 // between two Solves the caller changes the rows only through Appended,
 // PrevChanged, Removed and Reset (a row's Value, Resource and Use must not
-// change in place without a Reset). It starts with a Reset.
+// change in place without a Reset). It starts with a Reset. Its answers
+// then leave Assignment.Columns nil (a copy of every row's column per
+// program): Assignment.Changed gives them from the rows' previous columns.
 func (s *ReassignmentSolver) Keep() {
 	s.kept.on = true
 	s.Reset()

@@ -81,8 +81,14 @@ const InfeasibleValue = -1e8
 // Assignment is the solution of a Reassignment.
 type Assignment struct {
 	// Column per existing row, and the new row's column (−1: none).
+	// Columns is nil when the solver keeps the rows
+	// (ReassignmentSolver.Keep): Changed says the same from the rows'
+	// previous columns.
 	Columns   []int
 	NewColumn int
+	// Changed lists the existing rows whose column changed, by row, with
+	// their new column.
+	Changed []Change
 	// Objective is Σ v·x over all rows (the artifact's objective).
 	Objective float64
 	// Changes counts existing rows whose column changed.
@@ -328,9 +334,6 @@ type answer struct {
 	tol        float64
 	out        Assignment
 	ok         bool
-	// kept: out.Columns are the kept rows' previous columns with changes.
-	kept    bool
-	changes []colChange
 }
 
 func (a *answer) matches(p *Reassignment, opt Options) bool {
@@ -339,20 +342,14 @@ func (a *answer) matches(p *Reassignment, opt Options) bool {
 		sameBits(a.use, p.New.Use) && slices.Equal(a.resource, p.New.Resource)
 }
 
-// answered returns the kept answer to p, if any (its Columns a copy).
+// answered returns the kept answer to p, if any (its Columns and Changed
+// copies).
 func (s *ReassignmentSolver) answered(p *Reassignment, opt Options) (Assignment, bool, bool) {
 	for i := range s.answers {
 		if a := &s.answers[i]; a.matches(p, opt) {
 			out := a.out
-			if a.kept {
-				// The kept rows' columns with the answer's changes.
-				out.Columns = slices.Clone(s.kept.prev)
-				for _, c := range a.changes {
-					out.Columns[c.row] = c.col
-				}
-			} else {
-				out.Columns = slices.Clone(a.out.Columns)
-			}
+			out.Columns = slices.Clone(a.out.Columns)
+			out.Changed = slices.Clone(a.out.Changed)
 			return out, a.ok, true
 		}
 	}
@@ -364,15 +361,8 @@ func (s *ReassignmentSolver) remember(p *Reassignment, opt Options, out Assignme
 		value: slices.Clone(p.New.Value), use: slices.Clone(p.New.Use), resource: slices.Clone(p.New.Resource),
 		required: p.NewRequired, bnb: p.BranchAndBound, nodeLimit: opt.NodeLimit, tol: opt.Tol, ok: ok,
 	}
-	if s.keptUse && out.Columns != nil {
-		// Kept rows: the answers are forgotten when they change, so the
-		// columns are their previous ones with the changes read.
-		a.kept = true
-		a.changes = slices.Clone(s.kept.changes)
-		out.Columns = nil
-	} else {
-		out.Columns = slices.Clone(out.Columns)
-	}
+	out.Columns = slices.Clone(out.Columns)
+	out.Changed = slices.Clone(out.Changed)
 	a.out = out
 	s.answers = append(s.answers, a)
 }
@@ -537,22 +527,19 @@ func readAssignment(out *Assignment, p *Reassignment, moves []move, newCols []in
 			}
 		}
 	}
-	if k != nil {
-		out.Columns = slices.Clone(k.prev)
-		k.changes = k.changes[:0]
-	} else {
+	if k == nil {
 		out.Columns = make([]int, len(p.Rows))
 		for j := range p.Rows {
 			out.Columns[j] = p.Rows[j].Prev
 		}
 	}
-	for i, m := range moves {
+	for i, m := range moves { // by row
 		if x[i] > 0.5 {
-			out.Columns[m.row] = m.col
-			out.Changes++
-			if k != nil {
-				k.changes = append(k.changes, colChange{m.row, m.col})
+			if k == nil {
+				out.Columns[m.row] = m.col
 			}
+			out.Changes++
+			out.Changed = append(out.Changed, Change{m.row, m.col})
 		}
 	}
 	for i, c := range newCols {
@@ -564,14 +551,16 @@ func readAssignment(out *Assignment, p *Reassignment, moves []move, newCols []in
 		// The loop below from the first changed row on; before it, the
 		// kept partial sums of the same values in the same order.
 		first := len(k.prevVal)
-		for _, c := range k.changes {
-			first = min(first, c.row)
+		if len(out.Changed) > 0 {
+			first = out.Changed[0].Row
 		}
 		out.Objective = k.prefixTo(first)
+		next := 0 // the next change
 		for j := first; j < len(k.prevVal); j++ {
 			v := k.prevVal[j]
-			if c := out.Columns[j]; c != k.prev[j] {
-				v = p.Rows[j].Value[c]
+			if next < len(out.Changed) && out.Changed[next].Row == j {
+				v = p.Rows[j].Value[out.Changed[next].Column]
+				next++
 			}
 			out.Objective += v
 		}

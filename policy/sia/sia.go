@@ -459,22 +459,21 @@ func (s *Sia) fit(v *sim.View, plan *gavel.Plan, job *sim.Job, place estimator.E
 		s.rememberFailed(key, sol, false)
 		return false, nil
 	}
-	oldPrev, hadPrev := s.rows.Prev, s.rows.HasPrev
-	s.rows.Prev = append(append([]int(nil), sol.Columns...), sol.NewColumn)
+	hadPrev := s.rows.HasPrev
+	targets, moved := s.fitTargets(job.Spec.ID, sol)
+	// The rows, and the program with them, take the solution's columns
+	// and the new row (w, this round's weights).
+	for _, c := range sol.Changed {
+		s.rows.Prev[c.Row] = c.Column
+		prob.Rows[c.Row].Prev = c.Column
+		s.reassign.PrevChanged(prob, c.Row)
+	}
+	s.rows.Prev = append(s.rows.Prev, sol.NewColumn)
 	s.rows.Jobs = append(s.rows.Jobs, job.Spec.ID)
 	s.rows.HasPrev = true
-	// The program follows: the rows take the solution's columns and the
-	// new row (w, this round's weights) is appended.
-	for i, c := range sol.Columns {
-		if c != oldPrev[i] {
-			prob.Rows[i].Prev = c
-			s.reassign.PrevChanged(prob, i)
-		}
-	}
 	prob.Rows = append(prob.Rows, ilp.AssignRow{Value: w, Resource: s.colType, Use: s.use, Prev: sol.NewColumn})
 	s.reassign.Appended(prob)
 
-	targets, moved := s.fitTargets(job.Spec.ID, oldPrev, sol)
 	// The trial is made on the plan's table and undone on failure.
 	t := plan.Table
 	t.Begin()
@@ -492,8 +491,9 @@ func (s *Sia) fit(v *sim.View, plan *gavel.Plan, job *sim.Job, place estimator.E
 			s.reassign.Removed(len(prob.Rows))
 			// The reverted decision keeps the program's columns as the
 			// admitted jobs' previous ones (the artifact's stale rows):
-			// unless they are the old ones, the next program differs.
-			if hadPrev && slices.Equal(oldPrev, s.rows.Prev) {
+			// unless they are the old ones (no row changed), the next
+			// program differs.
+			if hadPrev && len(sol.Changed) == 0 {
 				s.rememberFailed(key, sol, true)
 			} else {
 				s.forgetFailed()
@@ -600,17 +600,18 @@ type fitTarget struct {
 }
 
 // fitTargets lists the jobs to (re)place after a solve, in admitted order
-// with the new job last, and the admitted jobs among them (moved).
-func (s *Sia) fitTargets(newJob sim.JobID, oldPrev []int, sol ilp.Assignment) (targets []fitTarget, moved []sim.JobID) {
-	for i, id := range s.rows.Jobs[:len(oldPrev)] {
-		now, before := sol.Columns[i], oldPrev[i]
+// with the new job last, and the admitted jobs among them (moved); the
+// rows still hold their previous columns.
+func (s *Sia) fitTargets(newJob sim.JobID, sol ilp.Assignment) (targets []fitTarget, moved []sim.JobID) {
+	for _, c := range sol.Changed { // the rows whose column changed, in order
+		id, now, before := s.rows.Jobs[c.Row], c.Column, s.rows.Prev[c.Row]
 		if s.artifactCounts {
 			// Quirk: only a type change moves the job, and it keeps the
 			// count of its previous row.
 			if s.colType[now] != s.colType[before] {
 				targets = append(targets, fitTarget{id, now, s.colCount[before]})
 			}
-		} else if now != before {
+		} else {
 			targets = append(targets, fitTarget{id, now, s.colCount[now]})
 		}
 	}
@@ -667,13 +668,15 @@ func (s *Sia) neverRunnable(j *sim.Job) bool {
 }
 
 // recount fills an external solver's Assignment in from its columns: the
-// objective Σ v·x (new job's bonus included) and the number of changes.
+// objective Σ v·x (new job's bonus included), the number of changes and
+// the rows changed.
 func recount(p *ilp.Reassignment, sol ilp.Assignment) ilp.Assignment {
-	sol.Objective, sol.Changes = 0, 0
+	sol.Objective, sol.Changes, sol.Changed = 0, 0, nil
 	for i, r := range p.Rows {
 		sol.Objective += r.Value[sol.Columns[i]]
 		if sol.Columns[i] != r.Prev {
 			sol.Changes++
+			sol.Changed = append(sol.Changed, ilp.Change{Row: i, Column: sol.Columns[i]})
 		}
 	}
 	if sol.NewColumn >= 0 {
