@@ -3,6 +3,7 @@ package gavel
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/arena-sim/arena/estimator"
@@ -95,6 +96,9 @@ type Gavel struct {
 	// restart pass's scratch (by Queued.Type).
 	queue   PendingMirror
 	blocked []bool
+	// gone and goneIdx: removeRows's scratch.
+	gone    []sim.JobID
+	goneIdx []int
 }
 
 var (
@@ -235,12 +239,7 @@ func (*Gavel) ReadsViewOnly() bool { return true }
 // blocks the job's type for the pass); then each arrival is pre-filtered
 // and fitted in trace order.
 func (g *Gavel) Schedule(v *sim.View) ([]sim.Action, error) {
-	for _, j := range v.Ended {
-		g.removeRow(j.Spec.ID)
-	}
-	for _, j := range v.Interrupted { // faults: stopped, back in the queue
-		g.removeRow(j.Spec.ID)
-	}
+	g.removeRows(v.Ended, v.Interrupted) // faults: stopped, back in the queue
 	if v.Quiet() {
 		return nil, nil
 	}
@@ -337,12 +336,38 @@ func (g *Gavel) throughputs(j *sim.Job) []float64 {
 	return row
 }
 
-// removeRow deletes a departed job's row from rows and from the program.
-func (g *Gavel) removeRow(id sim.JobID) {
-	if i := g.rows.Remove(id); i >= 0 {
-		g.prob.Rows = append(g.prob.Rows[:i], g.prob.Rows[i+1:]...)
-		g.solver.Removed(i)
+// removeRows deletes the departed jobs' rows from rows and from the
+// program in one pass (the program's rows hold pointers: moving them up
+// once per departure was a quarter of Gavel's time at 1M jobs).
+func (g *Gavel) removeRows(lists ...[]*sim.Job) {
+	gone := g.gone[:0]
+	for _, l := range lists {
+		for _, j := range l {
+			gone = append(gone, j.Spec.ID)
+		}
 	}
+	g.gone = gone
+	if len(gone) == 0 {
+		return
+	}
+	slices.Sort(gone)
+	idx := g.goneIdx[:0]
+	w := 0
+	for i, id := range g.rows.Jobs {
+		if _, found := slices.BinarySearch(gone, id); found {
+			idx = append(idx, i)
+			continue
+		}
+		g.rows.Jobs[w], g.rows.Prev[w], g.prob.Rows[w] = id, g.rows.Prev[i], g.prob.Rows[i]
+		w++
+	}
+	g.goneIdx = idx
+	if len(idx) == 0 {
+		return
+	}
+	clear(g.prob.Rows[w:])
+	g.rows.Jobs, g.rows.Prev, g.prob.Rows = g.rows.Jobs[:w], g.rows.Prev[:w], g.prob.Rows[:w]
+	g.solver.RemovedRows(idx)
 }
 
 // useOf is the use row of a job of n GPUs: n of every type.

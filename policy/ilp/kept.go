@@ -49,8 +49,10 @@ type keptRows struct {
 	// objective's partial sums, readAssignment), valid for j <= prefixN.
 	prefix  []float64
 	prefixN int
-	cands   [][]cand
-	load    []float64
+	// spare is RemovedRows's scratch.
+	spare [][]cand
+	cands [][]cand
+	load  []float64
 	// Per class (numbered as met): its key and its candidates by gain
 	// descending, then sequence.
 	keys    []classKey
@@ -145,24 +147,44 @@ func (s *ReassignmentSolver) PrevChanged(p *Reassignment, i int) {
 // Removed reports that row i was removed from p.Rows (the later rows
 // moved up by one).
 func (s *ReassignmentSolver) Removed(i int) {
+	s.RemovedRows([]int{i})
+}
+
+// RemovedRows reports that the rows at indices idx (ascending, numbered
+// as before the removal) were removed from p.Rows, the others keeping
+// their order: one pass over the rows for a decision's departures.
+func (s *ReassignmentSolver) RemovedRows(idx []int) {
 	k := &s.kept
+	if len(idx) == 0 {
+		return
+	}
 	k.dirty = true
 	if !k.built || !k.ok {
 		return
 	}
-	k.unindexRow(i)
-	k.prefixN = min(k.prefixN, i)
-	k.removed = append(k.removed, i)
-	k.seq = slices.Delete(k.seq, i, i+1)
-	k.prev = slices.Delete(k.prev, i, i+1)
-	k.prevVal = slices.Delete(k.prevVal, i, i+1)
-	k.prevRes = slices.Delete(k.prevRes, i, i+1)
-	k.prevUse = slices.Delete(k.prevUse, i, i+1)
-	// The emptied candidate list moves to the end, for reuse.
-	cs := k.cands[i]
-	copy(k.cands[i:], k.cands[i+1:])
-	k.cands[len(k.cands)-1] = cs
-	k.cands = k.cands[:len(k.cands)-1]
+	for n, i := range idx {
+		k.unindexRow(i)
+		k.removed = append(k.removed, i-n) // as removed one by one
+	}
+	k.prefixN = min(k.prefixN, idx[0])
+	// Compact the per-row entries; the emptied candidate lists move to
+	// the end, for reuse.
+	w, next := idx[0], 0
+	spare := k.spare[:0]
+	for r := idx[0]; r < len(k.seq); r++ {
+		if next < len(idx) && idx[next] == r {
+			next++
+			spare = append(spare, k.cands[r])
+			continue
+		}
+		k.seq[w], k.prev[w], k.prevVal[w], k.prevRes[w], k.prevUse[w], k.cands[w] = k.seq[r], k.prev[r], k.prevVal[r], k.prevRes[r], k.prevUse[r], k.cands[r]
+		w++
+	}
+	copy(k.cands[w:], spare)
+	clear(spare)
+	k.spare = spare[:0]
+	n := len(k.seq) - len(idx)
+	k.seq, k.prev, k.prevVal, k.prevRes, k.prevUse, k.cands = k.seq[:n], k.prev[:n], k.prevVal[:n], k.prevRes[:n], k.prevUse[:n], k.cands[:n]
 }
 
 // rebuild indexes every row of p.
