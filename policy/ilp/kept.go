@@ -1,7 +1,6 @@
 package ilp
 
 import (
-	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -29,8 +28,9 @@ type keptRows struct {
 	// the caller's rows (false after Reset until the next Solve);
 	// dirty: rows changed since the moves were last read; movesDirty:
 	// some class's first topK entries changed (the moves read are those
-	// entries), else the moves changed at most by the rows removed since
-	// (removed, in order: their later rows move up).
+	// entries; topK is the last program's change limit), else the moves
+	// changed at most by the rows removed since (removed, in order: their
+	// later rows move up).
 	on, ok, built, dirty bool
 	movesDirty           bool
 	topK                 int
@@ -53,8 +53,9 @@ type keptRows struct {
 	spare [][]cand
 	cands [][]cand
 	load  []float64
-	// Per class (numbered as met): its key and its candidates by gain
-	// descending, then sequence.
+	// Per class (numbered as met): its key and its candidates, the first
+	// min(topK, len) of them its best by gain descending, then sequence,
+	// in that order, the others after them in any order (reselect).
 	keys    []classKey
 	classes [][]centry
 	index   map[classKey]int32
@@ -62,8 +63,8 @@ type keptRows struct {
 	// Resource and one Use slice (as buildMoves's classCache); emptied
 	// by a rebuild, since a Reset allows those slices to change.
 	caches []classCache
-	// bulk: rebuildKept appends the classes' entries unsorted and sorts
-	// them once at the end.
+	// bulk: rebuildKept appends the classes' entries unordered and
+	// selects each class's first topK once at the end.
 	bulk bool
 }
 
@@ -212,17 +213,100 @@ func (s *ReassignmentSolver) rebuildKept(p *Reassignment) {
 			return
 		}
 	}
+	k.reselect(k.topK)
+}
+
+// before orders a class's entries: gain descending, then admitted order.
+func before(a, b centry) bool {
+	return a.gain > b.gain || (a.gain == b.gain && a.seq < b.seq)
+}
+
+// reselect makes every class's first min(K, len) entries its best K in
+// order (the others in any order after them), and K the classes' bound.
+// Only a class's best topK entries are ever read (keptMoves), so an
+// entry that ranks below them is appended unordered: a round's rebuild
+// (Sia) sorts no class.
+func (k *keptRows) reselect(K int) {
+	k.topK = K
 	for _, l := range k.classes {
-		slices.SortFunc(l, func(a, b centry) int {
-			if a.gain != b.gain {
-				if a.gain > b.gain {
+		if K >= len(l) || K > 16 {
+			slices.SortFunc(l, func(a, b centry) int {
+				if before(a, b) {
 					return -1
 				}
-				return 1
+				if before(b, a) {
+					return 1
+				}
+				return 0
+			})
+			continue
+		}
+		for i := range K {
+			b := i
+			for x := i + 1; x < len(l); x++ {
+				if before(l[x], l[b]) {
+					b = x
+				}
 			}
-			return cmp.Compare(a.seq, b.seq)
-		})
+			l[i], l[b] = l[b], l[i]
+		}
 	}
+}
+
+// insert adds e to class ci, keeping its first topK entries its best in
+// order.
+func (k *keptRows) insert(ci int32, e centry) {
+	l := k.classes[ci]
+	K := k.topK
+	pre := min(K, len(l))
+	at := sort.Search(pre, func(x int) bool { return before(e, l[x]) })
+	switch {
+	case pre < K: // the whole class is in order
+		l = slices.Insert(l, at, e)
+	case at < pre: // the first K's last entry leaves them, to the end
+		last := l[pre-1]
+		copy(l[at+1:pre], l[at:pre-1])
+		l[at] = e
+		l = append(l, last)
+	default: // below the first K
+		k.classes[ci] = append(l, e)
+		return
+	}
+	k.classes[ci] = l
+	k.movesDirty = true
+}
+
+// remove takes row seq's entry (of gain gain) out of class ci; the best
+// of the others joins the first topK if it left them.
+func (k *keptRows) remove(ci int32, gain float64, seq uint64) {
+	l := k.classes[ci]
+	pre := min(k.topK, len(l))
+	e := centry{gain: gain, seq: seq}
+	at := sort.Search(pre, func(x int) bool { return !before(l[x], e) })
+	if at < pre && l[at].seq == seq {
+		copy(l[at:pre-1], l[at+1:pre])
+		if len(l) > pre {
+			b := pre
+			for x := pre + 1; x < len(l); x++ {
+				if before(l[x], l[b]) {
+					b = x
+				}
+			}
+			l[pre-1] = l[b]
+			l[b] = l[len(l)-1]
+		}
+		k.classes[ci] = l[:len(l)-1]
+		k.movesDirty = true
+		return
+	}
+	for x := pre; x < len(l); x++ {
+		if l[x].seq == seq {
+			l[x] = l[len(l)-1]
+			k.classes[ci] = l[:len(l)-1]
+			return
+		}
+	}
+	panic("ilp: kept row missing from its class")
 }
 
 // grow adds the per-row entries indexRow fills in for a new last row.
@@ -318,16 +402,11 @@ func (s *ReassignmentSolver) indexRow(p *Reassignment, i int) {
 	k.cands[i] = cs
 	seq := k.seq[i]
 	for _, c := range cs {
-		l := k.classes[c.class]
 		if k.bulk {
-			k.classes[c.class] = append(l, centry{gain: c.gain, seq: seq, col: c.col})
+			k.classes[c.class] = append(k.classes[c.class], centry{gain: c.gain, seq: seq, col: c.col})
 			continue
 		}
-		at := sort.Search(len(l), func(x int) bool {
-			return l[x].gain < c.gain || (l[x].gain == c.gain && l[x].seq > seq)
-		})
-		k.classes[c.class] = slices.Insert(l, at, centry{gain: c.gain, seq: seq, col: c.col})
-		k.movesDirty = k.movesDirty || at < k.topK
+		k.insert(c.class, centry{gain: c.gain, seq: seq, col: c.col})
 	}
 }
 
@@ -335,15 +414,7 @@ func (s *ReassignmentSolver) indexRow(p *Reassignment, i int) {
 func (k *keptRows) unindexRow(i int) {
 	seq := k.seq[i]
 	for _, c := range k.cands[i] {
-		l := k.classes[c.class]
-		at := sort.Search(len(l), func(x int) bool {
-			return l[x].gain < c.gain || (l[x].gain == c.gain && l[x].seq >= seq)
-		})
-		if at >= len(l) || l[at].seq != seq {
-			panic("ilp: kept row missing from its class")
-		}
-		k.classes[c.class] = slices.Delete(l, at, at+1)
-		k.movesDirty = k.movesDirty || at < k.topK
+		k.remove(c.class, c.gain, seq)
 	}
 	k.cands[i] = k.cands[i][:0]
 	k.load[k.prevRes[i]] -= k.prevUse[i]
@@ -368,6 +439,10 @@ func (k *keptRows) classOf(key classKey) int32 {
 // last program.
 func (s *ReassignmentSolver) keptUpdate(p *Reassignment, maxChanges int) {
 	k := &s.kept
+	if K := max(maxChanges, 0); K != k.topK {
+		k.reselect(K)
+		k.movesDirty = true
+	}
 	switch {
 	case k.movesDirty || maxChanges != s.keyMax || !s.keptFresh:
 		s.load, s.moves = s.keptMoves(maxChanges)
@@ -400,7 +475,6 @@ func (s *ReassignmentSolver) keptUpdate(p *Reassignment, maxChanges int) {
 	s.keyMax = maxChanges
 	s.keyCap = append(s.keyCap[:0], p.Capacity...)
 	k.dirty, k.movesDirty, k.removed = false, false, k.removed[:0]
-	k.topK = max(maxChanges, 0)
 	s.keptFresh = true
 	// The comparing path's key no longer describes the moves.
 	s.valid = false
