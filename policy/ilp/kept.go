@@ -9,13 +9,15 @@ import (
 // Kept rows: a caller that keeps one program's rows from one Solve to the
 // next (Gavel and Sia admit, move and retire a few rows per fit among
 // thousands) reports each edit (Keep, Appended, PrevChanged, Removed,
-// Reset) and the solver keeps what buildMoves would compute from the rows
+// RemovedRows, Reset) and the solver keeps what buildMoves would compute
+// from the rows
 // — the load at the previous columns and each capacity class's candidate
 // moves in order — updated per edited row instead of rebuilt from every
 // row per program. The moves read from it are those of buildMoves: each
 // class holds every row's best move of the class (ties: the lower
-// column), ordered by gain descending, then admitted order; buildMoves
-// keeps the first MaxChanges of that order (keepBestMoves). The load is a
+// column), its first MaxChanges by gain descending, then admitted order,
+// in that order and the others after them unordered; buildMoves keeps
+// those first MaxChanges (keepBestMoves). The load is a
 // sum of integer uses, exact in any order. Rows whose uses are not
 // integers, or whose values are NaN, or which Solve would reject, switch
 // the solver back to comparing and rebuilding (sameRows, buildMoves)
@@ -49,9 +51,9 @@ type keptRows struct {
 	// objective's partial sums, readAssignment), valid for j <= prefixN.
 	prefix  []float64
 	prefixN int
+	cands   [][]cand
 	// spare is RemovedRows's scratch.
 	spare [][]cand
-	cands [][]cand
 	load  []float64
 	// Per class (numbered as met): its key and its candidates, the first
 	// min(topK, len) of them its best by gain descending, then sequence,
