@@ -51,7 +51,12 @@ type keptRows struct {
 	// objective's partial sums, readAssignment), valid for j <= prefixN.
 	prefix  []float64
 	prefixN int
-	cands   [][]cand
+	// constOK: constVal is the objective's constant (constant), the sum
+	// from constShift, for the rows as they are.
+	constOK    bool
+	constShift float64
+	constVal   float64
+	cands      [][]cand
 	// spare is RemovedRows's scratch.
 	spare [][]cand
 	load  []float64
@@ -68,6 +73,25 @@ type keptRows struct {
 	// bulk: rebuildKept appends the classes' entries unordered and
 	// selects each class's first topK once at the end.
 	bulk bool
+}
+
+// constant returns shift + prevVal[0] + prevVal[1] + … summed in that
+// order (solveMoves's constant): from 0 it is the kept partial sums'
+// last; otherwise the last such sum is kept for the rows as they are
+// (Gavel asks again with the same shift until an admission).
+func (k *keptRows) constant(shift float64) float64 {
+	if math.Float64bits(shift) == 0 { // +0: the partial sums start there
+		return k.prefixTo(len(k.prevVal))
+	}
+	if k.constOK && math.Float64bits(k.constShift) == math.Float64bits(shift) {
+		return k.constVal
+	}
+	c := shift
+	for _, v := range k.prevVal {
+		c += v
+	}
+	k.constOK, k.constShift, k.constVal = true, shift, c
+	return c
 }
 
 // Change is an existing row's new column (Assignment.Changed).
@@ -117,12 +141,13 @@ func (s *ReassignmentSolver) Keep() {
 // every row.
 func (s *ReassignmentSolver) Reset() {
 	s.kept.built, s.kept.dirty, s.kept.movesDirty = false, true, true
+	s.kept.constOK = false
 }
 
 // Appended reports that a row was appended to p.Rows (its last row).
 func (s *ReassignmentSolver) Appended(p *Reassignment) {
 	k := &s.kept
-	k.dirty = true
+	k.dirty, k.constOK = true, false
 	if !k.built || !k.ok {
 		return
 	}
@@ -137,7 +162,7 @@ func (s *ReassignmentSolver) Appended(p *Reassignment) {
 // PrevChanged reports that row i of p.Rows has a new Prev.
 func (s *ReassignmentSolver) PrevChanged(p *Reassignment, i int) {
 	k := &s.kept
-	k.dirty = true
+	k.dirty, k.constOK = true, false
 	if !k.built || !k.ok {
 		return
 	}
@@ -161,7 +186,7 @@ func (s *ReassignmentSolver) RemovedRows(idx []int) {
 	if len(idx) == 0 {
 		return
 	}
-	k.dirty = true
+	k.dirty, k.constOK = true, false
 	if !k.built || !k.ok {
 		return
 	}
@@ -194,6 +219,7 @@ func (s *ReassignmentSolver) RemovedRows(idx []int) {
 func (s *ReassignmentSolver) rebuildKept(p *Reassignment) {
 	k := &s.kept
 	k.built, k.ok, k.dirty, k.movesDirty = true, true, true, true
+	k.constOK = false
 	k.nres = len(p.Capacity)
 	k.load = append(k.load[:0], make([]float64, k.nres)...)
 	for c := range k.classes {

@@ -413,9 +413,7 @@ func (s *ReassignmentSolver) solveMoves(p *Reassignment, opt Options, maxChanges
 	// plus the previous columns' values and the new row's shift.
 	constant := shift
 	if s.keptUse {
-		for _, v := range s.kept.prevVal { // the same values, in the same order
-			constant += v
-		}
+		constant = s.kept.constant(shift) // the same sum, kept
 	} else {
 		for j := range p.Rows {
 			constant += p.Rows[j].Value[p.Rows[j].Prev]
