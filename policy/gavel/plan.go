@@ -1,6 +1,8 @@
 package gavel
 
 import (
+	"slices"
+
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/policy/placement"
 	"github.com/arena-sim/arena/sim"
@@ -112,13 +114,16 @@ type Rows struct {
 	HasPrev bool
 }
 
-// Remove deletes a job's row (a departure), if present.
-func (r *Rows) Remove(id sim.JobID) {
+// Remove deletes a job's row (a departure), if present, and returns the
+// index it had (−1: none).
+func (r *Rows) Remove(id sim.JobID) int {
 	for i, j := range r.Jobs {
 		if j == id {
-			r.Jobs = append(r.Jobs[:i:i], r.Jobs[i+1:]...)
-			r.Prev = append(r.Prev[:i:i], r.Prev[i+1:]...)
-			return
+			// In place: no caller keeps the slices across a removal.
+			r.Jobs = slices.Delete(r.Jobs, i, i+1)
+			r.Prev = slices.Delete(r.Prev, i, i+1)
+			return i
 		}
 	}
+	return -1
 }

@@ -59,7 +59,11 @@
 // force on thousands of random programs, and the generic solver against the
 // artifact's own formulation. Options.NodeLimit bounds the change sets the
 // enumeration examines; when it stops the search the incumbent is returned
-// (Status Feasible) with the gap to the root LP bound.
+// (Status Feasible) with the gap to the root LP bound. A ReassignmentSolver
+// kept across programs reuses what depends only on the rows; a caller that
+// keeps its rows and reports each edit (ReassignmentSolver.Keep) has the
+// rows' candidate moves kept per row instead of rebuilt per program, so a
+// program costs what its edits changed, not its number of rows.
 //
 // # Limits of this solver
 //

@@ -81,8 +81,14 @@ const InfeasibleValue = -1e8
 // Assignment is the solution of a Reassignment.
 type Assignment struct {
 	// Column per existing row, and the new row's column (−1: none).
+	// Columns is nil when the solver keeps the rows
+	// (ReassignmentSolver.Keep): Changed says the same from the rows'
+	// previous columns.
 	Columns   []int
 	NewColumn int
+	// Changed lists the existing rows whose column changed, by row, with
+	// their new column.
+	Changed []Change
 	// Objective is Σ v·x over all rows (the artifact's objective).
 	Objective float64
 	// Changes counts existing rows whose column changed.
@@ -142,6 +148,12 @@ type ReassignmentSolver struct {
 	lists [][]move
 	// answers are the programs answered since the rows last changed.
 	answers []answer
+	// kept indexes the caller's kept rows (Keep); keptUse: the program
+	// being solved reads it.
+	kept    keptRows
+	keptUse bool
+	// keptFresh: load, moves and tables were last made by keptUpdate.
+	keptFresh bool
 }
 
 // enumTables are enumerate's move tables (see there); built reports they
@@ -161,6 +173,8 @@ type enumTables struct {
 	maxFree      []float64
 	bestFreeFrom [][]float64
 	posPrefix    []float64
+	// usedRow is the searches' scratch (one flag per row).
+	usedRow []bool
 }
 
 // lastChangeLoop enables enumerate's loop for the last change (dfsLast);
@@ -256,13 +270,23 @@ func (s *ReassignmentSolver) Solve(p *Reassignment, opt Options) (Assignment, bo
 		}
 		return nil
 	}
-	for j := range p.Rows {
-		r := &p.Rows[j]
-		if err := check(r, j); err != nil {
-			return Assignment{}, false, err
+	s.keptUse = false
+	if s.kept.on {
+		k := &s.kept
+		if !k.built || k.nres != len(p.Capacity) || (k.ok && len(k.seq) != len(p.Rows)) {
+			s.rebuildKept(p)
 		}
-		if r.Prev < 0 || r.Prev >= len(r.Value) {
-			return Assignment{}, false, fmt.Errorf("%w: row %d: previous column %d out of range", ErrProblem, j, r.Prev)
+		s.keptUse = k.ok
+	}
+	if !s.keptUse { // kept rows were checked as they were indexed
+		for j := range p.Rows {
+			r := &p.Rows[j]
+			if err := check(r, j); err != nil {
+				return Assignment{}, false, err
+			}
+			if r.Prev < 0 || r.Prev >= len(r.Value) {
+				return Assignment{}, false, fmt.Errorf("%w: row %d: previous column %d out of range", ErrProblem, j, r.Prev)
+			}
 		}
 	}
 	if err := check(&p.New, -1); err != nil {
@@ -273,7 +297,10 @@ func (s *ReassignmentSolver) Solve(p *Reassignment, opt Options) (Assignment, bo
 		maxChanges = len(p.Rows) + 1 // no limit
 	}
 
-	if !s.sameRows(p, maxChanges) {
+	if s.keptUse {
+		s.keptUpdate(p, maxChanges)
+	} else if !s.sameRows(p, maxChanges) {
+		s.keptFresh = false
 		s.load, s.moves = s.buildMoves(p, maxChanges)
 		s.answers = s.answers[:0]
 	}
@@ -315,12 +342,14 @@ func (a *answer) matches(p *Reassignment, opt Options) bool {
 		sameBits(a.use, p.New.Use) && slices.Equal(a.resource, p.New.Resource)
 }
 
-// answered returns the kept answer to p, if any (its Columns a copy).
+// answered returns the kept answer to p, if any (its Columns and Changed
+// copies).
 func (s *ReassignmentSolver) answered(p *Reassignment, opt Options) (Assignment, bool, bool) {
 	for i := range s.answers {
 		if a := &s.answers[i]; a.matches(p, opt) {
 			out := a.out
 			out.Columns = slices.Clone(a.out.Columns)
+			out.Changed = slices.Clone(a.out.Changed)
 			return out, a.ok, true
 		}
 	}
@@ -328,11 +357,14 @@ func (s *ReassignmentSolver) answered(p *Reassignment, opt Options) (Assignment,
 }
 
 func (s *ReassignmentSolver) remember(p *Reassignment, opt Options, out Assignment, ok bool) {
-	out.Columns = slices.Clone(out.Columns)
-	s.answers = append(s.answers, answer{
+	a := answer{
 		value: slices.Clone(p.New.Value), use: slices.Clone(p.New.Use), resource: slices.Clone(p.New.Resource),
-		required: p.NewRequired, bnb: p.BranchAndBound, nodeLimit: opt.NodeLimit, tol: opt.Tol, out: out, ok: ok,
-	})
+		required: p.NewRequired, bnb: p.BranchAndBound, nodeLimit: opt.NodeLimit, tol: opt.Tol, ok: ok,
+	}
+	out.Columns = slices.Clone(out.Columns)
+	out.Changed = slices.Clone(out.Changed)
+	a.out = out
+	s.answers = append(s.answers, a)
 }
 
 // solveMoves is Solve once the moves of p's rows are built: the reduced
@@ -380,8 +412,12 @@ func (s *ReassignmentSolver) solveMoves(p *Reassignment, opt Options, maxChanges
 	// Report the search in the artifact's terms: the reduced objective
 	// plus the previous columns' values and the new row's shift.
 	constant := shift
-	for j := range p.Rows {
-		constant += p.Rows[j].Value[p.Rows[j].Prev]
+	if s.keptUse {
+		constant = s.kept.constant(shift) // the same sum, kept
+	} else {
+		for j := range p.Rows {
+			constant += p.Rows[j].Value[p.Rows[j].Prev]
+		}
 	}
 	if res.Status == Optimal || res.Status == Feasible {
 		res.Objective += constant
@@ -395,7 +431,11 @@ func (s *ReassignmentSolver) solveMoves(p *Reassignment, opt Options, maxChanges
 		out.Result.Elapsed = time.Since(start)
 		return out, false, nil
 	}
-	readAssignment(&out, p, moves, newCols, rows)
+	var k *keptRows
+	if s.keptUse {
+		k = &s.kept
+	}
+	readAssignment(&out, p, moves, newCols, rows, k)
 	out.Result.Elapsed = time.Since(start)
 	return out, true, nil
 }
@@ -474,7 +514,8 @@ func branchAndBound(prob *Problem, nMoves, nNew int, opt Options) (Result, error
 // solution out.Result.X, polished first: moves that gain nothing are
 // undone if the rest stays feasible, so that among equally good solutions
 // previous assignments are kept.
-func readAssignment(out *Assignment, p *Reassignment, moves []move, newCols []int, rows func() *Problem) {
+// k, when set, holds p's rows' previous columns and their values.
+func readAssignment(out *Assignment, p *Reassignment, moves []move, newCols []int, rows func() *Problem, k *keptRows) {
 	x := out.Result.X
 	for i := len(moves) - 1; i >= 0; i-- {
 		if x[i] == 1 && moves[i].gain <= 0 {
@@ -484,14 +525,19 @@ func readAssignment(out *Assignment, p *Reassignment, moves []move, newCols []in
 			}
 		}
 	}
-	out.Columns = make([]int, len(p.Rows))
-	for j := range p.Rows {
-		out.Columns[j] = p.Rows[j].Prev
+	if k == nil {
+		out.Columns = make([]int, len(p.Rows))
+		for j := range p.Rows {
+			out.Columns[j] = p.Rows[j].Prev
+		}
 	}
-	for i, m := range moves {
+	for i, m := range moves { // by row
 		if x[i] > 0.5 {
-			out.Columns[m.row] = m.col
+			if k == nil {
+				out.Columns[m.row] = m.col
+			}
 			out.Changes++
+			out.Changed = append(out.Changed, Change{m.row, m.col})
 		}
 	}
 	for i, c := range newCols {
@@ -499,8 +545,27 @@ func readAssignment(out *Assignment, p *Reassignment, moves []move, newCols []in
 			out.NewColumn = c
 		}
 	}
-	for j := range p.Rows {
-		out.Objective += p.Rows[j].Value[out.Columns[j]]
+	if k != nil {
+		// The loop below from the first changed row on; before it, the
+		// kept partial sums of the same values in the same order.
+		first := len(k.prevVal)
+		if len(out.Changed) > 0 {
+			first = out.Changed[0].Row
+		}
+		out.Objective = k.prefixTo(first)
+		next := 0 // the next change
+		for j := first; j < len(k.prevVal); j++ {
+			v := k.prevVal[j]
+			if next < len(out.Changed) && out.Changed[next].Row == j {
+				v = p.Rows[j].Value[out.Changed[next].Column]
+				next++
+			}
+			out.Objective += v
+		}
+	} else {
+		for j := range p.Rows {
+			out.Objective += p.Rows[j].Value[out.Columns[j]]
+		}
 	}
 	if out.NewColumn >= 0 {
 		out.Objective += p.New.Value[out.NewColumn]
@@ -900,7 +965,12 @@ func newEnumSearch(p *Reassignment, opt Options, t *enumTables, moves []move) *e
 	if !t.built {
 		t.build(moves, s.nres)
 	}
-	s.usedRow = make([]bool, len(p.Rows))
+	// Every entry is false again when a search returns (descend).
+	if cap(t.usedRow) < len(p.Rows) {
+		t.usedRow = make([]bool, len(p.Rows))
+	}
+	s.usedRow = t.usedRow[:len(p.Rows)]
+	clear(s.usedRow)
 	s.slack = make([]float64, s.nres)
 	s.e = make([]float64, s.nres)
 	s.resetIncumbent()

@@ -83,7 +83,8 @@ type Sia struct {
 	// solve solves each program; nil means reassign (exact).
 	solve Solver
 	// reassign is ilp.SolveReassignment with its state kept between
-	// programs (the admitted rows rarely change between two programs).
+	// programs (the admitted rows rarely change between two programs); it
+	// is told each edit of prob's rows (ilp.ReassignmentSolver.Keep).
 	reassign ilp.ReassignmentSolver
 
 	rows    gavel.Rows
@@ -98,14 +99,15 @@ type Sia struct {
 	never []int8
 	stats gavel.Stats
 
-	// Scratch of fit, reused by every program: a program's rows are
-	// copied by the solver, not kept. use is each column's GPU count.
+	// prob is the program of the admitted rows (rows), built at a round's
+	// first fit (the weight rows change between rounds) and then edited
+	// as rows is; use is each column's GPU count; newValue is the new
+	// row's scratch.
 	prob     ilp.Reassignment
 	use      []float64
 	newValue []float64
-	// probJobs and probRound: the admitted jobs and the round prob's
-	// rows were built for (probHolds).
-	probJobs  []sim.JobID
+	// probRound is the round prob's rows were built for (−1: none, or
+	// rows changed otherwise: departures).
 	probRound int
 
 	// failed remembers the fits that failed since the rows, the plan or
@@ -173,6 +175,7 @@ func NewVersion(c *sim.Cluster, src estimator.Source, v Version, artifactCounts 
 		noMem:   src.View(estimator.ViewDataParallelNoMemCheck),
 		goodput: map[estimator.Workload][]float64{}, probRound: -1,
 	}
+	s.reassign.Keep()
 	for k, t := range s.types {
 		s.capacity = append(s.capacity, float64(c.TotalGPUs(t)))
 		for _, n := range Counts {
@@ -271,6 +274,9 @@ func (s *Sia) Schedule(v *sim.View) ([]sim.Action, error) {
 	}
 	for _, j := range v.Interrupted { // faults: stopped, back in the queue
 		s.rows.Remove(j.Spec.ID)
+	}
+	if len(v.Ended) > 0 || len(v.Interrupted) > 0 {
+		s.probRound = -1 // the program is rebuilt
 	}
 	if v.Quiet() {
 		return nil, nil
@@ -453,12 +459,21 @@ func (s *Sia) fit(v *sim.View, plan *gavel.Plan, job *sim.Job, place estimator.E
 		s.rememberFailed(key, sol, false)
 		return false, nil
 	}
-	oldPrev, hadPrev := s.rows.Prev, s.rows.HasPrev
-	s.rows.Prev = append(append([]int(nil), sol.Columns...), sol.NewColumn)
+	hadPrev := s.rows.HasPrev
+	targets, moved := s.fitTargets(job.Spec.ID, sol)
+	// The rows, and the program with them, take the solution's columns
+	// and the new row (w, this round's weights).
+	for _, c := range sol.Changed {
+		s.rows.Prev[c.Row] = c.Column
+		prob.Rows[c.Row].Prev = c.Column
+		s.reassign.PrevChanged(prob, c.Row)
+	}
+	s.rows.Prev = append(s.rows.Prev, sol.NewColumn)
 	s.rows.Jobs = append(s.rows.Jobs, job.Spec.ID)
 	s.rows.HasPrev = true
+	prob.Rows = append(prob.Rows, ilp.AssignRow{Value: w, Resource: s.colType, Use: s.use, Prev: sol.NewColumn})
+	s.reassign.Appended(prob)
 
-	targets, moved := s.fitTargets(job.Spec.ID, oldPrev, sol)
 	// The trial is made on the plan's table and undone on failure.
 	t := plan.Table
 	t.Begin()
@@ -472,10 +487,13 @@ func (s *Sia) fit(v *sim.View, plan *gavel.Plan, job *sim.Job, place estimator.E
 			s.stats.PlacementFailures++
 			s.rows.Jobs = s.rows.Jobs[:len(s.rows.Jobs)-1]
 			s.rows.Prev = s.rows.Prev[:len(s.rows.Prev)-1]
+			prob.Rows = prob.Rows[:len(prob.Rows)-1]
+			s.reassign.Removed(len(prob.Rows))
 			// The reverted decision keeps the program's columns as the
 			// admitted jobs' previous ones (the artifact's stale rows):
-			// unless they are the old ones, the next program differs.
-			if hadPrev && slices.Equal(oldPrev, s.rows.Prev) {
+			// unless they are the old ones (no row changed), the next
+			// program differs.
+			if hadPrev && len(sol.Changed) == 0 {
 				s.rememberFailed(key, sol, true)
 			} else {
 				s.forgetFailed()
@@ -531,17 +549,23 @@ func (s *Sia) capacityIn(v *sim.View) []float64 {
 	return out
 }
 
-// program returns the reassignment program of the admitted jobs, rebuilt
-// unless the one of an earlier fit this round still holds.
+// program returns the reassignment program of the admitted jobs: rebuilt
+// at a round's first fit (the weight rows change between rounds), after
+// departures and, with faults, at every fit (the capacity may change);
+// otherwise the one of an earlier fit this round, which fit edits as it
+// edits rows. The restart pass solves one program per pending job,
+// thousands on a long trace, and an admission changes a few rows:
+// rebuilding every row each time (one weight-row lookup per admitted job)
+// was most of Sia's time there.
 func (s *Sia) program(v *sim.View) *ilp.Reassignment {
 	prob := &s.prob
-	if !s.probHolds(v.Round) || v.Nodes != nil {
+	if s.probRound != v.Round || v.Nodes != nil || plainRestart {
 		*prob = ilp.Reassignment{Capacity: s.capacityIn(v), MaxChanges: MaxChanges, Rows: prob.Rows[:0]}
 		for i, id := range s.rows.Jobs {
 			prob.Rows = append(prob.Rows, ilp.AssignRow{Value: s.weightRow(v.Job(id), v.Round), Resource: s.colType, Use: s.use, Prev: s.rows.Prev[i]})
 		}
-		s.probJobs = append(s.probJobs[:0], s.rows.Jobs...)
 		s.probRound = v.Round
+		s.reassign.Reset()
 	}
 	prob.HasPrev = s.rows.HasPrev
 	return prob
@@ -576,17 +600,18 @@ type fitTarget struct {
 }
 
 // fitTargets lists the jobs to (re)place after a solve, in admitted order
-// with the new job last, and the admitted jobs among them (moved).
-func (s *Sia) fitTargets(newJob sim.JobID, oldPrev []int, sol ilp.Assignment) (targets []fitTarget, moved []sim.JobID) {
-	for i, id := range s.rows.Jobs[:len(oldPrev)] {
-		now, before := sol.Columns[i], oldPrev[i]
+// with the new job last, and the admitted jobs among them (moved); the
+// rows still hold their previous columns.
+func (s *Sia) fitTargets(newJob sim.JobID, sol ilp.Assignment) (targets []fitTarget, moved []sim.JobID) {
+	for _, c := range sol.Changed { // the rows whose column changed, in order
+		id, now, before := s.rows.Jobs[c.Row], c.Column, s.rows.Prev[c.Row]
 		if s.artifactCounts {
 			// Quirk: only a type change moves the job, and it keeps the
 			// count of its previous row.
 			if s.colType[now] != s.colType[before] {
 				targets = append(targets, fitTarget{id, now, s.colCount[before]})
 			}
-		} else if now != before {
+		} else {
 			targets = append(targets, fitTarget{id, now, s.colCount[now]})
 		}
 	}
@@ -642,32 +667,16 @@ func (s *Sia) neverRunnable(j *sim.Job) bool {
 	return s.never[id] > 0
 }
 
-// probHolds reports whether the admitted rows of s.prob are still those
-// of s.rows in this round: the same jobs, in order, with the same previous
-// columns (their weight rows only change between rounds). The restart
-// pass solves one program per pending job, thousands on a long trace, and
-// a rejection leaves the rows as they were: rebuilding them each time,
-// one weight-row lookup per admitted job, was most of Sia's time there.
-func (s *Sia) probHolds(round int) bool {
-	if s.probRound != round || len(s.probJobs) != len(s.rows.Jobs) || !slices.Equal(s.probJobs, s.rows.Jobs) {
-		return false
-	}
-	for i := range s.prob.Rows {
-		if s.prob.Rows[i].Prev != s.rows.Prev[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // recount fills an external solver's Assignment in from its columns: the
-// objective Σ v·x (new job's bonus included) and the number of changes.
+// objective Σ v·x (new job's bonus included), the number of changes and
+// the rows changed.
 func recount(p *ilp.Reassignment, sol ilp.Assignment) ilp.Assignment {
-	sol.Objective, sol.Changes = 0, 0
+	sol.Objective, sol.Changes, sol.Changed = 0, 0, nil
 	for i, r := range p.Rows {
 		sol.Objective += r.Value[sol.Columns[i]]
 		if sol.Columns[i] != r.Prev {
 			sol.Changes++
+			sol.Changed = append(sol.Changed, ilp.Change{Row: i, Column: sol.Columns[i]})
 		}
 	}
 	if sol.NewColumn >= 0 {
