@@ -14,7 +14,7 @@
 // # Algorithm
 //
 //   - LP relaxations are solved by gonum's optimize/convex/lp Simplex (dense,
-//     standard form). Each node builds the standard form of its own LP:
+//     standard form; a copy with a pivot budget, see Limits). Each node builds the standard form of its own LP:
 //     variables fixed by branching are substituted out (so binary programs
 //     shrink as the search deepens), each inequality gets a slack column, and
 //     a node whose rows are all ≤ with a non-negative right-hand side starts
@@ -81,7 +81,14 @@
 //     −1e9 "infeasible" throughput next to values of order 1) weaken the
 //     relative tolerances.
 //   - gonum's Simplex can report a numerical failure (singular basis, Bland
-//     failure). The node is then not pruned: it is branched on its first
-//     free variable with the parent's bound, so the search stays exact and
-//     only gets slower. Result.LPFailures counts such nodes.
+//     failure), and it can loop forever: its entering column is the most
+//     negative reduced cost against an absolute tolerance, so next to a
+//     −1e9 cost two identical columns can each look improving by rounding
+//     error and be swapped in and out for ever. The LPs are therefore
+//     solved by a copy of gonum's Simplex (simplex.go, the same arithmetic)
+//     that gives up after 100·(rows+columns) pivots — an LP that converges
+//     needs far fewer — and reports a numerical failure. The node is then
+//     not pruned: it is branched on its first free variable with the
+//     parent's bound, so the search stays exact and only gets slower, and a
+//     gap bound whose LP fails is +Inf. Result.LPFailures counts such nodes.
 package ilp

@@ -669,8 +669,8 @@ func standardForm(rows []lpRow, vars, col []int, obj []float64) (A *mat.Dense, b
 	return A, b, c, init, true
 }
 
-// simplexSafe calls gonum's Simplex, turning its panics on ill-posed input
-// into errors. A square system (as many columns as rows) has a single
+// simplexSafe calls gonum's Simplex (simplexCounted, the copy with a pivot
+// budget), turning its panics on ill-posed input into errors. A square system (as many columns as rows) has a single
 // point, which gonum checks for x ≥ 0 without tolerance; it is solved here
 // with the feasibility tolerance instead.
 func simplexSafe(c []float64, A *mat.Dense, b []float64, init []int) (opt float64, x []float64, err error) {
@@ -695,5 +695,6 @@ func simplexSafe(c []float64, A *mat.Dense, b []float64, init []int) (opt float6
 		}
 		return opt, x, nil
 	}
-	return lp.Simplex(c, A, b, lpTol, init)
+	opt, x, _, err = simplexCounted(init, c, A, b, lpTol)
+	return opt, x, err
 }

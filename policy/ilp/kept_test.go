@@ -1,6 +1,7 @@
 package ilp
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -27,6 +28,7 @@ func TestKeptRowsAnswerAsFresh(t *testing.T) {
 			a.Result.Objective == b.Result.Objective && a.Result.Bound == b.Result.Bound &&
 			slices.Equal(a.Result.X, b.Result.X)
 	}
+	stopped, failedBound := 0, 0
 	for k := 0; k < 150; k++ {
 		p := randomReassignment(r)
 		p.HasPrev = true
@@ -96,11 +98,13 @@ func TestKeptRowsAnswerAsFresh(t *testing.T) {
 			for c := range p.New.Value {
 				p.New.Value[c] = float64(r.IntN(8))
 			}
-			// No node limit: a stopped search bounds its gap by an LP, and
-			// gonum's Simplex did not return on one 3-variable LP of this
-			// sequence (the gap path reads the moves as the full search
-			// does; TestReassignmentSolverReuse covers it).
+			// Half the programs with a node limit: a stopped search bounds
+			// its gap by an LP (of which five cycled in gonum's Simplex;
+			// see TestSimplexCyclingLPStops) and must answer as fresh too.
 			opt := Options{}
+			if r.IntN(2) == 0 {
+				opt.NodeLimit = 1 + r.IntN(20)
+			}
 			// No previous matrix (no change limit): a small program too.
 			p.HasPrev = len(p.Rows) > 6 || r.IntN(3) != 0
 			// Kept rows answer with Changed only: the columns are the
@@ -119,6 +123,12 @@ func TestKeptRowsAnswerAsFresh(t *testing.T) {
 			got, ok, err := s.Solve(p, opt)
 			got = columns(got)
 			want, wok, werr := SolveReassignment(p, opt)
+			if want.Result.Status == Feasible {
+				stopped++
+				if math.IsInf(want.Result.Bound, 1) {
+					failedBound++
+				}
+			}
 			if (err == nil) != (werr == nil) || ok != wok || !same(got, want) {
 				t.Fatalf("instance %d step %d (%d rows): kept %+v %v %v, fresh %+v %v %v", k, step, len(p.Rows), got, ok, err, want, wok, werr)
 			}
@@ -130,5 +140,9 @@ func TestKeptRowsAnswerAsFresh(t *testing.T) {
 				}
 			}
 		}
+	}
+	t.Logf("%d programs stopped by the node limit, %d of them with the LP bound failed (Bound +Inf)", stopped, failedBound)
+	if stopped < 100 {
+		t.Fatalf("only %d programs stopped by the node limit: the gap path is barely exercised", stopped)
 	}
 }
