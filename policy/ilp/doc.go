@@ -86,8 +86,9 @@
 //     −1e9 cost two identical columns can each look improving by rounding
 //     error and be swapped in and out for ever. The LPs are therefore
 //     solved by a copy of gonum's Simplex (simplex.go, the same arithmetic)
-//     that gives up after 100·(rows+columns) pivots — an LP that converges
-//     needs far fewer — and reports a numerical failure. The node is then
+//     that gives up when it meets a basis again (a cycle, found exactly) or
+//     after 100·(rows+columns) pivots (an LP that converges needs far
+//     fewer), and reports a numerical failure. The node is then
 //     not pruned: it is branched on its first free variable with the
 //     parent's bound, so the search stays exact and only gets slower, and a
 //     gap bound whose LP fails is +Inf. Result.LPFailures counts such nodes.

@@ -3,10 +3,11 @@
 // license that can be found in the LICENSE file.
 
 // This file is gonum v0.17.0's optimize/convex/lp/simplex.go (the body of
-// lp.Simplex), copied so that a call can be stopped after a counted number
-// of pivots; the only change is that budget (marked "Not in gonum") and the
-// names. Every arithmetic step is gonum's, in gonum's order, so an LP that
-// gonum's Simplex solves gets the same bits here.
+// lp.Simplex), copied so that a call can be stopped when it meets a state
+// again or after a counted number of pivots; the only changes are those
+// (marked "Not in gonum") and the names. Every arithmetic step is gonum's,
+// in gonum's order, so an LP that gonum's Simplex solves gets the same bits
+// here.
 
 package ilp
 
@@ -14,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -40,8 +42,8 @@ const (
 
 // simplexCounted is gonum's simplex (lp.Simplex is it without the basis
 // result): min cᵀx, Ax = b, x ≥ 0, from initialBasic if not nil. It
-// returns errPivotLimit (wrapped when in phase I) after maxPivots(m, n)
-// pivots.
+// returns errSimplexCycle when it meets a state again and errPivotLimit
+// after maxPivots(m, n) pivots (wrapped when in phase I).
 func simplexCounted(initialBasic []int, c []float64, A mat.Matrix, b []float64, tol float64) (float64, []float64, []int, error) {
 	err := verifyInputs(initialBasic, c, A, b)
 	if err != nil {
@@ -182,11 +184,29 @@ func simplexCounted(initialBasic []int, c []float64, A mat.Matrix, b []float64, 
 	// 5) If the new xe is 0 (that is, bhat_i == 0), then this location is at
 	// the intersection of several constraints. Use the Bland rule instead
 	// of the rule in step 4 to avoid cycling.
+	// Not in gonum: cycle detection and a pivot budget (see maxPivots).
+	var seen []int // basicIdxs then nonBasicIdx after `saved` pivots
+	saved := 0
 	for pivots := 0; ; pivots++ {
 		if pivots == maxPivots(m, n) {
-			// Not in gonum: a pivot budget (see maxPivots).
 			err = errPivotLimit
 			break
+		}
+		if pivots > 0 {
+			// After a pivot the state of this loop is the order of
+			// basicIdxs and nonBasicIdx (ab, an, cb, cn and xb are computed
+			// from it), so meeting a state again means gonum would loop
+			// for ever. Brent's method: compare with the state saved after
+			// 1, 2, 4, … pivots, which finds a cycle within a few times
+			// its length and start.
+			if seen != nil && slices.Equal(seen[:m], basicIdxs) && slices.Equal(seen[m:], nonBasicIdx) {
+				err = errSimplexCycle
+				break
+			}
+			if pivots == 2*saved || saved == 0 {
+				seen = append(append(seen[:0], basicIdxs...), nonBasicIdx...)
+				saved = pivots
+			}
 		}
 		// Compute reduced costs -- r = cn - anᵀ ab¯ᵀ cb
 		var tmp mat.VecDense
@@ -596,8 +616,13 @@ func findLinearlyIndependent(A mat.Matrix) []int {
 	return idxs
 }
 
-// errPivotLimit: a simplexCounted call used its pivot budget (maxPivots).
-var errPivotLimit = errors.New("ilp: simplex pivot budget spent")
+var (
+	// errSimplexCycle: a simplexCounted call met a state again, which
+	// gonum's Simplex would loop through for ever.
+	errSimplexCycle = errors.New("ilp: simplex cycles")
+	// errPivotLimit: a simplexCounted call used its pivot budget (maxPivots).
+	errPivotLimit = errors.New("ilp: simplex pivot budget spent")
+)
 
 // maxPivots is the pivot budget of one simplexCounted call on an m×n
 // standard form (phase I counts as a call of its own). gonum's Simplex
@@ -605,6 +630,10 @@ var errPivotLimit = errors.New("ilp: simplex pivot budget spent")
 // absolute tolerance, so with costs of order 1e9 (the baselines'
 // "infeasible" −1e9 throughput) two identical columns can each look
 // improving by rounding error and be swapped in and out forever
-// (TestSimplexCyclingLPStops); the budget turns that into a numerical
-// failure, which the callers already handle without losing exactness.
-func maxPivots(m, n int) int { return 100 * (m + n) }
+// (TestSimplexCyclingLPStops). Such a cycle is found by comparing states
+// (errSimplexCycle), exactly: only a run that would never return meets a
+// state twice. The budget is the backstop for a cycle too long to be met
+// soon; the LPs of the ilp tests that converge need at most
+// 0.67·(m+n) pivots. Both errors are numerical failures, which the callers
+// already handle without losing exactness.
+var maxPivots = func(m, n int) int { return 100 * (m + n) }

@@ -13,15 +13,16 @@ import (
 
 // TestSimplexCyclingLPStops (anchor: two LPs on which gonum v0.17.0's
 // lp.Simplex does not return — checked by calling it under `go test
-// -timeout 20s`, which panics with "test timed out") must stop within the
-// pivot budget with an error that solveLP reads as a numerical failure
+// -timeout 20s`, which panics with "test timed out") must stop, the cycle
+// found, with an error that solveLP reads as a numerical failure
 // (not infeasible, not unbounded), so that the node is branched and the
 // search stays exact. Both are LPs of TestKeptRowsAnswerAsFresh's
 // node-limited gap bound. In the first, columns 0 and 3 are identical with
 // cost −3 while column 7 (cost −1.000000004e9) is basic: the reduced cost
 // of the non-basic twin comes out below −1e-9 by rounding error, gonum
 // swaps the twins, nothing changes, and it swaps them back forever.
-// Without the budget this test hangs until the test timeout.
+// Without the cycle check and the budget this test hangs until the test
+// timeout.
 func TestSimplexCyclingLPStops(t *testing.T) {
 	for _, tc := range []struct {
 		m, n int
@@ -46,9 +47,34 @@ func TestSimplexCyclingLPStops(t *testing.T) {
 		if err == nil || errors.Is(err, lp.ErrInfeasible) || errors.Is(err, lp.ErrUnbounded) {
 			t.Fatalf("%dx%d LP: err %v, want a numerical failure (pivot budget)", tc.m, tc.n, err)
 		}
-		if !errors.Is(err, errPivotLimit) && err.Error() != "lp: error finding feasible basis: "+errPivotLimit.Error() {
-			t.Errorf("%dx%d LP: err %v, want the pivot budget", tc.m, tc.n, err)
+		if !stoppedBy(err, errSimplexCycle) {
+			t.Errorf("%dx%d LP: err %v, want a cycle found", tc.m, tc.n, err)
 		}
+	}
+}
+
+// stoppedBy reports whether err is stop, or stop wrapped by phase I.
+func stoppedBy(err, stop error) bool {
+	return errors.Is(err, stop) || (err != nil && err.Error() == "lp: error finding feasible basis: "+stop.Error())
+}
+
+// TestSimplexPivotBudget (hand-worked): max x1 + x2 subject to x1 ≤ 1,
+// x2 ≤ 1 from the slack basis needs two pivots (x1 enters, then x2); with a
+// budget of one pivot the call stops with errPivotLimit, with two it
+// returns −2 at (1, 1).
+func TestSimplexPivotBudget(t *testing.T) {
+	defer func(f func(m, n int) int) { maxPivots = f }(maxPivots)
+	c := []float64{-1, -1, 0, 0}
+	A := mat.NewDense(2, 4, []float64{1, 0, 1, 0, 0, 1, 0, 1})
+	b := []float64{1, 1}
+	maxPivots = func(m, n int) int { return 1 }
+	if _, _, err := simplexSafe(c, A, b, []int{2, 3}); !errors.Is(err, errPivotLimit) {
+		t.Fatalf("budget 1: err %v, want errPivotLimit", err)
+	}
+	maxPivots = func(m, n int) int { return 3 } // two pivots and the optimality test
+	opt, x, err := simplexSafe(c, A, b, []int{2, 3})
+	if err != nil || opt != -2 || x[0] != 1 || x[1] != 1 {
+		t.Fatalf("budget 3: %v %v %v, want -2 at (1, 1)", opt, x, err)
 	}
 }
 
@@ -60,7 +86,7 @@ func TestSimplexCyclingLPStops(t *testing.T) {
 // copy spends its budget is skipped: gonum would not return on it.
 func TestSimplexCountedIsGonums(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	compared := 0
+	compared, stopped := 0, 0
 	for k := 0; k < 8000; k++ {
 		m := 1 + r.IntN(6)
 		nv := 1 + r.IntN(10)
@@ -98,7 +124,8 @@ func TestSimplexCountedIsGonums(t *testing.T) {
 			}
 		}
 		o1, x1, err1 := simplexSafe(c, A, b, init)
-		if errors.Is(err1, errPivotLimit) || (err1 != nil && err1.Error() == "lp: error finding feasible basis: "+errPivotLimit.Error()) {
+		if stoppedBy(err1, errSimplexCycle) || stoppedBy(err1, errPivotLimit) {
+			stopped++
 			continue
 		}
 		o2, x2, err2 := gonumSimplex(c, A, b, init)
@@ -120,7 +147,7 @@ func TestSimplexCountedIsGonums(t *testing.T) {
 			compared++
 		}
 	}
-	t.Logf("%d LPs solved and compared", compared)
+	t.Logf("%d LPs solved and compared, %d stopped", compared, stopped)
 	if compared < 1000 {
 		t.Fatalf("only %d LPs solved; the comparison is too weak", compared)
 	}
