@@ -49,6 +49,8 @@ type netState struct {
 	gen      uint32
 	// slowdowns of jobs that left the network, for the summary.
 	changes int
+	// retimed counts jobs re-timed by an update (their rate changed).
+	retimed int
 	// at[l] is link l's index in the links of the job being attached,
 	// valid while atGen[l] == gen (netAttach's scratch: no search).
 	at    []int32
@@ -288,6 +290,7 @@ func (e *engine) netRetime() {
 		if r == n.rate {
 			continue
 		}
+		ns.retimed++
 		e.advance(k, e.now)
 		e.netAccount(n)
 		n.rate = r
@@ -358,6 +361,9 @@ type NetworkSummary struct {
 	Tier3Utilisation *float64  `json:"tier3_utilisation,omitempty"`
 	// Updates counts contention updates (a job joining or leaving links).
 	Updates int `json:"updates"`
+	// Retimed counts the running jobs those updates re-timed (their rate
+	// changed); not written to results (BenchmarkScalingTopology reports it).
+	Retimed int `json:"-"`
 	// Jobs are the per-job figures (network.parquet; not in summary.json).
 	Jobs []JobNetRecord `json:"-"`
 }
@@ -383,7 +389,7 @@ type TierUse struct {
 // netSummary closes the accounting at the end of the run.
 func (e *engine) netSummary(start Time) *NetworkSummary {
 	ns := e.net
-	s := &NetworkSummary{Updates: ns.changes, MeanSlowdown: 1, P99Slowdown: 1, MaxSlowdown: 1}
+	s := &NetworkSummary{Updates: ns.changes, Retimed: ns.retimed, MeanSlowdown: 1, P99Slowdown: 1, MaxSlowdown: 1}
 	var per []float64
 	for _, j := range e.jobs {
 		n := j.net
