@@ -76,7 +76,7 @@ func contentionWork(t *testing.T, pods, m, far int) (aEnd, most int) {
 // changes), the update takes 2 (A's links) + 2(m+1) (each link's job
 // list searched and shifted) + 2m (the sharers marked) + 4m (each sharer's
 // rate from its 2 links, its usage on them) = 4 + 8m steps, whether the
-// cluster has 4 pods or 256, and whether 0 or 63 other groups of jobs
+// cluster has 2 pods or 128, and whether 0 or 63 other groups of jobs
 // contend elsewhere on it.
 func TestContentionWork(t *testing.T) {
 	for _, m := range []int{1, 3, 7} {
