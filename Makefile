@@ -125,7 +125,11 @@ bench-python:
 # (a longer trace at 2×, 4×, 8×, or a heavier one at 1×, 2×, 4×) and against
 # GPUs at a fixed trace (1×, 2×, 4×), with the fitted exponents (about five
 # minutes; a run is stopped at ARENA_SCALE_BUDGET, default 5m;
-# ARENA_SCALE_POLICIES / ARENA_SCALE_AXES pick).
+# ARENA_SCALE_POLICIES / ARENA_SCALE_AXES pick). Then BenchmarkScalingJobs
+# (issue 38: 100k, 250k and 1M Philly jobs on paper-1280 scaled) and
+# BenchmarkScalingTopology (issue 37: 100k, 250k and 1M Acme-Kalos jobs of up
+# to 8,192 GPUs on h100-98k's tiers scaled, contention on; bench/scale-1m-topology.md);
+# ARENA_SCALE_JOBS picks their sizes.
 bench-scale:
 	@mkdir -p bench
 	ARENA_BENCH_SCALE=1 $(GO) test ./experiments/regress -run '^$$' -bench Scaling -benchtime 1x -timeout 8h > bench/scale-$(REVISION).txt; s=$$?; cat bench/scale-$(REVISION).txt; exit $$s

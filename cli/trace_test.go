@@ -97,9 +97,9 @@ func TestImportPrintsTheNeverRanRuleAndWarnings(t *testing.T) {
 		t.Errorf("synth over a kept never-ran job: %v\n%s", err, out)
 	}
 	g := filepath.Join(dir, "g.trace")
-	os.WriteFile(g, []byte("x\tc\t--n\t1\t100\t0\t89580\n"), 0o644)
+	os.WriteFile(g, []byte("x\tc\t--n\t1\t100\t0\t189580\n"), 0o644)
 	out, err = runCLI(t, "trace", "import", "--format", "gavel", g, "-o", filepath.Join(dir, "g.csv"))
-	if err != nil || !strings.Contains(out, "warning: 1 × job larger than any cluster arena knows") || !strings.Contains(out, "g.trace:1: gpus: job 0 asks for 89580 GPUs") {
+	if err != nil || !strings.Contains(out, "warning: 1 × job larger than any cluster arena knows") || !strings.Contains(out, "g.trace:1: gpus: job 0 asks for 189580 GPUs") {
 		t.Errorf("gavel: %v\n%s", err, out)
 	}
 }

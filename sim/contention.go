@@ -49,6 +49,20 @@ type netState struct {
 	gen      uint32
 	// slowdowns of jobs that left the network, for the summary.
 	changes int
+	// retimed counts jobs re-timed by an update (their rate changed).
+	retimed int
+	// at[l] is link l's index in the links of the job being attached,
+	// valid while atGen[l] == gen (netAttach's scratch: no search).
+	at    []int32
+	atGen []uint32
+	// work counts the steps of updates: each link of a job visited, each
+	// job listed on a link scanned, each slot of the attached job read.
+	// An update's count depends on the jobs on the links it changes and
+	// on their links, never on the cluster's size (TestContentionWork).
+	work int
+	// probe, when set (tests), is called after each update with the job
+	// that joined or left and the update's steps.
+	probe func(j JobID, steps int)
 }
 
 type netLink struct {
@@ -96,7 +110,8 @@ func (n *jobNet) slowdown() float64 {
 func newNetState(cfg *Config, jobs int) *netState {
 	m := cfg.Cluster.net
 	return &netState{m: m, share: cfg.NetworkShare, links: make([]netLink, len(m.capacity)),
-		tierInt: make([]float64, len(m.topo.Tiers)), mark: make([]uint32, jobs)}
+		tierInt: make([]float64, len(m.topo.Tiers)), mark: make([]uint32, jobs),
+		at: make([]int32, len(m.capacity)), atGen: make([]uint32, len(m.capacity))}
 }
 
 // netAttach places j's traffic on the network for its new allocation
@@ -110,10 +125,13 @@ func (e *engine) netAttach(j *Job, base float64) float64 {
 		j.net = n
 	}
 	e.netBegin()
+	w0 := ns.work
+	defer e.netProbe(j.Spec.ID, w0)
 	e.netOff(j)
 	c := e.cfg.Cluster
 	m := ns.m
 	x := c.CrossingOf(j.GPUs)
+	ns.work += len(j.GPUs)
 	n.links, n.demand, n.used = n.links[:0], n.demand[:0], n.used[:0]
 	n.base, n.frac, n.kappa, n.rate, n.alone = base, 0, 1, 1, 1
 	n.crosses = x.Domains > 1
@@ -134,22 +152,30 @@ func (e *engine) netAttach(j *Job, base float64) float64 {
 		return n.iterTime()
 	}
 	n.kappa = g.InterNodeGBs / m.netGBs[gpu]
-	// GPUs per tier group.
+	// GPUs per tier group: the job's links in the order its slots first
+	// reach them, found through ns.at (marked with this update's gen).
+	bw := m.netGBs[gpu]
 	for k := range m.topo.Tiers {
 		if x.Groups[k] <= 1 {
 			continue
 		}
-		start := len(n.links)
+		ns.work += len(j.GPUs)
+		last, li := int32(-1), 0
 		for _, s := range j.GPUs {
 			l := int32(m.linkBase[k]) + m.group[k][c.NodeOf(s)]
-			i := slices.Index(n.links[start:], l)
-			if i < 0 {
-				n.links = append(n.links, l)
-				n.demand = append(n.demand, 0)
-				n.used = append(n.used, 0)
-				i = len(n.links) - 1 - start
+			if l != last {
+				if ns.atGen[l] == ns.gen {
+					li = int(ns.at[l])
+				} else {
+					ns.atGen[l], ns.at[l] = ns.gen, int32(len(n.links))
+					li = len(n.links)
+					n.links = append(n.links, l)
+					n.demand = append(n.demand, 0)
+					n.used = append(n.used, 0)
+				}
+				last = l
 			}
-			n.demand[start+i] += m.netGBs[gpu]
+			n.demand[li] += bw
 		}
 	}
 	for i, l := range n.links {
@@ -176,8 +202,17 @@ func (e *engine) netDetach(j *Job) {
 		return
 	}
 	e.netBegin()
+	w0 := e.net.work
 	e.netOff(j)
 	e.netRetime()
+	e.netProbe(j.Spec.ID, w0)
+}
+
+// netProbe reports an update's steps (since w0) to the test probe.
+func (e *engine) netProbe(id JobID, w0 int) {
+	if p := e.net.probe; p != nil {
+		p(id, e.net.work-w0)
+	}
 }
 
 // netBegin starts an update: no job marked for re-timing yet.
@@ -185,6 +220,7 @@ func (e *engine) netBegin() {
 	e.net.gen++
 	if e.net.gen == 0 { // wrapped: forget every old mark
 		clear(e.net.mark)
+		clear(e.net.atGen)
 		e.net.gen = 1
 	}
 	e.net.affected = e.net.affected[:0]
@@ -201,12 +237,14 @@ func (e *engine) netOff(j *Job) {
 	}
 	n.on = false
 	ns.changes++
+	ns.work += len(n.links)
 	for i, l := range n.links {
 		lk := &ns.links[l]
 		e.netFlush(l)
 		lk.used -= n.used[i]
 		n.used[i] = 0
 		lk.demand -= n.demand[i]
+		ns.work += len(lk.jobs) // the search and the shift below
 		if k := slices.Index(lk.jobs, j.Spec.ID); k >= 0 {
 			lk.jobs = slices.Delete(lk.jobs, k, k+1)
 		}
@@ -220,6 +258,7 @@ func (e *engine) netOff(j *Job) {
 // netAffect marks the jobs on lk other than self for re-timing.
 func (e *engine) netAffect(lk *netLink, self JobID) {
 	ns := e.net
+	ns.work += len(lk.jobs)
 	for _, id := range lk.jobs {
 		if id != self && ns.mark[id] != ns.gen {
 			ns.mark[id] = ns.gen
@@ -231,6 +270,7 @@ func (e *engine) netAffect(lk *netLink, self JobID) {
 // netRate is a job's rate under the current loads.
 func (e *engine) netRate(n *jobNet) float64 {
 	r := 1.0
+	e.net.work += len(n.links)
 	for _, l := range n.links {
 		if d := e.net.links[l].demand; d > e.net.m.capacity[l] {
 			r = min(r, e.net.m.capacity[l]/d)
@@ -250,6 +290,7 @@ func (e *engine) netRetime() {
 		if r == n.rate {
 			continue
 		}
+		ns.retimed++
 		e.advance(k, e.now)
 		e.netAccount(n)
 		n.rate = r
@@ -270,6 +311,7 @@ func (e *engine) netUse(id JobID, n *jobNet) {
 	if T > 0 {
 		phi = n.base * n.frac * n.kappa / n.rate / T
 	}
+	ns.work += len(n.links)
 	for i, l := range n.links {
 		e.netFlush(l)
 		u := phi * n.rate * n.demand[i]
@@ -319,6 +361,9 @@ type NetworkSummary struct {
 	Tier3Utilisation *float64  `json:"tier3_utilisation,omitempty"`
 	// Updates counts contention updates (a job joining or leaving links).
 	Updates int `json:"updates"`
+	// Retimed counts the running jobs those updates re-timed (their rate
+	// changed); not written to results (BenchmarkScalingTopology reports it).
+	Retimed int `json:"-"`
 	// Jobs are the per-job figures (network.parquet; not in summary.json).
 	Jobs []JobNetRecord `json:"-"`
 }
@@ -344,7 +389,7 @@ type TierUse struct {
 // netSummary closes the accounting at the end of the run.
 func (e *engine) netSummary(start Time) *NetworkSummary {
 	ns := e.net
-	s := &NetworkSummary{Updates: ns.changes, MeanSlowdown: 1, P99Slowdown: 1, MaxSlowdown: 1}
+	s := &NetworkSummary{Updates: ns.changes, Retimed: ns.retimed, MeanSlowdown: 1, P99Slowdown: 1, MaxSlowdown: 1}
 	var per []float64
 	for _, j := range e.jobs {
 		n := j.net

@@ -82,3 +82,23 @@ func BenchmarkContention(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCrossingOf: where an 8,192-GPU job's traffic goes on
+// h100-98k's layout (1,024 nodes of 8 H100, racks of 2, pods of 384), the
+// first step of every contention update for it.
+func BenchmarkCrossingOf(b *testing.B) {
+	c, err := NewCluster(ClusterSpec{Name: "bench", Pools: []Pool{{GPU: "h100", Nodes: 12288, GPUsPerNode: 8}},
+		Topology: &Topology{DomainNodes: 1, Tiers: []Tier{{Name: "rack", Nodes: 2, Oversubscription: 1}, {Name: "pod", Nodes: 384, Oversubscription: 7}}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	slots := make([]int, 8192)
+	for i := range slots {
+		slots[i] = 1000*8 + i // nodes 1000–2023: pods 2–5
+	}
+	for b.Loop() {
+		if x := c.CrossingOf(slots); x.Nodes != 1024 {
+			b.Fatal(x)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/arena-sim/arena/estimator"
@@ -225,29 +226,37 @@ func (c *Cluster) Describe(x Crossing) string {
 	return x.string(c.net.topo)
 }
 
-// CrossingOf returns where the traffic of a job holding slots goes.
+// CrossingOf returns where the traffic of a job holding slots goes. It
+// costs O(s + n log n) for s slots on n nodes: the nodes are sorted once,
+// and since fast domains and switch groups are runs of consecutive nodes,
+// each level's count is the number of changes along them.
 func (c *Cluster) CrossingOf(slots []int) Crossing {
 	x := Crossing{GPUs: len(slots)}
-	var nodes, doms []int
-	var groups [][]int
-	if c.net != nil {
-		groups = make([][]int, len(c.net.topo.Tiers))
-	}
+	nodes := make([]int, 0, 8)
 	for _, s := range slots {
-		n := c.NodeOf(s)
-		if addUnique(&nodes, n) && c.net != nil {
-			addUnique(&doms, int(c.net.domain[n]))
-			for k := range groups {
-				addUnique(&groups[k], int(c.net.group[k][n]))
-			}
+		if n := c.NodeOf(s); len(nodes) == 0 || nodes[len(nodes)-1] != n {
+			nodes = append(nodes, n)
 		}
 	}
-	x.Nodes, x.Domains = len(nodes), len(doms)
+	slices.Sort(nodes)
+	nodes = slices.Compact(nodes)
+	x.Nodes, x.Domains = len(nodes), len(nodes)
 	if c.net == nil {
-		x.Domains = len(nodes)
+		return x
 	}
-	for _, g := range groups {
-		x.Groups = append(x.Groups, len(g))
+	m := c.net
+	runs := func(of []int32) int {
+		k := 0
+		for i, n := range nodes {
+			if i == 0 || of[n] != of[nodes[i-1]] {
+				k++
+			}
+		}
+		return k
+	}
+	x.Domains = runs(m.domain)
+	for k := range m.topo.Tiers {
+		x.Groups = append(x.Groups, runs(m.group[k]))
 	}
 	return x
 }
@@ -262,16 +271,6 @@ func (c *Cluster) CrossingOfNodes(nodes []int, perNode int) Crossing {
 		}
 	}
 	return c.CrossingOf(slots)
-}
-
-func addUnique(s *[]int, v int) bool {
-	for _, x := range *s {
-		if x == v {
-			return false
-		}
-	}
-	*s = append(*s, v)
-	return true
 }
 
 // TierLoad is a set of GPUs' traffic on one switch tier when they run

@@ -111,16 +111,18 @@ func (t *Table) PlaceWithin(job sim.JobID, c estimator.Config, max int) ([]int, 
 }
 
 // bestFit returns the first need nodes (in the order given) of the group
-// of level k with the fewest of the nodes among those with at least need;
-// nil when no group has need.
+// of level k with the fewest of the nodes among those with at least need
+// (ties: the lowest group); nil when no group has need. The nodes are
+// counted per group in an array indexed by group (O(nodes + groups), no
+// map: it runs for every level of every packed placement).
 func bestFit(c *sim.Cluster, k int, nodes []int, need int) []int {
-	count := map[int]int{}
+	count := make([]int32, groupsAt(c, k))
 	for _, n := range nodes {
 		count[groupAt(c, k, n)]++
 	}
-	best, bestN := -1, 0
+	best, bestN := -1, int32(0)
 	for g, m := range count {
-		if m >= need && (best < 0 || m < bestN || m == bestN && g < best) {
+		if int(m) >= need && (best < 0 || m < bestN) {
 			best, bestN = g, m
 		}
 	}
@@ -137,6 +139,18 @@ func bestFit(c *sim.Cluster, k int, nodes []int, need int) []int {
 		}
 	}
 	return pick
+}
+
+// groupsAt is the number of groups of level k (a fast domain or a tier;
+// groups are numbered from 0 in node order).
+func groupsAt(c *sim.Cluster, k int) int {
+	switch {
+	case k == LevelDomain:
+		return c.DomainOf(len(c.Nodes)-1) + 1
+	case k == LevelCluster:
+		return 1
+	}
+	return c.TierLinks(k)
 }
 
 // takeNodes takes perNode idle slots on each node, or nothing.

@@ -40,7 +40,7 @@ type Config struct {
 type TAS struct {
 	est   estimator.Estimator
 	cfg   Config
-	table placement.Table
+	table placement.Table // Schedule's slot table, refilled per decision
 }
 
 var _ sim.Policy = (*TAS)(nil)
@@ -65,7 +65,12 @@ func (p *TAS) Schedule(v *sim.View) ([]sim.Action, error) {
 	if v.Quiet() {
 		return nil, nil
 	}
-	t := placement.FromView(v)
+	// One table for the policy's life, refilled from the View (only the
+	// slots that changed are rewritten, the idle-slot index kept): a
+	// fresh FromView per decision cost O(GPUs) (98,304 slots copied and
+	// indexed per decision on h100-98k; bench/scale-1m-topology.md).
+	t := &p.table
+	t.FillFromView(v)
 	var actions []sim.Action
 	blocked := map[string]bool{}
 	try := func(j *sim.Job) bool {

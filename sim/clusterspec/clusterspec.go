@@ -54,6 +54,16 @@ var builtinClusters = map[string]sim.ClusterSpec{
 			{Name: "rack", Nodes: 2, Oversubscription: 1},
 			{Name: "pod", Nodes: 384, Oversubscription: 7},
 		}}},
+	// h100-98k is h100-24k with 32 pods instead of 8 (98,304 GPUs; the
+	// same racks, pods and 1:7 aggregation uplinks per pod): the 100k-GPU
+	// cluster of the one-million-job benchmark (BenchmarkScalingTopology,
+	// bench/scale-1m-topology.md). No published cluster has exactly this
+	// shape; it is the Llama 3 cluster's layout grown by pods.
+	"h100-98k": {Name: "h100-98k", Pools: []sim.Pool{{GPU: "h100", Nodes: 12288, GPUsPerNode: 8}},
+		Topology: &sim.Topology{DomainNodes: 1, NetworkGBs: 50, Tiers: []sim.Tier{
+			{Name: "rack", Nodes: 2, Oversubscription: 1},
+			{Name: "pod", Nodes: 384, Oversubscription: 7},
+		}}},
 	// nvl72-h100 has the shape of a GB200 NVL72 cluster — 16 racks, each
 	// one NVLink domain of 18 nodes × 4 GPUs at 900 GB/s per GPU, 50 GB/s
 	// per GPU to a non-blocking network — with H100s standing in for the

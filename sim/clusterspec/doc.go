@@ -1,6 +1,6 @@
 // Package clusterspec reads cluster descriptions: the built-in clusters
 // (paper-1280, testbed-64, h100-l20; with a network topology h100-24k,
-// nvl72-h100, h100-racks), a YAML spec (name, node pools in order and an
+// h100-98k, nvl72-h100, h100-racks), a YAML spec (name, node pools in order and an
 // optional topology: fast domain, bandwidths, switch tiers with their
 // oversubscription; docs/topology.md; an energy section overriding the
 // power, price and carbon model, docs/energy.md) or the artifact's JSON spec

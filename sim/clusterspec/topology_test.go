@@ -68,7 +68,7 @@ func TestParseTopologyErrors(t *testing.T) {
 // TestBuiltinTopologies: the built-in clusters with a topology build, and
 // today's have none (their runs stay the same).
 func TestBuiltinTopologies(t *testing.T) {
-	for name, gpus := range map[string]int{"h100-24k": 24576, "nvl72-h100": 1152, "h100-racks": 256} {
+	for name, gpus := range map[string]int{"h100-24k": 24576, "h100-98k": 98304, "nvl72-h100": 1152, "h100-racks": 256} {
 		spec, err := Load(name)
 		if err != nil {
 			t.Fatal(err)

@@ -368,8 +368,8 @@ func TestAbsurdValuesWarn(t *testing.T) {
 		{"helios", "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue\n1,u,v,8,1,1,COMPLETED,2020-04-01 00:00:10,2020-04-01 00:00:10,2020-04-01 00:00:00,-10,0\n", 0, WarnNegative, 2, "duration"},
 		{"alibaba2023", "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\np,1,1,1,1000,,BE,Running,10,5,8\n", 0, WarnNegative, 2, "deletion_time"},
 		{"philly", "[\n {\"jobid\": \"j1\", \"submitted_time\": \"2017-10-03 08:59:00\", \"attempts\": [{\"start_time\": \"2017-10-03 09:00:00\", \"end_time\": \"2017-10-03 08:00:00\", \"detail\": [{\"ip\": \"m1\", \"gpus\": [\"gpu0\"]}]}]}\n]", 0, WarnNegative, 2, "attempts[0].end_time"},
-		{"gavel", "x\tc\t--n\t1\t100\t0\t89580\n", 1, WarnTooLarge, 1, "gpus"},
-		{"pollux", "timestamp,duration,num_gpus,gpu_time,cluster\n2017-10-09 07:01:55,66.0,65536,66.0,a\n", 1, WarnTooLarge, 2, "gpus"},
+		{"gavel", "x\tc\t--n\t1\t100\t0\t189580\n", 1, WarnTooLarge, 1, "gpus"},
+		{"pollux", "timestamp,duration,num_gpus,gpu_time,cluster\n2017-10-09 07:01:55,66.0,131072,66.0,a\n", 1, WarnTooLarge, 2, "gpus"},
 	}
 	for _, c := range cases {
 		f, _ := Lookup(c.format)

@@ -180,6 +180,9 @@ func acme(out []table.Job, o Options, rep *Report) error {
 	if !ok {
 		return fmt.Errorf("synth: acme %q: want seren or kalos", o.Acme)
 	}
+	if o.AcmeMaxGPUs > 0 {
+		s.MaxGPUs = float64(o.AcmeMaxGPUs)
+	}
 	m, err := newAcmeModel(s)
 	if err != nil {
 		return err

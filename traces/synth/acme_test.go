@@ -3,6 +3,7 @@ package synth
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/arena-sim/arena/traces/table"
@@ -86,4 +87,53 @@ func median(x []float64) float64 {
 	y := slices.Clone(x)
 	slices.Sort(y)
 	return y[len(y)/2]
+}
+
+// Anchor (published mean, stated rule): acme-max-gpus 8192 extends
+// Kalos's ladder of GPU counts to 8,192 (Llama 3's largest 405B runs used
+// 8,192 and 16,384 H100s) and keeps the published mean (26.77 GPUs, ±5 %)
+// and median (1): the geometric law re-solved puts less weight on every
+// count above one so that the new counts 2,048–8,192 are drawn, rarely.
+// The counts per million drawn are printed in docs/workloads.md.
+func TestAcmeMaxGPUsKeepsMean(t *testing.T) {
+	s := AcmeClusters["kalos"]
+	in := make([]table.Job, 1_000_000)
+	if err := acme(in, Options{Acme: "kalos", AcmeMaxGPUs: 8192, Seed: 1}, &Report{}); err != nil {
+		t.Fatal(err)
+	}
+	var gpus []float64
+	over := map[float64]int{}
+	for _, j := range in {
+		gpus = append(gpus, j.GPUs)
+		if j.GPUs > s.MaxGPUs {
+			over[j.GPUs]++
+		}
+	}
+	if m := mean(gpus); math.Abs(m/s.MeanGPUs-1) > 0.05 {
+		t.Errorf("mean GPUs %.2f, published %.2f", m, s.MeanGPUs)
+	}
+	if md, mx := median(gpus), slices.Max(gpus); md != 1 || mx != 8192 {
+		t.Errorf("median / max GPUs %v / %v, want 1 / 8192", md, mx)
+	}
+	t.Logf("jobs over 1,024 GPUs per million: %v", over)
+	if len(over) != 3 {
+		t.Errorf("counts over 1,024 drawn: %v, want 2048, 4096 and 8192", over)
+	}
+}
+
+// acme-max-gpus is refused unless a power of two of at least 1,024, and
+// without acme.
+func TestAcmeMaxGPUsRefused(t *testing.T) {
+	for _, v := range []string{"1000", "512", "3000", "x"} {
+		if err := Set(&Options{}, "acme-max-gpus", v); err == nil {
+			t.Errorf("acme-max-gpus %s accepted", v)
+		}
+	}
+	o := Options{Jobs: 10, Rate: 1, Durations: "gavel", GPUMix: "gavel"}
+	if err := Set(&o, "acme-max-gpus", "8192"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(nil, o); err == nil || !strings.Contains(err.Error(), "give acme") {
+		t.Errorf("acme-max-gpus without acme: %v", err)
+	}
 }

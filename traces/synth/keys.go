@@ -166,6 +166,14 @@ var keys = []Key{
 		o.Acme = v
 		return nil
 	}},
+	{"acme-max-gpus", "acme: the largest GPU count drawn, a power of two from the published maximum (1024) to 1048576 (e.g. 8192, Llama 3's largest runs); the counts 2^k up to it keep the published mean (docs/workloads.md)", func(o *Options, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1024 || n > 1<<20 || n&(n-1) != 0 {
+			return fmt.Errorf("want a power of two from 1024 to 1048576")
+		}
+		o.AcmeMaxGPUs = n
+		return nil
+	}},
 	{"recipe", "re-label jobs: arena (the artifact's LM workloads, ARENA.md §8), pollux or sia (GPU-time buckets)", func(o *Options, v string) error {
 		o.Recipe = v
 		return nil

@@ -60,6 +60,11 @@ type Options struct {
 	// cluster's published statistics (AcmeClusters, docs/workloads.md);
 	// "" keeps the trace's. It replaces Durations and GPUMix.
 	Acme string
+	// AcmeMaxGPUs (a power of two above the cluster's published maximum,
+	// e.g. 8192; 0: the published maximum, 1,024) extends Acme's ladder of
+	// GPU counts to it, the geometric law re-solved for the published
+	// mean (newAcmeModel; docs/workloads.md).
+	AcmeMaxGPUs int
 
 	// Recipe re-labels jobs: "arena", "pollux", "sia" or "" (none).
 	Recipe string
@@ -332,6 +337,8 @@ func (o *Options) check(n int) error {
 		return bad("no input trace: give jobs and a rate to synthesise a workload from scratch")
 	case o.Acme != "" && (o.Durations != "" || o.GPUMix != ""):
 		return bad("acme draws run times and GPU counts itself: drop durations and gpu-mix")
+	case o.AcmeMaxGPUs != 0 && o.Acme == "":
+		return bad("acme-max-gpus extends the acme recipe's GPU counts: give acme too")
 	case o.Acme != "" && AcmeClusters[o.Acme].Name == "":
 		return bad("acme %q: want seren or kalos", o.Acme)
 	case n == 0 && o.Durations == "" && o.Acme == "":
