@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -98,9 +99,7 @@ func BenchmarkScaling(b *testing.B) {
 		b.Skip("several minutes; run with make bench-scale (ARENA_BENCH_SCALE=1)")
 	}
 	pols, axes := scalePolicies, scaleAxes
-	if s := os.Getenv("ARENA_SCALE_POLICIES"); s != "" {
-		pols = strings.Split(s, ",")
-	}
+	pols = scalePolicyList(pols)
 	if s := os.Getenv("ARENA_SCALE_AXES"); s != "" {
 		axes = strings.Split(s, ",")
 		for _, a := range axes {
@@ -109,14 +108,7 @@ func BenchmarkScaling(b *testing.B) {
 			}
 		}
 	}
-	budget := 5 * time.Minute
-	if s := os.Getenv("ARENA_SCALE_BUDGET"); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil || d <= 0 {
-			b.Fatalf("ARENA_SCALE_BUDGET=%q: want a positive duration such as 5m", s)
-		}
-		budget = d
-	}
+	budget := scaleBudget(b)
 	dir := b.TempDir()
 	philly, err := traces.Load("philly")
 	if err != nil {
@@ -272,4 +264,44 @@ func scaledCluster(b *testing.B, dir string, base sim.ClusterSpec, k int) string
 		return nil
 	})
 	return p
+}
+
+// scaleBudget is ARENA_SCALE_BUDGET, the wall time after which a scaling
+// run is stopped (default 5 minutes); every scaling benchmark reads it.
+func scaleBudget(b *testing.B) time.Duration {
+	s := os.Getenv("ARENA_SCALE_BUDGET")
+	if s == "" {
+		return 5 * time.Minute
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		b.Fatalf("ARENA_SCALE_BUDGET=%q: want a positive duration such as 5m", s)
+	}
+	return d
+}
+
+// scalePolicyList is ARENA_SCALE_POLICIES (comma-separated) or def.
+func scalePolicyList(def []string) []string {
+	if s := os.Getenv("ARENA_SCALE_POLICIES"); s != "" {
+		return strings.Split(s, ",")
+	}
+	return def
+}
+
+// scaleJobCounts is ARENA_SCALE_JOBS (comma-separated job counts, each at
+// least minimum) or def.
+func scaleJobCounts(b *testing.B, def []int, minimum int) []int {
+	s := os.Getenv("ARENA_SCALE_JOBS")
+	if s == "" {
+		return def
+	}
+	var sizes []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(f)
+		if err != nil || n < minimum {
+			b.Fatalf("ARENA_SCALE_JOBS=%q: want job counts of at least %d, comma-separated", s, minimum)
+		}
+		sizes = append(sizes, n)
+	}
+	return sizes
 }

@@ -12,8 +12,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -60,27 +58,9 @@ func BenchmarkScalingJobs(b *testing.B) {
 		b.Skip("minutes to hours; run with make bench-scale (ARENA_BENCH_SCALE=1)")
 	}
 	pols, sizes := scaleJobsPolicies, scaleJobsSizes
-	if s := os.Getenv("ARENA_SCALE_POLICIES"); s != "" {
-		pols = strings.Split(s, ",")
-	}
-	if s := os.Getenv("ARENA_SCALE_JOBS"); s != "" {
-		sizes = nil
-		for _, f := range strings.Split(s, ",") {
-			n, err := strconv.Atoi(f)
-			if err != nil || n < 12_500 {
-				b.Fatalf("ARENA_SCALE_JOBS=%q: want job counts of at least 12500, comma-separated", s)
-			}
-			sizes = append(sizes, n)
-		}
-	}
-	budget := 5 * time.Minute
-	if s := os.Getenv("ARENA_SCALE_BUDGET"); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil || d <= 0 {
-			b.Fatalf("ARENA_SCALE_BUDGET=%q: want a positive duration such as 5m", s)
-		}
-		budget = d
-	}
+	pols = scalePolicyList(pols)
+	sizes = scaleJobCounts(b, sizes, 12_500)
+	budget := scaleBudget(b)
 	// The arena command's collector pace and memory limit (cli.Main), so
 	// that memory and CPU are the command's.
 	defer debug.SetGCPercent(debug.SetGCPercent(sim.GCPercent))

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -59,27 +58,9 @@ func BenchmarkScalingTopology(b *testing.B) {
 		b.Skip("minutes to hours; run with make bench-scale (ARENA_BENCH_SCALE=1)")
 	}
 	pols, sizes := scaleTopoPolicies, scaleJobsSizes
-	if s := os.Getenv("ARENA_SCALE_POLICIES"); s != "" {
-		pols = strings.Split(s, ",")
-	}
-	if s := os.Getenv("ARENA_SCALE_JOBS"); s != "" {
-		sizes = nil
-		for _, f := range strings.Split(s, ",") {
-			n, err := strconv.Atoi(f)
-			if err != nil || n < 1000 {
-				b.Fatalf("ARENA_SCALE_JOBS=%q: want job counts of at least 1000, comma-separated", s)
-			}
-			sizes = append(sizes, n)
-		}
-	}
-	budget := 5 * time.Minute
-	if s := os.Getenv("ARENA_SCALE_BUDGET"); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil || d <= 0 {
-			b.Fatalf("ARENA_SCALE_BUDGET=%q: want a positive duration such as 5m", s)
-		}
-		budget = d
-	}
+	pols = scalePolicyList(pols)
+	sizes = scaleJobCounts(b, sizes, 1000)
+	budget := scaleBudget(b)
 	dir := b.TempDir()
 	base, err := clusterspec.Load("h100-98k")
 	if err != nil {
