@@ -68,30 +68,32 @@ func (t *Table) PlaceWithin(job sim.JobID, c estimator.Config, max int) ([]int, 
 		}
 		return t.PlaceMostFree(job, c)
 	}
-	cands := t.byFree(c.GPU, c.PerNode)
-	if len(cands) < c.Nodes {
+	if c.Nodes < 1 || c.PerNode < 1 || t.countFree(c.GPU, c.PerNode) < c.Nodes {
 		return nil, false
 	}
-	nodes := make([]int, len(cands))
-	for i, x := range cands {
-		nodes[i] = x.node
-	}
-	levels := []int{LevelDomain}
-	for k := range top.Tiers {
-		levels = append(levels, k)
-	}
-	for _, k := range levels {
+	// From the innermost level out, bestFit's group read off the group
+	// index (groupindex.go): the work is the buckets' words up to the
+	// first group with room and that group's nodes, not every candidate.
+	ix := t.index()
+	gi := ix.groups()
+	ty := ix.shape.types[c.GPU]
+	for lv, k := range gi.levels {
 		if max != LevelCluster && k > max {
 			break
 		}
-		if pick := bestFit(t.Cluster, k, nodes, c.Nodes); pick != nil {
-			return t.takeNodes(job, pick, c.PerNode)
+		if g := gi.bestGroup(ty, lv, c.PerNode, c.Nodes); g >= 0 {
+			return t.takeNodes(job, gi.pick(ix, lv, g, c.PerNode, c.Nodes), c.PerNode)
 		}
 	}
 	if max != LevelCluster {
 		return nil, false
 	}
 	// Spread: fullest outermost groups first, nodes in most-free order.
+	cands := t.byFree(c.GPU, c.PerNode)
+	nodes := make([]int, len(cands))
+	for i, x := range cands {
+		nodes[i] = x.node
+	}
 	k := LevelDomain
 	if len(top.Tiers) > 0 {
 		k = len(top.Tiers) - 1
