@@ -116,8 +116,13 @@ func (t *Table) PlaceWithin(job sim.JobID, c estimator.Config, max int) ([]int, 
 // of level k with the fewest of the nodes among those with at least need
 // (ties: the lowest group); nil when no group has need. The nodes are
 // counted per group in an array indexed by group (O(nodes + groups), no
-// map: it runs for every level of every packed placement).
+// map: it runs for every level of every packed placement); a level whose
+// groups hold fewer than need nodes is not counted (the nodes are
+// distinct: no group of it can have need).
 func bestFit(c *sim.Cluster, k int, nodes []int, need int) []int {
+	if need > groupNodes(c, k) {
+		return nil
+	}
 	count := make([]int32, groupsAt(c, k))
 	for _, n := range nodes {
 		count[groupAt(c, k, n)]++
@@ -153,6 +158,20 @@ func groupsAt(c *sim.Cluster, k int) int {
 		return 1
 	}
 	return c.TierLinks(k)
+}
+
+// groupNodes is the most nodes a group of level k holds.
+func groupNodes(c *sim.Cluster, k int) int {
+	switch top := c.Topology(); {
+	case k == LevelCluster:
+		return len(c.Nodes)
+	case top == nil:
+		return 1 // every node its own domain
+	case k == LevelDomain:
+		return top.DomainNodes
+	default:
+		return top.Tiers[k].Nodes
+	}
 }
 
 // takeNodes takes perNode idle slots on each node, or nothing.
