@@ -21,6 +21,7 @@ type freeIndex struct {
 	free  []int32      // idle slots per node
 	sets  [][][]uint64 // per type (shape order), per idle count: bitset over the type's nodes
 	count [][]int      // per type, per idle count: nodes in the set
+	grp   *groupIndex  // per topology group, built on first use (groupindex.go)
 }
 
 // clusterShape is what the index needs of a cluster that never changes:
@@ -100,7 +101,8 @@ func (t *Table) index() *freeIndex {
 	return ix
 }
 
-// clone returns an independent copy of ix.
+// clone returns an independent copy of ix (without its group index,
+// rebuilt when asked for).
 func (ix *freeIndex) clone() *freeIndex {
 	c := &freeIndex{shape: ix.shape, free: append([]int32(nil), ix.free...),
 		sets: make([][][]uint64, len(ix.sets)), count: make([][]int, len(ix.count))}
@@ -130,6 +132,9 @@ func (ix *freeIndex) add(n int, d int) {
 	f := ix.free[n]
 	ix.sets[ty][f][p>>6] &^= 1 << (p & 63)
 	ix.count[ty][f]--
+	if ix.grp != nil {
+		ix.grp.moved(ty, n, f, f+int32(d))
+	}
 	f += int32(d)
 	ix.free[n] = f
 	ix.sets[ty][f][p>>6] |= 1 << (p & 63)

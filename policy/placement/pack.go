@@ -6,15 +6,15 @@ import (
 	"github.com/arena-sim/arena/sim"
 )
 
-// PackNodes chooses need of the candidate nodes (each able to take a job's
-// share, in the caller's order of preference) on as few fast domains and
-// switch groups as PlacePacked would: from the innermost level out, the
-// first level with a group holding need candidates wins, the group with
-// the fewest of them (best fit), its candidates in the order given; with
-// no group anywhere large enough, the outermost tier's fullest groups
-// first. It is for policies that keep their own tables (policy/arena);
-// on a cluster without a topology it returns nodes[:need]. nil when there
-// are fewer than need candidates. nodes is not modified.
+// PackNodes chooses need of the candidate nodes (distinct, each able to
+// take a job's share, in the caller's order of preference) on as few fast
+// domains and switch groups as PlacePacked would: from the innermost level
+// out, the first level with a group holding need candidates wins, the
+// group with the fewest of them (best fit), its candidates in the order
+// given; with no group anywhere large enough, the outermost tier's
+// fullest groups first. It is for policies that keep their own tables
+// (policy/arena); on a cluster without a topology it returns nodes[:need].
+// nil when there are fewer than need candidates. nodes is not modified.
 func PackNodes(c *sim.Cluster, nodes []int, need int) []int {
 	if len(nodes) < need {
 		return nil

@@ -68,30 +68,32 @@ func (t *Table) PlaceWithin(job sim.JobID, c estimator.Config, max int) ([]int, 
 		}
 		return t.PlaceMostFree(job, c)
 	}
-	cands := t.byFree(c.GPU, c.PerNode)
-	if len(cands) < c.Nodes {
+	if c.Nodes < 1 || c.PerNode < 1 || t.countFree(c.GPU, c.PerNode) < c.Nodes {
 		return nil, false
 	}
-	nodes := make([]int, len(cands))
-	for i, x := range cands {
-		nodes[i] = x.node
-	}
-	levels := []int{LevelDomain}
-	for k := range top.Tiers {
-		levels = append(levels, k)
-	}
-	for _, k := range levels {
+	// From the innermost level out, bestFit's group read off the group
+	// index (groupindex.go): the work is the buckets' words up to the
+	// first group with room and that group's nodes, not every candidate.
+	ix := t.index()
+	gi := ix.groups()
+	ty := ix.shape.types[c.GPU]
+	for lv, k := range gi.levels {
 		if max != LevelCluster && k > max {
 			break
 		}
-		if pick := bestFit(t.Cluster, k, nodes, c.Nodes); pick != nil {
-			return t.takeNodes(job, pick, c.PerNode)
+		if g := gi.bestGroup(ty, lv, c.PerNode, c.Nodes); g >= 0 {
+			return t.takeNodes(job, gi.pick(ix, lv, g, c.PerNode, c.Nodes), c.PerNode)
 		}
 	}
 	if max != LevelCluster {
 		return nil, false
 	}
 	// Spread: fullest outermost groups first, nodes in most-free order.
+	cands := t.byFree(c.GPU, c.PerNode)
+	nodes := make([]int, len(cands))
+	for i, x := range cands {
+		nodes[i] = x.node
+	}
 	k := LevelDomain
 	if len(top.Tiers) > 0 {
 		k = len(top.Tiers) - 1
@@ -114,8 +116,13 @@ func (t *Table) PlaceWithin(job sim.JobID, c estimator.Config, max int) ([]int, 
 // of level k with the fewest of the nodes among those with at least need
 // (ties: the lowest group); nil when no group has need. The nodes are
 // counted per group in an array indexed by group (O(nodes + groups), no
-// map: it runs for every level of every packed placement).
+// map: it runs for every level of every packed placement); a level whose
+// groups hold fewer than need nodes is not counted (the nodes are
+// distinct: no group of it can have need).
 func bestFit(c *sim.Cluster, k int, nodes []int, need int) []int {
+	if need > groupNodes(c, k) {
+		return nil
+	}
 	count := make([]int32, groupsAt(c, k))
 	for _, n := range nodes {
 		count[groupAt(c, k, n)]++
@@ -151,6 +158,20 @@ func groupsAt(c *sim.Cluster, k int) int {
 		return 1
 	}
 	return c.TierLinks(k)
+}
+
+// groupNodes is the most nodes a group of level k holds.
+func groupNodes(c *sim.Cluster, k int) int {
+	switch top := c.Topology(); {
+	case k == LevelCluster:
+		return len(c.Nodes)
+	case top == nil:
+		return 1 // every node its own domain
+	case k == LevelDomain:
+		return top.DomainNodes
+	default:
+		return top.Tiers[k].Nodes
+	}
 }
 
 // takeNodes takes perNode idle slots on each node, or nothing.
