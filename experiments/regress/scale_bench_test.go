@@ -98,8 +98,7 @@ func BenchmarkScaling(b *testing.B) {
 	if os.Getenv("ARENA_BENCH_SCALE") == "" {
 		b.Skip("several minutes; run with make bench-scale (ARENA_BENCH_SCALE=1)")
 	}
-	pols, axes := scalePolicies, scaleAxes
-	pols = scalePolicyList(pols)
+	pols, axes := scalePolicyList(scalePolicies), scaleAxes
 	if s := os.Getenv("ARENA_SCALE_AXES"); s != "" {
 		axes = strings.Split(s, ",")
 		for _, a := range axes {

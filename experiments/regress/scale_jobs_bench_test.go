@@ -57,9 +57,7 @@ func BenchmarkScalingJobs(b *testing.B) {
 	if os.Getenv("ARENA_BENCH_SCALE") == "" {
 		b.Skip("minutes to hours; run with make bench-scale (ARENA_BENCH_SCALE=1)")
 	}
-	pols, sizes := scaleJobsPolicies, scaleJobsSizes
-	pols = scalePolicyList(pols)
-	sizes = scaleJobCounts(b, sizes, 12_500)
+	pols, sizes := scalePolicyList(scaleJobsPolicies), scaleJobCounts(b, scaleJobsSizes, 12_500)
 	budget := scaleBudget(b)
 	// The arena command's collector pace and memory limit (cli.Main), so
 	// that memory and CPU are the command's.
@@ -76,19 +74,9 @@ func BenchmarkScalingJobs(b *testing.B) {
 		b.Fatal(err)
 	}
 	tracePath := func(n int) string {
-		p := filepath.Join(dir, fmt.Sprintf("synth-%d.csv", n))
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
 		hours := float64(scaleJobsRounds) * 300 / 3600
-		jobs, err := synth.Run(src, synth.Options{Seed: 1, Jobs: n, Rate: float64(n) / hours, Recipe: "arena"})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := table.WriteFile(p, jobs); err != nil {
-			b.Fatal(err)
-		}
-		return p
+		return synthTrace(b, filepath.Join(dir, fmt.Sprintf("synth-%d.csv", n)), src,
+			synth.Options{Seed: 1, Jobs: n, Rate: float64(n) / hours, Recipe: "arena"})
 	}
 	clusterPath := func(n int) string { return scaledCluster(b, dir, base, n/12_500) }
 	reg := policy.NewRegistry()
@@ -180,4 +168,21 @@ func watchMemory() func() float64 {
 		defer mu.Unlock()
 		return max(peak, read())
 	}
+}
+
+// synthTrace is the path p of the trace synth.Run draws from src with o,
+// written there the first time (the benchmarks' traces are made once per
+// size and shared by every policy).
+func synthTrace(b *testing.B, p string, src []table.Job, o synth.Options) string {
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	jobs, err := synth.Run(src, o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := table.WriteFile(p, jobs); err != nil {
+		b.Fatal(err)
+	}
+	return p
 }

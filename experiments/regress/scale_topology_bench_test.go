@@ -20,7 +20,6 @@ import (
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/clusterspec"
 	"github.com/arena-sim/arena/traces/synth"
-	"github.com/arena-sim/arena/traces/table"
 )
 
 // scaleTopoPolicies are the policies BenchmarkScalingTopology measures:
@@ -57,9 +56,7 @@ func BenchmarkScalingTopology(b *testing.B) {
 	if os.Getenv("ARENA_BENCH_SCALE") == "" {
 		b.Skip("minutes to hours; run with make bench-scale (ARENA_BENCH_SCALE=1)")
 	}
-	pols, sizes := scaleTopoPolicies, scaleJobsSizes
-	pols = scalePolicyList(pols)
-	sizes = scaleJobCounts(b, sizes, 1000)
+	pols, sizes := scalePolicyList(scaleTopoPolicies), scaleJobCounts(b, scaleJobsSizes, 1000)
 	budget := scaleBudget(b)
 	dir := b.TempDir()
 	base, err := clusterspec.Load("h100-98k")
@@ -67,10 +64,6 @@ func BenchmarkScalingTopology(b *testing.B) {
 		b.Fatal(err)
 	}
 	tracePath := func(n int) string {
-		p := filepath.Join(dir, fmt.Sprintf("acme-%d.csv", n))
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
 		hours := float64(scaleJobsRounds) * 300 / 3600
 		o := synth.Options{Seed: 1, Jobs: n, Rate: float64(n) / hours}
 		for _, kv := range [][2]string{{"acme", "kalos"}, {"acme-max-gpus", "8192"}, {"recipe", "arena"}, {"keep-durations", "true"}, {"keep-gpus", "exact"}} {
@@ -78,14 +71,7 @@ func BenchmarkScalingTopology(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		jobs, err := synth.Run(nil, o)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := table.WriteFile(p, jobs); err != nil {
-			b.Fatal(err)
-		}
-		return p
+		return synthTrace(b, filepath.Join(dir, fmt.Sprintf("acme-%d.csv", n)), nil, o)
 	}
 	clusterPath := func(n int) string {
 		nodes := scaleTopoNodes(n)
