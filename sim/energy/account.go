@@ -187,7 +187,12 @@ func (a *accountant) holding(recs []sim.AllocRecord, byID map[int32]*sim.JobSpec
 	ef := a.efficiency(spec.Workload, cfg)
 	S, pue := a.m.ServerWattsPerGPU, a.m.PUE
 	reconfW := g.Watts(g.Reconfig)
-	computeW := g.Watts(g.Compute*ef.e + g.Comm*(1-ef.e))
+	kernelW := g.Watts(g.Compute*ef.e + g.Comm*(1-ef.e))
+	// The computing span's share h without a kernel draws the
+	// reconfiguring (CUDA-context) power; power is affine in time, so the
+	// span's energy is at the mean of the two levels.
+	h := a.m.NoKernel.Of(len(slots))
+	computeW := (1-h)*kernelW + h*reconfW
 	ready := min(max(r.Ready, r.Start), r.End)
 	d1, d2 := ready-r.Start, r.End-ready
 	in := a.m.Intensity
@@ -210,13 +215,13 @@ func (a *accountant) holding(recs []sim.AllocRecord, byID map[int32]*sim.JobSpec
 	if g.Idle >= NearTDP*g.TDP {
 		a.nearSec -= n * (d1 + d2)
 	}
-	a.levels[reconfW] += n * d1
-	a.levels[computeW] += n * d2
-	if computeW >= NearTDP*g.TDP {
-		a.nearSec += n * d2
+	a.levels[reconfW] += n * (d1 + h*d2)
+	a.levels[kernelW] += n * (1 - h) * d2
+	if kernelW >= NearTDP*g.TDP {
+		a.nearSec += n * (1 - h) * d2
 	}
 	if reconfW >= NearTDP*g.TDP {
-		a.nearSec += n * d1
+		a.nearSec += n * (d1 + h*d2)
 	}
 	j := a.byJob[r.Job]
 	if j == nil {

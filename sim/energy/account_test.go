@@ -21,6 +21,19 @@ func (flat) Estimate(_ estimator.Workload, c estimator.Config) estimator.Estimat
 	return estimator.Estimate{Throughput: 10 * float64(c.GPUs()), IterTime: 1}
 }
 
+// handModel is the built-in model as the hand-worked tests below price
+// it: the A100 reconfiguring at activity 0.15 (111 W) and no share of
+// computing time without a kernel, so that each figure stays one line of
+// arithmetic (TestNoKernelHandWorked prices that share).
+func handModel() *Model {
+	m := Default()
+	g := m.GPUs["a100"]
+	g.Reconfig = 0.15
+	m.GPUs["a100"] = g
+	m.NoKernel = NoKernelShares{}
+	return m
+}
+
 // TestComputeHandWorked is an anchor worked by hand: one node of two
 // A100s (TDP 400 W, idle 60 W; compute 0.95 → 383 W, reconfigure 0.15 →
 // 111 W), no server share, PUE 1, 100 g/kWh, a 200-s window. One job holds
@@ -34,7 +47,7 @@ func TestComputeHandWorked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := Default()
+	m := handModel()
 	m.ServerWattsPerGPU, m.PUE, m.Intensity = 0, 1, Intensity{Constant: 100}
 	res := &sim.Result{Rounds: 2, RoundLength: 100, Allocations: []sim.AllocRecord{{Job: 1, GPU: "a100", FirstSlot: 0, Slots: 1, Start: 0, End: 100, Ready: 20}}}
 	jobs := []sim.JobSpec{{ID: 1, VirtualCluster: "vc1"}}
@@ -133,6 +146,8 @@ func TestLoad(t *testing.T) {
 		"bad gpu field": {"gpus:\n  a100: {tpd: 300}\n", "bad.yaml:2: key gpus.a100.tpd: unknown key"},
 		"both carbons":  {"carbon: 5\ncarbon_series: grid.csv\n", "give carbon (a constant) or carbon_series, not both"},
 		"idle over tdp": {"gpus:\n  a10: {idle: 400}\n", "want 0 ≤ idle ≤ tdp"},
+		"no_kernel > 1": {"no_kernel: 1.5\n", "bad.yaml:1: key no_kernel: want a number in [0, 1]"},
+		"no_kernel key": {"no_kernel: {2: 0.1}\n", "bad.yaml:1: key no_kernel.2: unknown key"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := Load(write("bad.yaml", tc.text))
@@ -212,7 +227,7 @@ func TestComputeFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := Default()
+	m := handModel()
 	m.ServerWattsPerGPU, m.PUE, m.Intensity = 0, 1, Intensity{Constant: 100}
 	res := &sim.Result{Rounds: 2, RoundLength: 100, Allocations: []sim.AllocRecord{{Job: 1, GPU: "a100", Slots: 1, Start: 0, End: 100, Ready: 20}},
 		Faults: &sim.FaultResult{Summary: sim.FaultSummary{LostWorkGPUHours: 36.0 / 3600, RecoveryGPUHours: 10.0 / 3600, Goodput: 3}}}
@@ -246,7 +261,7 @@ func (halving) Estimate(_ estimator.Workload, c estimator.Config) estimator.Esti
 // TestNearTDPPerType is hand-worked on a mixed cluster: a job on both
 // A100s at efficiency 0.5 draws 60 + 340 × (0.95 × 0.5 + 0.4 × 0.5) =
 // 289.5 W, below 90 % of the A100's 400 W; a job on the A10 at efficiency
-// 1 draws 20 + 130 × 0.95 = 143.5 W, above 90 % of its 150 W. Near the
+// 1 draws 11.5 + 138.5 × 0.95 = 143.075 W, above 90 % of its 150 W. Near the
 // TDP: the A10's 100 GPU-s of 300, one third (each GPU against its own
 // type's TDP, not the cluster's smallest).
 func TestNearTDPPerType(t *testing.T) {
@@ -258,7 +273,7 @@ func TestNearTDPPerType(t *testing.T) {
 		{Job: 1, GPU: "a100", FirstSlot: 0, Slots: 2, Start: 0, End: 100},
 		{Job: 2, GPU: "a10", FirstSlot: 2, Slots: 1, Start: 0, End: 100},
 	}}
-	r, err := Compute(res, []sim.JobSpec{{ID: 1}, {ID: 2}}, c, halving{}, Default())
+	r, err := Compute(res, []sim.JobSpec{{ID: 1}, {ID: 2}}, c, halving{}, handModel())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,5 +332,53 @@ func TestSpotPriceHandWorked(t *testing.T) {
 		if math.Abs(x.got-x.want) > 1e-12 {
 			t.Errorf("%s = %.10g, want %.10g", x.name, x.got, x.want)
 		}
+	}
+}
+
+// TestNoKernelHandWorked is an anchor worked by hand: one A100 (TDP 400 W,
+// idle 60 W) held by a 1-GPU job computing over the whole 100-s window at
+// efficiency 1, no server share, PUE 1. The built-in share of a 1-GPU
+// job's time without a kernel is 0.289, at the A100's CUDA-context power
+// 60 + 38 = 98 W; the rest at 60 + 340 × 0.95 = 383 W. Energy: (0.289 ×
+// 98 + 0.711 × 383) × 100 = 30,063.5 J; power over GPU-time: 98 W for
+// 28.9 GPU-s, 383 W for 71.1 (p25 98 W, p50 383 W, near the TDP 0.711).
+// An energy file's no_kernel: 0 gives 38,300 J.
+func TestNoKernelHandWorked(t *testing.T) {
+	c, err := sim.NewCluster(sim.ClusterSpec{Name: "t", Pools: []sim.Pool{{GPU: "a100", Nodes: 1, GPUsPerNode: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := Default()
+	m.ServerWattsPerGPU, m.PUE, m.Intensity = 0, 1, Intensity{Constant: 100}
+	res := &sim.Result{Rounds: 1, RoundLength: 100, Allocations: []sim.AllocRecord{{Job: 1, GPU: "a100", Slots: 1, Start: 0, End: 100}}}
+	r, err := Compute(res, []sim.JobSpec{{ID: 1}}, c, flat{}, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near := func(name string, got, want float64) {
+		t.Helper()
+		if math.Abs(got-want) > 1e-9*max(1, math.Abs(want)) {
+			t.Errorf("%s = %.10g, want %.10g", name, got, want)
+		}
+	}
+	near("kwh", r.KWh, 30063.5/3.6e6)
+	near("p25", r.P25GPUWatts, 98)
+	near("p50", r.P50GPUWatts, 383)
+	near("near_tdp_share", r.NearTDPShare, 0.711)
+	off, err := Parse("off.yaml", []byte("no_kernel: 0\nserver_watts_per_gpu: 0\npue: 1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err = Compute(res, []sim.JobSpec{{ID: 1}}, c, flat{}, off)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near("kwh without no_kernel", r.KWh, 38300/3.6e6)
+	by, err := Parse("by.yaml", []byte("no_kernel: {1: 0.5, 16: 0.1}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if by.NoKernel != (NoKernelShares{0.5, 0.275, 0.202, 0.1}) || by.NoKernel.Of(32) != 0.1 || by.NoKernel.Of(3) != 0.275 {
+		t.Errorf("no_kernel by size: %v", by.NoKernel)
 	}
 }

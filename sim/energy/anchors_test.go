@@ -84,21 +84,13 @@ func TestBLOOMInfrastructureShare(t *testing.T) {
 // catalogue. Derived reserved prices (v100, h100) apply the ratio the
 // docs state. A figure changed without its source fails here.
 func TestPricesAreTheCitedListPrices(t *testing.T) {
-	median := func(xs ...float64) float64 {
-		s := append([]float64(nil), xs...)
-		slices.Sort(s)
-		n := len(s)
-		if n%2 == 1 {
-			return s[n/2]
-		}
-		return (s[n/2-1] + s[n/2]) / 2
-	}
 	p4dRatio := 13.921094 / 21.957642
 	want := map[string]Price{
 		"a100":     {OnDemand: 21.957642 / 8, Reserved: 13.921094 / 8, Spot: median(5.2117, 6.7915, 9.6107) / 8},
 		"a100-80g": {OnDemand: 27.44705 / 8, Reserved: 17.401365 / 8, Spot: median(5.8394, 7.8074) / 8},
 		"v100":     {OnDemand: 24.48 / 8, Reserved: 24.48 / 8 * 19.215 / 31.212, Spot: median(1.7535, 1.8029, 2.0691, 2.5461) / 4},
 		"a10":      {OnDemand: 1.006, Reserved: 0.63378, Spot: median(0.3970, 0.4005, 0.4028, 0.4130, 0.4177)},
+		"a40":      {OnDemand: 0.79, Reserved: 0.79 * p4dRatio, Spot: 0.49}, // RunPod, SkyPilot's catalogue
 		"h100":     {OnDemand: 55.04 / 8, Reserved: 55.04 / 8 * p4dRatio, Spot: median(20.9934, 25.3026, 25.8774, 27.6948, 29.3511, 30.3260) / 8},
 		"l4":       {OnDemand: 0.8048, Reserved: 0.52392, Spot: median(0.3879, 0.4102, 0.4155, 0.4173)},
 		"t4":       {OnDemand: 0.526, Reserved: 0.331, Spot: median(0.1845, 0.1859, 0.1869, 0.1872, 0.2010)},
@@ -114,5 +106,56 @@ func TestPricesAreTheCitedListPrices(t *testing.T) {
 	}
 	if got["h800"] != got["h100"] {
 		t.Errorf("h800 %v, want h100's %v", got["h800"], got["h100"])
+	}
+}
+
+// median is the middle of xs (the mean of the two middle ones).
+func median(xs ...float64) float64 {
+	s := append([]float64(nil), xs...)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// An anchor, not a golden: the built-in bare-idle and CUDA-context powers
+// are the medians of the public nvidia-smi readings docs/energy.md lists
+// (idle: 0 % utilisation and no memory in use; context: memory in use, 0 %
+// utilisation), or the A100's Acme low mode plus the middle of Vadari's
+// 26–50 W HBM context step where a type has no reading; the shares without
+// a kernel are those read off Jeon et al.'s Figure 5 (Philly, passed
+// jobs). A figure changed without its source fails here.
+func TestPowersAreTheCitedReadings(t *testing.T) {
+	step := (26.0 + 50) / 2
+	want := map[string]struct{ tdp, idle, ctx float64 }{
+		"a100": {400, 60, 60 + step},
+		"v100": {300, median(53, 40, 47, 38, 56.58), median(53, 40, 47, 38, 56.58) + step},
+		"a40":  {300, median(34, 21, 30), median(112, 74, 80, 74, 110)},
+		"a10":  {150, median(15, 8), 0},
+		"h100": {700, median(70, 73, 69, 68, 67, 64, 67), 110},
+		"l20":  {350, median(25, 33), median(94, 73, 114)},
+		"l4":   {72, median(16, 13, 19, 9, 17, 13, 16), 0},
+		"t4":   {70, median(16, 9, 9, 10, 9, 26, 9), 31},
+	}
+	m := Default()
+	for typ, w := range want {
+		g := m.GPUs[typ]
+		if g.TDP != w.tdp || math.Abs(g.Idle-w.idle) > 1e-9 {
+			t.Errorf("%s: tdp %g idle %g, cited %g and %g", typ, g.TDP, g.Idle, w.tdp, w.idle)
+		}
+		if w.ctx > 0 && math.Abs(g.Watts(g.Reconfig)-w.ctx) > 1e-9 {
+			t.Errorf("%s: context power %g W, cited %g", typ, g.Watts(g.Reconfig), w.ctx)
+		}
+	}
+	if m.GPUs["h800"] != m.GPUs["h100"] || m.GPUs["a100-80g"] != m.GPUs["a100"] {
+		t.Error("h800 and a100-80g are as h100 and a100")
+	}
+	if m.NoKernel != (NoKernelShares{0.289, 0.275, 0.202, 0.261}) {
+		t.Errorf("no_kernel %v, Philly's %v", m.NoKernel, NoKernelShares{0.289, 0.275, 0.202, 0.261})
+	}
+	if m.USDPerKWh != 0.0806 {
+		t.Errorf("usd_per_kwh %g, EIA's 2023 industrial average 8.06 ¢", m.USDPerKWh)
 	}
 }

@@ -26,8 +26,9 @@ const DefaultName = "default"
 //	price_tier: spot            # on-demand (default), reserved, spot
 //	carbon: 57                  # g CO₂eq/kWh, constant
 //	carbon_series: grid.csv     # or an hourly series (ReadSeries), relative to this file, or a built-in one (de-2020-06)
+//	no_kernel: 0                # share of computing time without a kernel; or by job size {1: .29, 4: .28, 8: .2, 16: .26}
 //	gpus:
-//	  a100: {tdp: 400, idle: 60, compute: 0.95, comm: 0.4, reconfig: 0.15}
+//	  a100: {tdp: 400, idle: 60, compute: 0.95, comm: 0.4, reconfig: 0.112}
 //	prices:
 //	  a100: {on_demand: 2.7447, reserved: 1.7401, spot: 0.8489}
 //
@@ -128,6 +129,18 @@ func Apply(m *Model, file, prefix string, n *yaml.Node) error {
 				m.GPUs[t] = p
 				return err
 			})
+		case "no_kernel":
+			if v.Kind == yaml.ScalarNode {
+				var x float64
+				if err := number(name, prefix+key, v, 0, 1, &x); err != nil {
+					return err
+				}
+				m.NoKernel = NoKernelShares{x, x, x, x}
+				return nil
+			}
+			return input.Mapping(name, prefix+key+".", v, NoKernelBuckets, nil, func(b string, _, x *yaml.Node) error {
+				return number(name, prefix+key+"."+b, x, 0, 1, &m.NoKernel[slices.Index(NoKernelBuckets, b)])
+			})
 		case "prices":
 			return input.Mapping(name, prefix+"prices.", v, nil, nil, func(t string, _, g *yaml.Node) error {
 				p := m.Prices[t]
@@ -154,7 +167,7 @@ func Apply(m *Model, file, prefix string, n *yaml.Node) error {
 	return nil
 }
 
-var fileKeys = []string{"pue", "server_watts_per_gpu", "usd_per_kwh", "price_tier", "carbon", "carbon_series", "gpus", "prices"}
+var fileKeys = []string{"pue", "server_watts_per_gpu", "usd_per_kwh", "price_tier", "carbon", "carbon_series", "no_kernel", "gpus", "prices"}
 
 func orDefault(v, d float64) float64 {
 	if v == 0 {

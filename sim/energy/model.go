@@ -73,6 +73,11 @@ type Model struct {
 	USDPerKWh float64
 	// Intensity is the grid's carbon intensity.
 	Intensity Intensity
+	// NoKernel is the share of a computing job's held GPU-time in which
+	// its GPUs run no kernel (data loading, evaluation, checkpoints,
+	// stalls), by the job's GPU count (NoKernelBuckets). Those GPUs hold
+	// a CUDA context and draw the reconfiguring power.
+	NoKernel NoKernelShares
 	// NodePrices are the prices of spans of nodes' time (cluster node
 	// index → spans in time order) that replace the type's price: spot
 	// capacity priced by the run's events file (EventPrices), not by an
@@ -87,6 +92,28 @@ type Model struct {
 	// → spans in time order), set from the run's cluster events
 	// (EventOutages): their GPUs are powered off then.
 	Outages map[int][]Outage
+}
+
+// NoKernelShares are shares of held GPU-time without a kernel for jobs of
+// 1, 2–4, 5–8 and more than 8 GPUs (NoKernelBuckets).
+type NoKernelShares [4]float64
+
+// NoKernelBuckets name NoKernelShares' buckets by their largest job size
+// (16 stands for every job of more than 8 GPUs), as an energy file's
+// no_kernel mapping keys them.
+var NoKernelBuckets = []string{"1", "4", "8", "16"}
+
+// Of returns the share for a job of gpus GPUs.
+func (s NoKernelShares) Of(gpus int) float64 {
+	switch {
+	case gpus <= 1:
+		return s[0]
+	case gpus <= 4:
+		return s[1]
+	case gpus <= 8:
+		return s[2]
+	}
+	return s[3]
 }
 
 // PriceSpan is a node's price, $ per GPU-hour, from From to To (seconds,
@@ -172,14 +199,16 @@ func Default() *Model {
 		PUE:               1.1,
 		Prices:            defaultPrices(),
 		Tier:              TierOnDemand,
-		USDPerKWh:         0.08,
+		USDPerKWh:         0.0806,
 		Intensity:         Intensity{Constant: 385},
+		NoKernel:          philly2017NoKernel,
 	}
 }
 
 // Activity shares every built-in type uses: computing near the TDP (as
 // Acme's busy A100s draw it: Kalos's 90th percentile is 404 W at 400 W
-// TDP), communicating at 40 %, reconfiguring at 15 % (docs/energy.md).
+// TDP), communicating at 40 % (recalled), reconfiguring at 15 % (recalled;
+// only for types without a measured CUDA-context power, gpuCtx).
 const (
 	activityCompute  = 0.95
 	activityComm     = 0.40
@@ -190,34 +219,59 @@ func gpu(tdp, idle float64) GPUPower {
 	return GPUPower{TDP: tdp, Idle: idle, Compute: activityCompute, Comm: activityComm, Reconfig: activityReconfig}
 }
 
-// defaultPower: datasheet TDP; idle measured for the A100 (Acme's
-// per-GPU power: its low mode, 58–66 W), estimated for the others.
+// gpuCtx is gpu with the reconfiguring level at ctx watts: the measured
+// power of a GPU that holds a CUDA context and runs no kernel (a job
+// loading, restoring, or between kernels for a whole sample).
+func gpuCtx(tdp, idle, ctx float64) GPUPower {
+	g := gpu(tdp, idle)
+	g.Reconfig = (ctx - idle) / (tdp - idle)
+	return g
+}
+
+// hbmContextStep is the power a CUDA context adds to a bare-idle HBM GPU
+// with no kernel: the middle of the 26–50 W Vadari measured on A100 and
+// H100 ("The Model Parking Tax", arXiv:2605.23918, 2026), for HBM types
+// without a measurement of their own.
+const hbmContextStep = (26.0 + 50.0) / 2
+
+// philly2017NoKernel: the share of per-minute GPU-utilisation samples at
+// 0 % of Philly's passed jobs of 1, 4, 8 and 16 GPUs (Jeon et al., ATC'19,
+// Figure 5, as the authors' notebook msr-fiddle/philly-traces draws it
+// from the trace's nvidia-smi samples), read off the figure's CDFs at 0 %
+// (docs/energy.md, "A held GPU that runs no kernel").
+var philly2017NoKernel = NoKernelShares{0.289, 0.275, 0.202, 0.261}
+
+// defaultPower: datasheet TDP; bare idle measured (the A100's: Acme's
+// low mode, 58–66 W; the others: the median of public nvidia-smi
+// readings of idle GPUs, docs/energy.md); the reconfiguring level at the
+// measured CUDA-context power where one is known (gpuCtx).
 func defaultPower() map[string]GPUPower {
 	return map[string]GPUPower{
-		"a100":     gpu(400, 60),
-		"a100-80g": gpu(400, 60),
-		"v100":     gpu(300, 40),
-		"a40":      gpu(300, 30),
-		"a10":      gpu(150, 20),
-		"h100":     gpu(700, 90),
-		"h800":     gpu(700, 90),
-		"l20":      gpu(275, 30),
+		"a100":     gpuCtx(400, 60, 60+hbmContextStep),
+		"a100-80g": gpuCtx(400, 60, 60+hbmContextStep),
+		"v100":     gpuCtx(300, 47, 47+hbmContextStep),
+		"a40":      gpuCtx(300, 30, 80),
+		"a10":      gpu(150, 11.5),
+		"h100":     gpuCtx(700, 68, 110),
+		"h800":     gpuCtx(700, 68, 110),
+		"l20":      gpuCtx(350, 29, 94),
 		"l4":       gpu(72, 16),
-		"t4":       gpu(70, 10),
+		"t4":       gpuCtx(70, 9, 31),
 	}
 }
 
 // defaultPrices: AWS us-east-1 list prices, $ per GPU-hour (docs/energy.md
 // gives, for each, the instance, the source and its date): on-demand and
 // 1-year reserved from instances.vantage.sh (2026-01-21), spot the median
-// over us-east-1's zones in SkyPilot's catalog. a40 and l20, which AWS
-// does not rent, are recalled.
+// over us-east-1's zones in SkyPilot's catalog. a40, which AWS does not
+// rent: RunPod's list prices in SkyPilot's catalogue (reserved derived);
+// l20, rented by none of the catalogued providers, is recalled.
 func defaultPrices() map[string]Price {
 	return map[string]Price{
 		"a100":     {OnDemand: 2.7447, Reserved: 1.7401, Spot: 0.8489},
 		"a100-80g": {OnDemand: 3.4309, Reserved: 2.1752, Spot: 0.8529},
 		"v100":     {OnDemand: 3.06, Reserved: 1.884, Spot: 0.484},
-		"a40":      {OnDemand: 1.28, Reserved: 0.90, Spot: 0.64},
+		"a40":      {OnDemand: 0.79, Reserved: 0.5009, Spot: 0.49},
 		"a10":      {OnDemand: 1.006, Reserved: 0.6338, Spot: 0.4028},
 		"h100":     {OnDemand: 6.88, Reserved: 4.362, Spot: 3.348},
 		"h800":     {OnDemand: 6.88, Reserved: 4.362, Spot: 3.348},
@@ -262,6 +316,11 @@ func (m *Model) Check() error {
 			if a < 0 || a > 1 {
 				return fmt.Errorf("energy: GPU type %s: want activities in 0–1, got %g", t, a)
 			}
+		}
+	}
+	for _, x := range m.NoKernel {
+		if x < 0 || x > 1 {
+			return fmt.Errorf("energy: want no_kernel shares in 0–1, got %g", x)
 		}
 	}
 	if m.PUE < 1 {

@@ -87,7 +87,7 @@ func TestOutagePoweredOffHandWorked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := Default()
+	m := handModel()
 	m.ServerWattsPerGPU, m.PUE, m.Intensity = 100, 1.5, Intensity{Constant: 100}
 	events := []sim.ClusterEvent{
 		{Time: 50, Node: 0, Kind: sim.NodeReclaim, Notice: 20, Cause: "spot"},
