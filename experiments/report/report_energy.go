@@ -69,7 +69,7 @@ func (w *reportWriter) energySection(s section) error {
 		w.p("| %s (Acme, measured) | %.1f | %.1f | %.1f | %.1f | %.3f | %.3f |\n", a.Name, a.P25, a.P50, a.P75, a.Mean, a.IdleShare, a.NearTDPShare)
 	}
 	a := energy.SimulatedAcme
-	w.p("| simulated, FCFS on 120×8 A100 (TestAcmePowerShape) | %.1f | %.1f | %.1f | %.1f | %.3f | %.3f |\n\n", a.P25, a.P50, a.P75, a.Mean, a.IdleShare, a.NearTDPShare)
+	w.p("| simulated, FCFS on %d×8 A100 (TestAcmePowerShape) | %.1f | %.1f | %.1f | %.1f | %.3f | %.3f |\n\n", energy.AcmeLikeNodes, a.P25, a.P50, a.P75, a.Mean, a.IdleShare, a.NearTDPShare)
 	return nil
 }
 

@@ -3,6 +3,7 @@ package runner_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,14 +14,14 @@ import (
 	"github.com/arena-sim/arena/sim/energy"
 )
 
-// acmeRun is FCFS on an Acme-like cluster: 120 nodes of 8 A100s (960
-// GPUs, Kalos has 1,920 and Seren 2,288 but neither's trace is at hand),
-// the built-in Philly trace with every GPU type mapped to A100, 2,000
-// rounds (about a week).
+// acmeRun is FCFS on an Acme-like cluster: energy.AcmeLikeNodes (80)
+// nodes of 8 A100s (640 GPUs, Kalos has 1,920 and Seren 2,288 but
+// neither's trace is at hand), the built-in Philly trace with every GPU
+// type mapped to A100, 2,000 rounds (about a week).
 func acmeRun(t *testing.T, energyModel string) *runner.Outcome {
 	t.Helper()
 	spec := filepath.Join(t.TempDir(), "acme-like.yaml")
-	if err := os.WriteFile(spec, []byte("name: acme-like\npools:\n  - {gpu: a100, nodes: 120, gpus_per_node: 8}\n"), 0o644); err != nil {
+	if err := os.WriteFile(spec, []byte(fmt.Sprintf("name: acme-like\npools:\n  - {gpu: a100, nodes: %d, gpus_per_node: 8}\n", energy.AcmeLikeNodes)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	r := runner.Run{Trace: "philly", Cluster: spec, Policy: "fcfs", GPUMap: "v100=a100,a40=a100,a10=a100", Rounds: 2000, Seed: 1, Energy: energyModel}
@@ -35,15 +36,15 @@ func acmeRun(t *testing.T, energyModel string) *runner.Outcome {
 // checks the self-generated golden energy.SimulatedAcme): the
 // distribution of per-GPU power over GPU-time of a simulated A100 cluster
 // under the built-in power model, against the Acme trace's two A100
-// clusters (energy.Acme). The model's two levels were set from Acme
+// clusters (energy.Acme). Two of the model's levels were set from Acme
 // (idle 60 W, its low mode; computing at 0.95 of the way to the 400 W
-// TDP, 383 W, its busy mode); the cluster size (load) is chosen so the
-// idle share is Acme's, about one half. The bands: the mean within 15 %
-// of either cluster's, the GPU-time at ≤ 100 W and near the TDP within
-// 0.1 of either's, the quartiles within 15 %. The median is not compared:
-// half of Acme's GPU-time is at or below ~100 W, so its median sits on
-// the edge between the idle and busy modes, where a model of discrete
-// levels puts it at one level or the other (here: idle, 60 W).
+// TDP, 383 W, its busy mode); the third, a held GPU running no kernel
+// (98 W), and its share of held time come from other sources (Vadari's
+// CUDA-context step, Philly's utilisation samples; docs/energy.md). The
+// cluster size (load) is chosen so the GPU-time at or below 100 W is
+// Acme's, about one half (energy.AcmeLikeNodes). The bands: the mean and
+// the quartiles, the median included, within 15 % of either cluster's;
+// the GPU-time at ≤ 100 W and near the TDP within 0.1 of either's.
 func TestAcmePowerShape(t *testing.T) {
 	out := acmeRun(t, "default")
 	got := energy.Shape("simulated", out.Energy.Power)
@@ -72,13 +73,15 @@ func TestAcmePowerShape(t *testing.T) {
 	}
 	band("mean W", got.Mean, s.Mean, k.Mean, 0.15)
 	band("p25 W", got.P25, s.P25, k.P25, 0.15)
+	band("p50 W", got.P50, s.P50, k.P50, 0.15)
 	band("p75 W", got.P75, s.P75, k.P75, 0.15)
 	abs("share ≤ 100 W", got.IdleShare, s.IdleShare, k.IdleShare, 0.1)
 	abs("share near TDP", got.NearTDPShare, s.NearTDPShare, k.NearTDPShare, 0.1)
-	// Why the median is not compared (docs/energy.md): Acme has 0.305
-	// (Seren) and 0.269 (Kalos) of its GPU-time in (80, 150] W, the
-	// CUDA-context idle of GPUs a job holds without running kernels; the
-	// model puts only the jobs' overheads there (111 W), well under 1 %.
+	// The mode of held GPUs without a kernel (docs/energy.md): Acme has
+	// 0.305 (Seren) and 0.269 (Kalos) of its GPU-time in (80, 150] W; the
+	// model puts there the jobs' overheads and Philly's share of computing
+	// time without a kernel, at the A100's CUDA-context power (98 W):
+	// about half Acme's share. Without the mode it was 0.004.
 	var mid, total float64
 	for _, l := range out.Energy.Power {
 		total += l.GPUSeconds
@@ -86,8 +89,8 @@ func TestAcmePowerShape(t *testing.T) {
 			mid += l.GPUSeconds
 		}
 	}
-	if mid/total > 0.01 {
-		t.Errorf("share in (80, 150] W = %.3f: docs/energy.md says the model has almost none (0.004)", mid/total)
+	if mid/total < 0.10 || mid/total > 0.20 {
+		t.Errorf("share in (80, 150] W = %.3f: docs/energy.md says 0.148, about half Acme's", mid/total)
 	}
 }
 

@@ -21,12 +21,18 @@ var Acme = []PowerShape{
 	{Name: "Kalos", P25: 66.4, P50: 101.5, P75: 372.2, Mean: 191.6, IdleShare: 0.489, NearTDPShare: 0.268},
 }
 
+// AcmeLikeNodes is the size, in 8-A100 nodes, of the Acme-like cluster
+// SimulatedAcme is measured on: the load at which the simulated GPU-time
+// at or below 100 W is Acme's (0.535 Seren, 0.489 Kalos), in steps of 10
+// nodes (docs/energy.md). The load is the run's, not a power constant.
+const AcmeLikeNodes = 80
+
 // SimulatedAcme is the built-in model's shape on an Acme-like cluster
-// (FCFS on 120 nodes of 8 A100s, the built-in Philly trace mapped to
-// A100, 2,000 rounds): a self-generated golden that
+// (FCFS on AcmeLikeNodes nodes of 8 A100s, the built-in Philly trace
+// mapped to A100, 2,000 rounds): a self-generated golden that
 // experiments/runner's TestAcmePowerShape recomputes and compares with
 // Acme, and that REPORT.md's energy section and docs/energy.md quote.
-var SimulatedAcme = PowerShape{Name: "simulated", P25: 60, P50: 60, P75: 361.0, Mean: 194.9, IdleShare: 0.547, NearTDPShare: 0.278}
+var SimulatedAcme = PowerShape{Name: "simulated", P25: 60, P50: 98, P75: 361.0, Mean: 205.5, IdleShare: 0.532, NearTDPShare: 0.284}
 
 // Shape summarises a run's power levels (Report.Power) as Acme's are.
 func Shape(name string, levels []Level) PowerShape {
