@@ -230,8 +230,10 @@ func gpuCtx(tdp, idle, ctx float64) GPUPower {
 
 // hbmContextStep is the power a CUDA context adds to a bare-idle HBM GPU
 // with no kernel: the middle of the 26–50 W Vadari measured on A100 and
-// H100 ("The Model Parking Tax", arXiv:2605.23918, 2026), for HBM types
-// without a measurement of their own.
+// H100 ("The Model Parking Tax", arXiv:2605.23918, 2026), used for every
+// HBM type (A100, V100, H100); the GDDR types' context power is read from
+// public nvidia-smi readings instead (Vadari's one GDDR6 card, an L40S,
+// is of none of them).
 const hbmContextStep = (26.0 + 50.0) / 2
 
 // philly2017NoKernel: the share of per-minute GPU-utilisation samples at
@@ -250,10 +252,10 @@ func defaultPower() map[string]GPUPower {
 		"a100":     gpuCtx(400, 60, 60+hbmContextStep),
 		"a100-80g": gpuCtx(400, 60, 60+hbmContextStep),
 		"v100":     gpuCtx(300, 47, 47+hbmContextStep),
-		"a40":      gpuCtx(300, 30, 80),
+		"a40":      gpuCtx(300, 24, 80),
 		"a10":      gpu(150, 11.5),
-		"h100":     gpuCtx(700, 68, 110),
-		"h800":     gpuCtx(700, 68, 110),
+		"h100":     gpuCtx(700, 75, 75+hbmContextStep),
+		"h800":     gpuCtx(700, 75, 75+hbmContextStep),
 		"l20":      gpuCtx(350, 29, 94),
 		"l4":       gpu(72, 16),
 		"t4":       gpuCtx(70, 9, 31),
