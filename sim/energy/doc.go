@@ -9,9 +9,13 @@
 // Power of one GPU, watts, by what it does (GPUPower):
 //
 //	idle (nobody holds it)          Idle
-//	reconfiguring (overhead)        Idle + (TDP − Idle) × Reconfig
-//	held by a job that computes     Idle + (TDP − Idle) × (Compute × e + Comm × (1 − e))
+//	reconfiguring (overhead)        Idle + (TDP − Idle) × Reconfig (a CUDA context, no kernel)
+//	held, computing, no kernel      Idle + (TDP − Idle) × Reconfig, the share NoKernel of the time
+//	held, computing, the rest       Idle + (TDP − Idle) × (Compute × e + Comm × (1 − e))
 //
+// NoKernel, by the job's GPU count, is the share of held time whose GPUs
+// run no kernel (Philly's per-minute utilisation samples at 0 %); it
+// changes power only, not the job's progress.
 // where e is the job's scaling efficiency on its grid under the estimator
 // the engine executed with: its throughput ÷ (GPUs × the best per-GPU
 // throughput any one-node grid of that type gives it), in (0, 1]. The
