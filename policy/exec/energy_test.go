@@ -61,10 +61,10 @@ func TestHelloCarriesEnergy(t *testing.T) {
 	prices, _ := e["usd_per_gpu_hour"].(map[string]any)
 	watts, _ := e["watts"].(map[string]any)
 	hours, _ := e["carbon_g_per_kwh_hourly"].([]any)
-	if prices["a40"] != 1.28 || prices["a10"] != 1.006 || len(hours) != 168 || e["model"] != "de-2020-06" || e["price_tier"] != "on-demand" {
+	if prices["a40"] != 0.79 || prices["a10"] != 1.006 || len(hours) != 168 || e["model"] != "de-2020-06" || e["price_tier"] != "on-demand" {
 		t.Errorf("energy object %v", e)
 	}
-	if a10, _ := watts["a10"].(map[string]any); a10["tdp"] != 150.0 || a10["idle"] != 20.0 {
+	if a10, _ := watts["a10"].(map[string]any); a10["tdp"] != 150.0 || a10["idle"] != 11.5 {
 		t.Errorf("a10 watts %v", watts["a10"])
 	}
 }
@@ -153,7 +153,7 @@ ap.run(Rec())
 		pue, usd, a40, a10 float64
 		hourly             bool
 	}{
-		{plain, "default", 1.1, 0.08, 1.28, 20, false},
+		{plain, "default", 1.1, 0.0806, 0.79, 11.5, false},
 		{site, "default", 1.3, 0.06, 1.5, 25, false},
 		{site, "de-2020-06", 1.3, 0.06, 1.5, 25, true},
 		{site, file, 1.4, 0.06, 1.5, 25, false},
