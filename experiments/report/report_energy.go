@@ -32,7 +32,7 @@ func (w *reportWriter) energySection(s section) error {
 	r0 := rs[0]
 	w.p("%s (%d jobs per seed) on %s, %s timing, drained (every job runs to its end: every policy does the same work); spec `experiments/data/specs/energy.yaml`. ",
 		r0.Summary.Trace, r0.Summary.Submitted, r0.Summary.Cluster, r0.Summary.Timing)
-	w.p("Energy model `%s` (docs/energy.md): GPU power by activity (idle, reconfiguring, computing at the job's scaling efficiency), a server share per GPU, PUE; ", r0.Summary.Energy.Model)
+	w.p("Energy model `%s` (docs/energy.md): GPU power by activity (idle; reconfiguring or held without a kernel, at the CUDA-context power; computing at the job's scaling efficiency), a server share per GPU, PUE; ", r0.Summary.Energy.Model)
 	w.p("carbon at the grid's intensity hour by hour; GPU $ = GPU-hours held × the %s list price of the type. ", r0.Summary.Energy.PriceTier)
 	w.p("*kWh* is the facility energy of the whole cluster until the run ends (idle GPUs included, powered on); *idle* the share of it on GPUs no job held; ")
 	w.p("*jobs' kg CO₂eq* the carbon of the GPU-time jobs held, what a job's owner is charged and what shifting work in time can change. ")
