@@ -97,6 +97,7 @@ type queueModelPolicy struct {
 	*randomPolicy
 	running, pending []JobID
 	checked          int
+	numJobs          int // the trace's jobs: View.NumJobs must say so
 }
 
 func (p *queueModelPolicy) Schedule(v *View) ([]Action, error) {
@@ -108,6 +109,9 @@ func (p *queueModelPolicy) Schedule(v *View) ([]Action, error) {
 	}
 	if got := ids(v.Pending); !slices.Equal(got, p.pending) {
 		p.rt.Fatalf("round %d: View.Pending %v, model %v", v.Round, got, p.pending)
+	}
+	if v.NumJobs() != p.numJobs {
+		p.rt.Fatalf("round %d: View.NumJobs %d, the trace has %d jobs", v.Round, v.NumJobs(), p.numJobs)
 	}
 	p.checked++
 	batch, err := p.randomPolicy.Schedule(v)
@@ -166,7 +170,7 @@ func TestQueuesFollowNaiveModel(t *testing.T) {
 			})
 		}
 		inner := &randomPolicy{rt: rt, exec: cfg.Exec}
-		p := &queueModelPolicy{randomPolicy: inner}
+		p := &queueModelPolicy{randomPolicy: inner, numJobs: len(specs)}
 		e, err := newEngine(cfg, p, specs)
 		if err != nil {
 			rt.Fatal(err)
