@@ -23,7 +23,7 @@ func (e *engine) checkState() error {
 		held[i] = NoJob
 	}
 	inQueue := map[JobID]string{}
-	for _, j := range e.running {
+	for _, j := range e.runq.jobs {
 		id := j.Spec.ID
 		if q, dup := inQueue[id]; dup {
 			return e.invariantf("job %s is in the running queue and the %s queue", j.Spec.Alias(), q)
@@ -60,7 +60,7 @@ func (e *engine) checkState() error {
 			return e.invariantf("GPU %d: slot table says job %v but no running job holds it", s, occ)
 		}
 	}
-	for _, j := range e.pending {
+	for _, j := range e.pendq.jobs {
 		id := j.Spec.ID
 		if q, dup := inQueue[id]; dup {
 			return e.invariantf("job %s is in the pending queue and the %s queue", j.Spec.Alias(), q)
@@ -172,9 +172,9 @@ func (e *engine) checkAccounted() error {
 				j.Spec.Alias(), j.Status, map[bool]string{true: "inside", false: "outside"}[arrives[i]])
 		}
 	}
-	if counts[Running] != len(e.running) || counts[Pending] != len(e.pending) {
+	if counts[Running] != len(e.runq.jobs) || counts[Pending] != len(e.pendq.jobs) {
 		return e.invariantf("end of run: %d running / %d pending jobs by status, queues hold %d / %d",
-			counts[Running], counts[Pending], len(e.running), len(e.pending))
+			counts[Running], counts[Pending], len(e.runq.jobs), len(e.pendq.jobs))
 	}
 	if counts[Finished] != len(e.res.JCTs) {
 		return e.invariantf("end of run: %d finished jobs, %d JCTs recorded", counts[Finished], len(e.res.JCTs))

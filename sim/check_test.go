@@ -72,7 +72,7 @@ func TestInvariantChecksCatchPlantedFaults(t *testing.T) {
 		{"GPU held twice", both, func(e *engine) { e.jobs[1].GPUs = []int{0, 5} }, state, "held twice"},
 		{"slot table loses a running job's GPU", both, func(e *engine) { e.occupant[0] = NoJob }, state, "slot table says"},
 		{"slot table names a job no running job holds", both, func(e *engine) { e.occupant[8] = 0 }, state, "no running job holds it"},
-		{"job twice in the running queue", both, func(e *engine) { e.running = append(e.running, e.jobs[0]) }, state, "running queue and the running queue"},
+		{"job twice in the running queue", both, func(e *engine) { e.runq.jobs = append(e.runq.jobs, e.jobs[0]) }, state, "running queue and the running queue"},
 		{"running queue member with another status", both, func(e *engine) { e.jobs[0].Status = Pending }, state, "running queue with status"},
 		{"running job without GPUs", both, func(e *engine) {
 			e.jobs[0].GPUs = nil
@@ -80,7 +80,7 @@ func TestInvariantChecksCatchPlantedFaults(t *testing.T) {
 		}, state, "holds no GPU"},
 		{"recorded config is not the GPUs' shape", both, func(e *engine) { e.jobs[0].Config.PerNode = 1 }, state, "recorded config"},
 		{"infeasible grid", both, func(e *engine) { e.cfg.Exec = noGrid{} }, state, "infeasible grid"},
-		{"running job also pending", both, func(e *engine) { e.pending = append(e.pending, e.jobs[0]) }, state, "pending queue and the running queue"},
+		{"running job also pending", both, func(e *engine) { e.pendq.jobs = append(e.pendq.jobs, e.jobs[0]) }, state, "pending queue and the running queue"},
 		{"pending job holding GPUs", both, func(e *engine) { e.jobs[2].GPUs = []int{9} }, state, "pending job"},
 		{"finished job holding GPUs", both, func(e *engine) { e.jobs[3].GPUs = []int{2} }, state, "still holds GPUs"},
 		{"remaining grows", both, func(e *engine) { e.jobs[0].Remaining++ }, state, "grew"},
@@ -96,14 +96,14 @@ func TestInvariantChecksCatchPlantedFaults(t *testing.T) {
 		{"iter_num above the job's iterations", both, func(e *engine) { e.jobs[2].IterNum = e.jobs[2].Iterations + 1 }, state, "want remaining ≤ iter_num"},
 		{"time goes back", both, func(*engine) {}, func(e *engine) error { return e.checkClock(e.now - 1) }, "earlier than the clock"},
 		{"finished job without a JCT", both, func(e *engine) { e.res.JCTs = e.res.JCTs[:0] }, end, "JCTs recorded"},
-		{"pending status outside the queue", both, func(e *engine) { e.pending = nil }, end, "queues hold"},
+		{"pending status outside the queue", both, func(e *engine) { e.pendq.jobs = nil }, end, "queues hold"},
 		{"job from outside the window admitted", both, func(e *engine) {
 			e.jobs[4].Status = Pending
-			e.pending = append(e.pending, e.jobs[4])
+			e.pendq.jobs = append(e.pendq.jobs, e.jobs[4])
 		}, end, "outside the window"},
 		{"job inside the window never arrived", both, func(e *engine) {
 			e.jobs[2].Status = NotArrived
-			e.pending = nil
+			e.pendq.jobs = nil
 		}, end, "inside the window"},
 	} {
 		for _, timing := range c.modes {

@@ -464,7 +464,7 @@ func (v *View) ContentionSlowdown(j *Job) float64 {
 func (e *engine) checkNetwork() error {
 	ns := e.net
 	sum := make([]float64, len(ns.links))
-	for _, j := range e.running {
+	for _, j := range e.runq.jobs {
 		n := j.net
 		if n == nil || !n.on {
 			if n != nil && n.crosses {
@@ -490,7 +490,7 @@ func (e *engine) checkNetwork() error {
 			}
 		}
 	}
-	for _, j := range e.running {
+	for _, j := range e.runq.jobs {
 		if n := j.net; n != nil && n.on {
 			if r := e.netRate(n); r != n.rate {
 				return e.invariantf("job %s runs at rate %v, its links give %v", j.Spec.Alias(), n.rate, r)

@@ -160,29 +160,15 @@ type engine struct {
 	jobs   []*Job
 
 	occupant []JobID
-	running  []*Job
-	pending  []*Job
-	// pendingGone counts the jobs commitBatch took off the pending queue
-	// that are still in the slice (Job.queued false), squeezed out once at
-	// the batch's end: a start costs O(1), not a scan of the queue.
-	pendingGone int
+	// runq and pendq are the running and pending queues (queue.go); a
+	// batch of actions removes jobs from them lazily (lazyDequeue, and the
+	// suspensions), compacted once at the batch's end, and completions
+	// from the running queue until runExact's loop next reads it.
+	runq, pendq jobQueue
 	lazyDequeue bool
-	// pendingFrom is the lowest queue position of those jobs: squeezing
-	// starts there (Job.qpos - pendingBase is each queued job's position).
-	pendingFrom int
-	// pendingAt are the positions of those jobs, in the order taken off;
-	// pendingBase is how many jobs left from the queue's head (Job.qpos
-	// counts from there), so a batch that takes off the head's jobs drops
-	// them by reslicing instead of shifting the whole queue.
-	pendingAt   []int
-	pendingBase int
-	// runningGone and runningFrom are the same for jobs that completed
-	// (complete), squeezed out of the running queue before anything reads
-	// it again (compactRunning, called from runExact's loop).
-	runningGone, runningFrom int
-	now                      Time
-	t0                       Time
-	round                    int
+	now         Time
+	t0          Time
+	round       int
 
 	// artifact mode: resched[id] == r+1 marks a job whose slots changed
 	// in round r's decision; qclock is the pending queue's queue-time clock.
@@ -365,7 +351,10 @@ func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 	jobs := make([]Job, len(specs))
 	// The pending queue can hold every job; growing it by doubling
 	// copied it again and again in runs whose queue gets long.
-	e.pending = make([]*Job, 0, len(specs))
+	e.pendq.jobs = make([]*Job, 0, len(specs))
+	e.pendq.seq = make([]int32, 0, len(specs))
+	e.pendq.ticketOf = func(j *Job) *int32 { return &j.qpos }
+	e.runq.ticketOf = func(j *Job) *int32 { return &j.rpos }
 	if cfg.Check {
 		e.lastRemain = make([]int64, len(specs))
 		e.revalued = make([]bool, len(specs))
@@ -545,8 +534,7 @@ func (e *engine) runArtifact(ctx context.Context) error {
 func (e *engine) artifactProgress() []*Job {
 	L := e.cfg.RoundLength
 	var ended []*Job
-	kept := e.running[:0]
-	for _, j := range e.running {
+	e.runq.filter(func(j *Job) bool {
 		if j.TimeDebt == 0 {
 			j.ExecTime += float64(L)
 			it := j.iterTime
@@ -561,15 +549,11 @@ func (e *engine) artifactProgress() []*Job {
 			}
 			if j.Remaining <= 0 {
 				ended = append(ended, j)
-				continue
+				return false
 			}
 		}
-		kept = append(kept, j)
-	}
-	e.running = kept
-	for i, j := range kept {
-		j.rpos = int32(i)
-	}
+		return true
+	})
 	return ended
 }
 
@@ -624,7 +608,7 @@ func (e *engine) artifactThroughput(r int, changed bool, before []JobID) {
 		// The artifact's check sees the round's own timer, t_r.
 		after = e.view(&e.afterView, e.now-Time(L), nil, nil, nil)
 	}
-	for _, j := range e.running {
+	for _, j := range e.runq.jobs {
 		thr := j.throughput
 		if reporter != nil && !reporter.ReportsThroughput(after, j) {
 			thr = 0
@@ -688,7 +672,7 @@ func (e *engine) extend() bool {
 	if done {
 		return false
 	}
-	extended, _ := e.extendUnlessStuck(len(e.running) == 0 && len(e.pending) > 0 && len(e.arrived) == 0 && arrivedAll)
+	extended, _ := e.extendUnlessStuck(len(e.runq.jobs) == 0 && len(e.pendq.jobs) > 0 && len(e.arrived) == 0 && arrivedAll)
 	return extended
 }
 
@@ -835,7 +819,7 @@ func (e *engine) decide(arrivals, ended []*Job, before []JobID) (bool, error) {
 func (e *engine) view(v *View, now Time, arrivals, ended []*Job, before []JobID) *View {
 	*v = View{
 		Now: now, Round: e.round, RoundLength: e.cfg.RoundLength, Cluster: e.cfg.Cluster,
-		Occupant: capped(e.occupant), Running: capped(e.running), Pending: capped(e.pending),
+		Occupant: capped(e.occupant), Running: capped(e.runq.jobs), Pending: capped(e.pendq.jobs),
 		Arrivals: capped(arrivals), Ended: capped(ended), Timing: e.cfg.Timing, jobs: e.jobs,
 	}
 	if before != nil {
@@ -856,8 +840,8 @@ func (e *engine) view(v *View, now Time, arrivals, ended []*Job, before []JobID)
 	}
 	b := &e.vb
 	b.occupant = append(b.occupant[:0], e.occupant...)
-	b.running = append(b.running[:0], e.running...)
-	b.pending = append(b.pending[:0], e.pending...)
+	b.running = append(b.running[:0], e.runq.jobs...)
+	b.pending = append(b.pending[:0], e.pendq.jobs...)
 	b.arrivals = append(b.arrivals[:0], arrivals...)
 	b.ended = append(b.ended[:0], ended...)
 	b.before = append(b.before[:0], before...)
@@ -1049,9 +1033,8 @@ func (e *engine) commitBatch(actions []Action) (bool, map[JobID]bool) {
 	e.lazyDequeue = true
 	defer func() {
 		e.lazyDequeue = false
-		if e.pendingGone > 0 {
-			e.compactPending()
-		}
+		e.pendq.compact()
+		e.runq.compact()
 	}()
 	for _, a := range actions {
 		j := e.jobs[a.Job]
@@ -1084,7 +1067,7 @@ func (e *engine) commitBatch(actions []Action) (bool, map[JobID]bool) {
 			}
 			suspended[j.Spec.ID] = true
 			e.advance(j, e.now)
-			e.removeRunning(j, false)
+			e.removeRunning(j, true) // compacted at the batch's end
 			e.enqueue(j)
 			j.Status = Pending
 			j.pendingSince = e.now
@@ -1250,127 +1233,38 @@ func SameGPUs(a, b []int) bool {
 // enqueue appends j to the pending queue; in artifact timing its queue
 // time accrues from here on the queue's clock.
 func (e *engine) enqueue(j *Job) {
-	if e.pendingGone > 0 {
-		e.compactPending()
-	}
-	j.qpos = int32(e.pendingBase + len(e.pending))
-	e.pending = append(e.pending, j)
+	e.pendq.push(j)
 	j.queued = true
 	if e.cfg.Timing == Artifact {
 		j.queue, j.queuedAt = &e.qclock, int32(e.qclock.steps)
 	}
 }
 
-// dequeue removes j from the pending queue, settling its queue time.
+// dequeue removes j from the pending queue, settling its queue time;
+// during a batch (lazyDequeue) the queue is compacted at the batch's end.
 func (e *engine) dequeue(j *Job) {
-	switch {
-	case !j.queued: // an arrival started or dropped in its first decision
-	default:
+	if j.queued { // else an arrival started or dropped in its first decision
 		j.queued = false
-		p := int(j.qpos) - e.pendingBase
-		if p < 0 || p >= len(e.pending) || e.pending[p] != j {
-			p = slices.Index(e.pending, j) // no caller should get here
-		}
-		if e.pendingGone == 0 || p < e.pendingFrom {
-			e.pendingFrom = p
-		}
-		e.pendingGone++
-		e.pendingAt = append(e.pendingAt, p)
+		e.pendq.remove(j)
 		if !e.lazyDequeue {
-			e.compactPending()
+			e.pendq.compact()
 		}
 	}
 	j.queueTime, j.queue = j.QueueTime(), nil
 }
 
-// compactPending removes from the pending queue the jobs dequeued lazily,
-// keeping the order of the others.
-func (e *engine) compactPending() {
-	gone := e.pendingGone
-	if e.pendingFrom == 0 {
-		// The jobs taken off the head (positions 0, 1, … k−1): drop them
-		// by reslicing; the others keep their qpos (counted from the base).
-		at := e.pendingAt
-		slices.Sort(at)
-		k := 0
-		for k < len(at) && at[k] == k {
-			k++
-		}
-		clear(e.pending[:k])
-		e.pending, e.pendingBase, gone = e.pending[k:], e.pendingBase+k, gone-k
-		if gone > 0 {
-			e.pendingFrom = at[k] - k
-		}
-	}
-	e.pendingAt = e.pendingAt[:0]
-	if gone > 0 {
-		w := e.pendingFrom
-		for _, j := range e.pending[e.pendingFrom:] {
-			if j.queued {
-				j.qpos = int32(e.pendingBase + w)
-				e.pending[w] = j
-				w++
-			}
-		}
-		clear(e.pending[w:])
-		e.pending = e.pending[:w]
-	}
-	e.pendingGone = 0
-	if e.pendingBase > 1<<30 { // qpos is an int32: count from the head again
-		for i, j := range e.pending {
-			j.qpos = int32(i)
-		}
-		e.pendingBase = 0
-	}
-}
-
 // addRunning appends j to the running queue.
-func (e *engine) addRunning(j *Job) {
-	if e.runningGone > 0 {
-		e.compactRunning()
-	}
-	j.rpos = int32(len(e.running))
-	e.running = append(e.running, j)
-}
+func (e *engine) addRunning(j *Job) { e.runq.push(j) }
 
 // removeRunning takes j off the running queue, keeping the others' order;
 // lazily (until compactRunning) when lazy.
 func (e *engine) removeRunning(j *Job, lazy bool) {
-	if p := int(j.rpos); p < 0 || p >= len(e.running) || e.running[p] != j {
-		// Not where it was put: find it (no caller should get here).
-		j.rpos = int32(slices.Index(e.running, j))
-		if j.rpos < 0 {
-			return
-		}
-	}
-	if !lazy && e.runningGone > 0 {
-		e.compactRunning()
-	}
-	e.running[j.rpos] = nil
-	if e.runningGone == 0 || int(j.rpos) < e.runningFrom {
-		e.runningFrom = int(j.rpos)
-	}
-	e.runningGone++
-	j.rpos = -1
+	e.runq.remove(j)
 	if !lazy {
-		e.compactRunning()
+		e.runq.compact()
 	}
 }
 
 // compactRunning squeezes out the running queue's removed jobs, keeping
 // the order of the others.
-func (e *engine) compactRunning() {
-	if e.runningGone == 0 {
-		return
-	}
-	w := e.runningFrom
-	for _, j := range e.running[e.runningFrom:] {
-		if j != nil {
-			j.rpos = int32(w)
-			e.running[w] = j
-			w++
-		}
-	}
-	clear(e.running[w:])
-	e.running, e.runningGone = e.running[:w], 0
-}
+func (e *engine) compactRunning() { e.runq.compact() }

@@ -165,7 +165,7 @@ func (e *engine) runExact(ctx context.Context) error {
 				busy = make([]int, len(e.cfg.Cluster.Types))
 			}
 			clear(busy)
-			for _, j := range e.running {
+			for _, j := range e.runq.jobs {
 				busy[j.typ] += len(j.GPUs)
 			}
 			if r+1 < e.cfg.Rounds || e.extend() {
@@ -261,7 +261,7 @@ func (e *engine) decideOnEvents() error {
 // [t_r, t_r + L) divided by L, so reconfiguration time and mid-round
 // completions are accounted exactly.
 func (e *engine) closeWindow(r int, busy []int) {
-	for _, j := range e.running {
+	for _, j := range e.runq.jobs {
 		e.advance(j, e.now)
 	}
 	thr := e.roundWork / float64(e.cfg.RoundLength)

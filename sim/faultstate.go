@@ -438,7 +438,7 @@ func (e *engine) nodeDown(n int, cause string) (float64, int) {
 	// Running-queue order, so the pending queue's order does not depend
 	// on slot numbering.
 	slices.SortFunc(victims, func(a, b *Job) int {
-		return cmp.Compare(slices.Index(e.running, a), slices.Index(e.running, b))
+		return cmp.Compare(slices.Index(e.runq.jobs, a), slices.Index(e.runq.jobs, b))
 	})
 	lost := 0.0
 	for _, j := range victims {

@@ -52,7 +52,7 @@ func (e *engine) recordDigest() {
 	for t, name := range types {
 		idle[t] = e.cfg.Cluster.TotalGPUs(name)
 	}
-	for _, j := range e.running {
+	for _, j := range e.runq.jobs {
 		idle[j.typ] -= len(j.GPUs)
 	}
 	if e.flt != nil {
@@ -62,7 +62,7 @@ func (e *engine) recordDigest() {
 			idle[t] -= e.cfg.Cluster.TotalGPUs(types[t]) - e.flt.availBy[t]
 		}
 		if e.flt.noticed > 0 {
-			for _, j := range e.running {
+			for _, j := range e.runq.jobs {
 				for _, s := range j.GPUs {
 					if e.flt.nodes[e.cfg.Cluster.NodeOf(s)].State != NodeAvailable {
 						idle[j.typ]++
@@ -71,12 +71,12 @@ func (e *engine) recordDigest() {
 			}
 		}
 	}
-	running := len(e.running)
+	running := len(e.runq.jobs)
 	if e.cfg.Timing == Exact {
 		running += len(e.ended) // ended jobs count until the round sees them, as in the artifact
 	}
 	d := &e.digestRow // the engine's: a literal would be allocated per round
-	*d = DigestRow{Round: e.round, Running: running, Pending: len(e.pending), Idle: idle}
+	*d = DigestRow{Round: e.round, Running: running, Pending: len(e.pendq.jobs), Idle: idle}
 	e.rec.RoundStart(d)
 }
 
@@ -92,7 +92,7 @@ func (e *engine) recordRound(round int, thr float64, busy []int) {
 	row := &e.roundRow // the engine's: a literal would be allocated per round
 	*row = RoundRecord{
 		Round: int32(round), Time: float64(e.t0) + float64(round)*float64(e.cfg.RoundLength),
-		Throughput: thr, Running: int32(len(e.running)), Pending: int32(len(e.pending)), Busy: e.busyScratch,
+		Throughput: thr, Running: int32(len(e.runq.jobs)), Pending: int32(len(e.pendq.jobs)), Busy: e.busyScratch,
 	}
 	e.rec.RoundEnd(row)
 }
@@ -239,15 +239,15 @@ func (e *engine) closeAtHorizon() {
 			e.rec.Hold(&e.holding)
 		}
 	}
-	r.Queueing = slices.Grow(r.Queueing, len(e.running)+len(e.pending))
-	for _, j := range e.running {
+	r.Queueing = slices.Grow(r.Queueing, len(e.runq.jobs)+len(e.pendq.jobs))
+	for _, j := range e.runq.jobs {
 		if e.isMeasured(j.Spec.ID) {
 			r.Queueing = append(r.Queueing, j.QueueTime())
 		}
 	}
 	// Exact timing: the waits still under way end at the horizon (here,
 	// in the one pass over the queue, rather than a pass of their own).
-	for _, j := range e.pending {
+	for _, j := range e.pendq.jobs {
 		if e.cfg.Timing == Exact {
 			j.queueTime += float64(end - j.pendingSince)
 		}

@@ -229,7 +229,7 @@ type Job struct {
 	typ        int32 // Cluster.Types index of Config.GPU
 	queuedAt   int32 // see queueTime (next to typ: one word for the two)
 	queued     bool  // in the engine's pending queue (enqueue … dequeue)
-	qpos, rpos int32 // position in the pending queue (if queued), in the running queue (if running)
+	qpos, rpos int32 // tickets in the pending queue (if queued) and the running queue (if running): jobQueue
 }
 
 // QueueTime is the time spent pending, seconds. In artifact timing it is

@@ -169,7 +169,7 @@ func (e *engine) drained() (done, pending bool) {
 			return false, pending
 		case Pending:
 			done, pending = false, true
-			if len(e.running) > 0 {
+			if len(e.runq.jobs) > 0 {
 				return false, true // the caller asks pending only of an idle cluster
 			}
 		}
@@ -187,7 +187,7 @@ func (e *engine) extendDrain() bool {
 	if done {
 		return false
 	}
-	extended, stuck := e.extendUnlessStuck(len(e.running) == 0 && pending && len(e.arrived) == 0 && e.arrivedJobs == len(e.jobs))
+	extended, stuck := e.extendUnlessStuck(len(e.runq.jobs) == 0 && pending && len(e.arrived) == 0 && e.arrivedJobs == len(e.jobs))
 	if stuck {
 		e.res.DrainStuck = true
 	}

@@ -177,6 +177,10 @@ type View struct {
 // Job returns the job with the given ID.
 func (v *View) Job(id JobID) *Job { return v.jobs[id] }
 
+// NumJobs returns the number of jobs of the run: their IDs are 0, 1, …,
+// NumJobs()−1, so a policy can size a table indexed by job ID once.
+func (v *View) NumJobs() int { return len(v.jobs) }
+
 // FreeGPUs returns the number of idle slots on node n.
 func (v *View) FreeGPUs(n int) int {
 	node := v.Cluster.Nodes[n]

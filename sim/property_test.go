@@ -277,7 +277,7 @@ func TestRandomActionsProperty(t *testing.T) {
 		}
 		p.state = func() string {
 			var b strings.Builder
-			fmt.Fprint(&b, e.occupant, len(e.running), len(e.pending))
+			fmt.Fprint(&b, e.occupant, len(e.runq.jobs), len(e.pendq.jobs))
 			for _, j := range e.jobs {
 				fmt.Fprint(&b, j.Status, j.GPUs, j.Remaining)
 			}

@@ -103,6 +103,10 @@ func (*SRTF) ReadsViewOnly() bool { return true }
 // the whole-View path.
 func (s *SRTF) Schedule(v *sim.View) ([]sim.Action, error) {
 	s.decisions++
+	if n := v.NumJobs(); cap(s.jobs) < n {
+		// Sized once for every job ID rather than grown as IDs arrive.
+		s.jobs = slices.Grow(s.jobs, n-len(s.jobs))
+	}
 	if !noIncremental && !sortWhole {
 		if actions, ok := s.incremental(v); ok {
 			s.fast++

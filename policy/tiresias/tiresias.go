@@ -319,6 +319,11 @@ func (t *Tiresias) Schedule(v *sim.View) ([]sim.Action, error) {
 	}
 	t.started, t.last = true, v.Now
 	t.decisions++
+	if n := v.NumJobs(); cap(t.jobs) < n {
+		// Sized once for every job ID rather than grown as IDs arrive.
+		t.jobs = slices.Grow(t.jobs, n-len(t.jobs))
+		t.dense = slices.Grow(t.dense, n-len(t.dense))
+	}
 	now := t.decisions
 	for _, j := range v.Ended {
 		t.forget(j.Spec.ID)
