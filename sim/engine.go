@@ -137,6 +137,12 @@ type Config struct {
 	// records as well, Tee a NewResultRecorder with it and Fill the Result
 	// from that after the run. See Recorder.
 	Recorder Recorder
+	// NoAllocations: the default recorder keeps no allocation records
+	// (Result.Allocations stays empty), for a caller that reads none —
+	// no results files, energy or fairness accounting, plots. A run
+	// reconfiguring millions of times keeps one 56-byte record per
+	// holding otherwise. Changes nothing else of the run or its Result.
+	NoAllocations bool
 }
 
 // DefaultConfig returns the artifact's parameters on cluster c, with no
