@@ -4,6 +4,8 @@ import (
 	"container/heap"
 	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -194,6 +196,60 @@ func TestEventOrder(t *testing.T) {
 	want := "5/round/0 10/completion/0 10/arrival/0 10/arrival/1 10/round/0"
 	if strings.Join(got, " ") != want {
 		t.Errorf("order %q, want %q", strings.Join(got, " "), want)
+	}
+}
+
+// TestMoveIsRemoveAndPush: moving a queued event to a new time
+// (eventQueue.move, what scheduleCompletion does to a job's completion at
+// each reconfiguration) pops the events in the order that removing it and
+// pushing a fresh one at that time gives. Random interleavings of pushes,
+// moves (to earlier, later and equal times: ties break on the sequence
+// number), removals and pops; fails if move kept the old sequence number
+// or left the heap unordered.
+func TestMoveIsRemoveAndPush(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 38))
+	for trial := range 200 {
+		var a, b eventQueue // a moves, b removes and pushes
+		var ea, eb []*event // live events, parallel: the same job id
+		var got, want []string
+		pop := func(q *eventQueue, live *[]*event, out *[]string) {
+			ev := heap.Pop(q).(*event)
+			*out = append(*out, fmt.Sprintf("%v/%d/%d/%d", ev.at, ev.kind, ev.seq, ev.round))
+			*live = slices.DeleteFunc(*live, func(x *event) bool { return x == ev })
+		}
+		for op := range 300 {
+			switch k := rng.IntN(10); {
+			case k < 4 || len(ea) == 0:
+				at, kind := Time(rng.IntN(20)), eventKind(rng.IntN(3)*2)
+				x, y := &event{at: at, kind: kind, round: op}, &event{at: at, kind: kind, round: op}
+				a.push(x)
+				b.push(y)
+				ea, eb = append(ea, x), append(eb, y)
+			case k < 7:
+				i, at := rng.IntN(len(ea)), Time(rng.IntN(20))
+				ea[i].at = at
+				a.move(ea[i])
+				old := eb[i]
+				b.remove(old)
+				eb[i] = &event{at: at, kind: old.kind, round: old.round}
+				b.push(eb[i])
+			case k < 8:
+				i := rng.IntN(len(ea))
+				a.remove(ea[i])
+				b.remove(eb[i])
+				ea, eb = slices.Delete(ea, i, i+1), slices.Delete(eb, i, i+1)
+			default:
+				pop(&a, &ea, &got)
+				pop(&b, &eb, &want)
+			}
+		}
+		for a.Len() > 0 {
+			pop(&a, &ea, &got)
+			pop(&b, &eb, &want)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d: move pops\n%v\nremove and push pop\n%v", trial, got, want)
+		}
 	}
 }
 
