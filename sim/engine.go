@@ -1077,12 +1077,13 @@ func (e *engine) commitBatch(actions []Action) (bool, map[JobID]bool) {
 				j.lastUpdate = e.now
 			}
 			j.Status = Running
-			e.setAlloc(j, a.GPUs)
+			to, _ := e.cfg.Cluster.ShapeOf(a.GPUs)
+			e.setAlloc(j, a.GPUs, to)
 			changed = true
 		case Reallocate:
 			to, _ := e.cfg.Cluster.ShapeOf(a.GPUs)
 			j.change = ChangeOf(true, j.Config, to)
-			e.setAlloc(j, a.GPUs)
+			e.setAlloc(j, a.GPUs, to)
 			changed = true
 		case Suspend:
 			if suspended == nil {
@@ -1185,9 +1186,9 @@ func (e *engine) touch(s int) {
 	e.occDirty = append(e.occDirty, int32(s))
 }
 
-// setAlloc gives a job new GPUs (start or reallocation).
-func (e *engine) setAlloc(j *Job, gpus []int) {
-	cfg, _ := e.cfg.Cluster.ShapeOf(gpus)
+// setAlloc gives a job new GPUs (start or reallocation); cfg is their
+// shape (Cluster.ShapeOf, which the caller has computed).
+func (e *engine) setAlloc(j *Job, gpus []int, cfg estimator.Config) {
 	if e.gpuSeconds == nil { // the run's first allocation
 		e.gpuSeconds = make([]float64, len(e.jobs)*len(e.cfg.Cluster.Types))
 	}
@@ -1207,12 +1208,18 @@ func (e *engine) setAlloc(j *Job, gpus []int) {
 	}
 	e.recordHold(j, gpus)
 	j.GPUs = append([]int(nil), gpus...)
-	j.Config = cfg
-	est := e.cfg.Exec.Estimate(j.Spec.Workload, cfg)
-	j.throughput, j.iterTime = est.Throughput, est.IterTime
-	j.typ = int32(e.cfg.Cluster.TypeIndex(cfg.GPU))
-	if e.net != nil {
-		j.iterTime = e.netAttach(j, est.IterTime)
+	if e.net != nil || cfg != j.Config || j.Config.GPU == "" {
+		// A new shape. Otherwise (a job moved to other GPUs of the same
+		// shape, most of ElasticFlow's re-placements) the estimate is
+		// the one this call made for the shape before: only setAlloc
+		// writes Config, throughput and iterTime without contention.
+		j.Config = cfg
+		est := e.cfg.Exec.Estimate(j.Spec.Workload, cfg)
+		j.throughput, j.iterTime = est.Throughput, est.IterTime
+		j.typ = int32(e.cfg.Cluster.TypeIndex(cfg.GPU))
+		if e.net != nil {
+			j.iterTime = e.netAttach(j, est.IterTime)
+		}
 	}
 	if e.cfg.Timing == Exact {
 		e.scheduleCompletion(j)
