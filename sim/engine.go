@@ -979,6 +979,11 @@ func (e *engine) simulateBatch(actions []Action) (map[JobID]*tentative, []JobID,
 			if !ok {
 				return nil, nil, e.actionError(a, "GPUs do not form a uniform grid of one GPU type (a slot is repeated, out of range, of another type, or nodes are used unevenly)")
 			}
+			// A job's Config is a shape setAlloc gave it after this
+			// check: the same shape again (a move) is feasible.
+			if j := e.jobs[a.Job]; cfg == j.Config && cfg.GPU != "" {
+				continue
+			}
 			if est := e.cfg.Exec.Estimate(e.jobs[a.Job].Spec.Workload, cfg); !est.Feasible() {
 				return nil, nil, e.actionError(a, "grid %s is infeasible for %s: %s", cfg, e.jobs[a.Job].Spec.Workload, est.Reason)
 			}
