@@ -215,6 +215,9 @@ type engine struct {
 	// gave none (its records go into res at the end).
 	rec        Recorder
 	defaultRec *ResultRecorder
+	// batch is simulateBatch's table of the touched jobs, kept across
+	// batches (no map and no allocation per action).
+	batch batchState
 	// idleScratch, busyScratch: the per-type counts a digest or timeline
 	// row is reported with (the recorder copies what it keeps).
 	idleScratch []int
@@ -932,18 +935,18 @@ type tentative struct {
 // returns every touched job's final state and the order they were first
 // touched in, changing nothing of the engine's. Separate so that the rules
 // for which action is legal when sit in one place, apart from the commit.
-func (e *engine) simulateBatch(actions []Action) (map[JobID]*tentative, []JobID, error) {
-	state := map[JobID]*tentative{}
-	var order []JobID
+func (e *engine) simulateBatch(actions []Action) (*batchState, []JobID, error) {
+	b := &e.batch
+	b.reset(len(e.jobs))
 	get := func(id JobID) *tentative {
-		if t, ok := state[id]; ok {
-			return t
+		if b.mark[id] == b.gen {
+			return &b.ts[b.idx[id]]
 		}
 		j := e.jobs[id]
-		t := &tentative{status: j.Status, gpus: j.GPUs}
-		state[id] = t
-		order = append(order, id)
-		return t
+		b.mark[id], b.idx[id] = b.gen, int32(len(b.ts))
+		b.ts = append(b.ts, tentative{status: j.Status, gpus: j.GPUs})
+		b.order = append(b.order, id)
+		return &b.ts[len(b.ts)-1]
 	}
 	for _, a := range actions {
 		if a.Job < 0 || int(a.Job) >= len(e.jobs) {
@@ -989,7 +992,32 @@ func (e *engine) simulateBatch(actions []Action) (map[JobID]*tentative, []JobID,
 			}
 		}
 	}
-	return state, order, nil
+	return b, b.order, nil
+}
+
+// batchState is simulateBatch's result: the touched jobs' tentative
+// states, ts[i] that of order[i] (the order first touched); mark[id] ==
+// gen says job id is touched, at ts[idx[id]].
+type batchState struct {
+	gen   uint32
+	mark  []uint32
+	idx   []int32
+	ts    []tentative
+	order []JobID
+}
+
+// reset empties the table for a batch over jobs jobs.
+func (b *batchState) reset(jobs int) {
+	if len(b.mark) != jobs {
+		b.mark, b.idx, b.gen = make([]uint32, jobs), make([]int32, jobs), 0
+	}
+	b.gen++
+	if b.gen == 0 { // wrapped: no stale mark may match
+		clear(b.mark)
+		b.gen = 1
+	}
+	clear(b.ts) // drop the last batch's references to its GPU lists
+	b.ts, b.order = b.ts[:0], b.order[:0]
 }
 
 // actionError is the error rejecting action a of the current batch, naming
@@ -1008,7 +1036,7 @@ func (e *engine) actionError(a Action, format string, args ...any) error {
 // the commit). It rejects the batch if two jobs would end up on one GPU.
 // Separate because this check is on the batch's final state as a whole,
 // which is what lets a policy swap two jobs' GPUs in one batch.
-func (e *engine) batchOccupancy(state map[JobID]*tentative, order []JobID) (overlay, error) {
+func (e *engine) batchOccupancy(state *batchState, order []JobID) (overlay, error) {
 	ov := e.newOverlay()
 	for _, id := range order {
 		for _, s := range e.jobs[id].GPUs {
@@ -1017,8 +1045,8 @@ func (e *engine) batchOccupancy(state map[JobID]*tentative, order []JobID) (over
 			}
 		}
 	}
-	for _, id := range order {
-		t := state[id]
+	for i, id := range order {
+		t := &state.ts[i]
 		for _, s := range t.gpus {
 			holder := ov.at(s)
 			if e.flt != nil && holder != id {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -686,6 +687,38 @@ func TestAccrueIsTheStepwiseSum(t *testing.T) {
 	} {
 		if got, want := accrue(c.q, c.n, c.L), stepwise(c.q, c.n, c.L); got != want {
 			t.Errorf("accrue(%v, %d, %v) = %v, the stepwise sum %v", c.q, c.n, c.L, got, want)
+		}
+	}
+}
+
+// TestBatchStateForgetsLastBatch: simulateBatch's table, kept across
+// batches, says no job is touched after a reset, also when its generation
+// counter wraps; a job touched again gets a fresh entry. Fails if a stale
+// mark survived (the next batch would read another batch's tentative
+// state).
+func TestBatchStateForgetsLastBatch(t *testing.T) {
+	var b batchState
+	touch := func(id JobID) {
+		b.mark[id], b.idx[id] = b.gen, int32(len(b.ts))
+		b.ts = append(b.ts, tentative{status: Running})
+		b.order = append(b.order, id)
+	}
+	b.reset(8)
+	touch(3)
+	touch(5)
+	for _, gen := range []uint32{b.gen, math.MaxUint32} {
+		b.gen = gen
+		for _, id := range []JobID{3, 5} {
+			b.mark[id] = gen
+		}
+		b.reset(8)
+		for id := range JobID(8) {
+			if b.mark[id] == b.gen {
+				t.Fatalf("after a reset from generation %d, job %d reads as touched", gen, id)
+			}
+		}
+		if len(b.ts) != 0 || len(b.order) != 0 {
+			t.Fatalf("after a reset: %d states, %d in order", len(b.ts), len(b.order))
 		}
 	}
 }
