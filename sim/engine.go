@@ -218,6 +218,8 @@ type engine struct {
 	// batch is simulateBatch's table of the touched jobs, kept across
 	// batches (no map and no allocation per action).
 	batch batchState
+	// costs memoizes Config.Overhead.Cost for setAlloc (see overheadCost).
+	costs costMemo
 	// idleScratch, busyScratch: the per-type counts a digest or timeline
 	// row is reported with (the recorder copies what it keeps).
 	idleScratch []int
@@ -1229,7 +1231,7 @@ func (e *engine) setAlloc(j *Job, gpus []int, cfg estimator.Config) {
 		e.advance(j, e.now)
 		if !SameGPUs(j.GPUs, gpus) {
 			j.Reconfigs++
-			j.readyAt = e.now.Add(e.cfg.Overhead.Cost(j.change, len(gpus)))
+			j.readyAt = e.now.Add(e.overheadCost(j.change, len(gpus)))
 			if j.Reconfigs == 1 && e.cfg.ProfilingDelay != nil {
 				j.readyAt = j.readyAt.Add(e.cfg.ProfilingDelay(j.Spec))
 			}
@@ -1257,6 +1259,29 @@ func (e *engine) setAlloc(j *Job, gpus []int, cfg estimator.Config) {
 	if e.cfg.Timing == Exact {
 		e.scheduleCompletion(j)
 	}
+}
+
+// costMemo holds Overhead.Cost of the changes onto up to costMemoGPUs
+// GPUs, set[c][n] saying cost[c][n] is computed.
+type costMemo struct {
+	cost [Migration + 1][costMemoGPUs + 1]Duration
+	set  [Migration + 1][costMemoGPUs + 1]bool
+}
+
+const costMemoGPUs = 64
+
+// overheadCost is e.cfg.Overhead.Cost(c, n), computed once per change
+// kind and GPU count up to costMemoGPUs (the overhead model is fixed for
+// the run; Cost reads a map per call, once per reconfiguration).
+func (e *engine) overheadCost(c Change, n int) Duration {
+	if c < 0 || c > Migration || n < 0 || n > costMemoGPUs {
+		return e.cfg.Overhead.Cost(c, n)
+	}
+	m := &e.costs
+	if !m.set[c][n] {
+		m.cost[c][n], m.set[c][n] = e.cfg.Overhead.Cost(c, n), true
+	}
+	return m.cost[c][n]
 }
 
 // SameGPUs reports whether a and b hold the same GPU slots, in any order
