@@ -331,7 +331,9 @@ func (e *ElasticFlow) newPlan(v *sim.View) *plan {
 				st = &jobState{job: j, max: maxShare(j)}
 			}
 		}
-		st.ts = e.typeOf(j.Spec.GPU)
+		if st.ts == nil { // a kept state has its type: the job's requested one, for good
+			st.ts = e.typeOf(j.Spec.GPU)
+		}
 		st.n, st.moved, st.minStamp = len(j.GPUs), false, 0
 		st.ts.jobs = append(st.ts.jobs, st)
 		all = append(all, st)
