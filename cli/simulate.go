@@ -198,6 +198,9 @@ func runSimulate(cmd *cobra.Command, reg *registry.Registry, f simulateFlags) er
 		if scenarios[i], err = rv.Resolve(run); err != nil {
 			return flagError(err)
 		}
+		// Only the results files and the energy and fairness accounts
+		// read the allocation records: without them, none are kept.
+		scenarios[i].Config.NoAllocations = f.out == "" && base.Tenants == "" && scenarios[i].Energy == nil
 	}
 	if f.out != "" {
 		// Before simulating: an --out that cannot be written, or that

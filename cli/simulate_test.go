@@ -90,3 +90,38 @@ func TestSimulateOtherClusterWithGPUMap(t *testing.T) {
 		t.Errorf("output:\n%s", out)
 	}
 }
+
+// TestSimulateKeepsAllocationsItReads: without --out, simulate keeps no
+// allocation records unless the energy account or the tenant figures read
+// them; with --energy and --fairness their figures (kWh, per-tenant
+// GPU-hours, ρ) are those of the same run with --out, which keeps every
+// record. Fails if the records are dropped when something reads them (the
+// energy account would see no busy GPU).
+func TestSimulateKeepsAllocationsItReads(t *testing.T) {
+	args := []string{"simulate", "--trace", "testbed", "--cluster", "testbed-64", "--policy", "fcfs", "--rounds", "40",
+		"--energy", "default", "--fairness", "--quiet", "--no-reference"}
+	without, err := runCLI(t, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	with, err := runCLI(t, append(args, "--out", t.TempDir())...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep := func(s string) string {
+		var out []string
+		for _, l := range strings.Split(s, "\n") {
+			if strings.Contains(l, "wall time") || strings.Contains(l, "decision p99") || strings.Contains(l, "results written") {
+				continue
+			}
+			out = append(out, l)
+		}
+		return strings.TrimSpace(strings.Join(out, "\n"))
+	}
+	if !strings.Contains(without, "energy (kWh)") || !strings.Contains(without, "GPU-h") {
+		t.Fatalf("no energy or tenant figures:\n%s", without)
+	}
+	if keep(without) != keep(with) {
+		t.Errorf("without --out:\n%s\nwith --out:\n%s", keep(without), keep(with))
+	}
+}

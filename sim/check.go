@@ -48,8 +48,14 @@ func (e *engine) checkState() error {
 		if !ok || cfg != j.Config {
 			return e.invariantf("job %s: GPUs form %v, recorded config %v", j.Spec.Alias(), cfg, j.Config)
 		}
-		if !e.cfg.Exec.Estimate(j.Spec.Workload, cfg).Feasible() {
+		est := e.cfg.Exec.Estimate(j.Spec.Workload, cfg)
+		if !est.Feasible() {
 			return e.invariantf("job %s runs on infeasible grid %v", j.Spec.Alias(), cfg)
+		}
+		// The rate the job runs at is its config's estimate (setAlloc
+		// keeps the last one when a move keeps the shape).
+		if e.net == nil && (est.Throughput != j.throughput || est.IterTime != j.iterTime) {
+			return e.invariantf("job %s on %v runs at %v samples/s, %v s an iteration; its estimate is %v, %v", j.Spec.Alias(), cfg, j.throughput, j.iterTime, est.Throughput, est.IterTime)
 		}
 	}
 	for s, occ := range e.occupant {

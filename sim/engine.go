@@ -137,6 +137,12 @@ type Config struct {
 	// records as well, Tee a NewResultRecorder with it and Fill the Result
 	// from that after the run. See Recorder.
 	Recorder Recorder
+	// NoAllocations: the default recorder keeps no allocation records
+	// (Result.Allocations stays empty), for a caller that reads none —
+	// no results files, energy or fairness accounting, plots. A run
+	// reconfiguring millions of times keeps one 56-byte record per
+	// holding otherwise. Changes nothing else of the run or its Result.
+	NoAllocations bool
 }
 
 // DefaultConfig returns the artifact's parameters on cluster c, with no
@@ -195,6 +201,11 @@ type engine struct {
 	// gave none (its records go into res at the end).
 	rec        Recorder
 	defaultRec *ResultRecorder
+	// batch is simulateBatch's table of the touched jobs, kept across
+	// batches (no map and no allocation per action).
+	batch batchState
+	// costs memoizes Config.Overhead.Cost for setAlloc (see overheadCost).
+	costs costMemo
 	// idleScratch, busyScratch: the per-type counts a digest or timeline
 	// row is reported with (the recorder copies what it keeps).
 	idleScratch []int
@@ -910,18 +921,18 @@ type tentative struct {
 // returns every touched job's final state and the order they were first
 // touched in, changing nothing of the engine's. Separate so that the rules
 // for which action is legal when sit in one place, apart from the commit.
-func (e *engine) simulateBatch(actions []Action) (map[JobID]*tentative, []JobID, error) {
-	state := map[JobID]*tentative{}
-	var order []JobID
+func (e *engine) simulateBatch(actions []Action) (*batchState, []JobID, error) {
+	b := &e.batch
+	b.reset(len(e.jobs))
 	get := func(id JobID) *tentative {
-		if t, ok := state[id]; ok {
-			return t
+		if b.mark[id] == b.gen {
+			return &b.ts[b.idx[id]]
 		}
 		j := e.jobs[id]
-		t := &tentative{status: j.Status, gpus: j.GPUs}
-		state[id] = t
-		order = append(order, id)
-		return t
+		b.mark[id], b.idx[id] = b.gen, int32(len(b.ts))
+		b.ts = append(b.ts, tentative{status: j.Status, gpus: j.GPUs})
+		b.order = append(b.order, id)
+		return &b.ts[len(b.ts)-1]
 	}
 	for _, a := range actions {
 		if a.Job < 0 || int(a.Job) >= len(e.jobs) {
@@ -957,12 +968,42 @@ func (e *engine) simulateBatch(actions []Action) (map[JobID]*tentative, []JobID,
 			if !ok {
 				return nil, nil, e.actionError(a, "GPUs do not form a uniform grid of one GPU type (a slot is repeated, out of range, of another type, or nodes are used unevenly)")
 			}
+			// A job's Config is a shape setAlloc gave it after this
+			// check: the same shape again (a move) is feasible.
+			if j := e.jobs[a.Job]; cfg == j.Config && cfg.GPU != "" {
+				continue
+			}
 			if est := e.cfg.Exec.Estimate(e.jobs[a.Job].Spec.Workload, cfg); !est.Feasible() {
 				return nil, nil, e.actionError(a, "grid %s is infeasible for %s: %s", cfg, e.jobs[a.Job].Spec.Workload, est.Reason)
 			}
 		}
 	}
-	return state, order, nil
+	return b, b.order, nil
+}
+
+// batchState is simulateBatch's result: the touched jobs' tentative
+// states, ts[i] that of order[i] (the order first touched); mark[id] ==
+// gen says job id is touched, at ts[idx[id]].
+type batchState struct {
+	gen   uint32
+	mark  []uint32
+	idx   []int32
+	ts    []tentative
+	order []JobID
+}
+
+// reset empties the table for a batch over jobs jobs.
+func (b *batchState) reset(jobs int) {
+	if len(b.mark) != jobs {
+		b.mark, b.idx, b.gen = make([]uint32, jobs), make([]int32, jobs), 0
+	}
+	b.gen++
+	if b.gen == 0 { // wrapped: no stale mark may match
+		clear(b.mark)
+		b.gen = 1
+	}
+	clear(b.ts) // drop the last batch's references to its GPU lists
+	b.ts, b.order = b.ts[:0], b.order[:0]
 }
 
 // actionError is the error rejecting action a of the current batch, naming
@@ -981,7 +1022,7 @@ func (e *engine) actionError(a Action, format string, args ...any) error {
 // the commit). It rejects the batch if two jobs would end up on one GPU.
 // Separate because this check is on the batch's final state as a whole,
 // which is what lets a policy swap two jobs' GPUs in one batch.
-func (e *engine) batchOccupancy(state map[JobID]*tentative, order []JobID) (overlay, error) {
+func (e *engine) batchOccupancy(state *batchState, order []JobID) (overlay, error) {
 	ov := e.newOverlay()
 	for _, id := range order {
 		for _, s := range e.jobs[id].GPUs {
@@ -990,8 +1031,8 @@ func (e *engine) batchOccupancy(state map[JobID]*tentative, order []JobID) (over
 			}
 		}
 	}
-	for _, id := range order {
-		t := state[id]
+	for i, id := range order {
+		t := &state.ts[i]
 		for _, s := range t.gpus {
 			holder := ov.at(s)
 			if e.flt != nil && holder != id {
@@ -1054,12 +1095,13 @@ func (e *engine) commitBatch(actions []Action) (bool, map[JobID]bool) {
 				j.lastUpdate = e.now
 			}
 			j.Status = Running
-			e.setAlloc(j, a.GPUs)
+			to, _ := e.cfg.Cluster.ShapeOf(a.GPUs)
+			e.setAlloc(j, a.GPUs, to)
 			changed = true
 		case Reallocate:
 			to, _ := e.cfg.Cluster.ShapeOf(a.GPUs)
 			j.change = ChangeOf(true, j.Config, to)
-			e.setAlloc(j, a.GPUs)
+			e.setAlloc(j, a.GPUs, to)
 			changed = true
 		case Suspend:
 			if suspended == nil {
@@ -1162,9 +1204,9 @@ func (e *engine) touch(s int) {
 	e.occDirty = append(e.occDirty, int32(s))
 }
 
-// setAlloc gives a job new GPUs (start or reallocation).
-func (e *engine) setAlloc(j *Job, gpus []int) {
-	cfg, _ := e.cfg.Cluster.ShapeOf(gpus)
+// setAlloc gives a job new GPUs (start or reallocation); cfg is their
+// shape (Cluster.ShapeOf, which the caller has computed).
+func (e *engine) setAlloc(j *Job, gpus []int, cfg estimator.Config) {
 	if e.gpuSeconds == nil { // the run's first allocation
 		e.gpuSeconds = make([]float64, len(e.jobs)*len(e.cfg.Cluster.Types))
 	}
@@ -1172,7 +1214,7 @@ func (e *engine) setAlloc(j *Job, gpus []int) {
 		e.advance(j, e.now)
 		if !SameGPUs(j.GPUs, gpus) {
 			j.Reconfigs++
-			j.readyAt = e.now.Add(e.cfg.Overhead.Cost(j.change, len(gpus)))
+			j.readyAt = e.now.Add(e.overheadCost(j.change, len(gpus)))
 			if j.Reconfigs == 1 && e.cfg.ProfilingDelay != nil {
 				j.readyAt = j.readyAt.Add(e.cfg.ProfilingDelay(j.Spec))
 			}
@@ -1184,16 +1226,45 @@ func (e *engine) setAlloc(j *Job, gpus []int) {
 	}
 	e.recordHold(j, gpus)
 	j.GPUs = append([]int(nil), gpus...)
-	j.Config = cfg
-	est := e.cfg.Exec.Estimate(j.Spec.Workload, cfg)
-	j.throughput, j.iterTime = est.Throughput, est.IterTime
-	j.typ = int32(e.cfg.Cluster.TypeIndex(cfg.GPU))
-	if e.net != nil {
-		j.iterTime = e.netAttach(j, est.IterTime)
+	if e.net != nil || cfg != j.Config || j.Config.GPU == "" {
+		// A new shape. Otherwise (a job moved to other GPUs of the same
+		// shape, most of ElasticFlow's re-placements) the estimate is
+		// the one this call made for the shape before: only setAlloc
+		// writes Config, throughput and iterTime without contention.
+		j.Config = cfg
+		est := e.cfg.Exec.Estimate(j.Spec.Workload, cfg)
+		j.throughput, j.iterTime = est.Throughput, est.IterTime
+		j.typ = int32(e.cfg.Cluster.TypeIndex(cfg.GPU))
+		if e.net != nil {
+			j.iterTime = e.netAttach(j, est.IterTime)
+		}
 	}
 	if e.cfg.Timing == Exact {
 		e.scheduleCompletion(j)
 	}
+}
+
+// costMemo holds Overhead.Cost of the changes onto up to costMemoGPUs
+// GPUs, set[c][n] saying cost[c][n] is computed.
+type costMemo struct {
+	cost [Migration + 1][costMemoGPUs + 1]Duration
+	set  [Migration + 1][costMemoGPUs + 1]bool
+}
+
+const costMemoGPUs = 64
+
+// overheadCost is e.cfg.Overhead.Cost(c, n), computed once per change
+// kind and GPU count up to costMemoGPUs (the overhead model is fixed for
+// the run; Cost reads a map per call, once per reconfiguration).
+func (e *engine) overheadCost(c Change, n int) Duration {
+	if c < 0 || c > Migration || n < 0 || n > costMemoGPUs {
+		return e.cfg.Overhead.Cost(c, n)
+	}
+	m := &e.costs
+	if !m.set[c][n] {
+		m.cost[c][n], m.set[c][n] = e.cfg.Overhead.Cost(c, n), true
+	}
+	return m.cost[c][n]
 }
 
 // SameGPUs reports whether a and b hold the same GPU slots, in any order

@@ -4,6 +4,9 @@ import (
 	"container/heap"
 	"context"
 	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -188,12 +191,66 @@ func TestEventOrder(t *testing.T) {
 	q.remove(cancel)
 	var got []string
 	for q.Len() > 0 {
-		e := heap.Pop(&q).(*event)
+		e := q.pop()
 		got = append(got, strings.Join([]string{trimFloat(float64(e.at)), []string{"completion", "cluster", "job-failure", "arrival", "round", "horizon"}[e.kind], trimFloat(float64(e.round))}, "/"))
 	}
 	want := "5/round/0 10/completion/0 10/arrival/0 10/arrival/1 10/round/0"
 	if strings.Join(got, " ") != want {
 		t.Errorf("order %q, want %q", strings.Join(got, " "), want)
+	}
+}
+
+// TestMoveIsRemoveAndPush: moving a queued event to a new time
+// (eventQueue.move, what scheduleCompletion does to a job's completion at
+// each reconfiguration) pops the events in the order that removing it and
+// pushing a fresh one at that time gives. Random interleavings of pushes,
+// moves (to earlier, later and equal times: ties break on the sequence
+// number), removals and pops; fails if move kept the old sequence number
+// or left the heap unordered.
+func TestMoveIsRemoveAndPush(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 38))
+	for trial := range 200 {
+		var a, b eventQueue // a moves, b removes and pushes
+		var ea, eb []*event // live events, parallel: the same job id
+		var got, want []string
+		pop := func(q *eventQueue, live *[]*event, out *[]string) {
+			ev := q.pop()
+			*out = append(*out, fmt.Sprintf("%v/%d/%d/%d", ev.at, ev.kind, ev.seq, ev.round))
+			*live = slices.DeleteFunc(*live, func(x *event) bool { return x == ev })
+		}
+		for op := range 300 {
+			switch k := rng.IntN(10); {
+			case k < 4 || len(ea) == 0:
+				at, kind := Time(rng.IntN(20)), eventKind(rng.IntN(3)*2)
+				x, y := &event{at: at, kind: kind, round: op}, &event{at: at, kind: kind, round: op}
+				a.push(x)
+				b.push(y)
+				ea, eb = append(ea, x), append(eb, y)
+			case k < 7:
+				i, at := rng.IntN(len(ea)), Time(rng.IntN(20))
+				ea[i].at = at
+				a.move(ea[i])
+				old := eb[i]
+				b.remove(old)
+				eb[i] = &event{at: at, kind: old.kind, round: old.round}
+				b.push(eb[i])
+			case k < 8:
+				i := rng.IntN(len(ea))
+				a.remove(ea[i])
+				b.remove(eb[i])
+				ea, eb = slices.Delete(ea, i, i+1), slices.Delete(eb, i, i+1)
+			default:
+				pop(&a, &ea, &got)
+				pop(&b, &eb, &want)
+			}
+		}
+		for a.Len() > 0 {
+			pop(&a, &ea, &got)
+			pop(&b, &eb, &want)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d: move pops\n%v\nremove and push pop\n%v", trial, got, want)
+		}
 	}
 }
 
@@ -630,6 +687,133 @@ func TestAccrueIsTheStepwiseSum(t *testing.T) {
 	} {
 		if got, want := accrue(c.q, c.n, c.L), stepwise(c.q, c.n, c.L); got != want {
 			t.Errorf("accrue(%v, %d, %v) = %v, the stepwise sum %v", c.q, c.n, c.L, got, want)
+		}
+	}
+}
+
+// TestBatchStateForgetsLastBatch: simulateBatch's table, kept across
+// batches, says no job is touched after a reset, also when its generation
+// counter wraps; a job touched again gets a fresh entry. Fails if a stale
+// mark survived (the next batch would read another batch's tentative
+// state).
+func TestBatchStateForgetsLastBatch(t *testing.T) {
+	var b batchState
+	touch := func(id JobID) {
+		b.mark[id], b.idx[id] = b.gen, int32(len(b.ts))
+		b.ts = append(b.ts, tentative{status: Running})
+		b.order = append(b.order, id)
+	}
+	b.reset(8)
+	touch(3)
+	touch(5)
+	for _, gen := range []uint32{b.gen, math.MaxUint32} {
+		b.gen = gen
+		for _, id := range []JobID{3, 5} {
+			b.mark[id] = gen
+		}
+		b.reset(8)
+		for id := range JobID(8) {
+			if b.mark[id] == b.gen {
+				t.Fatalf("after a reset from generation %d, job %d reads as touched", gen, id)
+			}
+		}
+		if len(b.ts) != 0 || len(b.order) != 0 {
+			t.Fatalf("after a reset: %d states, %d in order", len(b.ts), len(b.order))
+		}
+	}
+}
+
+// refQueue is the event queue as first written: pointers to the events,
+// container/heap's functions. The oracle of TestQueueIsContainerHeap.
+type refQueue struct {
+	items []*event
+	seq   int64
+}
+
+func (q *refQueue) Len() int { return len(q.items) }
+func (q *refQueue) Less(i, j int) bool {
+	a, b := q.items[i], q.items[j]
+	if a.at != b.at {
+		return a.at < b.at
+	}
+	if a.kind != b.kind {
+		return a.kind < b.kind
+	}
+	return a.seq < b.seq
+}
+func (q *refQueue) Swap(i, j int) {
+	q.items[i], q.items[j] = q.items[j], q.items[i]
+	q.items[i].index = i
+	q.items[j].index = j
+}
+func (q *refQueue) Push(x any) {
+	ev := x.(*event)
+	ev.index = len(q.items)
+	q.items = append(q.items, ev)
+}
+func (q *refQueue) Pop() any {
+	n := len(q.items)
+	ev := q.items[n-1]
+	q.items = q.items[:n-1]
+	ev.index = -1
+	return ev
+}
+
+// TestQueueIsContainerHeap: the event queue (keys kept in the heap's
+// array, container/heap's sift steps written out) has, after every push,
+// pop, move and removal of random interleavings, the layout the queue as
+// first written (pointers, container/heap) has — entry for entry, so the
+// events pop in the same order even where keys do not order (NaN times,
+// which no run should make). Fails if a sift step differs from
+// container/heap's or a move leaves a stale key in the array.
+func TestQueueIsContainerHeap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(38, 44))
+	times := []float64{0, 1, 2, 3, 5, 8, math.NaN()}
+	for trial := range 300 {
+		var q eventQueue
+		var r refQueue
+		var eq, er []*event // live events, parallel
+		for op := range 200 {
+			switch k := rng.IntN(10); {
+			case k < 4 || len(eq) == 0:
+				at, kind := Time(times[rng.IntN(len(times))]), eventKind(rng.IntN(4))
+				x, y := &event{at: at, kind: kind, round: op}, &event{at: at, kind: kind, round: op}
+				q.push(x)
+				r.seq++
+				y.seq = r.seq
+				heap.Push(&r, y)
+				eq, er = append(eq, x), append(er, y)
+			case k < 7:
+				i, at := rng.IntN(len(eq)), Time(times[rng.IntN(len(times))])
+				eq[i].at, er[i].at = at, at
+				q.move(eq[i])
+				r.seq++
+				er[i].seq = r.seq
+				heap.Fix(&r, er[i].index)
+			case k < 8:
+				i := rng.IntN(len(eq))
+				q.remove(eq[i])
+				heap.Remove(&r, er[i].index)
+				eq, er = slices.Delete(eq, i, i+1), slices.Delete(er, i, i+1)
+			default:
+				x, y := q.pop(), heap.Pop(&r).(*event)
+				if x.round != y.round {
+					t.Fatalf("trial %d op %d: popped event %d, container/heap pops %d", trial, op, x.round, y.round)
+				}
+				eq = slices.DeleteFunc(eq, func(e *event) bool { return e == x })
+				er = slices.DeleteFunc(er, func(e *event) bool { return e == y })
+			}
+			if len(q.items) != len(r.items) {
+				t.Fatalf("trial %d op %d: %d entries, container/heap %d", trial, op, len(q.items), len(r.items))
+			}
+			for i := range q.items {
+				a, b := q.items[i], r.items[i]
+				if a.ev.round != b.round || a.ev.index != i || a.seq != a.ev.seq || a.kind != a.ev.kind ||
+					!(a.at == a.ev.at || a.at != a.at && a.ev.at != a.ev.at) {
+					t.Fatalf("trial %d op %d: entry %d is event %d (index %d, key %v/%d/%d of %v/%d/%d), container/heap's event %d",
+						trial, op, i, a.ev.round, a.ev.index, a.at, a.kind, a.seq, a.ev.at, a.ev.kind, a.ev.seq, b.round)
+				}
+			}
 		}
 	}
 }

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"cmp"
-	"container/heap"
 	"context"
 	"math"
 	"slices"
@@ -39,14 +38,28 @@ type event struct {
 }
 
 // eventQueue is a min-heap on (at, kind, seq) with cancellable entries.
+// Each entry carries its event's key, so that comparisons read the heap's
+// array and not the events (a run reconfiguring millions of times re-sorts
+// a completion per reconfiguration); the sift steps are container/heap's,
+// comparison for comparison and swap for swap, so the heap's layout, and
+// the order events pop in, are the ones container/heap gives
+// (TestQueueIsContainerHeap).
 type eventQueue struct {
-	items []*event
+	items []queued
 	seq   int64
+}
+
+// queued is a heap entry: ev and its key, as of its push or move.
+type queued struct {
+	at   Time
+	kind eventKind
+	seq  int64
+	ev   *event
 }
 
 func (q *eventQueue) Len() int { return len(q.items) }
 func (q *eventQueue) Less(i, j int) bool {
-	a, b := q.items[i], q.items[j]
+	a, b := &q.items[i], &q.items[j]
 	if a.at != b.at {
 		return a.at < b.at
 	}
@@ -57,32 +70,102 @@ func (q *eventQueue) Less(i, j int) bool {
 }
 func (q *eventQueue) Swap(i, j int) {
 	q.items[i], q.items[j] = q.items[j], q.items[i]
-	q.items[i].index = i
-	q.items[j].index = j
+	q.items[i].ev.index = i
+	q.items[j].ev.index = j
 }
-func (q *eventQueue) Push(x any) {
-	ev := x.(*event)
-	ev.index = len(q.items)
-	q.items = append(q.items, ev)
+
+// up and down are container/heap's.
+func (q *eventQueue) up(j int) {
+	for {
+		i := (j - 1) / 2 // parent
+		if i == j || !q.Less(j, i) {
+			break
+		}
+		q.Swap(i, j)
+		j = i
+	}
 }
-func (q *eventQueue) Pop() any {
-	n := len(q.items)
-	ev := q.items[n-1]
-	q.items = q.items[:n-1]
-	ev.index = -1
-	return ev
+
+func (q *eventQueue) down(i0, n int) bool {
+	i := i0
+	for {
+		j1 := 2*i + 1
+		if j1 >= n || j1 < 0 { // j1 < 0 after int overflow
+			break
+		}
+		j := j1 // left child
+		if j2 := j1 + 1; j2 < n && q.Less(j2, j1) {
+			j = j2 // = 2*i + 2  // right child
+		}
+		if !q.Less(j, i) {
+			break
+		}
+		q.Swap(i, j)
+		i = j
+	}
+	return i > i0
+}
+
+// top is the next event's entry; the queue is not empty.
+func (q *eventQueue) top() *queued { return &q.items[0] }
+
+// has reports whether ev is in the queue.
+func (q *eventQueue) has(ev *event) bool {
+	return ev.index >= 0 && ev.index < len(q.items) && q.items[ev.index].ev == ev
 }
 
 func (q *eventQueue) push(ev *event) {
 	q.seq++
 	ev.seq = q.seq
-	heap.Push(q, ev)
+	ev.index = len(q.items)
+	q.items = append(q.items, queued{at: ev.at, kind: ev.kind, seq: ev.seq, ev: ev})
+	q.up(len(q.items) - 1)
+}
+
+// pop removes and returns the next event.
+func (q *eventQueue) pop() *event {
+	n := len(q.items) - 1
+	q.Swap(0, n)
+	q.down(0, n)
+	return q.cut()
+}
+
+// cut removes the last entry, returning its event.
+func (q *eventQueue) cut() *event {
+	n := len(q.items) - 1
+	ev := q.items[n].ev
+	q.items[n] = queued{}
+	q.items = q.items[:n]
+	ev.index = -1
+	return ev
+}
+
+// move gives ev, which is in the heap and whose time has changed, the
+// next sequence number and restores the heap: the order push gives a new
+// event with ev's time and kind.
+func (q *eventQueue) move(ev *event) {
+	q.seq++
+	ev.seq = q.seq
+	it := &q.items[ev.index]
+	it.at, it.kind, it.seq = ev.at, ev.kind, ev.seq
+	if !q.down(ev.index, len(q.items)) {
+		q.up(ev.index)
+	}
 }
 
 func (q *eventQueue) remove(ev *event) {
-	if ev.index >= 0 {
-		heap.Remove(q, ev.index)
+	i := ev.index
+	if i < 0 {
+		return
 	}
+	n := len(q.items) - 1
+	if n != i {
+		q.Swap(i, n)
+		if !q.down(i, n) {
+			q.up(i)
+		}
+	}
+	q.cut()
 }
 
 // runExact is the discrete-event loop of exact timing.
@@ -110,7 +193,7 @@ func (e *engine) runExact(ctx context.Context) error {
 			arrival = event{at: j.Spec.Submit, kind: evArrival, job: j}
 			ev = &arrival
 		} else {
-			ev = heap.Pop(&e.events).(*event)
+			ev = e.events.pop()
 		}
 		if err := e.checkClock(ev.at); err != nil {
 			return err
@@ -303,7 +386,7 @@ func (e *engine) arrivalNext() bool {
 	if e.events.Len() == 0 {
 		return true
 	}
-	at, top := e.arrivalQ[0].Spec.Submit, e.events.items[0]
+	at, top := e.arrivalQ[0].Spec.Submit, e.events.top()
 	return at < top.at || at == top.at && evArrival < top.kind
 }
 
@@ -312,18 +395,34 @@ func (e *engine) arrivalNext() bool {
 func (e *engine) moreAt(t Time) bool {
 	// Any event at t comes next; a round at t will decide anyway.
 	return len(e.arrivalQ) > 0 && e.arrivalQ[0].Spec.Submit == t ||
-		e.events.Len() > 0 && e.events.items[0].at == t
+		e.events.Len() > 0 && e.events.top().at == t
 }
 
+// scheduleCompletion (re)schedules j's completion. A completion already
+// in the heap is moved in place (heap.Fix) with the next sequence number:
+// the same key (at, kind, seq) as removing it and pushing a new one, so
+// the events pop in the same order, without the removal's sift, the push's
+// and an allocation per reconfiguration.
 func (e *engine) scheduleCompletion(j *Job) {
-	e.cancelCompletion(j)
+	ev := j.completion
+	inHeap := ev != nil && e.events.has(ev)
+	if inHeap {
+		e.cancelJobFailure(j)
+	} else {
+		e.cancelCompletion(j)
+		ev = &event{kind: evCompletion, job: j}
+	}
 	from := max(e.now, j.readyAt)
-	ev := &event{at: from.Add(Duration(j.remainingF * j.iterTime)), kind: evCompletion, job: j}
+	ev.at = from.Add(Duration(j.remainingF * j.iterTime))
 	if e.flt != nil {
 		ev.at = e.completionAt(j)
 	}
 	j.completion = ev
-	e.events.push(ev)
+	if inHeap {
+		e.events.move(ev)
+	} else {
+		e.events.push(ev)
+	}
 	if e.flt != nil && e.flt.jobFailures.MTBF > 0 {
 		e.scheduleJobFailure(j)
 	}

@@ -29,6 +29,7 @@ func (e *engine) begin() {
 	e.rec = e.cfg.Recorder
 	if e.rec == nil {
 		e.defaultRec = NewResultRecorder()
+		e.defaultRec.noAllocs = e.cfg.NoAllocations
 		e.rec = e.defaultRec
 	}
 	e.rec.Begin(&RunInfo{

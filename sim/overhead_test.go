@@ -106,3 +106,22 @@ func TestIterationScaleRule(t *testing.T) {
 		t.Errorf("artifact: JCTs %v, want [300] (0 iterations, ends in round 1)", res.JCTs)
 	}
 }
+
+// TestOverheadCostMemo: the engine's memo of the overhead model gives
+// Overhead.Cost for every change kind and GPU count, on first use and
+// from the memo, within its range and past it (a self-check against Cost;
+// fails if the memo is keyed by the count alone or by the kind alone).
+func TestOverheadCostMemo(t *testing.T) {
+	ov := Overhead{Fixed: 5, PerGPU: 10, Cap: 300, ByGPUs: map[int]Duration{1: 3, 8: 40},
+		Actions: map[Change]Overhead{Migration: {Fixed: 7}, Resize: {PerGPU: 2}}}
+	e := &engine{cfg: Config{Overhead: ov}}
+	for range 2 {
+		for c := FirstStart; c <= Migration; c++ {
+			for n := 0; n <= costMemoGPUs+10; n++ {
+				if got, want := e.overheadCost(c, n), ov.Cost(c, n); got != want {
+					t.Fatalf("%v onto %d GPUs: memo %v, Cost %v", c, n, got, want)
+				}
+			}
+		}
+	}
+}

@@ -39,6 +39,12 @@ func (c *counter) Jobs(jobs []JobRecord, faults []JobFaultRecord) {
 // report happens in it.
 func recorderRun(t *testing.T, timing Timing, faulty bool, rec Recorder) *Result {
 	t.Helper()
+	return recorderRunWith(t, timing, faulty, func(cfg *Config) { cfg.Recorder = rec })
+}
+
+// recorderRunWith is recorderRun with set applied to its configuration.
+func recorderRunWith(t *testing.T, timing Timing, faulty bool, set func(*Config)) *Result {
+	t.Helper()
 	m, err := estimator.ParseModel("gpt-760m")
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +69,7 @@ func recorderRun(t *testing.T, timing Timing, faulty bool, rec Recorder) *Result
 		}
 		cfg.Checkpoint = Checkpoint{Interval: 600, Cost: 30, Restore: 60}
 	}
-	cfg.Recorder = rec
+	set(&cfg)
 	res, err := Run(context.Background(), cfg, greedy{}, specs)
 	if err != nil {
 		t.Fatal(err)
@@ -151,6 +157,40 @@ func TestNopRecorderSameSummary(t *testing.T) {
 		}
 		if a.Finished == 0 || a.MeanThroughput == 0 || (tc.faulty && a.Faults.Interruptions == 0) {
 			t.Errorf("%s faults=%v: the run exercises too little: %+v", tc.timing, tc.faulty, a)
+		}
+	}
+}
+
+// TestNoAllocationsKeepsTheRest: with Config.NoAllocations the default
+// recorder keeps no allocation record and everything else of the Result
+// (job table, timeline, digest, JCT lists, fault records, summary) is what
+// the run keeping them gives; the run keeping them has records (else the
+// comparison says nothing). Fails if the option changes the run or keeps
+// records anyway.
+func TestNoAllocationsKeepsTheRest(t *testing.T) {
+	for _, timing := range []Timing{Exact, Artifact} {
+		for _, faulty := range []bool{false, true} {
+			if faulty && timing == Artifact {
+				continue // the fault model needs exact timing
+			}
+			kept := recorderRunWith(t, timing, faulty, func(*Config) {})
+			none := recorderRunWith(t, timing, faulty, func(cfg *Config) { cfg.NoAllocations = true })
+			if len(kept.Allocations) == 0 {
+				t.Fatalf("%v faulty=%t: the run keeping allocations has none", timing, faulty)
+			}
+			if len(none.Allocations) != 0 {
+				t.Fatalf("%v faulty=%t: NoAllocations kept %d records", timing, faulty, len(none.Allocations))
+			}
+			sk, sn := kept.Summarize("t", 400, "e"), none.Summarize("t", 400, "e")
+			sk.Wallclock, sn.Wallclock = Wallclock{}, Wallclock{}
+			if !reflect.DeepEqual(sk, sn) {
+				t.Errorf("%v faulty=%t: summaries differ:\n%+v\n%+v", timing, faulty, sk, sn)
+			}
+			kept.Allocations, kept.Wall, none.Wall = nil, 0, 0
+			kept.DecisionNs, none.DecisionNs = nil, nil
+			if !reflect.DeepEqual(kept, none) {
+				t.Errorf("%v faulty=%t: results differ beyond the allocations", timing, faulty)
+			}
 		}
 	}
 }

@@ -188,6 +188,10 @@ type ResultRecorder struct {
 	idleBuf []int
 	busyBuf []int32
 	aliases *aliasTable // covers every job of the run
+	// noAllocs: keep no allocation records (Config.NoAllocations).
+	noAllocs bool
+	// slots is Hold's scratch: the holding's slots, sorted.
+	slots []int
 }
 
 type jobEnd struct {
@@ -240,7 +244,11 @@ func (r *ResultRecorder) JobEnd(id JobID, at Time) {
 
 // Hold appends h's slots, as runs of consecutive slots of one GPU type.
 func (r *ResultRecorder) Hold(h *Holding) {
-	slots := append([]int(nil), h.GPUs...)
+	if r.noAllocs {
+		return
+	}
+	slots := append(r.slots[:0], h.GPUs...)
+	r.slots = slots
 	sort.Ints(slots)
 	c := r.info.Cluster
 	for i := 0; i < len(slots); {

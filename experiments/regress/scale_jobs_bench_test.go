@@ -93,7 +93,9 @@ func BenchmarkScalingJobs(b *testing.B) {
 					peak := watchMemory()
 					c0, w0 := cpuSeconds(), time.Now()
 					ctx, cancel := context.WithTimeout(context.Background(), budget)
-					out, err := runner.Execute(ctx, reg, run)
+					// As `arena simulate` without --out: no allocation
+					// records kept (nothing reads them).
+					out, err := executeNoAllocations(ctx, reg, run)
 					cancel()
 					c, w := cpuSeconds()-c0, time.Since(w0).Seconds()
 					m := peak()
@@ -185,4 +187,15 @@ func synthTrace(b *testing.B, p string, src []table.Job, o synth.Options) string
 		b.Fatal(err)
 	}
 	return p
+}
+
+// executeNoAllocations is runner.Execute with sim.Config.NoAllocations, as
+// the simulate command runs without results files, energy or tenants.
+func executeNoAllocations(ctx context.Context, reg runner.Policies, run runner.Run) (*runner.Outcome, error) {
+	s, err := runner.Resolve(reg, run)
+	if err != nil {
+		return nil, err
+	}
+	s.Config.NoAllocations = true
+	return s.Execute(ctx, nil)
 }

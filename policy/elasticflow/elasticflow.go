@@ -288,6 +288,8 @@ type plan struct {
 	vals  []int
 	cnt   []int
 	out   []place
+	// changed is actions' scratch: the running jobs whose slots change.
+	changed []*jobState
 }
 
 // newPlan indexes the running jobs by type. The states of the jobs still
@@ -329,7 +331,9 @@ func (e *ElasticFlow) newPlan(v *sim.View) *plan {
 				st = &jobState{job: j, max: maxShare(j)}
 			}
 		}
-		st.ts = e.typeOf(j.Spec.GPU)
+		if st.ts == nil { // a kept state has its type: the job's requested one, for good
+			st.ts = e.typeOf(j.Spec.GPU)
+		}
 		st.n, st.moved, st.minStamp = len(j.GPUs), false, 0
 		st.ts.jobs = append(st.ts.jobs, st)
 		all = append(all, st)
@@ -828,23 +832,32 @@ func (p *plan) sortByShare(share []int) []int {
 	return order
 }
 
-// slots are the slots of a placement of type ts.
-func (p *plan) slots(ts *typeState, at place) []int {
+// slots are the slots of a placement of type ts, cut from the front of
+// buf (which has room for them); rest is the rest of buf.
+func (p *plan) slots(ts *typeState, at place, buf []int) (gpus, rest []int) {
 	c := p.v.Cluster
+	cnt := at.slotCount(ts)
+	out := buf[:0:cnt] // capped: an append to it cannot reach the next job's
 	if !at.multi {
-		out := make([]int, at.k)
-		for x := range out {
-			out[x] = at.first + x
+		for x := range cnt {
+			out = append(out, at.first+x)
 		}
-		return out
+		return out, buf[cnt:]
 	}
-	out := make([]int, 0, at.k*ts.capacity)
 	for _, n := range ts.nodes[at.first : at.first+at.k] {
 		for s := c.Nodes[n].FirstSlot; s < c.Nodes[n].FirstSlot+ts.capacity; s++ {
 			out = append(out, s)
 		}
 	}
-	return out
+	return out, buf[cnt:]
+}
+
+// slotCount is the number of GPU slots of placement at.
+func (at place) slotCount(ts *typeState) int {
+	if !at.multi {
+		return at.k
+	}
+	return at.k * ts.capacity
 }
 
 // holds reports whether gpus (distinct slots, as the engine keeps them)
@@ -884,15 +897,39 @@ func (p *plan) holds(gpus []int, ts *typeState, at place) bool {
 // running jobs whose slots changed, then Start for jobs started (in the
 // order they started, which becomes their running-queue order), and
 // records the running order for the next decision.
+//
+// The jobs whose slots change are found first, so that the actions and
+// their slot lists are allocated once each (a decision at 1M jobs moves
+// thousands of jobs: one append's regrowth and one slice per job cost more
+// than the comparisons).
 func (p *plan) actions() []sim.Action {
-	var out []sim.Action
+	moved, slots := p.changed[:0], 0
 	for _, x := range p.all {
 		if x.moved && !p.holds(x.job.GPUs, x.ts, x.at) {
-			out = append(out, sim.Action{Kind: sim.Reallocate, Job: x.job.Spec.ID, GPUs: p.slots(x.ts, x.at)})
+			moved = append(moved, x)
+			slots += x.at.slotCount(x.ts)
 		}
 	}
+	p.changed = moved
 	for _, x := range p.started {
-		out = append(out, sim.Action{Kind: sim.Start, Job: x.job.Spec.ID, GPUs: p.slots(x.ts, x.at)})
+		slots += x.at.slotCount(x.ts)
+	}
+	if len(moved)+len(p.started) == 0 {
+		p.ef.order = append(p.ef.order, p.started...)
+		return nil
+	}
+	out := make([]sim.Action, 0, len(moved)+len(p.started))
+	buf := make([]int, slots)
+	for _, x := range moved {
+		var gpus []int
+		gpus, buf = p.slots(x.ts, x.at, buf)
+		out = append(out, sim.Action{Kind: sim.Reallocate, Job: x.job.Spec.ID, GPUs: gpus})
+	}
+	clear(moved) // the next decision's scratch holds no job
+	for _, x := range p.started {
+		var gpus []int
+		gpus, buf = p.slots(x.ts, x.at, buf)
+		out = append(out, sim.Action{Kind: sim.Start, Job: x.job.Spec.ID, GPUs: gpus})
 	}
 	p.ef.order = append(p.ef.order, p.started...)
 	return out

@@ -93,8 +93,18 @@ func TestReplaceMatchesWalk(t *testing.T) {
 		var got [][]int
 		if gotOK {
 			got = make([][]int, n)
+			// Cut from one buffer, as actions does: each job's slots
+			// capped to its own (an append to one cannot write the next).
+			total := 0
 			for i := range got {
-				got[i] = p.slots(ts, at[i])
+				total += at[i].slotCount(ts)
+			}
+			buf := make([]int, total)
+			for i := range got {
+				got[i], buf = p.slots(ts, at[i], buf)
+				if cap(got[i]) != len(got[i]) {
+					rt.Fatalf("job %d: slots %v have room for %d more", i, got[i], cap(got[i])-len(got[i]))
+				}
 				if !p.holds(got[i], ts, at[i]) {
 					rt.Fatalf("job %d: holds(slots(%v)) is false", i, at[i])
 				}
