@@ -37,14 +37,14 @@ type statSet struct {
 	// scratch of statsOf: jobs met (where seen equals gen), their slots
 	seen  []int
 	jobs  []sim.JobID
-	pairs []jobSlot
+	pairs []uint64
+	keys  []uint64
 }
 
-// jobSlot is a slot of a job.
-type jobSlot struct {
-	id sim.JobID
-	s  int32
-}
+// pairKey packs a job ID (or a slot) and a slot (or a job ID), both
+// non-negative and below 2³¹, into one integer that sorts by the first,
+// then the second.
+func pairKey(hi sim.JobID, lo int32) uint64 { return uint64(hi)<<32 | uint64(uint32(lo)) }
 
 func (s *statSet) get(id sim.JobID) *jobStat {
 	if id < 0 {
@@ -166,40 +166,46 @@ func (r *round) statsOf(tb *table, dst *statSet, withOrder bool) *statSet {
 			}
 		}
 	}
+	// Each (job, slot) pair is one sort key, job ID in the high half
+	// (IDs and slots are non-negative and below 2³¹): a plain integer
+	// sort in (job, slot) order.
 	pairs := dst.pairs[:0]
 	for _, o := range jobs {
 		for _, s := range snap.lookup(o) {
 			if tb.occ[s] == o {
-				pairs = append(pairs, jobSlot{o, s})
+				pairs = append(pairs, pairKey(o, s))
 			}
 		}
 	}
 	for _, s := range tb.dirty {
 		if o := tb.occ[s]; o >= 0 && snap.occ[s] != o {
-			pairs = append(pairs, jobSlot{o, s})
+			pairs = append(pairs, pairKey(o, s))
 		}
 	}
-	slices.SortFunc(pairs, func(a, b jobSlot) int {
-		if a.id != b.id {
-			return int(a.id - b.id)
-		}
-		return int(a.s - b.s)
-	})
-	for _, pr := range pairs {
-		dst.add(tb.tp, pr.id, int(pr.s), tb.tp.slotNode[pr.s], tb.used[pr.s])
+	slices.Sort(pairs)
+	for _, k := range pairs {
+		o, s := sim.JobID(k>>32), int32(uint32(k))
+		dst.add(tb.tp, o, int(s), tb.tp.slotNode[s], tb.used[s])
 	}
 	dst.jobs, dst.pairs = jobs, pairs
-	touched := dst.touched[:0]
+	// The touched jobs by first USED slot (a slot has one occupant, so
+	// the keys are distinct).
+	keys := dst.keys[:0]
 	for _, o := range jobs {
 		switch {
 		case dst.stamp[o] != dst.gen: // gone from tb
 			dst.stamp[o] = dst.gen
 			dst.byID[o] = jobStat{nodes: dst.byID[o].nodes[:0], firstUsed: -1}
 		case dst.byID[o].firstUsed >= 0:
-			touched = append(touched, o)
+			keys = append(keys, pairKey(sim.JobID(dst.byID[o].firstUsed), int32(o)))
 		}
 	}
-	slices.SortFunc(touched, func(a, b sim.JobID) int { return dst.byID[a].firstUsed - dst.byID[b].firstUsed })
+	slices.Sort(keys)
+	touched := dst.touched[:0]
+	for _, k := range keys {
+		touched = append(touched, sim.JobID(uint32(k)))
+	}
+	dst.keys = keys
 	dst.touched = touched
 	if !withOrder {
 		return dst
