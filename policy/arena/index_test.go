@@ -170,8 +170,10 @@ func randomOccupants(rng *rand.Rand, slots, jobs int) []sim.JobID {
 // and its delta (statsOf: the touched jobs' (job, slot) pairs and their
 // first USED slots sorted as integer keys) must equal a scan of the same
 // content, job for job, with the candidate order and the touched jobs in
-// order of first USED slot. Random writes and rebases on two node sizes
-// and two types; the oracle is statSet.scan of a flat copy.
+// order of first USED slot; so must a new snapshot's stats inherited from
+// its parent's (inheritStats: the parent's delta recomputed, the order
+// merged). Random writes and rebases on two node sizes and two types; the
+// oracle is statSet.scan of a flat copy.
 func TestDeltaStatsMatchScan(t *testing.T) {
 	c := testCluster(t,
 		sim.Pool{GPU: "a100", Nodes: 6, GPUsPerNode: 4}, sim.Pool{GPU: "a100", Nodes: 3, GPUsPerNode: 8},
@@ -185,6 +187,7 @@ func TestDeltaStatsMatchScan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	slots := len(tp.slotNode)
 	var got, want statSet
+	inherited := statsInherited.Load()
 	for trial := range 200 {
 		work := blankTable(tp)
 		work.load(randomOccupants(rng, slots, 12))
@@ -215,5 +218,8 @@ func TestDeltaStatsMatchScan(t *testing.T) {
 			}
 			got.begin(0) // unpin
 		}
+	}
+	if statsInherited.Load() == inherited {
+		t.Fatal("no snapshot inherited its parent's stats: the test does not exercise inheritStats")
 	}
 }

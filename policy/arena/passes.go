@@ -397,9 +397,9 @@ func (r *round) nodeSwapFixup(prev *table) {
 	// from the two tables' job stats (a snapshot's, computed once, and its
 	// delta's) instead of a scan of each job's slots in each table. A swap
 	// changes the table: from then on the current side is read from it.
-	before := r.stats(prev, &r.p.statsC)
-	defer r.p.statsC.begin(0) // unpin prev's snapshot
-	now := r.stats(tb, &r.p.statsA)
+	before := r.statsOf(prev, &r.p.statsC, false) // read by job, not in order
+	defer r.p.statsC.begin(0)                     // unpin prev's snapshot
+	now := r.statsOf(tb, &r.p.statsA, false)
 	swapped := false
 	for _, id := range r.running {
 		b := before.get(id)

@@ -2,6 +2,7 @@ package arena
 
 import (
 	"slices"
+	"sync/atomic"
 
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/sim"
@@ -137,7 +138,9 @@ func (r *round) statsOf(tb *table, dst *statSet, withOrder bool) *statSet {
 	snap := tb.base
 	if snap.statsGen != snap.gen {
 		snap.statsGen = snap.gen
-		snap.stats.scan(tb.tp, snap.occ, snap.used, n)
+		if !r.inheritStats(snap, n) {
+			snap.stats.scan(tb.tp, snap.occ, snap.used, n)
+		}
 	}
 	base := &snap.stats
 	if len(tb.dirty) == 0 {
@@ -225,6 +228,82 @@ func (r *round) statsOf(tb *table, dst *statSet, withOrder bool) *statSet {
 	}
 	dst.order = append(dst.order, touched[k:]...)
 	return dst
+}
+
+// statsInherited counts the snapshots whose stats inheritStats derived
+// from their parent's (for the test; runs may be concurrent).
+var statsInherited atomic.Int64
+
+// inheritStats gives snap the job stats of its parent snapshot (the one
+// its table was a delta against), moved rather than copied, with the jobs
+// on the parent's delta (snap.diff) recomputed from snap's index: what a
+// scan of snap's slots would give, for the delta's cost and the running
+// jobs' order instead of the cluster's slots. Only when the parent is
+// alive with its stats built and no statSet reads them (unpinned): the
+// parent loses its stats (they are rebuilt if asked for again).
+func (r *round) inheritStats(snap *snapshot, n int) bool {
+	par := snap.parent
+	if !searchShortcuts || par == nil || par == snap || par.gen != snap.parentGen || par.statsGen != par.gen || par.pins > 0 {
+		return false
+	}
+	statsInherited.Add(1)
+	snap.stats, par.stats = par.stats, snap.stats
+	par.statsGen = 0
+	ss := &snap.stats
+	if len(ss.stamp) < n {
+		ss.stamp = append(ss.stamp, make([]int, n-len(ss.stamp))...)
+		ss.byID = append(ss.byID, make([]jobStat, n-len(ss.byID))...)
+		ss.seen = append(ss.seen, make([]int, n-len(ss.seen))...)
+	}
+	p := r.p
+	for len(p.inheritMark) < n {
+		p.inheritMark = append(p.inheritMark, 0)
+	}
+	p.inheritGen++
+	g := p.inheritGen
+	// The jobs on the changed slots, in the parent or in snap, each
+	// recomputed from its slots in snap (slot order).
+	jobs := ss.jobs[:0]
+	for _, d := range snap.diff {
+		for _, o := range [2]sim.JobID{par.occ[d], snap.occ[d]} {
+			if o >= 0 && p.inheritMark[o] != g {
+				p.inheritMark[o] = g
+				jobs = append(jobs, o)
+			}
+		}
+	}
+	tp := r.p.tp
+	keys := ss.keys[:0]
+	for _, o := range jobs {
+		ss.stamp[o] = ss.gen - 1 // absent unless it holds a slot
+		for _, s := range snap.lookup(o) {
+			ss.add(tp, o, int(s), tp.slotNode[s], snap.used[s])
+		}
+		if ss.stamp[o] == ss.gen && ss.byID[o].firstUsed >= 0 {
+			keys = append(keys, pairKey(sim.JobID(ss.byID[o].firstUsed), int32(o)))
+		}
+	}
+	slices.Sort(keys)
+	// The order: the untouched jobs keep theirs, the touched ones with a
+	// USED slot merged in by first USED slot.
+	order := p.inheritOrder[:0]
+	k := 0
+	for _, o := range ss.order {
+		if p.inheritMark[o] == g {
+			continue
+		}
+		for k < len(keys) && int(keys[k]>>32) < ss.byID[o].firstUsed {
+			order = append(order, sim.JobID(uint32(keys[k])))
+			k++
+		}
+		order = append(order, o)
+	}
+	for ; k < len(keys); k++ {
+		order = append(order, sim.JobID(uint32(keys[k])))
+	}
+	p.inheritOrder, ss.order = ss.order, order
+	ss.jobs, ss.keys = jobs, keys
+	return true
 }
 
 // rtStat is _get_job_rt_stat: a job's type, GPU count and locality read
