@@ -136,6 +136,13 @@ func (r *round) statsOf(tb *table, dst *statSet, withOrder bool) *statSet {
 		tb.tp.snaps.rebase(tb)
 	}
 	snap := tb.base
+	// dst's old content is dropped: its pin goes first, so that a
+	// snapshot it read (the parent of tb's, typically) can pass its stats
+	// on (inheritStats).
+	if dst.pinned != nil {
+		dst.pinned.pins--
+		dst.pinned = nil
+	}
 	if snap.statsGen != snap.gen {
 		snap.statsGen = snap.gen
 		if !r.inheritStats(snap, n) {
