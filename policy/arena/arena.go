@@ -95,6 +95,11 @@ type Policy struct {
 	heads          []sim.JobID
 	groupScratch   []int
 	groupFill      []int32
+	// inheritMark marks jobs (where it equals inheritGen) and
+	// inheritOrder is spare order storage, for inheritStats.
+	inheritMark  []uint64
+	inheritGen   uint64
+	inheritOrder []sim.JobID
 	// assertionsFailed counts, in artifact timing, the artifact's
 	// assertions found false (see round.assertionFailed).
 	assertionsFailed int
@@ -350,7 +355,7 @@ func (r *round) refreshQuotas() {
 		p.quotaTouched, p.quotaScratch = now, p.quotaTouched[:0]
 		return
 	}
-	st := r.stats(tb, &r.p.statsA)
+	st := r.statsOf(tb, &r.p.statsA, false) // read by job, not in order
 	for _, id := range r.running {
 		s := st.get(id)
 		js := p.jobs[id]

@@ -108,9 +108,18 @@
 //   - a snapshot records the delta it was made from (its parent), so a
 //     pooled table of a related snapshot is copied by the deltas and the
 //     slots the lines of descent changed (table.kinship), and the real
-//     table a fit replaced returns to the pool at once.
+//     table a fit replaced returns to the pool at once;
+//   - an arrival's fit starts from a fresh snapshot of the real table once
+//     its delta passes arrivalRebase (300) slots, so that the fits of a
+//     round with hundreds of arrivals do not each copy, sort and walk the
+//     round's earlier fits' changes; a new snapshot's job stats are its
+//     parent's, moved, with the parent's delta recomputed
+//     (inheritStats), rather than a scan of every slot; delta sorts use
+//     integer keys.
 //
 // These shortcuts are checked against running every search in full
 // (TestSearchShortcutsChangeNothing), the table copies against a scan
-// (TestCopyFromParentSnapshot).
+// (TestCopyFromParentSnapshot), a table's stats, inherited or not, against
+// a scan (TestDeltaStatsMatchScan), and the arrival rebase against runs
+// without it (TestArrivalRebaseChangesNothing).
 package arena

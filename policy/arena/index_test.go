@@ -165,3 +165,61 @@ func randomOccupants(rng *rand.Rand, slots, jobs int) []sim.JobID {
 	}
 	return occ
 }
+
+// TestDeltaStatsMatchScan: a table's job stats built from its snapshot's
+// and its delta (statsOf: the touched jobs' (job, slot) pairs and their
+// first USED slots sorted as integer keys) must equal a scan of the same
+// content, job for job, with the candidate order and the touched jobs in
+// order of first USED slot; so must a new snapshot's stats inherited from
+// its parent's (inheritStats: the parent's delta recomputed, the order
+// merged). Random writes and rebases on two node sizes and two types; the
+// oracle is statSet.scan of a flat copy.
+func TestDeltaStatsMatchScan(t *testing.T) {
+	c := testCluster(t,
+		sim.Pool{GPU: "a100", Nodes: 6, GPUsPerNode: 4}, sim.Pool{GPU: "a100", Nodes: 3, GPUsPerNode: 8},
+		sim.Pool{GPU: "v100", Nodes: 5, GPUsPerNode: 2})
+	var jobs []testJob
+	for range 12 {
+		jobs = append(jobs, testJob{model: "gpt-1.3b", gpu: "a100", gpus: 1})
+	}
+	r := newTestRound(t, c, uniformRates("gpt-1.3b"), jobs)
+	tp := r.p.tp
+	rng := rand.New(rand.NewPCG(5, 6))
+	slots := len(tp.slotNode)
+	var got, want statSet
+	inherited := statsInherited.Load()
+	for trial := range 200 {
+		work := blankTable(tp)
+		work.load(randomOccupants(rng, slots, 12))
+		tp.snaps.rebase(work)
+		for step := range 40 {
+			s := rng.IntN(slots)
+			occ := sim.JobID(rng.IntN(13)) - 1
+			work.set(s, occ, occ != empty && rng.IntN(5) > 0)
+			if rng.IntN(15) == 0 {
+				tp.snaps.rebase(work)
+			}
+			st := r.statsOf(work, &got, true)
+			want.scan(tp, work.occ, work.used, len(r.p.jobs))
+			for id := range sim.JobID(12) {
+				g, w := st.get(id), want.get(id)
+				if (g == nil) != (w == nil) || g != nil && (g.t != w.t || g.num != w.num || g.used != w.used ||
+					!slices.Equal(g.nodes, w.nodes) || g.firstCount != w.firstCount || g.firstUsed != w.firstUsed) {
+					t.Fatalf("trial %d step %d: stats of job %d = %+v, scan says %+v", trial, step, id, g, w)
+				}
+			}
+			if !slices.Equal(st.order, want.order) {
+				t.Fatalf("trial %d step %d: order %v, scan says %v", trial, step, st.order, want.order)
+			}
+			for i := 1; i < len(st.touched); i++ {
+				if st.byID[st.touched[i-1]].firstUsed >= st.byID[st.touched[i]].firstUsed {
+					t.Fatalf("trial %d step %d: touched jobs %v not in order of first USED slot", trial, step, st.touched)
+				}
+			}
+			got.begin(0) // unpin
+		}
+	}
+	if statsInherited.Load() == inherited {
+		t.Fatal("no snapshot inherited its parent's stats: the test does not exercise inheritStats")
+	}
+}

@@ -2,6 +2,7 @@ package arena
 
 import (
 	"slices"
+	"sync/atomic"
 
 	"github.com/arena-sim/arena/sim"
 )
@@ -396,9 +397,9 @@ func (r *round) nodeSwapFixup(prev *table) {
 	// from the two tables' job stats (a snapshot's, computed once, and its
 	// delta's) instead of a scan of each job's slots in each table. A swap
 	// changes the table: from then on the current side is read from it.
-	before := r.stats(prev, &r.p.statsC)
-	defer r.p.statsC.begin(0) // unpin prev's snapshot
-	now := r.stats(tb, &r.p.statsA)
+	before := r.statsOf(prev, &r.p.statsC, false) // read by job, not in order
+	defer r.p.statsC.begin(0)                     // unpin prev's snapshot
+	now := r.statsOf(tb, &r.p.statsA, false)
 	swapped := false
 	for _, id := range r.running {
 		b := before.get(id)
@@ -492,6 +493,7 @@ func (r *round) fitNewJobs() error {
 		id := j.Spec.ID
 		js := r.js(id)
 		r.p.decision = append(r.p.decision, id)
+		r.rebaseLongDelta()
 		ok, dec, b := r.fitOneJob(r.real, r.registered(id), budget, localMigrationEta)
 		if v.NoOpportunistic && ok {
 			ok = !r.pendingOfType(js.quota.t)
@@ -525,6 +527,32 @@ func (r *round) fitNewJobs() error {
 	r.upgradeTrial()
 	r.nodeSwapFixup(before)
 	return nil
+}
+
+// arrivalRebase is the real table's delta length (slots) past which an
+// arrival's fit starts from a fresh snapshot of it (0: never; a delta
+// still detaches at topology.deltaLimit). Each fit copies the real table
+// and the downgrade search's plans tens of times, sorts and walks the
+// delta in every plan's stats and partial-node lists: on a large cluster
+// with hundreds of arrivals per round the delta, growing with every fit,
+// made a fit cost the round's earlier fits (on 102,400 GPUs the limit is
+// 3,200 slots). A snapshot costs a few passes over the table; measured
+// on 1M jobs on c100k (800 rounds) 300 cost 20 % less CPU than none.
+// The content is the same either way: results do not change
+// (TestArrivalRebaseChangesNothing).
+var arrivalRebase = 300
+
+// arrivalRebases counts the rebases rebaseLongDelta made (for the test;
+// runs may be concurrent).
+var arrivalRebases atomic.Int64
+
+// rebaseLongDelta starts the real table on a fresh snapshot when its delta
+// is longer than arrivalRebase.
+func (r *round) rebaseLongDelta() {
+	if arrivalRebase > 0 && r.real.attached() && len(r.real.dirty) > arrivalRebase {
+		r.p.tp.snaps.rebase(r.real)
+		arrivalRebases.Add(1)
+	}
 }
 
 func (r *round) pendingOfType(t int) bool {

@@ -67,3 +67,40 @@ func TestSearchShortcutsChangeNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestArrivalRebaseChangesNothing: starting an arrival's fit from a fresh
+// snapshot of the real table once its delta is long (arrivalRebase) changes
+// how the table is kept, not its content: a run with a tiny threshold (4
+// slots, so that nearly every fitted arrival rebases on paper-1280) must
+// equal the run without it, job for job and round for round. Not a
+// golden: the oracle is the same run with the mechanism off.
+func TestArrivalRebaseChangesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("several Arena runs; skipped with -short")
+	}
+	for _, run := range []runner.Run{
+		{Trace: "philly", Cluster: "paper-1280", Policy: "arena", Timing: sim.Exact, Rounds: 600},
+		{Trace: "philly", Cluster: "paper-1280", Policy: "arena-nh", Timing: sim.Artifact, Rounds: 600},
+	} {
+		t.Run(run.Policy, func(t *testing.T) {
+			outcome := func(threshold int) *sim.Result {
+				defer arena.SetArrivalRebase(arena.SetArrivalRebase(threshold))
+				o, err := runner.Execute(context.Background(), policy.NewRegistry(), run)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return o.Result
+			}
+			off := outcome(0)
+			before := arena.ArrivalRebases()
+			on := outcome(4)
+			if arena.ArrivalRebases() == before {
+				t.Fatal("no arrival rebased the real table: the test does not exercise the mechanism")
+			}
+			if !reflect.DeepEqual(off.Jobs, on.Jobs) || !reflect.DeepEqual(off.Timeline, on.Timeline) ||
+				!reflect.DeepEqual(off.Allocations, on.Allocations) || !reflect.DeepEqual(off.Digest, on.Digest) {
+				t.Errorf("results differ with the arrival rebase on")
+			}
+		})
+	}
+}

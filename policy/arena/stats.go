@@ -2,6 +2,7 @@ package arena
 
 import (
 	"slices"
+	"sync/atomic"
 
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/sim"
@@ -37,14 +38,14 @@ type statSet struct {
 	// scratch of statsOf: jobs met (where seen equals gen), their slots
 	seen  []int
 	jobs  []sim.JobID
-	pairs []jobSlot
+	pairs []uint64
+	keys  []uint64
 }
 
-// jobSlot is a slot of a job.
-type jobSlot struct {
-	id sim.JobID
-	s  int32
-}
+// pairKey packs a job ID (or a slot) and a slot (or a job ID), both
+// non-negative and below 2³¹, into one integer that sorts by the first,
+// then the second.
+func pairKey(hi sim.JobID, lo int32) uint64 { return uint64(hi)<<32 | uint64(uint32(lo)) }
 
 func (s *statSet) get(id sim.JobID) *jobStat {
 	if id < 0 {
@@ -135,9 +136,18 @@ func (r *round) statsOf(tb *table, dst *statSet, withOrder bool) *statSet {
 		tb.tp.snaps.rebase(tb)
 	}
 	snap := tb.base
+	// dst's old content is dropped: its pin goes first, so that a
+	// snapshot it read (the parent of tb's, typically) can pass its stats
+	// on (inheritStats).
+	if dst.pinned != nil {
+		dst.pinned.pins--
+		dst.pinned = nil
+	}
 	if snap.statsGen != snap.gen {
 		snap.statsGen = snap.gen
-		snap.stats.scan(tb.tp, snap.occ, snap.used, n)
+		if !r.inheritStats(snap, n) {
+			snap.stats.scan(tb.tp, snap.occ, snap.used, n)
+		}
 	}
 	base := &snap.stats
 	if len(tb.dirty) == 0 {
@@ -166,40 +176,46 @@ func (r *round) statsOf(tb *table, dst *statSet, withOrder bool) *statSet {
 			}
 		}
 	}
+	// Each (job, slot) pair is one sort key, job ID in the high half
+	// (IDs and slots are non-negative and below 2³¹): a plain integer
+	// sort in (job, slot) order.
 	pairs := dst.pairs[:0]
 	for _, o := range jobs {
 		for _, s := range snap.lookup(o) {
 			if tb.occ[s] == o {
-				pairs = append(pairs, jobSlot{o, s})
+				pairs = append(pairs, pairKey(o, s))
 			}
 		}
 	}
 	for _, s := range tb.dirty {
 		if o := tb.occ[s]; o >= 0 && snap.occ[s] != o {
-			pairs = append(pairs, jobSlot{o, s})
+			pairs = append(pairs, pairKey(o, s))
 		}
 	}
-	slices.SortFunc(pairs, func(a, b jobSlot) int {
-		if a.id != b.id {
-			return int(a.id - b.id)
-		}
-		return int(a.s - b.s)
-	})
-	for _, pr := range pairs {
-		dst.add(tb.tp, pr.id, int(pr.s), tb.tp.slotNode[pr.s], tb.used[pr.s])
+	slices.Sort(pairs)
+	for _, k := range pairs {
+		o, s := sim.JobID(k>>32), int32(uint32(k))
+		dst.add(tb.tp, o, int(s), tb.tp.slotNode[s], tb.used[s])
 	}
 	dst.jobs, dst.pairs = jobs, pairs
-	touched := dst.touched[:0]
+	// The touched jobs by first USED slot (a slot has one occupant, so
+	// the keys are distinct).
+	keys := dst.keys[:0]
 	for _, o := range jobs {
 		switch {
 		case dst.stamp[o] != dst.gen: // gone from tb
 			dst.stamp[o] = dst.gen
 			dst.byID[o] = jobStat{nodes: dst.byID[o].nodes[:0], firstUsed: -1}
 		case dst.byID[o].firstUsed >= 0:
-			touched = append(touched, o)
+			keys = append(keys, pairKey(sim.JobID(dst.byID[o].firstUsed), int32(o)))
 		}
 	}
-	slices.SortFunc(touched, func(a, b sim.JobID) int { return dst.byID[a].firstUsed - dst.byID[b].firstUsed })
+	slices.Sort(keys)
+	touched := dst.touched[:0]
+	for _, k := range keys {
+		touched = append(touched, sim.JobID(uint32(k)))
+	}
+	dst.keys = keys
 	dst.touched = touched
 	if !withOrder {
 		return dst
@@ -219,6 +235,82 @@ func (r *round) statsOf(tb *table, dst *statSet, withOrder bool) *statSet {
 	}
 	dst.order = append(dst.order, touched[k:]...)
 	return dst
+}
+
+// statsInherited counts the snapshots whose stats inheritStats derived
+// from their parent's (for the test; runs may be concurrent).
+var statsInherited atomic.Int64
+
+// inheritStats gives snap the job stats of its parent snapshot (the one
+// its table was a delta against), moved rather than copied, with the jobs
+// on the parent's delta (snap.diff) recomputed from snap's index: what a
+// scan of snap's slots would give, for the delta's cost and the running
+// jobs' order instead of the cluster's slots. Only when the parent is
+// alive with its stats built and no statSet reads them (unpinned): the
+// parent loses its stats (they are rebuilt if asked for again).
+func (r *round) inheritStats(snap *snapshot, n int) bool {
+	par := snap.parent
+	if !searchShortcuts || par == nil || par == snap || par.gen != snap.parentGen || par.statsGen != par.gen || par.pins > 0 {
+		return false
+	}
+	statsInherited.Add(1)
+	snap.stats, par.stats = par.stats, snap.stats
+	par.statsGen = 0
+	ss := &snap.stats
+	if len(ss.stamp) < n {
+		ss.stamp = append(ss.stamp, make([]int, n-len(ss.stamp))...)
+		ss.byID = append(ss.byID, make([]jobStat, n-len(ss.byID))...)
+		ss.seen = append(ss.seen, make([]int, n-len(ss.seen))...)
+	}
+	p := r.p
+	for len(p.inheritMark) < n {
+		p.inheritMark = append(p.inheritMark, 0)
+	}
+	p.inheritGen++
+	g := p.inheritGen
+	// The jobs on the changed slots, in the parent or in snap, each
+	// recomputed from its slots in snap (slot order).
+	jobs := ss.jobs[:0]
+	for _, d := range snap.diff {
+		for _, o := range [2]sim.JobID{par.occ[d], snap.occ[d]} {
+			if o >= 0 && p.inheritMark[o] != g {
+				p.inheritMark[o] = g
+				jobs = append(jobs, o)
+			}
+		}
+	}
+	tp := r.p.tp
+	keys := ss.keys[:0]
+	for _, o := range jobs {
+		ss.stamp[o] = ss.gen - 1 // absent unless it holds a slot
+		for _, s := range snap.lookup(o) {
+			ss.add(tp, o, int(s), tp.slotNode[s], snap.used[s])
+		}
+		if ss.stamp[o] == ss.gen && ss.byID[o].firstUsed >= 0 {
+			keys = append(keys, pairKey(sim.JobID(ss.byID[o].firstUsed), int32(o)))
+		}
+	}
+	slices.Sort(keys)
+	// The order: the untouched jobs keep theirs, the touched ones with a
+	// USED slot merged in by first USED slot.
+	order := p.inheritOrder[:0]
+	k := 0
+	for _, o := range ss.order {
+		if p.inheritMark[o] == g {
+			continue
+		}
+		for k < len(keys) && int(keys[k]>>32) < ss.byID[o].firstUsed {
+			order = append(order, sim.JobID(uint32(keys[k])))
+			k++
+		}
+		order = append(order, o)
+	}
+	for ; k < len(keys); k++ {
+		order = append(order, sim.JobID(uint32(keys[k])))
+	}
+	p.inheritOrder, ss.order = ss.order, order
+	ss.jobs, ss.keys = jobs, keys
+	return true
 }
 
 // rtStat is _get_job_rt_stat: a job's type, GPU count and locality read

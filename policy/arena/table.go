@@ -145,6 +145,7 @@ type table struct {
 	logging int
 	// scratch of slotsOf and partialNodes, and of copyFrom
 	qbuf, nbuf []int32
+	kbuf       []uint64
 	chainBuf   []*snapshot
 	chainBuf2  []*snapshot
 	// room keeps roomOf's answers per type (for the version they were
@@ -430,26 +431,25 @@ func (t *table) partialNodes(ty, n int, partial []nodeFree, idleNodes []int) ([]
 	bk := t.base.bucketsOf(tp, ty)
 	// The delta's nodes of type ty: idle ones in node order, then partial
 	// ones by idle GPUs (most first), node order on ties.
-	dn := t.nbuf[:0]
+	// Sorted as integer keys: not idle (1) or idle (0), then 2¹⁶ − 1 −
+	// idle GPUs, then the node.
+	full := func(nd int32) bool { return t.free[nd] == tp.nodeCap[nd] }
+	keys := t.kbuf[:0]
 	for _, nd := range t.dirtyNodes {
 		if tp.nodeType[nd] == ty {
-			dn = append(dn, nd)
+			k := uint64(0xFFFF-t.free[nd])<<32 | uint64(nd)
+			if !full(nd) {
+				k |= 1 << 48
+			}
+			keys = append(keys, k)
 		}
 	}
-	t.nbuf = dn
-	full := func(nd int32) bool { return t.free[nd] == tp.nodeCap[nd] }
-	slices.SortFunc(dn, func(a, b int32) int {
-		if fa, fb := full(a), full(b); fa != fb {
-			if fa {
-				return -1
-			}
-			return 1
-		}
-		if d := t.free[b] - t.free[a]; d != 0 {
-			return d
-		}
-		return int(a - b)
-	})
+	slices.Sort(keys)
+	dn := t.nbuf[:0]
+	for _, k := range keys {
+		dn = append(dn, int32(uint32(k)))
+	}
+	t.kbuf, t.nbuf = keys, dn
 	j := 0
 	// Idle nodes: merge the snapshot's (those not in the delta) with the
 	// delta's, in node order.
