@@ -35,9 +35,15 @@ type keptRows struct {
 	// later rows move up).
 	on, ok, built, dirty bool
 	movesDirty           bool
-	topK                 int
-	removed              []int
-	nres                 int
+	// undoable: the only edit since the last program is an Appended
+	// row (undoneConst: constOK before it), so that removing that row
+	// again gives back the rows, load and moves of the last program
+	// exactly (undoAppend).
+	undoable    bool
+	undoneConst bool
+	topK        int
+	removed     []int
+	nres        int
 	// Per row, in admitted order: a sequence number (ascending: admitted
 	// order among the live rows), the previous column and its value, and
 	// the row's candidates (one per class).
@@ -141,12 +147,16 @@ func (s *ReassignmentSolver) Keep() {
 // every row.
 func (s *ReassignmentSolver) Reset() {
 	s.kept.built, s.kept.dirty, s.kept.movesDirty = false, true, true
+	s.kept.undoable = false
 	s.kept.constOK = false
 }
 
 // Appended reports that a row was appended to p.Rows (its last row).
 func (s *ReassignmentSolver) Appended(p *Reassignment) {
 	k := &s.kept
+	// The first edit since the last program (keptUpdate leaves dirty
+	// and movesDirty false) can be undone by removing the row again.
+	k.undoable, k.undoneConst = !k.dirty && !k.movesDirty, k.constOK
 	k.dirty, k.constOK = true, false
 	if !k.built || !k.ok {
 		return
@@ -162,7 +172,7 @@ func (s *ReassignmentSolver) Appended(p *Reassignment) {
 // PrevChanged reports that row i of p.Rows has a new Prev.
 func (s *ReassignmentSolver) PrevChanged(p *Reassignment, i int) {
 	k := &s.kept
-	k.dirty, k.constOK = true, false
+	k.dirty, k.constOK, k.undoable = true, false, false
 	if !k.built || !k.ok {
 		return
 	}
@@ -186,7 +196,8 @@ func (s *ReassignmentSolver) RemovedRows(idx []int) {
 	if len(idx) == 0 {
 		return
 	}
-	k.dirty, k.constOK = true, false
+	undo := k.undoable && len(idx) == 1 && idx[0] == len(k.seq)-1
+	k.dirty, k.constOK, k.undoable = true, false, false
 	if !k.built || !k.ok {
 		return
 	}
@@ -213,6 +224,28 @@ func (s *ReassignmentSolver) RemovedRows(idx []int) {
 	k.spare = spare[:0]
 	n := len(k.seq) - len(idx)
 	k.seq, k.prev, k.prevVal, k.prevRes, k.prevUse, k.cands = k.seq[:n], k.prev[:n], k.prevVal[:n], k.prevRes[:n], k.prevUse[:n], k.cands[:n]
+	if undo {
+		k.undoAppend()
+	}
+}
+
+// undoAppend marks the rows as those of the last program again, once the
+// row appended since has been removed (Gavel and Sia revert an admission
+// whose placement fails, most of their fits on an overloaded cluster).
+// Nothing the next program reads differs: the load is a sum of integer
+// uses (exact), each class's first topK entries are its best in one
+// total order (gain, then sequence), so the row's insertion and removal
+// leave them as they were (only the unordered rest may be permuted),
+// the partial sums cover the rows before it (RemovedRows's prefixN), and
+// the classes the row created are empty. So the moves, the
+// enumeration's tables, the first pass's bound and the answers of the
+// last program stay, as the comparing path keeps them for equal rows
+// (sameRows): without this, every reverted fit rebuilt the moves and
+// the tables and re-ran the first pass.
+func (k *keptRows) undoAppend() {
+	k.dirty, k.movesDirty = false, false
+	k.removed = k.removed[:0]
+	k.constOK = k.undoneConst
 }
 
 // rebuild indexes every row of p.

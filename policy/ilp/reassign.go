@@ -273,6 +273,7 @@ func (s *ReassignmentSolver) Solve(p *Reassignment, opt Options) (Assignment, bo
 	s.keptUse = false
 	if s.kept.on {
 		k := &s.kept
+		k.undoable = false // an admission removed after this is not undone
 		if !k.built || k.nres != len(p.Capacity) || (k.ok && len(k.seq) != len(p.Rows)) {
 			s.rebuildKept(p)
 		}
