@@ -17,11 +17,13 @@ import (
 // class holds every row's best move of the class (ties: the lower
 // column), its first MaxChanges by gain descending, then admitted order,
 // in that order and the others after them unordered; buildMoves keeps
-// those first MaxChanges (keepBestMoves). The load is a
-// sum of integer uses, exact in any order. Rows whose uses are not
-// integers, or whose values are NaN, or which Solve would reject, switch
-// the solver back to comparing and rebuilding (sameRows, buildMoves)
-// until the next Reset.
+// those first MaxChanges (keepBestMoves). A row appended and removed
+// again with no other edit between two programs is undone (undoAppend):
+// the last program's moves, tables and answers stay. The load is a sum
+// of integer uses, exact in any order. Rows whose uses are not integers,
+// or whose values are NaN, or which Solve would reject, switch the
+// solver back to comparing and rebuilding (sameRows, buildMoves) until
+// the next Reset.
 
 // keptRows is the solver's per-row index of kept rows.
 type keptRows struct {
