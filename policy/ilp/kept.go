@@ -78,6 +78,10 @@ type keptRows struct {
 	// Resource and one Use slice (as buildMoves's classCache); emptied
 	// by a rebuild, since a Reset allows those slices to change.
 	caches []classCache
+	// goodRes, goodUse: the Resource and Use slices keptRowOK last
+	// checked (nil after a rebuild).
+	goodRes []int
+	goodUse []float64
 	// bulk: rebuildKept appends the classes' entries unordered and
 	// selects each class's first topK once at the end.
 	bulk bool
@@ -263,6 +267,7 @@ func (s *ReassignmentSolver) rebuildKept(p *Reassignment) {
 	k.seq, k.prev, k.prevVal, k.prevRes, k.prevUse = k.seq[:0], k.prev[:0], k.prevVal[:0], k.prevRes[:0], k.prevUse[:0]
 	k.cands = k.cands[:0]
 	k.caches = k.caches[:0]
+	k.goodRes, k.goodUse = nil, nil
 	k.next = 0
 	k.prefixN = 0
 	k.bulk = true
@@ -387,9 +392,20 @@ func (k *keptRows) grow() {
 
 // keptRowOK reports whether row r can be indexed: what Solve's checks
 // accept, with integer uses and no NaN value.
-func keptRowOK(r *AssignRow, nres int) bool {
+// The Resource and Use slices last found good are not checked again
+// (Sia's rows share one pair): they may change only with a Reset, and
+// rebuildKept forgets them.
+func (k *keptRows) keptRowOK(r *AssignRow, nres int) bool {
 	if len(r.Resource) != len(r.Value) || len(r.Use) != len(r.Value) || r.Prev < 0 || r.Prev >= len(r.Value) {
 		return false
+	}
+	if sameInts(r.Resource, k.goodRes) && sameFloats(r.Use, k.goodUse) && k.goodRes != nil {
+		for _, v := range r.Value {
+			if math.IsNaN(v) {
+				return false
+			}
+		}
+		return true
 	}
 	for c, res := range r.Resource {
 		u := r.Use[c]
@@ -397,6 +413,7 @@ func keptRowOK(r *AssignRow, nres int) bool {
 			return false
 		}
 	}
+	k.goodRes, k.goodUse = r.Resource, r.Use
 	return true
 }
 
@@ -405,7 +422,7 @@ func keptRowOK(r *AssignRow, nres int) bool {
 func (s *ReassignmentSolver) indexRow(p *Reassignment, i int) {
 	k := &s.kept
 	r := &p.Rows[i]
-	if !keptRowOK(r, k.nres) {
+	if !k.keptRowOK(r, k.nres) {
 		k.ok = false
 		return
 	}

@@ -320,3 +320,48 @@ func TestReducedObjective(t *testing.T) {
 		t.Fatalf("only %d stopped searches: the full path is barely exercised", stopped)
 	}
 }
+
+// TestKeptRowCheckMemo: rows sharing the Resource and Use slices last
+// found good have only their values checked (keptRowOK's memo), but a
+// NaN value among them, or a row with other slices holding a
+// non-integer use, still switches the solver to its comparing path, as
+// without the memo; and a Reset forgets the slices (their contents may
+// change with it). Hand-built cases.
+func TestKeptRowCheckMemo(t *testing.T) {
+	res, use := []int{0, 1}, []float64{1, 1}
+	mk := func(prev int, v ...float64) AssignRow {
+		return AssignRow{Value: v, Resource: res, Use: use, Prev: prev}
+	}
+	p := &Reassignment{Capacity: []float64{3, 3}, MaxChanges: 2, HasPrev: true,
+		Rows: []AssignRow{mk(0, 1, 2), mk(1, 3, 1)}, New: mk(0, 1, 1)}
+	var s ReassignmentSolver
+	s.Keep()
+	solve := func(name string, wantKept bool) {
+		t.Helper()
+		if _, _, err := s.Solve(p, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if s.keptUse != wantKept {
+			t.Fatalf("%s: kept path %v, want %v", name, s.keptUse, wantKept)
+		}
+	}
+	solve("good rows", true)
+	p.Rows = append(p.Rows, mk(0, 2, 2)) // the memo's slices, good values
+	s.Appended(p)
+	solve("a good row with the same slices", true)
+	p.Rows = append(p.Rows, mk(0, math.NaN(), 2)) // the memo's slices, a NaN value
+	s.Appended(p)
+	solve("a NaN value with the checked slices", false)
+	p.Rows = p.Rows[:3]
+	s.Reset()
+	solve("after a Reset", true)
+	use[1] = 0.5 // in place, then a Reset: the slices are checked again
+	s.Reset()
+	solve("a non-integer use in the checked slice after a Reset", false)
+	use[1] = 1
+	s.Reset()
+	solve("integer again", true)
+	p.Rows = append(p.Rows, AssignRow{Value: []float64{1, 1}, Resource: res, Use: []float64{1, 0.5}})
+	s.Appended(p)
+	solve("another Use slice with a non-integer use", false)
+}
