@@ -80,6 +80,15 @@ type Options struct {
 	// replaces the incumbent only if better by more than
 	// Tol·max(1, |incumbent|).
 	Tol float64
+	// ReducedObjective (SolveReassignment, ReassignmentSolver.Solve):
+	// an answer whose search was not stopped (Status other than
+	// Feasible) reports Result.Objective and Result.Bound without the
+	// existing rows' previous values, which are a sum over every row per
+	// program; a caller that reads the Assignment's own Objective, its
+	// columns and the Result's Status, Gap and counts (Gavel) loses
+	// nothing. A stopped search reports them in full (its Gap is computed
+	// from them). The Assignment is otherwise the same.
+	ReducedObjective bool
 }
 
 // Status is the outcome of a search.

@@ -17,11 +17,13 @@ import (
 // class holds every row's best move of the class (ties: the lower
 // column), its first MaxChanges by gain descending, then admitted order,
 // in that order and the others after them unordered; buildMoves keeps
-// those first MaxChanges (keepBestMoves). The load is a
-// sum of integer uses, exact in any order. Rows whose uses are not
-// integers, or whose values are NaN, or which Solve would reject, switch
-// the solver back to comparing and rebuilding (sameRows, buildMoves)
-// until the next Reset.
+// those first MaxChanges (keepBestMoves). A row appended and removed
+// again with no other edit between two programs is undone (undoAppend):
+// the last program's moves, tables and answers stay. The load is a sum
+// of integer uses, exact in any order. Rows whose uses are not integers,
+// or whose values are NaN, or which Solve would reject, switch the
+// solver back to comparing and rebuilding (sameRows, buildMoves) until
+// the next Reset.
 
 // keptRows is the solver's per-row index of kept rows.
 type keptRows struct {
@@ -35,9 +37,15 @@ type keptRows struct {
 	// later rows move up).
 	on, ok, built, dirty bool
 	movesDirty           bool
-	topK                 int
-	removed              []int
-	nres                 int
+	// undoable: the only edit since the last program is an Appended
+	// row (undoneConst: constOK before it), so that removing that row
+	// again gives back the rows, load and moves of the last program
+	// exactly (undoAppend).
+	undoable    bool
+	undoneConst bool
+	topK        int
+	removed     []int
+	nres        int
 	// Per row, in admitted order: a sequence number (ascending: admitted
 	// order among the live rows), the previous column and its value, and
 	// the row's candidates (one per class).
@@ -70,6 +78,10 @@ type keptRows struct {
 	// Resource and one Use slice (as buildMoves's classCache); emptied
 	// by a rebuild, since a Reset allows those slices to change.
 	caches []classCache
+	// goodRes, goodUse: the Resource and Use slices keptRowOK last
+	// checked (nil after a rebuild).
+	goodRes []int
+	goodUse []float64
 	// bulk: rebuildKept appends the classes' entries unordered and
 	// selects each class's first topK once at the end.
 	bulk bool
@@ -141,12 +153,16 @@ func (s *ReassignmentSolver) Keep() {
 // every row.
 func (s *ReassignmentSolver) Reset() {
 	s.kept.built, s.kept.dirty, s.kept.movesDirty = false, true, true
+	s.kept.undoable = false
 	s.kept.constOK = false
 }
 
 // Appended reports that a row was appended to p.Rows (its last row).
 func (s *ReassignmentSolver) Appended(p *Reassignment) {
 	k := &s.kept
+	// The first edit since the last program (keptUpdate leaves dirty
+	// and movesDirty false) can be undone by removing the row again.
+	k.undoable, k.undoneConst = !k.dirty && !k.movesDirty, k.constOK
 	k.dirty, k.constOK = true, false
 	if !k.built || !k.ok {
 		return
@@ -162,7 +178,7 @@ func (s *ReassignmentSolver) Appended(p *Reassignment) {
 // PrevChanged reports that row i of p.Rows has a new Prev.
 func (s *ReassignmentSolver) PrevChanged(p *Reassignment, i int) {
 	k := &s.kept
-	k.dirty, k.constOK = true, false
+	k.dirty, k.constOK, k.undoable = true, false, false
 	if !k.built || !k.ok {
 		return
 	}
@@ -186,7 +202,8 @@ func (s *ReassignmentSolver) RemovedRows(idx []int) {
 	if len(idx) == 0 {
 		return
 	}
-	k.dirty, k.constOK = true, false
+	undo := k.undoable && len(idx) == 1 && idx[0] == len(k.seq)-1
+	k.dirty, k.constOK, k.undoable = true, false, false
 	if !k.built || !k.ok {
 		return
 	}
@@ -213,6 +230,28 @@ func (s *ReassignmentSolver) RemovedRows(idx []int) {
 	k.spare = spare[:0]
 	n := len(k.seq) - len(idx)
 	k.seq, k.prev, k.prevVal, k.prevRes, k.prevUse, k.cands = k.seq[:n], k.prev[:n], k.prevVal[:n], k.prevRes[:n], k.prevUse[:n], k.cands[:n]
+	if undo {
+		k.undoAppend()
+	}
+}
+
+// undoAppend marks the rows as those of the last program again, once the
+// row appended since has been removed (Gavel and Sia revert an admission
+// whose placement fails, most of their fits on an overloaded cluster).
+// Nothing the next program reads differs: the load is a sum of integer
+// uses (exact), each class's first topK entries are its best in one
+// total order (gain, then sequence), so the row's insertion and removal
+// leave them as they were (only the unordered rest may be permuted),
+// the partial sums cover the rows before it (RemovedRows's prefixN), and
+// the classes the row created are empty. So the moves, the
+// enumeration's tables, the first pass's bound and the answers of the
+// last program stay, as the comparing path keeps them for equal rows
+// (sameRows): without this, every reverted fit rebuilt the moves and
+// the tables and re-ran the first pass.
+func (k *keptRows) undoAppend() {
+	k.dirty, k.movesDirty = false, false
+	k.removed = k.removed[:0]
+	k.constOK = k.undoneConst
 }
 
 // rebuild indexes every row of p.
@@ -228,6 +267,7 @@ func (s *ReassignmentSolver) rebuildKept(p *Reassignment) {
 	k.seq, k.prev, k.prevVal, k.prevRes, k.prevUse = k.seq[:0], k.prev[:0], k.prevVal[:0], k.prevRes[:0], k.prevUse[:0]
 	k.cands = k.cands[:0]
 	k.caches = k.caches[:0]
+	k.goodRes, k.goodUse = nil, nil
 	k.next = 0
 	k.prefixN = 0
 	k.bulk = true
@@ -352,9 +392,20 @@ func (k *keptRows) grow() {
 
 // keptRowOK reports whether row r can be indexed: what Solve's checks
 // accept, with integer uses and no NaN value.
-func keptRowOK(r *AssignRow, nres int) bool {
+// The Resource and Use slices last found good are not checked again
+// (Sia's rows share one pair): they may change only with a Reset, and
+// rebuildKept forgets them.
+func (k *keptRows) keptRowOK(r *AssignRow, nres int) bool {
 	if len(r.Resource) != len(r.Value) || len(r.Use) != len(r.Value) || r.Prev < 0 || r.Prev >= len(r.Value) {
 		return false
+	}
+	if sameInts(r.Resource, k.goodRes) && sameFloats(r.Use, k.goodUse) && k.goodRes != nil {
+		for _, v := range r.Value {
+			if math.IsNaN(v) {
+				return false
+			}
+		}
+		return true
 	}
 	for c, res := range r.Resource {
 		u := r.Use[c]
@@ -362,6 +413,7 @@ func keptRowOK(r *AssignRow, nres int) bool {
 			return false
 		}
 	}
+	k.goodRes, k.goodUse = r.Resource, r.Use
 	return true
 }
 
@@ -370,7 +422,7 @@ func keptRowOK(r *AssignRow, nres int) bool {
 func (s *ReassignmentSolver) indexRow(p *Reassignment, i int) {
 	k := &s.kept
 	r := &p.Rows[i]
-	if !keptRowOK(r, k.nres) {
+	if !k.keptRowOK(r, k.nres) {
 		k.ok = false
 		return
 	}

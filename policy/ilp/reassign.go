@@ -273,6 +273,7 @@ func (s *ReassignmentSolver) Solve(p *Reassignment, opt Options) (Assignment, bo
 	s.keptUse = false
 	if s.kept.on {
 		k := &s.kept
+		k.undoable = false // an admission removed after this is not undone
 		if !k.built || k.nres != len(p.Capacity) || (k.ok && len(k.seq) != len(p.Rows)) {
 			s.rebuildKept(p)
 		}
@@ -330,6 +331,7 @@ type answer struct {
 	resource   []int
 	required   bool
 	bnb        bool
+	reduced    bool
 	nodeLimit  int
 	tol        float64
 	out        Assignment
@@ -337,7 +339,7 @@ type answer struct {
 }
 
 func (a *answer) matches(p *Reassignment, opt Options) bool {
-	return a.required == p.NewRequired && a.bnb == p.BranchAndBound && a.nodeLimit == opt.NodeLimit &&
+	return a.required == p.NewRequired && a.bnb == p.BranchAndBound && a.reduced == opt.ReducedObjective && a.nodeLimit == opt.NodeLimit &&
 		math.Float64bits(a.tol) == math.Float64bits(opt.Tol) && sameBits(a.value, p.New.Value) &&
 		sameBits(a.use, p.New.Use) && slices.Equal(a.resource, p.New.Resource)
 }
@@ -359,7 +361,7 @@ func (s *ReassignmentSolver) answered(p *Reassignment, opt Options) (Assignment,
 func (s *ReassignmentSolver) remember(p *Reassignment, opt Options, out Assignment, ok bool) {
 	a := answer{
 		value: slices.Clone(p.New.Value), use: slices.Clone(p.New.Use), resource: slices.Clone(p.New.Resource),
-		required: p.NewRequired, bnb: p.BranchAndBound, nodeLimit: opt.NodeLimit, tol: opt.Tol, ok: ok,
+		required: p.NewRequired, bnb: p.BranchAndBound, reduced: opt.ReducedObjective, nodeLimit: opt.NodeLimit, tol: opt.Tol, ok: ok,
 	}
 	out.Columns = slices.Clone(out.Columns)
 	out.Changed = slices.Clone(out.Changed)
@@ -412,9 +414,12 @@ func (s *ReassignmentSolver) solveMoves(p *Reassignment, opt Options, maxChanges
 	// Report the search in the artifact's terms: the reduced objective
 	// plus the previous columns' values and the new row's shift.
 	constant := shift
-	if s.keptUse {
+	switch {
+	case opt.ReducedObjective && res.Status != Feasible:
+		// Left out: nothing the caller reads needs the rows' sum.
+	case s.keptUse:
 		constant = s.kept.constant(shift) // the same sum, kept
-	} else {
+	default:
 		for j := range p.Rows {
 			constant += p.Rows[j].Value[p.Rows[j].Prev]
 		}
