@@ -10,7 +10,7 @@ import (
 // Source is the analytic model as an estimator.Source: every view answers
 // with the best plan of the locality — the exhaustive search's optimum
 // over its grids (the analytic counterpart of the database's Alpa-optimal
-// times) where that space holds at most MaxExhaustivePlans plans (every
+// times; BestBounded, which finds Best's plan costing fewer) where that space holds at most MaxExhaustivePlans plans (every
 // catalog model at every size), else the bounded 3D search (Search3D:
 // tensor parallelism inside a node, pipeline and data parallelism across,
 // at most MaxPlanSteps evaluations). The
@@ -94,7 +94,7 @@ func (s *Source) Plan(w estimator.Workload, c estimator.Config) (Choice, error) 
 			e.ch = s.planner.Search3D(j, c)
 			return
 		}
-		e.ch = s.planner.Best(j, c)
+		e.ch = s.planner.BestBounded(j, c)
 	})
 	return e.ch, e.err
 }
