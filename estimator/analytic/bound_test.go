@@ -51,3 +51,63 @@ func TestBestBoundedEqualsBest(t *testing.T) {
 		t.Errorf("bounded search costed %d of %d plans, want under a quarter", bounded, all)
 	}
 }
+
+// TestHybridMemoAnswersAsBefore: the hybrid's memo returns, for every
+// question asked twice (in two orders, every view, database entries,
+// analytic-only localities, a locality too wide for the packed key, an
+// unknown GPU), the answer the database or the analytic source gives
+// directly — the definition of the hybrid.
+func TestHybridMemoAnswersAsBefore(t *testing.T) {
+	src, err := DefaultSource()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := estimator.DefaultProfileDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &Hybrid{DB: db, Analytic: src}
+	var ws []estimator.Workload
+	for _, m := range []string{"gpt-760m", "gpt-6.7b", "moe-690m", "moe-10b", "wresnet-1b"} {
+		for _, b := range []int{128, 256} {
+			ws = append(ws, estimator.Workload{Model: mustModel(t, m), Batch: b})
+		}
+	}
+	var cs []estimator.Config
+	for _, gpu := range []string{"a100", "v100", "h100", "x999"} {
+		for _, nc := range [][2]int{{1, 1}, {1, 2}, {1, 4}, {2, 4}, {4, 2}, {3, 1}, {16384, 1}, {1, 64}} {
+			cs = append(cs, estimator.Config{GPU: gpu, Nodes: nc[0], PerNode: nc[1]})
+		}
+	}
+	want := func(w estimator.Workload, c estimator.Config, v estimator.View) estimator.Estimate {
+		if _, ok := db.Has(w, c); ok {
+			return db.Estimate(w, c, v)
+		}
+		return src.Estimate(w, c, v)
+	}
+	fromDB := 0
+	for pass := range 2 {
+		for i := range ws {
+			w := ws[i]
+			if pass == 1 {
+				w = ws[len(ws)-1-i]
+			}
+			for _, c := range cs {
+				if c.Nodes*c.PerNode > 64 && !(c.Nodes == 16384 && w.Model.Size == "760M") {
+					continue // keep the test quick: one wide locality
+				}
+				for _, v := range []estimator.View{estimator.ViewOptimal, estimator.ViewDataParallel, estimator.ViewDataParallelNoMemCheck} {
+					if got, exp := h.View(v).Estimate(w, c), want(w, c, v); got != exp {
+						t.Fatalf("pass %d %v %v %v: hybrid %+v, direct %+v", pass, w, c, v, got, exp)
+					}
+					if _, ok := db.Has(w, c); ok && pass == 0 {
+						fromDB++
+					}
+				}
+			}
+		}
+	}
+	if fromDB == 0 {
+		t.Fatal("no question hit the database; the test needs some")
+	}
+}

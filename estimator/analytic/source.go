@@ -165,9 +165,14 @@ func (s *Source) estimate(w estimator.Workload, c estimator.Config, v estimator.
 // (model, batch, GPU type, locality) and from the analytic model elsewhere,
 // in every view. Database fallbacks (relaxed locality, larger size) are not
 // used: where the database would extrapolate, the analytic model answers.
+// Answers are memoised per (workload, locality, view), keyed by a packed
+// integer: the database's lookup builds two strings per question and the
+// analytic source's cache hashes its strings, while a policy asks the same
+// few thousand questions millions of times.
 type Hybrid struct {
 	DB       *estimator.ProfileDB
 	Analytic *Source
+	memo     estimator.EstimateCache
 }
 
 // View returns the hybrid read in view v.
@@ -181,8 +186,20 @@ type hybridView struct {
 func (v hybridView) Name() string { return "hybrid/" + v.view.String() }
 
 func (v hybridView) Estimate(w estimator.Workload, c estimator.Config) estimator.Estimate {
-	if _, ok := v.h.DB.Has(w, c); ok {
-		return v.h.DB.Estimate(w, c, v.view)
+	k, keyed := estimator.WideKey(w, c, v.view)
+	if keyed {
+		if e, ok := v.h.memo.Get(k); ok {
+			return e
+		}
 	}
-	return v.h.Analytic.Estimate(w, c, v.view)
+	var e estimator.Estimate
+	if _, ok := v.h.DB.Has(w, c); ok {
+		e = v.h.DB.Estimate(w, c, v.view)
+	} else {
+		e = v.h.Analytic.Estimate(w, c, v.view)
+	}
+	if keyed {
+		v.h.memo.Put(k, e)
+	}
+	return e
 }
