@@ -21,6 +21,8 @@ type Source struct {
 	planner Planner
 	cache   sync.Map // cacheKey → estimator.Estimate
 	plans   sync.Map // planKey → *planEntry
+	// shares memoises NetworkShare (the share in IterTime).
+	shares estimator.EstimateCache
 }
 
 type planKey struct {
