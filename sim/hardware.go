@@ -153,73 +153,38 @@ func (c *Cluster) NodeCapacity(gpu string) int { return c.capacity[gpu] }
 
 // ShapeOf derives the Config of a set of GPU slots: one GPU type, the
 // number of distinct nodes and GPUs per node. ok is false when the slots
-// mix types or use nodes unevenly (not a uniform grid).
+// mix types or use nodes unevenly (not a uniform grid), or list a slot
+// twice (it would count as two GPUs of its node).
+//
+// It checks a sorted copy of the slots (on the stack up to smallShape
+// slots, every allocation a policy asks for on most clusters): a node's
+// slots are consecutive, so the sorted copy lists each node's slots next
+// to each other and a repeated slot next to itself, and one pass counts
+// the nodes and the GPUs of each: O(s log s), no maps (an 8,192-GPU
+// allocation is checked on every start).
 func (c *Cluster) ShapeOf(slots []int) (estimator.Config, bool) {
-	if len(slots) == 0 || slots[0] < 0 || slots[0] >= len(c.slotNode) {
+	if len(slots) == 0 {
 		return estimator.Config{}, false
 	}
-	if len(slots) > smallShape {
-		return c.shapeOfLarge(slots)
+	var stack [smallShape]int
+	var sorted []int
+	if len(slots) <= smallShape {
+		sorted = stack[:len(slots)]
+	} else {
+		sorted = make([]int, len(slots))
 	}
-	// Up to smallShape slots (every allocation a policy can ask for on the
-	// built-in clusters): quadratic scans of arrays on the stack, no maps.
-	gpu := c.Nodes[c.slotNode[slots[0]]].GPU
-	var nodes [smallShape]int32
-	var count [smallShape]int
-	k := 0
-	for i, s := range slots {
-		if s < 0 || s >= len(c.slotNode) {
-			return estimator.Config{}, false
-		}
-		n := c.slotNode[s]
-		if c.Nodes[n].GPU != gpu {
-			return estimator.Config{}, false
-		}
-		for _, t := range slots[:i] {
-			if t == s { // a slot listed twice would count as two GPUs
-				return estimator.Config{}, false
-			}
-		}
-		x := 0
-		for x < k && nodes[x] != n {
-			x++
-		}
-		if x == k {
-			nodes[k] = n
-			k++
-		}
-		count[x]++
-	}
-	for x := 1; x < k; x++ {
-		if count[x] != count[0] {
-			return estimator.Config{}, false
-		}
-	}
-	return estimator.Config{GPU: gpu, Nodes: k, PerNode: count[0]}, true
-}
-
-// smallShape is the largest slot list ShapeOf checks without maps.
-const smallShape = 64
-
-// shapeOfLarge is ShapeOf for a long slot list: a sorted copy puts each
-// node's slots next to each other (a node's slots are consecutive) and a
-// repeated slot next to itself, so one pass over it counts the nodes and
-// the GPUs of each: O(s log s), one allocation, no maps (an 8,192-GPU
-// allocation is checked on every start).
-func (c *Cluster) shapeOfLarge(slots []int) (estimator.Config, bool) {
-	gpu := c.Nodes[c.slotNode[slots[0]]].GPU
-	sorted := make([]int, len(slots))
 	for i, s := range slots {
 		if s < 0 || s >= len(c.slotNode) {
 			return estimator.Config{}, false
 		}
 		sorted[i] = s
 	}
+	gpu := c.Nodes[c.slotNode[slots[0]]].GPU
 	slices.Sort(sorted)
 	nodes, q, run := 0, 0, 0
 	for i, s := range sorted {
 		n := c.slotNode[s]
-		if i > 0 && s == sorted[i-1] { // a slot listed twice would count as two GPUs
+		if i > 0 && s == sorted[i-1] {
 			return estimator.Config{}, false
 		}
 		if i > 0 && n == c.slotNode[sorted[i-1]] {
@@ -243,3 +208,6 @@ func (c *Cluster) shapeOfLarge(slots []int) (estimator.Config, bool) {
 	}
 	return estimator.Config{GPU: gpu, Nodes: nodes, PerNode: q}, true
 }
+
+// smallShape is the longest slot list ShapeOf sorts on the stack.
+const smallShape = 64

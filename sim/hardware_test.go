@@ -1,15 +1,16 @@
 package sim
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/arena-sim/arena/estimator"
 )
 
-// TestShapeOfSmallMatchesMapVersion: the allocation-free ShapeOf used for
-// up to 64 slots agrees with the map-based check (the original code, kept
-// for longer lists) on random slot lists — repeated slots, mixed types,
+// TestShapeOfSmallMatchesMapVersion: ShapeOf on up to 12 slots (sorted on
+// the stack, no allocation) agrees with the map-based check (shapeOfMap)
+// on random slot lists — repeated slots, mixed types,
 // uneven nodes, out-of-range slots included; SameGPUs likewise agrees with
 // its map-based definition.
 func TestShapeOfSmallMatchesMapVersion(t *testing.T) {
@@ -71,9 +72,8 @@ func TestShapeOfSmallMatchesMapVersion(t *testing.T) {
 	}
 }
 
-// shapeOfMap is the map-based ShapeOf, the definition the faster paths
-// (the small one's stack arrays, shapeOfLarge's sorted copy) are checked
-// against.
+// shapeOfMap is the map-based ShapeOf (the original code), the definition
+// ShapeOf's sorted copy is checked against.
 func (c *Cluster) shapeOfMap(slots []int) (estimator.Config, bool) {
 	gpu := c.Nodes[c.slotNode[slots[0]]].GPU
 	perNode := map[int32]int{}
@@ -154,5 +154,25 @@ func TestShapeOfLargeMatchesMapVersion(t *testing.T) {
 	}
 	if valid < 300 || invalid < 1000 {
 		t.Errorf("%d grids and %d non-grids of 5000 lists; the test needs more of both", valid, invalid)
+	}
+}
+
+func BenchmarkShapeOf(b *testing.B) {
+	c, err := NewCluster(ClusterSpec{Name: "b", Pools: []Pool{{GPU: "h100", Nodes: 1024, GPUsPerNode: 8}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{1, 8, 64, 8192} {
+		slots := make([]int, n)
+		for i := range slots {
+			slots[i] = 8*(i%max(1, n/8)) + i/max(1, n/8)
+		}
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			for range b.N {
+				if _, ok := c.ShapeOf(slots); !ok {
+					b.Fatal("not a grid")
+				}
+			}
+		})
 	}
 }
