@@ -39,6 +39,11 @@ func (pl Planner) BestBounded(j Job, c estimator.Config) Choice {
 	if err != nil {
 		return best
 	}
+	if !(hw.flops > 0 && hw.halfWidth >= 0 && hw.dpExposed >= 0 && hw.tpExposed >= 0) {
+		// Outside the parameters' valid ranges (ParseParams) the bound
+		// is not proven: search exhaustively.
+		return pl.Best(j, c)
+	}
 	a := j.Arch
 	u := len(a.Units)
 	tot := aggregate(a.Units)
