@@ -106,6 +106,37 @@ func (c *estimateCache) put(key uint64, e Estimate) {
 	c.dirty = map[uint64]Estimate{}
 }
 
+// EstimateCache is the profile database's memo (read-mostly, shared by
+// concurrent runs) for another estimator's answers (analytic.Hybrid),
+// keyed by a query packed as WideKey packs it. The zero value is empty.
+type EstimateCache struct{ c estimateCache }
+
+// Get returns the answer stored under key.
+func (c *EstimateCache) Get(key uint64) (Estimate, bool) { return c.c.get(key) }
+
+// Put stores e under key.
+func (c *EstimateCache) Put(key uint64, e Estimate) { c.c.put(key, e) }
+
+// WideKey packs a query into 64 bits as packKey does but with 14 bits of
+// nodes (a locality of up to 16,383 nodes, as on the largest clusters) and
+// 6 of GPUs per node, or reports false if a field is out of range.
+func WideKey(w Workload, c Config, v View) (uint64, bool) {
+	g := gpuIndex[c.GPU]
+	if g == 0 || w.Batch <= 0 || w.Batch >= 1<<24 || c.Nodes <= 0 || c.Nodes >= 1<<14 ||
+		c.PerNode <= 0 || c.PerNode >= 1<<6 || w.Model.SizeIndex < 0 || w.Model.SizeIndex >= 1<<6 ||
+		w.Model.Family < 0 || w.Model.Family >= 4 || v < 0 || v >= 4 {
+		return 0, false
+	}
+	k := uint64(w.Model.Family)          // 2 bits
+	k = k<<6 | uint64(w.Model.SizeIndex) // 6
+	k = k<<24 | uint64(w.Batch)          // 24
+	k = k<<6 | g                         // 6
+	k = k<<14 | uint64(c.Nodes)          // 14
+	k = k<<6 | uint64(c.PerNode)         // 6
+	k = k<<2 | uint64(v)                 // 2
+	return k, true
+}
+
 // gpuIndex maps catalog names to a small integer for cache keys.
 var gpuIndex = func() map[string]uint64 {
 	m := map[string]uint64{}

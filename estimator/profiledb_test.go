@@ -283,3 +283,49 @@ func TestBestLocalityAnySize(t *testing.T) {
 		}
 	}
 }
+
+// TestWideKeyIsOneToOne: WideKey gives distinct queries distinct keys
+// (every catalog model, batches 1 to 2²⁴−1, every catalog GPU type,
+// localities up to 16,383 nodes × 63 GPUs, every view) and refuses what
+// does not fit its fields, so a memo keyed by it never answers one
+// question with another's answer.
+func TestWideKeyIsOneToOne(t *testing.T) {
+	seen := map[uint64]string{}
+	for _, m := range Models() {
+		for _, b := range []int{1, 128, 256, 4096, 1<<24 - 1} {
+			for _, g := range catalog {
+				for _, n := range []int{1, 2, 1023, 1024, 8192, 1<<14 - 1} {
+					for _, p := range []int{1, 2, 8, 63} {
+						for _, v := range []View{ViewOptimal, ViewDataParallel, ViewDataParallelNoMemCheck} {
+							w, c := Workload{Model: m, Batch: b}, Config{GPU: g.Name, Nodes: n, PerNode: p}
+							k, ok := WideKey(w, c, v)
+							if !ok {
+								t.Fatalf("%v %v %v: not keyed", w, c, v)
+							}
+							q := fmt.Sprint(w, c, v)
+							if prev, dup := seen[k]; dup {
+								t.Fatalf("%s and %s share key %x", prev, q, k)
+							}
+							seen[k] = q
+						}
+					}
+				}
+			}
+		}
+	}
+	m := Models()[0]
+	for _, bad := range []struct {
+		w Workload
+		c Config
+	}{
+		{Workload{Model: m, Batch: 1 << 24}, Config{GPU: "a100", Nodes: 1, PerNode: 1}},
+		{Workload{Model: m, Batch: 8}, Config{GPU: "a100", Nodes: 1 << 14, PerNode: 1}},
+		{Workload{Model: m, Batch: 8}, Config{GPU: "a100", Nodes: 1, PerNode: 64}},
+		{Workload{Model: m, Batch: 8}, Config{GPU: "custom-gpu", Nodes: 1, PerNode: 1}},
+		{Workload{Model: m, Batch: 0}, Config{GPU: "a100", Nodes: 1, PerNode: 1}},
+	} {
+		if _, ok := WideKey(bad.w, bad.c, ViewOptimal); ok {
+			t.Errorf("%v %v keyed", bad.w, bad.c)
+		}
+	}
+}

@@ -36,6 +36,9 @@
 // and communication time at nominal bandwidth — no profiling needed — drops
 // plans its memory estimate rejects, keeps the Pareto set and evaluates
 // only that. The proxy plan is the Pareto set's most balanced plan.
+// BestBounded finds Best's plan (the exhaustive optimum over a locality's
+// grids, what Source answers with) without costing the plans a per-term
+// lower bound of planCost proves slower than one already costed.
 //
 // Large jobs: where a locality's exhaustive space exceeds
 // MaxExhaustivePlans (a model cut into many units, such as gpt-405b),

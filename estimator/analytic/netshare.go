@@ -18,6 +18,22 @@ func (s *Source) NetworkShare(w estimator.Workload, c estimator.Config) float64 
 	if c.Nodes <= 1 {
 		return 0
 	}
+	// Memoised (the engine asks on every start of a multi-node job; the
+	// answer needs the model's architecture built and the plan looked up).
+	k, keyed := estimator.WideKey(w, c, estimator.ViewOptimal)
+	if keyed {
+		if e, ok := s.shares.Get(k); ok {
+			return e.IterTime
+		}
+	}
+	share := s.networkShare(w, c)
+	if keyed {
+		s.shares.Put(k, estimator.Estimate{IterTime: share})
+	}
+	return share
+}
+
+func (s *Source) networkShare(w estimator.Workload, c estimator.Config) float64 {
 	ch, err := s.Plan(w, c)
 	if err != nil || !ch.Found() {
 		return 0

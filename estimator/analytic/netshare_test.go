@@ -28,3 +28,24 @@ func TestNetworkShare(t *testing.T) {
 	}
 	t.Logf("gpt-6.7b/256 on 4×4 a100: plan %v, network share %.3f", ch.Plan, f)
 }
+
+// TestNetworkShareMemo: the memoised share equals the one computed from
+// the plan (networkShare), asked twice, for several workloads and
+// localities including one too wide for the memo's key.
+func TestNetworkShareMemo(t *testing.T) {
+	src, err := DefaultSource()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		for _, name := range []string{"gpt-6.7b", "moe-10b", "wresnet-2b"} {
+			m, _ := ParseModel(name)
+			w := estimator.Workload{Model: m, Batch: 256}
+			for _, c := range []estimator.Config{{GPU: "a100", Nodes: 2, PerNode: 4}, {GPU: "h100", Nodes: 4, PerNode: 8}, {GPU: "v100", Nodes: 8, PerNode: 1}, {GPU: "a100", Nodes: 2, PerNode: 64}} {
+				if got, want := src.NetworkShare(w, c), src.networkShare(w, c); got != want {
+					t.Fatalf("%v on %v: share %v, computed %v", w, c, got, want)
+				}
+			}
+		}
+	}
+}

@@ -10,7 +10,7 @@ import (
 // Source is the analytic model as an estimator.Source: every view answers
 // with the best plan of the locality — the exhaustive search's optimum
 // over its grids (the analytic counterpart of the database's Alpa-optimal
-// times) where that space holds at most MaxExhaustivePlans plans (every
+// times; BestBounded, which finds Best's plan costing fewer) where that space holds at most MaxExhaustivePlans plans (every
 // catalog model at every size), else the bounded 3D search (Search3D:
 // tensor parallelism inside a node, pipeline and data parallelism across,
 // at most MaxPlanSteps evaluations). The
@@ -21,6 +21,8 @@ type Source struct {
 	planner Planner
 	cache   sync.Map // cacheKey → estimator.Estimate
 	plans   sync.Map // planKey → *planEntry
+	// shares memoises NetworkShare (the share in IterTime).
+	shares estimator.EstimateCache
 }
 
 type planKey struct {
@@ -94,7 +96,7 @@ func (s *Source) Plan(w estimator.Workload, c estimator.Config) (Choice, error) 
 			e.ch = s.planner.Search3D(j, c)
 			return
 		}
-		e.ch = s.planner.Best(j, c)
+		e.ch = s.planner.BestBounded(j, c)
 	})
 	return e.ch, e.err
 }
@@ -165,9 +167,14 @@ func (s *Source) estimate(w estimator.Workload, c estimator.Config, v estimator.
 // (model, batch, GPU type, locality) and from the analytic model elsewhere,
 // in every view. Database fallbacks (relaxed locality, larger size) are not
 // used: where the database would extrapolate, the analytic model answers.
+// Answers are memoised per (workload, locality, view), keyed by a packed
+// integer: the database's lookup builds two strings per question and the
+// analytic source's cache hashes its strings, while a policy asks the same
+// few thousand questions millions of times.
 type Hybrid struct {
 	DB       *estimator.ProfileDB
 	Analytic *Source
+	memo     estimator.EstimateCache
 }
 
 // View returns the hybrid read in view v.
@@ -181,8 +188,20 @@ type hybridView struct {
 func (v hybridView) Name() string { return "hybrid/" + v.view.String() }
 
 func (v hybridView) Estimate(w estimator.Workload, c estimator.Config) estimator.Estimate {
-	if _, ok := v.h.DB.Has(w, c); ok {
-		return v.h.DB.Estimate(w, c, v.view)
+	k, keyed := estimator.WideKey(w, c, v.view)
+	if keyed {
+		if e, ok := v.h.memo.Get(k); ok {
+			return e
+		}
 	}
-	return v.h.Analytic.Estimate(w, c, v.view)
+	var e estimator.Estimate
+	if _, ok := v.h.DB.Has(w, c); ok {
+		e = v.h.DB.Estimate(w, c, v.view)
+	} else {
+		e = v.h.Analytic.Estimate(w, c, v.view)
+	}
+	if keyed {
+		v.h.memo.Put(k, e)
+	}
+	return e
 }

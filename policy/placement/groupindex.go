@@ -141,3 +141,28 @@ func (gi *groupIndex) pick(ix *freeIndex, lv, g, q, need int) []int {
 	slices.SortStableFunc(nodes, func(a, b int) int { return int(ix.free[b]) - int(ix.free[a]) })
 	return nodes[:need]
 }
+
+// spread returns the need nodes with ≥ q idle slots that PackNodes's
+// spread takes from byFree's list: the groups of level lv of type ty with
+// the most such nodes first (the lowest group among equals), inside a
+// group most idle first (node order among equals), until need nodes. It
+// reads the buckets from the fullest down and the nodes of the groups it
+// takes. The caller has checked that the type has need such nodes.
+func (gi *groupIndex) spread(ix *freeIndex, lv, ty, q, need int) []int {
+	sets := gi.sets[ty][lv][q]
+	out := make([]int, 0, need)
+	for m := len(sets) - 1; m >= 1 && len(out) < need; m-- {
+		for w, word := range sets[m] {
+			gi.visits++
+			for word != 0 && len(out) < need {
+				g := w<<6 | bits.TrailingZeros64(word)
+				word &= word - 1
+				out = append(out, gi.pick(ix, lv, g, q, min(m, need-len(out)))...)
+			}
+			if len(out) == need {
+				break
+			}
+		}
+	}
+	return out
+}

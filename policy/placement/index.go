@@ -143,18 +143,28 @@ func (ix *freeIndex) add(n int, d int) {
 
 // set writes occ to slot s, keeping the index (if any) current.
 func (t *Table) set(s int, occ sim.JobID) {
+	if d := t.write(s, occ); d != 0 && t.ix != nil {
+		t.ix.add(t.Cluster.NodeOf(s), d)
+	}
+}
+
+// write writes occ to slot s (journaled) and returns how the idle slots
+// of its node change (−1, 0 or 1), for the caller to apply to the index:
+// a caller writing several slots of one node moves the node in the index
+// once (Take, Refill), not once per slot.
+func (t *Table) write(s int, occ sim.JobID) int {
 	old := t.Occupant[s]
 	if t.journaling && old != occ {
 		t.journal = append(t.journal, slotWrite{s, old})
 	}
 	t.Occupant[s] = occ
-	if t.ix != nil && (old == sim.NoJob) != (occ == sim.NoJob) {
-		d := 1
-		if old == sim.NoJob {
-			d = -1
-		}
-		t.ix.add(t.Cluster.NodeOf(s), d)
+	switch {
+	case old == sim.NoJob && occ != sim.NoJob:
+		return -1
+	case old != sim.NoJob && occ == sim.NoJob:
+		return 1
 	}
+	return 0
 }
 
 // slotWrite is a journal entry: slot s held old before a write.
@@ -217,6 +227,7 @@ func (t *Table) Refill(c *sim.Cluster, occupant []sim.JobID) {
 		return
 	}
 	const block = 512 // compared a block at a time (memequal), walked only where they differ
+	node, d := -1, 0  // the node whose slots are being written, its idle change
 	for lo := 0; lo < len(occupant); lo += block {
 		hi := min(lo+block, len(occupant))
 		if slices.Equal(t.Occupant[lo:hi], occupant[lo:hi]) {
@@ -224,9 +235,18 @@ func (t *Table) Refill(c *sim.Cluster, occupant []sim.JobID) {
 		}
 		for s := lo; s < hi; s++ {
 			if o := occupant[s]; t.Occupant[s] != o {
-				t.set(s, o)
+				if n := t.Cluster.NodeOf(s); n != node {
+					if d != 0 {
+						t.ix.add(node, d)
+					}
+					node, d = n, 0
+				}
+				d += t.write(s, o)
 			}
 		}
+	}
+	if d != 0 {
+		t.ix.add(node, d)
 	}
 }
 

@@ -128,8 +128,12 @@ func (t *Table) Take(job sim.JobID, n, q int) ([]int, bool) {
 	if len(got) < q {
 		return nil, false
 	}
+	d := 0
 	for _, s := range got {
-		t.set(s, job)
+		d += t.write(s, job)
+	}
+	if d != 0 && t.ix != nil {
+		t.ix.add(n, d)
 	}
 	return got, true
 }

@@ -1,8 +1,6 @@
 package placement
 
 import (
-	"slices"
-
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/sim"
 )
@@ -88,27 +86,11 @@ func (t *Table) PlaceWithin(job sim.JobID, c estimator.Config, max int) ([]int, 
 	if max != LevelCluster {
 		return nil, false
 	}
-	// Spread: fullest outermost groups first, nodes in most-free order.
-	cands := t.byFree(c.GPU, c.PerNode)
-	nodes := make([]int, len(cands))
-	for i, x := range cands {
-		nodes[i] = x.node
-	}
-	k := LevelDomain
-	if len(top.Tiers) > 0 {
-		k = len(top.Tiers) - 1
-	}
-	count := map[int]int{}
-	for _, n := range nodes {
-		count[groupAt(t.Cluster, k, n)]++
-	}
-	slices.SortStableFunc(nodes, func(a, b int) int {
-		ga, gb := groupAt(t.Cluster, k, a), groupAt(t.Cluster, k, b)
-		if count[ga] != count[gb] {
-			return count[gb] - count[ga]
-		}
-		return ga - gb
-	})
+	// Spread: fullest outermost groups first (lowest first among equals),
+	// each group's nodes in most-free order, read off the outermost
+	// level's buckets: the work is the buckets' words and the nodes of
+	// the groups taken, not every node with room.
+	nodes := gi.spread(ix, len(gi.levels)-1, ty, c.PerNode, c.Nodes)
 	return t.takeNodes(job, nodes[:c.Nodes], c.PerNode)
 }
 
