@@ -225,8 +225,15 @@ type Job struct {
 	completion   *event
 	// net is the job's place in the network (contention.go); nil on a
 	// cluster without topology or before its first start.
-	net        *jobNet
-	typ        int32 // Cluster.Types index of Config.GPU
+	net *jobNet
+	typ int32 // Cluster.Types index of Config.GPU
+	// gpuSec is the job's GPU-second counter on typ, kept with the job
+	// while typ is its type: engine.gpuSeconds holds the others
+	// (addGPUSeconds).
+	gpuSec float64
+	// batch is Spec.Workload.Batch, set with typ: the round-close walk
+	// reads it from the job, not from its spec.
+	batch      float64
 	queuedAt   int32 // see queueTime (next to typ: one word for the two)
 	queued     bool  // in the engine's pending queue (enqueue … dequeue)
 	qpos, rpos int32 // tickets in the pending queue (if queued) and the running queue (if running): jobQueue
