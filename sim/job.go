@@ -218,22 +218,21 @@ type Job struct {
 	heldReady Time
 
 	// exact-mode state
-	remainingF   float64 // iterations left (fractional)
-	readyAt      Time    // end of the current reconfiguration
-	lastUpdate   Time
-	pendingSince Time
-	completion   *event
-	// net is the job's place in the network (contention.go); nil on a
-	// cluster without topology or before its first start.
-	net *jobNet
-	typ int32 // Cluster.Types index of Config.GPU
+	remainingF float64 // iterations left (fractional)
+	readyAt    Time    // end of the current reconfiguration
+	lastUpdate Time
 	// gpuSec is the job's GPU-second counter on typ, kept with the job
 	// while typ is its type: engine.gpuSeconds holds the others
-	// (addGPUSeconds).
-	gpuSec float64
-	// batch is Spec.Workload.Batch, set with typ: the round-close walk
-	// reads it from the job, not from its spec.
-	batch      float64
+	// (addGPUSeconds). batch is Spec.Workload.Batch, set with typ. Both
+	// next to the fields above, which the round-close walk (advance)
+	// reads with them.
+	gpuSec, batch float64
+	pendingSince  Time
+	completion    *event
+	// net is the job's place in the network (contention.go); nil on a
+	// cluster without topology or before its first start.
+	net        *jobNet
+	typ        int32 // Cluster.Types index of Config.GPU
 	queuedAt   int32 // see queueTime (next to typ: one word for the two)
 	queued     bool  // in the engine's pending queue (enqueue … dequeue)
 	qpos, rpos int32 // tickets in the pending queue (if queued) and the running queue (if running): jobQueue
