@@ -46,3 +46,33 @@ func TestAllocationsRecordEveryHolding(t *testing.T) {
 		}
 	}
 }
+
+// TestGPUSecondsAcrossTypes is an anchor worked by hand on the holdings of
+// TestAllocationsRecordEveryHolding: a100 {0,1} for 300 s (600
+// GPU-seconds), a40 {8,9} for 300 s (600), suspended, then a100 on four
+// GPUs from 1900 to the horizon at 4000 (8400): a100 9000, a40 600. It
+// checks the job's counter kept in the job (addGPUSeconds): stored to the
+// table when the type changes, the old type's reloaded when the job comes
+// back to it, stored at the end for a job still running.
+func TestGPUSecondsAcrossTypes(t *testing.T) {
+	for _, timing := range []Timing{Exact, Artifact} {
+		cfg := baseConfig(t, timing, 10)
+		p := &scripted{byRound: map[int][]Action{
+			0: {{Kind: Start, Job: 0, GPUs: []int{0, 1}}},
+			1: {{Kind: Reallocate, Job: 0, GPUs: []int{8, 9}}},
+			2: {{Kind: Suspend, Job: 0}},
+			3: {{Kind: Start, Job: 0, GPUs: []int{5, 4, 1, 0}}},
+		}}
+		res, err := Run(context.Background(), cfg, p, oneJob(t, 1e9))
+		if err != nil {
+			t.Fatal(err)
+		}
+		j := res.Jobs[0]
+		if j.GPUSeconds != 9600 || j.GPUSecondsBy != "a100=9000;a40=600" {
+			t.Errorf("%s: GPU-seconds %g (%s), want 9600 (a100=9000;a40=600)", timing, j.GPUSeconds, j.GPUSecondsBy)
+		}
+		if res.BusyGPUSeconds["a100"] != 9000 || res.BusyGPUSeconds["a40"] != 600 {
+			t.Errorf("%s: busy GPU-seconds %v", timing, res.BusyGPUSeconds)
+		}
+	}
+}

@@ -422,6 +422,13 @@ func (e *engine) gpuSecondsOf(j *Job) *float64 {
 	return &e.gpuSeconds[int(j.Spec.ID)*len(e.cfg.Cluster.Types)+int(j.typ)]
 }
 
+// addGPUSeconds adds x to j's GPU-second counter for the type it runs on.
+// That counter lives in j (j.gpuSec) while typ is j's type: setAlloc
+// stores it to the table before typ changes and loads the new type's,
+// finish stores it before reading the table (the same sums in the same
+// order; a million jobs' table does not stay in cache, j does).
+func (e *engine) addGPUSeconds(j *Job, x float64) { j.gpuSec += x }
+
 // run simulates to the horizon and builds the result.
 func (e *engine) run(ctx context.Context) (*Result, error) {
 	start := time.Now()
@@ -652,7 +659,7 @@ func (e *engine) artifactThroughput(r int, changed bool, before []JobID) {
 		}
 		total += thr
 		busy[j.typ] += len(j.GPUs)
-		*e.gpuSecondsOf(j) += float64(L) * float64(len(j.GPUs))
+		e.addGPUSeconds(j, float64(L)*float64(len(j.GPUs)))
 	}
 	e.recordRound(r, estimator.PyRound(total, 3), busy)
 }
@@ -1234,7 +1241,10 @@ func (e *engine) setAlloc(j *Job, gpus []int, cfg estimator.Config) {
 		j.Config = cfg
 		est := e.cfg.Exec.Estimate(j.Spec.Workload, cfg)
 		j.throughput, j.iterTime = est.Throughput, est.IterTime
+		*e.gpuSecondsOf(j) = j.gpuSec // the counter of the old type (addGPUSeconds)
 		j.typ = int32(e.cfg.Cluster.TypeIndex(cfg.GPU))
+		j.gpuSec = *e.gpuSecondsOf(j)
+		j.batch = float64(j.Spec.Workload.Batch)
 		if e.net != nil {
 			j.iterTime = e.netAttach(j, est.IterTime)
 		}

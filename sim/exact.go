@@ -362,7 +362,7 @@ func (e *engine) advance(j *Job, now Time) {
 		return
 	}
 	if now > j.lastUpdate {
-		*e.gpuSecondsOf(j) += float64(now-j.lastUpdate) * float64(len(j.GPUs))
+		e.addGPUSeconds(j, float64(now-j.lastUpdate)*float64(len(j.GPUs)))
 	}
 	from := max(j.lastUpdate, j.readyAt)
 	if now > from && j.iterTime > 0 {
@@ -370,7 +370,7 @@ func (e *engine) advance(j *Job, now Time) {
 		iters = math.Min(iters, j.remainingF)
 		j.remainingF -= iters
 		j.ExecTime += float64(now - from)
-		e.roundWork += iters * float64(j.Spec.Workload.Batch)
+		e.roundWork += iters * j.batch // Spec.Workload.Batch
 		j.Remaining = int64(math.Ceil(j.remainingF - 1e-9))
 	}
 	j.lastUpdate = now

@@ -535,7 +535,7 @@ func (e *engine) advanceFault(j *Job, now Time) {
 	}
 	gpus := float64(len(j.GPUs))
 	if now > j.lastUpdate {
-		*e.gpuSecondsOf(j) += float64(now-j.lastUpdate) * gpus
+		e.addGPUSeconds(j, float64(now-j.lastUpdate)*gpus)
 		e.flt.jobs[j.Spec.ID].failLeft -= float64(now - j.lastUpdate)
 	}
 	from := max(j.lastUpdate, j.readyAt)

@@ -205,6 +205,7 @@ func (e *engine) finish(wall time.Duration) {
 			rec.FinalGPU, rec.FinalN, rec.FinalNodes = last.GPU, int32(last.GPUs()), int32(last.Nodes)
 		}
 		if e.gpuSeconds != nil { // nil: no job ever ran
+			*e.gpuSecondsOf(j) = j.gpuSec // its counter on its last type (addGPUSeconds)
 			r.addGPUSeconds(rec, e.gpuSeconds[int(s.ID)*len(r.Types):int(s.ID+1)*len(r.Types)])
 		}
 		if e.isMeasured(s.ID) {

@@ -218,11 +218,17 @@ type Job struct {
 	heldReady Time
 
 	// exact-mode state
-	remainingF   float64 // iterations left (fractional)
-	readyAt      Time    // end of the current reconfiguration
-	lastUpdate   Time
-	pendingSince Time
-	completion   *event
+	remainingF float64 // iterations left (fractional)
+	readyAt    Time    // end of the current reconfiguration
+	lastUpdate Time
+	// gpuSec is the job's GPU-second counter on typ, kept with the job
+	// while typ is its type: engine.gpuSeconds holds the others
+	// (addGPUSeconds). batch is Spec.Workload.Batch, set with typ. Both
+	// next to the fields above, which the round-close walk (advance)
+	// reads with them.
+	gpuSec, batch float64
+	pendingSince  Time
+	completion    *event
 	// net is the job's place in the network (contention.go); nil on a
 	// cluster without topology or before its first start.
 	net        *jobNet

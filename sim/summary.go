@@ -245,7 +245,7 @@ func (r *Result) Summarize(trace string, jobsInTrace int, estimatorName string) 
 	if len(r.JCTs) > 0 {
 		s.MeanJCT = mean(r.JCTs)
 		sorted := append([]float64(nil), r.JCTs...)
-		sort.Float64s(sorted)
+		sortFloats(sorted)
 		s.MedianJCT = quantile(sorted, 0.5)
 		s.P95JCT = quantile(sorted, 0.95)
 		s.P99JCT = quantile(sorted, 0.99)
@@ -271,8 +271,8 @@ func (r *Result) Summarize(trace string, jobsInTrace int, estimatorName string) 
 				charged = append(charged, v)
 			}
 		}
-		sort.Float64s(submitted)
-		sort.Float64s(charged)
+		sortFloats(submitted)
+		sortFloats(charged)
 		bound := func(q float64) (float64, bool) {
 			v := quantile(submitted, q)
 			hi := min(int(math.Floor(q*float64(n-1)))+1, n-1)
@@ -290,7 +290,7 @@ func (r *Result) Summarize(trace string, jobsInTrace int, estimatorName string) 
 	s.WorkDoneGPUHours = tot.gpuSeconds / 3600
 	if len(slowdown) > 0 {
 		s.MeanBoundedSlowdown = mean(slowdown)
-		sort.Float64s(slowdown)
+		sortFloats(slowdown)
 		s.P99BoundedSlowdown = quantile(slowdown, 0.99)
 	}
 	s.UntilDone, s.UntilDoneCapReached = r.UntilDone, r.CapReached && r.UntilDone

@@ -320,3 +320,52 @@ func TestCapsAtTheirExtremes(t *testing.T) {
 		t.Error("PlusOne does not saturate")
 	}
 }
+
+// chunky hands out its input in the chunk sizes of its list, in turn.
+type chunky struct {
+	in    []byte
+	sizes []int
+	k     int
+}
+
+func (c *chunky) Read(p []byte) (int, error) {
+	if len(c.in) == 0 {
+		return 0, io.EOF
+	}
+	n := min(len(p), len(c.in), c.sizes[c.k%len(c.sizes)])
+	c.k++
+	copy(p, c.in[:n])
+	c.in = c.in[n:]
+	return n, nil
+}
+
+// FuzzFastPath checks the mechanism of Reader.fast (a line at a time for
+// quote-free chunks) against the byte loop it shortcuts, on the same
+// input in the same chunks: the same bytes handed out, the same error
+// (cap, line, message) and the same counts after every read. Not a
+// golden: the byte loop is the reference.
+func FuzzFastPath(f *testing.F) {
+	f.Add([]byte("ab\ncd\n"), uint8(2), uint16(100), uint8(0), uint8(3))
+	f.Add([]byte("a,b\n\"q\nq\",c\nxyz\n"), uint8(4), uint16(100), uint8(1), uint8(2))
+	f.Add([]byte("\n\n\nxxxxxxxx"), uint8(1), uint16(9), uint8(0), uint8(5))
+	f.Add([]byte("[{\"a\":1},\n{\"b\":2}]"), uint8(3), uint16(30), uint8(2), uint8(7))
+	f.Add([]byte("zzzzzzzzzzzz"), uint8(3), uint16(5), uint8(3), uint8(4))
+	f.Fuzz(func(t *testing.T, in []byte, maxLine uint8, maxBytes uint16, mode uint8, chunk uint8) {
+		opts := []Options{{}, {Quoted: true}, {Records: true}, {BytesOnly: true}}
+		opt := opts[int(mode)%len(opts)]
+		sizes := []int{int(chunk%17) + 1, int(chunk/17) + 1, 64}
+		read := func(noFast bool) ([]byte, error, Reader) {
+			r := &Reader{r: &chunky{in: in, sizes: sizes}, file: "f", opt: opt, maxLine: int64(maxLine),
+				maxRecord: int64(maxLine) * 2, maxBytes: int64(maxBytes), line: 1, start: 1, noFast: noFast}
+			got, err := io.ReadAll(r)
+			st := *r
+			st.r, st.err, st.noFast = nil, nil, false
+			return got, err, st
+		}
+		got, err, st := read(false)
+		want, wantErr, wantSt := read(true)
+		if !bytes.Equal(got, want) || fmt.Sprint(err) != fmt.Sprint(wantErr) || st != wantSt {
+			t.Fatalf("fast path: %q, %v, %+v\nbyte loop: %q, %v, %+v", got, err, st, want, wantErr, wantSt)
+		}
+	})
+}
