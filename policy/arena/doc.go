@@ -115,11 +115,17 @@
 //     round's earlier fits' changes; a new snapshot's job stats are its
 //     parent's, moved, with the parent's delta recomputed
 //     (inheritStats), rather than a scan of every slot; delta sorts use
-//     integer keys.
+//     integer keys;
+//   - the node-swap fix-up's "before" table of a round with departures is
+//     the real table with the ended jobs' slots written back, a delta
+//     against its snapshot (beforeRelease), rather than a table loaded
+//     from the engine, indexed and scanned; a snapshot's job index and a
+//     table's stats keep one entry (one cache line) per job.
 //
 // These shortcuts are checked against running every search in full
 // (TestSearchShortcutsChangeNothing), the table copies against a scan
 // (TestCopyFromParentSnapshot), a table's stats, inherited or not, against
-// a scan (TestDeltaStatsMatchScan), and the arrival rebase against runs
-// without it (TestArrivalRebaseChangesNothing).
+// a scan (TestDeltaStatsMatchScan), the arrival rebase against runs
+// without it (TestArrivalRebaseChangesNothing), and the "before" table
+// against the loaded one (TestBeforeReleaseMatchesLoad).
 package arena

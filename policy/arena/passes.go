@@ -13,7 +13,7 @@ import (
 // no job arrived this round) and the node-swap fix-up against the table as
 // it was before the release.
 func (r *round) optimizeRunningJobs(upgrade bool) error {
-	before := r.tableOf(r.v.BeforeRelease)
+	before := r.beforeRelease()
 	if err := r.releaseEnded(); err != nil {
 		return err
 	}
@@ -28,6 +28,27 @@ func (r *round) optimizeRunningJobs(upgrade bool) error {
 	}
 	r.nodeSwapFixup(before)
 	return nil
+}
+
+// beforeRelease is the table as it was before the engine released the
+// ended jobs' GPUs (View.BeforeRelease). It differs from the round's table
+// only on those slots, so it is a copy of the real table (a delta against
+// its snapshot) with them written back: the fix-up's stats of it are the
+// snapshot's and the ended jobs' slots, not a new snapshot's index and a
+// scan of every slot, once per round. The slot pass compares the two
+// occupant lists without looking anything up.
+func (r *round) beforeRelease() *table {
+	if !searchShortcuts || len(r.v.BeforeRelease) != len(r.real.occ) {
+		return r.tableOf(r.v.BeforeRelease)
+	}
+	t := r.clone(r.real)
+	for s, o := range r.v.BeforeRelease {
+		// What table.load would write: USED wherever there is an occupant.
+		if used := o != empty; t.occ[s] != o || t.used[s] != used {
+			t.set(s, o, used)
+		}
+	}
+	return t
 }
 
 // releaseEnded is the decision-queue part of
