@@ -280,3 +280,54 @@ func TestBeforeReleaseMatchesLoad(t *testing.T) {
 		r.p.statsA.begin(0)
 	}
 }
+
+// TestFixupBeforeStatsMatchScan: the node-swap fix-up's stats of the
+// round's starting table, read as the end table's stats with the jobs on
+// the slots the two differ on recomputed (round.beforeStats), equal a scan
+// of the starting table (the computation without the mechanism), whether
+// the end table is a delta or just rebased. Not a golden: the oracle is
+// statSet.scan.
+func TestFixupBeforeStatsMatchScan(t *testing.T) {
+	c := testCluster(t,
+		sim.Pool{GPU: "a100", Nodes: 6, GPUsPerNode: 4}, sim.Pool{GPU: "a100", Nodes: 3, GPUsPerNode: 8},
+		sim.Pool{GPU: "v100", Nodes: 5, GPUsPerNode: 2})
+	var jobs []testJob
+	for range 12 {
+		jobs = append(jobs, testJob{model: "gpt-1.3b", gpu: "a100", gpus: 1})
+	}
+	r := newTestRound(t, c, uniformRates("gpt-1.3b"), jobs)
+	tp := r.p.tp
+	rng := rand.New(rand.NewPCG(9, 10))
+	slots := len(tp.slotNode)
+	var want statSet
+	changed := 0
+	for trial := range 300 {
+		start := randomOccupants(rng, slots, 12)
+		prev := r.tableOf(start)
+		tb := r.clone(prev)
+		if rng.IntN(2) == 0 {
+			tp.snaps.rebase(tb)
+		}
+		for range rng.IntN(20) {
+			s := rng.IntN(slots)
+			occ := sim.JobID(rng.IntN(13)) - 1
+			tb.set(s, occ, occ != empty && rng.IntN(5) > 0)
+		}
+		now := r.statsOf(tb, &r.p.statsA, false)
+		st := r.beforeStats(prev, tb, now, &r.p.statsC)
+		changed += len(r.p.fixChanged)
+		want.scan(tp, prev.occ, prev.used, len(r.p.jobs))
+		for id := range sim.JobID(12) {
+			g, w := st.get(id), want.get(id)
+			if (g == nil) != (w == nil) || g != nil && (g.t != w.t || g.num != w.num || g.used != w.used ||
+				!slices.Equal(g.nodes, w.nodes) || g.firstCount != w.firstCount || g.firstUsed != w.firstUsed) {
+				t.Fatalf("trial %d: before stats of job %d = %+v, scan says %+v", trial, id, g, w)
+			}
+		}
+		r.p.statsC.begin(0)
+		r.p.statsA.begin(0)
+	}
+	if changed == 0 {
+		t.Fatal("no slot differed: the test does not exercise beforeStats")
+	}
+}
