@@ -100,6 +100,10 @@ type Policy struct {
 	inheritMark  []uint64
 	inheritGen   uint64
 	inheritOrder []sim.JobID
+	// fixMark marks slots (a bit each) and fixChanged lists them, for
+	// beforeStats.
+	fixMark    []uint64
+	fixChanged []int32
 	// assertionsFailed counts, in artifact timing, the artifact's
 	// assertions found false (see round.assertionFailed).
 	assertionsFailed int

@@ -115,11 +115,21 @@
 //     round's earlier fits' changes; a new snapshot's job stats are its
 //     parent's, moved, with the parent's delta recomputed
 //     (inheritStats), rather than a scan of every slot; delta sorts use
-//     integer keys.
+//     integer keys;
+//   - the node-swap fix-up's "before" table of a round with departures is
+//     the real table with the ended jobs' slots written back, a delta
+//     against its snapshot (beforeRelease), rather than a table loaded
+//     from the engine, indexed and scanned; the fix-up's stats of its
+//     "before" table are the end table's with the jobs on the slots the
+//     two differ on recomputed (beforeStats), found by one comparing pass
+//     over the slots; a snapshot's job index and a table's stats keep one
+//     entry (one cache line) per job.
 //
 // These shortcuts are checked against running every search in full
 // (TestSearchShortcutsChangeNothing), the table copies against a scan
 // (TestCopyFromParentSnapshot), a table's stats, inherited or not, against
-// a scan (TestDeltaStatsMatchScan), and the arrival rebase against runs
-// without it (TestArrivalRebaseChangesNothing).
+// a scan (TestDeltaStatsMatchScan), the arrival rebase against runs
+// without it (TestArrivalRebaseChangesNothing), the "before" table
+// against the loaded one (TestBeforeReleaseMatchesLoad) and its stats
+// against a scan (TestFixupBeforeStatsMatchScan).
 package arena

@@ -37,11 +37,12 @@ type snapshot struct {
 	used []bool
 	free []int
 
-	// The job index, by job ID, valid where stamp equals gen: a job's slot
-	// count and where its slots (in slot order) start in slots.
-	stamp        []uint64
-	count, start []int32
-	slots        []int32
+	// The job index, by job ID, valid where an entry's stamp equals gen: a
+	// job's slot count and where its slots (in slot order) start in slots.
+	// One entry per job (not three arrays), so that a job costs one cache
+	// line to index or look up.
+	index []indexEntry
+	slots []int32
 
 	// buckets per GPU type, built on first use (valid where bucketGen
 	// equals gen).
@@ -117,57 +118,79 @@ func (c *snapshotCache) rebase(t *table) {
 	t.copied = 0
 }
 
+// indexEntry is one job's entry of a snapshot's index.
+type indexEntry struct {
+	stamp        uint64
+	count, start int32
+}
+
 // buildIndex is a counting sort of the slots by occupant, the jobs laid
-// out in order of first slot.
+// out in order of first slot. A job's slots are mostly consecutive: each
+// pass reads a job's entry once per run of its slots, not once per slot.
 func (s *snapshot) buildIndex() {
 	g := s.gen
+	occ := s.occ
 	n := 0
-	for _, o := range s.occ {
-		if o < 0 {
-			continue
+	for i := 0; i < len(occ); {
+		o := occ[i]
+		j := i + 1
+		for j < len(occ) && occ[j] == o {
+			j++
 		}
-		if int(o) >= len(s.stamp) {
-			s.grow(int(o) + 1)
+		if o >= 0 {
+			if int(o) >= len(s.index) {
+				s.grow(int(o) + 1)
+			}
+			e := &s.index[o]
+			if e.stamp != g {
+				*e = indexEntry{stamp: g, start: -1}
+			}
+			e.count += int32(j - i)
+			n += j - i
 		}
-		if s.stamp[o] != g {
-			s.stamp[o], s.count[o], s.start[o] = g, 0, -1
-		}
-		s.count[o]++
-		n++
+		i = j
 	}
 	if cap(s.slots) < n {
 		s.slots = make([]int32, n)
 	}
 	s.slots = s.slots[:n]
 	cursor := int32(0)
-	for i, o := range s.occ {
-		if o < 0 {
-			continue
+	for i := 0; i < len(occ); {
+		o := occ[i]
+		j := i + 1
+		for j < len(occ) && occ[j] == o {
+			j++
 		}
-		if s.start[o] < 0 {
-			s.start[o] = cursor
-			cursor += s.count[o]
-			s.count[o] = 0 // refilled below as the fill cursor
+		if o >= 0 {
+			e := &s.index[o]
+			if e.start < 0 {
+				e.start = cursor
+				cursor += e.count
+				e.count = 0 // refilled below as the fill cursor
+			}
+			at := e.start + e.count
+			for k := i; k < j; k++ {
+				s.slots[at] = int32(k)
+				at++
+			}
+			e.count += int32(j - i)
 		}
-		s.slots[s.start[o]+s.count[o]] = int32(i)
-		s.count[o]++
+		i = j
 	}
 }
 
 func (s *snapshot) grow(n int) {
-	n = max(n, 2*len(s.stamp))
-	s.stamp = append(s.stamp, make([]uint64, n-len(s.stamp))...)
-	s.count = append(s.count, make([]int32, n-len(s.count))...)
-	s.start = append(s.start, make([]int32, n-len(s.start))...)
+	n = max(n, 2*len(s.index))
+	s.index = append(s.index, make([]indexEntry, n-len(s.index))...)
 }
 
 // lookup returns the slots of real job id in the snapshot, in slot order.
 func (s *snapshot) lookup(id sim.JobID) []int32 {
-	if int(id) >= len(s.stamp) || s.stamp[id] != s.gen {
+	if int(id) >= len(s.index) || s.index[id].stamp != s.gen {
 		return nil
 	}
-	st := s.start[id]
-	return s.slots[st : st+s.count[id]]
+	e := &s.index[id]
+	return s.slots[e.start : e.start+e.count]
 }
 
 // bucketsOf returns type ty's node buckets, building them on first use.

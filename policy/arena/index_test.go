@@ -223,3 +223,111 @@ func TestDeltaStatsMatchScan(t *testing.T) {
 		t.Fatal("no snapshot inherited its parent's stats: the test does not exercise inheritStats")
 	}
 }
+
+// TestBeforeReleaseMatchesLoad: the fix-up's "before" table built as a
+// copy of the real table with the released slots written back
+// (round.beforeRelease) has the content of the table loaded from
+// View.BeforeRelease (the computation without the mechanism), and its job
+// stats, read through the real table's snapshot, equal a scan. It fails if
+// the table is not kept as a delta (the mechanism not exercised). Not a
+// golden: the oracle is table.load and statSet.scan.
+func TestBeforeReleaseMatchesLoad(t *testing.T) {
+	c := testCluster(t,
+		sim.Pool{GPU: "a100", Nodes: 6, GPUsPerNode: 4}, sim.Pool{GPU: "v100", Nodes: 5, GPUsPerNode: 2})
+	var jobs []testJob
+	for range 16 {
+		jobs = append(jobs, testJob{model: "gpt-1.3b", gpu: "a100", gpus: 1})
+	}
+	r := newTestRound(t, c, uniformRates("gpt-1.3b"), jobs)
+	tp := r.p.tp
+	rng := rand.New(rand.NewPCG(7, 8))
+	slots := len(tp.slotNode)
+	var got, want statSet
+	for trial := range 200 {
+		now := randomOccupants(rng, slots, 12)
+		r.real = r.tableOf(now)
+		r.statsOf(r.real, &r.p.statsA, false) // attaches the real table, as newRound's refreshQuotas does
+		// Before the release: some of the idle slots held by jobs that
+		// ended (IDs 12 and up), some unavailable, the rest as now.
+		before := slices.Clone(now)
+		for s := range before {
+			if before[s] == empty && rng.IntN(3) == 0 {
+				before[s] = sim.JobID(12 + rng.IntN(4))
+				if rng.IntN(8) == 0 {
+					before[s] = sim.Unavailable
+				}
+			}
+		}
+		r.v.BeforeRelease = before
+		b := r.beforeRelease()
+		if !b.attached() || b.base != r.real.base {
+			t.Fatalf("trial %d: the before table is not a delta against the real table's snapshot", trial)
+		}
+		w := r.tableOf(before)
+		if !slices.Equal(b.occ, w.occ) || !slices.Equal(b.used, w.used) || !slices.Equal(b.free, w.free) || !slices.Equal(b.tfree, w.tfree) {
+			t.Fatalf("trial %d: before table differs from the loaded one", trial)
+		}
+		st := r.statsOf(b, &got, false)
+		want.scan(tp, w.occ, w.used, 16)
+		for id := range sim.JobID(16) {
+			g, x := st.get(id), want.get(id)
+			if (g == nil) != (x == nil) || g != nil && (g.t != x.t || g.num != x.num || g.used != x.used ||
+				!slices.Equal(g.nodes, x.nodes) || g.firstCount != x.firstCount || g.firstUsed != x.firstUsed) {
+				t.Fatalf("trial %d: stats of job %d = %+v, scan says %+v", trial, id, g, x)
+			}
+		}
+		got.begin(0)
+		r.p.statsA.begin(0)
+	}
+}
+
+// TestFixupBeforeStatsMatchScan: the node-swap fix-up's stats of the
+// round's starting table, read as the end table's stats with the jobs on
+// the slots the two differ on recomputed (round.beforeStats), equal a scan
+// of the starting table (the computation without the mechanism), whether
+// the end table is a delta or just rebased. Not a golden: the oracle is
+// statSet.scan.
+func TestFixupBeforeStatsMatchScan(t *testing.T) {
+	c := testCluster(t,
+		sim.Pool{GPU: "a100", Nodes: 6, GPUsPerNode: 4}, sim.Pool{GPU: "a100", Nodes: 3, GPUsPerNode: 8},
+		sim.Pool{GPU: "v100", Nodes: 5, GPUsPerNode: 2})
+	var jobs []testJob
+	for range 12 {
+		jobs = append(jobs, testJob{model: "gpt-1.3b", gpu: "a100", gpus: 1})
+	}
+	r := newTestRound(t, c, uniformRates("gpt-1.3b"), jobs)
+	tp := r.p.tp
+	rng := rand.New(rand.NewPCG(9, 10))
+	slots := len(tp.slotNode)
+	var want statSet
+	changed := 0
+	for trial := range 300 {
+		start := randomOccupants(rng, slots, 12)
+		prev := r.tableOf(start)
+		tb := r.clone(prev)
+		if rng.IntN(2) == 0 {
+			tp.snaps.rebase(tb)
+		}
+		for range rng.IntN(20) {
+			s := rng.IntN(slots)
+			occ := sim.JobID(rng.IntN(13)) - 1
+			tb.set(s, occ, occ != empty && rng.IntN(5) > 0)
+		}
+		now := r.statsOf(tb, &r.p.statsA, false)
+		st := r.beforeStats(prev, tb, now, &r.p.statsC)
+		changed += len(r.p.fixChanged)
+		want.scan(tp, prev.occ, prev.used, len(r.p.jobs))
+		for id := range sim.JobID(12) {
+			g, w := st.get(id), want.get(id)
+			if (g == nil) != (w == nil) || g != nil && (g.t != w.t || g.num != w.num || g.used != w.used ||
+				!slices.Equal(g.nodes, w.nodes) || g.firstCount != w.firstCount || g.firstUsed != w.firstUsed) {
+				t.Fatalf("trial %d: before stats of job %d = %+v, scan says %+v", trial, id, g, w)
+			}
+		}
+		r.p.statsC.begin(0)
+		r.p.statsA.begin(0)
+	}
+	if changed == 0 {
+		t.Fatal("no slot differed: the test does not exercise beforeStats")
+	}
+}

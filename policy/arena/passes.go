@@ -13,7 +13,7 @@ import (
 // no job arrived this round) and the node-swap fix-up against the table as
 // it was before the release.
 func (r *round) optimizeRunningJobs(upgrade bool) error {
-	before := r.tableOf(r.v.BeforeRelease)
+	before := r.beforeRelease()
 	if err := r.releaseEnded(); err != nil {
 		return err
 	}
@@ -28,6 +28,27 @@ func (r *round) optimizeRunningJobs(upgrade bool) error {
 	}
 	r.nodeSwapFixup(before)
 	return nil
+}
+
+// beforeRelease is the table as it was before the engine released the
+// ended jobs' GPUs (View.BeforeRelease). It differs from the round's table
+// only on those slots, so it is a copy of the real table (a delta against
+// its snapshot) with them written back: the fix-up's stats of it are the
+// snapshot's and the ended jobs' slots, not a new snapshot's index and a
+// scan of every slot, once per round. The slot pass compares the two
+// occupant lists without looking anything up.
+func (r *round) beforeRelease() *table {
+	if !searchShortcuts || len(r.v.BeforeRelease) != len(r.real.occ) {
+		return r.tableOf(r.v.BeforeRelease)
+	}
+	t := r.clone(r.real)
+	for s, o := range r.v.BeforeRelease {
+		// What table.load would write: USED wherever there is an occupant.
+		if used := o != empty; t.occ[s] != o || t.used[s] != used {
+			t.set(s, o, used)
+		}
+	}
+	return t
 }
 
 // releaseEnded is the decision-queue part of
@@ -397,9 +418,15 @@ func (r *round) nodeSwapFixup(prev *table) {
 	// from the two tables' job stats (a snapshot's, computed once, and its
 	// delta's) instead of a scan of each job's slots in each table. A swap
 	// changes the table: from then on the current side is read from it.
-	before := r.statsOf(prev, &r.p.statsC, false) // read by job, not in order
-	defer r.p.statsC.begin(0)                     // unpin prev's snapshot
-	now := r.statsOf(tb, &r.p.statsA, false)
+	var before, now *statSet
+	if searchShortcuts && len(prev.occ) == len(tb.occ) {
+		now = r.statsOf(tb, &r.p.statsA, false)
+		before = r.beforeStats(prev, tb, now, &r.p.statsC)
+	} else {
+		before = r.statsOf(prev, &r.p.statsC, false) // read by job, not in order
+		now = r.statsOf(tb, &r.p.statsA, false)
+	}
+	defer r.p.statsC.begin(0) // unpin prev's snapshot
 	swapped := false
 	for _, id := range r.running {
 		b := before.get(id)
@@ -458,6 +485,70 @@ func (r *round) nodeSwapFixup(prev *table) {
 		}
 	}
 	r.refreshQuotas()
+}
+
+// beforeStats computes into dst the job stats of prev from now, the stats
+// of tb: prev is the table at the round's start (or before its release)
+// and tb the real table at its end, which differ on the slots the round
+// changed. Those are found by one pass comparing the two tables' slots
+// (no look-up per slot); the jobs on them in either table are recomputed
+// from their slots in prev (those tb gives them on unchanged slots, from
+// tb's index, and the changed slots prev gives them); every other job's
+// stats are now's (dst reads them through its base). It replaces a stats
+// scan of every slot of prev, whose snapshot's stats have usually been
+// passed on by then (inheritStats). Read by job, not in order.
+func (r *round) beforeStats(prev, tb *table, now, dst *statSet) *statSet {
+	p := r.p
+	tp := tb.tp
+	dst.begin(len(p.jobs))
+	dst.base = now
+	for words := (len(tb.occ) + 63) / 64; len(p.fixMark) < words; {
+		p.fixMark = append(p.fixMark, 0)
+	}
+	changed := p.fixChanged[:0]
+	for s, o := range prev.occ {
+		if o != tb.occ[s] || prev.used[s] != tb.used[s] {
+			changed = append(changed, int32(s))
+			p.fixMark[s>>6] |= 1 << (s & 63)
+		}
+	}
+	jobs := dst.jobs[:0]
+	for _, s := range changed {
+		for _, o := range [2]sim.JobID{prev.occ[s], tb.occ[s]} {
+			if o >= 0 && dst.seen[o] != dst.gen {
+				dst.seen[o] = dst.gen
+				jobs = append(jobs, o)
+			}
+		}
+	}
+	pairs := dst.pairs[:0]
+	for _, o := range jobs {
+		for _, s := range tb.slotsOf(o) {
+			if p.fixMark[s>>6]&(1<<(s&63)) == 0 {
+				pairs = append(pairs, pairKey(o, s))
+			}
+		}
+	}
+	for _, s := range changed {
+		if o := prev.occ[s]; o >= 0 {
+			pairs = append(pairs, pairKey(o, s))
+		}
+	}
+	slices.Sort(pairs)
+	for _, k := range pairs {
+		o, s := sim.JobID(k>>32), int32(uint32(k))
+		dst.add(tp, o, int(s), tp.slotNode[s], prev.used[s])
+	}
+	for _, o := range jobs {
+		if dst.byID[o].stamp != dst.gen { // not in prev
+			dst.byID[o] = jobStat{stamp: dst.gen, nodes: dst.byID[o].nodes[:0], firstUsed: -1}
+		}
+	}
+	for _, s := range changed {
+		p.fixMark[s>>6] &^= 1 << (s & 63)
+	}
+	dst.jobs, dst.pairs, p.fixChanged = jobs, pairs, changed
+	return dst
 }
 
 func anyIdle(tb *table, lo, hi int) bool {

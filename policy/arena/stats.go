@@ -12,6 +12,7 @@ import (
 // (any status) and USED slot count, nodes in node order, the slot count on
 // its first node and its first USED slot (−1 if none).
 type jobStat struct {
+	stamp      int // the statSet generation the entry belongs to
 	t, num     int
 	used       int
 	nodes      []int
@@ -20,14 +21,14 @@ type jobStat struct {
 }
 
 // statSet holds the stats of every real job of one table, indexed by job
-// ID (a generation stamp marks the entries of the current scan), and the
+// ID (a generation stamp in each entry marks those of the current scan:
+// one cache line per job), and the
 // order in which jobs first appear on a USED slot (the artifact's
 // candidate order, _get_run_job_ids). A set built from a table's delta
 // holds only the jobs the delta touched and reads the others from the
 // stats of the table's snapshot (base), which it pins.
 type statSet struct {
 	gen   int
-	stamp []int
 	byID  []jobStat
 	order []sim.JobID
 
@@ -51,7 +52,7 @@ func (s *statSet) get(id sim.JobID) *jobStat {
 	if id < 0 {
 		return nil
 	}
-	if int(id) < len(s.stamp) && s.stamp[id] == s.gen {
+	if int(id) < len(s.byID) && s.byID[id].stamp == s.gen {
 		if js := &s.byID[id]; js.num > 0 {
 			return js
 		}
@@ -66,13 +67,12 @@ func (s *statSet) get(id sim.JobID) *jobStat {
 // recomputed reports whether id's stats were computed for s's table (the
 // delta touched it) rather than read from its snapshot's.
 func (s *statSet) recomputed(id sim.JobID) bool {
-	return int(id) < len(s.stamp) && s.stamp[id] == s.gen
+	return int(id) < len(s.byID) && s.byID[id].stamp == s.gen
 }
 
 // begin starts a new generation of s for up to n jobs.
 func (s *statSet) begin(n int) {
-	if len(s.stamp) < n {
-		s.stamp = append(s.stamp, make([]int, n-len(s.stamp))...)
+	if len(s.byID) < n {
 		s.byID = append(s.byID, make([]jobStat, n-len(s.byID))...)
 		s.seen = append(s.seen, make([]int, n-len(s.seen))...)
 	}
@@ -88,9 +88,8 @@ func (s *statSet) begin(n int) {
 // add counts slot sl (on node nd, USED or not) for job o.
 func (s *statSet) add(tp *topology, o sim.JobID, sl, nd int, used bool) *jobStat {
 	js := &s.byID[o]
-	if s.stamp[o] != s.gen {
-		s.stamp[o] = s.gen
-		*js = jobStat{t: tp.nodeType[nd], nodes: js.nodes[:0], firstUsed: -1}
+	if js.stamp != s.gen {
+		*js = jobStat{stamp: s.gen, t: tp.nodeType[nd], nodes: js.nodes[:0], firstUsed: -1}
 	}
 	if used {
 		js.used++
@@ -203,9 +202,8 @@ func (r *round) statsOf(tb *table, dst *statSet, withOrder bool) *statSet {
 	keys := dst.keys[:0]
 	for _, o := range jobs {
 		switch {
-		case dst.stamp[o] != dst.gen: // gone from tb
-			dst.stamp[o] = dst.gen
-			dst.byID[o] = jobStat{nodes: dst.byID[o].nodes[:0], firstUsed: -1}
+		case dst.byID[o].stamp != dst.gen: // gone from tb
+			dst.byID[o] = jobStat{stamp: dst.gen, nodes: dst.byID[o].nodes[:0], firstUsed: -1}
 		case dst.byID[o].firstUsed >= 0:
 			keys = append(keys, pairKey(sim.JobID(dst.byID[o].firstUsed), int32(o)))
 		}
@@ -224,7 +222,7 @@ func (r *round) statsOf(tb *table, dst *statSet, withOrder bool) *statSet {
 	// job's first USED slot is its own, so the merge is the scan's order.
 	k := 0
 	for _, o := range base.order {
-		if dst.stamp[o] == dst.gen {
+		if dst.byID[o].stamp == dst.gen {
 			continue
 		}
 		for k < len(touched) && dst.byID[touched[k]].firstUsed < base.byID[o].firstUsed {
@@ -257,8 +255,7 @@ func (r *round) inheritStats(snap *snapshot, n int) bool {
 	snap.stats, par.stats = par.stats, snap.stats
 	par.statsGen = 0
 	ss := &snap.stats
-	if len(ss.stamp) < n {
-		ss.stamp = append(ss.stamp, make([]int, n-len(ss.stamp))...)
+	if len(ss.byID) < n {
 		ss.byID = append(ss.byID, make([]jobStat, n-len(ss.byID))...)
 		ss.seen = append(ss.seen, make([]int, n-len(ss.seen))...)
 	}
@@ -282,11 +279,11 @@ func (r *round) inheritStats(snap *snapshot, n int) bool {
 	tp := r.p.tp
 	keys := ss.keys[:0]
 	for _, o := range jobs {
-		ss.stamp[o] = ss.gen - 1 // absent unless it holds a slot
+		ss.byID[o].stamp = ss.gen - 1 // absent unless it holds a slot
 		for _, s := range snap.lookup(o) {
 			ss.add(tp, o, int(s), tp.slotNode[s], snap.used[s])
 		}
-		if ss.stamp[o] == ss.gen && ss.byID[o].firstUsed >= 0 {
+		if ss.byID[o].stamp == ss.gen && ss.byID[o].firstUsed >= 0 {
 			keys = append(keys, pairKey(sim.JobID(ss.byID[o].firstUsed), int32(o)))
 		}
 	}
