@@ -44,7 +44,8 @@ func scaleTopoNodes(n int) int { return max(2, 12_288*n/1_000_000/2*2) }
 // 24,576 for 250k (h100-24k). Every GPU type maps to h100, the hybrid
 // estimator prices the shapes (the analytic model above 16 GPUs), exact
 // timing, so jobs across pods contend on the pods' uplinks and the
-// engine re-times them. Reported per size as BenchmarkScalingJobs does
+// engine re-times them; results not written, and no allocation rows kept
+// (sim.Config.NoAllocations), as arena simulate runs without --out. Reported per size as BenchmarkScalingJobs does
 // (its helpers: CPU and wall seconds, peak Go memory, events per CPU
 // second, the exponent of CPU against jobs at a fixed load per GPU), and
 // the contention updates (jobs joining or leaving uplinks) and
@@ -190,7 +191,7 @@ func TestScaleTopologyChild(t *testing.T) {
 	peak := watchMemory()
 	c0, w0 := cpuSeconds(), time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
-	out, err := runner.Execute(ctx, policy.NewRegistry(), run)
+	out, err := executeNoAllocations(ctx, policy.NewRegistry(), run)
 	cancel()
 	m.CPU, m.Wall, m.Peak = cpuSeconds()-c0, time.Since(w0).Seconds(), peak()
 	switch {
