@@ -120,22 +120,7 @@ func (c *EstimateCache) Put(key uint64, e Estimate) { c.c.put(key, e) }
 // WideKey packs a query into 64 bits as packKey does but with 14 bits of
 // nodes (a locality of up to 16,383 nodes, as on the largest clusters) and
 // 6 of GPUs per node, or reports false if a field is out of range.
-func WideKey(w Workload, c Config, v View) (uint64, bool) {
-	g := gpuIndex[c.GPU]
-	if g == 0 || w.Batch <= 0 || w.Batch >= 1<<24 || c.Nodes <= 0 || c.Nodes >= 1<<14 ||
-		c.PerNode <= 0 || c.PerNode >= 1<<6 || w.Model.SizeIndex < 0 || w.Model.SizeIndex >= 1<<6 ||
-		w.Model.Family < 0 || w.Model.Family >= 4 || v < 0 || v >= 4 {
-		return 0, false
-	}
-	k := uint64(w.Model.Family)          // 2 bits
-	k = k<<6 | uint64(w.Model.SizeIndex) // 6
-	k = k<<24 | uint64(w.Batch)          // 24
-	k = k<<6 | g                         // 6
-	k = k<<14 | uint64(c.Nodes)          // 14
-	k = k<<6 | uint64(c.PerNode)         // 6
-	k = k<<2 | uint64(v)                 // 2
-	return k, true
-}
+func WideKey(w Workload, c Config, v View) (uint64, bool) { return pack(w, c, v, 14, 6) }
 
 // gpuIndex maps catalog names to a small integer for cache keys.
 var gpuIndex = func() map[string]uint64 {
@@ -148,19 +133,26 @@ var gpuIndex = func() map[string]uint64 {
 
 // packKey packs a query into 64 bits, or reports false if a field is out
 // of the packed range (such queries are answered uncached).
-func packKey(w Workload, c Config, v View) (uint64, bool) {
+func packKey(w Workload, c Config, v View) (uint64, bool) { return pack(w, c, v, 10, 10) }
+
+// pack lays a query out in 64 bits: model family (2 bits), size index
+// (6), batch (24), GPU type (6), nodes (nodeBits), GPUs per node
+// (perNodeBits), view (2); nodeBits + perNodeBits ≤ 20. It reports false
+// when a field does not fit its bits, so distinct queries never share a key.
+func pack(w Workload, c Config, v View, nodeBits, perNodeBits uint) (uint64, bool) {
 	g := gpuIndex[c.GPU]
-	if g == 0 || w.Batch <= 0 || w.Batch >= 1<<24 || c.Nodes <= 0 || c.Nodes >= 1<<10 ||
-		c.PerNode <= 0 || c.PerNode >= 1<<10 || w.Model.SizeIndex < 0 || w.Model.SizeIndex >= 1<<6 {
+	if g == 0 || w.Batch <= 0 || w.Batch >= 1<<24 || c.Nodes <= 0 || c.Nodes >= 1<<nodeBits ||
+		c.PerNode <= 0 || c.PerNode >= 1<<perNodeBits || w.Model.SizeIndex < 0 || w.Model.SizeIndex >= 1<<6 ||
+		w.Model.Family < 0 || w.Model.Family >= 4 || v < 0 || v >= 4 {
 		return 0, false
 	}
-	k := uint64(w.Model.Family)          // 2 bits
-	k = k<<6 | uint64(w.Model.SizeIndex) // 6
-	k = k<<24 | uint64(w.Batch)          // 24
-	k = k<<6 | g                         // 6
-	k = k<<10 | uint64(c.Nodes)          // 10
-	k = k<<10 | uint64(c.PerNode)        // 10
-	k = k<<2 | uint64(v)                 // 2
+	k := uint64(w.Model.Family)
+	k = k<<6 | uint64(w.Model.SizeIndex)
+	k = k<<24 | uint64(w.Batch)
+	k = k<<6 | g
+	k = k<<nodeBits | uint64(c.Nodes)
+	k = k<<perNodeBits | uint64(c.PerNode)
+	k = k<<2 | uint64(v)
 	return k, true
 }
 
