@@ -703,7 +703,7 @@ func TestBatchStateForgetsLastBatch(t *testing.T) {
 		b.ts = append(b.ts, tentative{status: Running})
 		b.order = append(b.order, id)
 	}
-	b.reset(8)
+	b.reset(8, 0)
 	touch(3)
 	touch(5)
 	for _, gen := range []uint32{b.gen, math.MaxUint32} {
@@ -711,7 +711,7 @@ func TestBatchStateForgetsLastBatch(t *testing.T) {
 		for _, id := range []JobID{3, 5} {
 			b.mark[id] = gen
 		}
-		b.reset(8)
+		b.reset(8, 0)
 		for id := range JobID(8) {
 			if b.mark[id] == b.gen {
 				t.Fatalf("after a reset from generation %d, job %d reads as touched", gen, id)
