@@ -393,7 +393,7 @@ func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 		// Field by field: the array is zeroed already, and a composite
 		// literal would write all of the Job again.
 		j := &jobs[i]
-		j.Spec, j.FirstStart, j.Finish = &specs[i], -1, -1
+		j.Spec, j.id, j.FirstStart, j.Finish = &specs[i], JobID(i), -1, -1
 		e.jobs[i] = j
 	}
 	if q, ok := p.(QuietRounds); ok {
