@@ -932,11 +932,11 @@ func (e *engine) simulateBatch(actions []Action) (*batchState, []JobID, error) {
 	b := &e.batch
 	b.reset(len(e.jobs), len(actions))
 	get := func(id JobID) *tentative {
-		if b.mark[id] == b.gen {
-			return &b.ts[b.idx[id]]
+		if m := b.mark[id]; m.gen == b.gen {
+			return &b.ts[m.idx]
 		}
 		j := e.jobs[id]
-		b.mark[id], b.idx[id] = b.gen, int32(len(b.ts))
+		b.mark[id] = batchMark{b.gen, int32(len(b.ts))}
 		b.ts = append(b.ts, tentative{status: j.Status, gpus: j.GPUs})
 		b.order = append(b.order, id)
 		return &b.ts[len(b.ts)-1]
@@ -991,17 +991,25 @@ func (e *engine) simulateBatch(actions []Action) (*batchState, []JobID, error) {
 
 // batchState is simulateBatch's result: the touched jobs' tentative
 // states, ts[i] that of order[i] (the order first touched); mark[id] ==
-// gen says job id is touched, at ts[idx[id]]. shapes[i] is the shape of
+// gen says job id is touched, at ts[mark[id].idx] (the stamp and the
+// index side by side: a first touch reads one line of the table, not two).
+// shapes[i] is the shape of
 // action i's GPUs when it is a Start or a Reallocate (ShapeOf, computed
 // once for the check and the commit; the cluster's slots do not change
 // in between).
 type batchState struct {
 	gen    uint32
-	mark   []uint32
-	idx    []int32
+	mark   []batchMark
 	ts     []tentative
 	order  []JobID
 	shapes []estimator.Config
+}
+
+// batchMark is a job's entry in batchState's table: touched in the batch
+// whose generation is gen, its tentative state at ts[idx].
+type batchMark struct {
+	gen uint32
+	idx int32
 }
 
 // reset empties the table for a batch over jobs jobs and actions actions.
@@ -1011,7 +1019,7 @@ func (b *batchState) reset(jobs, actions int) {
 	}
 	b.shapes = b.shapes[:actions]
 	if len(b.mark) != jobs {
-		b.mark, b.idx, b.gen = make([]uint32, jobs), make([]int32, jobs), 0
+		b.mark, b.gen = make([]batchMark, jobs), 0
 	}
 	b.gen++
 	if b.gen == 0 { // wrapped: no stale mark may match
