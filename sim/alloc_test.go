@@ -76,3 +76,32 @@ func TestGPUSecondsAcrossTypes(t *testing.T) {
 		}
 	}
 }
+
+// TestHoldingsNameTheirJob is worked by hand: of twoJobs, only j1 (ID 1,
+// submitted at 1450, so it arrives for round 2 at 1600) runs: a100 {0,1}
+// from 1600, a100 {4,5} from 1900 (a reallocation closes the first
+// holding), suspended at 2200. Both holdings must name job 1, not job 0:
+// it fails if the engine closed a holding under another job's id (the
+// holding's job id is kept in the Job itself, beside its other fields).
+func TestHoldingsNameTheirJob(t *testing.T) {
+	cfg := baseConfig(t, Exact, 10)
+	p := &scripted{byRound: map[int][]Action{
+		2: {{Kind: Start, Job: 1, GPUs: []int{0, 1}}},
+		3: {{Kind: Reallocate, Job: 1, GPUs: []int{4, 5}}},
+		4: {{Kind: Suspend, Job: 1}},
+	}}
+	res, err := Run(context.Background(), cfg, p, twoJobs(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []AllocRecord{
+		{Job: 1, GPU: "a100", FirstSlot: 0, Slots: 2, Start: 1600, End: 1900},
+		{Job: 1, GPU: "a100", FirstSlot: 4, Slots: 2, Start: 1900, End: 2200},
+	}
+	for i := range res.Allocations {
+		res.Allocations[i].Ready = 0
+	}
+	if !reflect.DeepEqual(res.Allocations, want) {
+		t.Errorf("allocations\n got %+v\nwant %+v", res.Allocations, want)
+	}
+}

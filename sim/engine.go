@@ -393,7 +393,7 @@ func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 		// Field by field: the array is zeroed already, and a composite
 		// literal would write all of the Job again.
 		j := &jobs[i]
-		j.Spec, j.FirstStart, j.Finish = &specs[i], -1, -1
+		j.Spec, j.id, j.FirstStart, j.Finish = &specs[i], JobID(i), -1, -1
 		e.jobs[i] = j
 	}
 	if q, ok := p.(QuietRounds); ok {
@@ -900,7 +900,7 @@ func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	changed, suspended := e.commitBatch(actions)
+	changed, suspended := e.commitBatch(actions, state.shapes)
 	// An arrival is in no queue until here (arrive puts it in none), unless
 	// the batch started and then suspended it, which put it at the pending
 	// queue's end; the others the policy neither started nor dropped join
@@ -930,18 +930,18 @@ type tentative struct {
 // for which action is legal when sit in one place, apart from the commit.
 func (e *engine) simulateBatch(actions []Action) (*batchState, []JobID, error) {
 	b := &e.batch
-	b.reset(len(e.jobs))
+	b.reset(len(e.jobs), len(actions))
 	get := func(id JobID) *tentative {
-		if b.mark[id] == b.gen {
-			return &b.ts[b.idx[id]]
+		if m := b.mark[id]; m.gen == b.gen {
+			return &b.ts[m.idx]
 		}
 		j := e.jobs[id]
-		b.mark[id], b.idx[id] = b.gen, int32(len(b.ts))
+		b.mark[id] = batchMark{b.gen, int32(len(b.ts))}
 		b.ts = append(b.ts, tentative{status: j.Status, gpus: j.GPUs})
 		b.order = append(b.order, id)
 		return &b.ts[len(b.ts)-1]
 	}
-	for _, a := range actions {
+	for i, a := range actions {
 		if a.Job < 0 || int(a.Job) >= len(e.jobs) {
 			return nil, nil, e.actionError(a, "no such job")
 		}
@@ -975,6 +975,7 @@ func (e *engine) simulateBatch(actions []Action) (*batchState, []JobID, error) {
 			if !ok {
 				return nil, nil, e.actionError(a, "GPUs do not form a uniform grid of one GPU type (a slot is repeated, out of range, of another type, or nodes are used unevenly)")
 			}
+			b.shapes[i] = cfg
 			// A job's Config is a shape setAlloc gave it after this
 			// check: the same shape again (a move) is feasible.
 			if j := e.jobs[a.Job]; cfg == j.Config && cfg.GPU != "" {
@@ -990,19 +991,35 @@ func (e *engine) simulateBatch(actions []Action) (*batchState, []JobID, error) {
 
 // batchState is simulateBatch's result: the touched jobs' tentative
 // states, ts[i] that of order[i] (the order first touched); mark[id] ==
-// gen says job id is touched, at ts[idx[id]].
+// gen says job id is touched, at ts[mark[id].idx] (the stamp and the
+// index side by side: a first touch reads one line of the table, not two).
+// shapes[i] is the shape of
+// action i's GPUs when it is a Start or a Reallocate (ShapeOf, computed
+// once for the check and the commit; the cluster's slots do not change
+// in between).
 type batchState struct {
-	gen   uint32
-	mark  []uint32
-	idx   []int32
-	ts    []tentative
-	order []JobID
+	gen    uint32
+	mark   []batchMark
+	ts     []tentative
+	order  []JobID
+	shapes []estimator.Config
 }
 
-// reset empties the table for a batch over jobs jobs.
-func (b *batchState) reset(jobs int) {
+// batchMark is a job's entry in batchState's table: touched in the batch
+// whose generation is gen, its tentative state at ts[idx].
+type batchMark struct {
+	gen uint32
+	idx int32
+}
+
+// reset empties the table for a batch over jobs jobs and actions actions.
+func (b *batchState) reset(jobs, actions int) {
+	if cap(b.shapes) < actions {
+		b.shapes = make([]estimator.Config, actions)
+	}
+	b.shapes = b.shapes[:actions]
 	if len(b.mark) != jobs {
-		b.mark, b.idx, b.gen = make([]uint32, jobs), make([]int32, jobs), 0
+		b.mark, b.gen = make([]batchMark, jobs), 0
 	}
 	b.gen++
 	if b.gen == 0 { // wrapped: no stale mark may match
@@ -1074,8 +1091,9 @@ func (e *engine) batchAction(id JobID, t *tentative) Action {
 // valid: it carries out the actions on jobs and queues, in action order.
 // It returns whether any allocation changed and the jobs the batch
 // suspended (nil when none). Separate so that the state changes of each
-// action kind read apart from the checks that precede them.
-func (e *engine) commitBatch(actions []Action) (bool, map[JobID]bool) {
+// action kind read apart from the checks that precede them. shapes[i] is
+// action i's shape as simulateBatch computed it (Start and Reallocate).
+func (e *engine) commitBatch(actions []Action, shapes []estimator.Config) (bool, map[JobID]bool) {
 	changed := false
 	var suspended map[JobID]bool
 	e.lazyDequeue = true
@@ -1084,7 +1102,7 @@ func (e *engine) commitBatch(actions []Action) (bool, map[JobID]bool) {
 		e.pendq.compact()
 		e.runq.compact()
 	}()
-	for _, a := range actions {
+	for i, a := range actions {
 		j := e.jobs[a.Job]
 		switch a.Kind {
 		case Start:
@@ -1102,11 +1120,11 @@ func (e *engine) commitBatch(actions []Action) (bool, map[JobID]bool) {
 				j.lastUpdate = e.now
 			}
 			j.Status = Running
-			to, _ := e.cfg.Cluster.ShapeOf(a.GPUs)
+			to := shapes[i]
 			e.setAlloc(j, a.GPUs, to)
 			changed = true
 		case Reallocate:
-			to, _ := e.cfg.Cluster.ShapeOf(a.GPUs)
+			to := shapes[i]
 			j.change = ChangeOf(true, j.Config, to)
 			e.setAlloc(j, a.GPUs, to)
 			changed = true

@@ -699,21 +699,21 @@ func TestAccrueIsTheStepwiseSum(t *testing.T) {
 func TestBatchStateForgetsLastBatch(t *testing.T) {
 	var b batchState
 	touch := func(id JobID) {
-		b.mark[id], b.idx[id] = b.gen, int32(len(b.ts))
+		b.mark[id] = batchMark{b.gen, int32(len(b.ts))}
 		b.ts = append(b.ts, tentative{status: Running})
 		b.order = append(b.order, id)
 	}
-	b.reset(8)
+	b.reset(8, 0)
 	touch(3)
 	touch(5)
 	for _, gen := range []uint32{b.gen, math.MaxUint32} {
 		b.gen = gen
 		for _, id := range []JobID{3, 5} {
-			b.mark[id] = gen
+			b.mark[id].gen = gen
 		}
-		b.reset(8)
+		b.reset(8, 0)
 		for id := range JobID(8) {
-			if b.mark[id] == b.gen {
+			if b.mark[id].gen == b.gen {
 				t.Fatalf("after a reset from generation %d, job %d reads as touched", gen, id)
 			}
 		}

@@ -117,7 +117,7 @@ func (e *engine) recordHold(j *Job, gpus []int) {
 		return
 	}
 	if len(j.GPUs) > 0 && e.now > j.heldSince {
-		e.holding = Holding{Job: j.Spec.ID, GPUs: j.GPUs, Since: j.heldSince, Until: e.now, Ready: heldReady(j, e.now)}
+		e.holding = Holding{Job: j.id, GPUs: j.GPUs, Since: j.heldSince, Until: e.now, Ready: heldReady(j, e.now)}
 		e.rec.Hold(&e.holding)
 	}
 	j.heldSince, j.heldReady = e.now, j.readyAt
@@ -237,7 +237,7 @@ func (e *engine) closeAtHorizon() {
 	end := e.t0.Add(Duration(e.cfg.Rounds) * e.cfg.RoundLength)
 	for _, j := range e.jobs {
 		if len(j.GPUs) > 0 && end > j.heldSince {
-			e.holding = Holding{Job: j.Spec.ID, GPUs: j.GPUs, Since: j.heldSince, Until: end, Ready: heldReady(j, end)}
+			e.holding = Holding{Job: j.id, GPUs: j.GPUs, Since: j.heldSince, Until: end, Ready: heldReady(j, end)}
 			e.rec.Hold(&e.holding)
 		}
 	}

@@ -216,6 +216,9 @@ type Job struct {
 	heldSince Time
 	// heldReady is readyAt as the holding began (Holding.Ready).
 	heldReady Time
+	// id is Spec.ID, next to the holding's fields so that closing a
+	// holding (recordHold, once per reconfiguration) reads no JobSpec.
+	id JobID
 
 	// exact-mode state
 	remainingF float64 // iterations left (fractional)

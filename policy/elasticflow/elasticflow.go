@@ -205,6 +205,7 @@ func (e *ElasticFlow) deadline(v *sim.View, j *sim.Job) float64 {
 // GPUs and placement in the plan and its memoized minimum share.
 type jobState struct {
 	job *sim.Job
+	id  sim.JobID // job.Spec.ID, kept here so actions reads no JobSpec
 	ts  *typeState
 	max int // maxShare(job)
 	// est[k] is the DP estimate on 2^k GPUs, valid if bit k of have is set.
@@ -328,7 +329,7 @@ func (e *ElasticFlow) newPlan(v *sim.View) *plan {
 				}
 			}
 			if st = lookup[j]; st == nil {
-				st = &jobState{job: j, max: maxShare(j)}
+				st = &jobState{job: j, id: j.Spec.ID, max: maxShare(j)}
 			}
 		}
 		if st.ts == nil { // a kept state has its type: the job's requested one, for good
@@ -577,7 +578,7 @@ func (p *plan) fit(j *sim.Job) bool {
 	if x.job != j {
 		have, first = 0, 0
 	}
-	*x = jobState{job: j, ts: ts, max: maxShare(j), n: j.Spec.GPUs, est: est, have: have, first: first}
+	*x = jobState{job: j, id: j.Spec.ID, ts: ts, max: maxShare(j), n: j.Spec.GPUs, est: est, have: have, first: first}
 	m, ok := p.minShare(x)
 	if !ok || m > ts.total {
 		return false
@@ -923,13 +924,13 @@ func (p *plan) actions() []sim.Action {
 	for _, x := range moved {
 		var gpus []int
 		gpus, buf = p.slots(x.ts, x.at, buf)
-		out = append(out, sim.Action{Kind: sim.Reallocate, Job: x.job.Spec.ID, GPUs: gpus})
+		out = append(out, sim.Action{Kind: sim.Reallocate, Job: x.id, GPUs: gpus})
 	}
 	clear(moved) // the next decision's scratch holds no job
 	for _, x := range p.started {
 		var gpus []int
 		gpus, buf = p.slots(x.ts, x.at, buf)
-		out = append(out, sim.Action{Kind: sim.Start, Job: x.job.Spec.ID, GPUs: gpus})
+		out = append(out, sim.Action{Kind: sim.Start, Job: x.id, GPUs: gpus})
 	}
 	p.ef.order = append(p.ef.order, p.started...)
 	return out
