@@ -111,22 +111,32 @@ func BenchmarkScalingJobs(b *testing.B) {
 					mem, eps = append(mem, m/(1<<20)), append(eps, float64(events)/c)
 				}
 			}
-			if cut {
-				b.ReportMetric(slope(xs, cpu), "exp-at-least")
-			} else {
-				b.ReportMetric(slope(xs, cpu), "exp")
-			}
+			reportSizes(b, cut, sizes, xs, cpu, wall, mem)
 			for i, n := range sizes {
-				k := fmt.Sprintf("%dk", n/1000)
-				b.ReportMetric(cpu[i], "cpu-s@"+k)
-				b.ReportMetric(wall[i], "wall-s@"+k)
-				b.ReportMetric(mem[i], "peak-MiB@"+k)
-				b.ReportMetric(eps[i], "events/cpu-s@"+k)
+				b.ReportMetric(eps[i], fmt.Sprintf("events/cpu-s@%dk", n/1000))
 				if i > 0 && len(sizes) > 2 {
 					b.ReportMetric(slope(xs[i-1:i+1], cpu[i-1:i+1]), fmt.Sprintf("exp@%dk-%dk", sizes[i-1]/1000, n/1000))
 				}
 			}
 		})
+	}
+}
+
+// reportSizes reports what both scaling benchmarks report per policy: the
+// exponent of CPU time against jobs (a lower bound, exp-at-least, when a
+// run was cut at the budget) and each size's CPU and wall seconds and peak
+// memory.
+func reportSizes(b *testing.B, cut bool, sizes []int, xs, cpu, wall, mem []float64) {
+	if cut {
+		b.ReportMetric(slope(xs, cpu), "exp-at-least")
+	} else {
+		b.ReportMetric(slope(xs, cpu), "exp")
+	}
+	for i, n := range sizes {
+		k := fmt.Sprintf("%dk", n/1000)
+		b.ReportMetric(cpu[i], "cpu-s@"+k)
+		b.ReportMetric(wall[i], "wall-s@"+k)
+		b.ReportMetric(mem[i], "peak-MiB@"+k)
 	}
 }
 

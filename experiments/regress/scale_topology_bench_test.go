@@ -107,16 +107,9 @@ func BenchmarkScalingTopology(b *testing.B) {
 					upd, ret, rounds = append(upd, float64(m.Updates)), append(ret, float64(m.Retimed)), append(rounds, float64(m.Reached))
 				}
 			}
-			if cut {
-				b.ReportMetric(slope(xs, cpu), "exp-at-least")
-			} else {
-				b.ReportMetric(slope(xs, cpu), "exp")
-			}
+			reportSizes(b, cut, sizes, xs, cpu, wall, mem)
 			for i, n := range sizes {
 				k := fmt.Sprintf("%dk", n/1000)
-				b.ReportMetric(cpu[i], "cpu-s@"+k)
-				b.ReportMetric(wall[i], "wall-s@"+k)
-				b.ReportMetric(mem[i], "peak-MiB@"+k)
 				if rounds[i] < scaleJobsRounds {
 					b.ReportMetric(rounds[i], "rounds-reached@"+k)
 					continue
