@@ -77,9 +77,13 @@ type Gavel struct {
 	rng *rand.Rand
 
 	rows Rows
-	// thr caches each job's ILP row: DP throughput at best locality of its
-	// requested GPU count, per type (static for a job).
-	thr   map[sim.JobID][]float64
+	// thr caches the ILP rows: DP throughput at best locality of a
+	// requested GPU count, per type. A row depends on the job's workload
+	// and GPU count only (the cluster and the estimator view are fixed for
+	// the run), so jobs that ask alike share one: a trace names a few
+	// hundred (workload, count) pairs, not a row per job (95 MB of 1M
+	// jobs' rows). The solver only reads rows (Use rows are shared too).
+	thr   map[rowKey][]float64
 	stats Stats
 	// solver is ilp.SolveReassignment with its state kept between
 	// programs (the admitted rows rarely change between two programs);
@@ -154,7 +158,7 @@ func NewVersion(c *sim.Cluster, src estimator.Source, v Version) *Gavel {
 		cluster: c, types: c.Types, version: v,
 		decide:      src.View(estimator.ViewDataParallel),
 		anyFeasible: src.View(estimator.ViewDataParallelNoMemCheck),
-		thr:         map[sim.JobID][]float64{},
+		thr:         map[rowKey][]float64{},
 		use:         map[int][]float64{},
 	}
 	g.solver.Keep()
@@ -318,9 +322,16 @@ func RunnableSomewhere(c *sim.Cluster, est estimator.Estimator, j *sim.Job) bool
 	return false
 }
 
-// throughputs returns job j's ILP row (cached).
+// rowKey is what an ILP row depends on: the workload and the GPU count.
+type rowKey struct {
+	w    estimator.Workload
+	gpus int
+}
+
+// throughputs returns job j's ILP row (cached by rowKey; read-only).
 func (g *Gavel) throughputs(j *sim.Job) []float64 {
-	if row, ok := g.thr[j.Spec.ID]; ok {
+	key := rowKey{j.Spec.Workload, j.Spec.GPUs}
+	if row, ok := g.thr[key]; ok {
 		return row
 	}
 	row := make([]float64, len(g.types))
@@ -332,7 +343,7 @@ func (g *Gavel) throughputs(j *sim.Job) []float64 {
 		}
 		row[k] = g.decide.Estimate(j.Spec.Workload, c).Throughput
 	}
-	g.thr[j.Spec.ID] = row
+	g.thr[key] = row
 	return row
 }
 

@@ -276,3 +276,49 @@ func TestMaxFits(t *testing.T) {
 		t.Error("max_fits=1 changed nothing")
 	}
 }
+
+// countingTable is table counting its Estimate calls.
+type countingTable struct {
+	table
+	calls *int
+}
+
+func (c countingTable) View(estimator.View) estimator.Estimator { return c }
+func (c countingTable) Estimate(w estimator.Workload, cfg estimator.Config) estimator.Estimate {
+	*c.calls++
+	return c.table.Estimate(w, cfg)
+}
+
+// TestRowsSharedByAlikeJobs (anchor: the rows by hand from the table): on
+// one A100 and one V100 node of 4 GPUs, jobs 0 and 1 ask alike (gpt-1.3b,
+// batch 128, 4 GPUs) and share one row, {a100 10, v100 20}, computed once
+// (two Estimate calls, one per type); job 2 asks for 2 GPUs of the same
+// model and gets its own row, {a100 6, −1e9 (no v100 figure)}. A cache
+// keyed by anything but (workload, GPU count) fails the counts or the
+// values.
+func TestRowsSharedByAlikeJobs(t *testing.T) {
+	c, err := sim.NewCluster(sim.ClusterSpec{Name: "hand", Pools: []sim.Pool{{GPU: "a100", Nodes: 1, GPUsPerNode: 4}, {GPU: "v100", Nodes: 1, GPUsPerNode: 4}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	g := New(c, countingTable{table{"gpt-1.3b": {"a100": {4: 10, 2: 6}, "v100": {4: 20}}}, &calls})
+	calls = 0
+	specs := []sim.JobSpec{spec(t, 0, "gpt-1.3b", "a100", 4, 0), spec(t, 1, "gpt-1.3b", "v100", 4, 0), spec(t, 2, "gpt-1.3b", "a100", 2, 0)}
+	rows := make([][]float64, len(specs))
+	for i := range specs {
+		rows[i] = g.throughputs(&sim.Job{Spec: &specs[i]})
+	}
+	if want := []float64{10, 20}; !slices.Equal(rows[0], want) || !slices.Equal(rows[1], want) {
+		t.Errorf("4-GPU rows %v and %v, want %v", rows[0], rows[1], want)
+	}
+	if &rows[0][0] != &rows[1][0] {
+		t.Error("jobs 0 and 1 ask alike but got rows of their own")
+	}
+	if want := []float64{6, estimator.InfeasibleThroughput}; !slices.Equal(rows[2], want) {
+		t.Errorf("2-GPU row %v, want %v", rows[2], want)
+	}
+	if calls != 4 {
+		t.Errorf("%d Estimate calls, want 4 (one per type for each of the two distinct rows)", calls)
+	}
+}
