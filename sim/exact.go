@@ -311,6 +311,9 @@ func (e *engine) complete(j *Job) {
 	e.removeRunning(j, true) // squeezed out before the queue is read (runExact)
 	e.finishJob(j, e.now)
 	e.release(j)
+	if e.net != nil {
+		e.netRetire(j) // it never runs again
+	}
 	e.ended = append(e.ended, j)
 }
 
