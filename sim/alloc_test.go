@@ -3,7 +3,9 @@ package sim
 import (
 	"context"
 	"reflect"
+	"strconv"
 	"testing"
+	"unsafe"
 )
 
 // Hand-worked holdings of one job under a scripted policy on testCluster
@@ -103,5 +105,25 @@ func TestHoldingsNameTheirJob(t *testing.T) {
 	}
 	if !reflect.DeepEqual(res.Allocations, want) {
 		t.Errorf("allocations\n got %+v\nwant %+v", res.Allocations, want)
+	}
+}
+
+// TestJobStateSize guards the per-job memory (each byte is a megabyte at a
+// million jobs; the sizes are worked by hand from the field lists on a
+// 64-bit machine): a Job is 296 bytes, Status, its last change and its
+// queued flag sharing one word after Spec; a JobSpec 184.
+func TestJobStateSize(t *testing.T) {
+	if strconv.IntSize != 64 {
+		t.Skip("sizes worked for 64-bit words")
+	}
+	var j Job
+	if got := unsafe.Sizeof(j); got != 296 {
+		t.Errorf("Job is %d bytes, want 296", got)
+	}
+	if off := unsafe.Offsetof(j.queued); off != 10 || unsafe.Offsetof(j.GPUs) != 16 {
+		t.Errorf("Status, change and queued do not share the word after Spec: queued at %d, GPUs at %d", off, unsafe.Offsetof(j.GPUs))
+	}
+	if got := unsafe.Sizeof(JobSpec{}); got != 184 {
+		t.Errorf("JobSpec is %d bytes, want 184", got)
 	}
 }

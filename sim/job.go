@@ -137,8 +137,9 @@ func appendAlias(b []byte, id JobID) []byte {
 	return strconv.AppendInt(b, int64(row), 10)
 }
 
-// Status is where a job is in its life.
-type Status int
+// Status is where a job is in its life (one byte: it shares a word of
+// the Job with two other small fields).
+type Status int8
 
 const (
 	NotArrived Status = iota
@@ -166,6 +167,11 @@ var statusNames = [...]string{"not-arrived", "pending", "running", "finished", "
 type Job struct {
 	Spec   *JobSpec
 	Status Status
+	// change is the kind of the job's last start or reallocation, which
+	// prices its overhead. queued: the job is in the engine's pending
+	// queue (enqueue … dequeue). Both beside Status, in its word.
+	change Change
+	queued bool
 	// GPUs are the slots held while running, in the order the policy gave.
 	GPUs []int
 	// Config is the shape of GPUs while running; once the job stops
@@ -204,10 +210,6 @@ type Job struct {
 	queueTime float64
 	queue     *queueClock
 
-	// change is the kind of the job's last start or reallocation, which
-	// prices its overhead.
-	change Change
-
 	// throughput and iterTime are the ground truth's estimate of Config,
 	// set with it (setAlloc): the two figures of it the engine uses.
 	throughput, iterTime float64
@@ -237,7 +239,6 @@ type Job struct {
 	net        *jobNet
 	typ        int32 // Cluster.Types index of Config.GPU
 	queuedAt   int32 // see queueTime (next to typ: one word for the two)
-	queued     bool  // in the engine's pending queue (enqueue … dequeue)
 	qpos, rpos int32 // tickets in the pending queue (if queued) and the running queue (if running): jobQueue
 }
 

@@ -9,8 +9,9 @@ import (
 	"github.com/arena-sim/arena/estimator"
 )
 
-// Change is the kind of allocation change an overhead is charged for.
-type Change int
+// Change is the kind of allocation change an overhead is charged for
+// (one byte: a Job keeps its last one beside its Status).
+type Change int8
 
 const (
 	// FirstStart is a job's first start.
