@@ -232,3 +232,43 @@ func TestMaxFits(t *testing.T) {
 		t.Error("max_fits=1 changed nothing")
 	}
 }
+
+// TestFinishedJobsDropRows: two 4-GPU jobs of 500 iterations (÷5: 100 at
+// 128/10 = 10 s each, about 1,000 s) start at once on two A100 nodes, a
+// third long one arrives a round later and waits for a node. After the
+// first two finish, their weight rows are gone and the third job, admitted
+// and running, keeps its own. Kept rows would fail the first check; a row
+// dropped too early (the third's) the second.
+func TestFinishedJobsDropRows(t *testing.T) {
+	c, err := sim.NewCluster(sim.ClusterSpec{Name: "hand", Pools: []sim.Pool{{GPU: "a100", Nodes: 2, GPUsPerNode: 4}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	est := table{"gpt-1.3b": {"a100": {1: 10, 2: 20, 4: 40, 8: 80}}}
+	m, _ := estimator.ParseModel("gpt-1.3b")
+	w := estimator.Workload{Model: m, Batch: 128}
+	specs := []sim.JobSpec{
+		{ID: 0, Name: "j0", Submit: 0, Workload: w, Iterations: 500, GPU: "a100", GPUs: 4},
+		{ID: 1, Name: "j1", Submit: 0, Workload: w, Iterations: 500, GPU: "a100", GPUs: 4},
+		{ID: 2, Name: "j2", Submit: 400, Workload: w, Iterations: 50_000_000, GPU: "a100", GPUs: 4},
+	}
+	s := New(c, est, false)
+	cfg := sim.DefaultConfig(c, est)
+	cfg.IterationScale = 5
+	cfg.Timing, cfg.Rounds, cfg.Check = sim.Exact, 12, true
+	res, err := sim.Run(context.Background(), cfg, s, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum := res.Summarize("hand", len(specs), "table"); sum.Finished != 2 || sum.Running != 1 {
+		t.Fatalf("%d finished, %d running; want 2 and 1 (%v)", sum.Finished, sum.Running, s.Stats())
+	}
+	for id := range 2 {
+		if id < len(s.weights) && s.weights[id].row != nil {
+			t.Errorf("finished job %d keeps its weight row %v", id, s.weights[id].row)
+		}
+	}
+	if len(s.weights) < 3 || s.weights[2].row == nil {
+		t.Error("the running job 2 lost its weight row")
+	}
+}
