@@ -264,11 +264,11 @@ func TestFinishedJobsDropRows(t *testing.T) {
 		t.Fatalf("%d finished, %d running; want 2 and 1 (%v)", sum.Finished, sum.Running, s.Stats())
 	}
 	for id := range 2 {
-		if id < len(s.weights) && s.weights[id].row != nil {
+		if id < len(s.weights) && s.weights[id] != nil {
 			t.Errorf("finished job %d keeps its weight row %v", id, s.weights[id].row)
 		}
 	}
-	if len(s.weights) < 3 || s.weights[2].row == nil {
+	if len(s.weights) < 3 || s.weights[2] == nil || s.weights[2].row == nil {
 		t.Error("the running job 2 lost its weight row")
 	}
 }
