@@ -44,6 +44,15 @@ type netState struct {
 	links []netLink
 	// tierInt[k]: ∫ bandwidth used on tier k's uplinks dt, GB.
 	tierInt []float64
+	// A finished job's jobNet is retired (netRetire, contention_retire.go): the summary keeps
+	// only its two integrals (retired, in completion order), and the
+	// jobNet, its slices' capacity kept, waits in free for the next job
+	// to attach. The jobNets alive are then about the jobs running at
+	// once, not every job that ever ran (160 bytes a job: 156 MB at 1M).
+	// made counts the jobNets allocated (TestFinishedJobsGiveBackNet).
+	retired []retiredNet
+	free    []*jobNet
+	made    int
 	// scratch: jobs to re-time in one update.
 	affected []JobID
 	mark     []uint32
@@ -64,22 +73,6 @@ type netState struct {
 	// probe, when set (tests), is called after each update with the job
 	// that joined or left and the update's steps.
 	probe func(j JobID, steps int)
-	// A finished job's jobNet is retired (netRetire): the summary keeps
-	// only its two integrals (retired, in completion order), and the
-	// jobNet, its slices' capacity kept, waits in free for the next job
-	// to attach. The jobNets alive are then about the jobs running at
-	// once, not every job that ever ran (160 bytes a job: 156 MB at 1M).
-	// made counts the jobNets allocated (TestFinishedJobsGiveBackNet).
-	retired []retiredNet
-	free    []*jobNet
-	made    int
-}
-
-// retiredNet is a finished job's contention figures (its jobNet's
-// slowInt and heldInt, when it crossed fast domains for some time).
-type retiredNet struct {
-	id               JobID
-	slowInt, heldInt float64
 }
 
 type netLink struct {
@@ -228,25 +221,6 @@ func (e *engine) netDetach(j *Job) {
 	e.netOff(j)
 	e.netRetime()
 	e.netProbe(j.Spec.ID, w0)
-}
-
-// netRetire gives back the jobNet of j, which finished and left the
-// network (netDetach): its integrals, final since netOff (it no longer
-// crosses), go to the summary's retired list when it ever held a crossing
-// allocation for some time, as netSummary would read them, and the jobNet,
-// zeroed but for its slices' capacity, to the free list.
-func (e *engine) netRetire(j *Job) {
-	n := j.net
-	if n == nil {
-		return
-	}
-	ns := e.net
-	if n.ever && n.heldInt > 0 {
-		ns.retired = append(ns.retired, retiredNet{id: j.Spec.ID, slowInt: n.slowInt, heldInt: n.heldInt})
-	}
-	*n = jobNet{links: n.links[:0], demand: n.demand[:0], used: n.used[:0]}
-	ns.free = append(ns.free, n)
-	j.net = nil
 }
 
 // netProbe reports an update's steps (since w0) to the test probe.
