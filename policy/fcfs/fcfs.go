@@ -47,27 +47,7 @@ type FCFS struct {
 	round   int
 	starts  []start
 
-	// table is Schedule's copy of the slot table. After a decision it is
-	// the slot table as the engine leaves it once the decision's actions
-	// are applied (they all are, or the run stops): the next decision's
-	// table differs from it only where jobs ended since, and those are
-	// the slots of FCFS's own starts (it never moves or suspends a job).
-	// held keeps each started job's slots while it runs, so the next
-	// decision rewrites those slots (RefillSlots) instead of comparing
-	// the whole table (Refill). tableSet says the table is such a copy
-	// of the slot table at occ (the View's array). Anything else —
-	// faults (nodes, interruptions), a View from another slot table, a
-	// rebuilt queue mirror, an ended job FCFS did not start — refills
-	// the whole table.
-	table    placement.Table
-	held     map[sim.JobID][]int
-	occ      *sim.JobID
-	tableSet bool
-	ended    []int // scratch: the ended jobs' slots
-	// refilled, when set (tests), is called with the table and the View
-	// right after refill.
-	refilled func(*placement.Table, *sim.View)
-	partial  int // decisions refilled by RefillSlots (tests read it)
+	table placement.Table // Schedule's scratch copy of the slot table
 }
 
 type queued struct {
@@ -85,7 +65,7 @@ var _ sim.Policy = (*FCFS)(nil)
 
 // New returns FCFS deciding with est.
 func New(est estimator.Estimator) *FCFS {
-	return &FCFS{est: est, admit: est, admitIsEst: true, typeIdx: map[string]int{}, held: map[sim.JobID][]int{}}
+	return &FCFS{est: est, admit: est, admitIsEst: true, typeIdx: map[string]int{}}
 }
 
 // WithAdmission makes the arrival check use admit instead of the decision
@@ -127,12 +107,11 @@ func (f *FCFS) last() *sim.Job {
 	return q.job
 }
 
-// sync makes the mirror describe v.Pending. It reports whether the
-// mirror was kept (false: rebuilt from v.Pending).
-func (f *FCFS) sync(v *sim.View) bool {
+// sync makes the mirror describe v.Pending.
+func (f *FCFS) sync(v *sim.View) {
 	n := len(v.Pending)
 	if f.n == n && v.Round >= f.round && (n == 0 || f.last().Spec.ID == v.Pending[n-1].Spec.ID) {
-		return true
+		return
 	}
 	for t := range f.queues {
 		clear(f.queues[t])
@@ -142,52 +121,6 @@ func (f *FCFS) sync(v *sim.View) bool {
 	for _, j := range v.Pending {
 		f.enqueue(j, f.typeOf(j.Spec.GPU))
 	}
-	return false
-}
-
-// refill makes f.table a copy of v.Occupant: by rewriting the slots of
-// the jobs in v.Ended when the table is known to differ from it only
-// there (see FCFS.table), else by Refill.
-func (f *FCFS) refill(v *sim.View, kept bool) {
-	t := &f.table
-	if f.tableSet && kept && v.Nodes == nil && len(v.Interrupted) == 0 && !v.NodesChanged &&
-		t.Cluster == v.Cluster && len(v.Occupant) == len(t.Occupant) && len(v.Occupant) > 0 && &v.Occupant[0] == f.occ {
-		slots, ok := f.ended[:0], true
-		for _, j := range v.Ended {
-			id := j.Spec.ID
-			js, in := f.held[id]
-			if !in {
-				ok = false
-				break
-			}
-			for _, s := range js {
-				if t.Occupant[s] != id { // not where FCFS put it
-					ok = false
-					break
-				}
-			}
-			delete(f.held, id)
-			slots = append(slots, js...)
-		}
-		f.ended = slots[:0]
-		if ok {
-			t.RefillSlots(v.Occupant, slots)
-			f.partial++
-			return
-		}
-	}
-	if !kept || v.Nodes != nil || len(v.Interrupted) > 0 {
-		clear(f.held) // jobs may have moved or stopped without ending
-	}
-	for _, j := range v.Ended {
-		delete(f.held, j.Spec.ID)
-	}
-	t.Refill(v.Cluster, v.Occupant)
-	f.occ = nil
-	if len(v.Occupant) > 0 {
-		f.occ = &v.Occupant[0]
-	}
-	f.tableSet = true
 }
 
 // IdleWhenQuiet implements sim.QuietRounds: a decision with no arrival and
@@ -204,15 +137,12 @@ func (f *FCFS) Schedule(v *sim.View) ([]sim.Action, error) {
 	if v.Quiet() {
 		return nil, nil
 	}
-	kept := f.sync(v)
+	f.sync(v)
 	f.round = v.Round
 	// One table for the policy's life, refilled per decision: a fresh one
 	// per decision was most of an FCFS run's allocations.
-	f.refill(v, kept)
 	table := &f.table
-	if f.refilled != nil {
-		f.refilled(table, v)
-	}
+	table.Refill(v.Cluster, v.Occupant)
 	var actions []sim.Action
 
 	// A restart pass when jobs ended, or (with faults) jobs were
@@ -231,7 +161,6 @@ func (f *FCFS) Schedule(v *sim.View) ([]sim.Action, error) {
 				if !ok {
 					break
 				}
-				f.held[j.Spec.ID] = slots
 				starts = append(starts, start{tq[k].seq, sim.Action{Kind: sim.Start, Job: j.Spec.ID, GPUs: slots}})
 			}
 			if k > 0 { // they leave the queue
@@ -267,7 +196,6 @@ func (f *FCFS) Schedule(v *sim.View) ([]sim.Action, error) {
 				slots, ok = f.place(table, j)
 			}
 			if ok {
-				f.held[j.Spec.ID] = slots
 				actions = append(actions, sim.Action{Kind: sim.Start, Job: j.Spec.ID, GPUs: slots})
 				continue
 			}

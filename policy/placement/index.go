@@ -250,32 +250,6 @@ func (t *Table) Refill(c *sim.Cluster, occupant []sim.JobID) {
 	}
 }
 
-// RefillSlots is Refill for a caller that knows where t and occupant can
-// differ: it copies occupant's value of each of slots (in any order,
-// repeats allowed) into t, and nothing else. t must be filled already (by
-// Refill) on the same cluster; its index, if built, follows.
-func (t *Table) RefillSlots(occupant []sim.JobID, slots []int) {
-	node, d := -1, 0 // the node whose slots are being written, its idle change
-	for _, s := range slots {
-		o := occupant[s]
-		if t.Occupant[s] == o {
-			continue
-		}
-		if t.ix != nil {
-			if n := t.Cluster.NodeOf(s); n != node {
-				if d != 0 {
-					t.ix.add(node, d)
-				}
-				node, d = n, 0
-			}
-		}
-		d += t.write(s, o)
-	}
-	if d != 0 && t.ix != nil {
-		t.ix.add(node, d)
-	}
-}
-
 // FillFromView makes t what FromView(v) returns, reusing t's storage and,
 // through Refill, its index.
 func (t *Table) FillFromView(v *sim.View) {
