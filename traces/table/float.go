@@ -62,3 +62,29 @@ func fastFloat(s string) (f float64, ok bool) {
 	}
 	return f, true
 }
+
+// parseInt is strconv.ParseInt(s, 10, 64) with a shortcut for an optional
+// sign and 1 to 18 decimal digits (which cannot overflow an int64);
+// anything else — more digits, underscores, errors — goes to ParseInt.
+// FuzzParseInt checks the two against each other.
+func parseInt(s string) (int64, error) {
+	i, neg := 0, false
+	if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
+		neg, i = s[0] == '-', 1
+	}
+	if n := len(s) - i; n < 1 || n > 18 {
+		return strconv.ParseInt(s, 10, 64)
+	}
+	var v int64
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return strconv.ParseInt(s, 10, 64)
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		v = -v
+	}
+	return v, nil
+}

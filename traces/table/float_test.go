@@ -65,3 +65,41 @@ func FuzzParseFloat(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) { sameAsStrconv(t, s) })
 }
+
+// sameIntAsStrconv fails t unless parseInt(s) is strconv.ParseInt(s, 10,
+// 64): the same value, an error exactly when it errs.
+func sameIntAsStrconv(t *testing.T, s string) {
+	t.Helper()
+	got, gerr := parseInt(s)
+	want, werr := strconv.ParseInt(s, 10, 64)
+	if (gerr != nil) != (werr != nil) || got != want {
+		t.Fatalf("parseInt(%q) = %d, %v; strconv.ParseInt: %d, %v", s, got, gerr, want, werr)
+	}
+}
+
+// TestParseIntIsStrconv: the shortcut's edges (18 and 19 digits, the
+// int64 limits, signs alone, leading zeros, underscores, spaces) and
+// random integers of every length against strconv.ParseInt.
+func TestParseIntIsStrconv(t *testing.T) {
+	for _, s := range []string{"0", "-0", "+0", "7", "-7", "+7", "", "-", "+", "--1", "1-", "007", "1_000", " 1", "1 ", "1.0", "0x10",
+		"999999999999999999", "-999999999999999999", "1000000000000000000", "9223372036854775807", "9223372036854775808",
+		"-9223372036854775808", "-9223372036854775809", "99999999999999999999"} {
+		sameIntAsStrconv(t, s)
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 100_000 {
+		v := r.Int64() >> r.IntN(64)
+		if r.IntN(2) == 0 {
+			v = -v
+		}
+		sameIntAsStrconv(t, strconv.FormatInt(v, 10))
+	}
+}
+
+// FuzzParseInt: parseInt is strconv.ParseInt(s, 10, 64) on any text.
+func FuzzParseInt(f *testing.F) {
+	for _, s := range []string{"0", "-7", "+7", "999999999999999999", "9223372036854775808", "1_0", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) { sameIntAsStrconv(t, s) })
+}
