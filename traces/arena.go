@@ -120,6 +120,37 @@ func OpenBuiltin(name string) (r io.ReadCloser, scale int64, ok bool, err error)
 // every policy it runs. Load hands out copies, which callers may edit.
 var parsedBuiltin sync.Map
 
+// sizeSample is how many rows Load reads before it sizes the job table
+// from the file's size (rowsExpected).
+const sizeSample = 1 << 16
+
+// readAhead is how far the readers between the file and the CSV scanner
+// may have read past the rows scanned: two 64 KiB buffers.
+const readAhead = 2 * 64 << 10
+
+// rowsExpected estimates the rows of a file of size bytes of which read
+// bytes have been read to scan rows rows: the rows' mean length, taken
+// from at most readAhead bytes fewer than were read (so rather more rows
+// than fewer), spread over the file, plus 1 %; at most maxRows (the rows
+// cap). The estimate only sizes a table: rows past it go to chunks.
+func rowsExpected(size, read int64, rows int, maxRows int64) int {
+	used := max(read-readAhead, 1)
+	est := float64(size) / float64(used) * float64(rows) * 1.01
+	return int(min(est, float64(maxRows), 1<<31))
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
 // Load resolves a --trace argument: a built-in name or a path to a CSV file
 // in the artifact format. The caller owns the Trace and its Jobs.
 func Load(nameOrPath string) (*Trace, error) {
@@ -154,7 +185,8 @@ func Load(nameOrPath string) (*Trace, error) {
 	// The file is read once, through the bounded reader, whatever its
 	// form: the first line is sniffed under the line cap (/dev/zero fails
 	// after 64 KiB, not 3 GB) and replayed, so a FIFO works too.
-	br := bufio.NewReaderSize(input.NewReader(nameOrPath, f, input.Options{Quoted: true}), 64<<10)
+	cf := &countingReader{r: f}
+	br := bufio.NewReaderSize(input.NewReader(nameOrPath, cf, input.Options{Quoted: true}), 64<<10)
 	first, err := br.ReadString('\n')
 	if err != nil && err != io.EOF {
 		return nil, csvError(nameOrPath, err)
@@ -166,11 +198,18 @@ func Load(nameOrPath string) (*Trace, error) {
 		// bounded already, so the table scanner does not count again.
 		b := newTableBuilder(name, nameOrPath, 0)
 		maxRows := input.RowsCap.Value()
+		var size int64 // the file's size, when it is a regular file
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			size = st.Size()
+		}
 		if err := table.ScanBoundedCSV(nameOrPath, r, func(j table.Job) error {
 			if int64(b.n+1) > maxRows {
 				return input.Rows(nameOrPath, 0, b.n+1)
 			}
 			b.add(&j)
+			if b.n == sizeSample && size > 0 {
+				b.reserve(rowsExpected(size, cf.n, b.n, maxRows))
+			}
 			return nil
 		}); err != nil {
 			return nil, err

@@ -121,6 +121,23 @@ func (b *tableBuilder) add(j *table.Job) {
 	b.chunk = append(b.chunk, spec)
 }
 
+// reserve gives the job table room for rows rows in all: the rows added so
+// far are moved into it once, and the rows after them are appended to it
+// until it is full (then chunks again), instead of being copied from
+// chunks in finish. Nothing changes if it already has the room, or if the
+// trace has failed.
+func (b *tableBuilder) reserve(rows int) {
+	if b.err != nil || rows <= cap(b.t.Jobs) || rows <= b.n {
+		return
+	}
+	jobs := make([]sim.JobSpec, 0, rows)
+	jobs = append(jobs, b.t.Jobs...)
+	for _, c := range b.chunks {
+		jobs = append(jobs, c...)
+	}
+	b.t.Jobs, b.chunks, b.chunk = append(jobs, b.chunk...), nil, nil
+}
+
 func (b *tableBuilder) spec(i int, j *table.Job) (sim.JobSpec, error) {
 	fail := func(col, format string, args ...any) (sim.JobSpec, error) {
 		return sim.JobSpec{}, parseError(b.file, i+2, col, ErrNotRunnable, input.Errorf(format, args...).Error()+" (re-label raw traces with 'arena trace synth --recipe arena')")

@@ -137,3 +137,76 @@ func TestStreamedTableOrder(t *testing.T) {
 		t.Errorf("order %s, want ywxz (stable by submission)", got)
 	}
 }
+
+// TestSizedTableIsTheStreamedOne: Load sizes a CSV table's jobs from the
+// file's size once it has read sizeSample rows (tableBuilder.reserve). The
+// specs must be those of the same rows read from Parquet (FromTable,
+// sized by its row count, no estimate), in order: when the later rows are
+// as long as the sampled ones (the table is sized within 5 % and used),
+// much longer (room to spare) or much shorter (the estimate falls short:
+// the rest goes to chunks, joined at the end), and with an unsorted tail.
+// Self-checking against the Parquet path, no golden; it fails if reserve
+// loses, repeats or reorders the rows it moves.
+func TestSizedTableIsTheStreamedOne(t *testing.T) {
+	n := sizeSample + 20_000
+	row := func(i int, user string) table.Job {
+		return table.Job{ID: fmt.Sprintf("j%d", i), Submit: float64(i) + 0.25, Duration: -1, Iterations: 10 + int64(i%7), IterationScale: 1,
+			GPUs: float64(1 + i%4), GPUType: "a100", Model: "gpt-2.6b", Batch: 128, User: user}
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name     string
+		user     func(i int) string
+		unsorted bool
+		sized    bool // the table is expected sized within 5 %
+	}{
+		{"same length", func(i int) string { return "u" + fmt.Sprint(i%10) }, false, true},
+		{"longer later", func(i int) string {
+			if i < sizeSample {
+				return "u"
+			}
+			return fmt.Sprintf("user-with-a-much-longer-name-%060d", i)
+		}, false, false},
+		{"shorter later", func(i int) string {
+			if i < sizeSample {
+				return fmt.Sprintf("user-with-a-much-longer-name-%060d", i)
+			}
+			return ""
+		}, true, false},
+	} {
+		jobs := make([]table.Job, n)
+		for i := range jobs {
+			jobs[i] = row(i, tc.user(i))
+		}
+		if tc.unsorted {
+			jobs[n-1].Submit, jobs[n-2].Submit = 1.5, 0.5
+		}
+		csvPath, pqPath := filepath.Join(dir, "t.csv"), filepath.Join(dir, "t.parquet")
+		for _, p := range []string{csvPath, pqPath} {
+			if err := table.WriteFile(p, jobs); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := Load(csvPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Load(pqPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Jobs) != len(want.Jobs) {
+			t.Fatalf("%s: %d jobs from CSV, %d from Parquet", tc.name, len(got.Jobs), len(want.Jobs))
+		}
+		for i := range got.Jobs {
+			if got.Jobs[i] != want.Jobs[i] {
+				t.Fatalf("%s: job %d from CSV %+v, from Parquet %+v", tc.name, i, got.Jobs[i], want.Jobs[i])
+			}
+		}
+		c := cap(got.Jobs)
+		t.Logf("%s: %d jobs, table capacity %d", tc.name, len(got.Jobs), c)
+		if tc.sized && (c < n || c > n*21/20) {
+			t.Errorf("%s: capacity %d for %d rows: the table was not sized from the file (or sized far off)", tc.name, c, n)
+		}
+	}
+}

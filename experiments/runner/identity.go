@@ -117,6 +117,21 @@ func writeJobs(jobs []sim.JobSpec, hs ...hash.Hash) {
 	flush()
 }
 
+// appendQuote is strconv.AppendQuote(b, s), with a shortcut for the
+// names traces hold: printable ASCII without a double quote or a
+// backslash is quoted as it is (AppendQuote escapes nothing of it).
+// FuzzAppendQuote checks it against AppendQuote.
+func appendQuote(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return strconv.AppendQuote(b, s)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
 // appendJob appends the hashed text of job j to b: what fmt makes of
 //
 //	"%d %q %v %s %d %d %s %d %v %q %q\n", ID, Name, Submit, model name, batch,
@@ -129,7 +144,7 @@ func writeJobs(jobs []sim.JobSpec, hs ...hash.Hash) {
 func appendJob(b []byte, j sim.JobSpec) []byte {
 	b = strconv.AppendInt(b, int64(j.ID), 10)
 	b = append(b, ' ')
-	b = strconv.AppendQuote(b, j.Name)
+	b = appendQuote(b, j.Name)
 	b = append(b, ' ')
 	b = strconv.AppendFloat(b, float64(j.Submit), 'g', -1, 64)
 	b = append(b, ' ')
@@ -145,9 +160,9 @@ func appendJob(b []byte, j sim.JobSpec) []byte {
 	b = append(b, ' ')
 	b = strconv.AppendFloat(b, float64(j.Deadline), 'g', -1, 64)
 	b = append(b, ' ')
-	b = strconv.AppendQuote(b, j.User)
+	b = appendQuote(b, j.User)
 	b = append(b, ' ')
-	b = strconv.AppendQuote(b, j.VirtualCluster)
+	b = appendQuote(b, j.VirtualCluster)
 	// The job's own checkpoint model, only when it has one: other jobs'
 	// lines (and so fault-free runs' hashes) are as they were.
 	if ck := j.Checkpoint; ck != (sim.Checkpoint{}) {

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -105,4 +106,17 @@ func TestHashes(t *testing.T) {
 	if want := InputHash(r, "fcfs", sim.ClusterSpec{}, cfg, tr.Jobs); input != want {
 		t.Errorf("input hash %s, InputHash gives %s", input, want)
 	}
+}
+
+// FuzzAppendQuote: appendQuote is strconv.AppendQuote byte for byte (the
+// reference), on any text, after any prefix.
+func FuzzAppendQuote(f *testing.F) {
+	for _, s := range []string{"", "31566~0", "7f04ca", "a \"b\"", `back\slash`, "tab\t", "\x7f", "\u00e9", "\xff", "~ !"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := string(appendQuote([]byte("p"), s)), string(strconv.AppendQuote([]byte("p"), s)); got != want {
+			t.Fatalf("appendQuote(%q) = %s, strconv.AppendQuote %s", s, got, want)
+		}
+	})
 }

@@ -22,6 +22,11 @@ type FCFS struct {
 	est estimator.Estimator
 	// admit is the view of the arrival check (est unless WithAdmission).
 	admit estimator.Estimator
+	// admitIsEst: admit is est (no WithAdmission), so an arrival that
+	// passed the check is feasible at best locality for est too: the
+	// estimators are deterministic (memoised, no state that changes an
+	// answer), and place need not ask again.
+	admitIsEst bool
 
 	// queues mirrors the engine's pending queue from one decision to the
 	// next, split by GPU type (index typeIdx): queues[t] is the type's
@@ -60,14 +65,14 @@ var _ sim.Policy = (*FCFS)(nil)
 
 // New returns FCFS deciding with est.
 func New(est estimator.Estimator) *FCFS {
-	return &FCFS{est: est, admit: est, typeIdx: map[string]int{}}
+	return &FCFS{est: est, admit: est, admitIsEst: true, typeIdx: map[string]int{}}
 }
 
 // WithAdmission makes the arrival check use admit instead of the decision
 // view: the artifact's runtime admits with the DP memory filter
 // (estimator.DPMemoryAdmission), its simulator without. It returns f.
 func (f *FCFS) WithAdmission(admit estimator.Estimator) *FCFS {
-	f.admit = admit
+	f.admit, f.admitIsEst = admit, false
 	return f
 }
 
@@ -183,7 +188,14 @@ func (f *FCFS) Schedule(v *sim.View) ([]sim.Action, error) {
 		}
 		t := f.typeOf(j.Spec.GPU)
 		if len(f.queues[t]) == 0 {
-			if slots, ok := f.place(table, j); ok {
+			var slots []int
+			var ok bool
+			if f.admitIsEst {
+				slots, ok = table.PlaceMostFree(j.Spec.ID, best) // place, its estimate just made
+			} else {
+				slots, ok = f.place(table, j)
+			}
+			if ok {
 				actions = append(actions, sim.Action{Kind: sim.Start, Job: j.Spec.ID, GPUs: slots})
 				continue
 			}

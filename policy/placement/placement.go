@@ -118,18 +118,28 @@ func (t *Table) Clear(job sim.JobID) {
 // Take gives job the first q slots of node n that are idle or already its
 // own and returns them; ok is false (and nothing changes) if fewer exist.
 func (t *Table) Take(job sim.JobID, n, q int) ([]int, bool) {
+	got, ok := t.takeAppend(nil, job, n, q)
+	if !ok {
+		return nil, false
+	}
+	return got, true
+}
+
+// takeAppend is Take appending the slots to dst; on failure it returns
+// dst as it was (nothing written to the table).
+func (t *Table) takeAppend(dst []int, job sim.JobID, n, q int) ([]int, bool) {
 	node := t.Cluster.Nodes[n]
-	var got []int
-	for s := node.FirstSlot; s < node.FirstSlot+node.Capacity && len(got) < q; s++ {
+	got := dst
+	for s := node.FirstSlot; s < node.FirstSlot+node.Capacity && len(got)-len(dst) < q; s++ {
 		if occ := t.Occupant[s]; occ == sim.NoJob || occ == job {
 			got = append(got, s)
 		}
 	}
-	if len(got) < q {
-		return nil, false
+	if len(got)-len(dst) < q {
+		return dst, false
 	}
 	d := 0
-	for _, s := range got {
+	for _, s := range got[len(dst):] {
 		d += t.write(s, job)
 	}
 	if d != 0 && t.ix != nil {
@@ -180,16 +190,18 @@ func (t *Table) PlaceMostFree(job sim.JobID, c estimator.Config) ([]int, bool) {
 	if len(nodes) < c.Nodes {
 		return nil, false
 	}
-	var slots []int
+	var slots []int // the Action's, one allocation (nil for no GPUs, as before)
+	if k := c.Nodes * c.PerNode; k > 0 {
+		slots = make([]int, 0, k)
+	}
 	for _, n := range nodes[:c.Nodes] {
-		got, ok := t.Take(job, n.node, c.PerNode)
-		if !ok { // cannot happen: the node had ≥ PerNode idle slots
+		var ok bool
+		if slots, ok = t.takeAppend(slots, job, n.node, c.PerNode); !ok { // cannot happen: the node had ≥ PerNode idle slots
 			for _, s := range slots {
 				t.Release(s)
 			}
 			return nil, false
 		}
-		slots = append(slots, got...)
 	}
 	return slots, true
 }

@@ -422,3 +422,33 @@ func TestRelaxAnySize(t *testing.T) {
 		}
 	}
 }
+
+// TestPlaceMostFreeAllocatesOnlyItsResult: the slots of a 2 × 2 placement
+// on the hand-worked table above (nodes 1 and 2, the most idle; node 2's
+// first idle slots are 9 and 10, slot 8 busy) are built in one allocation,
+// the returned slice itself, with no room past its slots (so that a later
+// append by whoever keeps it cannot write into another job's), and the
+// table's index follows. Fails if Take's per-node slices come back.
+func TestPlaceMostFreeAllocatesOnlyItsResult(t *testing.T) {
+	occ := []sim.JobID{x, x, free, free /**/, free, free, free, free /**/, y, free, free, free /**/, free, free, free, free}
+	tb := table(t, occ...)
+	tb.NodesByFree("a100", 1) // builds the index
+	slots, ok := tb.PlaceMostFree(1, a100(2, 2))
+	if !ok || !slices.Equal(slots, []int{4, 5, 9, 10}) || cap(slots) != len(slots) {
+		t.Fatalf("PlaceMostFree(2 × 2) = %v (cap %d), %v; want [4 5 9 10], cap 4", slots, cap(slots), ok)
+	}
+	if got := tb.NodesByFree("a100", 2); !slices.Equal(got, []int{0, 1}) {
+		t.Errorf("after it, NodesByFree(a100, 2) = %v, want [0 1] (2 idle each; node 2 has 1)", got)
+	}
+	tb.Begin()
+	allocs := testing.AllocsPerRun(100, func() {
+		tb.Undo()
+		tb.Begin()
+		if _, ok := tb.PlaceMostFree(2, a100(2, 2)); !ok {
+			t.Fatal("placement failed")
+		}
+	})
+	if allocs != 1 {
+		t.Errorf("PlaceMostFree allocates %v times per placement, want 1 (its result)", allocs)
+	}
+}

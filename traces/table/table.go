@@ -393,7 +393,7 @@ func parseRecord(rec []string, idx *columnIndex) (Job, *input.Error) {
 			return 0
 		}
 		s := get(k)
-		v, err := strconv.ParseFloat(s, 64)
+		v, err := parseFloat(s)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 			ferr = &input.Error{Field: Columns[k], Err: fmt.Errorf("%s: want a finite number", input.ShowValue(s))}
 		}
@@ -404,7 +404,7 @@ func parseRecord(rec []string, idx *columnIndex) (Job, *input.Error) {
 			return 0
 		}
 		s := get(k)
-		v, err := strconv.ParseInt(s, 10, 64)
+		v, err := parseInt(s)
 		if err != nil {
 			ferr = &input.Error{Field: Columns[k], Err: fmt.Errorf("%s: want an integer", input.ShowValue(s))}
 		}

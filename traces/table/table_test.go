@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/arena-sim/arena/sim/input"
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/arena-sim/arena/sim/input"
 )
 
 var sample = []Job{
