@@ -2,6 +2,7 @@ package resultsdir
 
 import (
 	"bytes"
+	"os"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -34,5 +35,35 @@ func TestChunkedRowsSameBytes(t *testing.T) {
 	}
 	if !bytes.Equal(whole.Bytes(), chunked.Bytes()) {
 		t.Errorf("chunked file differs: %d bytes, whole %d", chunked.Len(), whole.Len())
+	}
+}
+
+// A file's bytes do not depend on where its pages wait: in memory (the
+// parquet writer's default) or in PageBuffers' files. Several pages per
+// column (n rows of about 150 bytes each, pages of 256 KiB), so the
+// buffers are written, read back and copied more than once. The buffer
+// files are gone afterwards (removed on creation).
+func TestFilePageBuffersSameBytes(t *testing.T) {
+	id := sim.Identity{Policy: "elasticflow-ls", Trace: "/some/trace.csv", Cluster: "c100k", Timing: "exact", Seed: 3, Density: 1, Version: "0.9.0+abc", InputHash: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}
+	n := 5*rowChunk + 17
+	row := func(i int) allocRow {
+		return allocRow{id, sim.AllocRecord{Job: int32(i / 3), GPU: []string{"a100", "v100"}[i%2], FirstSlot: int32(i % 97), Slots: int32(i%7 + 1), Start: float64(i), End: float64(i) * 1.5}}
+	}
+	var mem, files bytes.Buffer
+	if err := writeRows(&mem, AllocationsFile, n, row); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := writeRows(&files, AllocationsFile, n, row, parquet.ColumnPageBuffers(PageBuffers(dir))); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(mem.Bytes(), files.Bytes()) {
+		t.Errorf("file-buffered file differs: %d bytes, in memory %d", files.Len(), mem.Len())
+	}
+	if mem.Len() < 4*256<<10 {
+		t.Errorf("only %d bytes: too few pages to test the buffers", mem.Len())
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("page buffers left behind: %v", left)
 	}
 }
