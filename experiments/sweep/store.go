@@ -95,9 +95,12 @@ func executeTo(ctx context.Context, rv *runner.Resolver, pr PlannedRun, dir stri
 func WritePolicyDirs(out string, outcomes []*runner.Outcome) error {
 	runs := make([]resultsdir.RunDir, len(outcomes))
 	for i, o := range outcomes {
-		runs[i] = resultsdir.RunDir{Dir: filepath.Join(out, PolicyDir(o.Summary.Policy)), Result: o.Result, Summary: o.Summary}
+		runs[i] = resultsdir.RunDir{Dir: filepath.Join(out, PolicyDir(o.Summary.Policy)), Result: o.Result, Summary: o.Summary, Allocations: o.Allocations}
 		extra, err := o.ExtraFiles()
 		if err != nil {
+			for _, o := range outcomes {
+				o.Allocations.Discard()
+			}
 			return err
 		}
 		runs[i].Extra = extra

@@ -3,6 +3,7 @@ package resultsdir
 import (
 	"io"
 	"os"
+	"sync"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -19,33 +20,68 @@ import (
 // that allow removing an open file; elsewhere when released), so nothing
 // is left behind whatever stops the writer. dir is a temporary of
 // sim/outdir (the results directory being built, or MkdirTemp's).
-func PageBuffers(dir string) parquet.BufferPool { return filePool{dir} }
+func PageBuffers(dir string) parquet.BufferPool { return newFilePool(dir) }
 
-type filePool struct{ dir string }
+// filePool is PageBuffers' pool. It keeps the buffers it handed out
+// until released, so that closeAll can close those of a writer that was
+// never closed (a run that failed, a write that stopped part-way).
+type filePool struct {
+	dir  string
+	mu   sync.Mutex
+	open map[*os.File]bool
+}
 
-func (p filePool) GetBuffer() io.ReadWriteSeeker {
+func newFilePool(dir string) *filePool { return &filePool{dir: dir, open: map[*os.File]bool{}} }
+
+func (p *filePool) GetBuffer() io.ReadWriteSeeker {
 	f, err := os.CreateTemp(p.dir, ".pages-*")
 	if err != nil {
 		return errBuffer{err}
 	}
-	if os.Remove(f.Name()) == nil {
-		return unlinked{f}
+	if os.Remove(f.Name()) != nil {
+		// Not removable while open here: removed when released.
+		p.add(f, false)
+		return f
 	}
+	p.add(f, true)
 	return f
 }
 
-func (p filePool) PutBuffer(b io.ReadWriteSeeker) {
-	switch f := b.(type) {
-	case unlinked:
-		_ = f.Close()
-	case *os.File:
-		_ = f.Close()
-		_ = os.Remove(f.Name())
+func (p *filePool) add(f *os.File, removed bool) {
+	p.mu.Lock()
+	p.open[f] = removed
+	p.mu.Unlock()
+}
+
+func (p *filePool) PutBuffer(b io.ReadWriteSeeker) {
+	if f, ok := b.(*os.File); ok {
+		p.mu.Lock()
+		removed, ours := p.open[f]
+		delete(p.open, f)
+		p.mu.Unlock()
+		if ours {
+			release(f, removed)
+		}
 	}
 }
 
-// unlinked is a buffer file already removed from its directory.
-type unlinked struct{ *os.File }
+// closeAll releases every buffer still out.
+func (p *filePool) closeAll() {
+	p.mu.Lock()
+	open := p.open
+	p.open = map[*os.File]bool{}
+	p.mu.Unlock()
+	for f, removed := range open {
+		release(f, removed)
+	}
+}
+
+func release(f *os.File, removed bool) {
+	_ = f.Close()
+	if !removed {
+		_ = os.Remove(f.Name())
+	}
+}
 
 // errBuffer is a buffer that could not be created: every use fails with
 // why, and the writer reports it.

@@ -67,6 +67,10 @@ type RunDir struct {
 	Result  *sim.Result
 	Summary sim.Summary
 	Extra   []File
+	// Allocations, if set, are the run's allocation rows, streamed as the
+	// run went (Result.Allocations is then empty): allocations.parquet is
+	// finished from it. WriteDirs releases it, written or not.
+	Allocations *AllocStream
 }
 
 // WriteDirs writes several runs' directories as Write does, all or
@@ -74,6 +78,11 @@ type RunDir struct {
 // any is swapped in, so a failure part-way (a full disk at the third
 // policy) leaves every directory with its old run.
 func WriteDirs(runs []RunDir) error {
+	defer func() {
+		for _, rd := range runs {
+			rd.Allocations.Discard()
+		}
+	}()
 	dirs := make([]outdir.Dir, len(runs))
 	for i, rd := range runs {
 		known := slices.Concat(Names, CompanionNames)
@@ -83,7 +92,9 @@ func WriteDirs(runs []RunDir) error {
 		// Rendered when written, one run at a time and one file at a
 		// time, each streamed to its file (never a whole run in memory).
 		dirs[i] = outdir.Dir{Path: rd.Dir, Known: known, Write: func(tmp string) error {
-			for _, f := range runFiles(rd.Result, rd.Summary, rd.Extra, PageBuffers(tmp)) {
+			pool := newFilePool(tmp)
+			defer pool.closeAll()
+			for _, f := range runFiles(rd, pool) {
 				if err := outdir.WriteHashed(tmp, f.name, f.write); err != nil {
 					return err
 				}
@@ -109,9 +120,14 @@ func bytesRender(name string, data []byte) fileRender {
 
 // runFiles lists a run's result files, in the order written; the Parquet
 // files' page buffers come from pool.
-func runFiles(r *sim.Result, s sim.Summary, extra []File, pool parquet.BufferPool) []fileRender {
+func runFiles(rd RunDir, pool parquet.BufferPool) []fileRender {
+	r, s, extra := rd.Result, rd.Summary, rd.Extra
 	pb := parquet.ColumnPageBuffers(pool)
 	id := s.Identity()
+	allocations := func(w io.Writer) error { return writeAllocations(w, r, id, pb) }
+	if rd.Allocations != nil {
+		allocations = func(w io.Writer) error { return rd.Allocations.finish(w, id) }
+	}
 	var out []fileRender
 	for _, f := range extra {
 		out = append(out, bytesRender(f.Name, f.Data))
@@ -125,7 +141,7 @@ func runFiles(r *sim.Result, s sim.Summary, extra []File, pool parquet.BufferPoo
 	return append(out,
 		fileRender{JobsFile, func(w io.Writer) error { return writeJobs(w, r, id, pb) }},
 		fileRender{TimelineFile, func(w io.Writer) error { return writeTimeline(w, r, id, pb) }},
-		fileRender{AllocationsFile, func(w io.Writer) error { return writeAllocations(w, r, id, pb) }},
+		fileRender{AllocationsFile, allocations},
 		fileRender{DigestFile, func(w io.Writer) error { _, err := w.Write(r.DigestCSV()); return err }},
 		fileRender{SummaryFile, func(w io.Writer) error {
 			summary, err := json.MarshalIndent(s, "", "  ")
