@@ -22,7 +22,8 @@ import (
 // The file is the one Write makes from Result.Allocations, byte for byte
 // (TestStreamedAllocationsSameBytes): the same rows (sim.AppendAllocRecords),
 // in the same order (as holdings end), handed to the same Parquet writer
-// rowChunk rows at a time. Its identity columns are fixed when it is
+// rowChunk rows at a time (where a Write call ends can end a page: batches
+// of 4,095 rows give another file). Its identity columns are fixed when it is
 // created, before the run: finishing it under another identity is an error.
 //
 // Use it Teed with sim.NewResultRecorderNoAllocations (whose Fill gives the
