@@ -204,7 +204,7 @@ func runSimulate(cmd *cobra.Command, reg *registry.Registry, f simulateFlags) er
 		// (runner.Scenario.StreamAllocations), none kept either.
 		scenarios[i].Config.NoAllocations = f.out == "" && base.Tenants == "" && scenarios[i].Energy == nil
 		if f.out != "" && base.Tenants == "" && scenarios[i].Energy == nil {
-			scenarios[i].StreamAllocations = f.out
+			scenarios[i].StreamAllocations = filepath.Join(f.out, sweep.PolicyDir(name))
 		}
 	}
 	if f.out != "" {

@@ -75,10 +75,10 @@ type Scenario struct {
 	// ClusterEnergy is the cluster spec's energy section (nil for none):
 	// the base of an exec policy's energy option, as of Run.Energy.
 	ClusterEnergy *energy.Model
-	// StreamAllocations, if set, is the directory the run's results
-	// directory will be written in: Execute then encodes the allocation
-	// rows as the run produces them (resultsdir.AllocStream, its
-	// temporaries there) instead of keeping them, and the Outcome carries
+	// StreamAllocations, if set, is the run's results directory (to be
+	// written after the run): Execute then encodes the allocation rows as
+	// the run produces them (resultsdir.AllocStream, its temporaries
+	// beside that directory) instead of keeping them, and the Outcome carries
 	// the stream (Outcome.Allocations; Result.Allocations stays empty).
 	// For a run whose rows nothing else reads (no energy or fairness
 	// accounting, no figures).

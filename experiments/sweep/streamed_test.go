@@ -15,15 +15,17 @@ import (
 	"github.com/arena-sim/arena/sim/resultsdir"
 )
 
-// execute resolves and runs r, streaming its allocation rows into
-// streamDir when it is set.
-func execute(t *testing.T, ctx context.Context, r runner.Run, streamDir string, onRound func(int, int)) (*runner.Outcome, error) {
+// execute resolves and runs r, streaming its allocation rows for the
+// results directory out/<policy> when out is set (as simulate --out does).
+func execute(t *testing.T, ctx context.Context, r runner.Run, out string, onRound func(int, int)) (*runner.Outcome, error) {
 	t.Helper()
 	s, err := runner.Resolve(policy.NewRegistry(), r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.StreamAllocations = streamDir
+	if out != "" {
+		s.StreamAllocations = filepath.Join(out, sweep.PolicyDir(s.Policy.String()))
+	}
 	return s.Execute(ctx, onRound)
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -47,11 +48,22 @@ type AllocStream struct {
 	done    bool
 }
 
-// NewAllocStream returns a stream of allocation rows with identity id,
-// whose temporaries live in parent (the directory the results directory
-// will be written in, so they are on its file system).
-func NewAllocStream(parent string, id sim.Identity) (*AllocStream, error) {
-	dir, err := outdir.MkdirTemp(parent, AllocationsFile)
+// NewAllocStream returns a stream of allocation rows with identity id for
+// the results directory resultsDir. Its temporary lives beside
+// resultsDir, named as the temporaries of resultsDir's own write are
+// (outdir.MkdirTemp), so it is on the same file system and whatever
+// cleans up after an interrupted write of resultsDir (outdir.Clean of
+// its parent, CleanFor its name) removes it too.
+func NewAllocStream(resultsDir string, id sim.Identity) (*AllocStream, error) {
+	resultsDir = filepath.Clean(resultsDir)
+	parent, base := filepath.Split(resultsDir)
+	if parent == "" {
+		parent = "."
+	}
+	if err := outdir.MkdirAll(parent); err != nil {
+		return nil, fmt.Errorf("results: %s: %w", AllocationsFile, err)
+	}
+	dir, err := outdir.MkdirTemp(parent, base)
 	if err != nil {
 		return nil, fmt.Errorf("results: %s: %w", AllocationsFile, err)
 	}

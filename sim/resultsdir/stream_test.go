@@ -3,11 +3,13 @@ package resultsdir
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/arena-sim/arena/sim"
+	"github.com/arena-sim/arena/sim/outdir"
 )
 
 // writeRows hands the parquet writer rowChunk rows at a time; the file is
@@ -66,4 +68,44 @@ func TestFilePageBuffersSameBytes(t *testing.T) {
 	if left, _ := os.ReadDir(dir); len(left) != 0 {
 		t.Errorf("page buffers left behind: %v", left)
 	}
+}
+
+// An AllocStream's temporary sits beside its results directory under the
+// name the directory's own temporaries have, so that the clean-up after
+// an interrupted write of that directory (a sweep's CleanFor of its run,
+// simulate's Clean of OUT) removes it, and another run's does not.
+func TestAllocStreamTemporaryIsItsDirectorys(t *testing.T) {
+	out := t.TempDir()
+	c, err := sim.NewCluster(sim.ClusterSpec{Name: "c", Pools: []sim.Pool{{GPU: "a100", Nodes: 2, GPUsPerNode: 4}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewAllocStream(filepath.Join(out, "run-1"), sim.Identity{Policy: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Begin(&sim.RunInfo{Cluster: c})
+	for i := range 3 * rowChunk {
+		s.Hold(&sim.Holding{Job: sim.JobID(i), GPUs: []int{i % 8, (i + 3) % 8}, Since: sim.Time(i), Until: sim.Time(i + 1), Ready: sim.Time(i)})
+	}
+	if s.Rows() < 3*rowChunk {
+		t.Fatalf("%d rows", s.Rows())
+	}
+	entries, _ := os.ReadDir(out)
+	if len(entries) != 1 {
+		t.Fatalf("OUT holds %v, want the stream's temporary", entries)
+	}
+	if err := outdir.CleanFor(out, "run-2"); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 1 {
+		t.Errorf("another run's clean-up removed it: %v", entries)
+	}
+	if err := outdir.CleanFor(out, "run-1"); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		t.Errorf("left after its run's clean-up: %v", entries)
+	}
+	s.Discard()
 }
