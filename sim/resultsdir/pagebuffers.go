@@ -29,6 +29,7 @@ type filePool struct {
 	dir  string
 	mu   sync.Mutex
 	open map[*os.File]bool
+	made int // buffers handed out, for tests
 }
 
 func newFilePool(dir string) *filePool { return &filePool{dir: dir, open: map[*os.File]bool{}} }
@@ -50,6 +51,7 @@ func (p *filePool) GetBuffer() io.ReadWriteSeeker {
 func (p *filePool) add(f *os.File, removed bool) {
 	p.mu.Lock()
 	p.open[f] = removed
+	p.made++
 	p.mu.Unlock()
 }
 

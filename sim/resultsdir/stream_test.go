@@ -56,8 +56,14 @@ func TestFilePageBuffersSameBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if err := writeRows(&files, AllocationsFile, n, row, parquet.ColumnPageBuffers(PageBuffers(dir))); err != nil {
+	pool := newFilePool(dir)
+	if err := writeRows(&files, AllocationsFile, n, row, parquet.ColumnPageBuffers(pool)); err != nil {
 		t.Fatal(err)
+	}
+	// One buffer file per column (8 identity columns, 6 of the record):
+	// the pages did wait in files.
+	if pool.made != 14 {
+		t.Errorf("%d page buffer files, want 14 (one per column)", pool.made)
 	}
 	if !bytes.Equal(mem.Bytes(), files.Bytes()) {
 		t.Errorf("file-buffered file differs: %d bytes, in memory %d", files.Len(), mem.Len())
