@@ -199,8 +199,13 @@ func runSimulate(cmd *cobra.Command, reg *registry.Registry, f simulateFlags) er
 			return flagError(err)
 		}
 		// Only the results files and the energy and fairness accounts
-		// read the allocation records: without them, none are kept.
+		// read the allocation records: without them, none are kept; with
+		// the results files alone, they are encoded as the run goes
+		// (runner.Scenario.StreamAllocations), none kept either.
 		scenarios[i].Config.NoAllocations = f.out == "" && base.Tenants == "" && scenarios[i].Energy == nil
+		if f.out != "" && base.Tenants == "" && scenarios[i].Energy == nil {
+			scenarios[i].StreamAllocations = filepath.Join(f.out, sweep.PolicyDir(name))
+		}
 	}
 	if f.out != "" {
 		// Before simulating: an --out that cannot be written, or that
@@ -216,6 +221,11 @@ func runSimulate(cmd *cobra.Command, reg *registry.Registry, f simulateFlags) er
 	}
 	outcomes, errs, err := runScenarios(cmd, scenarios, names, f)
 	if err != nil {
+		for _, o := range outcomes {
+			if o != nil {
+				o.Allocations.Discard() // the rows streamed, never to be written
+			}
+		}
 		return err
 	}
 	// A policy that fails does not take the others' results with it: they

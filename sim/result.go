@@ -203,6 +203,12 @@ type jobEnd struct {
 // NewResultRecorder returns a recorder keeping every record.
 func NewResultRecorder() *ResultRecorder { return &ResultRecorder{} }
 
+// NewResultRecorderNoAllocations returns a recorder keeping every record
+// but the allocation records (Result.Allocations stays empty), as
+// Config.NoAllocations makes the default one: for a caller that Tees it
+// with a recorder of its own that streams them (resultsdir.AllocStream).
+func NewResultRecorderNoAllocations() *ResultRecorder { return &ResultRecorder{noAllocs: true} }
+
 // Begin sizes the record tables for the run.
 func (r *ResultRecorder) Begin(info *RunInfo) {
 	r.info = *info
@@ -248,26 +254,36 @@ func (r *ResultRecorder) Hold(h *Holding) {
 	if r.noAllocs {
 		return
 	}
-	slots := append(r.slots[:0], h.GPUs...)
-	r.slots = slots
-	if len(r.allocations)+len(slots) > cap(r.allocations) {
+	if len(r.allocations)+len(h.GPUs) > cap(r.allocations) {
 		// Double: append grows a long slice by a quarter, which copied a
 		// million-job run's rows four times over.
-		r.allocations = slices.Grow(r.allocations, max(len(r.allocations), len(slots), 1024))
+		r.allocations = slices.Grow(r.allocations, max(len(r.allocations), len(h.GPUs), 1024))
 	}
+	r.allocations = AppendAllocRecords(r.allocations, r.info.Cluster, h, &r.slots)
+}
+
+// AppendAllocRecords appends holding h's records (allocations.parquet's
+// rows) to recs and returns the extended slice: one per run of consecutive
+// GPU slots, in slot order, each with the GPU type of its first slot's node
+// on cluster c. *scratch is a buffer it sorts the slots in, kept for the
+// next call. The default recorder's rows and a streaming writer's are the
+// same rows because both come from here.
+func AppendAllocRecords(recs []AllocRecord, c *Cluster, h *Holding, scratch *[]int) []AllocRecord {
+	slots := append((*scratch)[:0], h.GPUs...)
+	*scratch = slots
 	sort.Ints(slots)
-	c := r.info.Cluster
 	for i := 0; i < len(slots); {
 		k := i + 1
 		for k < len(slots) && slots[k] == slots[k-1]+1 {
 			k++
 		}
-		r.allocations = append(r.allocations, AllocRecord{
+		recs = append(recs, AllocRecord{
 			Job: int32(h.Job), GPU: c.Nodes[c.NodeOf(slots[i])].GPU,
 			FirstSlot: int32(slots[i]), Slots: int32(k - i), Start: float64(h.Since), End: float64(h.Until), Ready: float64(h.Ready),
 		})
 		i = k
 	}
+	return recs
 }
 
 // NodeEvent keeps the availability row.

@@ -75,6 +75,14 @@ type Scenario struct {
 	// ClusterEnergy is the cluster spec's energy section (nil for none):
 	// the base of an exec policy's energy option, as of Run.Energy.
 	ClusterEnergy *energy.Model
+	// StreamAllocations, if set, is the run's results directory (to be
+	// written after the run): Execute then encodes the allocation rows as
+	// the run produces them (resultsdir.AllocStream, its temporaries
+	// beside that directory) instead of keeping them, and the Outcome carries
+	// the stream (Outcome.Allocations; Result.Allocations stays empty).
+	// For a run whose rows nothing else reads (no energy or fairness
+	// accounting, no figures).
+	StreamAllocations string
 	// Slowdown calibrates execution (Run.Slowdown, Run.RelaxedSlowdown,
 	// Run.TypeSlowdowns parsed into typeSlowdowns).
 	slowdown      bool
@@ -587,6 +595,10 @@ type Outcome struct {
 	// EventsPastWindow of the FileEvents of the run's events file fell
 	// after its window and were never applied (Scenario).
 	EventsPastWindow, FileEvents int
+	// Allocations are the allocation rows streamed as the run went
+	// (Scenario.StreamAllocations), for resultsdir.RunDir.Allocations;
+	// nil otherwise. Whoever writes the results releases it.
+	Allocations *resultsdir.AllocStream
 }
 
 // FairnessFiles are the files a run with tenants adds to its results
@@ -648,6 +660,24 @@ func (s *Scenario) Execute(ctx context.Context, onRound func(done, total int)) (
 	if err != nil {
 		return nil, fmt.Errorf("policy %s: %w", ps, err)
 	}
+	// The run's identity, known before it when its allocation rows are
+	// streamed (they carry it); the summary's, after the run, must match.
+	var inputHash, workloadHash string
+	var stream *resultsdir.AllocStream
+	var rec *sim.ResultRecorder
+	if s.StreamAllocations != "" {
+		inputHash, workloadHash = Hashes(r, ps.String(), s.ClusterSpec, cfg, s.Jobs)
+		id := sim.Identity{Policy: ps.String(), Trace: s.TraceName, Cluster: cluster.Name, Timing: cfg.Timing.String(), Seed: r.Seed,
+			Density: Density(r.Density), Version: sim.Version(), InputHash: inputHash}
+		if stream, err = resultsdir.NewAllocStream(s.StreamAllocations, id); err != nil {
+			if c, ok := p.(io.Closer); ok {
+				c.Close()
+			}
+			return nil, err
+		}
+		rec = sim.NewResultRecorderNoAllocations()
+		cfg.Recorder = sim.Tee(rec, stream)
+	}
 	res, err := sim.Run(ctx, cfg, p, s.Jobs)
 	if c, ok := p.(io.Closer); ok { // a policy holding a process or an external solver
 		if cerr := c.Close(); err == nil && cerr != nil {
@@ -655,7 +685,11 @@ func (s *Scenario) Execute(ctx context.Context, onRound func(done, total int)) (
 		}
 	}
 	if err != nil {
+		stream.Discard()
 		return nil, err
+	}
+	if rec != nil {
+		rec.Fill(res)
 	}
 	// Results record the whole policy string (options included), so two
 	// runs of one policy with different options stay apart.
@@ -676,15 +710,21 @@ func (s *Scenario) Execute(ctx context.Context, onRound func(done, total int)) (
 	}
 	sum.Density = Density(r.Density)
 	sum.Version = sim.Version()
-	sum.InputHash, sum.WorkloadHash = Hashes(r, ps.String(), s.ClusterSpec, cfg, s.Jobs)
+	if stream != nil {
+		sum.InputHash, sum.WorkloadHash = inputHash, workloadHash
+	} else {
+		sum.InputHash, sum.WorkloadHash = Hashes(r, ps.String(), s.ClusterSpec, cfg, s.Jobs)
+	}
 	res.SetUtilization(&sum, cluster)
 	res.SetWallclock(&sum)
-	out := &Outcome{Run: r, Result: res, Summary: sum, Cluster: cluster, EventsPastWindow: s.EventsPastWindow, FileEvents: s.FileEvents}
+	out := &Outcome{Run: r, Result: res, Summary: sum, Cluster: cluster, EventsPastWindow: s.EventsPastWindow, FileEvents: s.FileEvents, Allocations: stream}
 	if r.Tenants != "" {
 		if out.Fairness, err = s.fairness(p, res, cluster, exec); err != nil {
+			stream.Discard()
 			return nil, err
 		}
 		if out.Share, err = fairness.ShareOverTime(res, s.Jobs, s.Tenants); err != nil {
+			stream.Discard()
 			return nil, fmt.Errorf("fairness: %w", err)
 		}
 		f := out.Fairness.Fairness
@@ -693,6 +733,7 @@ func (s *Scenario) Execute(ctx context.Context, onRound func(done, total int)) (
 	if s.Energy != nil {
 		em := s.Energy.WithEvents(cfg.Events) // spot prices and outages of the cluster events
 		if out.Energy, err = energy.Compute(res, s.Jobs, cluster, exec, em); err != nil {
+			stream.Discard()
 			return nil, err
 		}
 		e := out.Energy.Energy

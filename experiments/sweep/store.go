@@ -50,7 +50,9 @@ type RunRecord struct {
 
 // ExecuteTo runs pr and stores its results as the directory dir: run.json
 // and the files of resultsdir.Write, swapped in whole, so dir holds either this
-// run's complete results or what it held before.
+// run's complete results or what it held before. Without tenants or energy
+// its allocation rows are streamed (runner.Scenario.StreamAllocations):
+// the Outcome's Result has none.
 func ExecuteTo(ctx context.Context, reg runner.Policies, pr PlannedRun, dir string) (*runner.Outcome, error) {
 	return executeTo(ctx, runner.NewResolver(reg), pr, dir)
 }
@@ -59,6 +61,11 @@ func executeTo(ctx context.Context, rv *runner.Resolver, pr PlannedRun, dir stri
 	sc, err := rv.Resolve(pr.Run)
 	if err != nil {
 		return nil, err
+	}
+	if pr.Run.Tenants == "" && sc.Energy == nil {
+		// Nothing but the results files reads the allocation rows:
+		// they are encoded as the run goes, not kept.
+		sc.StreamAllocations = dir
 	}
 	out, err := sc.Execute(ctx, pr.Run.OnRound)
 	if err != nil {
@@ -76,13 +83,16 @@ func executeTo(ctx context.Context, rv *runner.Resolver, pr PlannedRun, dir stri
 	}
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
+		out.Allocations.Discard()
 		return nil, fmt.Errorf("results: run.json: %w", err)
 	}
 	extra, err := out.ExtraFiles()
 	if err != nil {
+		out.Allocations.Discard()
 		return nil, err
 	}
-	if err := resultsdir.Write(dir, out.Result, out.Summary, append([]resultsdir.File{{Name: RunFile, Data: append(data, '\n')}}, extra...)...); err != nil {
+	files := append([]resultsdir.File{{Name: RunFile, Data: append(data, '\n')}}, extra...)
+	if err := resultsdir.WriteDirs([]resultsdir.RunDir{{Dir: dir, Result: out.Result, Summary: out.Summary, Extra: files, Allocations: out.Allocations}}); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -95,9 +105,12 @@ func executeTo(ctx context.Context, rv *runner.Resolver, pr PlannedRun, dir stri
 func WritePolicyDirs(out string, outcomes []*runner.Outcome) error {
 	runs := make([]resultsdir.RunDir, len(outcomes))
 	for i, o := range outcomes {
-		runs[i] = resultsdir.RunDir{Dir: filepath.Join(out, PolicyDir(o.Summary.Policy)), Result: o.Result, Summary: o.Summary}
+		runs[i] = resultsdir.RunDir{Dir: filepath.Join(out, PolicyDir(o.Summary.Policy)), Result: o.Result, Summary: o.Summary, Allocations: o.Allocations}
 		extra, err := o.ExtraFiles()
 		if err != nil {
+			for _, o := range outcomes {
+				o.Allocations.Discard()
+			}
 			return err
 		}
 		runs[i].Extra = extra

@@ -68,6 +68,17 @@ func CreateTemp(path string) (*os.File, error) {
 	return f, err
 }
 
+// MkdirTemp creates a temporary directory in dir for scratch files of
+// base while they are produced (resultsdir.AllocStream: a results file's
+// pages while its run goes on). It is a temporary as ReplaceDir's are —
+// named so that Clean recognises it, holding the provisional manifest,
+// registered so that RemoveTemporaries removes it after an interrupt —
+// and Discard removes it.
+func MkdirTemp(dir, base string) (string, error) {
+	tmp, _, err := create(dir, base, true)
+	return tmp, err
+}
+
 // WriteFile writes data to a temporary file next to path and renames it
 // into place. On any error the temporary is removed and path is untouched.
 // Only a regular file at path is replaced: a symbolic link, a FIFO, a

@@ -14,7 +14,10 @@
 // holding anything arena did not write there (files other than those the
 // manifest lists, CompanionNames and temporaries; any symbolic link), is
 // refused, not replaced. Each file is streamed to disk as it is rendered,
-// its Parquet rows built a chunk at a time: a million-job run's files are
-// never all in memory (the exported XParquet functions return one file's
-// bytes, for tests and tools).
+// its Parquet rows built a chunk at a time and its encoded pages kept in
+// temporary files until the file is written (PageBuffers): a million-job
+// run's files are never in memory (the exported XParquet functions return
+// one file's bytes, for tests and tools). AllocStream encodes
+// allocations.parquet's rows as the run produces them (RunDir.Allocations),
+// so a run reconfiguring tens of millions of times keeps none.
 package resultsdir

@@ -67,6 +67,10 @@ type RunDir struct {
 	Result  *sim.Result
 	Summary sim.Summary
 	Extra   []File
+	// Allocations, if set, are the run's allocation rows, streamed as the
+	// run went (Result.Allocations is then empty): allocations.parquet is
+	// finished from it. WriteDirs releases it, written or not.
+	Allocations *AllocStream
 }
 
 // WriteDirs writes several runs' directories as Write does, all or
@@ -74,6 +78,11 @@ type RunDir struct {
 // any is swapped in, so a failure part-way (a full disk at the third
 // policy) leaves every directory with its old run.
 func WriteDirs(runs []RunDir) error {
+	defer func() {
+		for _, rd := range runs {
+			rd.Allocations.Discard()
+		}
+	}()
 	dirs := make([]outdir.Dir, len(runs))
 	for i, rd := range runs {
 		known := slices.Concat(Names, CompanionNames)
@@ -83,7 +92,9 @@ func WriteDirs(runs []RunDir) error {
 		// Rendered when written, one run at a time and one file at a
 		// time, each streamed to its file (never a whole run in memory).
 		dirs[i] = outdir.Dir{Path: rd.Dir, Known: known, Write: func(tmp string) error {
-			for _, f := range runFiles(rd.Result, rd.Summary, rd.Extra) {
+			pool := newFilePool(tmp)
+			defer pool.closeAll()
+			for _, f := range runFiles(rd, pool) {
 				if err := outdir.WriteHashed(tmp, f.name, f.write); err != nil {
 					return err
 				}
@@ -107,23 +118,30 @@ func bytesRender(name string, data []byte) fileRender {
 	return fileRender{name, func(w io.Writer) error { _, err := w.Write(data); return err }}
 }
 
-// runFiles lists a run's result files, in the order written.
-func runFiles(r *sim.Result, s sim.Summary, extra []File) []fileRender {
+// runFiles lists a run's result files, in the order written; the Parquet
+// files' page buffers come from pool.
+func runFiles(rd RunDir, pool parquet.BufferPool) []fileRender {
+	r, s, extra := rd.Result, rd.Summary, rd.Extra
+	pb := parquet.ColumnPageBuffers(pool)
 	id := s.Identity()
+	allocations := func(w io.Writer) error { return writeAllocations(w, r, id, pb) }
+	if rd.Allocations != nil {
+		allocations = func(w io.Writer) error { return rd.Allocations.finish(w, id) }
+	}
 	var out []fileRender
 	for _, f := range extra {
 		out = append(out, bytesRender(f.Name, f.Data))
 	}
 	if r.Faults != nil {
-		out = append(out, fileRender{AvailabilityFile, func(w io.Writer) error { return writeAvailability(w, r, id) }})
+		out = append(out, fileRender{AvailabilityFile, func(w io.Writer) error { return writeAvailability(w, r, id, pb) }})
 	}
 	if r.Network != nil {
-		out = append(out, fileRender{NetworkFile, func(w io.Writer) error { return writeNetwork(w, r, id) }})
+		out = append(out, fileRender{NetworkFile, func(w io.Writer) error { return writeNetwork(w, r, id, pb) }})
 	}
 	return append(out,
-		fileRender{JobsFile, func(w io.Writer) error { return writeJobs(w, r, id) }},
-		fileRender{TimelineFile, func(w io.Writer) error { return writeTimeline(w, r, id) }},
-		fileRender{AllocationsFile, func(w io.Writer) error { return writeAllocations(w, r, id) }},
+		fileRender{JobsFile, func(w io.Writer) error { return writeJobs(w, r, id, pb) }},
+		fileRender{TimelineFile, func(w io.Writer) error { return writeTimeline(w, r, id, pb) }},
+		fileRender{AllocationsFile, allocations},
 		fileRender{DigestFile, func(w io.Writer) error { _, err := w.Write(r.DigestCSV()); return err }},
 		fileRender{SummaryFile, func(w io.Writer) error {
 			summary, err := json.MarshalIndent(s, "", "  ")
@@ -184,12 +202,12 @@ func NetworkParquet(r *sim.Result, id sim.Identity) ([]byte, error) {
 	return render(func(w io.Writer) error { return writeNetwork(w, r, id) })
 }
 
-func writeNetwork(w io.Writer, r *sim.Result, id sim.Identity) error {
+func writeNetwork(w io.Writer, r *sim.Result, id sim.Identity, opts ...parquet.WriterOption) error {
 	var recs []sim.JobNetRecord
 	if r.Network != nil {
 		recs = r.Network.Jobs
 	}
-	return writeRows(w, NetworkFile, len(recs), func(i int) netRow { return netRow{id, recs[i]} })
+	return writeRows(w, NetworkFile, len(recs), func(i int) netRow { return netRow{id, recs[i]} }, opts...)
 }
 
 type availRow struct {
@@ -203,11 +221,11 @@ func JobsParquet(r *sim.Result, id sim.Identity) ([]byte, error) {
 	return render(func(w io.Writer) error { return writeJobs(w, r, id) })
 }
 
-func writeJobs(w io.Writer, r *sim.Result, id sim.Identity) error {
+func writeJobs(w io.Writer, r *sim.Result, id sim.Identity, opts ...parquet.WriterOption) error {
 	if r.Faults != nil {
-		return writeRows(w, JobsFile, len(r.Jobs), func(i int) jobFaultRow { return jobFaultRow{id, r.Jobs[i], r.Faults.Jobs[i]} })
+		return writeRows(w, JobsFile, len(r.Jobs), func(i int) jobFaultRow { return jobFaultRow{id, r.Jobs[i], r.Faults.Jobs[i]} }, opts...)
 	}
-	return writeRows(w, JobsFile, len(r.Jobs), func(i int) jobRow { return jobRow{id, r.Jobs[i]} })
+	return writeRows(w, JobsFile, len(r.Jobs), func(i int) jobRow { return jobRow{id, r.Jobs[i]} }, opts...)
 }
 
 // AvailabilityParquet encodes the availability timeline of a run with the
@@ -216,12 +234,12 @@ func AvailabilityParquet(r *sim.Result, id sim.Identity) ([]byte, error) {
 	return render(func(w io.Writer) error { return writeAvailability(w, r, id) })
 }
 
-func writeAvailability(w io.Writer, r *sim.Result, id sim.Identity) error {
+func writeAvailability(w io.Writer, r *sim.Result, id sim.Identity, opts ...parquet.WriterOption) error {
 	var av []sim.AvailRecord
 	if r.Faults != nil {
 		av = r.Faults.Availability
 	}
-	return writeRows(w, AvailabilityFile, len(av), func(i int) availRow { return availRow{id, av[i]} })
+	return writeRows(w, AvailabilityFile, len(av), func(i int) availRow { return availRow{id, av[i]} }, opts...)
 }
 
 // rowChunk is how many rows writeRows hands the parquet writer at a time:
@@ -231,8 +249,8 @@ func writeAvailability(w io.Writer, r *sim.Result, id sim.Identity) error {
 const rowChunk = 4096
 
 // writeRows encodes n rows, row(i) each, as the parquet file name.
-func writeRows[T any](w io.Writer, name string, n int, row func(int) T) error {
-	pw := parquet.NewGenericWriter[T](w)
+func writeRows[T any](w io.Writer, name string, n int, row func(int) T, opts ...parquet.WriterOption) error {
+	pw := parquet.NewGenericWriter[T](w, opts...)
 	buf := make([]T, 0, min(n, rowChunk))
 	for i := 0; i < n; i += rowChunk {
 		buf = buf[:0]
@@ -255,8 +273,8 @@ func AllocationsParquet(r *sim.Result, id sim.Identity) ([]byte, error) {
 	return render(func(w io.Writer) error { return writeAllocations(w, r, id) })
 }
 
-func writeAllocations(w io.Writer, r *sim.Result, id sim.Identity) error {
-	return writeRows(w, AllocationsFile, len(r.Allocations), func(i int) allocRow { return allocRow{id, r.Allocations[i]} })
+func writeAllocations(w io.Writer, r *sim.Result, id sim.Identity, opts ...parquet.WriterOption) error {
+	return writeRows(w, AllocationsFile, len(r.Allocations), func(i int) allocRow { return allocRow{id, r.Allocations[i]} }, opts...)
 }
 
 // TimelineParquet encodes the per-round table, each row with the run's
@@ -265,7 +283,7 @@ func TimelineParquet(r *sim.Result, id sim.Identity) ([]byte, error) {
 	return render(func(w io.Writer) error { return writeTimeline(w, r, id) })
 }
 
-func writeTimeline(out io.Writer, r *sim.Result, id sim.Identity) error {
+func writeTimeline(out io.Writer, r *sim.Result, id sim.Identity, opts ...parquet.WriterOption) error {
 	fields := []reflect.StructField{
 		{Name: "Identity", Type: reflect.TypeFor[sim.Identity](), Anonymous: true},
 		{Name: "Round", Type: reflect.TypeFor[int32](), Tag: `parquet:"round"`},
@@ -281,7 +299,7 @@ func writeTimeline(out io.Writer, r *sim.Result, id sim.Identity) error {
 		})
 	}
 	rowType := reflect.StructOf(fields)
-	w := parquet.NewWriter(out, parquet.SchemaOf(reflect.New(rowType).Interface()))
+	w := parquet.NewWriter(out, append([]parquet.WriterOption{parquet.SchemaOf(reflect.New(rowType).Interface())}, opts...)...)
 	for _, row := range r.Timeline {
 		v := reflect.New(rowType).Elem()
 		v.Field(0).Set(reflect.ValueOf(id))
