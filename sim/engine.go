@@ -1251,11 +1251,18 @@ func (e *engine) setAlloc(j *Job, gpus []int, cfg estimator.Config) {
 	}
 	e.recordHold(j, gpus)
 	j.GPUs = append([]int(nil), gpus...)
-	if e.net != nil || cfg != j.Config || j.Config.GPU == "" {
+	sameShape := cfg == j.Config && j.Config.GPU != ""
+	if sameShape && e.net != nil && j.net != nil {
+		// A move to other GPUs of the same shape with contention: the
+		// estimator's time is the one this call gave netAttach for the
+		// shape before (jobNet.base; only netAttach writes it, only from
+		// here); the network part is the new GPUs'.
+		j.iterTime = e.netAttach(j, j.net.base)
+	} else if !sameShape || e.net != nil {
 		// A new shape. Otherwise (a job moved to other GPUs of the same
 		// shape, most of ElasticFlow's re-placements) the estimate is
 		// the one this call made for the shape before: only setAlloc
-		// writes Config, throughput and iterTime without contention.
+		// writes Config and throughput, and iterTime without contention.
 		j.Config = cfg
 		est := e.cfg.Exec.Estimate(j.Spec.Workload, cfg)
 		j.throughput, j.iterTime = est.Throughput, est.IterTime
