@@ -81,6 +81,12 @@ type ElasticFlow struct {
 	// deferred and full count the admissions of either kind.
 	exact          bool
 	deferred, full int
+	// checkHeld (tests) compares every held-place answer of actions
+	// with the answer read from the job's GPUs, and panics on a
+	// difference; noHeld (tests) reads the GPUs always; heldUsed counts
+	// the held-place answers.
+	checkHeld, noHeld bool
+	heldUsed          int
 	// ovhLo[k], ovhHi[k]: the least and most overhead of a quota of 1, 2,
 	// …, 2^k GPUs (overheadRange), once ovhSet.
 	ovhLo, ovhHi [estCache]float64
@@ -219,6 +225,13 @@ type jobState struct {
 	// moved: the job's type was re-placed in this decision, at is where.
 	moved bool
 	at    place
+	// held is the place the job's slots are in, as the actions of the
+	// decision that last moved or started it gave them, valid if heldOK:
+	// in a run without faults, whose types' nodes are the same every
+	// decision, so the place names the same slots (actions compares it
+	// with at instead of reading the job's GPUs from the engine).
+	held   place
+	heldOK bool
 	// The minimum share memoized for the decision stamp and overhead.
 	minStamp uint64
 	minOvh   float64
@@ -314,7 +327,9 @@ func (e *ElasticFlow) newPlan(v *sim.View) *plan {
 	var lookup map[*sim.Job]*jobState
 	cur := 0
 	for _, j := range v.Running {
-		for cur < len(prev) && prev[cur].job.Status != sim.Running {
+		// The kept state in order is compared first: only the states
+		// of jobs that left are read through to the job.
+		for cur < len(prev) && prev[cur].job != j && prev[cur].job.Status != sim.Running {
 			cur++
 		}
 		var st *jobState
@@ -335,7 +350,10 @@ func (e *ElasticFlow) newPlan(v *sim.View) *plan {
 		if st.ts == nil { // a kept state has its type: the job's requested one, for good
 			st.ts = e.typeOf(j.Spec.GPU)
 		}
-		st.n, st.moved, st.minStamp = len(j.GPUs), false, 0
+		if !st.heldOK { // else n is the count of its held place's slots: its GPUs
+			st.n = len(j.GPUs)
+		}
+		st.moved, st.minStamp = false, 0
 		st.ts.jobs = append(st.ts.jobs, st)
 		all = append(all, st)
 	}
@@ -894,6 +912,27 @@ func (p *plan) holds(gpus []int, ts *typeState, at place) bool {
 	return true
 }
 
+// stays reports whether moved job x's place in the plan (x.at) is the
+// slots it holds: its held place's when that is known (keep, heldOK:
+// two places of one type name the same slots exactly when they are
+// equal, a single node's place holding at most a node's capacity and a
+// multi-node place more), else by reading its GPUs (holds). It records
+// x.at as the held place.
+func (p *plan) stays(x *jobState, keep bool) bool {
+	var same bool
+	if keep && x.heldOK {
+		same = x.held == x.at
+		p.ef.heldUsed++
+	} else {
+		same = p.holds(x.job.GPUs, x.ts, x.at)
+	}
+	if p.ef.checkHeld && keep && x.heldOK && same != p.holds(x.job.GPUs, x.ts, x.at) {
+		panic(fmt.Sprintf("elasticflow: job %d's held place %+v and its GPUs %v disagree on %+v", x.id, x.held, x.job.GPUs, x.at))
+	}
+	x.held, x.heldOK = x.at, keep
+	return same
+}
+
 // actions turns the plan into the decision's actions: Reallocate for
 // running jobs whose slots changed, then Start for jobs started (in the
 // order they started, which becomes their running-queue order), and
@@ -905,8 +944,9 @@ func (p *plan) holds(gpus []int, ts *typeState, at place) bool {
 // than the comparisons).
 func (p *plan) actions() []sim.Action {
 	moved, slots := p.changed[:0], 0
+	keep := p.v.Nodes == nil && !p.ef.noHeld // no faults: a place names the same slots every decision
 	for _, x := range p.all {
-		if x.moved && !p.holds(x.job.GPUs, x.ts, x.at) {
+		if x.moved && !p.stays(x, keep) {
 			moved = append(moved, x)
 			slots += x.at.slotCount(x.ts)
 		}
@@ -914,6 +954,7 @@ func (p *plan) actions() []sim.Action {
 	p.changed = moved
 	for _, x := range p.started {
 		slots += x.at.slotCount(x.ts)
+		x.held, x.heldOK = x.at, keep
 	}
 	if len(moved)+len(p.started) == 0 {
 		p.ef.order = append(p.ef.order, p.started...)
