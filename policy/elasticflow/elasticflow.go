@@ -1,7 +1,6 @@
 package elasticflow
 
 import (
-	"container/heap"
 	"fmt"
 	"math"
 	"math/bits"
@@ -701,11 +700,11 @@ func (p *plan) double(list []*jobState, share []int, free int) {
 			h = append(h, gainEntry{i, p.gain(x, share[i])})
 		}
 	}
-	heap.Init(&h)
+	h.init()
 	for free > 0 && len(h) > 0 {
 		top := h[0]
 		if share[top.i] > free || share[top.i] >= list[top.i].max {
-			heap.Pop(&h)
+			h.pop()
 			continue
 		}
 		if !(top.gain > estimator.InfeasibleThroughput) {
@@ -714,7 +713,7 @@ func (p *plan) double(list []*jobState, share []int, free int) {
 		free -= share[top.i]
 		share[top.i] *= 2
 		h[0].gain = p.gain(list[top.i], share[top.i])
-		heap.Fix(&h, 0)
+		h.fix0()
 	}
 	p.heap = h
 }
@@ -724,8 +723,81 @@ type gainEntry struct {
 	gain float64
 }
 
-// gainHeap is a max-heap on gain, then min on position.
+// gainHeap is a max-heap on gain, then min on position. Its init, pop
+// and fix0 are container/heap's Init, Pop and Fix(h, 0) with the sift
+// steps written out (no interface call per comparison and swap, the
+// element carried down instead of swapped at each step): the same
+// comparisons and the same layout (TestGainHeapIsContainerHeap).
 type gainHeap []gainEntry
+
+// before reports whether a comes out of the heap before b.
+func before(a, b *gainEntry) bool {
+	if a.gain != b.gain {
+		return a.gain > b.gain
+	}
+	return a.i < b.i
+}
+
+// down is container/heap's down: element i0 sifted down among h[:n];
+// whether it moved.
+func (h gainHeap) down(i0, n int) bool {
+	x := h[i0]
+	i := i0
+	for {
+		j1 := 2*i + 1
+		if j1 >= n || j1 < 0 { // j1 < 0 after int overflow
+			break
+		}
+		j := j1
+		if j2 := j1 + 1; j2 < n && before(&h[j2], &h[j1]) {
+			j = j2
+		}
+		if !before(&h[j], &x) {
+			break
+		}
+		h[i] = h[j]
+		i = j
+	}
+	h[i] = x
+	return i > i0
+}
+
+// up is container/heap's up: element j sifted up.
+func (h gainHeap) up(j int) {
+	x := h[j]
+	for {
+		i := (j - 1) / 2 // parent
+		if i == j || !before(&x, &h[i]) {
+			break
+		}
+		h[j] = h[i]
+		j = i
+	}
+	h[j] = x
+}
+
+// init is heap.Init.
+func (h gainHeap) init() {
+	n := len(h)
+	for i := n/2 - 1; i >= 0; i-- {
+		h.down(i, n)
+	}
+}
+
+// pop is heap.Pop, the entry dropped.
+func (h *gainHeap) pop() {
+	n := len(*h) - 1
+	(*h)[0], (*h)[n] = (*h)[n], (*h)[0]
+	h.down(0, n)
+	*h = (*h)[:n]
+}
+
+// fix0 is heap.Fix(h, 0).
+func (h gainHeap) fix0() {
+	if !h.down(0, len(h)) {
+		h.up(0)
+	}
+}
 
 func (h gainHeap) Len() int { return len(h) }
 func (h gainHeap) Less(a, b int) bool {
