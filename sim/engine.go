@@ -920,6 +920,9 @@ type tentative struct {
 	status Status
 	gpus   []int
 	moved  bool
+	// held is the job's GPUs before the batch (its GPUs when first
+	// touched), which batchOccupancy clears: read once, by the first touch.
+	held []int
 }
 
 // simulateBatch is apply's first pass, a job-level simulation of the batch:
@@ -937,7 +940,7 @@ func (e *engine) simulateBatch(actions []Action) (*batchState, []JobID, error) {
 		}
 		j := e.jobs[id]
 		b.mark[id] = batchMark{b.gen, int32(len(b.ts))}
-		b.ts = append(b.ts, tentative{status: j.Status, gpus: j.GPUs})
+		b.ts = append(b.ts, tentative{status: j.Status, gpus: j.GPUs, held: j.GPUs})
 		b.order = append(b.order, id)
 		return &b.ts[len(b.ts)-1]
 	}
@@ -1048,8 +1051,8 @@ func (e *engine) actionError(a Action, format string, args ...any) error {
 // which is what lets a policy swap two jobs' GPUs in one batch.
 func (e *engine) batchOccupancy(state *batchState, order []JobID) (overlay, error) {
 	ov := e.newOverlay()
-	for _, id := range order {
-		for _, s := range e.jobs[id].GPUs {
+	for i, id := range order {
+		for _, s := range state.ts[i].held { // the job's GPUs: the batch changed none yet
 			if ov.at(s) == id {
 				ov.set(s, NoJob)
 			}
