@@ -93,11 +93,10 @@ type jobNet struct {
 	used   []float64 // its share of each link's used
 	base   float64   // T₀
 	frac   float64   // f
-	// fracCfg: the config share was last asked about (fracSet), and its
-	// answer fracOf, clamped (the share is a function of the job's
-	// workload, fixed, and the config: a move that keeps the shape does
-	// not ask again).
-	fracCfg estimator.Config
+	// fracOf is share's answer for the job's config, clamped, when
+	// fracSet (the share is a function of the job's workload, fixed, and
+	// the config: setAlloc clears fracSet when the config changes, so a
+	// move that keeps the shape does not ask again).
 	fracOf  float64
 	fracSet bool
 	kappa   float64 // κ
@@ -165,8 +164,8 @@ func (e *engine) netAttach(j *Job, base float64) float64 {
 	}
 	tn := e.typeNet(j)
 	if ns.share != nil {
-		if !n.fracSet || n.fracCfg != j.Config {
-			n.fracCfg, n.fracOf, n.fracSet = j.Config, min(max(ns.share(j.Spec.Workload, j.Config), 0), 1), true
+		if !n.fracSet {
+			n.fracOf, n.fracSet = min(max(ns.share(j.Spec.Workload, j.Config), 0), 1), true
 		}
 		n.frac = n.fracOf
 	}

@@ -1274,6 +1274,9 @@ func (e *engine) setAlloc(j *Job, gpus []int, cfg estimator.Config) {
 		j.gpuSec = *e.gpuSecondsOf(j)
 		j.batch = float64(j.Spec.Workload.Batch)
 		if e.net != nil {
+			if j.net != nil {
+				j.net.fracSet = false // the share was asked for the old config
+			}
 			j.iterTime = e.netAttach(j, est.IterTime)
 		}
 	}
