@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/arena-sim/arena/estimator"
@@ -56,6 +57,17 @@ func (e *engine) checkState() error {
 		// keeps the last one when a move keeps the shape).
 		if e.net == nil && (est.Throughput != j.throughput || est.IterTime != j.iterTime) {
 			return e.invariantf("job %s on %v runs at %v samples/s, %v s an iteration; its estimate is %v, %v", j.Spec.Alias(), cfg, j.throughput, j.iterTime, est.Throughput, est.IterTime)
+		}
+		// With contention the estimator's time is the network's base
+		// (setAlloc keeps it too when a move keeps the shape).
+		if e.net != nil {
+			base := math.NaN()
+			if j.net != nil {
+				base = j.net.base
+			}
+			if est.Throughput != j.throughput || est.IterTime != base {
+				return e.invariantf("job %s on %v runs at %v samples/s, %v s an iteration before contention; its estimate is %v, %v", j.Spec.Alias(), cfg, j.throughput, base, est.Throughput, est.IterTime)
+			}
 		}
 	}
 	for s, occ := range e.occupant {

@@ -73,6 +73,20 @@ type netState struct {
 	// probe, when set (tests), is called after each update with the job
 	// that joined or left and the update's steps.
 	probe func(j JobID, steps int)
+	// xNodes, xGroups: netAttach's scratch for the crossing of the
+	// job's slots (Cluster.crossing).
+	xNodes, xGroups []int
+	// perType[t]: GPU type t's bandwidth figures (Cluster.Types index),
+	// set once asked.
+	perType []typeNet
+}
+
+// typeNet is what netAttach reads of a GPU type, looked up once per run
+// instead of per attachment: the per-GPU network bandwidth and κ inside a
+// fast domain and across the network.
+type typeNet struct {
+	set                    bool
+	bw, kappaDom, kappaNet float64
 }
 
 type netLink struct {
@@ -89,9 +103,15 @@ type jobNet struct {
 	used   []float64 // its share of each link's used
 	base   float64   // T₀
 	frac   float64   // f
-	kappa  float64   // κ
-	rate   float64   // r
-	alone  float64   // r₀
+	// fracOf is share's answer for the job's config, clamped, when
+	// fracSet (the share is a function of the job's workload, fixed, and
+	// the config: setAlloc clears fracSet when the config changes, so a
+	// move that keeps the shape does not ask again).
+	fracOf  float64
+	fracSet bool
+	kappa   float64 // κ
+	rate    float64 // r
+	alone   float64 // r₀
 	// crosses: the job spans fast domains (its time depends on the network).
 	crosses bool
 	on      bool // attached to links
@@ -141,11 +161,12 @@ func (e *engine) netAttach(j *Job, base float64) float64 {
 	}
 	e.netBegin()
 	w0 := ns.work
-	defer e.netProbe(j.Spec.ID, w0)
 	e.netOff(j)
 	c := e.cfg.Cluster
 	m := ns.m
-	x := c.CrossingOf(j.GPUs)
+	var x Crossing
+	x, ns.xNodes = c.crossing(j.GPUs, ns.xNodes[:0], ns.xGroups[:0])
+	ns.xGroups = x.Groups
 	ns.work += len(j.GPUs)
 	n.links, n.demand, n.used = n.links[:0], n.demand[:0], n.used[:0]
 	n.base, n.frac, n.kappa, n.rate, n.alone = base, 0, 1, 1, 1
@@ -153,23 +174,27 @@ func (e *engine) netAttach(j *Job, base float64) float64 {
 	if x.Nodes <= 1 || base <= 0 || math.IsInf(base, 0) {
 		n.crosses = false
 		e.netRetime() // the jobs on the links it left
+		e.netProbe(j.id, w0)
 		return base
 	}
-	gpu := j.Config.GPU
-	g, _ := estimator.LookupGPU(gpu)
+	tn := e.typeNet(j)
 	if ns.share != nil {
-		n.frac = min(max(ns.share(j.Spec.Workload, j.Config), 0), 1)
+		if !n.fracSet {
+			n.fracOf, n.fracSet = min(max(ns.share(j.Spec.Workload, j.Config), 0), 1), true
+		}
+		n.frac = n.fracOf
 	}
 	if !n.crosses {
 		// Inside one multi-node fast domain: NVLink, no network.
-		n.kappa = g.InterNodeGBs / m.domGBs[gpu]
+		n.kappa = tn.kappaDom
 		e.netRetime() // the jobs on the links it left
+		e.netProbe(j.id, w0)
 		return n.iterTime()
 	}
-	n.kappa = g.InterNodeGBs / m.netGBs[gpu]
+	n.kappa = tn.kappaNet
 	// GPUs per tier group: the job's links in the order its slots first
 	// reach them, found through ns.at (marked with this update's gen).
-	bw := m.netGBs[gpu]
+	bw := tn.bw
 	for k := range m.topo.Tiers {
 		if x.Groups[k] <= 1 {
 			continue
@@ -201,13 +226,40 @@ func (e *engine) netAttach(j *Job, base float64) float64 {
 	for i, l := range n.links {
 		lk := &ns.links[l]
 		lk.demand += n.demand[i]
-		lk.jobs = append(lk.jobs, j.Spec.ID)
-		e.netAffect(lk, j.Spec.ID)
+		lk.jobs = append(lk.jobs, j.id)
+		e.netAffect(lk, j.id)
 	}
 	n.rate = e.netRate(n)
-	e.netUse(j.Spec.ID, n)
+	e.netUse(j.id, n)
 	e.netRetime()
+	e.netProbe(j.id, w0)
 	return n.iterTime()
+}
+
+// typeNet is the bandwidth figures of j's GPU type (j.Config.GPU, whose
+// Cluster.Types index setAlloc keeps in j.typ), computed on first use.
+func (e *engine) typeNet(j *Job) *typeNet {
+	ns := e.net
+	gpu := j.Config.GPU
+	compute := func(t *typeNet) {
+		g, _ := estimator.LookupGPU(gpu)
+		t.set, t.bw = true, ns.m.netGBs[gpu]
+		t.kappaDom, t.kappaNet = g.InterNodeGBs/ns.m.domGBs[gpu], g.InterNodeGBs/ns.m.netGBs[gpu]
+	}
+	k := int(j.typ)
+	if k < 0 || k >= len(e.cfg.Cluster.Types) || e.cfg.Cluster.Types[k] != gpu {
+		var t typeNet // not a type of the cluster's list: asked each time
+		compute(&t)
+		return &t
+	}
+	if len(ns.perType) != len(e.cfg.Cluster.Types) {
+		ns.perType = make([]typeNet, len(e.cfg.Cluster.Types))
+	}
+	t := &ns.perType[k]
+	if !t.set {
+		compute(t)
+	}
+	return t
 }
 
 // netDetach takes j off its links (it ended, was suspended or
@@ -260,13 +312,13 @@ func (e *engine) netOff(j *Job) {
 		n.used[i] = 0
 		lk.demand -= n.demand[i]
 		ns.work += len(lk.jobs) // the search and the shift below
-		if k := slices.Index(lk.jobs, j.Spec.ID); k >= 0 {
+		if k := slices.Index(lk.jobs, j.id); k >= 0 {
 			lk.jobs = slices.Delete(lk.jobs, k, k+1)
 		}
 		if len(lk.jobs) == 0 {
 			lk.demand, lk.used = 0, 0 // no drift from float sums
 		}
-		e.netAffect(lk, j.Spec.ID)
+		e.netAffect(lk, j.id)
 	}
 }
 
@@ -522,6 +574,13 @@ func (e *engine) checkNetwork() error {
 			}
 			if j.iterTime != n.iterTime() {
 				return e.invariantf("job %s: iteration time %v, its rate gives %v", j.Spec.Alias(), j.iterTime, n.iterTime())
+			}
+			// The memoized figures are the ones asked afresh.
+			if ns.share != nil && n.frac != min(max(ns.share(j.Spec.Workload, j.Config), 0), 1) {
+				return e.invariantf("job %s on %v: network share %v, its config's is %v", j.Spec.Alias(), j.Config, n.frac, ns.share(j.Spec.Workload, j.Config))
+			}
+			if g, _ := estimator.LookupGPU(j.Config.GPU); n.crosses && n.kappa != g.InterNodeGBs/ns.m.netGBs[j.Config.GPU] {
+				return e.invariantf("job %s on %v: κ %v, its type's is %v", j.Spec.Alias(), j.Config, n.kappa, g.InterNodeGBs/ns.m.netGBs[j.Config.GPU])
 			}
 		}
 	}

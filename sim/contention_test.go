@@ -324,3 +324,29 @@ func TestRandomActionsTopologyProperty(t *testing.T) {
 		t.Error("degenerate generator: no job ever contended")
 	}
 }
+
+// TestNetworkShareFollowsTheConfig moves a job between two shapes of 8
+// GPUs across racks (2 nodes × 4, then 4 nodes × 2, then back) with a
+// network share that depends on the shape; Check mode's checkNetwork
+// compares the job's share and κ with the ones asked afresh after every
+// event, so a share kept for the other shape (jobNet's memo) fails it.
+func TestNetworkShareFollowsTheConfig(t *testing.T) {
+	cfg := topoConfig(t, rack2())
+	asked := map[estimator.Config]int{}
+	cfg.NetworkShare = func(_ estimator.Workload, c estimator.Config) float64 {
+		asked[c]++
+		return 0.1 * float64(c.PerNode)
+	}
+	spread := []int{0, 1, 4, 5, 8, 9, 12, 13}
+	p := &scripted{byRound: map[int][]Action{
+		0: {{Kind: Start, Job: 0, GPUs: nodeSlots(0, 2)}},
+		1: {{Kind: Reallocate, Job: 0, GPUs: spread}},
+		2: {{Kind: Reallocate, Job: 0, GPUs: nodeSlots(1, 3)}},
+	}}
+	if _, err := Run(context.Background(), cfg, p, topoJobs(t, 1000)); err != nil {
+		t.Fatal(err)
+	}
+	if len(asked) != 2 {
+		t.Fatalf("shares asked for %v, want the two shapes", asked)
+	}
+}

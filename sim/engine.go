@@ -920,6 +920,9 @@ type tentative struct {
 	status Status
 	gpus   []int
 	moved  bool
+	// held is the job's GPUs before the batch (its GPUs when first
+	// touched), which batchOccupancy clears: read once, by the first touch.
+	held []int
 }
 
 // simulateBatch is apply's first pass, a job-level simulation of the batch:
@@ -937,7 +940,7 @@ func (e *engine) simulateBatch(actions []Action) (*batchState, []JobID, error) {
 		}
 		j := e.jobs[id]
 		b.mark[id] = batchMark{b.gen, int32(len(b.ts))}
-		b.ts = append(b.ts, tentative{status: j.Status, gpus: j.GPUs})
+		b.ts = append(b.ts, tentative{status: j.Status, gpus: j.GPUs, held: j.GPUs})
 		b.order = append(b.order, id)
 		return &b.ts[len(b.ts)-1]
 	}
@@ -1048,8 +1051,8 @@ func (e *engine) actionError(a Action, format string, args ...any) error {
 // which is what lets a policy swap two jobs' GPUs in one batch.
 func (e *engine) batchOccupancy(state *batchState, order []JobID) (overlay, error) {
 	ov := e.newOverlay()
-	for _, id := range order {
-		for _, s := range e.jobs[id].GPUs {
+	for i, id := range order {
+		for _, s := range state.ts[i].held { // the job's GPUs: the batch changed none yet
 			if ov.at(s) == id {
 				ov.set(s, NoJob)
 			}
@@ -1251,11 +1254,18 @@ func (e *engine) setAlloc(j *Job, gpus []int, cfg estimator.Config) {
 	}
 	e.recordHold(j, gpus)
 	j.GPUs = append([]int(nil), gpus...)
-	if e.net != nil || cfg != j.Config || j.Config.GPU == "" {
+	sameShape := cfg == j.Config && j.Config.GPU != ""
+	if sameShape && e.net != nil && j.net != nil {
+		// A move to other GPUs of the same shape with contention: the
+		// estimator's time is the one this call gave netAttach for the
+		// shape before (jobNet.base; only netAttach writes it, only from
+		// here); the network part is the new GPUs'.
+		j.iterTime = e.netAttach(j, j.net.base)
+	} else if !sameShape || e.net != nil {
 		// A new shape. Otherwise (a job moved to other GPUs of the same
 		// shape, most of ElasticFlow's re-placements) the estimate is
 		// the one this call made for the shape before: only setAlloc
-		// writes Config, throughput and iterTime without contention.
+		// writes Config and throughput, and iterTime without contention.
 		j.Config = cfg
 		est := e.cfg.Exec.Estimate(j.Spec.Workload, cfg)
 		j.throughput, j.iterTime = est.Throughput, est.IterTime
@@ -1264,6 +1274,9 @@ func (e *engine) setAlloc(j *Job, gpus []int, cfg estimator.Config) {
 		j.gpuSec = *e.gpuSecondsOf(j)
 		j.batch = float64(j.Spec.Workload.Batch)
 		if e.net != nil {
+			if j.net != nil {
+				j.net.fracSet = false // the share was asked for the old config
+			}
 			j.iterTime = e.netAttach(j, est.IterTime)
 		}
 	}

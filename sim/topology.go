@@ -231,8 +231,14 @@ func (c *Cluster) Describe(x Crossing) string {
 // and since fast domains and switch groups are runs of consecutive nodes,
 // each level's count is the number of changes along them.
 func (c *Cluster) CrossingOf(slots []int) Crossing {
+	x, _ := c.crossing(slots, make([]int, 0, 8), nil)
+	return x
+}
+
+// crossing is CrossingOf with the caller's buffers: nodes (empty) for the
+// slots' nodes, returned for reuse, and groups (empty) for the Groups.
+func (c *Cluster) crossing(slots, nodes, groups []int) (Crossing, []int) {
 	x := Crossing{GPUs: len(slots)}
-	nodes := make([]int, 0, 8)
 	for _, s := range slots {
 		if n := c.NodeOf(s); len(nodes) == 0 || nodes[len(nodes)-1] != n {
 			nodes = append(nodes, n)
@@ -242,7 +248,7 @@ func (c *Cluster) CrossingOf(slots []int) Crossing {
 	nodes = slices.Compact(nodes)
 	x.Nodes, x.Domains = len(nodes), len(nodes)
 	if c.net == nil {
-		return x
+		return x, nodes
 	}
 	m := c.net
 	runs := func(of []int32) int {
@@ -255,10 +261,11 @@ func (c *Cluster) CrossingOf(slots []int) Crossing {
 		return k
 	}
 	x.Domains = runs(m.domain)
+	x.Groups = groups
 	for k := range m.topo.Tiers {
 		x.Groups = append(x.Groups, runs(m.group[k]))
 	}
-	return x
+	return x, nodes
 }
 
 // CrossingOfNodes is CrossingOf for whole nodes in a node-level layout:

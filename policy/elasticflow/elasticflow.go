@@ -1,7 +1,6 @@
 package elasticflow
 
 import (
-	"container/heap"
 	"fmt"
 	"math"
 	"math/bits"
@@ -81,6 +80,12 @@ type ElasticFlow struct {
 	// deferred and full count the admissions of either kind.
 	exact          bool
 	deferred, full int
+	// checkHeld (tests) compares every held-place answer of actions
+	// with the answer read from the job's GPUs, and panics on a
+	// difference; noHeld (tests) reads the GPUs always; heldUsed counts
+	// the held-place answers.
+	checkHeld, noHeld bool
+	heldUsed          int
 	// ovhLo[k], ovhHi[k]: the least and most overhead of a quota of 1, 2,
 	// …, 2^k GPUs (overheadRange), once ovhSet.
 	ovhLo, ovhHi [estCache]float64
@@ -219,6 +224,13 @@ type jobState struct {
 	// moved: the job's type was re-placed in this decision, at is where.
 	moved bool
 	at    place
+	// held is the place the job's slots are in, as the actions of the
+	// decision that last moved or started it gave them, valid if heldOK:
+	// in a run without faults, whose types' nodes are the same every
+	// decision, so the place names the same slots (actions compares it
+	// with at instead of reading the job's GPUs from the engine).
+	held   place
+	heldOK bool
 	// The minimum share memoized for the decision stamp and overhead.
 	minStamp uint64
 	minOvh   float64
@@ -314,7 +326,9 @@ func (e *ElasticFlow) newPlan(v *sim.View) *plan {
 	var lookup map[*sim.Job]*jobState
 	cur := 0
 	for _, j := range v.Running {
-		for cur < len(prev) && prev[cur].job.Status != sim.Running {
+		// The kept state in order is compared first: only the states
+		// of jobs that left are read through to the job.
+		for cur < len(prev) && prev[cur].job != j && prev[cur].job.Status != sim.Running {
 			cur++
 		}
 		var st *jobState
@@ -335,7 +349,10 @@ func (e *ElasticFlow) newPlan(v *sim.View) *plan {
 		if st.ts == nil { // a kept state has its type: the job's requested one, for good
 			st.ts = e.typeOf(j.Spec.GPU)
 		}
-		st.n, st.moved, st.minStamp = len(j.GPUs), false, 0
+		if !st.heldOK { // else n is the count of its held place's slots: its GPUs
+			st.n = len(j.GPUs)
+		}
+		st.moved, st.minStamp = false, 0
 		st.ts.jobs = append(st.ts.jobs, st)
 		all = append(all, st)
 	}
@@ -683,11 +700,11 @@ func (p *plan) double(list []*jobState, share []int, free int) {
 			h = append(h, gainEntry{i, p.gain(x, share[i])})
 		}
 	}
-	heap.Init(&h)
+	h.init()
 	for free > 0 && len(h) > 0 {
 		top := h[0]
 		if share[top.i] > free || share[top.i] >= list[top.i].max {
-			heap.Pop(&h)
+			h.pop()
 			continue
 		}
 		if !(top.gain > estimator.InfeasibleThroughput) {
@@ -696,7 +713,7 @@ func (p *plan) double(list []*jobState, share []int, free int) {
 		free -= share[top.i]
 		share[top.i] *= 2
 		h[0].gain = p.gain(list[top.i], share[top.i])
-		heap.Fix(&h, 0)
+		h.fix0()
 	}
 	p.heap = h
 }
@@ -706,8 +723,81 @@ type gainEntry struct {
 	gain float64
 }
 
-// gainHeap is a max-heap on gain, then min on position.
+// gainHeap is a max-heap on gain, then min on position. Its init, pop
+// and fix0 are container/heap's Init, Pop and Fix(h, 0) with the sift
+// steps written out (no interface call per comparison and swap, the
+// element carried down instead of swapped at each step): the same
+// comparisons and the same layout (TestGainHeapIsContainerHeap).
 type gainHeap []gainEntry
+
+// before reports whether a comes out of the heap before b.
+func before(a, b *gainEntry) bool {
+	if a.gain != b.gain {
+		return a.gain > b.gain
+	}
+	return a.i < b.i
+}
+
+// down is container/heap's down: element i0 sifted down among h[:n];
+// whether it moved.
+func (h gainHeap) down(i0, n int) bool {
+	x := h[i0]
+	i := i0
+	for {
+		j1 := 2*i + 1
+		if j1 >= n || j1 < 0 { // j1 < 0 after int overflow
+			break
+		}
+		j := j1
+		if j2 := j1 + 1; j2 < n && before(&h[j2], &h[j1]) {
+			j = j2
+		}
+		if !before(&h[j], &x) {
+			break
+		}
+		h[i] = h[j]
+		i = j
+	}
+	h[i] = x
+	return i > i0
+}
+
+// up is container/heap's up: element j sifted up.
+func (h gainHeap) up(j int) {
+	x := h[j]
+	for {
+		i := (j - 1) / 2 // parent
+		if i == j || !before(&x, &h[i]) {
+			break
+		}
+		h[j] = h[i]
+		j = i
+	}
+	h[j] = x
+}
+
+// init is heap.Init.
+func (h gainHeap) init() {
+	n := len(h)
+	for i := n/2 - 1; i >= 0; i-- {
+		h.down(i, n)
+	}
+}
+
+// pop is heap.Pop, the entry dropped.
+func (h *gainHeap) pop() {
+	n := len(*h) - 1
+	(*h)[0], (*h)[n] = (*h)[n], (*h)[0]
+	h.down(0, n)
+	*h = (*h)[:n]
+}
+
+// fix0 is heap.Fix(h, 0).
+func (h gainHeap) fix0() {
+	if !h.down(0, len(h)) {
+		h.up(0)
+	}
+}
 
 func (h gainHeap) Len() int { return len(h) }
 func (h gainHeap) Less(a, b int) bool {
@@ -894,6 +984,27 @@ func (p *plan) holds(gpus []int, ts *typeState, at place) bool {
 	return true
 }
 
+// stays reports whether moved job x's place in the plan (x.at) is the
+// slots it holds: its held place's when that is known (keep, heldOK:
+// two places of one type name the same slots exactly when they are
+// equal, a single node's place holding at most a node's capacity and a
+// multi-node place more), else by reading its GPUs (holds). It records
+// x.at as the held place.
+func (p *plan) stays(x *jobState, keep bool) bool {
+	var same bool
+	if keep && x.heldOK {
+		same = x.held == x.at
+		p.ef.heldUsed++
+	} else {
+		same = p.holds(x.job.GPUs, x.ts, x.at)
+	}
+	if p.ef.checkHeld && keep && x.heldOK && same != p.holds(x.job.GPUs, x.ts, x.at) {
+		panic(fmt.Sprintf("elasticflow: job %d's held place %+v and its GPUs %v disagree on %+v", x.id, x.held, x.job.GPUs, x.at))
+	}
+	x.held, x.heldOK = x.at, keep
+	return same
+}
+
 // actions turns the plan into the decision's actions: Reallocate for
 // running jobs whose slots changed, then Start for jobs started (in the
 // order they started, which becomes their running-queue order), and
@@ -905,8 +1016,9 @@ func (p *plan) holds(gpus []int, ts *typeState, at place) bool {
 // than the comparisons).
 func (p *plan) actions() []sim.Action {
 	moved, slots := p.changed[:0], 0
+	keep := p.v.Nodes == nil && !p.ef.noHeld // no faults: a place names the same slots every decision
 	for _, x := range p.all {
-		if x.moved && !p.holds(x.job.GPUs, x.ts, x.at) {
+		if x.moved && !p.stays(x, keep) {
 			moved = append(moved, x)
 			slots += x.at.slotCount(x.ts)
 		}
@@ -914,6 +1026,7 @@ func (p *plan) actions() []sim.Action {
 	p.changed = moved
 	for _, x := range p.started {
 		slots += x.at.slotCount(x.ts)
+		x.held, x.heldOK = x.at, keep
 	}
 	if len(moved)+len(p.started) == 0 {
 		p.ef.order = append(p.ef.order, p.started...)
