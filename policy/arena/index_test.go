@@ -409,3 +409,56 @@ func TestRoundTableMatchesLoad(t *testing.T) {
 		t.Fatal("no round table was carried over")
 	}
 }
+
+// TestInheritedIndexMatchesScan: a snapshot's job index taken over from
+// its parent with the parent's delta re-indexed (inheritIndex) lists, for
+// every job, the slots a scan of the snapshot finds, through chains of
+// rebases with long and short deltas, lists that shrink, grow, move and
+// vanish; so does a parent's index built again after a child took it. It
+// fails if no snapshot inherited (the mechanism not exercised). Not a
+// golden: the oracle is a scan of the snapshot's occupants.
+func TestInheritedIndexMatchesScan(t *testing.T) {
+	c := testCluster(t,
+		sim.Pool{GPU: "a100", Nodes: 6, GPUsPerNode: 4}, sim.Pool{GPU: "a100", Nodes: 3, GPUsPerNode: 8},
+		sim.Pool{GPU: "v100", Nodes: 5, GPUsPerNode: 2})
+	tp := newTopology(c)
+	rng := rand.New(rand.NewPCG(11, 12))
+	slots := len(tp.slotNode)
+	check := func(trial, step int, s *snapshot) {
+		for id := range sim.JobID(40) {
+			var want []int32
+			for x, o := range s.occ {
+				if o == id {
+					want = append(want, int32(x))
+				}
+			}
+			if got := s.lookup(id); !slices.Equal(got, want) {
+				t.Fatalf("trial %d step %d: snapshot %d lists job %d on %v, a scan finds %v", trial, step, s.gen, id, got, want)
+			}
+		}
+	}
+	inherited := indexInherited.Load()
+	for trial := range 100 {
+		work := blankTable(tp)
+		work.load(randomOccupants(rng, slots, 12))
+		tp.snaps.rebase(work)
+		for step := range 80 {
+			for range rng.IntN(6) + 1 {
+				s := rng.IntN(slots)
+				occ := sim.JobID(rng.IntN(41)) - 1
+				work.set(s, occ, occ != empty)
+			}
+			if rng.IntN(3) == 0 {
+				par := work.base
+				tp.snaps.rebase(work)
+				check(trial, step, work.base)
+				if par != nil && par != work.base && par.gen == work.base.parentGen && rng.IntN(4) == 0 {
+					check(trial, step, par) // built again
+				}
+			}
+		}
+	}
+	if indexInherited.Load() == inherited {
+		t.Fatal("no snapshot inherited its parent's index: the test does not exercise inheritIndex")
+	}
+}
