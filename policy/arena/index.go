@@ -223,9 +223,6 @@ func (s *snapshot) inheritIndex() bool {
 	s.slots, par.slots = par.slots, s.slots
 	s.indexOK, s.indexFloor, s.live = true, par.indexFloor, par.live
 	par.indexOK = false
-	// s's old arrays, left to the parent, are dropped (as inheritStats
-	// drops the stats'): a parent asked again allocates its own.
-	par.index, par.slots = nil, nil
 	// The jobs on the changed slots, in the parent or in s: each one's
 	// slots in s are those of its old list it still holds and the
 	// changed slots it took, in slot order.

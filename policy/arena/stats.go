@@ -266,11 +266,6 @@ func (r *round) inheritStats(snap *snapshot, n int) bool {
 	statsInherited.Add(1)
 	snap.stats, par.stats = par.stats, snap.stats
 	par.statsGen = 0
-	// The parent is left with snap's old arrays, sized by the job IDs:
-	// dropped, so that the per-job arrays in memory are those of the
-	// snapshots whose stats are built, not one set per ring slot (a
-	// parent asked again allocates its own).
-	par.stats.byID, par.stats.seen = nil, nil
 	ss := &snap.stats
 	if len(ss.byID) < n {
 		ss.byID = append(ss.byID, make([]jobStat, n-len(ss.byID))...)
