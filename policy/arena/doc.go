@@ -134,8 +134,7 @@
 //     the parent's delta re-indexed (inheritIndex), as it takes its stats
 //     (inheritStats); a rebase of the real table first drops the scratch
 //     stats' pins (statsA, statsB), which kept the parent from passing its
-//     stats on; a parent that passed them on drops the per-job arrays it
-//     gets back, so that those in memory are the live snapshots'.
+//     stats on.
 //
 // These shortcuts are checked against running every search in full
 // (TestSearchShortcutsChangeNothing), the table copies against a scan
