@@ -104,6 +104,10 @@ type Policy struct {
 	// beforeStats.
 	fixMark    []uint64
 	fixChanged []int32
+	// last is the real table the previous decision ended with (in the
+	// pool's free list), which the next round's table starts from
+	// (roundTable); nil after a failed decision.
+	last *table
 	// assertionsFailed counts, in artifact timing, the artifact's
 	// assertions found false (see round.assertionFailed).
 	assertionsFailed int
@@ -195,6 +199,7 @@ func (p *Policy) Schedule(v *sim.View) ([]sim.Action, error) {
 	}
 	p.tp.block(v)
 	r := p.newRound(v)
+	p.last = nil
 	for _, j := range v.Interrupted {
 		if err := r.requeue(j.Spec.ID); err != nil {
 			p.pool.release(0, nil)
@@ -220,6 +225,7 @@ func (p *Policy) Schedule(v *sim.View) ([]sim.Action, error) {
 		acts = r.dropUnrunnableStarts(acts)
 	}
 	p.pool.release(0, nil)
+	p.last = r.real
 	return acts, nil
 }
 
@@ -299,7 +305,7 @@ type round struct {
 
 func (p *Policy) newRound(v *sim.View) *round {
 	r := &round{p: p, v: v, started: map[sim.JobID]bool{}}
-	r.real = r.tableOf(v.Occupant)
+	r.real = r.roundTable(v.Occupant)
 	p.runGen++
 	for _, j := range v.Running {
 		p.state(j)

@@ -123,7 +123,18 @@
 //     "before" table are the end table's with the jobs on the slots the
 //     two differ on recomputed (beforeStats), found by one comparing pass
 //     over the slots; a snapshot's job index and a table's stats keep one
-//     entry (one cache line) per job.
+//     entry (one cache line) per job;
+//   - the round's real table is the previous decision's final table with
+//     the slots where it differs from the engine's occupant list written
+//     (roundTable: the ended and interrupted jobs, the opportunistic
+//     jobs' statuses), a delta against the last round's snapshot whose
+//     index and stats serve again, rather than a loaded table indexed and
+//     scanned slot by slot;
+//   - a new snapshot takes its parent's job index over, with the jobs on
+//     the parent's delta re-indexed (inheritIndex), as it takes its stats
+//     (inheritStats); a rebase of the real table first drops the scratch
+//     stats' pins (statsA, statsB), which kept the parent from passing its
+//     stats on.
 //
 // These shortcuts are checked against running every search in full
 // (TestSearchShortcutsChangeNothing), the table copies against a scan
@@ -131,5 +142,7 @@
 // a scan (TestDeltaStatsMatchScan), the arrival rebase against runs
 // without it (TestArrivalRebaseChangesNothing), the "before" table
 // against the loaded one (TestBeforeReleaseMatchesLoad) and its stats
-// against a scan (TestFixupBeforeStatsMatchScan).
+// against a scan (TestFixupBeforeStatsMatchScan), the round's carried
+// table against the loaded one (TestRoundTableMatchesLoad) and an
+// inherited index against a scan (TestInheritedIndexMatchesScan).
 package arena

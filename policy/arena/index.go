@@ -2,6 +2,7 @@ package arena
 
 import (
 	"slices"
+	"sync/atomic"
 
 	"github.com/arena-sim/arena/sim"
 )
@@ -43,6 +44,16 @@ type snapshot struct {
 	// line to index or look up.
 	index []indexEntry
 	slots []int32
+	// indexOK tells that index and slots are this snapshot's (a child
+	// may have taken them over: inheritIndex); indexFloor is the oldest
+	// stamp of a valid entry (the generation of their last full build:
+	// entries the child patched carry its generation, a job that left
+	// stamp 0); live counts the slots the valid entries hold (the rest of
+	// slots are lists a patch abandoned).
+	indexOK    bool
+	indexFloor uint64
+	live       int
+	rebuilt    bool
 
 	// buckets per GPU type, built on first use (valid where bucketGen
 	// equals gen).
@@ -67,6 +78,11 @@ type snapshot struct {
 	parent          *snapshot
 	parentGen       uint64
 	diff, diffNodes []int32
+
+	// scratch of inheritIndex
+	reindex []sim.JobID
+	saved   []indexEntry
+	listBuf []int32
 }
 
 // typeBuckets are a type's nodes by idle GPUs in a snapshot, each list in
@@ -109,10 +125,13 @@ func (c *snapshotCache) rebase(t *table) {
 	}
 	c.gen++
 	s.gen = c.gen
+	s.rebuilt = false
 	s.occ = append(s.occ[:0], t.occ...)
 	s.used = append(s.used[:0], t.used...)
 	s.free = append(s.free[:0], t.free...)
-	s.buildIndex()
+	if !s.inheritIndex() {
+		s.buildIndex()
+	}
 	t.detach()
 	t.base, t.baseGen = s, s.gen
 	t.copied = 0
@@ -129,6 +148,7 @@ type indexEntry struct {
 // pass reads a job's entry once per run of its slots, not once per slot.
 func (s *snapshot) buildIndex() {
 	g := s.gen
+	s.indexOK, s.indexFloor = true, g
 	occ := s.occ
 	n := 0
 	for i := 0; i < len(occ); {
@@ -177,6 +197,90 @@ func (s *snapshot) buildIndex() {
 		}
 		i = j
 	}
+	s.live = n
+}
+
+// indexInherited counts the snapshots whose index inheritIndex derived
+// from their parent's (for the test; runs may be concurrent).
+var indexInherited atomic.Int64
+
+// inheritIndex gives s the job index of its parent snapshot, moved rather
+// than copied, with the jobs on the parent's delta (s.diff) re-indexed:
+// what buildIndex would give, for the delta's cost instead of a pass over
+// every slot with a cache miss per running job. A re-indexed job's list is
+// written over its old one if it fits, else appended to slots; once the
+// abandoned lists outweigh the live ones, the index is built afresh. The
+// parent keeps no index: it is built again if asked for (lookup), which
+// only a table still attached to the parent does (its pooled copies are
+// moved onto s by the deltas, table.copyFrom, without reading it).
+func (s *snapshot) inheritIndex() bool {
+	par := s.parent
+	if !searchShortcuts || par == nil || par == s || par.gen != s.parentGen || !par.indexOK || par.rebuilt || len(par.slots) > 2*par.live+4096 {
+		return false
+	}
+	indexInherited.Add(1)
+	s.index, par.index = par.index, s.index
+	s.slots, par.slots = par.slots, s.slots
+	s.indexOK, s.indexFloor, s.live = true, par.indexFloor, par.live
+	par.indexOK = false
+	// The jobs on the changed slots, in the parent or in s: each one's
+	// slots in s are those of its old list it still holds and the
+	// changed slots it took, in slot order.
+	jobs := s.reindex[:0]
+	for _, d := range s.diff {
+		for _, o := range [2]sim.JobID{par.occ[d], s.occ[d]} {
+			if o >= 0 && (int(o) >= len(s.index) || s.index[o].stamp != s.gen+1<<63) {
+				if int(o) >= len(s.index) {
+					s.grow(int(o) + 1)
+				}
+				jobs = append(jobs, o)
+				// marked as met (a stamp no entry otherwise has); the
+				// old list is read below from the saved entries
+				s.saved = append(s.saved, s.index[o])
+				s.index[o].stamp = s.gen + 1<<63
+			}
+		}
+	}
+	for i, o := range jobs {
+		old := s.saved[i]
+		var list []int32
+		buf := s.listBuf[:0]
+		if old.stamp >= s.indexFloor && old.stamp != 0 {
+			list = s.slots[old.start : old.start+old.count]
+			for _, x := range list {
+				if s.occ[x] == o {
+					buf = append(buf, x)
+				}
+			}
+			s.live -= int(old.count)
+		}
+		n := len(buf)
+		for _, d := range s.diff {
+			if s.occ[d] == o && par.occ[d] != o {
+				buf = append(buf, d)
+			}
+		}
+		if len(buf) > n {
+			slices.Sort(buf)
+		}
+		s.listBuf = buf
+		if len(buf) == 0 {
+			s.index[o] = indexEntry{}
+			continue
+		}
+		e := indexEntry{stamp: s.gen, count: int32(len(buf))}
+		if len(buf) <= len(list) {
+			e.start = old.start
+		} else {
+			e.start = int32(len(s.slots))
+			s.slots = append(s.slots, buf...)
+		}
+		copy(s.slots[e.start:], buf)
+		s.index[o] = e
+		s.live += len(buf)
+	}
+	s.reindex, s.saved = jobs, s.saved[:0]
+	return true
 }
 
 func (s *snapshot) grow(n int) {
@@ -186,7 +290,17 @@ func (s *snapshot) grow(n int) {
 
 // lookup returns the slots of real job id in the snapshot, in slot order.
 func (s *snapshot) lookup(id sim.JobID) []int32 {
-	if int(id) >= len(s.index) || s.index[id].stamp != s.gen {
+	if !s.indexOK {
+		// Its index went to a child: built again in an array that may
+		// hold a later snapshot's stamps, above this one's generation
+		// (lookup rejects them), so not handed on to a child.
+		s.buildIndex()
+		s.rebuilt = true
+	}
+	if int(id) >= len(s.index) {
+		return nil
+	}
+	if st := s.index[id].stamp; st < s.indexFloor || st > s.gen {
 		return nil
 	}
 	e := &s.index[id]

@@ -331,3 +331,134 @@ func TestFixupBeforeStatsMatchScan(t *testing.T) {
 		t.Fatal("no slot differed: the test does not exercise beforeStats")
 	}
 }
+
+// TestRoundTableMatchesLoad: the round's table built from the previous
+// decision's final table with the engine's changes written (roundTable)
+// has the content of the table loaded from the engine's occupant list
+// (tableOf, the computation without the mechanism): occupants, statuses
+// (the last table's opportunistic IDLE-with-ID slots become USED), idle
+// counts, and job stats equal to a scan. It fails if the table is not the
+// carried one, kept as a delta against the last table's snapshot (the
+// mechanism not exercised). Not a golden: the oracles are table.load and
+// statSet.scan.
+func TestRoundTableMatchesLoad(t *testing.T) {
+	c := testCluster(t,
+		sim.Pool{GPU: "a100", Nodes: 6, GPUsPerNode: 4}, sim.Pool{GPU: "a100", Nodes: 3, GPUsPerNode: 8},
+		sim.Pool{GPU: "v100", Nodes: 5, GPUsPerNode: 2})
+	var jobs []testJob
+	for range 16 {
+		jobs = append(jobs, testJob{model: "gpt-1.3b", gpu: "a100", gpus: 1})
+	}
+	r := newTestRound(t, c, uniformRates("gpt-1.3b"), jobs)
+	p := r.p
+	tp := p.tp
+	rng := rand.New(rand.NewPCG(9, 10))
+	slots := len(tp.slotNode)
+	var want statSet
+	carried := roundTablesCarried.Load()
+	for trial := range 200 {
+		// The last decision's final table: loaded, indexed, its stats
+		// built, then changed by the decision (some slots IDLE with their
+		// job kept, as an opportunistic job's are).
+		last := r.tableOf(randomOccupants(rng, slots, 12))
+		r.statsOf(last, &p.statsA, false)
+		for range rng.IntN(12) {
+			s := rng.IntN(slots)
+			occ := sim.JobID(rng.IntN(13)) - 1
+			last.set(s, occ, occ != empty && rng.IntN(4) > 0)
+		}
+		p.pool.release(0, nil)
+		p.last = last
+		// The engine's list: the table's occupants with some jobs ended
+		// (IDs 12 and up never ran; a few slots change hands).
+		occ := slices.Clone(last.occ)
+		for s := range occ {
+			switch x := rng.IntN(10); {
+			case x == 0:
+				occ[s] = empty
+			case x == 1 && occ[s] == empty:
+				occ[s] = sim.JobID(12 + rng.IntN(4))
+			}
+		}
+		lastBase, lastGen := last.base, last.baseGen
+		got := r.roundTable(occ)
+		p.last = nil
+		if got != last || !got.attached() || got.base != lastBase || got.baseGen != lastGen {
+			t.Fatalf("trial %d: the round's table is not the last table kept as a delta against its snapshot", trial)
+		}
+		w := r.tableOf(occ)
+		if !slices.Equal(got.occ, w.occ) || !slices.Equal(got.used, w.used) || !slices.Equal(got.free, w.free) || !slices.Equal(got.tfree, w.tfree) {
+			t.Fatalf("trial %d: the round's table differs from the loaded one", trial)
+		}
+		st := r.statsOf(got, &p.statsA, true)
+		want.scan(tp, w.occ, w.used, 16)
+		for id := range sim.JobID(16) {
+			g, x := st.get(id), want.get(id)
+			if (g == nil) != (x == nil) || g != nil && (g.t != x.t || g.num != x.num || g.used != x.used ||
+				!slices.Equal(g.nodes, x.nodes) || g.firstCount != x.firstCount || g.firstUsed != x.firstUsed) {
+				t.Fatalf("trial %d: stats of job %d = %+v, scan says %+v", trial, id, g, x)
+			}
+		}
+		if !slices.Equal(st.order, want.order) {
+			t.Fatalf("trial %d: order %v, scan says %v", trial, st.order, want.order)
+		}
+		p.statsA.begin(0)
+		p.pool.release(0, nil)
+	}
+	if roundTablesCarried.Load() == carried {
+		t.Fatal("no round table was carried over")
+	}
+}
+
+// TestInheritedIndexMatchesScan: a snapshot's job index taken over from
+// its parent with the parent's delta re-indexed (inheritIndex) lists, for
+// every job, the slots a scan of the snapshot finds, through chains of
+// rebases with long and short deltas, lists that shrink, grow, move and
+// vanish; so does a parent's index built again after a child took it. It
+// fails if no snapshot inherited (the mechanism not exercised). Not a
+// golden: the oracle is a scan of the snapshot's occupants.
+func TestInheritedIndexMatchesScan(t *testing.T) {
+	c := testCluster(t,
+		sim.Pool{GPU: "a100", Nodes: 6, GPUsPerNode: 4}, sim.Pool{GPU: "a100", Nodes: 3, GPUsPerNode: 8},
+		sim.Pool{GPU: "v100", Nodes: 5, GPUsPerNode: 2})
+	tp := newTopology(c)
+	rng := rand.New(rand.NewPCG(11, 12))
+	slots := len(tp.slotNode)
+	check := func(trial, step int, s *snapshot) {
+		for id := range sim.JobID(40) {
+			var want []int32
+			for x, o := range s.occ {
+				if o == id {
+					want = append(want, int32(x))
+				}
+			}
+			if got := s.lookup(id); !slices.Equal(got, want) {
+				t.Fatalf("trial %d step %d: snapshot %d lists job %d on %v, a scan finds %v", trial, step, s.gen, id, got, want)
+			}
+		}
+	}
+	inherited := indexInherited.Load()
+	for trial := range 100 {
+		work := blankTable(tp)
+		work.load(randomOccupants(rng, slots, 12))
+		tp.snaps.rebase(work)
+		for step := range 80 {
+			for range rng.IntN(6) + 1 {
+				s := rng.IntN(slots)
+				occ := sim.JobID(rng.IntN(41)) - 1
+				work.set(s, occ, occ != empty)
+			}
+			if rng.IntN(3) == 0 {
+				par := work.base
+				tp.snaps.rebase(work)
+				check(trial, step, work.base)
+				if par != nil && par != work.base && par.gen == work.base.parentGen && rng.IntN(4) == 0 {
+					check(trial, step, par) // built again
+				}
+			}
+		}
+	}
+	if indexInherited.Load() == inherited {
+		t.Fatal("no snapshot inherited its parent's index: the test does not exercise inheritIndex")
+	}
+}

@@ -643,6 +643,7 @@ func (r *round) rebaseLongDelta() {
 	if arrivalRebase > 0 && r.real.attached() && len(r.real.dirty) > arrivalRebase {
 		r.p.tp.snaps.rebase(r.real)
 		arrivalRebases.Add(1)
+		r.p.unpinScratchStats()
 	}
 }
 

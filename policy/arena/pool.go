@@ -1,6 +1,10 @@
 package arena
 
-import "github.com/arena-sim/arena/sim"
+import (
+	"sync/atomic"
+
+	"github.com/arena-sim/arena/sim"
+)
 
 // tablePool recycles scratch tables. The searches copy the table many
 // thousands of times per round (the artifact deep-copies it at every
@@ -78,6 +82,49 @@ func (tp *tablePool) release(mark int, keep *table) {
 
 // clone copies t from the round's pool.
 func (r *round) clone(t *table) *table { return r.p.pool.clone(t) }
+
+// roundTable builds the round's real table from the engine's occupant
+// list (every occupied slot USED, as tableOf): the previous decision's
+// final real table, taken back from the free list, with the slots where it
+// differs from the list written. Between two decisions the engine changes
+// the slots of the jobs that ended or were interrupted, and the statuses
+// of the opportunistic jobs' slots (IDLE in the policy's table, USED in
+// the list), so the round's table is a short delta against the last
+// round's snapshot, whose job index and stats are reused (statsOf,
+// refreshQuotas), instead of a loaded table that is then indexed and
+// scanned slot by slot. The content is tableOf's
+// (TestRoundTableMatchesLoad). One comparing pass over the slots.
+func (r *round) roundTable(occupant []sim.JobID) *table {
+	p := r.p
+	t := p.last
+	if !searchShortcuts || t == nil || len(t.occ) != len(occupant) || !t.attached() || !p.pool.take(t) {
+		return r.tableOf(occupant)
+	}
+	roundTablesCarried.Add(1)
+	t.undo, t.logging = t.undo[:0], 0
+	for s, o := range occupant {
+		if u := o != empty; t.occ[s] != o || t.used[s] != u {
+			t.set(s, o, u)
+		}
+	}
+	p.pool.live = append(p.pool.live, t)
+	return t
+}
+
+// roundTablesCarried counts the rounds whose table roundTable carried
+// over (for the test; runs may be concurrent).
+var roundTablesCarried atomic.Int64
+
+// take removes t from the free list, reporting whether it was there.
+func (tp *tablePool) take(t *table) bool {
+	for i, f := range tp.free {
+		if f == t {
+			tp.free = append(tp.free[:i], tp.free[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
 
 // tableOf builds a pooled table from an occupant list.
 func (r *round) tableOf(occupant []sim.JobID) *table {

@@ -235,6 +235,18 @@ func (r *round) statsOf(tb *table, dst *statSet, withOrder bool) *statSet {
 	return dst
 }
 
+// unpinScratchStats drops the pins of the real table's and the plan's
+// stats (statsA, statsB) once the real table was rebased: neither is read
+// again before it is recomputed (refreshQuotas, the upgrade step and the
+// downgrade search's candidates each fill theirs first), and a pin they
+// kept on the new snapshot's parent would stop it from passing its stats
+// on (inheritStats), so that the first stats of the new snapshot were a
+// scan of every slot.
+func (p *Policy) unpinScratchStats() {
+	p.statsA.begin(0)
+	p.statsB.begin(0)
+}
+
 // statsInherited counts the snapshots whose stats inheritStats derived
 // from their parent's (for the test; runs may be concurrent).
 var statsInherited atomic.Int64

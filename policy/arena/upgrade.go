@@ -25,6 +25,7 @@ func (r *round) upgradeTrial() {
 		// (index.go) many times over: start them from a fresh snapshot.
 		if !r.real.attached() || len(r.real.dirty) > upgradeRebase {
 			r.p.tp.snaps.rebase(r.real)
+			r.p.unpinScratchStats()
 		}
 		// The running jobs' slots, read once per step (the step's trials
 		// leave the real table as they found it).
