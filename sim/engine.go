@@ -234,6 +234,13 @@ type engine struct {
 	// the table.
 	occDirty    []int32
 	occDirtyAll bool
+	// wrote lists the slots written since the last decision's View was
+	// built (wroteAll: too many to list), handed to the next decision's
+	// View (View.Written) and then restarted in wroteSpare, the list the
+	// previous View held; viewSeq numbers the decisions' Views.
+	wrote, wroteSpare []int32
+	wroteAll          bool
+	viewSeq           uint64
 	// quiet: the policy skips decisions with no arrival and no ended job
 	// (QuietRounds).
 	quiet bool
@@ -790,6 +797,9 @@ func (e *engine) decide(arrivals, ended []*Job, before []JobID) (bool, error) {
 		return false, nil
 	}
 	v := e.view(&e.decisionView, e.now, arrivals, ended, before)
+	e.viewSeq++
+	v.seq, v.wrote, v.wroteAll = e.viewSeq, capped(e.wrote), e.wroteAll
+	e.wrote, e.wroteSpare, e.wroteAll = e.wroteSpare[:0], e.wrote, false
 	if e.cfg.Check {
 		e.snapshotJobs(v)
 	}
@@ -1222,6 +1232,13 @@ func (o overlay) commit() {
 // touch notes that slot s of the slot table was written (occDirty).
 func (e *engine) touch(s int) {
 	e.watch.watchTouch(e.cfg.Cluster.NodeOf(s))
+	if !e.wroteAll {
+		if len(e.wrote) >= len(e.occupant)/4 {
+			e.wroteAll = true
+		} else {
+			e.wrote = append(e.wrote, int32(s))
+		}
+	}
 	if e.occDirtyAll {
 		return
 	}

@@ -172,6 +172,27 @@ type View struct {
 	NodesChanged bool
 
 	jobs []*Job
+	// Written's answer (set by the engine for a decision's View).
+	seq      uint64
+	wrote    []int32
+	wroteAll bool
+}
+
+// Written reports which slots of Occupant the engine wrote since it built
+// the previous decision's View, so that a policy keeping its own copy of
+// the slot table across decisions can bring it up to date by rewriting
+// those slots (and the ones it wrote itself) instead of comparing the
+// whole table. seq numbers the engine's decisions 1, 2, … (a decision the
+// engine skips, QuietRounds, builds no View and takes no number); a copy
+// refreshed from the View numbered seq−1 differs from this Occupant at most
+// in slots (and its own writes). slots may repeat a slot and is read-only,
+// valid during the call. all: too many slots were written to list, treat
+// every slot as written. A View the engine did not build (a literal in a
+// test) reports seq 0: nothing is known, compare the whole table. A wrapper
+// that hands its inner policy a copy of the View must keep Occupant as the
+// engine's (or build a fresh View, which reports seq 0).
+func (v *View) Written() (seq uint64, slots []int32, all bool) {
+	return v.seq, v.wrote, v.wroteAll
 }
 
 // Job returns the job with the given ID.
