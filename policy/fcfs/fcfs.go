@@ -47,7 +47,13 @@ type FCFS struct {
 	round   int
 	starts  []start
 
-	table placement.Table // Schedule's scratch copy of the slot table
+	// table is Schedule's copy of the slot table, refilled at each
+	// decision from the slots the engine wrote since the previous one and
+	// those FCFS's plan wrote (RefillView), or whole when it missed one.
+	table placement.Table
+	// refilled, when set (tests), is called with the table and the View
+	// right after the refill.
+	refilled func(*placement.Table, *sim.View)
 }
 
 type queued struct {
@@ -142,7 +148,10 @@ func (f *FCFS) Schedule(v *sim.View) ([]sim.Action, error) {
 	// One table for the policy's life, refilled per decision: a fresh one
 	// per decision was most of an FCFS run's allocations.
 	table := &f.table
-	table.Refill(v.Cluster, v.Occupant)
+	table.RefillView(v)
+	if f.refilled != nil {
+		f.refilled(table, v)
+	}
 	var actions []sim.Action
 
 	// A restart pass when jobs ended, or (with faults) jobs were

@@ -157,6 +157,13 @@ func (t *Table) write(s int, occ sim.JobID) int {
 	if t.journaling && old != occ {
 		t.journal = append(t.journal, slotWrite{s, old})
 	}
+	if t.seen != 0 && !t.mineAll && old != occ {
+		if len(t.mine) >= len(t.Occupant)/4 {
+			t.mineAll = true
+		} else {
+			t.mine = append(t.mine, int32(s))
+		}
+	}
 	t.Occupant[s] = occ
 	switch {
 	case old == sim.NoJob && occ != sim.NoJob:
@@ -222,6 +229,7 @@ func (t *Table) Set(s int, occ sim.JobID) { t.set(s, occ) }
 // are rewritten (a policy that refills its table every decision pays for
 // the comparison, not for rebuilding the index).
 func (t *Table) Refill(c *sim.Cluster, occupant []sim.JobID) {
+	t.seen, t.mine, t.mineAll = 0, t.mine[:0], false
 	if t.ix == nil || t.Cluster != c || len(t.Occupant) != len(occupant) {
 		t.Cluster, t.Occupant, t.ix, t.blocked = c, append(t.Occupant[:0], occupant...), nil, nil
 		return
@@ -248,6 +256,35 @@ func (t *Table) Refill(c *sim.Cluster, occupant []sim.JobID) {
 	if d != 0 {
 		t.ix.add(node, d)
 	}
+}
+
+// RefillView is Refill(v.Cluster, v.Occupant) for a policy that refills
+// its table at every decision: when the table was last refilled from the
+// engine's View numbered just before v's (View.Written), it rewrites only
+// the slots the engine wrote since and those the table's own methods
+// wrote since (the policy's plan, which the engine may not have carried
+// out: a wrapper vetoes starts), not the whole table. Otherwise — the
+// first decision, a decision the policy did not see (a wrapper that calls
+// it only sometimes), a View the engine did not build, too many slots
+// written, another cluster, a Refill in between — it compares the whole
+// table (Refill).
+func (t *Table) RefillView(v *sim.View) {
+	seq, slots, all := v.Written()
+	if seq == 0 || all || t.mineAll || t.seen == 0 || seq != t.seen+1 ||
+		t.Cluster != v.Cluster || len(t.Occupant) != len(v.Occupant) {
+		t.Refill(v.Cluster, v.Occupant)
+		t.seen = seq
+		return
+	}
+	mine := t.mine
+	t.seen = 0 // no tracking of the refill's own writes
+	for _, s := range mine {
+		t.set(int(s), v.Occupant[s])
+	}
+	for _, s := range slots {
+		t.set(int(s), v.Occupant[s])
+	}
+	t.seen, t.mine = seq, mine[:0]
 }
 
 // FillFromView makes t what FromView(v) returns, reusing t's storage and,

@@ -35,6 +35,14 @@ type Table struct {
 	// journal records the writes of a trial (Begin … Undo or Keep).
 	journal    []slotWrite
 	journaling bool
+
+	// RefillView's state: seen is the number (View.Written) of the View
+	// the table was last refilled from (0: none, or since refilled by
+	// Refill); mine lists the slots the table's methods wrote since
+	// (mineAll: too many to list).
+	seen    uint64
+	mine    []int32
+	mineAll bool
 }
 
 type nodeFree struct{ node, free int }
