@@ -278,13 +278,32 @@ func (t *Table) RefillView(v *sim.View) {
 	}
 	mine := t.mine
 	t.seen = 0 // no tracking of the refill's own writes
-	for _, s := range mine {
-		t.set(int(s), v.Occupant[s])
-	}
-	for _, s := range slots {
-		t.set(int(s), v.Occupant[s])
-	}
+	t.rewrite(mine, v.Occupant)
+	t.rewrite(slots, v.Occupant)
 	t.seen, t.mine = seq, mine[:0]
+}
+
+// rewrite makes the listed slots of t those of occupant, moving a node in
+// the index once per run of its slots in the list (a job's slots are
+// listed together), not once per slot.
+func (t *Table) rewrite(slots []int32, occupant []sim.JobID) {
+	node, d := -1, 0 // the node whose slots are being written, its idle change
+	for _, s := range slots {
+		o := occupant[s]
+		if t.Occupant[s] == o {
+			continue
+		}
+		if n := t.Cluster.NodeOf(int(s)); n != node {
+			if d != 0 && t.ix != nil {
+				t.ix.add(node, d)
+			}
+			node, d = n, 0
+		}
+		d += t.write(int(s), o)
+	}
+	if d != 0 && t.ix != nil {
+		t.ix.add(node, d)
+	}
 }
 
 // FillFromView makes t what FromView(v) returns, reusing t's storage and,
