@@ -360,7 +360,7 @@ func (r *round) refreshQuotas() {
 			if s == nil || s.num == 0 {
 				continue
 			}
-			p.jobs[id].quota = quota{t: s.t, num: s.num, loc: loc{len(s.nodes), s.firstCount}}
+			p.jobs[id].quota = quota{t: int(s.t), num: int(s.num), loc: loc{len(s.nodes), int(s.firstCount)}}
 		}
 		p.quotaTouched, p.quotaScratch = now, p.quotaTouched[:0]
 		return
@@ -372,7 +372,7 @@ func (r *round) refreshQuotas() {
 		if s == nil || s.num == 0 {
 			continue
 		}
-		js.quota = quota{t: s.t, num: s.num, loc: loc{len(s.nodes), s.firstCount}}
+		js.quota = quota{t: int(s.t), num: int(s.num), loc: loc{len(s.nodes), int(s.firstCount)}}
 	}
 	p.quotaBase, p.quotaBaseGen = tb.base, tb.baseGen
 	p.markGen++

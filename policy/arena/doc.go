@@ -134,7 +134,11 @@
 //     the parent's delta re-indexed (inheritIndex), as it takes its stats
 //     (inheritStats); a rebase of the real table first drops the scratch
 //     stats' pins (statsA, statsB), which kept the parent from passing its
-//     stats on.
+//     stats on;
+//   - a stats entry holds its counts, first slot and generation as int32
+//     (slots are below 2³¹, as pairKey and the job index assume): 48
+//     bytes and a 4-byte seen mark per job ID in each statSet rather than
+//     80, the generation wrapping by marking every entry stale.
 //
 // These shortcuts are checked against running every search in full
 // (TestSearchShortcutsChangeNothing), the table copies against a scan

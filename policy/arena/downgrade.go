@@ -159,7 +159,7 @@ func (r *round) groupHeads(st *statSet) []sim.JobID {
 			if st.recomputed(m) {
 				continue
 			}
-			h := groupHead{st.base.byID[m].firstUsed, m, g.keys[k]}
+			h := groupHead{int(st.base.byID[m].firstUsed), m, g.keys[k]}
 			if i == 0 {
 				main = append(main, h)
 			} else {
@@ -170,7 +170,7 @@ func (r *round) groupHeads(st *statSet) []sim.JobID {
 	}
 	for _, o := range st.touched {
 		s := &st.byID[o]
-		fix = append(fix, groupHead{s.firstUsed, o, p.keyOf(p.jobs[o], quota{s.t, s.num, r.localityOf(s.t, s.num, len(s.nodes))})})
+		fix = append(fix, groupHead{int(s.firstUsed), o, p.keyOf(p.jobs[o], quota{int(s.t), int(s.num), r.localityOf(int(s.t), int(s.num), len(s.nodes))})})
 	}
 	slices.SortFunc(fix, func(a, b groupHead) int { return a.first - b.first })
 	p.markGen++
@@ -224,7 +224,7 @@ func (r *round) snapshotGroups(snap *snapshot, base *statSet) *jobGroups {
 	keyOf := p.groupScratch[:0]
 	for _, o := range base.order {
 		s := &base.byID[o]
-		k := p.keyOf(p.jobs[o], quota{s.t, s.num, r.localityOf(s.t, s.num, len(s.nodes))})
+		k := p.keyOf(p.jobs[o], quota{int(s.t), int(s.num), r.localityOf(int(s.t), int(s.num), len(s.nodes))})
 		for len(p.keyMark) <= k {
 			p.keyMark = append(p.keyMark, 0)
 		}

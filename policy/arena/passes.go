@@ -433,13 +433,13 @@ func (r *round) nodeSwapFixup(prev *table) {
 		if b == nil {
 			continue // not in prev
 		}
-		pn, pc := b.nodes, b.firstCount
+		pn, pc := b.nodes, int(b.firstCount)
 		var nn []int
 		var nc int
 		if swapped {
 			nn, nc = r.nodesAndFirstCount(tb, id)
 		} else if s := now.get(id); s != nil {
-			nn, nc = s.nodes, s.firstCount
+			nn, nc = s.nodes, int(s.firstCount)
 		}
 		if slices.Equal(pn, nn) {
 			continue

@@ -1,6 +1,7 @@
 package arena
 
 import (
+	"math"
 	"slices"
 	"sync/atomic"
 
@@ -11,13 +12,17 @@ import (
 // jobStat is what a table says about one job: its GPU type, slot count
 // (any status) and USED slot count, nodes in node order, the slot count on
 // its first node and its first USED slot (−1 if none).
+//
+// The counts are int32, as slot indexes are (pairKey, the job index):
+// 48 bytes an entry instead of 72, for one entry per job ID in every
+// statSet (seven sets of a million IDs at 1M jobs).
 type jobStat struct {
-	stamp      int // the statSet generation the entry belongs to
-	t, num     int
-	used       int
+	stamp      int32 // the statSet generation the entry belongs to
+	t, num     int32
+	used       int32
+	firstCount int32
+	firstUsed  int32
 	nodes      []int
-	firstCount int
-	firstUsed  int
 }
 
 // statSet holds the stats of every real job of one table, indexed by job
@@ -28,7 +33,7 @@ type jobStat struct {
 // holds only the jobs the delta touched and reads the others from the
 // stats of the table's snapshot (base), which it pins.
 type statSet struct {
-	gen   int
+	gen   int32
 	byID  []jobStat
 	order []sim.JobID
 
@@ -37,7 +42,7 @@ type statSet struct {
 	// jobs the delta touched, by first USED slot
 	touched []sim.JobID
 	// scratch of statsOf: jobs met (where seen equals gen), their slots
-	seen  []int
+	seen  []int32
 	jobs  []sim.JobID
 	pairs []uint64
 	keys  []uint64
@@ -74,7 +79,16 @@ func (s *statSet) recomputed(id sim.JobID) bool {
 func (s *statSet) begin(n int) {
 	if len(s.byID) < n {
 		s.byID = append(s.byID, make([]jobStat, n-len(s.byID))...)
-		s.seen = append(s.seen, make([]int, n-len(s.seen))...)
+		s.seen = append(s.seen, make([]int32, n-len(s.seen))...)
+	}
+	if s.gen == math.MaxInt32 {
+		// The stamps wrap: every entry is marked stale (stamp 0 is
+		// below every generation handed out from here).
+		for i := range s.byID {
+			s.byID[i].stamp = 0
+		}
+		clear(s.seen)
+		s.gen = 0
 	}
 	s.gen++
 	s.order = s.order[:0]
@@ -89,12 +103,12 @@ func (s *statSet) begin(n int) {
 func (s *statSet) add(tp *topology, o sim.JobID, sl, nd int, used bool) *jobStat {
 	js := &s.byID[o]
 	if js.stamp != s.gen {
-		*js = jobStat{stamp: s.gen, t: tp.nodeType[nd], nodes: js.nodes[:0], firstUsed: -1}
+		*js = jobStat{stamp: s.gen, t: int32(tp.nodeType[nd]), nodes: js.nodes[:0], firstUsed: -1}
 	}
 	if used {
 		js.used++
 		if js.firstUsed < 0 {
-			js.firstUsed = sl
+			js.firstUsed = int32(sl)
 		}
 	}
 	js.num++
@@ -114,7 +128,7 @@ func (s *statSet) scan(tp *topology, occ []sim.JobID, used []bool, n int) {
 		if o < 0 {
 			continue
 		}
-		if js := s.add(tp, o, sl, tp.slotNode[sl], used[sl]); js.firstUsed == sl {
+		if js := s.add(tp, o, sl, tp.slotNode[sl], used[sl]); int(js.firstUsed) == sl {
 			s.order = append(s.order, o)
 		}
 	}
@@ -269,7 +283,7 @@ func (r *round) inheritStats(snap *snapshot, n int) bool {
 	ss := &snap.stats
 	if len(ss.byID) < n {
 		ss.byID = append(ss.byID, make([]jobStat, n-len(ss.byID))...)
-		ss.seen = append(ss.seen, make([]int, n-len(ss.seen))...)
+		ss.seen = append(ss.seen, make([]int32, n-len(ss.seen))...)
 	}
 	p := r.p
 	for len(p.inheritMark) < n {
@@ -308,7 +322,7 @@ func (r *round) inheritStats(snap *snapshot, n int) bool {
 		if p.inheritMark[o] == g {
 			continue
 		}
-		for k < len(keys) && int(keys[k]>>32) < ss.byID[o].firstUsed {
+		for k < len(keys) && int32(keys[k]>>32) < ss.byID[o].firstUsed {
 			order = append(order, sim.JobID(uint32(keys[k])))
 			k++
 		}
@@ -392,7 +406,7 @@ func (r *round) localityOf(ty, num, nodeCount int) loc {
 // statOf is rtStat from a precomputed statSet.
 func (r *round) statOf(st *statSet, id sim.JobID, fbType, fbNum int) (int, int, loc, []int) {
 	if js := st.get(id); js != nil && js.num > 0 {
-		return js.t, js.num, r.localityOf(js.t, js.num, len(js.nodes)), js.nodes
+		return int(js.t), int(js.num), r.localityOf(int(js.t), int(js.num), len(js.nodes)), js.nodes
 	}
 	return fbType, fbNum, r.localityOf(fbType, fbNum, 0), nil
 }

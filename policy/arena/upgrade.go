@@ -362,8 +362,8 @@ func (r *round) freeAfterRelease(id sim.JobID, buf []int, st *statSet) []int {
 	tb := r.real
 	free := append(buf[:0], tb.tfree...)
 	if st != nil {
-		if s := st.get(id); s != nil && s.t < len(free) {
-			free[s.t] += s.used
+		if s := st.get(id); s != nil && int(s.t) < len(free) {
+			free[s.t] += int(s.used)
 		}
 		return free
 	}
