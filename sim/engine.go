@@ -237,9 +237,12 @@ type engine struct {
 	// wrote lists the slots written since the last decision's View was
 	// built (wroteAll: too many to list), handed to the next decision's
 	// View (View.Written) and then restarted in wroteSpare, the list the
-	// previous View held; viewSeq numbers the decisions' Views.
+	// previous View held; viewSeq numbers the decisions' Views. Nothing is
+	// listed until a policy first asks (View.Written sets trackWrites), so
+	// runs whose policies never ask pay nothing per write.
 	wrote, wroteSpare []int32
 	wroteAll          bool
+	trackWrites       bool
 	viewSeq           uint64
 	// quiet: the policy skips decisions with no arrival and no ended job
 	// (QuietRounds).
@@ -798,7 +801,8 @@ func (e *engine) decide(arrivals, ended []*Job, before []JobID) (bool, error) {
 	}
 	v := e.view(&e.decisionView, e.now, arrivals, ended, before)
 	e.viewSeq++
-	v.seq, v.wrote, v.wroteAll = e.viewSeq, capped(e.wrote), e.wroteAll
+	v.seq, v.wrote, v.wroteAll = e.viewSeq, capped(e.wrote), e.wroteAll || !e.trackWrites
+	v.trackWrites = &e.trackWrites
 	e.wrote, e.wroteSpare, e.wroteAll = e.wroteSpare[:0], e.wrote, false
 	if e.cfg.Check {
 		e.snapshotJobs(v)
@@ -1232,7 +1236,7 @@ func (o overlay) commit() {
 // touch notes that slot s of the slot table was written (occDirty).
 func (e *engine) touch(s int) {
 	e.watch.watchTouch(e.cfg.Cluster.NodeOf(s))
-	if !e.wroteAll {
+	if e.trackWrites && !e.wroteAll {
 		if len(e.wrote) >= len(e.occupant)/4 {
 			e.wroteAll = true
 		} else {

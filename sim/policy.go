@@ -176,6 +176,9 @@ type View struct {
 	seq      uint64
 	wrote    []int32
 	wroteAll bool
+	// trackWrites is the engine's: the first Written call sets it, and
+	// the engine lists written slots from then on.
+	trackWrites *bool
 }
 
 // Written reports which slots of Occupant the engine wrote since it built
@@ -190,8 +193,13 @@ type View struct {
 // every slot as written. A View the engine did not build (a literal in a
 // test) reports seq 0: nothing is known, compare the whole table. A wrapper
 // that hands its inner policy a copy of the View must keep Occupant as the
-// engine's (or build a fresh View, which reports seq 0).
+// engine's (or build a fresh View, which reports seq 0). The engine lists
+// written slots only once some decision has called Written: the first call
+// of a run reports all.
 func (v *View) Written() (seq uint64, slots []int32, all bool) {
+	if v.trackWrites != nil {
+		*v.trackWrites = true
+	}
 	return v.seq, v.wrote, v.wroteAll
 }
 
