@@ -244,25 +244,11 @@ func (s *snapshot) inheritIndex() bool {
 	for i, o := range jobs {
 		old := s.saved[i]
 		var list []int32
-		buf := s.listBuf[:0]
 		if old.stamp >= s.indexFloor && old.stamp != 0 {
 			list = s.slots[old.start : old.start+old.count]
-			for _, x := range list {
-				if s.occ[x] == o {
-					buf = append(buf, x)
-				}
-			}
 			s.live -= int(old.count)
 		}
-		n := len(buf)
-		for _, d := range s.diff {
-			if s.occ[d] == o && par.occ[d] != o {
-				buf = append(buf, d)
-			}
-		}
-		if len(buf) > n {
-			slices.Sort(buf)
-		}
+		buf := heldSlots(s.listBuf[:0], list, s.diff, s.occ, par.occ, o)
 		s.listBuf = buf
 		if len(buf) == 0 {
 			s.index[o] = indexEntry{}
@@ -544,22 +530,32 @@ func (t *table) slotsOf(id sim.JobID) []int32 {
 		return out
 	}
 	b := t.base
-	for _, s := range b.lookup(id) {
-		if t.occ[s] == id {
-			out = append(out, s)
-		}
-	}
-	fromSnap := len(out)
-	for _, s := range t.dirty {
-		// A slot the snapshot gave id is already counted above.
-		if t.occ[s] == id && b.occ[s] != id {
-			out = append(out, s)
-		}
-	}
-	if len(out) > fromSnap {
-		slices.Sort(out)
-	}
+	out = heldSlots(out, b.lookup(id), t.dirty, t.occ, b.occ, id)
 	t.qbuf = out
+	return out
+}
+
+// heldSlots appends to out, in slot order, the slots job o holds in occ: those
+// of from (its slots in the table occ was derived from, whose occupants were
+// was) it still holds, then the changed slots delta it took. A changed slot
+// that was o's already is in from, so it is not counted twice. from is in slot
+// order; the whole is sorted only when delta added a slot.
+func heldSlots(out, from, delta []int32, occ, was []sim.JobID, o sim.JobID) []int32 {
+	start := len(out)
+	for _, x := range from {
+		if occ[x] == o {
+			out = append(out, x)
+		}
+	}
+	n := len(out)
+	for _, d := range delta {
+		if occ[d] == o && was[d] != o {
+			out = append(out, d)
+		}
+	}
+	if len(out) > n {
+		slices.Sort(out[start:])
+	}
 	return out
 }
 
