@@ -512,15 +512,7 @@ func (r *round) beforeStats(prev, tb *table, now, dst *statSet) *statSet {
 			p.fixMark[s>>6] |= 1 << (s & 63)
 		}
 	}
-	jobs := dst.jobs[:0]
-	for _, s := range changed {
-		for _, o := range [2]sim.JobID{prev.occ[s], tb.occ[s]} {
-			if o >= 0 && dst.seen[o] != dst.gen {
-				dst.seen[o] = dst.gen
-				jobs = append(jobs, o)
-			}
-		}
-	}
+	jobs := dst.jobsOn(changed, prev.occ, tb.occ)
 	pairs := dst.pairs[:0]
 	for _, o := range jobs {
 		for _, s := range tb.slotsOf(o) {

@@ -69,6 +69,22 @@ func (s *statSet) get(id sim.JobID) *jobStat {
 	return nil
 }
 
+// jobsOn lists, once each, the jobs that occupy one of slots in before or in
+// after (s.jobs, marked seen in s's current generation): the jobs whose
+// stats a change of those slots can touch.
+func (s *statSet) jobsOn(slots []int32, before, after []sim.JobID) []sim.JobID {
+	jobs := s.jobs[:0]
+	for _, d := range slots {
+		for _, o := range [2]sim.JobID{before[d], after[d]} {
+			if o >= 0 && s.seen[o] != s.gen {
+				s.seen[o] = s.gen
+				jobs = append(jobs, o)
+			}
+		}
+	}
+	return jobs
+}
+
 // recomputed reports whether id's stats were computed for s's table (the
 // delta touched it) rather than read from its snapshot's.
 func (s *statSet) recomputed(id sim.JobID) bool {
@@ -180,15 +196,7 @@ func (r *round) statsOf(tb *table, dst *statSet, withOrder bool) *statSet {
 	// snapshot), recomputed from their slots in tb: the snapshot's slots
 	// they still hold and the delta slots they took, gathered in one pass
 	// over the delta (a slotsOf per job walks the delta once per job).
-	jobs := dst.jobs[:0]
-	for _, d := range tb.dirty {
-		for _, o := range [2]sim.JobID{snap.occ[d], tb.occ[d]} {
-			if o >= 0 && dst.seen[o] != dst.gen {
-				dst.seen[o] = dst.gen
-				jobs = append(jobs, o)
-			}
-		}
-	}
+	jobs := dst.jobsOn(tb.dirty, snap.occ, tb.occ)
 	// Each (job, slot) pair is one sort key, job ID in the high half
 	// (IDs and slots are non-negative and below 2³¹): a plain integer
 	// sort in (job, slot) order.
