@@ -195,22 +195,7 @@ func (o *oracle) Schedule(v *sim.View) ([]sim.Action, error) {
 // and with event-driven decisions, FCFS with its carried queue mirror
 // decides exactly as a fresh instance that counts the queue at each call.
 func TestCarriedQueueMatchesFreshInstance(t *testing.T) {
-	db, _ := estimator.DefaultProfileDB()
-	est := db.View(estimator.ViewOptimal)
-	tr, err := traces.Load("philly")
-	if err != nil {
-		t.Fatal(err)
-	}
-	big, err := traces.Tile(tr, traces.TileOptions{Copies: 2, Overlap: 2, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := sim.NewCluster(sim.ClusterSpec{Name: "quarter", Pools: []sim.Pool{
-		{GPU: "a100", Nodes: 20, GPUsPerNode: 4}, {GPU: "v100", Nodes: 5, GPUsPerNode: 16},
-		{GPU: "a40", Nodes: 40, GPUsPerNode: 2}, {GPU: "a10", Nodes: 40, GPUsPerNode: 2}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	est, big, c := tiledPhillyOnQuarter(t)
 	for _, mode := range []struct {
 		timing   sim.Timing
 		onEvents bool
@@ -275,4 +260,28 @@ func TestDPMemoryAdmission(t *testing.T) {
 			t.Errorf("%s: %d dropped, want %d", policyStr, o.Summary.Dropped, wantDropped)
 		}
 	}
+}
+
+// tiledPhillyOnQuarter is the setting of the tests that follow FCFS decision
+// by decision: two overlapping copies of the Philly trace (seed 1) on a
+// quarter-size mixed cluster, priced by the profile database's optimal view.
+func tiledPhillyOnQuarter(t *testing.T) (estimator.Estimator, *traces.Trace, *sim.Cluster) {
+	t.Helper()
+	db, _ := estimator.DefaultProfileDB()
+	est := db.View(estimator.ViewOptimal)
+	tr, err := traces.Load("philly")
+	if err != nil {
+		t.Fatal(err)
+	}
+	big, err := traces.Tile(tr, traces.TileOptions{Copies: 2, Overlap: 2, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := sim.NewCluster(sim.ClusterSpec{Name: "quarter", Pools: []sim.Pool{
+		{GPU: "a100", Nodes: 20, GPUsPerNode: 4}, {GPU: "v100", Nodes: 5, GPUsPerNode: 16},
+		{GPU: "a40", Nodes: 40, GPUsPerNode: 2}, {GPU: "a10", Nodes: 40, GPUsPerNode: 2}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return est, big, c
 }

@@ -27,7 +27,6 @@ import (
 	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/tenants"
-	"github.com/arena-sim/arena/traces"
 )
 
 // tableDiff says how tab differs from v's slot table ("" if it does not):
@@ -96,22 +95,7 @@ func (c *checker) report(t testing.TB, what string, minPartial int) {
 // under quota(fcfs) with the philly-vcs guarantees and a grace (the
 // wrapper vetoes, starts and suspends).
 func TestRefillFromWrittenSlots(t *testing.T) {
-	db, _ := estimator.DefaultProfileDB()
-	est := db.View(estimator.ViewOptimal)
-	tr, err := traces.Load("philly")
-	if err != nil {
-		t.Fatal(err)
-	}
-	big, err := traces.Tile(tr, traces.TileOptions{Copies: 2, Overlap: 2, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := sim.NewCluster(sim.ClusterSpec{Name: "quarter", Pools: []sim.Pool{
-		{GPU: "a100", Nodes: 20, GPUsPerNode: 4}, {GPU: "v100", Nodes: 5, GPUsPerNode: 16},
-		{GPU: "a40", Nodes: 40, GPUsPerNode: 2}, {GPU: "a10", Nodes: 40, GPUsPerNode: 2}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	est, big, c := tiledPhillyOnQuarter(t)
 	for _, mode := range []struct {
 		timing   sim.Timing
 		onEvents bool
