@@ -165,7 +165,7 @@ func (e *engine) finish(wall time.Duration) {
 	var faults []JobFaultRecord
 	if e.flt != nil {
 		fa = &faultAcc{}
-		faults = make([]JobFaultRecord, e.arrivedJobs)
+		faults = make([]JobFaultRecord, min(e.arrivedJobs, jobChunk))
 	}
 	// The aliases are substrings of the process's one string of them
 	// (aliasesFor) rather than one allocation each.
@@ -174,16 +174,25 @@ func (e *engine) finish(wall time.Duration) {
 	r.totals.submitted = make([]float64, 0, e.arrivedJobs)
 	r.totals.open = make([]bool, 0, e.arrivedJobs)
 	r.totals.slowdown = make([]float64, 0, len(r.JCTs))
-	// Built in place, in a table of the final length: a JobRecord is
-	// 200-odd bytes, and appending one (even a zero one) writes it again.
-	jobs := make([]JobRecord, e.arrivedJobs)
-	k := 0 // jobs arrived so far; r.Submitted counts the measured ones
+	// Built in place, jobChunk records at a time, each part handed to the
+	// recorder as it is full: a JobRecord is 200-odd bytes (appending one,
+	// even a zero one, writes it again), and a recorder that streams the
+	// table (resultsdir.JobStream) keeps none, so a million jobs' table is
+	// never in memory beside the engine's jobs.
+	jobs := make([]JobRecord, min(e.arrivedJobs, jobChunk))
+	k, c := 0, 0 // jobs arrived so far (r.Submitted counts the measured ones); records in the part
 	for _, j := range e.jobs {
 		if j.Status == NotArrived {
 			continue
 		}
+		if c == len(jobs) {
+			e.rec.Jobs(jobs, faults[:min(c, len(faults))])
+			clear(jobs)
+			c = 0
+		}
 		s := j.Spec
-		rec := &jobs[k]
+		rec := &jobs[c]
+		c++
 		k++
 		rec.ID, rec.Name, rec.Alias, rec.Model = int32(s.ID), s.Name, aliases.alias(s.ID), nameOf(s.Workload.Model)
 		rec.Batch, rec.Iterations, rec.RequestedGPU, rec.RequestedN = int32(s.Workload.Batch), j.Iterations, s.GPU, int32(s.GPUs)
@@ -215,16 +224,22 @@ func (e *engine) finish(wall time.Duration) {
 			r.totals.addUnmeasured(rec)
 		}
 		if fa != nil {
-			faults[k-1] = fa.add(e, rec)
+			faults[c-1] = fa.add(e, rec)
 		}
+	}
+	if c > 0 || k == 0 { // once at least, if only with an empty table
+		e.rec.Jobs(jobs[:c], faults[:min(c, len(faults))])
 	}
 	r.totals.arrived = k
 	e.setMeasure()
 	if fa != nil {
 		r.Faults = &FaultResult{Summary: fa.summary(e, k)}
 	}
-	e.rec.Jobs(jobs, faults)
 }
+
+// jobChunk is how many job records finish builds before handing them to
+// the recorder (Recorder.Jobs): the table's parts, not the whole table.
+const jobChunk = 1024
 
 // closeAtHorizon ends, at the horizon, what the run left under way: every
 // holding still open (in job order, so the timeline does not depend on
