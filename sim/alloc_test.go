@@ -127,3 +127,37 @@ func TestJobStateSize(t *testing.T) {
 		t.Errorf("JobSpec is %d bytes, want 184", got)
 	}
 }
+
+// The GPU-second counters of the types a job left are kept only for jobs
+// that left a type with GPU-seconds on it: with the holdings of
+// TestGPUSecondsAcrossTypes for job 0 (a100, a40, suspended, a100) and
+// job 1 on a100 throughout (two reallocations within the type), one row
+// of counters (job 0's) is kept, not one per job and type, and the
+// records' figures are the hand-worked ones: job 0 a100 9000 and a40 600
+// (as TestGPUSecondsAcrossTypes), job 1 2 GPUs × 3000 s = 6000 on a100.
+// Fails if the table is kept per job (a row for job 1) or a counter is
+// lost or misplaced on a move.
+func TestGPUSecondsRowsOnlyForTypeChanges(t *testing.T) {
+	specs := append(oneJob(t, 1e9), JobSpec{ID: 1, Name: "j1", Submit: 1000, Workload: gpt13b(t), Iterations: 1e9, GPU: "a100", GPUs: 2})
+	p := &scripted{byRound: map[int][]Action{
+		0: {{Kind: Start, Job: 0, GPUs: []int{0, 1}}, {Kind: Start, Job: 1, GPUs: []int{2, 3}}},
+		1: {{Kind: Reallocate, Job: 0, GPUs: []int{8, 9}}, {Kind: Reallocate, Job: 1, GPUs: []int{6, 7}}},
+		2: {{Kind: Suspend, Job: 0}},
+		3: {{Kind: Start, Job: 0, GPUs: []int{5, 4, 1, 0}}, {Kind: Reallocate, Job: 1, GPUs: []int{2, 3}}},
+	}}
+	e, err := newEngine(baseConfig(t, Exact, 10), p, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if T := len(e.cfg.Cluster.Types); len(e.leftRows) != T || e.leftRow[0] != 1 || e.leftRow[1] != 0 {
+		t.Errorf("rows of left types: %d counters (want one row of %d), job rows %v", len(e.leftRows), T, e.leftRow)
+	}
+	got := []string{res.Jobs[0].GPUSecondsBy, res.Jobs[1].GPUSecondsBy}
+	if want := []string{"a100=9000;a40=600", "a100=6000"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("GPU-seconds by type %q, want %q", got, want)
+	}
+}

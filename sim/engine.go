@@ -189,9 +189,13 @@ type engine struct {
 	ended     []*Job
 	roundWork float64 // samples processed in the current round window
 
-	// gpuSeconds[id·T+t] is job id's GPU-seconds on Cluster.Types[t]
-	// (T types); nil until a job first gets GPUs (setAlloc).
-	gpuSeconds []float64
+	// A job's GPU-second counter on the type it runs on lives in the job
+	// (Job.gpuSec); those of the types it left, in a row of T counters
+	// (T types, Cluster.Types order) of leftRows, the job's row k-1 for
+	// leftRow[id] = k (0: none, the job never left a type, as no job of
+	// most policies does). nil until a job first gets GPUs (setAlloc).
+	leftRow  []int32
+	leftRows []float64
 	// arrivedJobs counts the jobs that have arrived.
 	arrivedJobs int
 
@@ -427,16 +431,59 @@ func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 	return e, nil
 }
 
-// gpuSecondsOf returns j's GPU-second counter for the type it runs on.
-func (e *engine) gpuSecondsOf(j *Job) *float64 {
-	return &e.gpuSeconds[int(j.Spec.ID)*len(e.cfg.Cluster.Types)+int(j.typ)]
+// setType moves j to GPU type typ (a Cluster.Types index): the counter of
+// the type it leaves goes to its row of leftRows (made on the first move
+// with GPU-seconds to keep), the new type's counter comes from there (0 if
+// it never ran on it).
+func (e *engine) setType(j *Job, typ int32) {
+	if typ == j.typ {
+		return
+	}
+	row := e.leftRowOf(j, j.gpuSec != 0)
+	if row != nil {
+		row[j.typ] = j.gpuSec
+	}
+	j.typ, j.gpuSec = typ, 0
+	if row != nil {
+		j.gpuSec = row[typ]
+	}
+}
+
+// leftRowOf returns j's row of counters of the types it left, made (zero)
+// if create is set and it has none; nil otherwise.
+func (e *engine) leftRowOf(j *Job, create bool) []float64 {
+	T := len(e.cfg.Cluster.Types)
+	k := e.leftRow[j.Spec.ID]
+	if k == 0 {
+		if !create {
+			return nil
+		}
+		e.leftRows = append(e.leftRows, make([]float64, T)...)
+		k = int32(len(e.leftRows) / T)
+		e.leftRow[j.Spec.ID] = k
+	}
+	return e.leftRows[int(k-1)*T : int(k)*T]
+}
+
+// gpuSecondsBy fills buf (len(Cluster.Types)) with j's GPU-seconds by type
+// and returns it: its row of the types it left, and its counter on its
+// type.
+func (e *engine) gpuSecondsBy(j *Job, buf []float64) []float64 {
+	if row := e.leftRowOf(j, false); row != nil {
+		copy(buf, row)
+	} else {
+		clear(buf)
+	}
+	buf[j.typ] = j.gpuSec
+	return buf
 }
 
 // addGPUSeconds adds x to j's GPU-second counter for the type it runs on.
-// That counter lives in j (j.gpuSec) while typ is j's type: setAlloc
-// stores it to the table before typ changes and loads the new type's,
-// finish stores it before reading the table (the same sums in the same
-// order; a million jobs' table does not stay in cache, j does).
+// That counter lives in j (j.gpuSec) while typ is j's type: setType keeps
+// it in the job's row of the types it left when typ changes and takes the
+// new type's from there (the same sums in the same order; a job's row
+// exists only once it has left a type with GPU-seconds, so a million
+// jobs that never change type keep none).
 func (e *engine) addGPUSeconds(j *Job, x float64) { j.gpuSec += x }
 
 // run simulates to the horizon and builds the result.
@@ -1256,8 +1303,8 @@ func (e *engine) touch(s int) {
 // setAlloc gives a job new GPUs (start or reallocation); cfg is their
 // shape (Cluster.ShapeOf, which the caller has computed).
 func (e *engine) setAlloc(j *Job, gpus []int, cfg estimator.Config) {
-	if e.gpuSeconds == nil { // the run's first allocation
-		e.gpuSeconds = make([]float64, len(e.jobs)*len(e.cfg.Cluster.Types))
+	if e.leftRow == nil { // the run's first allocation
+		e.leftRow = make([]int32, len(e.jobs))
 	}
 	if e.cfg.Timing == Exact {
 		e.advance(j, e.now)
@@ -1290,9 +1337,7 @@ func (e *engine) setAlloc(j *Job, gpus []int, cfg estimator.Config) {
 		j.Config = cfg
 		est := e.cfg.Exec.Estimate(j.Spec.Workload, cfg)
 		j.throughput, j.iterTime = est.Throughput, est.IterTime
-		*e.gpuSecondsOf(j) = j.gpuSec // the counter of the old type (addGPUSeconds)
-		j.typ = int32(e.cfg.Cluster.TypeIndex(cfg.GPU))
-		j.gpuSec = *e.gpuSecondsOf(j)
+		e.setType(j, int32(e.cfg.Cluster.TypeIndex(cfg.GPU))) // its GPU-second counters (addGPUSeconds)
 		j.batch = float64(j.Spec.Workload.Batch)
 		if e.net != nil {
 			if j.net != nil {

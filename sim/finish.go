@@ -180,7 +180,8 @@ func (e *engine) finish(wall time.Duration) {
 	// table (resultsdir.JobStream) keeps none, so a million jobs' table is
 	// never in memory beside the engine's jobs.
 	jobs := make([]JobRecord, min(e.arrivedJobs, jobChunk))
-	k, c := 0, 0 // jobs arrived so far (r.Submitted counts the measured ones); records in the part
+	byType := make([]float64, len(r.Types)) // a job's GPU-seconds by type
+	k, c := 0, 0                            // jobs arrived so far (r.Submitted counts the measured ones); records in the part
 	for _, j := range e.jobs {
 		if j.Status == NotArrived {
 			continue
@@ -213,9 +214,8 @@ func (e *engine) finish(wall time.Duration) {
 		if last.GPU != "" {
 			rec.FinalGPU, rec.FinalN, rec.FinalNodes = last.GPU, int32(last.GPUs()), int32(last.Nodes)
 		}
-		if e.gpuSeconds != nil { // nil: no job ever ran
-			*e.gpuSecondsOf(j) = j.gpuSec // its counter on its last type (addGPUSeconds)
-			r.addGPUSeconds(rec, e.gpuSeconds[int(s.ID)*len(r.Types):int(s.ID+1)*len(r.Types)])
+		if e.leftRow != nil { // nil: no job ever ran
+			r.addGPUSeconds(rec, e.gpuSecondsBy(j, byType))
 		}
 		if e.isMeasured(s.ID) {
 			r.Submitted++
