@@ -3,7 +3,9 @@ package sim
 import (
 	"context"
 	"reflect"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -159,5 +161,38 @@ func TestGPUSecondsRowsOnlyForTypeChanges(t *testing.T) {
 	got := []string{res.Jobs[0].GPUSecondsBy, res.Jobs[1].GPUSecondsBy}
 	if want := []string{"a100=9000;a40=600", "a100=6000"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("GPU-seconds by type %q, want %q", got, want)
+	}
+}
+
+// addGPUSeconds writes the breakdown as the join of "type=" + trimFloat
+// of each positive counter, by type name, ";" between (the form it was
+// built in before it wrote into a scratch buffer), for counters of every
+// kind (zero, whole, fractional, tiny, huge) and its scratch reused from
+// job to job. A self-referential check against that form.
+func TestGPUSecondsByIsTheJoinedForm(t *testing.T) {
+	r := &Result{Types: []string{"v100", "a40", "a100", "h100"}, BusyGPUSeconds: map[string]float64{}}
+	vals := []float64{0, 1, 600, 0.1, 1234.5678, 1e-7, 3e15, 2.0 / 3}
+	var sc gpuSecScratch
+	for n := 0; n < 4096; n++ {
+		counts := make([]float64, len(r.Types))
+		for i := range counts {
+			counts[i] = vals[(n>>(3*i))%len(vals)]
+		}
+		var rec JobRecord
+		r.addGPUSeconds(&rec, counts, &sc)
+		idx := []int{}
+		for i, v := range counts {
+			if v > 0 {
+				idx = append(idx, i)
+			}
+		}
+		slices.SortFunc(idx, func(a, b int) int { return strings.Compare(r.Types[a], r.Types[b]) })
+		var parts []string
+		for _, i := range idx {
+			parts = append(parts, r.Types[i]+"="+trimFloat(counts[i]))
+		}
+		if want := strings.Join(parts, ";"); rec.GPUSecondsBy != want {
+			t.Fatalf("counters %v: %q, want %q", counts, rec.GPUSecondsBy, want)
+		}
 	}
 }

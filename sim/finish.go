@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strings"
+	"strconv"
 	"time"
 
 	"github.com/arena-sim/arena/estimator"
@@ -181,7 +181,8 @@ func (e *engine) finish(wall time.Duration) {
 	// never in memory beside the engine's jobs.
 	jobs := make([]JobRecord, min(e.arrivedJobs, jobChunk))
 	byType := make([]float64, len(r.Types)) // a job's GPU-seconds by type
-	k, c := 0, 0                            // jobs arrived so far (r.Submitted counts the measured ones); records in the part
+	var gsc gpuSecScratch
+	k, c := 0, 0 // jobs arrived so far (r.Submitted counts the measured ones); records in the part
 	for _, j := range e.jobs {
 		if j.Status == NotArrived {
 			continue
@@ -215,7 +216,7 @@ func (e *engine) finish(wall time.Duration) {
 			rec.FinalGPU, rec.FinalN, rec.FinalNodes = last.GPU, int32(last.GPUs()), int32(last.Nodes)
 		}
 		if e.leftRow != nil { // nil: no job ever ran
-			r.addGPUSeconds(rec, e.gpuSecondsBy(j, byType))
+			r.addGPUSeconds(rec, e.gpuSecondsBy(j, byType), &gsc)
 		}
 		if e.isMeasured(s.ID) {
 			r.Submitted++
@@ -277,12 +278,13 @@ func (e *engine) closeAtHorizon() {
 // addGPUSeconds sets rec's GPU-seconds and its by-type breakdown from the
 // job's per-type counters (gpuSeconds, indexed as r.Types), and adds them to
 // the run's busy GPU-seconds. Types the job ran on (a positive count) are
-// listed by name. Separate because it is the per-type accounting of one
-// job, apart from the record's other fields.
-func (r *Result) addGPUSeconds(rec *JobRecord, gpuSeconds []float64) {
-	var parts []string
+// listed by name, "a100=1200;a40=600" (each count as trimFloat writes it).
+// sc is the caller's scratch, kept from job to job (one string allocated
+// per job). Separate because it is the per-type accounting of one job,
+// apart from the record's other fields.
+func (r *Result) addGPUSeconds(rec *JobRecord, gpuSeconds []float64, sc *gpuSecScratch) {
 	// Types the job ran on (a positive GPU-second count), by name.
-	var types []int
+	types := sc.types[:0]
 	for i, v := range gpuSeconds {
 		if v > 0 {
 			types = append(types, i)
@@ -291,11 +293,24 @@ func (r *Result) addGPUSeconds(rec *JobRecord, gpuSeconds []float64) {
 	if len(types) > 1 {
 		sort.Slice(types, func(a, b int) bool { return r.Types[types[a]] < r.Types[types[b]] })
 	}
-	for _, i := range types {
+	by := sc.by[:0]
+	for k, i := range types {
 		t, v := r.Types[i], gpuSeconds[i]
 		r.BusyGPUSeconds[t] += v
 		rec.GPUSeconds += v
-		parts = append(parts, t+"="+trimFloat(v))
+		if k > 0 {
+			by = append(by, ';')
+		}
+		by = append(by, t...)
+		by = append(by, '=')
+		by = strconv.AppendFloat(by, v, 'f', -1, 64) // trimFloat's form
 	}
-	rec.GPUSecondsBy = strings.Join(parts, ";")
+	rec.GPUSecondsBy = string(by)
+	sc.types, sc.by = types, by
+}
+
+// gpuSecScratch is addGPUSeconds' scratch.
+type gpuSecScratch struct {
+	types []int
+	by    []byte
 }
