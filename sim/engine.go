@@ -304,9 +304,10 @@ type engine struct {
 	net *netState
 
 	// watch and best: stuck work and the charge of unfinished jobs
-	// (stuck.go).
-	watch stuckWatch
-	best  map[estimator.Workload]float64
+	// (stuck.go); requested: requestedIterTime's memo.
+	watch     stuckWatch
+	best      map[estimator.Workload]float64
+	requested map[requestKey]float64
 }
 
 // Run simulates specs (in trace order; specs[i].ID must equal i) under
@@ -820,7 +821,7 @@ func (e *engine) release(j *Job) {
 	e.occGen++
 	if e.flt != nil {
 		for _, s := range j.GPUs {
-			if e.occupant[s] == j.Spec.ID {
+			if e.occupant[s] == j.id {
 				e.occupant[s] = e.freeValue(s)
 				e.touch(s)
 			}
@@ -829,7 +830,7 @@ func (e *engine) release(j *Job) {
 		return
 	}
 	for _, s := range j.GPUs {
-		if e.occupant[s] == j.Spec.ID {
+		if e.occupant[s] == j.id {
 			e.occupant[s] = NoJob
 			e.touch(s)
 		}

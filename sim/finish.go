@@ -101,11 +101,13 @@ func (e *engine) recordRound(round int, thr float64, busy []int) {
 // recordFinish counts a finished job and reports its end.
 // Only a measured job's JCT and queueing are counted (Config.Measure).
 func (e *engine) recordFinish(j *Job) {
-	if e.isMeasured(j.Spec.ID) {
+	// j.id, not j.Spec.ID: a finishing job's JobSpec is not in cache, its
+	// Job is (the spec's load was most of this function's time at 1M).
+	if e.isMeasured(j.id) {
 		e.res.JCTs = append(e.res.JCTs, float64(j.Finish-j.SubmitTime))
 		e.res.Queueing = append(e.res.Queueing, j.QueueTime())
 	}
-	e.rec.JobEnd(j.Spec.ID, j.Finish)
+	e.rec.JobEnd(j.id, j.Finish)
 }
 
 // recordHold notes that j's GPUs become gpus (nil: none) at the engine's
