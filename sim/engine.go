@@ -196,6 +196,12 @@ type engine struct {
 	// most policies does). nil until a job first gets GPUs (setAlloc).
 	leftRow  []int32
 	leftRows []float64
+	// heldBy[t] is the GPUs of Cluster.Types[t] jobs hold: the sum of
+	// len(j.GPUs) over the jobs of type t, kept where j.GPUs changes
+	// (setAlloc, release, a suspension), so that a round's digest and busy
+	// counts read it rather than walking the running jobs (every held GPU
+	// is a running job's; the checker asserts the two agree).
+	heldBy []int
 	// arrivedJobs counts the jobs that have arrived.
 	arrivedJobs int
 
@@ -368,6 +374,7 @@ func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 	for i := range e.occupant {
 		e.occupant[i] = NoJob
 	}
+	e.heldBy = make([]int, len(cfg.Cluster.Types))
 	// The jobs and their per-type GPU-second counters live in two arrays
 	// rather than one allocation each: the per-round walks over the queues
 	// then read memory in trace order, and the collector has one object
@@ -819,6 +826,7 @@ func (e *engine) release(j *Job) {
 	}
 	e.recordHold(j, nil)
 	e.occGen++
+	e.heldBy[j.typ] -= len(j.GPUs)
 	if e.flt != nil {
 		for _, s := range j.GPUs {
 			if e.occupant[s] == j.id {
@@ -1208,6 +1216,7 @@ func (e *engine) commitBatch(actions []Action, shapes []estimator.Config) (bool,
 				e.netDetach(j)
 			}
 			e.recordHold(j, nil)
+			e.heldBy[j.typ] -= len(j.GPUs)
 			j.GPUs = nil
 			e.cancelCompletion(j)
 			changed = true
@@ -1322,6 +1331,7 @@ func (e *engine) setAlloc(j *Job, gpus []int, cfg estimator.Config) {
 		j.lastUpdate = e.now
 	}
 	e.recordHold(j, gpus)
+	e.heldBy[j.typ] -= len(j.GPUs)
 	j.GPUs = append([]int(nil), gpus...)
 	sameShape := cfg == j.Config && j.Config.GPU != ""
 	if sameShape && e.net != nil && j.net != nil {
@@ -1347,6 +1357,7 @@ func (e *engine) setAlloc(j *Job, gpus []int, cfg estimator.Config) {
 			j.iterTime = e.netAttach(j, est.IterTime)
 		}
 	}
+	e.heldBy[j.typ] += len(j.GPUs) // on its type, which setType may have changed
 	if e.cfg.Timing == Exact {
 		e.scheduleCompletion(j)
 	}

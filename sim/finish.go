@@ -44,17 +44,15 @@ func (e *engine) recordDigest() {
 	// A type's idle GPUs are its total less those running jobs hold: every
 	// held slot belongs to exactly one running job, of the slot's type (the
 	// engine validates each allocation; the checker asserts it), so the
-	// running queue, not the slot table, is walked.
+	// engine's count of held GPUs by type (heldBy), not the slot table nor
+	// the running queue, is read.
 	types := e.cfg.Cluster.Types
 	if len(e.idleScratch) != len(types) {
 		e.idleScratch = make([]int, len(types))
 	}
 	idle := e.idleScratch
 	for t, name := range types {
-		idle[t] = e.cfg.Cluster.TotalGPUs(name)
-	}
-	for _, j := range e.runq.jobs {
-		idle[j.typ] -= len(j.GPUs)
+		idle[t] = e.cfg.Cluster.TotalGPUs(name) - e.heldBy[t]
 	}
 	if e.flt != nil {
 		// Idle means free and available: take the GPUs of nodes that are
