@@ -205,6 +205,10 @@ func runSimulate(cmd *cobra.Command, reg *registry.Registry, f simulateFlags) er
 		scenarios[i].Config.NoAllocations = f.out == "" && base.Tenants == "" && scenarios[i].Energy == nil
 		if f.out != "" && base.Tenants == "" && scenarios[i].Energy == nil {
 			scenarios[i].StreamAllocations = filepath.Join(f.out, sweep.PolicyDir(name))
+			// With one policy, nothing but jobs.parquet reads the job
+			// table either (two policies' comparison reads both): it is
+			// encoded as the engine hands it over, never kept whole.
+			scenarios[i].StreamJobs = len(names) == 1
 		}
 	}
 	if f.out != "" {
@@ -223,7 +227,7 @@ func runSimulate(cmd *cobra.Command, reg *registry.Registry, f simulateFlags) er
 	if err != nil {
 		for _, o := range outcomes {
 			if o != nil {
-				o.Allocations.Discard() // the rows streamed, never to be written
+				o.DiscardStreams() // the rows streamed, never to be written
 			}
 		}
 		return err
@@ -420,9 +424,9 @@ func warnMissingTypes(w io.Writer, o *runner.Outcome) {
 		have[t] = true
 	}
 	missing := map[string]int{}
-	for _, j := range o.Result.Jobs {
-		if !have[j.RequestedGPU] {
-			missing[j.RequestedGPU]++
+	for t, n := range o.RequestedTypes { // the job table's, kept or streamed
+		if !have[t] {
+			missing[t] += n
 		}
 	}
 	if len(missing) == 0 {

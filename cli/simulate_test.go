@@ -125,3 +125,30 @@ func TestSimulateKeepsAllocationsItReads(t *testing.T) {
 		t.Errorf("without --out:\n%s\nwith --out:\n%s", keep(without), keep(with))
 	}
 }
+
+// The note that jobs request GPU types the cluster lacks counts the job
+// table's rows, kept or (simulate --out with one policy) streamed to
+// jobs.parquet and never kept: the same note either way. Philly's jobs
+// request A100s and V100s; testbed-64 has A40s and A10s only.
+func TestMissingTypesNoteWithStreamedJobs(t *testing.T) {
+	args := []string{"simulate", "--trace", "philly", "--cluster", "testbed-64", "--policy", "fcfs", "--rounds", "20", "--no-reference"}
+	kept, err := runCLI(t, args...)
+	if err != nil {
+		t.Fatalf("simulate: %v\n%s", err, kept)
+	}
+	streamed, err := runCLI(t, append(args, "--out", t.TempDir())...)
+	if err != nil {
+		t.Fatalf("simulate --out: %v\n%s", err, streamed)
+	}
+	note := func(out string) string {
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, "request GPU types") {
+				return l
+			}
+		}
+		return ""
+	}
+	if n := note(kept); n == "" || !strings.Contains(n, "a100") || note(streamed) != n {
+		t.Errorf("note without --out %q, with --out %q", n, note(streamed))
+	}
+}

@@ -3,7 +3,9 @@ package sim
 import (
 	"context"
 	"reflect"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -125,5 +127,72 @@ func TestJobStateSize(t *testing.T) {
 	}
 	if got := unsafe.Sizeof(JobSpec{}); got != 184 {
 		t.Errorf("JobSpec is %d bytes, want 184", got)
+	}
+}
+
+// The GPU-second counters of the types a job left are kept only for jobs
+// that left a type with GPU-seconds on it: with the holdings of
+// TestGPUSecondsAcrossTypes for job 0 (a100, a40, suspended, a100) and
+// job 1 on a100 throughout (two reallocations within the type), one row
+// of counters (job 0's) is kept, not one per job and type, and the
+// records' figures are the hand-worked ones: job 0 a100 9000 and a40 600
+// (as TestGPUSecondsAcrossTypes), job 1 2 GPUs × 3000 s = 6000 on a100.
+// Fails if the table is kept per job (a row for job 1) or a counter is
+// lost or misplaced on a move.
+func TestGPUSecondsRowsOnlyForTypeChanges(t *testing.T) {
+	specs := append(oneJob(t, 1e9), JobSpec{ID: 1, Name: "j1", Submit: 1000, Workload: gpt13b(t), Iterations: 1e9, GPU: "a100", GPUs: 2})
+	p := &scripted{byRound: map[int][]Action{
+		0: {{Kind: Start, Job: 0, GPUs: []int{0, 1}}, {Kind: Start, Job: 1, GPUs: []int{2, 3}}},
+		1: {{Kind: Reallocate, Job: 0, GPUs: []int{8, 9}}, {Kind: Reallocate, Job: 1, GPUs: []int{6, 7}}},
+		2: {{Kind: Suspend, Job: 0}},
+		3: {{Kind: Start, Job: 0, GPUs: []int{5, 4, 1, 0}}, {Kind: Reallocate, Job: 1, GPUs: []int{2, 3}}},
+	}}
+	e, err := newEngine(baseConfig(t, Exact, 10), p, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if T := len(e.cfg.Cluster.Types); len(e.leftRows) != T || e.leftRow[0] != 1 || e.leftRow[1] != 0 {
+		t.Errorf("rows of left types: %d counters (want one row of %d), job rows %v", len(e.leftRows), T, e.leftRow)
+	}
+	got := []string{res.Jobs[0].GPUSecondsBy, res.Jobs[1].GPUSecondsBy}
+	if want := []string{"a100=9000;a40=600", "a100=6000"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("GPU-seconds by type %q, want %q", got, want)
+	}
+}
+
+// addGPUSeconds writes the breakdown as the join of "type=" + trimFloat
+// of each positive counter, by type name, ";" between (the form it was
+// built in before it wrote into a scratch buffer), for counters of every
+// kind (zero, whole, fractional, tiny, huge) and its scratch reused from
+// job to job. A self-referential check against that form.
+func TestGPUSecondsByIsTheJoinedForm(t *testing.T) {
+	r := &Result{Types: []string{"v100", "a40", "a100", "h100"}, BusyGPUSeconds: map[string]float64{}}
+	vals := []float64{0, 1, 600, 0.1, 1234.5678, 1e-7, 3e15, 2.0 / 3}
+	var sc gpuSecScratch
+	for n := 0; n < 4096; n++ {
+		counts := make([]float64, len(r.Types))
+		for i := range counts {
+			counts[i] = vals[(n>>(3*i))%len(vals)]
+		}
+		var rec JobRecord
+		r.addGPUSeconds(&rec, counts, &sc)
+		idx := []int{}
+		for i, v := range counts {
+			if v > 0 {
+				idx = append(idx, i)
+			}
+		}
+		slices.SortFunc(idx, func(a, b int) int { return strings.Compare(r.Types[a], r.Types[b]) })
+		var parts []string
+		for _, i := range idx {
+			parts = append(parts, r.Types[i]+"="+trimFloat(counts[i]))
+		}
+		if want := strings.Join(parts, ";"); rec.GPUSecondsBy != want {
+			t.Fatalf("counters %v: %q, want %q", counts, rec.GPUSecondsBy, want)
+		}
 	}
 }

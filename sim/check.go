@@ -110,6 +110,16 @@ func (e *engine) checkState() error {
 		e.lastRemain[id] = j.Remaining
 		e.revalued[id] = false
 	}
+	// The engine's count of held GPUs by type (the digest's and the
+	// timeline's) is the running jobs' GPUs (checked last: a fault the
+	// checks above name also breaks it).
+	heldBy := make([]int, len(e.cfg.Cluster.Types))
+	for _, j := range e.runq.jobs {
+		heldBy[j.typ] += len(j.GPUs)
+	}
+	if !slices.Equal(heldBy, e.heldBy) {
+		return e.invariantf("the running jobs hold %v GPUs by type, the engine counts %v", heldBy, e.heldBy)
+	}
 	if e.net != nil {
 		if err := e.checkNetwork(); err != nil {
 			return err

@@ -78,6 +78,7 @@ func TestInvariantChecksCatchPlantedFaults(t *testing.T) {
 			e.jobs[0].GPUs = nil
 			e.occupant[0], e.occupant[1] = NoJob, NoJob
 		}, state, "holds no GPU"},
+		{"held-GPU count drifts from the running jobs' GPUs", both, func(e *engine) { e.heldBy[0]-- }, state, "the engine counts"},
 		{"recorded config is not the GPUs' shape", both, func(e *engine) { e.jobs[0].Config.PerNode = 1 }, state, "recorded config"},
 		{"infeasible grid", both, func(e *engine) { e.cfg.Exec = noGrid{} }, state, "infeasible grid"},
 		{"running job also pending", both, func(e *engine) { e.pendq.jobs = append(e.pendq.jobs, e.jobs[0]) }, state, "pending queue and the running queue"},

@@ -107,7 +107,9 @@
 // its start (the digest row) and its window once closed (the timeline
 // row), each job's end, each GPU holding once it ends (a start, resize,
 // end, suspension, interruption or the horizon closes it), each cluster
-// event, and after the run each submitted job's record, in trace order.
+// event, and after the run each submitted job's record, in trace order, a
+// part of the table at a time (built in one reused buffer, so a recorder
+// that streams it never holds the table whole).
 // A Recorder is a small interface in the manner of io.Writer or a
 // Kubernetes scheduler extension point: a few methods, each a documented
 // unit, arguments the engine's and valid during the call only, nothing

@@ -189,9 +189,19 @@ type engine struct {
 	ended     []*Job
 	roundWork float64 // samples processed in the current round window
 
-	// gpuSeconds[id·T+t] is job id's GPU-seconds on Cluster.Types[t]
-	// (T types); nil until a job first gets GPUs (setAlloc).
-	gpuSeconds []float64
+	// A job's GPU-second counter on the type it runs on lives in the job
+	// (Job.gpuSec); those of the types it left, in a row of T counters
+	// (T types, Cluster.Types order) of leftRows, the job's row k-1 for
+	// leftRow[id] = k (0: none, the job never left a type, as no job of
+	// most policies does). nil until a job first gets GPUs (setAlloc).
+	leftRow  []int32
+	leftRows []float64
+	// heldBy[t] is the GPUs of Cluster.Types[t] jobs hold: the sum of
+	// len(j.GPUs) over the jobs of type t, kept where j.GPUs changes
+	// (setAlloc, release, a suspension), so that a round's digest and busy
+	// counts read it rather than walking the running jobs (every held GPU
+	// is a running job's; the checker asserts the two agree).
+	heldBy []int
 	// arrivedJobs counts the jobs that have arrived.
 	arrivedJobs int
 
@@ -300,9 +310,10 @@ type engine struct {
 	net *netState
 
 	// watch and best: stuck work and the charge of unfinished jobs
-	// (stuck.go).
-	watch stuckWatch
-	best  map[estimator.Workload]float64
+	// (stuck.go); requested: requestedIterTime's memo.
+	watch     stuckWatch
+	best      map[estimator.Workload]float64
+	requested map[requestKey]float64
 }
 
 // Run simulates specs (in trace order; specs[i].ID must equal i) under
@@ -363,6 +374,7 @@ func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 	for i := range e.occupant {
 		e.occupant[i] = NoJob
 	}
+	e.heldBy = make([]int, len(cfg.Cluster.Types))
 	// The jobs and their per-type GPU-second counters live in two arrays
 	// rather than one allocation each: the per-round walks over the queues
 	// then read memory in trace order, and the collector has one object
@@ -427,16 +439,59 @@ func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 	return e, nil
 }
 
-// gpuSecondsOf returns j's GPU-second counter for the type it runs on.
-func (e *engine) gpuSecondsOf(j *Job) *float64 {
-	return &e.gpuSeconds[int(j.Spec.ID)*len(e.cfg.Cluster.Types)+int(j.typ)]
+// setType moves j to GPU type typ (a Cluster.Types index): the counter of
+// the type it leaves goes to its row of leftRows (made on the first move
+// with GPU-seconds to keep), the new type's counter comes from there (0 if
+// it never ran on it).
+func (e *engine) setType(j *Job, typ int32) {
+	if typ == j.typ {
+		return
+	}
+	row := e.leftRowOf(j, j.gpuSec != 0)
+	if row != nil {
+		row[j.typ] = j.gpuSec
+	}
+	j.typ, j.gpuSec = typ, 0
+	if row != nil {
+		j.gpuSec = row[typ]
+	}
+}
+
+// leftRowOf returns j's row of counters of the types it left, made (zero)
+// if create is set and it has none; nil otherwise.
+func (e *engine) leftRowOf(j *Job, create bool) []float64 {
+	T := len(e.cfg.Cluster.Types)
+	k := e.leftRow[j.Spec.ID]
+	if k == 0 {
+		if !create {
+			return nil
+		}
+		e.leftRows = append(e.leftRows, make([]float64, T)...)
+		k = int32(len(e.leftRows) / T)
+		e.leftRow[j.Spec.ID] = k
+	}
+	return e.leftRows[int(k-1)*T : int(k)*T]
+}
+
+// gpuSecondsBy fills buf (len(Cluster.Types)) with j's GPU-seconds by type
+// and returns it: its row of the types it left, and its counter on its
+// type.
+func (e *engine) gpuSecondsBy(j *Job, buf []float64) []float64 {
+	if row := e.leftRowOf(j, false); row != nil {
+		copy(buf, row)
+	} else {
+		clear(buf)
+	}
+	buf[j.typ] = j.gpuSec
+	return buf
 }
 
 // addGPUSeconds adds x to j's GPU-second counter for the type it runs on.
-// That counter lives in j (j.gpuSec) while typ is j's type: setAlloc
-// stores it to the table before typ changes and loads the new type's,
-// finish stores it before reading the table (the same sums in the same
-// order; a million jobs' table does not stay in cache, j does).
+// That counter lives in j (j.gpuSec) while typ is j's type: setType keeps
+// it in the job's row of the types it left when typ changes and takes the
+// new type's from there (the same sums in the same order; a job's row
+// exists only once it has left a type with GPU-seconds, so a million
+// jobs that never change type keep none).
 func (e *engine) addGPUSeconds(j *Job, x float64) { j.gpuSec += x }
 
 // run simulates to the horizon and builds the result.
@@ -771,9 +826,10 @@ func (e *engine) release(j *Job) {
 	}
 	e.recordHold(j, nil)
 	e.occGen++
+	e.heldBy[j.typ] -= len(j.GPUs)
 	if e.flt != nil {
 		for _, s := range j.GPUs {
-			if e.occupant[s] == j.Spec.ID {
+			if e.occupant[s] == j.id {
 				e.occupant[s] = e.freeValue(s)
 				e.touch(s)
 			}
@@ -782,7 +838,7 @@ func (e *engine) release(j *Job) {
 		return
 	}
 	for _, s := range j.GPUs {
-		if e.occupant[s] == j.Spec.ID {
+		if e.occupant[s] == j.id {
 			e.occupant[s] = NoJob
 			e.touch(s)
 		}
@@ -1160,6 +1216,7 @@ func (e *engine) commitBatch(actions []Action, shapes []estimator.Config) (bool,
 				e.netDetach(j)
 			}
 			e.recordHold(j, nil)
+			e.heldBy[j.typ] -= len(j.GPUs)
 			j.GPUs = nil
 			e.cancelCompletion(j)
 			changed = true
@@ -1256,8 +1313,8 @@ func (e *engine) touch(s int) {
 // setAlloc gives a job new GPUs (start or reallocation); cfg is their
 // shape (Cluster.ShapeOf, which the caller has computed).
 func (e *engine) setAlloc(j *Job, gpus []int, cfg estimator.Config) {
-	if e.gpuSeconds == nil { // the run's first allocation
-		e.gpuSeconds = make([]float64, len(e.jobs)*len(e.cfg.Cluster.Types))
+	if e.leftRow == nil { // the run's first allocation
+		e.leftRow = make([]int32, len(e.jobs))
 	}
 	if e.cfg.Timing == Exact {
 		e.advance(j, e.now)
@@ -1274,6 +1331,7 @@ func (e *engine) setAlloc(j *Job, gpus []int, cfg estimator.Config) {
 		j.lastUpdate = e.now
 	}
 	e.recordHold(j, gpus)
+	e.heldBy[j.typ] -= len(j.GPUs)
 	j.GPUs = append([]int(nil), gpus...)
 	sameShape := cfg == j.Config && j.Config.GPU != ""
 	if sameShape && e.net != nil && j.net != nil {
@@ -1290,9 +1348,7 @@ func (e *engine) setAlloc(j *Job, gpus []int, cfg estimator.Config) {
 		j.Config = cfg
 		est := e.cfg.Exec.Estimate(j.Spec.Workload, cfg)
 		j.throughput, j.iterTime = est.Throughput, est.IterTime
-		*e.gpuSecondsOf(j) = j.gpuSec // the counter of the old type (addGPUSeconds)
-		j.typ = int32(e.cfg.Cluster.TypeIndex(cfg.GPU))
-		j.gpuSec = *e.gpuSecondsOf(j)
+		e.setType(j, int32(e.cfg.Cluster.TypeIndex(cfg.GPU))) // its GPU-second counters (addGPUSeconds)
 		j.batch = float64(j.Spec.Workload.Batch)
 		if e.net != nil {
 			if j.net != nil {
@@ -1301,6 +1357,7 @@ func (e *engine) setAlloc(j *Job, gpus []int, cfg estimator.Config) {
 			j.iterTime = e.netAttach(j, est.IterTime)
 		}
 	}
+	e.heldBy[j.typ] += len(j.GPUs) // on its type, which setType may have changed
 	if e.cfg.Timing == Exact {
 		e.scheduleCompletion(j)
 	}

@@ -247,10 +247,7 @@ func (e *engine) runExact(ctx context.Context) error {
 			if len(busy) != len(e.cfg.Cluster.Types) {
 				busy = make([]int, len(e.cfg.Cluster.Types))
 			}
-			clear(busy)
-			for _, j := range e.runq.jobs {
-				busy[j.typ] += len(j.GPUs)
-			}
+			copy(busy, e.heldBy) // the GPUs the running jobs hold, by type
 			if r+1 < e.cfg.Rounds || e.extend() {
 				*tick = event{at: e.t0.Add(Duration(r+1) * L), kind: evRound, round: r + 1}
 			} else {

@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strings"
+	"strconv"
 	"time"
 
 	"github.com/arena-sim/arena/estimator"
@@ -44,17 +44,15 @@ func (e *engine) recordDigest() {
 	// A type's idle GPUs are its total less those running jobs hold: every
 	// held slot belongs to exactly one running job, of the slot's type (the
 	// engine validates each allocation; the checker asserts it), so the
-	// running queue, not the slot table, is walked.
+	// engine's count of held GPUs by type (heldBy), not the slot table nor
+	// the running queue, is read.
 	types := e.cfg.Cluster.Types
 	if len(e.idleScratch) != len(types) {
 		e.idleScratch = make([]int, len(types))
 	}
 	idle := e.idleScratch
 	for t, name := range types {
-		idle[t] = e.cfg.Cluster.TotalGPUs(name)
-	}
-	for _, j := range e.runq.jobs {
-		idle[j.typ] -= len(j.GPUs)
+		idle[t] = e.cfg.Cluster.TotalGPUs(name) - e.heldBy[t]
 	}
 	if e.flt != nil {
 		// Idle means free and available: take the GPUs of nodes that are
@@ -101,11 +99,13 @@ func (e *engine) recordRound(round int, thr float64, busy []int) {
 // recordFinish counts a finished job and reports its end.
 // Only a measured job's JCT and queueing are counted (Config.Measure).
 func (e *engine) recordFinish(j *Job) {
-	if e.isMeasured(j.Spec.ID) {
+	// j.id, not j.Spec.ID: a finishing job's JobSpec is not in cache, its
+	// Job is (the spec's load was most of this function's time at 1M).
+	if e.isMeasured(j.id) {
 		e.res.JCTs = append(e.res.JCTs, float64(j.Finish-j.SubmitTime))
 		e.res.Queueing = append(e.res.Queueing, j.QueueTime())
 	}
-	e.rec.JobEnd(j.Spec.ID, j.Finish)
+	e.rec.JobEnd(j.id, j.Finish)
 }
 
 // recordHold notes that j's GPUs become gpus (nil: none) at the engine's
@@ -165,7 +165,7 @@ func (e *engine) finish(wall time.Duration) {
 	var faults []JobFaultRecord
 	if e.flt != nil {
 		fa = &faultAcc{}
-		faults = make([]JobFaultRecord, e.arrivedJobs)
+		faults = make([]JobFaultRecord, min(e.arrivedJobs, jobChunk))
 	}
 	// The aliases are substrings of the process's one string of them
 	// (aliasesFor) rather than one allocation each.
@@ -174,16 +174,27 @@ func (e *engine) finish(wall time.Duration) {
 	r.totals.submitted = make([]float64, 0, e.arrivedJobs)
 	r.totals.open = make([]bool, 0, e.arrivedJobs)
 	r.totals.slowdown = make([]float64, 0, len(r.JCTs))
-	// Built in place, in a table of the final length: a JobRecord is
-	// 200-odd bytes, and appending one (even a zero one) writes it again.
-	jobs := make([]JobRecord, e.arrivedJobs)
-	k := 0 // jobs arrived so far; r.Submitted counts the measured ones
+	// Built in place, jobChunk records at a time, each part handed to the
+	// recorder as it is full: a JobRecord is 200-odd bytes (appending one,
+	// even a zero one, writes it again), and a recorder that streams the
+	// table (resultsdir.JobStream) keeps none, so a million jobs' table is
+	// never in memory beside the engine's jobs.
+	jobs := make([]JobRecord, min(e.arrivedJobs, jobChunk))
+	byType := make([]float64, len(r.Types)) // a job's GPU-seconds by type
+	var gsc gpuSecScratch
+	k, c := 0, 0 // jobs arrived so far (r.Submitted counts the measured ones); records in the part
 	for _, j := range e.jobs {
 		if j.Status == NotArrived {
 			continue
 		}
+		if c == len(jobs) {
+			e.rec.Jobs(jobs, faults[:min(c, len(faults))])
+			clear(jobs)
+			c = 0
+		}
 		s := j.Spec
-		rec := &jobs[k]
+		rec := &jobs[c]
+		c++
 		k++
 		rec.ID, rec.Name, rec.Alias, rec.Model = int32(s.ID), s.Name, aliases.alias(s.ID), nameOf(s.Workload.Model)
 		rec.Batch, rec.Iterations, rec.RequestedGPU, rec.RequestedN = int32(s.Workload.Batch), j.Iterations, s.GPU, int32(s.GPUs)
@@ -204,9 +215,8 @@ func (e *engine) finish(wall time.Duration) {
 		if last.GPU != "" {
 			rec.FinalGPU, rec.FinalN, rec.FinalNodes = last.GPU, int32(last.GPUs()), int32(last.Nodes)
 		}
-		if e.gpuSeconds != nil { // nil: no job ever ran
-			*e.gpuSecondsOf(j) = j.gpuSec // its counter on its last type (addGPUSeconds)
-			r.addGPUSeconds(rec, e.gpuSeconds[int(s.ID)*len(r.Types):int(s.ID+1)*len(r.Types)])
+		if e.leftRow != nil { // nil: no job ever ran
+			r.addGPUSeconds(rec, e.gpuSecondsBy(j, byType), &gsc)
 		}
 		if e.isMeasured(s.ID) {
 			r.Submitted++
@@ -215,16 +225,22 @@ func (e *engine) finish(wall time.Duration) {
 			r.totals.addUnmeasured(rec)
 		}
 		if fa != nil {
-			faults[k-1] = fa.add(e, rec)
+			faults[c-1] = fa.add(e, rec)
 		}
+	}
+	if c > 0 || k == 0 { // once at least, if only with an empty table
+		e.rec.Jobs(jobs[:c], faults[:min(c, len(faults))])
 	}
 	r.totals.arrived = k
 	e.setMeasure()
 	if fa != nil {
 		r.Faults = &FaultResult{Summary: fa.summary(e, k)}
 	}
-	e.rec.Jobs(jobs, faults)
 }
+
+// jobChunk is how many job records finish builds before handing them to
+// the recorder (Recorder.Jobs): the table's parts, not the whole table.
+const jobChunk = 1024
 
 // closeAtHorizon ends, at the horizon, what the run left under way: every
 // holding still open (in job order, so the timeline does not depend on
@@ -262,12 +278,13 @@ func (e *engine) closeAtHorizon() {
 // addGPUSeconds sets rec's GPU-seconds and its by-type breakdown from the
 // job's per-type counters (gpuSeconds, indexed as r.Types), and adds them to
 // the run's busy GPU-seconds. Types the job ran on (a positive count) are
-// listed by name. Separate because it is the per-type accounting of one
-// job, apart from the record's other fields.
-func (r *Result) addGPUSeconds(rec *JobRecord, gpuSeconds []float64) {
-	var parts []string
+// listed by name, "a100=1200;a40=600" (each count as trimFloat writes it).
+// sc is the caller's scratch, kept from job to job (one string allocated
+// per job). Separate because it is the per-type accounting of one job,
+// apart from the record's other fields.
+func (r *Result) addGPUSeconds(rec *JobRecord, gpuSeconds []float64, sc *gpuSecScratch) {
 	// Types the job ran on (a positive GPU-second count), by name.
-	var types []int
+	types := sc.types[:0]
 	for i, v := range gpuSeconds {
 		if v > 0 {
 			types = append(types, i)
@@ -276,11 +293,24 @@ func (r *Result) addGPUSeconds(rec *JobRecord, gpuSeconds []float64) {
 	if len(types) > 1 {
 		sort.Slice(types, func(a, b int) bool { return r.Types[types[a]] < r.Types[types[b]] })
 	}
-	for _, i := range types {
+	by := sc.by[:0]
+	for k, i := range types {
 		t, v := r.Types[i], gpuSeconds[i]
 		r.BusyGPUSeconds[t] += v
 		rec.GPUSeconds += v
-		parts = append(parts, t+"="+trimFloat(v))
+		if k > 0 {
+			by = append(by, ';')
+		}
+		by = append(by, t...)
+		by = append(by, '=')
+		by = strconv.AppendFloat(by, v, 'f', -1, 64) // trimFloat's form
 	}
-	rec.GPUSecondsBy = strings.Join(parts, ";")
+	rec.GPUSecondsBy = string(by)
+	sc.types, sc.by = types, by
+}
+
+// gpuSecScratch is addGPUSeconds' scratch.
+type gpuSecScratch struct {
+	types []int
+	by    []byte
 }

@@ -10,7 +10,8 @@ package sim
 //
 // The engine calls the methods from the goroutine running the run, in
 // simulated-time order: Begin first, then RoundStart, RoundEnd, JobEnd,
-// Hold and NodeEvent as the run goes, then Jobs once, with the job table. Times are seconds of simulated time (Time), slots are global
+// Hold and NodeEvent as the run goes, then Jobs, with the job table a part
+// at a time. Times are seconds of simulated time (Time), slots are global
 // GPU slot numbers (Cluster). A pointer or slice argument belongs to the
 // engine and is valid only during the call: a Recorder that keeps it
 // copies it. A Recorder changes nothing of the run: what the engine
@@ -40,13 +41,18 @@ type Recorder interface {
 	// NodeEvent is a cluster event the fault model applied
 	// (availability.parquet's row); only in runs with the fault model.
 	NodeEvent(*AvailRecord)
-	// Jobs is the job table, after the run: each submitted job's record
-	// as the run leaves it (finished, or as it stands at the horizon), in
-	// trace order; faults is parallel to it, each job's fault accounting,
-	// nil in a run without the fault model. Both are built for the
-	// recorder, which may keep them (the engine does not touch them
-	// again); a table rather than a call per job, as a JobRecord is 200-odd
-	// bytes, built in place once.
+	// Jobs is a part of the job table, after the run: each submitted
+	// job's record as the run leaves it (finished, or as it stands at the
+	// horizon). The engine calls it once or more (at least once, if only
+	// with an empty table), with consecutive parts in trace order, each of
+	// at most a thousand-odd records: one after the other, they are the
+	// table. faults is parallel to jobs, each job's fault accounting, nil
+	// in a run without the fault model. Like every argument, both belong to
+	// the engine and are valid during the call only (the engine reuses
+	// them for the next part): a recorder that keeps them copies them. In
+	// parts rather than a call per job, as a JobRecord is 200-odd bytes,
+	// built in place once; in parts rather than whole, so that a recorder
+	// that streams the table (resultsdir.JobStream) keeps no table at all.
 	Jobs(jobs []JobRecord, faults []JobFaultRecord)
 }
 

@@ -189,8 +189,9 @@ type ResultRecorder struct {
 	idleBuf []int
 	busyBuf []int32
 	aliases *aliasTable // covers every job of the run
-	// noAllocs: keep no allocation records (Config.NoAllocations).
-	noAllocs bool
+	// noAllocs: keep no allocation records (Config.NoAllocations);
+	// noJobs: keep no job table (NewResultRecorderNoTables).
+	noAllocs, noJobs bool
 	// slots is Hold's scratch: the holding's slots, sorted.
 	slots []int
 }
@@ -208,6 +209,16 @@ func NewResultRecorder() *ResultRecorder { return &ResultRecorder{} }
 // Config.NoAllocations makes the default one: for a caller that Tees it
 // with a recorder of its own that streams them (resultsdir.AllocStream).
 func NewResultRecorderNoAllocations() *ResultRecorder { return &ResultRecorder{noAllocs: true} }
+
+// NewResultRecorderNoTables returns a recorder keeping neither the
+// allocation records nor the job table (Result.Allocations and Result.Jobs
+// stay empty; the fault records of the jobs too), for a caller that Tees
+// it with recorders of its own that stream both (resultsdir.AllocStream
+// and resultsdir.JobStream): the summary is the same, as the engine keeps
+// what it is computed from.
+func NewResultRecorderNoTables() *ResultRecorder {
+	return &ResultRecorder{noAllocs: true, noJobs: true}
+}
 
 // Begin sizes the record tables for the run.
 func (r *ResultRecorder) Begin(info *RunInfo) {
@@ -289,9 +300,22 @@ func AppendAllocRecords(recs []AllocRecord, c *Cluster, h *Holding, scratch *[]i
 // NodeEvent keeps the availability row.
 func (r *ResultRecorder) NodeEvent(a *AvailRecord) { r.avail = append(r.avail, *a) }
 
-// Jobs keeps the job table (and the fault records).
+// Jobs keeps the job table's part (and its fault records), appended to
+// those kept, in a table sized for every job of the trace.
 func (r *ResultRecorder) Jobs(jobs []JobRecord, faults []JobFaultRecord) {
-	r.jobs, r.faultJobs = jobs, faults
+	if r.noJobs {
+		return
+	}
+	if r.jobs == nil {
+		r.jobs = make([]JobRecord, 0, max(r.info.Jobs, len(jobs)))
+	}
+	r.jobs = append(r.jobs, jobs...)
+	if faults != nil {
+		if r.faultJobs == nil {
+			r.faultJobs = make([]JobFaultRecord, 0, max(r.info.Jobs, len(faults)))
+		}
+		r.faultJobs = append(r.faultJobs, faults...)
+	}
 }
 
 // Fill moves the records into res (its Faults, if any, gets the fault

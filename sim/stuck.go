@@ -274,7 +274,31 @@ func (e *engine) bestIterTime(w estimator.Workload) float64 {
 // locality (its type and GPU count, as few nodes as possible), or, when
 // that cannot run, its best over the cluster (bestIterTime); 0 when
 // nothing can.
+// Memoised per request (workload, GPU type and count): a trace's million
+// jobs ask a few thousand distinct ones, and the answer is a function of
+// the request alone for the run (the cluster and Config.Exec are fixed).
 func (e *engine) requestedIterTime(s *JobSpec) float64 {
+	k := requestKey{s.Workload, s.GPU, s.GPUs}
+	if v, ok := e.requested[k]; ok {
+		return v
+	}
+	v := e.requestedIterTimeOf(s)
+	if e.requested == nil {
+		e.requested = map[requestKey]float64{}
+	}
+	e.requested[k] = v
+	return v
+}
+
+// requestKey is what requestedIterTime's answer depends on.
+type requestKey struct {
+	w    estimator.Workload
+	gpu  string
+	gpus int
+}
+
+// requestedIterTimeOf is requestedIterTime, not memoised.
+func (e *engine) requestedIterTimeOf(s *JobSpec) float64 {
 	c := e.cfg.Cluster
 	cfg := estimator.BestLocality(s.GPU, s.GPUs, c.NodeCapacity(s.GPU))
 	if cfg.Nodes > 0 && cfg.Nodes <= len(c.NodesOfType(s.GPU)) {

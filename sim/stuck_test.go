@@ -155,3 +155,44 @@ func TestRunAloneIsTheRequest(t *testing.T) {
 		t.Errorf("bounded slowdown %v, want %v (> 1)", s.MeanBoundedSlowdown, want)
 	}
 }
+
+// requestedIterTime is memoised per request: every job's run time alone is
+// its iterations × the unmemoised answer for its request, and the memo
+// holds one entry per distinct request (workload, GPU type, count), not
+// one per job. The 400 jobs of recorderRun ask for two requests (a40 × 1,
+// a40 × 2, one workload). Self-referential (the unmemoised function is
+// the reference); TestRunAloneIsTheRequest anchors the answer itself.
+func TestRequestedIterTimeMemo(t *testing.T) {
+	m, err := estimator.ParseModel("gpt-760m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewCluster(ClusterSpec{Name: "memo", Pools: []Pool{{GPU: "a40", Nodes: 16, GPUsPerNode: 2}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs := make([]JobSpec, 400)
+	for i := range specs {
+		specs[i] = JobSpec{ID: JobID(i), Submit: Time(120 * i), Workload: estimator.Workload{Model: m, Batch: 128},
+			Iterations: int64(500 + i%7*300), GPU: "a40", GPUs: 1 + i%2}
+	}
+	cfg := DefaultConfig(c, optimal(t))
+	cfg.Timing, cfg.Rounds, cfg.IterationScale = Exact, 150, 5
+	e, err := newEngine(cfg, greedy{}, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Jobs {
+		s := &specs[r.ID]
+		if want := float64(r.Iterations) * e.requestedIterTimeOf(s); r.RunAlone != want || want <= 0 {
+			t.Fatalf("job %d: run alone %v, want %v", r.ID, r.RunAlone, want)
+		}
+	}
+	if len(res.Jobs) < 100 || len(e.requested) != 2 {
+		t.Errorf("%d jobs, %d memo entries (want 2)", len(res.Jobs), len(e.requested))
+	}
+}

@@ -83,6 +83,14 @@ type Scenario struct {
 	// For a run whose rows nothing else reads (no energy or fairness
 	// accounting, no figures).
 	StreamAllocations string
+	// StreamJobs, with StreamAllocations, encodes the job table too as the
+	// engine hands it over after the run (resultsdir.JobStream; the Outcome
+	// carries it as Outcome.Jobs, and Result.Jobs and the jobs' fault
+	// records stay empty): a million jobs' table is then never in memory
+	// beside the engine's jobs. For a run whose job table nothing else reads
+	// either (simulate with one policy: a second one's comparison reads
+	// both tables; Outcome.RequestedTypes is kept all the same).
+	StreamJobs bool
 	// Slowdown calibrates execution (Run.Slowdown, Run.RelaxedSlowdown,
 	// Run.TypeSlowdowns parsed into typeSlowdowns).
 	slowdown      bool
@@ -599,6 +607,22 @@ type Outcome struct {
 	// (Scenario.StreamAllocations), for resultsdir.RunDir.Allocations;
 	// nil otherwise. Whoever writes the results releases it.
 	Allocations *resultsdir.AllocStream
+	// Jobs is the job table streamed after the run (Scenario.StreamJobs),
+	// for resultsdir.RunDir.Jobs; nil otherwise. Whoever writes the results
+	// releases it.
+	Jobs *resultsdir.JobStream
+	// RequestedTypes counts the submitted jobs (the job table's rows) by
+	// requested GPU type, whether the table was kept or streamed.
+	RequestedTypes map[string]int
+}
+
+// DiscardStreams releases the rows streamed for the results directory
+// (Allocations, Jobs) when it will not be written; nil-safe.
+func (o *Outcome) DiscardStreams() {
+	if o != nil {
+		o.Allocations.Discard()
+		o.Jobs.Discard()
+	}
 }
 
 // FairnessFiles are the files a run with tenants adds to its results
@@ -664,7 +688,10 @@ func (s *Scenario) Execute(ctx context.Context, onRound func(done, total int)) (
 	// streamed (they carry it); the summary's, after the run, must match.
 	var inputHash, workloadHash string
 	var stream *resultsdir.AllocStream
+	var jobStream *resultsdir.JobStream
+	discard := func() { stream.Discard(); jobStream.Discard() }
 	var rec *sim.ResultRecorder
+	var requested requestCounter
 	if s.StreamAllocations != "" {
 		inputHash, workloadHash = Hashes(r, ps.String(), s.ClusterSpec, cfg, s.Jobs)
 		id := sim.Identity{Policy: ps.String(), Trace: s.TraceName, Cluster: cluster.Name, Timing: cfg.Timing.String(), Seed: r.Seed,
@@ -677,6 +704,12 @@ func (s *Scenario) Execute(ctx context.Context, onRound func(done, total int)) (
 		}
 		rec = sim.NewResultRecorderNoAllocations()
 		cfg.Recorder = sim.Tee(rec, stream)
+		if s.StreamJobs {
+			jobStream = resultsdir.NewJobStream(s.StreamAllocations, id)
+			requested = requestCounter{}
+			rec = sim.NewResultRecorderNoTables()
+			cfg.Recorder = sim.Tee(rec, stream, jobStream, requested)
+		}
 	}
 	res, err := sim.Run(ctx, cfg, p, s.Jobs)
 	if c, ok := p.(io.Closer); ok { // a policy holding a process or an external solver
@@ -685,7 +718,7 @@ func (s *Scenario) Execute(ctx context.Context, onRound func(done, total int)) (
 		}
 	}
 	if err != nil {
-		stream.Discard()
+		discard()
 		return nil, err
 	}
 	if rec != nil {
@@ -717,14 +750,19 @@ func (s *Scenario) Execute(ctx context.Context, onRound func(done, total int)) (
 	}
 	res.SetUtilization(&sum, cluster)
 	res.SetWallclock(&sum)
-	out := &Outcome{Run: r, Result: res, Summary: sum, Cluster: cluster, EventsPastWindow: s.EventsPastWindow, FileEvents: s.FileEvents, Allocations: stream}
+	if requested == nil {
+		requested = requestCounter{}
+		requested.Jobs(res.Jobs, nil)
+	}
+	out := &Outcome{Run: r, Result: res, Summary: sum, Cluster: cluster, EventsPastWindow: s.EventsPastWindow, FileEvents: s.FileEvents,
+		Allocations: stream, Jobs: jobStream, RequestedTypes: requested}
 	if r.Tenants != "" {
 		if out.Fairness, err = s.fairness(p, res, cluster, exec); err != nil {
-			stream.Discard()
+			discard()
 			return nil, err
 		}
 		if out.Share, err = fairness.ShareOverTime(res, s.Jobs, s.Tenants); err != nil {
-			stream.Discard()
+			discard()
 			return nil, fmt.Errorf("fairness: %w", err)
 		}
 		f := out.Fairness.Fairness
@@ -733,13 +771,29 @@ func (s *Scenario) Execute(ctx context.Context, onRound func(done, total int)) (
 	if s.Energy != nil {
 		em := s.Energy.WithEvents(cfg.Events) // spot prices and outages of the cluster events
 		if out.Energy, err = energy.Compute(res, s.Jobs, cluster, exec, em); err != nil {
-			stream.Discard()
+			discard()
 			return nil, err
 		}
 		e := out.Energy.Energy
 		out.Summary.Energy = &e
 	}
 	return out, nil
+}
+
+// requestCounter is a Recorder counting the job table's rows by requested
+// GPU type (Outcome.RequestedTypes).
+type requestCounter map[string]int
+
+func (requestCounter) Begin(*sim.RunInfo)         {}
+func (requestCounter) RoundStart(*sim.DigestRow)  {}
+func (requestCounter) RoundEnd(*sim.RoundRecord)  {}
+func (requestCounter) JobEnd(sim.JobID, sim.Time) {}
+func (requestCounter) Hold(*sim.Holding)          {}
+func (requestCounter) NodeEvent(*sim.AvailRecord) {}
+func (c requestCounter) Jobs(jobs []sim.JobRecord, _ []sim.JobFaultRecord) {
+	for i := range jobs {
+		c[jobs[i].RequestedGPU]++
+	}
 }
 
 // TenantsVCs is the Run.Tenants value that makes each virtual cluster of

@@ -51,8 +51,9 @@ type RunRecord struct {
 // ExecuteTo runs pr and stores its results as the directory dir: run.json
 // and the files of resultsdir.Write, swapped in whole, so dir holds either this
 // run's complete results or what it held before. Without tenants or energy
-// its allocation rows are streamed (runner.Scenario.StreamAllocations):
-// the Outcome's Result has none.
+// its allocation rows and its job table are streamed
+// (runner.Scenario.StreamAllocations, StreamJobs): the Outcome's Result has
+// neither.
 func ExecuteTo(ctx context.Context, reg runner.Policies, pr PlannedRun, dir string) (*runner.Outcome, error) {
 	return executeTo(ctx, runner.NewResolver(reg), pr, dir)
 }
@@ -63,9 +64,9 @@ func executeTo(ctx context.Context, rv *runner.Resolver, pr PlannedRun, dir stri
 		return nil, err
 	}
 	if pr.Run.Tenants == "" && sc.Energy == nil {
-		// Nothing but the results files reads the allocation rows:
-		// they are encoded as the run goes, not kept.
-		sc.StreamAllocations = dir
+		// Nothing but the results files reads the allocation rows or
+		// the job table: they are encoded as the run goes, not kept.
+		sc.StreamAllocations, sc.StreamJobs = dir, true
 	}
 	out, err := sc.Execute(ctx, pr.Run.OnRound)
 	if err != nil {
@@ -83,16 +84,16 @@ func executeTo(ctx context.Context, rv *runner.Resolver, pr PlannedRun, dir stri
 	}
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
-		out.Allocations.Discard()
+		out.DiscardStreams()
 		return nil, fmt.Errorf("results: run.json: %w", err)
 	}
 	extra, err := out.ExtraFiles()
 	if err != nil {
-		out.Allocations.Discard()
+		out.DiscardStreams()
 		return nil, err
 	}
 	files := append([]resultsdir.File{{Name: RunFile, Data: append(data, '\n')}}, extra...)
-	if err := resultsdir.WriteDirs([]resultsdir.RunDir{{Dir: dir, Result: out.Result, Summary: out.Summary, Extra: files, Allocations: out.Allocations}}); err != nil {
+	if err := resultsdir.WriteDirs([]resultsdir.RunDir{{Dir: dir, Result: out.Result, Summary: out.Summary, Extra: files, Allocations: out.Allocations, Jobs: out.Jobs}}); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -105,11 +106,11 @@ func executeTo(ctx context.Context, rv *runner.Resolver, pr PlannedRun, dir stri
 func WritePolicyDirs(out string, outcomes []*runner.Outcome) error {
 	runs := make([]resultsdir.RunDir, len(outcomes))
 	for i, o := range outcomes {
-		runs[i] = resultsdir.RunDir{Dir: filepath.Join(out, PolicyDir(o.Summary.Policy)), Result: o.Result, Summary: o.Summary, Allocations: o.Allocations}
+		runs[i] = resultsdir.RunDir{Dir: filepath.Join(out, PolicyDir(o.Summary.Policy)), Result: o.Result, Summary: o.Summary, Allocations: o.Allocations, Jobs: o.Jobs}
 		extra, err := o.ExtraFiles()
 		if err != nil {
 			for _, o := range outcomes {
-				o.Allocations.Discard()
+				o.DiscardStreams()
 			}
 			return err
 		}

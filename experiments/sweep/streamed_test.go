@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"testing"
 
@@ -15,8 +16,9 @@ import (
 	"github.com/arena-sim/arena/sim/resultsdir"
 )
 
-// execute resolves and runs r, streaming its allocation rows for the
-// results directory out/<policy> when out is set (as simulate --out does).
+// execute resolves and runs r, streaming its allocation rows and its job
+// table for the results directory out/<policy> when out is set (as
+// simulate --out does with one policy).
 func execute(t *testing.T, ctx context.Context, r runner.Run, out string, onRound func(int, int)) (*runner.Outcome, error) {
 	t.Helper()
 	s, err := runner.Resolve(policy.NewRegistry(), r)
@@ -24,7 +26,7 @@ func execute(t *testing.T, ctx context.Context, r runner.Run, out string, onRoun
 		t.Fatal(err)
 	}
 	if out != "" {
-		s.StreamAllocations = filepath.Join(out, sweep.PolicyDir(s.Policy.String()))
+		s.StreamAllocations, s.StreamJobs = filepath.Join(out, sweep.PolicyDir(s.Policy.String())), true
 	}
 	return s.Execute(ctx, onRound)
 }
@@ -32,24 +34,31 @@ func execute(t *testing.T, ctx context.Context, r runner.Run, out string, onRoun
 var wallLine = regexp.MustCompile(`(?m)^\s*"(run_s|decision_[a-z0-9_]*_s)":.*\n`)
 
 // The results directory of a run whose allocation rows were streamed as it
-// went (Scenario.StreamAllocations, resultsdir.AllocStream) is the one the
-// same run writes from rows kept in memory, file for file and byte for
-// byte (summary.json but its wall-clock lines): the rows, their order,
-// their identity columns and the Parquet layout are the same. ElasticFlow-LS
-// reconfigures often (more rows than several of the writer's 4,096-row
-// batches); the fault run adds availability.parquet and jobs.parquet's
-// fault columns. The streamed run keeps no row in memory. A
+// went and whose job table was streamed as the engine handed it over
+// (Scenario.StreamAllocations and StreamJobs, resultsdir.AllocStream and
+// JobStream) is the one the same run writes from rows kept in memory, file
+// for file and byte for byte (summary.json but its wall-clock lines): the
+// rows, their order, their identity columns and the Parquet layout are the
+// same. ElasticFlow-LS reconfigures often (more rows than several of the
+// writer's 4,096-row batches), the 9,000-job run more jobs than two
+// batches (the engine's parts of 1,024 end where a batch does not); the
+// fault run adds availability.parquet and jobs.parquet's fault columns.
+// The streamed run keeps no row and no job table in memory, and counts
+// the jobs' requested GPU types as the kept run does. A
 // self-referential check (the in-memory path is the reference), not an
 // anchor: the 1M-job figures in bench/scale-1m-streaming.md are diff -r
 // against the previous binary.
 func TestStreamedAllocationsSameBytes(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		run     runner.Run
-		minRows int
+		name             string
+		run              runner.Run
+		minRows, minJobs int
 	}{
-		{"elasticflow-ls", runner.Run{Trace: "philly", Cluster: "paper-1280", Policy: "elasticflow-ls", Timing: sim.Exact, Rounds: 2000, Seed: 1}, 2 * 4096},
-		{"fcfs-faults", runner.Run{Trace: "philly", Cluster: "paper-1280", Policy: "fcfs", Timing: sim.Exact, Rounds: 600, Seed: 1, Faults: "llama3"}, 1},
+		{"elasticflow-ls", runner.Run{Trace: "philly", Cluster: "paper-1280", Policy: "elasticflow-ls", Timing: sim.Exact, Rounds: 2000, Seed: 1}, 2 * 4096, 1},
+		{"fcfs-faults", runner.Run{Trace: "philly", Cluster: "paper-1280", Policy: "fcfs", Timing: sim.Exact, Rounds: 600, Seed: 1, Faults: "llama3"}, 1, 1},
+		{"fcfs-9k-jobs", runner.Run{Trace: "s9k", Synth: &runner.SynthTrace{Name: "s9k", From: "philly-pollux",
+			Keys: [][2]string{{"recipe", "arena"}, {"jobs", "9000"}, {"rate", "300"}}},
+			Cluster: "paper-1280", Policy: "fcfs", Timing: sim.Exact, Rounds: 400, Seed: 1}, 1, 2*4096 + 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			kept, err := execute(t, context.Background(), tc.run, "", nil)
@@ -66,6 +75,15 @@ func TestStreamedAllocationsSameBytes(t *testing.T) {
 			}
 			if got, want := streamed.Allocations.Rows(), len(kept.Result.Allocations); got != want {
 				t.Errorf("%d rows streamed, %d kept", got, want)
+			}
+			if len(streamed.Result.Jobs) != 0 || streamed.Jobs == nil || (streamed.Result.Faults != nil && len(streamed.Result.Faults.Jobs) != 0) {
+				t.Fatalf("streamed run kept %d job records, stream %v", len(streamed.Result.Jobs), streamed.Jobs)
+			}
+			if got, want := streamed.Jobs.Rows(), len(kept.Result.Jobs); got != want || want < tc.minJobs {
+				t.Errorf("%d job rows streamed, %d kept (want at least %d)", got, want, tc.minJobs)
+			}
+			if len(kept.RequestedTypes) == 0 || !reflect.DeepEqual(streamed.RequestedTypes, kept.RequestedTypes) {
+				t.Errorf("requested types: streamed run %v, kept %v", streamed.RequestedTypes, kept.RequestedTypes)
 			}
 			if n := len(kept.Result.Allocations); n < tc.minRows {
 				t.Errorf("%d allocation rows, want at least %d", n, tc.minRows)

@@ -19,5 +19,8 @@
 // run's files are never in memory (the exported XParquet functions return
 // one file's bytes, for tests and tools). AllocStream encodes
 // allocations.parquet's rows as the run produces them (RunDir.Allocations),
-// so a run reconfiguring tens of millions of times keeps none.
+// so a run reconfiguring tens of millions of times keeps none; JobStream
+// encodes jobs.parquet's rows as the engine hands the job table over after
+// the run (RunDir.Jobs), a part at a time, so the table is never whole in
+// memory.
 package resultsdir

@@ -71,6 +71,11 @@ type RunDir struct {
 	// run went (Result.Allocations is then empty): allocations.parquet is
 	// finished from it. WriteDirs releases it, written or not.
 	Allocations *AllocStream
+	// Jobs, if set, is the run's job table, streamed as the engine handed
+	// it over (Result.Jobs and the fault records are then empty):
+	// jobs.parquet is finished from it. WriteDirs releases it, written or
+	// not.
+	Jobs *JobStream
 }
 
 // WriteDirs writes several runs' directories as Write does, all or
@@ -81,6 +86,7 @@ func WriteDirs(runs []RunDir) error {
 	defer func() {
 		for _, rd := range runs {
 			rd.Allocations.Discard()
+			rd.Jobs.Discard()
 		}
 	}()
 	dirs := make([]outdir.Dir, len(runs))
@@ -128,6 +134,10 @@ func runFiles(rd RunDir, pool parquet.BufferPool) []fileRender {
 	if rd.Allocations != nil {
 		allocations = func(w io.Writer) error { return rd.Allocations.finish(w, id) }
 	}
+	jobs := func(w io.Writer) error { return writeJobs(w, r, id, pb) }
+	if rd.Jobs != nil {
+		jobs = func(w io.Writer) error { return rd.Jobs.finish(w, id) }
+	}
 	var out []fileRender
 	for _, f := range extra {
 		out = append(out, bytesRender(f.Name, f.Data))
@@ -139,7 +149,7 @@ func runFiles(rd RunDir, pool parquet.BufferPool) []fileRender {
 		out = append(out, fileRender{NetworkFile, func(w io.Writer) error { return writeNetwork(w, r, id, pb) }})
 	}
 	return append(out,
-		fileRender{JobsFile, func(w io.Writer) error { return writeJobs(w, r, id, pb) }},
+		fileRender{JobsFile, jobs},
 		fileRender{TimelineFile, func(w io.Writer) error { return writeTimeline(w, r, id, pb) }},
 		fileRender{AllocationsFile, allocations},
 		fileRender{DigestFile, func(w io.Writer) error { _, err := w.Write(r.DigestCSV()); return err }},
