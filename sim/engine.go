@@ -1259,9 +1259,10 @@ func (e *engine) setAlloc(j *Job, gpus []int, cfg estimator.Config) {
 	if e.gpuSeconds == nil { // the run's first allocation
 		e.gpuSeconds = make([]float64, len(e.jobs)*len(e.cfg.Cluster.Types))
 	}
+	moved := !SameGPUs(j.GPUs, gpus) // asked once, for the overhead and the holding
 	if e.cfg.Timing == Exact {
 		e.advance(j, e.now)
-		if !SameGPUs(j.GPUs, gpus) {
+		if moved {
 			j.Reconfigs++
 			j.readyAt = e.now.Add(e.overheadCost(j.change, len(gpus)))
 			if j.Reconfigs == 1 && e.cfg.ProfilingDelay != nil {
@@ -1273,7 +1274,9 @@ func (e *engine) setAlloc(j *Job, gpus []int, cfg estimator.Config) {
 		}
 		j.lastUpdate = e.now
 	}
-	e.recordHold(j, gpus)
+	if moved {
+		e.endHold(j)
+	}
 	j.GPUs = append([]int(nil), gpus...)
 	sameShape := cfg == j.Config && j.Config.GPU != ""
 	if sameShape && e.net != nil && j.net != nil {
