@@ -79,6 +79,9 @@ type netState struct {
 	// perType[t]: GPU type t's bandwidth figures (Cluster.Types index),
 	// set once asked.
 	perType []typeNet
+	// general (tests): every attachment takes the general path, not the
+	// one-node shortcut (TestOneNodeAttachIsTheGeneralPath).
+	general bool
 }
 
 // typeNet is what netAttach reads of a GPU type, looked up once per run
@@ -158,6 +161,19 @@ func (e *engine) netAttach(j *Job, base float64) float64 {
 			ns.made++
 		}
 		j.net = n
+	}
+	if j.Config.Nodes <= 1 && !n.on && !ns.general {
+		// On one node (j.Config is the shape of j.GPUs), on no link before
+		// and none after: what the general path below does then, without
+		// reading where the slots lie (most of a re-placing policy's moves).
+		e.netBegin()
+		w0 := ns.work
+		e.netAccount(n)
+		ns.work += len(j.GPUs)
+		n.links, n.demand, n.used = n.links[:0], n.demand[:0], n.used[:0]
+		n.base, n.frac, n.kappa, n.rate, n.alone, n.crosses = base, 0, 1, 1, 1, false
+		e.netProbe(j.id, w0)
+		return base
 	}
 	e.netBegin()
 	w0 := ns.work

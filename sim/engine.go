@@ -1316,9 +1316,10 @@ func (e *engine) setAlloc(j *Job, gpus []int, cfg estimator.Config) {
 	if e.leftRow == nil { // the run's first allocation
 		e.leftRow = make([]int32, len(e.jobs))
 	}
+	moved := !SameGPUs(j.GPUs, gpus) // asked once, for the overhead and the holding
 	if e.cfg.Timing == Exact {
 		e.advance(j, e.now)
-		if !SameGPUs(j.GPUs, gpus) {
+		if moved {
 			j.Reconfigs++
 			j.readyAt = e.now.Add(e.overheadCost(j.change, len(gpus)))
 			if j.Reconfigs == 1 && e.cfg.ProfilingDelay != nil {
@@ -1330,7 +1331,9 @@ func (e *engine) setAlloc(j *Job, gpus []int, cfg estimator.Config) {
 		}
 		j.lastUpdate = e.now
 	}
-	e.recordHold(j, gpus)
+	if moved {
+		e.endHold(j)
+	}
 	e.heldBy[j.typ] -= len(j.GPUs)
 	j.GPUs = append([]int(nil), gpus...)
 	sameShape := cfg == j.Config && j.Config.GPU != ""

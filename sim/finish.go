@@ -113,9 +113,14 @@ func (e *engine) recordFinish(j *Job) {
 // (j.GPUs is always the job's open holding: only setAlloc, release and a
 // suspension change it, each after calling here.)
 func (e *engine) recordHold(j *Job, gpus []int) {
-	if SameGPUs(j.GPUs, gpus) {
-		return
+	if !SameGPUs(j.GPUs, gpus) {
+		e.endHold(j)
 	}
+}
+
+// endHold is recordHold for gpus known to differ from j.GPUs (setAlloc
+// has compared them already).
+func (e *engine) endHold(j *Job) {
 	if len(j.GPUs) > 0 && e.now > j.heldSince {
 		e.holding = Holding{Job: j.id, GPUs: j.GPUs, Since: j.heldSince, Until: e.now, Ready: heldReady(j, e.now)}
 		e.rec.Hold(&e.holding)

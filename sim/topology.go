@@ -227,9 +227,11 @@ func (c *Cluster) Describe(x Crossing) string {
 }
 
 // CrossingOf returns where the traffic of a job holding slots goes. It
-// costs O(s + n log n) for s slots on n nodes: the nodes are sorted once,
-// and since fast domains and switch groups are runs of consecutive nodes,
-// each level's count is the number of changes along them.
+// costs O(s + n log n) for s slots on n nodes: the nodes are sorted once
+// (not at all when the slots list their nodes in ascending order, as
+// policies usually give them), and since fast domains and switch groups
+// are runs of consecutive nodes, each level's count is the number of
+// changes along them.
 func (c *Cluster) CrossingOf(slots []int) Crossing {
 	x, _ := c.crossing(slots, make([]int, 0, 8), nil)
 	return x
@@ -239,13 +241,18 @@ func (c *Cluster) CrossingOf(slots []int) Crossing {
 // slots' nodes, returned for reuse, and groups (empty) for the Groups.
 func (c *Cluster) crossing(slots, nodes, groups []int) (Crossing, []int) {
 	x := Crossing{GPUs: len(slots)}
+	sorted := true // the slots' nodes ascending (a policy's usual order)
 	for _, s := range slots {
-		if n := c.NodeOf(s); len(nodes) == 0 || nodes[len(nodes)-1] != n {
+		n := c.NodeOf(s)
+		if k := len(nodes); k == 0 || nodes[k-1] != n {
+			sorted = sorted && (k == 0 || nodes[k-1] < n)
 			nodes = append(nodes, n)
 		}
 	}
-	slices.Sort(nodes)
-	nodes = slices.Compact(nodes)
+	if !sorted { // else already distinct: strictly ascending
+		slices.Sort(nodes)
+		nodes = slices.Compact(nodes)
+	}
 	x.Nodes, x.Domains = len(nodes), len(nodes)
 	if c.net == nil {
 		return x, nodes

@@ -689,7 +689,12 @@ func (p *plan) allocate(ts *typeState) bool {
 // is recomputed (a gain depends on the job and its share alone). A job
 // whose share exceeds the free GPUs, or reached its maximum, can never
 // become eligible again (free only shrinks, a share only grows), so it
-// leaves the heap. The choices are the artifact's, in O(doublings · log jobs).
+// leaves the heap: when it reaches the top, or at once when its own
+// doubling made it so (its gain is then not asked: with tiers about a
+// quarter of the doublings end a job's growth). The heap's order is a
+// total order on (gain, position), so which eligible job is on top does
+// not depend on when the others left. The choices are the artifact's, in
+// O(doublings · log jobs) (TestDoubleIsTheRescan).
 func (p *plan) double(list []*jobState, share []int, free int) {
 	if free <= 0 {
 		return
@@ -712,6 +717,12 @@ func (p *plan) double(list []*jobState, share []int, free int) {
 		}
 		free -= share[top.i]
 		share[top.i] *= 2
+		if share[top.i] >= list[top.i].max || share[top.i] > free {
+			// It can double no more (free only shrinks): out now, without
+			// the gain of a share it will never double from.
+			h.pop()
+			continue
+		}
 		h[0].gain = p.gain(list[top.i], share[top.i])
 		h.fix0()
 	}
