@@ -111,6 +111,8 @@ type Policy struct {
 	// assertionsFailed counts, in artifact timing, the artifact's
 	// assertions found false (see round.assertionFailed).
 	assertionsFailed int
+	// bound holds the counted bounds on a decision's searches (bound.go).
+	bound bounds
 }
 
 var _ sim.Policy = (*Policy)(nil)
@@ -301,6 +303,10 @@ type round struct {
 	partialBuf []nodeFree
 	idleBuf    []int
 	shrinkBuf  shrinkView
+	// fitting is set while fitNewJobs fits arrivals, downgrades counts
+	// their downgrade searches (bound.go).
+	fitting    bool
+	downgrades int
 }
 
 func (p *Policy) newRound(v *sim.View) *round {

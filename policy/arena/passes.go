@@ -572,6 +572,7 @@ func (r *round) fitNewJobs() error {
 	before := r.clone(r.real)
 	budget := globalMigrationEta
 	v := r.p.variant
+	r.fitting = true
 	for _, j := range r.v.Arrivals {
 		id := j.Spec.ID
 		js := r.js(id)
@@ -607,6 +608,7 @@ func (r *round) fitNewJobs() error {
 		r.startJob(id)
 		r.refreshQuotas()
 	}
+	r.fitting = false
 	r.upgradeTrial()
 	r.nodeSwapFixup(before)
 	return nil
@@ -668,7 +670,9 @@ func (r *round) fitOneJob(tb *table, job inst, budget, local int) (bool, *table,
 	if len(r.running) > deepSearchMaxRunning {
 		depth = 2
 	}
-	plans = append(plans, r.downgradeSearch(job, tb, depth, budget, local)...)
+	if r.mayDowngrade() {
+		plans = append(plans, r.downgradeSearch(job, tb, depth, budget, local)...)
+	}
 	maxGain := infeasibleThr
 	best := -1
 	for i, p := range plans {

@@ -37,7 +37,10 @@ func (r *round) upgradeTrial() {
 		best := empty
 		var bestUp upgrade
 		twins := r.newTwins()
-		for i, id := range r.running {
+		start, count := r.upgradeWindow()
+		for k := 0; k < count; k++ {
+			i := (start + k) % len(r.running)
+			id := r.running[i]
 			if twins != nil && twins.seen(id) {
 				continue
 			}
