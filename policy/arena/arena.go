@@ -303,9 +303,7 @@ type round struct {
 	partialBuf []nodeFree
 	idleBuf    []int
 	shrinkBuf  shrinkView
-	// fitting is set while fitNewJobs fits arrivals, downgrades counts
-	// their downgrade searches (bound.go).
-	fitting    bool
+	// downgrades counts the decision's downgrade searches (bound.go).
 	downgrades int
 }
 

@@ -12,7 +12,7 @@ import "github.com/arena-sim/arena/sim"
 // bounds are the policy's options max_fits and max_upgrades and what they
 // counted.
 type bounds struct {
-	// maxFits: downgrade searches per decision for arrivals (0: no bound).
+	// maxFits: downgrade searches per decision (0: no bound).
 	maxFits int
 	// maxUpgrades: running jobs an upgrade step examines (0: no bound).
 	maxUpgrades int
@@ -22,16 +22,17 @@ type bounds struct {
 	next    sim.JobID
 	hasNext bool
 	pos     int
-	// Counters, for the tests and the bench note: downgrade searches run
-	// for arrivals, the most in one decision, and arrivals denied one;
+	// Counters, for the tests and the bench note: downgrade searches run,
+	// the most in one decision, and fits denied one;
 	// upgrade steps and the most jobs one step examined.
 	downgrades, maxDowngrades, denied int
 	steps, maxVisited                 int
 }
 
-// WithBounds sets the counted bounds of a decision: at most maxFits
-// arrivals per decision get the downgrade search (later arrivals that the
-// migration search does not place pend, as a failed fit does), and an
+// WithBounds sets the counted bounds of a decision: at most maxFits fits
+// per decision (of pending jobs in the restart trial, then of arrivals)
+// get the downgrade search (a later job that the migration search does
+// not place pends, as a failed fit leaves it), and an
 // upgrade step examines at most maxUpgrades running jobs (twins included),
 // round-robin over the running queue from where the last bounded step
 // stopped. 0 is no bound: the published algorithm. A bound no decision
@@ -42,11 +43,11 @@ func (p *Policy) WithBounds(maxFits, maxUpgrades int) *Policy {
 }
 
 // mayDowngrade reports whether fitOneJob may run the downgrade search,
-// counting it while fitNewJobs fits arrivals (r.fitting).
+// counting the decision's searches: the restart trial's for pending jobs
+// and fitNewJobs' for arrivals alike (bounding only the arrivals' makes
+// the denied ones pend, and the restart trial then searches for them
+// unbounded).
 func (r *round) mayDowngrade() bool {
-	if !r.fitting {
-		return true
-	}
 	b := &r.p.bound
 	if b.maxFits > 0 && r.downgrades >= b.maxFits {
 		b.denied++

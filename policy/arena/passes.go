@@ -572,7 +572,6 @@ func (r *round) fitNewJobs() error {
 	before := r.clone(r.real)
 	budget := globalMigrationEta
 	v := r.p.variant
-	r.fitting = true
 	for _, j := range r.v.Arrivals {
 		id := j.Spec.ID
 		js := r.js(id)
@@ -608,7 +607,6 @@ func (r *round) fitNewJobs() error {
 		r.startJob(id)
 		r.refreshQuotas()
 	}
-	r.fitting = false
 	r.upgradeTrial()
 	r.nodeSwapFixup(before)
 	return nil
