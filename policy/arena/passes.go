@@ -668,9 +668,8 @@ func (r *round) fitOneJob(tb *table, job inst, budget, local int) (bool, *table,
 	if len(r.running) > deepSearchMaxRunning {
 		depth = 2
 	}
-	if r.mayDowngrade() {
-		plans = append(plans, r.downgradeSearch(job, tb, depth, budget, local)...)
-	}
+	depth = r.fitDepth(depth)
+	plans = append(plans, r.downgradeSearch(job, tb, depth, budget, local)...)
 	maxGain := infeasibleThr
 	best := -1
 	for i, p := range plans {

@@ -73,7 +73,7 @@ var packOption = registry.Option{Name: "pack", Type: registry.Bool, Default: "tr
 // counted steps (Policy.WithBounds, bound.go).
 var (
 	maxFitsOption = registry.Option{Name: "max_fits", Type: registry.Int, Default: "0", Min: "0",
-		Help: "at most this many arrivals per decision get the downgrade search; a later arrival the migration search does not place pends, as a failed fit does; 0 = no bound (the published algorithm, used for parity)"}
+		Help: "at most this many fits per decision (pending jobs' restarts, then arrivals) get the full downgrade search (breadth first, depth 2 or 3); later fits search one level deep; 0 = no bound (the published algorithm, used for parity)"}
 	maxUpgradesOption = registry.Option{Name: "max_upgrades", Type: registry.Int, Default: "0", Min: "0",
 		Help: "an upgrade step examines at most this many running jobs, round-robin over the running queue from where the last step stopped; 0 = no bound (every running job, the published algorithm, used for parity)"}
 )
