@@ -111,7 +111,7 @@ type Policy struct {
 	// assertionsFailed counts, in artifact timing, the artifact's
 	// assertions found false (see round.assertionFailed).
 	assertionsFailed int
-	// bound holds the counted bounds on a decision's searches (bound.go).
+	// bound is the upgrade trial's counted bound (bound.go).
 	bound bounds
 }
 
@@ -303,8 +303,6 @@ type round struct {
 	partialBuf []nodeFree
 	idleBuf    []int
 	shrinkBuf  shrinkView
-	// downgrades counts the decision's downgrade searches (bound.go).
-	downgrades int
 }
 
 func (p *Policy) newRound(v *sim.View) *round {

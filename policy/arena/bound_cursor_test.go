@@ -17,7 +17,7 @@ import (
 // are worked out by hand.
 func TestUpgradeCursorRoundRobin(t *testing.T) {
 	p := &Policy{}
-	p.WithBounds(0, 3)
+	p.WithMaxUpgrades(3)
 	newRound := func(ids ...sim.JobID) *round {
 		p.runGen++
 		r := &round{p: p}

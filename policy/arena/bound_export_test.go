@@ -1,13 +1,11 @@
 package arena
 
-// BoundCounts are what a policy's counted bounds counted (bounds).
+// BoundCounts are what the upgrade trial's bound counted (bounds).
 type BoundCounts struct {
-	Downgrades, MaxDowngrades, Denied int
-	Steps, MaxVisited                 int
+	Steps, MaxVisited int
 }
 
 // Bounds returns p's bound counters.
 func (p *Policy) Bounds() BoundCounts {
-	b := p.bound
-	return BoundCounts{b.downgrades, b.maxDowngrades, b.denied, b.steps, b.maxVisited}
+	return BoundCounts{p.bound.steps, p.bound.maxVisited}
 }

@@ -668,7 +668,6 @@ func (r *round) fitOneJob(tb *table, job inst, budget, local int) (bool, *table,
 	if len(r.running) > deepSearchMaxRunning {
 		depth = 2
 	}
-	depth = r.fitDepth(depth)
 	plans = append(plans, r.downgradeSearch(job, tb, depth, budget, local)...)
 	maxGain := infeasibleThr
 	best := -1
