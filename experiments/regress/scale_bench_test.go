@@ -282,7 +282,7 @@ func scaleBudget(b *testing.B) time.Duration {
 
 // scalePolicyList is ARENA_SCALE_POLICIES (comma-separated, as
 // --policy takes a list: a comma inside a policy's options, as in
-// "arena(max_fits=64,max_upgrades=1024)", does not split) or def.
+// "arena(max_upgrades=256,pack=false)", does not split) or def.
 func scalePolicyList(def []string) []string {
 	if s := os.Getenv("ARENA_SCALE_POLICIES"); s != "" {
 		if l, err := registry.SplitList(s); err == nil {
