@@ -8,13 +8,12 @@ import (
 )
 
 // TestUpgradeCursorRoundRobin: with max_upgrades=3 and ten running jobs,
-// the upgrade steps' windows are the running queue three at a time,
+// the upgrade trials' windows are the running queue three at a time,
 // wrapping (hand-worked: 0-2, 3-5, 6-8, 9,0,1, 2-4, …), so every running
-// job is examined within ⌈10/3⌉ = 4 steps, whether the steps belong to
-// one decision or to several; when the job the next window starts at
-// stops running, the window starts at its old position; and a queue no
-// longer than the bound is examined whole, in order. Anchor: the windows
-// are worked out by hand.
+// job is examined within ⌈10/3⌉ = 4 trials (decisions); when the job the
+// next window starts at stops running, the window starts at its old
+// position; and a queue no longer than the bound is examined whole, in
+// order. Anchor: the windows are worked out by hand.
 func TestUpgradeCursorRoundRobin(t *testing.T) {
 	p := &Policy{}
 	p.WithMaxUpgrades(3)
@@ -40,7 +39,7 @@ func TestUpgradeCursorRoundRobin(t *testing.T) {
 	want := [][]sim.JobID{{10, 11, 12}, {13, 14, 15}, {16, 17, 18}}
 	for step, w := range want {
 		if got := window(r); !slices.Equal(got, w) {
-			t.Fatalf("step %d: window %v, want %v", step, got, w)
+			t.Fatalf("trial %d: window %v, want %v", step, got, w)
 		}
 	}
 	// A new decision, the same jobs running: the cursor persists.
@@ -55,7 +54,7 @@ func TestUpgradeCursorRoundRobin(t *testing.T) {
 	if got, w := window(r), []sim.JobID{14, 15, 16}; !slices.Equal(got, w) {
 		t.Fatalf("after job 12 ended: window %v, want %v", got, w)
 	}
-	// Every job of a fixed queue is examined within ⌈n/3⌉ steps, from
+	// Every job of a fixed queue is examined within ⌈n/3⌉ trials, from
 	// wherever the cursor stands.
 	r = newRound(ten...)
 	seen := map[sim.JobID]bool{}
@@ -65,7 +64,7 @@ func TestUpgradeCursorRoundRobin(t *testing.T) {
 		}
 	}
 	if len(seen) != len(ten) {
-		t.Errorf("4 steps examined %d of 10 jobs", len(seen))
+		t.Errorf("4 trials examined %d of 10 jobs", len(seen))
 	}
 	// A queue the bound covers: whole, in order.
 	r = newRound(20, 21, 22)

@@ -47,10 +47,10 @@ func sameResults(a, b *sim.Result) bool {
 
 // TestBoundNotReachedChangesNothing: on the paper's run (Philly on
 // paper-1280, artifact timing, 2000 rounds) and on an exact-timing run, a
-// max_upgrades equal to the longest running queue an upgrade step of the
+// max_upgrades equal to the longest running queue an upgrade trial of the
 // unbounded run walked is never exceeded, so the results must equal the
 // unbounded run's job for job and round for round; one less must cut a
-// step short (the counter says so) — the edge is where the unbounded run
+// trial short (the counter says so) — the edge is where the unbounded run
 // puts it. Not a golden: the oracle is the same run with
 // no bound.
 func TestBoundNotReachedChangesNothing(t *testing.T) {
@@ -65,7 +65,7 @@ func TestBoundNotReachedChangesNothing(t *testing.T) {
 			free, n := runCounted(t, run)
 			t.Logf("unbounded: %+v", n)
 			if n.MaxVisited == 0 {
-				t.Fatalf("unbounded run counted %+v: want upgrade steps", n)
+				t.Fatalf("unbounded run counted %+v: want upgrade trials", n)
 			}
 			name := run.Policy
 			run.Policy = fmt.Sprintf("%s(max_upgrades=%d)", name, n.MaxVisited)
@@ -78,7 +78,7 @@ func TestBoundNotReachedChangesNothing(t *testing.T) {
 			}
 			run.Policy = fmt.Sprintf("%s(max_upgrades=%d)", name, n.MaxVisited-1)
 			if _, m := runCounted(t, run); m.MaxVisited != n.MaxVisited-1 {
-				t.Errorf("%s: an upgrade step examined %d jobs", run.Policy, m.MaxVisited)
+				t.Errorf("%s: an upgrade trial examined %d jobs", run.Policy, m.MaxVisited)
 			}
 		})
 	}
@@ -86,7 +86,7 @@ func TestBoundNotReachedChangesNothing(t *testing.T) {
 
 // TestSmallBoundChangesRun: small bounds change the schedule of Philly in
 // exact timing, the engine's invariant checker (Check: no GPU held twice,
-// gangs whole, work conserved) finds nothing wrong, and no upgrade step
+// gangs whole, work conserved) finds nothing wrong, and no upgrade trial
 // examines more jobs than the bound (a counter, not a clock). Not a
 // golden: the assertions are inequalities against the bound and the
 // unbounded run.
@@ -99,8 +99,8 @@ func TestSmallBoundChangesRun(t *testing.T) {
 	for _, ups := range []int{1, 4, 16} {
 		run.Policy = fmt.Sprintf("arena(max_upgrades=%d)", ups)
 		res, m := runCounted(t, run)
-		if m.MaxVisited > ups || m.Steps == 0 {
-			t.Errorf("%s: %d steps, one examined %d jobs (unbounded: %+v)", run.Policy, m.Steps, m.MaxVisited, n)
+		if m.MaxVisited > ups || m.Trials == 0 {
+			t.Errorf("%s: %d trials, one examined %d jobs (unbounded: %+v)", run.Policy, m.Trials, m.MaxVisited, n)
 		}
 		if sameResults(free, res) {
 			t.Errorf("%s: the same results as the unbounded run", run.Policy)

@@ -72,7 +72,7 @@ var packOption = registry.Option{Name: "pack", Type: registry.Bool, Default: "tr
 // maxUpgradesOption bounds the upgrade trial's work in counted steps
 // (Policy.WithMaxUpgrades, bound.go).
 var maxUpgradesOption = registry.Option{Name: "max_upgrades", Type: registry.Int, Default: "0", Min: "0",
-	Help: "an upgrade step examines at most this many running jobs, round-robin over the running queue from where the last step stopped; 0 = no bound (every running job, the published algorithm, used for parity)"}
+	Help: "the upgrade trial's steps examine at most this many running jobs, a window round-robin over the running queue from where the last decision's stopped; 0 = no bound (every running job, the published algorithm, used for parity)"}
 
 // priceTopology prices est's grids by the cluster's topology with the
 // analytic model's cross-node share (placement.TopologyPriced); est itself
