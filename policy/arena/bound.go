@@ -27,7 +27,7 @@ import "github.com/arena-sim/arena/sim"
 
 // bounds is the upgrade trial's bound and its cursor and counters.
 type bounds struct {
-	// maxUpgrades: running jobs an upgrade step examines (0: no bound).
+	// maxUpgrades: running jobs an upgrade trial examines (0: no bound).
 	maxUpgrades int
 	// next is the running job the next bounded trial starts at (hasNext:
 	// set), pos the position it had in the running queue (the fallback
