@@ -18,6 +18,7 @@ import (
 
 	"github.com/arena-sim/arena/experiments/runner"
 	"github.com/arena-sim/arena/policy"
+	"github.com/arena-sim/arena/policy/registry"
 	"github.com/arena-sim/arena/sim"
 	"github.com/arena-sim/arena/sim/clusterspec"
 	"github.com/arena-sim/arena/traces"
@@ -279,9 +280,14 @@ func scaleBudget(b *testing.B) time.Duration {
 	return d
 }
 
-// scalePolicyList is ARENA_SCALE_POLICIES (comma-separated) or def.
+// scalePolicyList is ARENA_SCALE_POLICIES (comma-separated, as
+// --policy takes a list: a comma inside a policy's options, as in
+// "arena(max_upgrades=256,pack=false)", does not split) or def.
 func scalePolicyList(def []string) []string {
 	if s := os.Getenv("ARENA_SCALE_POLICIES"); s != "" {
+		if l, err := registry.SplitList(s); err == nil {
+			return l
+		}
 		return strings.Split(s, ",")
 	}
 	return def

@@ -111,6 +111,8 @@ type Policy struct {
 	// assertionsFailed counts, in artifact timing, the artifact's
 	// assertions found false (see round.assertionFailed).
 	assertionsFailed int
+	// bound is the upgrade trial's counted bound (bound.go).
+	bound bounds
 }
 
 var _ sim.Policy = (*Policy)(nil)

@@ -50,6 +50,16 @@
 // rejects plans leaving a changed job infeasible. The first plan with the
 // strictly largest gain is the decision.
 //
+// # Bounding a decision's work (bound.go)
+//
+// Each upgrade step examines every running job, so a decision's work grows
+// with the cluster. Option max_upgrades=N (Policy.WithMaxUpgrades) bounds
+// the jobs a trial's steps examine to a window of N, counted as jobs
+// visited (twins included), round-robin over the running queue from where
+// the last decision's window stopped, so no job is starved of upgrades. The default, 0, is no bound:
+// the published algorithm, which the parity runs use; a bound the running
+// queue never exceeds changes nothing.
+//
 // # Fidelity
 //
 // The artifact's quirks are kept, each commented where it is reproduced:

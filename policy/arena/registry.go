@@ -44,13 +44,13 @@ func Entries() []registry.Entry {
 	for _, v := range variants {
 		out = append(out, registry.Entry{
 			Name: v.name, Aliases: v.aliases, Doc: v.doc, Overhead: append(sim.OverheadClass{v.name}, v.overhead...), Cost: 30,
-			Options: []registry.Option{topologyOption, packOption},
+			Options: []registry.Option{topologyOption, packOption, maxUpgradesOption},
 			New: func(o registry.Options) (sim.Policy, error) {
 				decide, opt := o.Source.View(v.view), o.Source.View(estimator.ViewOptimal)
 				if o.Values.Bool("topology") {
 					decide, opt = priceTopology(o.Cluster, decide), priceTopology(o.Cluster, opt)
 				}
-				p := New(Variants[v.name], o.Cluster, decide, opt)
+				p := New(Variants[v.name], o.Cluster, decide, opt).WithMaxUpgrades(o.Values.Int("max_upgrades"))
 				p.tp.packed = p.tp.packed && o.Values.Bool("pack")
 				return p.Engine(), nil
 			},
@@ -68,6 +68,11 @@ var topologyOption = registry.Option{Name: "topology", Type: registry.Bool, Defa
 // topology on or off (packedIdle; without a topology it changes nothing).
 var packOption = registry.Option{Name: "pack", Type: registry.Bool, Default: "true",
 	Help: "on a cluster with a network topology, put a multi-node grid on idle nodes in the fewest fast domains and switch groups (placement.PackNodes) instead of the first idle nodes (docs/topology.md)"}
+
+// maxUpgradesOption bounds the upgrade trial's work in counted steps
+// (Policy.WithMaxUpgrades, bound.go).
+var maxUpgradesOption = registry.Option{Name: "max_upgrades", Type: registry.Int, Default: "0", Min: "0",
+	Help: "the upgrade trial's steps examine at most this many running jobs, a window round-robin over the running queue from where the last decision's stopped; 0 = no bound (every running job, the published algorithm, used for parity)"}
 
 // priceTopology prices est's grids by the cluster's topology with the
 // analytic model's cross-node share (placement.TopologyPriced); est itself

@@ -20,6 +20,8 @@ func (r *round) upgradeTrial() {
 	memo := &r.p.trials
 	memo.reset(len(r.running), len(r.p.tp.types))
 	defer func() { memo.st = nil }()
+	// The jobs the steps examine: all, or max_upgrades of them (bound.go).
+	start, count := r.upgradeWindow()
 	for step := 0; step < maxUpgradeSteps; step++ {
 		// Every job's trials run on the real table and read its delta
 		// (index.go) many times over: start them from a fresh snapshot.
@@ -37,7 +39,9 @@ func (r *round) upgradeTrial() {
 		best := empty
 		var bestUp upgrade
 		twins := r.newTwins()
-		for i, id := range r.running {
+		for k := 0; k < count; k++ {
+			i := (start + k) % len(r.running)
+			id := r.running[i]
 			if twins != nil && twins.seen(id) {
 				continue
 			}
