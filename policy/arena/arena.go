@@ -119,11 +119,13 @@ var _ sim.Policy = (*Policy)(nil)
 // estimator decide (opt is the adaptive-parallelism view, used for the
 // deadline check of arena-ddl).
 func New(v Variant, c *sim.Cluster, decide, opt estimator.Estimator) *Policy {
-	return &Policy{
+	p := &Policy{
 		variant: v, tp: newTopology(c), decide: decide, opt: opt,
 		timedOut: map[sim.JobID]bool{}, thrCache: newMemo(), optCache: newMemo(),
 		wIndex: map[estimator.Workload]int{}, trialKeys: map[trialKey]int{},
 	}
+	p.tp.snaps.pool = &p.pool
+	return p
 }
 
 // Name implements sim.Policy.
