@@ -76,6 +76,11 @@ type Policy struct {
 	// equals seenGen).
 	seen    []uint64
 	seenGen uint64
+	// twinRecs are the upgrade trial's records of the running jobs, by
+	// index in the running queue, and runIdx a job's index there (by job
+	// ID; valid where the record's ID matches): see twinRec.
+	twinRecs []twinRec
+	runIdx   []int32
 	// runMark[id] equals runGen while job id is in the round's running
 	// queue; jobMark is scratch marking jobs (where it equals markGen).
 	runMark, jobMark []uint64
@@ -362,7 +367,7 @@ func (r *round) refreshQuotas() {
 			if s == nil || s.num == 0 {
 				continue
 			}
-			p.jobs[id].quota = quota{t: int(s.t), num: int(s.num), loc: loc{len(s.nodes), int(s.firstCount)}}
+			p.setQuota(id, p.jobs[id], quota{t: int(s.t), num: int(s.num), loc: loc{len(s.nodes), int(s.firstCount)}})
 		}
 		p.quotaTouched, p.quotaScratch = now, p.quotaTouched[:0]
 		return
@@ -374,11 +379,25 @@ func (r *round) refreshQuotas() {
 		if s == nil || s.num == 0 {
 			continue
 		}
-		js.quota = quota{t: int(s.t), num: int(s.num), loc: loc{len(s.nodes), int(s.firstCount)}}
+		p.setQuota(id, js, quota{t: int(s.t), num: int(s.num), loc: loc{len(s.nodes), int(s.firstCount)}})
 	}
 	p.quotaBase, p.quotaBaseGen = tb.base, tb.baseGen
 	p.markGen++
 	p.quotaTouched = r.deltaJobs(tb, p.quotaTouched[:0])
+}
+
+// setQuota sets running job id's quota (js its state), marking its upgrade
+// trial record stale when the quota changes (twinRec).
+func (p *Policy) setQuota(id sim.JobID, js *jobState, q quota) {
+	if js.quota == q {
+		return
+	}
+	js.quota = q
+	if int(id) < len(p.runIdx) {
+		if i := p.runIdx[id]; int(i) < len(p.twinRecs) && p.twinRecs[i].id == id {
+			p.twinRecs[i].ok = false
+		}
+	}
 }
 
 // deltaJobs appends to out the real jobs on tb's delta slots, as tb and
