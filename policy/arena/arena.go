@@ -81,6 +81,8 @@ type Policy struct {
 	// ID; valid where the record's ID matches): see twinRec.
 	twinRecs []twinRec
 	runIdx   []int32
+	// twinNodes and twinUsed hold the records' node lists (twinRec).
+	twinNodes, twinUsed []int
 	// runMark[id] equals runGen while job id is in the round's running
 	// queue; jobMark is scratch marking jobs (where it equals markGen).
 	runMark, jobMark []uint64

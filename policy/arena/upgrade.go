@@ -101,6 +101,13 @@ type twinRec struct {
 	used, ut int32 // USED slots and their type; ut −1: no stats entry
 	dbl      int8  // doubling feasible: 0 not asked yet, 1 yes, 2 no
 	ok       bool
+	// The doubling's node count (set with dbl), and the job's nodes of
+	// its type with their USED slots, from nodesAt in Policy.twinNodes and
+	// twinUsed: nodesN 0 not read yet, −1 more than doubling reads, else
+	// one more than their number.
+	need    int32
+	nodesN  int16
+	nodesAt int32
 }
 
 // newTwins starts a step's twin detection; nil when the shortcuts are off
@@ -130,6 +137,7 @@ func (r *round) newTwins(first bool) *twins {
 			p.twinRecs[i] = twinRec{id: id}
 			p.runIdx[id] = int32(i)
 		}
+		p.twinNodes, p.twinUsed = p.twinNodes[:0], p.twinUsed[:0]
 	}
 	return tw
 }
@@ -226,12 +234,111 @@ func (tw *twins) classAt(i int, id sim.JobID) int {
 	}
 	c := 0 // no doubling tried
 	if r.canDouble(q, free) {
-		c = tw.doubling(q, id, &rec.dbl)
+		c = tw.doublingAt(rec)
 		if c < 0 {
 			return -1
 		}
 	}
 	return 3*rec.key + c
+}
+
+// doublingAt is doubling read from the job's record: its feasibility,
+// node count and nodes with their USED slots are the job's until its
+// slots or quota change (the record is then refreshed); the room is read
+// from the real table as in doubling.
+func (tw *twins) doublingAt(rec *twinRec) int {
+	r := tw.r
+	p := r.p
+	tp := p.tp
+	q := rec.q
+	ty, n := q.t, 2*q.num
+	if rec.dbl == 0 {
+		rec.dbl = 2
+		if r.feasible(inst{id: rec.id, t: ty, num: n}, ty, p.bestLocality(ty, n)) {
+			rec.dbl = 1
+		}
+		if ty < tp.clusterTypes {
+			rec.need = int32(nodesNeeded(n, tp.typeCap[ty]))
+		}
+	}
+	if rec.dbl == 2 {
+		return 2
+	}
+	if ty >= tp.clusterTypes || !tp.uniformCap[ty] {
+		return -1
+	}
+	rm := &tw.room[ty]
+	if *rm == [2]int{} {
+		idle, maxPartial := r.real.roomOf(ty)
+		*rm = [2]int{idle + 1, maxPartial + 1}
+	}
+	idle, maxPartial := rm[0]-1, rm[1]-1
+	need := int(rec.need)
+	switch {
+	case need <= idle:
+		if n/need > tp.typeCap[ty] {
+			return -1
+		}
+		return 1
+	case n <= maxPartial:
+		return 1
+	}
+	if tp.blocked != nil {
+		return -1
+	}
+	tb := r.real
+	if rec.nodesN == 0 {
+		at := len(p.twinNodes)
+		nodes, used := p.twinNodes, p.twinUsed
+		over := false
+		for _, s := range tb.slotsOf(rec.id) {
+			nd := tp.slotNode[s]
+			if tp.nodeType[nd] != ty {
+				continue
+			}
+			if len(nodes) == at || nodes[len(nodes)-1] != nd {
+				if len(nodes)-at == 16 {
+					over = true
+					break
+				}
+				nodes, used = append(nodes, nd), append(used, 0)
+			}
+			if tb.used[s] {
+				used[len(used)-1]++
+			}
+		}
+		if over {
+			nodes, used = nodes[:at], used[:at]
+			rec.nodesN = -1
+		} else {
+			rec.nodesN, rec.nodesAt = int16(len(nodes)-at+1), int32(at)
+		}
+		p.twinNodes, p.twinUsed = nodes, used
+	}
+	if rec.nodesN < 0 {
+		return -1
+	}
+	end := int(rec.nodesAt) + int(rec.nodesN) - 1
+	nodes, used := p.twinNodes[rec.nodesAt:end], p.twinUsed[rec.nodesAt:end]
+	idle, maxPartial = tb.roomExcept(ty, nodes)
+	for i, nd := range nodes {
+		switch f := tb.free[nd] + used[i]; {
+		case f == tp.nodeCap[nd]:
+			idle++
+		case f > 0:
+			maxPartial = max(maxPartial, f)
+		}
+	}
+	switch {
+	case need <= idle:
+		if n/need > tp.typeCap[ty] {
+			return -1
+		}
+		return 1
+	case n <= maxPartial:
+		return 1
+	}
+	return -1
 }
 
 // class is job id's twin class in this step, read from its state and the
