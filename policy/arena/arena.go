@@ -62,7 +62,9 @@ type Policy struct {
 	thrCache memo
 	optCache memo
 	wIndex   map[estimator.Workload]int
-	pool     tablePool
+	// workloads are the workloads met, by index (jobState.wi).
+	workloads []estimator.Workload
+	pool      tablePool
 	// statsA and statsB are the job stats of the real table and of the
 	// plan being expanded, statsC those of the node-swap fix-up's "before"
 	// table while it runs; kept across rounds (they pin snapshots, which
@@ -151,17 +153,20 @@ type loc struct{ nodes, per int }
 
 // jobState is the policy's record of one job.
 type jobState struct {
-	id      sim.JobID
-	w       estimator.Workload
-	wi      int
-	quota   quota
-	opp     bool // running opportunistically (in the decision queue)
-	blocker bool // pending, and an opportunistic job runs below it
+	id sim.JobID
+	// wi is the index of the job's workload (Policy.workloads): the
+	// workload itself is kept once per workload, not per job (a million
+	// jobs' states are live at once).
+	wi    int
+	quota quota
 	// key is the index of (workload, keyQ) among the trial keys (keyOK:
 	// computed; Policy.keyOf).
-	key   int
-	keyQ  quota
-	keyOK bool
+	key  int
+	keyQ quota
+	// the flags last: 96 bytes in all (a size class) rather than 104
+	opp     bool // running opportunistically (in the decision queue)
+	blocker bool // pending, and an opportunistic job runs below it
+	keyOK   bool
 }
 
 func (p *Policy) state(j *sim.Job) *jobState {
@@ -176,9 +181,10 @@ func (p *Policy) state(j *sim.Job) *jobState {
 		if !ok {
 			wi = len(p.wIndex)
 			p.wIndex[w] = wi
+			p.workloads = append(p.workloads, w)
 		}
 		ty := p.tp.typeOf(j.Spec.GPU)
-		js = &jobState{id: j.Spec.ID, w: w, wi: wi}
+		js = &jobState{id: j.Spec.ID, wi: wi}
 		js.quota = quota{t: ty, num: j.Spec.GPUs, loc: p.bestLocality(ty, j.Spec.GPUs)}
 		p.jobs[id] = js
 	}
