@@ -62,7 +62,9 @@ type Policy struct {
 	thrCache memo
 	optCache memo
 	wIndex   map[estimator.Workload]int
-	pool     tablePool
+	// workloads are the workloads met, by index (jobState.wi).
+	workloads []estimator.Workload
+	pool      tablePool
 	// statsA and statsB are the job stats of the real table and of the
 	// plan being expanded, statsC those of the node-swap fix-up's "before"
 	// table while it runs; kept across rounds (they pin snapshots, which
@@ -76,6 +78,13 @@ type Policy struct {
 	// equals seenGen).
 	seen    []uint64
 	seenGen uint64
+	// twinRecs are the upgrade trial's records of the running jobs, by
+	// index in the running queue, and runIdx a job's index there (by job
+	// ID; valid where the record's ID matches): see twinRec.
+	twinRecs []twinRec
+	runIdx   []int32
+	// twinNodes and twinUsed hold the records' node lists (twinRec).
+	twinNodes, twinUsed []int
 	// runMark[id] equals runGen while job id is in the round's running
 	// queue; jobMark is scratch marking jobs (where it equals markGen).
 	runMark, jobMark []uint64
@@ -121,11 +130,13 @@ var _ sim.Policy = (*Policy)(nil)
 // estimator decide (opt is the adaptive-parallelism view, used for the
 // deadline check of arena-ddl).
 func New(v Variant, c *sim.Cluster, decide, opt estimator.Estimator) *Policy {
-	return &Policy{
+	p := &Policy{
 		variant: v, tp: newTopology(c), decide: decide, opt: opt,
 		timedOut: map[sim.JobID]bool{}, thrCache: newMemo(), optCache: newMemo(),
 		wIndex: map[estimator.Workload]int{}, trialKeys: map[trialKey]int{},
 	}
+	p.tp.snaps.pool = &p.pool
+	return p
 }
 
 // Name implements sim.Policy.
@@ -144,17 +155,20 @@ type loc struct{ nodes, per int }
 
 // jobState is the policy's record of one job.
 type jobState struct {
-	id      sim.JobID
-	w       estimator.Workload
-	wi      int
-	quota   quota
-	opp     bool // running opportunistically (in the decision queue)
-	blocker bool // pending, and an opportunistic job runs below it
+	id sim.JobID
+	// wi is the index of the job's workload (Policy.workloads): the
+	// workload itself is kept once per workload, not per job (a million
+	// jobs' states are live at once).
+	wi    int
+	quota quota
 	// key is the index of (workload, keyQ) among the trial keys (keyOK:
 	// computed; Policy.keyOf).
-	key   int
-	keyQ  quota
-	keyOK bool
+	key  int
+	keyQ quota
+	// the flags last: 96 bytes in all (a size class) rather than 104
+	opp     bool // running opportunistically (in the decision queue)
+	blocker bool // pending, and an opportunistic job runs below it
+	keyOK   bool
 }
 
 func (p *Policy) state(j *sim.Job) *jobState {
@@ -169,9 +183,10 @@ func (p *Policy) state(j *sim.Job) *jobState {
 		if !ok {
 			wi = len(p.wIndex)
 			p.wIndex[w] = wi
+			p.workloads = append(p.workloads, w)
 		}
 		ty := p.tp.typeOf(j.Spec.GPU)
-		js = &jobState{id: j.Spec.ID, w: w, wi: wi}
+		js = &jobState{id: j.Spec.ID, wi: wi}
 		js.quota = quota{t: ty, num: j.Spec.GPUs, loc: p.bestLocality(ty, j.Spec.GPUs)}
 		p.jobs[id] = js
 	}
@@ -362,7 +377,7 @@ func (r *round) refreshQuotas() {
 			if s == nil || s.num == 0 {
 				continue
 			}
-			p.jobs[id].quota = quota{t: int(s.t), num: int(s.num), loc: loc{len(s.nodes), int(s.firstCount)}}
+			p.setQuota(id, p.jobs[id], quota{t: int(s.t), num: int(s.num), loc: loc{len(s.nodes), int(s.firstCount)}})
 		}
 		p.quotaTouched, p.quotaScratch = now, p.quotaTouched[:0]
 		return
@@ -374,11 +389,25 @@ func (r *round) refreshQuotas() {
 		if s == nil || s.num == 0 {
 			continue
 		}
-		js.quota = quota{t: int(s.t), num: int(s.num), loc: loc{len(s.nodes), int(s.firstCount)}}
+		p.setQuota(id, js, quota{t: int(s.t), num: int(s.num), loc: loc{len(s.nodes), int(s.firstCount)}})
 	}
 	p.quotaBase, p.quotaBaseGen = tb.base, tb.baseGen
 	p.markGen++
 	p.quotaTouched = r.deltaJobs(tb, p.quotaTouched[:0])
+}
+
+// setQuota sets running job id's quota (js its state), marking its upgrade
+// trial record stale when the quota changes (twinRec).
+func (p *Policy) setQuota(id sim.JobID, js *jobState, q quota) {
+	if js.quota == q {
+		return
+	}
+	js.quota = q
+	if int(id) < len(p.runIdx) {
+		if i := p.runIdx[id]; int(i) < len(p.twinRecs) && p.twinRecs[i].id == id {
+			p.twinRecs[i].ok = false
+		}
+	}
 }
 
 // deltaJobs appends to out the real jobs on tb's delta slots, as tb and

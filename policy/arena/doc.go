@@ -148,7 +148,16 @@
 //   - a stats entry holds its counts, first slot and generation as int32
 //     (slots are below 2³¹, as pairKey and the job index assume): 48
 //     bytes and a 4-byte seen mark per job ID in each statSet rather than
-//     80, the generation wrapping by marking every entry stale.
+//     80, the generation wrapping by marking every entry stale;
+//   - when the snapshot ring recycles a snapshot, the pool's tables
+//     attached to it move onto its live child with the child's diff added
+//     to their delta (snapshotCache.reattach), so that a copy onto them
+//     costs the deltas rather than the whole table;
+//   - an upgrade trial keeps one dense record per running job (twinRec:
+//     quota, trial key, USED slots, the doubling's feasibility and the
+//     job's nodes), built at its first step and refreshed only for the
+//     jobs whose slots or quota a step changed, so that a step's twin
+//     walk does not read every job's state and stats again.
 //
 // These shortcuts are checked against running every search in full
 // (TestSearchShortcutsChangeNothing), the table copies against a scan
@@ -157,6 +166,8 @@
 // without it (TestArrivalRebaseChangesNothing), the "before" table
 // against the loaded one (TestBeforeReleaseMatchesLoad) and its stats
 // against a scan (TestFixupBeforeStatsMatchScan), the round's carried
-// table against the loaded one (TestRoundTableMatchesLoad) and an
-// inherited index against a scan (TestInheritedIndexMatchesScan).
+// table against the loaded one (TestRoundTableMatchesLoad), an
+// inherited index against a scan (TestInheritedIndexMatchesScan), the
+// moved tables against their snapshot and a scan (TestReattachKeepsDeltas)
+// and the twin records against the jobs' state (TestTwinRecordsMatchState).
 package arena

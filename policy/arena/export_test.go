@@ -17,3 +17,13 @@ func SetSearchShortcuts(on bool) bool {
 	searchShortcuts = on
 	return prev
 }
+
+// SetCheckTwinRecs turns checkTwinRecs on or off and returns the previous
+// setting; TwinChecks returns the comparisons and mismatches so far.
+func SetCheckTwinRecs(on bool) bool {
+	prev := checkTwinRecs
+	checkTwinRecs = on
+	return prev
+}
+
+func TwinChecks() (checks, mismatches int64) { return twinChecks.Load(), twinMismatches.Load() }

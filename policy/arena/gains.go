@@ -68,7 +68,7 @@ func (r *round) lookup(cache memo, est estimator.Estimator, id sim.JobID, t int,
 			return v
 		}
 	}
-	v := value(est.Estimate(js.w, estimator.Config{GPU: r.p.tp.types[t], Nodes: l.nodes, PerNode: l.per}))
+	v := value(est.Estimate(r.p.workloads[js.wi], estimator.Config{GPU: r.p.tp.types[t], Nodes: l.nodes, PerNode: l.per}))
 	if slot != nil {
 		*slot = memoEntry{v, true}
 	} else {

@@ -103,6 +103,9 @@ type snapshotCache struct {
 	ring [4]*snapshot
 	next int
 	gen  uint64
+	// pool holds the tables that may be attached to the snapshots
+	// (reattach); nil for tables made outside a policy (tests).
+	pool *tablePool
 }
 
 // rebase makes t's current content a new snapshot and attaches t to it
@@ -117,6 +120,9 @@ func (c *snapshotCache) rebase(t *table) {
 		c.ring[c.next] = s
 	}
 	c.next = (c.next + 1) % len(c.ring)
+	if s.gen != 0 {
+		c.reattach(s, t)
+	}
 	s.parent, s.diff, s.diffNodes = nil, s.diff[:0], s.diffNodes[:0]
 	if t.attached() && t.base != s {
 		s.parent, s.parentGen = t.base, t.baseGen
@@ -136,6 +142,65 @@ func (c *snapshotCache) rebase(t *table) {
 	t.base, t.baseGen = s, s.gen
 	t.copied = 0
 }
+
+// reattach moves the pool's tables attached to s, which is about to be
+// recycled, onto a live child of s (a snapshot made from a delta against
+// it), so that they stay deltas instead of detaching: a table equal to s
+// but on its delta is the child but on its delta and the child's diff
+// (the slots the child changed hold s's content in the table, which its
+// own arrays already have). Without it, every pooled table of the oldest
+// snapshot detached when the ring came round, and the next copy onto it
+// moved the whole table (table.copyFrom's last case). A table whose
+// delta would pass the delta limit detaches as before; skip is the table
+// being rebased.
+func (c *snapshotCache) reattach(s *snapshot, skip *table) {
+	if c.pool == nil || !searchShortcuts {
+		return
+	}
+	var child *snapshot
+	for _, x := range c.ring {
+		if x != nil && x != s && x.parent == s && x.parentGen == s.gen {
+			child = x
+			break
+		}
+	}
+	if child == nil {
+		return
+	}
+	move := func(t *table) {
+		if t == skip || t.base != s || t.baseGen != s.gen {
+			return
+		}
+		if len(t.dirty)+len(child.diff) > t.tp.deltaLimit {
+			t.detach()
+			return
+		}
+		reattached.Add(1)
+		t.base, t.baseGen = child, child.gen
+		for _, d := range child.diff {
+			if bit := uint64(1) << (d & 63); t.slotMark[d>>6]&bit == 0 {
+				t.slotMark[d>>6] |= bit
+				t.dirty = append(t.dirty, d)
+			}
+		}
+		for _, n := range child.diffNodes {
+			if bit := uint64(1) << (n & 63); t.nodeMark[n>>6]&bit == 0 {
+				t.nodeMark[n>>6] |= bit
+				t.dirtyNodes = append(t.dirtyNodes, n)
+			}
+		}
+	}
+	for _, t := range c.pool.free {
+		move(t)
+	}
+	for _, t := range c.pool.live {
+		move(t)
+	}
+}
+
+// reattached counts the tables reattach moved (for the test; runs may be
+// concurrent).
+var reattached atomic.Int64
 
 // indexEntry is one job's entry of a snapshot's index.
 type indexEntry struct {

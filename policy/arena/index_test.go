@@ -154,6 +154,86 @@ func TestCopyFromParentSnapshot(t *testing.T) {
 	}
 }
 
+// TestReattachKeepsDeltas: when the snapshot ring recycles a snapshot, the
+// pool's tables attached to it move onto its live child with the child's
+// diff added to their delta (snapshotCache.reattach) instead of
+// detaching. A moved table must still be its snapshot plus its delta:
+// every slot and node outside the delta holds the snapshot's content, and
+// slotsOf and partialNodes answer as a scan of a flat copy does. Random
+// pooled copies with random writes, then chains of rebases of a working
+// table that recycle every snapshot. Self-generated comparison (the
+// oracle is the table's own flat content); fails if reattach leaves the
+// child's diff out of the delta (tried) or moves nothing.
+func TestReattachKeepsDeltas(t *testing.T) {
+	c := testCluster(t, sim.Pool{GPU: "a100", Nodes: 6, GPUsPerNode: 4}, sim.Pool{GPU: "v100", Nodes: 5, GPUsPerNode: 2})
+	tp := newTopology(c)
+	pool := &tablePool{}
+	tp.snaps.pool = pool
+	rng := rand.New(rand.NewPCG(5, 6))
+	slots := len(tp.slotNode)
+	write := func(tb *table, n int) {
+		for range n {
+			s := rng.IntN(slots)
+			occ := sim.JobID(rng.IntN(13)) - 1
+			tb.set(s, occ, occ != empty)
+		}
+	}
+	before := reattached.Load()
+	kept := 0
+	for trial := range 200 {
+		pool.release(0, nil)
+		work := pool.clone(newTable(tp, randomOccupants(rng, slots, 12)))
+		tp.snaps.rebase(work)
+		var copies []*table
+		for range 8 {
+			for range 1 + rng.IntN(3) {
+				cp := pool.clone(work)
+				write(cp, rng.IntN(6))
+				copies = append(copies, cp)
+			}
+			write(work, 1+rng.IntN(6))
+			tp.snaps.rebase(work)
+		}
+		for i, cp := range copies {
+			if !cp.attached() {
+				continue
+			}
+			kept++
+			b := cp.base
+			for s := range cp.occ {
+				if cp.slotMark[s>>6]&(1<<(s&63)) == 0 && (cp.occ[s] != b.occ[s] || cp.used[s] != b.used[s]) {
+					t.Fatalf("trial %d copy %d: slot %d outside the delta differs from the snapshot", trial, i, s)
+				}
+			}
+			for n := range cp.free {
+				if !cp.nodeDirty(int32(n)) && cp.free[n] != b.free[n] {
+					t.Fatalf("trial %d copy %d: node %d outside the delta differs from the snapshot", trial, i, n)
+				}
+			}
+			flat := blankTable(tp)
+			copy(flat.occ, cp.occ)
+			copy(flat.used, cp.used)
+			copy(flat.free, cp.free)
+			copy(flat.tfree, cp.tfree)
+			for id := range sim.JobID(12) {
+				if got, want := slices.Clone(cp.slotsOf(id)), flat.slotsOf(id); !slices.Equal(got, want) {
+					t.Fatalf("trial %d copy %d: slotsOf(%d) = %v, scan says %v", trial, i, id, got, want)
+				}
+			}
+			for ty := range tp.clusterTypes {
+				p1, i1 := cp.partialNodes(ty, 6, nil, nil)
+				p2, i2 := flat.partialNodes(ty, 6, nil, nil)
+				if !reflect.DeepEqual(p1, p2) || !slices.Equal(i1, i2) {
+					t.Fatalf("trial %d copy %d type %d: partialNodes = %v %v, scan says %v %v", trial, i, ty, p1, i1, p2, i2)
+				}
+			}
+		}
+	}
+	if reattached.Load() == before || kept == 0 {
+		t.Fatalf("reattach moved %d tables, %d copies still attached at the end", reattached.Load()-before, kept)
+	}
+}
+
 // randomOccupants fills about half the slots with jobs 0..jobs−1.
 func randomOccupants(rng *rand.Rand, slots, jobs int) []sim.JobID {
 	occ := make([]sim.JobID, slots)

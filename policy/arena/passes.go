@@ -270,7 +270,8 @@ func (r *round) restartTrial() error {
 			if v.Deadline && r.p.timedOut[id] {
 				continue
 			}
-			key := workloadKey{js.w.Model.ArtifactName(), js.w.Batch}
+			w := r.p.workloads[js.wi]
+			key := workloadKey{w.Model.ArtifactName(), w.Batch}
 			if failed[key] {
 				continue
 			}

@@ -104,3 +104,40 @@ func TestArrivalRebaseChangesNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestTwinRecordsMatchState: the upgrade trial's per-job records (twinRec:
+// quota, trial key, USED slots, the doubling's feasibility), kept across
+// the steps of one trial and refreshed only for the jobs a step changed,
+// must give every job at every step the twin class read afresh from its
+// state and the real table's stats (twins.class). Self-generated
+// comparison (the oracle is the per-job computation the records replace);
+// fails if a step's changed jobs are not marked stale (tried: with both
+// the slot comparison, twins.tableChanged, and the quota hook, setQuota,
+// left out, thousands of classes differ; each one alone covers these
+// runs, where a changed slot of a job almost always changes its quota).
+func TestTwinRecordsMatchState(t *testing.T) {
+	if testing.Short() {
+		t.Skip("several Arena runs; skipped with -short")
+	}
+	pollux := &runner.SynthTrace{
+		Name: "philly-pollux.arena", From: "philly-pollux",
+		Keys: [][2]string{{"since", "35d"}, {"until", "37d"}, {"sample", "1920"}, {"recipe", "arena"}},
+	}
+	defer arena.SetCheckTwinRecs(arena.SetCheckTwinRecs(true))
+	for _, run := range []runner.Run{
+		{Trace: "philly", Cluster: "paper-1280", Policy: "arena", Timing: sim.Exact, Rounds: 800},
+		{Synth: pollux, Cluster: "../../examples/scale/paper-10240.yaml", Policy: "arena", Timing: sim.Exact, Rounds: 300},
+	} {
+		c0, m0 := arena.TwinChecks()
+		if _, err := runner.Execute(context.Background(), policy.NewRegistry(), run); err != nil {
+			t.Fatal(err)
+		}
+		c1, m1 := arena.TwinChecks()
+		if c1 == c0 {
+			t.Fatalf("%s: no upgrade step walked the running jobs", run.Cluster)
+		}
+		if m1 != m0 {
+			t.Errorf("%s: %d of %d twin classes from the records differ from the jobs' state", run.Cluster, m1-m0, c1-c0)
+		}
+	}
+}

@@ -50,3 +50,17 @@ func TestJobStatSize(t *testing.T) {
 		t.Fatalf("jobStat is %d bytes, want 48", n)
 	}
 }
+
+// TestJobStateSize: a job's state stays 96 bytes on 64-bit platforms (a
+// Go size class; one per job ever seen, a million at 1M jobs): the
+// workload is kept once per workload (Policy.workloads), the flags last.
+// A field added or moved past the class costs 16 MB or more per million
+// jobs.
+func TestJobStateSize(t *testing.T) {
+	if unsafe.Sizeof(uintptr(0)) != 8 {
+		t.Skip("32-bit platform")
+	}
+	if n := unsafe.Sizeof(jobState{}); n != 96 {
+		t.Fatalf("jobState is %d bytes, want 96", n)
+	}
+}

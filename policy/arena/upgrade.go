@@ -1,6 +1,10 @@
 package arena
 
-import "github.com/arena-sim/arena/sim"
+import (
+	"sync/atomic"
+
+	"github.com/arena-sim/arena/sim"
+)
 
 // upgradeTrial is _running_jobs_upgrade_trial: up to 10 steps, each
 // applying the running job's upgrade (type change or doubling) with the
@@ -38,11 +42,11 @@ func (r *round) upgradeTrial() {
 		maxGain := infeasibleThr
 		best := empty
 		var bestUp upgrade
-		twins := r.newTwins()
+		twins := r.newTwins(step == 0)
 		for k := 0; k < count; k++ {
 			i := (start + k) % len(r.running)
 			id := r.running[i]
-			if twins != nil && twins.seen(id) {
+			if twins != nil && twins.seenAt(i, id) {
 				continue
 			}
 			u := r.upgradeSearch(id, budget, localMigrationEta, memo, i)
@@ -60,6 +64,9 @@ func (r *round) upgradeTrial() {
 		mark := r.p.pool.mark()
 		bestTbl := r.applyUpgrade(best, bestUp, budget, localMigrationEta)
 		memo.tableChanged(r.real, bestTbl)
+		if twins != nil {
+			twins.tableChanged(r.real, bestTbl)
+		}
 		r.p.pool.release(mark, bestTbl)
 		r.p.pool.drop(r.real)
 		r.real = bestTbl
@@ -82,25 +89,268 @@ type twins struct {
 	room [][2]int // per type: idle nodes and the fullest partial node, +1 (0: not read yet)
 }
 
+// twinRec is what twins.seen reads of the running job at its index in
+// the round's running queue, kept across the steps of one upgrade trial
+// (Policy.twinRecs): the job's quota and trial key, its USED slots in the
+// real table and their type (the stats entry), and whether the doubling's
+// best locality is feasible (a function of the workload and the quota).
+// A step changes the quota and the slots only of the jobs on the slots
+// it changed (refreshQuotas reads no others), whose records it marks
+// stale (twins.tableChanged); the walk then reads one dense record per
+// job instead of its jobState, its stats entry and the throughput memo.
+type twinRec struct {
+	id       sim.JobID
+	q        quota
+	key      int
+	used, ut int32 // USED slots and their type; ut −1: no stats entry
+	dbl      int8  // doubling feasible: 0 not asked yet, 1 yes, 2 no
+	ok       bool
+	// The doubling's node count (set with dbl), and the job's nodes of
+	// its type with their USED slots, from nodesAt in Policy.twinNodes and
+	// twinUsed: nodesN 0 not read yet, −1 more than doubling reads, else
+	// one more than their number.
+	need    int32
+	nodesN  int16
+	nodesAt int32
+}
+
 // newTwins starts a step's twin detection; nil when the shortcuts are off
-// or for arena-ddl (whose gains read each job's deadline).
-func (r *round) newTwins() *twins {
+// or for arena-ddl (whose gains read each job's deadline). first (the
+// upgrade trial's first step) makes every record stale.
+func (r *round) newTwins(first bool) *twins {
 	if !searchShortcuts || r.p.variant.Deadline {
 		return nil
 	}
-	r.p.seenGen++
+	p := r.p
+	p.seenGen++
 	tw := &r.twinsBuf
 	tw.r = r
 	tw.room = tw.room[:0]
-	for range r.p.tp.types {
+	for range p.tp.types {
 		tw.room = append(tw.room, [2]int{})
+	}
+	if first {
+		if cap(p.twinRecs) < len(r.running) {
+			p.twinRecs = make([]twinRec, len(r.running), len(r.running)+len(r.running)/4)
+		}
+		p.twinRecs = p.twinRecs[:len(r.running)]
+		for len(p.runIdx) < len(p.jobs) {
+			p.runIdx = append(p.runIdx, 0)
+		}
+		for i, id := range r.running {
+			p.twinRecs[i] = twinRec{id: id}
+			p.runIdx[id] = int32(i)
+		}
+		p.twinNodes, p.twinUsed = p.twinNodes[:0], p.twinUsed[:0]
 	}
 	return tw
 }
 
-// seen reports whether job id's search is bound to repeat an earlier
-// one's (or to try nothing), marking its class as met otherwise.
-func (tw *twins) seen(id sim.JobID) bool {
+// tableChanged marks stale the records of the jobs on the slots where the
+// real table a and the step's result b differ (as trialMemo.tableChanged
+// finds them).
+func (tw *twins) tableChanged(a, b *table) {
+	p := tw.r.p
+	recs := p.twinRecs
+	stale := func(o sim.JobID) {
+		if o >= 0 && int(o) < len(p.runIdx) {
+			if i := p.runIdx[o]; int(i) < len(recs) && recs[i].id == o {
+				recs[i].ok = false
+			}
+		}
+	}
+	visit := func(s int32) {
+		if a.occ[s] != b.occ[s] || a.used[s] != b.used[s] {
+			stale(a.occ[s])
+			stale(b.occ[s])
+		}
+	}
+	if a.attached() && b.attached() && a.base == b.base {
+		for _, s := range a.dirty {
+			visit(s)
+		}
+		for _, s := range b.dirty {
+			visit(s)
+		}
+		return
+	}
+	for s := range a.occ {
+		visit(int32(s))
+	}
+}
+
+// seenAt reports whether the i-th running job, id, has a search bound to
+// repeat an earlier one's (or to try nothing), marking its class as met
+// otherwise: classAt and mark.
+func (tw *twins) seenAt(i int, id sim.JobID) bool {
+	c := tw.classAt(i, id)
+	if checkTwinRecs {
+		twinChecks.Add(1)
+		if c != tw.class(id) {
+			twinMismatches.Add(1)
+		}
+	}
+	switch c {
+	case -2:
+		return true // upgradeSearch returns nothing
+	case -1:
+		return false
+	}
+	p := tw.r.p
+	for len(p.seen) <= c {
+		p.seen = append(p.seen, 0)
+	}
+	if p.seen[c] == p.seenGen {
+		return true
+	}
+	p.seen[c] = p.seenGen
+	return false
+}
+
+// checkTwinRecs makes every seenAt compare its record's class with class
+// read afresh (the test), counting the comparisons and the mismatches.
+var (
+	checkTwinRecs              bool
+	twinChecks, twinMismatches atomic.Int64
+)
+
+// classAt is class read from the i-th running job's record (twinRec),
+// refreshed first if stale.
+func (tw *twins) classAt(i int, id sim.JobID) int {
+	r := tw.r
+	p := r.p
+	rec := &p.twinRecs[i]
+	if !rec.ok || rec.id != id {
+		js := r.js(id)
+		*rec = twinRec{id: id, q: js.quota, key: p.keyOf(js, js.quota), ut: -1, ok: true}
+		if s := r.p.trials.st.get(id); s != nil {
+			rec.used, rec.ut = s.used, s.t
+		}
+	}
+	q := rec.q
+	var freeBuf [8]int
+	free := append(freeBuf[:0], r.real.tfree...)
+	if rec.ut >= 0 && int(rec.ut) < len(free) {
+		free[rec.ut] += int(rec.used)
+	}
+	if !r.anyUpgrade(q, free) {
+		return -2
+	}
+	c := 0 // no doubling tried
+	if r.canDouble(q, free) {
+		c = tw.doublingAt(rec)
+		if c < 0 {
+			return -1
+		}
+	}
+	return 3*rec.key + c
+}
+
+// doublingAt is doubling read from the job's record: its feasibility,
+// node count and nodes with their USED slots are the job's until its
+// slots or quota change (the record is then refreshed); the room is read
+// from the real table as in doubling.
+func (tw *twins) doublingAt(rec *twinRec) int {
+	r := tw.r
+	p := r.p
+	tp := p.tp
+	q := rec.q
+	ty, n := q.t, 2*q.num
+	if rec.dbl == 0 {
+		rec.dbl = 2
+		if r.feasible(inst{id: rec.id, t: ty, num: n}, ty, p.bestLocality(ty, n)) {
+			rec.dbl = 1
+		}
+		if ty < tp.clusterTypes {
+			rec.need = int32(nodesNeeded(n, tp.typeCap[ty]))
+		}
+	}
+	if rec.dbl == 2 {
+		return 2
+	}
+	if ty >= tp.clusterTypes || !tp.uniformCap[ty] {
+		return -1
+	}
+	rm := &tw.room[ty]
+	if *rm == [2]int{} {
+		idle, maxPartial := r.real.roomOf(ty)
+		*rm = [2]int{idle + 1, maxPartial + 1}
+	}
+	idle, maxPartial := rm[0]-1, rm[1]-1
+	need := int(rec.need)
+	switch {
+	case need <= idle:
+		if n/need > tp.typeCap[ty] {
+			return -1
+		}
+		return 1
+	case n <= maxPartial:
+		return 1
+	}
+	if tp.blocked != nil {
+		return -1
+	}
+	tb := r.real
+	if rec.nodesN == 0 {
+		at := len(p.twinNodes)
+		nodes, used := p.twinNodes, p.twinUsed
+		over := false
+		for _, s := range tb.slotsOf(rec.id) {
+			nd := tp.slotNode[s]
+			if tp.nodeType[nd] != ty {
+				continue
+			}
+			if len(nodes) == at || nodes[len(nodes)-1] != nd {
+				if len(nodes)-at == 16 {
+					over = true
+					break
+				}
+				nodes, used = append(nodes, nd), append(used, 0)
+			}
+			if tb.used[s] {
+				used[len(used)-1]++
+			}
+		}
+		if over {
+			nodes, used = nodes[:at], used[:at]
+			rec.nodesN = -1
+		} else {
+			rec.nodesN, rec.nodesAt = int16(len(nodes)-at+1), int32(at)
+		}
+		p.twinNodes, p.twinUsed = nodes, used
+	}
+	if rec.nodesN < 0 {
+		return -1
+	}
+	end := int(rec.nodesAt) + int(rec.nodesN) - 1
+	nodes, used := p.twinNodes[rec.nodesAt:end], p.twinUsed[rec.nodesAt:end]
+	idle, maxPartial = tb.roomExcept(ty, nodes)
+	for i, nd := range nodes {
+		switch f := tb.free[nd] + used[i]; {
+		case f == tp.nodeCap[nd]:
+			idle++
+		case f > 0:
+			maxPartial = max(maxPartial, f)
+		}
+	}
+	switch {
+	case need <= idle:
+		if n/need > tp.typeCap[ty] {
+			return -1
+		}
+		return 1
+	case n <= maxPartial:
+		return 1
+	}
+	return -1
+}
+
+// class is job id's twin class in this step, read from its state and the
+// real table's stats: −2 when its search would try nothing, −1 when only
+// the search can tell, else the index of (its trial key, its doubling
+// class), which an earlier job of the step met already if its search is
+// bound to find the same.
+func (tw *twins) class(id sim.JobID) int {
 	r := tw.r
 	p := r.p
 	js := r.js(id)
@@ -108,36 +358,37 @@ func (tw *twins) seen(id sim.JobID) bool {
 	var freeBuf [8]int
 	free := r.freeAfterRelease(id, freeBuf[:0], r.p.trials.st)
 	if !r.anyUpgrade(q, free) {
-		return true // upgradeSearch returns nothing
+		return -2
 	}
-	class := 0 // no doubling tried
+	c := 0 // no doubling tried
 	if r.canDouble(q, free) {
-		class = tw.doubling(q, id)
-		if class < 0 {
-			return false
+		var dbl int8
+		c = tw.doubling(q, id, &dbl)
+		if c < 0 {
+			return -1
 		}
 	}
-	k := 3*p.keyOf(js, q) + class
-	for len(p.seen) <= k {
-		p.seen = append(p.seen, 0)
-	}
-	if p.seen[k] == p.seenGen {
-		return true
-	}
-	p.seen[k] = p.seenGen
-	return false
+	return 3*p.keyOf(js, q) + c
 }
 
 // doubling classes the doubling trial of a job with quota q: 2 when its
 // best locality is infeasible, 1 when directFit would place it once the
 // job is released, told from the real table's room before the release
 // (releasing only adds idle GPUs: a node that had room keeps it or
-// becomes idle), −1 when only the trial can tell.
-func (tw *twins) doubling(q quota, id sim.JobID) int {
+// becomes idle), −1 when only the trial can tell. dbl keeps the
+// feasibility of the best locality (0: not known yet), a function of the
+// job's workload and q.
+func (tw *twins) doubling(q quota, id sim.JobID, dbl *int8) int {
 	r := tw.r
 	tp := r.p.tp
 	ty, n := q.t, 2*q.num
-	if !r.feasible(inst{id: id, t: ty, num: n}, ty, r.p.bestLocality(ty, n)) {
+	if *dbl == 0 {
+		*dbl = 2
+		if r.feasible(inst{id: id, t: ty, num: n}, ty, r.p.bestLocality(ty, n)) {
+			*dbl = 1
+		}
+	}
+	if *dbl == 2 {
 		return 2
 	}
 	if ty >= tp.clusterTypes || !tp.uniformCap[ty] {
@@ -498,7 +749,9 @@ func (m *trialMemo) reset(jobs, types int) {
 	}
 	n := jobs * m.trials
 	if cap(m.out) < n {
-		m.out = make([]trialOutcome, n)
+		// grown by a quarter past the need: the running-job count creeps
+		// up round after round, and an exact fit was re-made each time
+		m.out = make([]trialOutcome, n, n+n/4)
 	}
 	m.out = m.out[:n]
 	clear(m.out)
