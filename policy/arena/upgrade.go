@@ -271,21 +271,9 @@ func (tw *twins) doublingAt(rec *twinRec) int {
 	if ty >= tp.clusterTypes || !tp.uniformCap[ty] {
 		return -1
 	}
-	rm := &tw.room[ty]
-	if *rm == [2]int{} {
-		idle, maxPartial := r.real.roomOf(ty)
-		*rm = [2]int{idle + 1, maxPartial + 1}
-	}
-	idle, maxPartial := rm[0]-1, rm[1]-1
 	need := int(rec.need)
-	switch {
-	case need <= idle:
-		if n/need > tp.typeCap[ty] {
-			return -1
-		}
-		return 1
-	case n <= maxPartial:
-		return 1
+	if c := directClass(tw.typeRoom(ty), need, n, tp.typeCap[ty]); c != 0 {
+		return c
 	}
 	if tp.blocked != nil {
 		return -1
@@ -324,23 +312,8 @@ func (tw *twins) doublingAt(rec *twinRec) int {
 	}
 	end := int(rec.nodesAt) + int(rec.nodesN) - 1
 	nodes, used := p.twinNodes[rec.nodesAt:end], p.twinUsed[rec.nodesAt:end]
-	idle, maxPartial = tb.roomExcept(ty, nodes)
-	for i, nd := range nodes {
-		switch f := tb.free[nd] + used[i]; {
-		case f == tp.nodeCap[nd]:
-			idle++
-		case f > 0:
-			maxPartial = max(maxPartial, f)
-		}
-	}
-	switch {
-	case need <= idle:
-		if n/need > tp.typeCap[ty] {
-			return -1
-		}
-		return 1
-	case n <= maxPartial:
-		return 1
+	if c := directClass(roomReleased(tb, ty, nodes, used), need, n, tp.typeCap[ty]); c != 0 {
+		return c
 	}
 	return -1
 }
@@ -394,21 +367,9 @@ func (tw *twins) doubling(q quota, id sim.JobID, dbl *int8) int {
 	if ty >= tp.clusterTypes || !tp.uniformCap[ty] {
 		return -1
 	}
-	rm := &tw.room[ty]
-	if *rm == [2]int{} {
-		idle, maxPartial := r.real.roomOf(ty)
-		*rm = [2]int{idle + 1, maxPartial + 1}
-	}
-	idle, maxPartial := rm[0]-1, rm[1]-1
 	need := nodesNeeded(n, tp.typeCap[ty])
-	switch {
-	case need <= idle:
-		if n/need > tp.typeCap[ty] {
-			return -1
-		}
-		return 1
-	case n <= maxPartial:
-		return 1
+	if c := directClass(tw.typeRoom(ty), need, n, tp.typeCap[ty]); c != 0 {
+		return c
 	}
 	// The room once the job is released: its nodes counted with its USED
 	// slots idle (a slot of a node that takes no new job stays held:
@@ -435,7 +396,31 @@ func (tw *twins) doubling(q quota, id sim.JobID, dbl *int8) int {
 			used[len(used)-1]++
 		}
 	}
-	idle, maxPartial = tb.roomExcept(ty, nodes)
+	if c := directClass(roomReleased(tb, ty, nodes, used), need, n, tp.typeCap[ty]); c != 0 {
+		return c
+	}
+	return -1
+}
+
+// room is a GPU type's idle nodes and the GPUs of its fullest partial
+// node.
+type room struct{ idle, maxPartial int }
+
+// typeRoom is the real table's room of type ty, read once per step.
+func (tw *twins) typeRoom(ty int) room {
+	rm := &tw.room[ty]
+	if *rm == [2]int{} {
+		idle, maxPartial := tw.r.real.roomOf(ty)
+		*rm = [2]int{idle + 1, maxPartial + 1}
+	}
+	return room{rm[0] - 1, rm[1] - 1}
+}
+
+// roomReleased is tb's room of type ty once a job holding used[i] USED
+// slots of each of nodes (its nodes of that type) is released.
+func roomReleased(tb *table, ty int, nodes, used []int) room {
+	tp := tb.tp
+	idle, maxPartial := tb.roomExcept(ty, nodes)
 	for i, nd := range nodes {
 		switch f := tb.free[nd] + used[i]; {
 		case f == tp.nodeCap[nd]:
@@ -444,16 +429,25 @@ func (tw *twins) doubling(q quota, id sim.JobID, dbl *int8) int {
 			maxPartial = max(maxPartial, f)
 		}
 	}
+	return room{idle, maxPartial}
+}
+
+// directClass is the doubling class room tells for n GPUs on need nodes
+// of a type with typeCap GPUs a node: 1 when directFit places them (on
+// idle nodes, or the fullest partial node), −1 when the idle nodes would
+// take them in a shape the type's nodes cannot hold, 0 when the room does
+// not tell.
+func directClass(rm room, need, n, typeCap int) int {
 	switch {
-	case need <= idle:
-		if n/need > tp.typeCap[ty] {
+	case need <= rm.idle:
+		if n/need > typeCap {
 			return -1
 		}
 		return 1
-	case n <= maxPartial:
+	case n <= rm.maxPartial:
 		return 1
 	}
-	return -1
+	return 0
 }
 
 // upgradeRebase is the delta length past which an upgrade step starts
