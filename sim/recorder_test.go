@@ -42,8 +42,10 @@ func recorderRun(t *testing.T, timing Timing, faulty bool, rec Recorder) *Result
 	return recorderRunWith(t, timing, faulty, func(cfg *Config) { cfg.Recorder = rec })
 }
 
-// recorderRunWith is recorderRun with set applied to its configuration.
-func recorderRunWith(t *testing.T, timing Timing, faulty bool, set func(*Config)) *Result {
+// recorderSetting is recorderRun's cluster (16 nodes of 2 A40s) and its
+// 400 jobs of gpt-760m asking for 1 or 2 GPUs, with the default
+// configuration for them.
+func recorderSetting(t *testing.T) (Config, []JobSpec) {
 	t.Helper()
 	m, err := estimator.ParseModel("gpt-760m")
 	if err != nil {
@@ -59,6 +61,13 @@ func recorderRunWith(t *testing.T, timing Timing, faulty bool, set func(*Config)
 			Iterations: int64(500 + i%7*300), GPU: "a40", GPUs: 1 + i%2}
 	}
 	cfg := DefaultConfig(c, optimal(t))
+	return cfg, specs
+}
+
+// recorderRunWith is recorderRun with set applied to its configuration.
+func recorderRunWith(t *testing.T, timing Timing, faulty bool, set func(*Config)) *Result {
+	t.Helper()
+	cfg, specs := recorderSetting(t)
 	cfg.Timing, cfg.Rounds, cfg.Check, cfg.IterationScale = timing, 150, true, 5
 	cfg.Overhead = Overhead{PerGPU: 10, Cap: 40}
 	if faulty {

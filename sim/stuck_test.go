@@ -163,20 +163,7 @@ func TestRunAloneIsTheRequest(t *testing.T) {
 // a40 × 2, one workload). Self-referential (the unmemoised function is
 // the reference); TestRunAloneIsTheRequest anchors the answer itself.
 func TestRequestedIterTimeMemo(t *testing.T) {
-	m, err := estimator.ParseModel("gpt-760m")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := NewCluster(ClusterSpec{Name: "memo", Pools: []Pool{{GPU: "a40", Nodes: 16, GPUsPerNode: 2}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	specs := make([]JobSpec, 400)
-	for i := range specs {
-		specs[i] = JobSpec{ID: JobID(i), Submit: Time(120 * i), Workload: estimator.Workload{Model: m, Batch: 128},
-			Iterations: int64(500 + i%7*300), GPU: "a40", GPUs: 1 + i%2}
-	}
-	cfg := DefaultConfig(c, optimal(t))
+	cfg, specs := recorderSetting(t)
 	cfg.Timing, cfg.Rounds, cfg.IterationScale = Exact, 150, 5
 	e, err := newEngine(cfg, greedy{}, specs)
 	if err != nil {
