@@ -189,8 +189,8 @@ func packedIdle(tb *table, need int, idle []int) []int {
 		return idle[:need]
 	}
 	ty := tp.nodeType[idle[0]]
-	_, all := tb.partialNodes(ty, len(tp.nodesOfType[ty]), nil, nil)
-	return placement.PackNodes(tp.c, all, need)
+	tp.packPartial, tp.packIdle = tb.partialNodes(ty, len(tp.nodesOfType[ty]), tp.packPartial, tp.packIdle)
+	return placement.PackNodes(tp.c, tp.packIdle, need)
 }
 
 // directPlace is where tryDirect puts a job of n GPUs on need nodes: the

@@ -50,6 +50,12 @@ type topology struct {
 	// idle nodes in node order; only ever set on a cluster with a topology
 	// (without one, Arena's choice is the artifact's, slot for slot).
 	packed bool
+	// packPartial and packIdle are packedIdle's lists of a type's nodes,
+	// kept from call to call (a list of every idle node of the type, made
+	// afresh at every packed placement, was most of Arena's allocation on
+	// a large cluster with tiers).
+	packPartial []nodeFree
+	packIdle    []int
 }
 
 // block sets blocked from the View's node availability.
