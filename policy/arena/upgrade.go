@@ -147,8 +147,7 @@ func (r *round) newTwins(first bool) *twins {
 }
 
 // tableChanged marks stale the records of the jobs on the slots where the
-// real table a and the step's result b differ (as trialMemo.tableChanged
-// finds them).
+// real table a and the step's result b differ.
 func (tw *twins) tableChanged(a, b *table) {
 	p := tw.r.p
 	recs := p.twinRecs
@@ -159,24 +158,10 @@ func (tw *twins) tableChanged(a, b *table) {
 			}
 		}
 	}
-	visit := func(s int32) {
-		if a.occ[s] != b.occ[s] || a.used[s] != b.used[s] {
-			stale(a.occ[s])
-			stale(b.occ[s])
-		}
-	}
-	if a.attached() && b.attached() && a.base == b.base {
-		for _, s := range a.dirty {
-			visit(s)
-		}
-		for _, s := range b.dirty {
-			visit(s)
-		}
-		return
-	}
-	for s := range a.occ {
-		visit(int32(s))
-	}
+	eachDiffering(a, b, func(s int32) {
+		stale(a.occ[s])
+		stale(b.occ[s])
+	})
 }
 
 // seenAt reports whether the i-th running job, id, has a search bound to
@@ -764,26 +749,35 @@ func (m *trialMemo) stamp(o *trialOutcome, t int, q quota, upper int) {
 }
 
 // tableChanged moves the version of every GPU type with a slot that
-// differs between a and b. Tables deltas against the same snapshot can
-// only differ where one of them wrote since it equalled it.
+// differs between a and b.
 func (m *trialMemo) tableChanged(a, b *table) {
 	m.clock++
 	tp := a.tp
-	mark := func(s int32) {
+	eachDiffering(a, b, func(s int32) {
+		m.gen[tp.nodeType[tp.slotNode[s]]] = m.clock
+	})
+}
+
+// eachDiffering calls f for every slot where tables a and b differ
+// (occupant or status; a slot may come twice). Tables deltas against the
+// same snapshot can only differ where one of them wrote since it equalled
+// it, so then only the two deltas are read.
+func eachDiffering(a, b *table, f func(s int32)) {
+	visit := func(s int32) {
 		if a.occ[s] != b.occ[s] || a.used[s] != b.used[s] {
-			m.gen[tp.nodeType[tp.slotNode[s]]] = m.clock
+			f(s)
 		}
 	}
 	if a.attached() && b.attached() && a.base == b.base {
 		for _, s := range a.dirty {
-			mark(s)
+			visit(s)
 		}
 		for _, s := range b.dirty {
-			mark(s)
+			visit(s)
 		}
 		return
 	}
 	for s := range a.occ {
-		mark(int32(s))
+		visit(int32(s))
 	}
 }
