@@ -72,17 +72,7 @@ func TestDeferralChangesNothing(t *testing.T) {
 		got, ef := run(false)
 		deferred += ef.deferred
 		full += ef.full
-		for _, c := range []struct {
-			name      string
-			got, want any
-		}{
-			{"jobs", got.Jobs, want.Jobs}, {"timeline", got.Timeline, want.Timeline},
-			{"allocations", got.Allocations, want.Allocations}, {"digest", got.Digest, want.Digest},
-		} {
-			if !reflect.DeepEqual(c.got, c.want) {
-				rt.Fatalf("%s differ with deferral:\n got %+v\nwant %+v", c.name, c.got, c.want)
-			}
-		}
+		requireSameRun(rt, "with deferral", got, want)
 	})
 	t.Logf("admissions deferred %d, re-placed at once %d", deferred, full)
 	if deferred == 0 || full == 0 {
@@ -96,4 +86,21 @@ func mustModel(rt *rapid.T, name string) estimator.Model {
 		rt.Fatal(err)
 	}
 	return m
+}
+
+// requireSameRun fails t unless got and want have the same jobs,
+// timeline, allocations and digest, naming the first that differs and
+// what the got run did differently (how).
+func requireSameRun(t interface{ Fatalf(string, ...any) }, how string, got, want *sim.Result) {
+	for _, c := range []struct {
+		name      string
+		got, want any
+	}{
+		{"jobs", got.Jobs, want.Jobs}, {"timeline", got.Timeline, want.Timeline},
+		{"allocations", got.Allocations, want.Allocations}, {"digest", got.Digest, want.Digest},
+	} {
+		if !reflect.DeepEqual(c.got, c.want) {
+			t.Fatalf("%s differ %s:\n got %+v\nwant %+v", c.name, how, c.got, c.want)
+		}
+	}
 }

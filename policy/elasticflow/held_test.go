@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"reflect"
 	"slices"
 	"testing"
 
@@ -82,17 +81,7 @@ func TestHeldPlaceIsTheGPUs(t *testing.T) {
 		want, _ := run(true)
 		got, ef := run(false)
 		used += ef.heldUsed
-		for _, c := range []struct {
-			name      string
-			got, want any
-		}{
-			{"jobs", got.Jobs, want.Jobs}, {"timeline", got.Timeline, want.Timeline},
-			{"allocations", got.Allocations, want.Allocations}, {"digest", got.Digest, want.Digest},
-		} {
-			if !reflect.DeepEqual(c.got, c.want) {
-				rt.Fatalf("%s differ with the held place:\n got %+v\nwant %+v", c.name, c.got, c.want)
-			}
-		}
+		requireSameRun(rt, "with the held place", got, want)
 	})
 	t.Logf("held-place answers %d", used)
 	if used == 0 {
