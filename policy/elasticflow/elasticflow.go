@@ -68,6 +68,11 @@ type ElasticFlow struct {
 	timedOut map[sim.JobID]bool
 	// maxFits bounds the fits of a decision (WithMaxFits); 0: no bound.
 	maxFits int
+	// keep: the keeping re-placement (WithKeep); keptPlacements and
+	// keepFallbacks count its re-placements that kept the jobs that need
+	// not move and those that fell back to the whole re-placement.
+	keep                          bool
+	keptPlacements, keepFallbacks int
 
 	// State kept between decisions: the running jobs' states in
 	// running-queue order as the last decision left it (spare is the other
@@ -224,6 +229,9 @@ type jobState struct {
 	// moved: the job's type was re-placed in this decision, at is where.
 	moved bool
 	at    place
+	// gpus (keep) is where the job's type's last re-placement in this
+	// decision put it, when moved: the slots, ascending per node.
+	gpus []int
 	// held is the place the job's slots are in, as the actions of the
 	// decision that last moved or started it gave them, valid if heldOK:
 	// in a run without faults, whose types' nodes are the same every
@@ -303,6 +311,12 @@ type plan struct {
 	out   []place
 	// changed is actions' scratch: the running jobs whose slots change.
 	changed []*jobState
+	// keepPlace's scratch: the used slots of each node (by node index),
+	// the movers (positions in the list), their shares, slots and starts.
+	used                []uint64
+	movers, moverShares []int
+	keepSlots, keepAt   []int
+	keepOf              []int
 }
 
 // newPlan indexes the running jobs by type. The states of the jobs still
@@ -665,6 +679,9 @@ func (p *plan) allocate(ts *typeState) bool {
 	}
 	p.list, p.share = list, share
 	p.double(list, share, free)
+	if p.ef.keep {
+		return p.keepPlace(ts, list, share) || p.replaceKeep(ts, list, share)
+	}
 	out, ok := p.replace(ts, share)
 	if !ok {
 		return false
@@ -1026,6 +1043,9 @@ func (p *plan) stays(x *jobState, keep bool) bool {
 // thousands of jobs: one append's regrowth and one slice per job cost more
 // than the comparisons).
 func (p *plan) actions() []sim.Action {
+	if p.ef.keep {
+		return p.keepActions()
+	}
 	moved, slots := p.changed[:0], 0
 	keep := p.v.Nodes == nil && !p.ef.noHeld // no faults: a place names the same slots every decision
 	for _, x := range p.all {
