@@ -37,6 +37,16 @@
 //     each remaining node, in node order, is packed by walking the sorted
 //     list. Every job whose slots change pays the reconfiguration overhead
 //     (the engine detects it slot by slot).
+//   - Option keep (WithKeep; default off, the artifact's re-placement
+//     above): the shares are the same, but a running job whose share
+//     equals the GPUs it holds keeps them; the others (new jobs, jobs
+//     whose share changed) are stably sorted by share, descending, those
+//     larger than a node take the first wholly free nodes in node order,
+//     then each node, in node order, is packed by walking them (a job
+//     takes the node's lowest free slots, adjacent or not). Kept jobs
+//     never move to make room: if some job is left unplaced, the type is
+//     re-placed whole as above, so no admission fails that the default
+//     would make.
 //   - New jobs are fitted in arrival order (no head-of-line rule); a job
 //     that does not fit pends. In rounds with departures, a restart pass
 //     walks the pending queue in order; a failure blocks the job's type
