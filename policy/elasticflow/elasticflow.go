@@ -312,8 +312,11 @@ type plan struct {
 	// changed is actions' scratch: the running jobs whose slots change.
 	changed []*jobState
 	// keepPlace's scratch: the used slots of each node (by node index),
-	// the movers (positions in the list), their shares, slots and starts.
+	// the nodes of the type being placed (mark = markStamp), the movers
+	// (positions in the list), their shares, slots and starts.
 	used                []uint64
+	mark                []uint64
+	markStamp           uint64
 	movers, moverShares []int
 	keepSlots, keepAt   []int
 	keepOf              []int

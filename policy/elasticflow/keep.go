@@ -53,18 +53,19 @@ func (p *plan) keepPlace(ts *typeState, list []*jobState, share []int) bool {
 		return false
 	}
 	if len(p.used) < len(c.Nodes) {
-		p.used = make([]uint64, len(c.Nodes))
+		p.used, p.mark = make([]uint64, len(c.Nodes)), make([]uint64, len(c.Nodes))
 	}
 	used := p.used
+	// The type's available nodes (ts.nodes) are marked with a fresh
+	// stamp: a kept job's slots must all be on them.
+	p.markStamp++
 	for _, n := range ts.nodes {
-		used[n] = 0
+		used[n], p.mark[n] = 0, p.markStamp
 	}
-	// The type's available nodes are marked in avail for the decision
-	// (prepare set ts.nodes): a kept job's slots must all be on them.
 	movers := p.movers[:0]
 	for i, y := range list {
 		cur := y.current()
-		if len(cur) != share[i] || !p.keepable(ts, cur) {
+		if len(cur) != share[i] || !p.keepable(cur) {
 			movers = append(movers, i)
 			continue
 		}
@@ -185,14 +186,14 @@ func (p *plan) keepPlace(ts *typeState, list []*jobState, share []int) bool {
 	return true
 }
 
-// keepable reports whether slots cur are all on available nodes of type
-// ts, none marked used yet (a plan holds each slot once; the check keeps
-// a stale slot from being kept twice).
-func (p *plan) keepable(ts *typeState, cur []int) bool {
+// keepable reports whether slots cur are all on the marked nodes (the
+// available nodes of the type), none marked used yet (a plan holds each
+// slot once; the check keeps a stale slot from being kept twice).
+func (p *plan) keepable(cur []int) bool {
 	c := p.v.Cluster
 	for _, s := range cur {
 		n := c.NodeOf(s)
-		if c.Nodes[n].GPU != ts.gpu || !p.v.Available(n) || p.used[n]&(1<<uint(s-c.Nodes[n].FirstSlot)) != 0 {
+		if p.mark[n] != p.markStamp || p.used[n]&(1<<uint(s-c.Nodes[n].FirstSlot)) != 0 {
 			return false
 		}
 	}
