@@ -23,9 +23,10 @@ import (
 )
 
 // scaleTopoPolicies are the policies BenchmarkScalingTopology measures:
-// every built-in one, the topology-aware tas first after fcfs
+// every built-in one, the topology-aware tas first after fcfs, and
+// ElasticFlow-LS with its keeping re-placement beside the published one
 // (ARENA_SCALE_POLICIES overrides).
-var scaleTopoPolicies = []string{"fcfs", "tas", "tiresias", "srtf", "gavel", "sia", "elasticflow-ls", "arena"}
+var scaleTopoPolicies = []string{"fcfs", "tas", "tiresias", "srtf", "gavel", "sia", "elasticflow-ls", "elasticflow-ls(keep=true)", "arena"}
 
 // scaleTopoNodes is the number of 8-GPU nodes for n jobs: h100-98k's
 // 12,288 nodes for a million, in proportion below (whole racks of 2).
