@@ -2,7 +2,9 @@ package srtf
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
+	"sort"
 
 	"github.com/arena-sim/arena/policy/preemptive"
 	"github.com/arena-sim/arena/sim"
@@ -343,26 +345,25 @@ func (s *SRTF) runningTime(j *sim.Job, st *jobState) float64 {
 // sortRunning puts the running jobs (keyed, runAt == s.decisions) in
 // order by less into s.runBy, per GPU type. The last decision's order of
 // the jobs still running is mostly still sorted — every running job's
-// remaining time falls by the time elapsed, but during a
-// reconfiguration — so the jobs that keep it (a greedy ascending run of
-// it) stay, and only the others are sorted and merged in: less is a
-// strict total order, so this is the one sorted order.
+// remaining time falls by the time elapsed — but not wholly: a job in
+// its reconfiguration makes no progress, and a key is whole iterations
+// times the iteration time, so two keys closer than an iteration may
+// swap. The longest run of that order that is still ascending (keptRun)
+// stays, and only the others are sorted and merged in: less is a strict
+// total order, so this is the one sorted order.
 func (s *SRTF) sortRunning(v *sim.View) {
 	now := int32(s.decisions)
-	kept, fresh := s.rkept[:0], s.rfresh[:0]
+	seq := s.rseq[:0] // the last order's jobs still running, in that order
 	for _, j := range s.runOrder {
 		st := &s.jobs[j.Spec.ID]
 		if st.runAt != now || st.inRun == now {
 			continue
 		}
 		st.inRun = now
-		k := keyed{st.key, st.job}
-		if n := len(kept); n == 0 || less(kept[n-1], k) {
-			kept = append(kept, k)
-		} else {
-			fresh = append(fresh, k)
-		}
+		seq = append(seq, keyed{st.key, st.job})
 	}
+	kept, fresh := s.keptRun(seq)
+	s.resorted += len(fresh)
 	for _, j := range v.Running {
 		if st := &s.jobs[j.Spec.ID]; st.inRun != now {
 			st.inRun = now
@@ -397,7 +398,106 @@ func (s *SRTF) sortRunning(v *sim.View) {
 		s.runBy[g] = append(s.runBy[g], k)
 	}
 	s.runOrder = order
+	if checkRunOrder {
+		s.checkRunBy(v)
+	}
+	clear(seq)
 	clear(kept)
 	clear(fresh)
-	s.rkept, s.rfresh = kept[:0], fresh[:0]
+	s.rseq, s.rkept, s.rfresh = seq[:0], kept[:0], fresh[:0]
+}
+
+// keptRun splits seq into a longest subsequence ascending by less (kept)
+// and the rest (fresh), both in seq's order, in s.rkept and s.rfresh.
+// It is the patience method: tails[t] is the index of the least last
+// element of an ascending subsequence of t+1 elements seen so far, and
+// prev links each element to the one before it in the subsequence it
+// ends. An element after the longest one so far is one comparison, so
+// an order with few jobs out of place costs a walk plus a binary search
+// per job out of place. A job whose key fell by less than the others'
+// (in its reconfiguration) leaves itself alone in fresh, not the jobs
+// it now comes after (as a greedy run would).
+func (s *SRTF) keptRun(seq []keyed) (kept, fresh []keyed) {
+	tails := s.tails[:0]
+	prev := slices.Grow(s.prev[:0], len(seq))[:len(seq)]
+	for i := range seq {
+		n := len(tails)
+		if n == 0 || less(seq[tails[n-1]], seq[i]) {
+			prev[i] = -1
+			if n > 0 {
+				prev[i] = tails[n-1]
+			}
+			tails = append(tails, int32(i))
+			continue
+		}
+		// The first tail seq[i] comes before (none is equal: less is strict).
+		lo, hi := 0, n-1
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if less(seq[i], seq[tails[m]]) {
+				hi = m
+			} else {
+				lo = m + 1
+			}
+		}
+		prev[i] = -1
+		if lo > 0 {
+			prev[i] = tails[lo-1]
+		}
+		tails[lo] = int32(i)
+	}
+	// Mark the longest subsequence by prev = -2, from its last element back.
+	if n := len(tails); n > 0 {
+		for i := tails[n-1]; i >= 0; {
+			p := prev[i]
+			prev[i] = -2
+			i = p
+		}
+	}
+	kept, fresh = s.rkept[:0], s.rfresh[:0]
+	for i, k := range seq {
+		if prev[i] == -2 {
+			kept = append(kept, k)
+		} else {
+			fresh = append(fresh, k)
+		}
+	}
+	s.tails, s.prev = tails[:0], prev[:0]
+	return kept, fresh
+}
+
+// checkRunOrder makes every incremental decision compare its order of the
+// running jobs with a sort of the View's (checkRunBy; tests).
+var checkRunOrder = false
+
+// checkRunBy compares s.runBy with the running jobs of v keyed afresh
+// (RemainingTime: the estimator asked now, not the iteration times kept)
+// and sorted whole by less, per requested GPU type; the first difference
+// is kept in s.orderErr.
+func (s *SRTF) checkRunBy(v *sim.View) {
+	if s.orderErr != nil {
+		return
+	}
+	all := make([]keyed, 0, len(v.Running))
+	for _, j := range v.Running {
+		all = append(all, keyed{s.RemainingTime(v.Cluster, j), j})
+	}
+	sort.Stable(byKey(all))
+	at := make([]int, len(s.gpus))
+	for _, k := range all {
+		g := slices.Index(s.gpus, k.job.Spec.GPU)
+		if g < 0 || at[g] >= len(s.runBy[g]) || s.runBy[g][at[g]] != k {
+			s.orderErr = fmt.Errorf("decision %d: running job %d (%s, remaining %v s) is not next in its type's order",
+				s.decisions, k.job.Spec.ID, k.job.Spec.GPU, k.r)
+			return
+		}
+		at[g]++
+	}
+	for g := range s.runBy {
+		if at[g] != len(s.runBy[g]) {
+			s.orderErr = fmt.Errorf("decision %d: %s's order holds %d jobs, %d running", s.decisions, s.gpus[g], len(s.runBy[g]), at[g])
+			return
+		}
+	}
+	s.orderChecks++
 }

@@ -50,12 +50,17 @@ type SRTF struct {
 	arrived []*sim.Job
 	// The running jobs: the last decision's order, and per GPU type
 	// (index of gpus) this decision's.
-	runOrder      []*sim.Job
-	runBy         [][]keyed
-	rkept, rfresh []keyed
-	starts        []keyed
-	taken         []entry
-	fast          int // decisions taken incrementally (tests)
+	runOrder            []*sim.Job
+	runBy               [][]keyed
+	rseq, rkept, rfresh []keyed
+	tails, prev         []int32 // keptRun's
+	starts              []keyed
+	taken               []entry
+	fast                int // decisions taken incrementally (tests)
+	// checkRunBy's (tests): the first order found wrong, orders checked.
+	orderErr    error
+	orderChecks int
+	resorted    int // jobs of the last order sorted again (tests)
 }
 
 // sortWhole makes orderLive sort all the live jobs at every decision (the

@@ -1,6 +1,7 @@
 package srtf
 
 import (
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -220,5 +221,84 @@ func TestIncrementalFollowsAnyPendingQueue(t *testing.T) {
 	}
 	if inc.fast < 150 {
 		t.Errorf("%d of 300 decisions incremental, want most", inc.fast)
+	}
+}
+
+// TestKeptRunIsLongestAscending works keptRun out by hand (an anchor): the
+// jobs kept are a longest ascending subsequence of the last order, so a
+// job whose key fell less than the others' (one in its reconfiguration)
+// is the one sorted again, not the jobs it now comes after.
+func TestKeptRunIsLongestAscending(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		keys        []float64
+		kept, fresh []float64
+	}{
+		{"sorted: all kept", []float64{1, 2, 3}, []float64{1, 2, 3}, nil},
+		{"one job fell less than the rest: it alone", []float64{1, 2, 10, 3, 4, 5}, []float64{1, 2, 3, 4, 5}, []float64{10}},
+		{"one job fell more than the rest: it alone", []float64{3, 4, 5, 1, 6}, []float64{3, 4, 5, 6}, []float64{1}},
+		{"two neighbours swapped: one of them", []float64{1, 3, 2, 4}, []float64{1, 2, 4}, []float64{3}},
+		{"reversed: one kept", []float64{4, 3, 2, 1}, []float64{1}, []float64{4, 3, 2}},
+		{"empty", nil, nil, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var s SRTF
+			var seq []keyed
+			for i, r := range c.keys {
+				seq = append(seq, keyed{r, job(t, i, "gpt-1.3b", 1, 1)})
+			}
+			kept, fresh := s.keptRun(seq)
+			keys := func(ks []keyed) []float64 {
+				var out []float64
+				for _, k := range ks {
+					out = append(out, k.r)
+				}
+				return out
+			}
+			if !reflect.DeepEqual(keys(kept), c.kept) || !reflect.DeepEqual(keys(fresh), c.fresh) {
+				t.Errorf("kept %v fresh %v, want %v and %v", keys(kept), keys(fresh), c.kept, c.fresh)
+			}
+		})
+	}
+}
+
+// TestRunOrderEqualsWholeSort: at every incremental decision the order of
+// the running jobs kept from the last decision (keptRun, then a sort of
+// the jobs out of place merged in) equals the View's running jobs keyed
+// afresh and sorted whole (checkRunBy) — a self-check against the plain
+// sort, not an anchor. Workloads: the built-in Philly trace tiled 3× (its
+// preemptions and restarts each pay the reconfiguration time, during
+// which a job's key stands still while the others' fall), and random
+// variants of it whose jobs share a few iteration counts, GPU counts and
+// submission instants, so that many keys are equal (ties by submission,
+// then ID: every job of 500 iterations of a model and count, submitted at
+// one instant) or closer than an iteration (whole iterations times the
+// iteration time reorder them as they run).
+func TestRunOrderEqualsWholeSort(t *testing.T) {
+	defer func(old bool) { checkRunOrder = old }(checkRunOrder)
+	checkRunOrder = true
+	philly := runtest.NewPhilly(t, 800)
+	runs := []*runtest.Philly{philly.Overloaded(t, 3)}
+	for seed := range uint64(3) {
+		rng := rand.New(rand.NewPCG(seed, 38))
+		r := philly.Overloaded(t, 8)
+		for i := range r.Jobs {
+			j := &r.Jobs[i]
+			j.Iterations = (500 + rng.Int64N(3)*rng.Int64N(5000)) * r.Config.IterationScale
+			j.GPUs = []int{1, 2, 4, 8}[rng.IntN(4)]
+			j.Submit = sim.Time(math.Floor(float64(j.Submit)/1800) * 1800) // many at one instant
+		}
+		runs = append(runs, r)
+	}
+	for i, r := range runs {
+		p := New(r.DB.View(estimator.ViewOptimal))
+		res := r.Run(t, p)
+		if p.orderErr != nil {
+			t.Fatalf("run %d: %v", i, p.orderErr)
+		}
+		t.Logf("run %d: %d decisions, %d orders checked, %d jobs sorted again, %d finished", i, p.decisions, p.orderChecks, p.resorted, len(res.JCTs))
+		if p.orderChecks < p.decisions/2 || p.resorted == 0 {
+			t.Errorf("run %d: %d orders checked of %d decisions, %d jobs sorted again: the test exercises too little", i, p.orderChecks, p.decisions, p.resorted)
+		}
 	}
 }
