@@ -2,9 +2,7 @@ package srtf
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
-	"sort"
 
 	"github.com/arena-sim/arena/policy/preemptive"
 	"github.com/arena-sim/arena/sim"
@@ -113,16 +111,8 @@ func (s *SRTF) incremental(v *sim.View) ([]sim.Action, bool) {
 	}
 	// The running jobs, keyed now (their remaining time changes as they
 	// run), sorted below.
-	now := int32(s.decisions)
-	for _, j := range v.Running {
-		st := s.state(j.Spec.ID)
-		if st.runAt == now || j.Status != sim.Running {
-			return nil, false // twice in the View, or not running
-		}
-		st.runAt, st.key, st.job = now, s.runningTime(j, st), j
-		if st.key != st.key {
-			return nil, false
-		}
+	if !s.followRunning(v) || !s.keyRunning() {
+		return nil, false
 	}
 	// The arrivals: drops, and heap entries for the others.
 	var drops []sim.Action
@@ -182,13 +172,13 @@ func (s *SRTF) incremental(v *sim.View) ([]sim.Action, bool) {
 				next(b)
 			}
 		}
-		var run []keyed // the running jobs of this type, in order
+		var run []int32 // the running jobs of this type, in order
 		if g >= 0 {
 			run = s.runBy[g]
 		}
 		ri := 0
 		for left > 0 {
-			for ri < len(run) && run[ri].job.Spec.GPUs > left {
+			for ri < len(run) && int(s.rmir[run[ri]].gpus) > left {
 				ri++
 			}
 			best := -1
@@ -197,7 +187,7 @@ func (s *SRTF) incremental(v *sim.View) ([]sim.Action, bool) {
 					best = b
 				}
 			}
-			if best >= 0 && ri < len(run) && less(run[ri], keyed{heads[best].e.r, s.jobs[heads[best].e.id].job}) {
+			if best >= 0 && ri < len(run) && less(s.rmir[run[ri]].keyed(), keyed{heads[best].e.r, s.jobs[heads[best].e.id].job}) {
 				best = -1
 			}
 			switch {
@@ -207,8 +197,9 @@ func (s *SRTF) incremental(v *sim.View) ([]sim.Action, bool) {
 				starts = append(starts, keyed{e.r, s.jobs[e.id].job})
 				next(best)
 			case ri < len(run):
-				left -= run[ri].job.Spec.GPUs
-				s.sched.Keep(run[ri].job.Spec.ID)
+				r := &s.rmir[run[ri]]
+				left -= int(r.gpus)
+				s.sched.Keep(r.id)
 				ri++
 			default:
 				left = 0 // nothing left that fits
@@ -324,180 +315,4 @@ func (s *SRTF) gpuIndex(gpu string) int {
 		g = len(s.gpus) - 1
 	}
 	return g
-}
-
-// runningTime is RemainingTime of running job j: its remaining
-// iterations times the iteration time of its shape, asked of the
-// estimator once per shape the job runs on (an estimator answers a
-// workload and shape alike at every call).
-func (s *SRTF) runningTime(j *sim.Job, st *jobState) float64 {
-	c := j.Config
-	if c.GPU != j.Spec.GPU {
-		return float64(j.Remaining) * s.est.Estimate(j.Spec.Workload, c).IterTime
-	}
-	if !st.cfgOK || int(st.nodes) != c.Nodes || int(st.perNode) != c.PerNode {
-		st.nodes, st.perNode, st.cfgOK = int32(c.Nodes), int32(c.PerNode), true
-		st.iter = s.est.Estimate(j.Spec.Workload, c).IterTime
-	}
-	return float64(j.Remaining) * st.iter
-}
-
-// sortRunning puts the running jobs (keyed, runAt == s.decisions) in
-// order by less into s.runBy, per GPU type. The last decision's order of
-// the jobs still running is mostly still sorted — every running job's
-// remaining time falls by the time elapsed — but not wholly: a job in
-// its reconfiguration makes no progress, and a key is whole iterations
-// times the iteration time, so two keys closer than an iteration may
-// swap. The longest run of that order that is still ascending (keptRun)
-// stays, and only the others are sorted and merged in: less is a strict
-// total order, so this is the one sorted order.
-func (s *SRTF) sortRunning(v *sim.View) {
-	now := int32(s.decisions)
-	seq := s.rseq[:0] // the last order's jobs still running, in that order
-	for _, j := range s.runOrder {
-		st := &s.jobs[j.Spec.ID]
-		if st.runAt != now || st.inRun == now {
-			continue
-		}
-		st.inRun = now
-		seq = append(seq, keyed{st.key, st.job})
-	}
-	kept, fresh := s.keptRun(seq)
-	s.resorted += len(fresh)
-	for _, j := range v.Running {
-		if st := &s.jobs[j.Spec.ID]; st.inRun != now {
-			st.inRun = now
-			fresh = append(fresh, keyed{st.key, j})
-		}
-	}
-	slices.SortFunc(fresh, func(a, b keyed) int {
-		if less(a, b) {
-			return -1
-		}
-		return 1
-	})
-	for g := range s.runBy {
-		clear(s.runBy[g])
-		s.runBy[g] = s.runBy[g][:0]
-	}
-	order := s.runOrder[:0]
-	a, b := kept, fresh
-	for len(a) > 0 || len(b) > 0 {
-		var k keyed
-		if len(b) == 0 || (len(a) > 0 && less(a[0], b[0])) {
-			k, a = a[0], a[1:]
-		} else {
-			k, b = b[0], b[1:]
-		}
-		order = append(order, k.job)
-		st := &s.jobs[k.job.Spec.ID]
-		if st.typ == 0 {
-			st.typ = int32(s.gpuIndex(k.job.Spec.GPU)) + 1
-		}
-		g := int(st.typ) - 1
-		s.runBy[g] = append(s.runBy[g], k)
-	}
-	s.runOrder = order
-	if checkRunOrder {
-		s.checkRunBy(v)
-	}
-	clear(seq)
-	clear(kept)
-	clear(fresh)
-	s.rseq, s.rkept, s.rfresh = seq[:0], kept[:0], fresh[:0]
-}
-
-// keptRun splits seq into a longest subsequence ascending by less (kept)
-// and the rest (fresh), both in seq's order, in s.rkept and s.rfresh.
-// It is the patience method: tails[t] is the index of the least last
-// element of an ascending subsequence of t+1 elements seen so far, and
-// prev links each element to the one before it in the subsequence it
-// ends. An element after the longest one so far is one comparison, so
-// an order with few jobs out of place costs a walk plus a binary search
-// per job out of place. A job whose key fell by less than the others'
-// (in its reconfiguration) leaves itself alone in fresh, not the jobs
-// it now comes after (as a greedy run would).
-func (s *SRTF) keptRun(seq []keyed) (kept, fresh []keyed) {
-	tails := s.tails[:0]
-	prev := slices.Grow(s.prev[:0], len(seq))[:len(seq)]
-	for i := range seq {
-		n := len(tails)
-		if n == 0 || less(seq[tails[n-1]], seq[i]) {
-			prev[i] = -1
-			if n > 0 {
-				prev[i] = tails[n-1]
-			}
-			tails = append(tails, int32(i))
-			continue
-		}
-		// The first tail seq[i] comes before (none is equal: less is strict).
-		lo, hi := 0, n-1
-		for lo < hi {
-			m := int(uint(lo+hi) >> 1)
-			if less(seq[i], seq[tails[m]]) {
-				hi = m
-			} else {
-				lo = m + 1
-			}
-		}
-		prev[i] = -1
-		if lo > 0 {
-			prev[i] = tails[lo-1]
-		}
-		tails[lo] = int32(i)
-	}
-	// Mark the longest subsequence by prev = -2, from its last element back.
-	if n := len(tails); n > 0 {
-		for i := tails[n-1]; i >= 0; {
-			p := prev[i]
-			prev[i] = -2
-			i = p
-		}
-	}
-	kept, fresh = s.rkept[:0], s.rfresh[:0]
-	for i, k := range seq {
-		if prev[i] == -2 {
-			kept = append(kept, k)
-		} else {
-			fresh = append(fresh, k)
-		}
-	}
-	s.tails, s.prev = tails[:0], prev[:0]
-	return kept, fresh
-}
-
-// checkRunOrder makes every incremental decision compare its order of the
-// running jobs with a sort of the View's (checkRunBy; tests).
-var checkRunOrder = false
-
-// checkRunBy compares s.runBy with the running jobs of v keyed afresh
-// (RemainingTime: the estimator asked now, not the iteration times kept)
-// and sorted whole by less, per requested GPU type; the first difference
-// is kept in s.orderErr.
-func (s *SRTF) checkRunBy(v *sim.View) {
-	if s.orderErr != nil {
-		return
-	}
-	all := make([]keyed, 0, len(v.Running))
-	for _, j := range v.Running {
-		all = append(all, keyed{s.RemainingTime(v.Cluster, j), j})
-	}
-	sort.Stable(byKey(all))
-	at := make([]int, len(s.gpus))
-	for _, k := range all {
-		g := slices.Index(s.gpus, k.job.Spec.GPU)
-		if g < 0 || at[g] >= len(s.runBy[g]) || s.runBy[g][at[g]] != k {
-			s.orderErr = fmt.Errorf("decision %d: running job %d (%s, remaining %v s) is not next in its type's order",
-				s.decisions, k.job.Spec.ID, k.job.Spec.GPU, k.r)
-			return
-		}
-		at[g]++
-	}
-	for g := range s.runBy {
-		if at[g] != len(s.runBy[g]) {
-			s.orderErr = fmt.Errorf("decision %d: %s's order holds %d jobs, %d running", s.decisions, s.gpus[g], len(s.runBy[g]), at[g])
-			return
-		}
-	}
-	s.orderChecks++
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/arena-sim/arena/estimator"
@@ -243,15 +244,16 @@ func TestKeptRunIsLongestAscending(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var s SRTF
-			var seq []keyed
+			var seq []int32
 			for i, r := range c.keys {
-				seq = append(seq, keyed{r, job(t, i, "gpt-1.3b", 1, 1)})
+				s.rmir = append(s.rmir, rjob{job: job(t, i, "gpt-1.3b", 1, 1), key: r})
+				seq = append(seq, int32(i))
 			}
 			kept, fresh := s.keptRun(seq)
-			keys := func(ks []keyed) []float64 {
+			keys := func(is []int32) []float64 {
 				var out []float64
-				for _, k := range ks {
-					out = append(out, k.r)
+				for _, i := range is {
+					out = append(out, s.rmir[i].key)
 				}
 				return out
 			}
@@ -299,6 +301,77 @@ func TestRunOrderEqualsWholeSort(t *testing.T) {
 		t.Logf("run %d: %d decisions, %d orders checked, %d jobs sorted again, %d finished", i, p.decisions, p.orderChecks, p.resorted, len(res.JCTs))
 		if p.orderChecks < p.decisions/2 || p.resorted == 0 {
 			t.Errorf("run %d: %d orders checked of %d decisions, %d jobs sorted again: the test exercises too little", i, p.orderChecks, p.decisions, p.resorted)
+		}
+	}
+}
+
+// TestFollowRunningMirrorsAnyList: the mirror of the running list
+// follows whatever list the View holds — jobs gone from its middle, joined
+// at its end, reordered, made afresh — and after every step holds the
+// View's jobs in its order, each type's order (runBy) holds each of that
+// type's jobs once, and a job twice in the list is refused (a self-check
+// of the mechanism, not an anchor).
+func TestFollowRunningMirrorsAnyList(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 8))
+	var jobs []*sim.Job
+	for i := range 60 {
+		j := job(t, i, "gpt-1.3b", 1+rng.IntN(4), 10)
+		j.Spec.GPU = []string{"a100", "a10", "v100"}[rng.IntN(3)]
+		jobs = append(jobs, j)
+	}
+	s := New(nil)
+	s.jobs = make([]jobState, len(jobs))
+	var run []*sim.Job
+	for step := range 2000 {
+		switch r := rng.IntN(10); {
+		case r < 5: // some end, others start (at the end)
+			kept := run[:0:0]
+			for _, j := range run {
+				if rng.IntN(5) > 0 {
+					kept = append(kept, j)
+				}
+			}
+			run = kept
+			for _, j := range rng.Perm(len(jobs))[:rng.IntN(6)] {
+				if !slices.Contains(run, jobs[j]) {
+					run = append(run, jobs[j])
+				}
+			}
+		case r < 7:
+			run = slices.Clone(run)
+			rng.Shuffle(len(run), func(a, b int) { run[a], run[b] = run[b], run[a] })
+		case r < 8 && len(run) > 0: // a job twice
+			dup := append(slices.Clone(run), run[rng.IntN(len(run))])
+			if s.followRunning(&sim.View{Running: dup}) {
+				t.Fatalf("step %d: a job twice in the running list was taken", step)
+			}
+		default:
+			run = slices.Clone(run)
+		}
+		if !s.followRunning(&sim.View{Running: run}) {
+			t.Fatalf("step %d: list refused", step)
+		}
+		if len(s.rmir) != len(run) {
+			t.Fatalf("step %d: mirror holds %d jobs, list %d", step, len(s.rmir), len(run))
+		}
+		seen := make([]int, len(run))
+		for i, r := range s.rmir {
+			if r.job != run[i] || r.id != run[i].Spec.ID || s.gpus[r.typ] != run[i].Spec.GPU {
+				t.Fatalf("step %d: mirror place %d holds job %d, list job %d", step, i, r.id, run[i].Spec.ID)
+			}
+		}
+		for g, ord := range s.runBy {
+			for _, i := range ord {
+				if s.gpus[g] != s.rmir[i].job.Spec.GPU {
+					t.Fatalf("step %d: job %d in %s's order", step, s.rmir[i].id, s.gpus[g])
+				}
+				seen[i]++
+			}
+		}
+		for i, n := range seen {
+			if n != 1 {
+				t.Fatalf("step %d: job %d in the orders %d times", step, s.rmir[i].id, n)
+			}
 		}
 	}
 }
