@@ -113,13 +113,19 @@ func (s *SRTF) keyRunning() bool {
 	return true
 }
 
-// runLess is less on running jobs a and b (indices in s.rmir).
-func (s *SRTF) runLess(a, b int32) bool {
-	x, y := &s.rmir[a], &s.rmir[b]
-	if x.key != y.key {
-		return x.key < y.key
+// rkey is a running job in an order: its key, and its index in s.rmir.
+type rkey struct {
+	r float64
+	i int32
+}
+
+// runLess is less on running jobs a and b (the mirror's jobs are read
+// on equal keys only).
+func (s *SRTF) runLess(a, b rkey) bool {
+	if a.r != b.r {
+		return a.r < b.r
 	}
-	return less(x.keyed(), y.keyed())
+	return less(s.rmir[a.i].keyed(), s.rmir[b.i].keyed())
 }
 
 // sortRunning puts each type's running jobs (runBy) in order by less. The
@@ -133,41 +139,45 @@ func (s *SRTF) runLess(a, b int32) bool {
 // order, so this is the one sorted order.
 func (s *SRTF) sortRunning(v *sim.View) {
 	for g, ord := range s.runBy {
-		kept, fresh := s.keptRun(ord)
+		seq := s.rseq[:0]
+		for _, i := range ord {
+			seq = append(seq, rkey{s.rmir[i].key, i})
+		}
+		kept, fresh := s.keptRun(seq)
 		s.resorted += len(fresh)
-		slices.SortFunc(fresh, func(a, b int32) int {
+		slices.SortFunc(fresh, func(a, b rkey) int {
 			if s.runLess(a, b) {
 				return -1
 			}
 			return 1 // a ≠ b: no two jobs are equal under less
 		})
-		// Merge into ord: kept and fresh are copies.
 		ord = ord[:0]
 		for len(kept) > 0 || len(fresh) > 0 {
 			if len(fresh) == 0 || (len(kept) > 0 && s.runLess(kept[0], fresh[0])) {
-				ord, kept = append(ord, kept[0]), kept[1:]
+				ord, kept = append(ord, kept[0].i), kept[1:]
 			} else {
-				ord, fresh = append(ord, fresh[0]), fresh[1:]
+				ord, fresh = append(ord, fresh[0].i), fresh[1:]
 			}
 		}
-		s.runBy[g] = ord
+		s.runBy[g], s.rseq = ord, seq[:0]
 	}
 	if checkRunOrder {
 		s.checkRunBy(v)
 	}
 }
 
-// keptRun splits seq (indices in s.rmir) into a longest subsequence
-// ascending by less (kept) and the rest (fresh), both in seq's order, in
-// s.rkept and s.rfresh. It is the patience method: tails[t] is the index
-// in seq of the least last element of an ascending subsequence of t+1
-// elements seen so far, and prev links each element to the one before it
-// in the subsequence it ends. An element after the longest one so far
-// is one comparison, so an order with few jobs out of place costs a walk
-// plus a binary search per job out of place. A job whose key fell by
-// less than the others' (in its reconfiguration) leaves itself alone in
-// fresh, not the jobs it now comes after (as a greedy run would).
-func (s *SRTF) keptRun(seq []int32) (kept, fresh []int32) {
+// keptRun splits seq into a longest subsequence ascending by less (kept)
+// and the rest (fresh), both in seq's order, in s.rkept and s.rfresh.
+// It is the patience method: tails[t] is the index in seq of the least
+// last element of an ascending subsequence of t+1 elements seen so far,
+// and prev links each element to the one before it in the subsequence it
+// ends. An element after the longest one so far is one comparison, so
+// an order with few jobs out of place costs a walk plus, per job out of
+// place, a search of the tails from the end (about twice the logarithm of
+// how far back it goes). A job whose key fell by less than the others'
+// (in its reconfiguration) leaves itself alone in fresh, not the jobs it
+// now comes after (as a greedy run would).
+func (s *SRTF) keptRun(seq []rkey) (kept, fresh []rkey) {
 	tails := s.tails[:0]
 	prev := slices.Grow(s.prev[:0], len(seq))[:len(seq)]
 	for i := range seq {
@@ -180,8 +190,21 @@ func (s *SRTF) keptRun(seq []int32) (kept, fresh []int32) {
 			tails = append(tails, int32(i))
 			continue
 		}
-		// The first tail seq[i] comes before (none is equal: less is strict).
+		// The first tail seq[i] comes before (none is equal: less is
+		// strict); it comes before the last. A job out of place by little
+		// belongs near the end: gallop back from it, then halve.
 		lo, hi := 0, n-1
+		for step := 1; ; step <<= 1 {
+			c := hi - step
+			if c < 0 {
+				break
+			}
+			if !s.runLess(seq[i], seq[tails[c]]) {
+				lo = c + 1
+				break
+			}
+			hi = c
+		}
 		for lo < hi {
 			m := int(uint(lo+hi) >> 1)
 			if s.runLess(seq[i], seq[tails[m]]) {

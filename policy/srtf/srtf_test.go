@@ -244,16 +244,16 @@ func TestKeptRunIsLongestAscending(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var s SRTF
-			var seq []int32
+			var seq []rkey
 			for i, r := range c.keys {
 				s.rmir = append(s.rmir, rjob{job: job(t, i, "gpt-1.3b", 1, 1), key: r})
-				seq = append(seq, int32(i))
+				seq = append(seq, rkey{r, int32(i)})
 			}
 			kept, fresh := s.keptRun(seq)
-			keys := func(is []int32) []float64 {
+			keys := func(ks []rkey) []float64 {
 				var out []float64
-				for _, i := range is {
-					out = append(out, s.rmir[i].key)
+				for _, k := range ks {
+					out = append(out, s.rmir[k.i].key)
 				}
 				return out
 			}
