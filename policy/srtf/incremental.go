@@ -176,26 +176,44 @@ func (s *SRTF) incremental(v *sim.View) ([]sim.Action, bool) {
 		if g >= 0 {
 			run = s.runBy[g]
 		}
-		ri := 0
-		for left > 0 {
-			for ri < len(run) && int(s.rmir[run[ri]].gpus) > left {
-				ri++
-			}
-			best := -1
+		// best is the least head that fits (-1: none). It is picked again
+		// when its bucket's head changes or no longer fits: the heads
+		// that fit only lose members as left falls, so otherwise it stays
+		// the least.
+		best := -1
+		pick := func() {
+			best = -1
 			for b := range bs {
 				if heads[b].ok && bs[b].gpus <= left && (best < 0 || lessEntry(heads[b].e, heads[best].e)) {
 					best = b
 				}
 			}
-			if best >= 0 && ri < len(run) && less(s.rmir[run[ri]].keyed(), keyed{heads[best].e.r, s.jobs[heads[best].e.id].job}) {
-				best = -1
+		}
+		pick()
+		ri := 0
+		for left > 0 {
+			for ri < len(run) && int(s.rmir[run[ri]].gpus) > left {
+				ri++
+			}
+			if best >= 0 && bs[best].gpus > left {
+				pick()
+			}
+			admit := best >= 0
+			if admit && ri < len(run) { // the waiting job if it comes first
+				r, e := &s.rmir[run[ri]], heads[best].e
+				if r.key != e.r {
+					admit = e.r < r.key
+				} else {
+					admit = !less(r.keyed(), keyed{e.r, s.jobs[e.id].job})
+				}
 			}
 			switch {
-			case best >= 0:
+			case admit:
 				e := heads[best].e
 				left -= bs[best].gpus
 				starts = append(starts, keyed{e.r, s.jobs[e.id].job})
 				next(best)
+				pick()
 			case ri < len(run):
 				r := &s.rmir[run[ri]]
 				left -= int(r.gpus)
