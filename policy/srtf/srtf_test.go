@@ -275,7 +275,8 @@ func TestKeptRunIsLongestAscending(t *testing.T) {
 // submission instants, so that many keys are equal (ties by submission,
 // then ID: every job of 500 iterations of a model and count, submitted at
 // one instant) or closer than an iteration (whole iterations times the
-// iteration time reorder them as they run).
+// iteration time reorder them as they run); the last also decides at
+// arrivals and completions.
 func TestRunOrderEqualsWholeSort(t *testing.T) {
 	defer func(old bool) { checkRunOrder = old }(checkRunOrder)
 	checkRunOrder = true
@@ -289,6 +290,9 @@ func TestRunOrderEqualsWholeSort(t *testing.T) {
 			j.Iterations = (500 + rng.Int64N(3)*rng.Int64N(5000)) * r.Config.IterationScale
 			j.GPUs = []int{1, 2, 4, 8}[rng.IntN(4)]
 			j.Submit = sim.Time(math.Floor(float64(j.Submit)/1800) * 1800) // many at one instant
+		}
+		if seed == 2 { // decisions at arrivals and completions too: short gaps
+			r.Config.ScheduleOnEvents = true
 		}
 		runs = append(runs, r)
 	}
