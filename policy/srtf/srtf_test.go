@@ -271,12 +271,12 @@ func TestKeptRunIsLongestAscending(t *testing.T) {
 // sort, not an anchor. Workloads: the built-in Philly trace tiled 3× (its
 // preemptions and restarts each pay the reconfiguration time, during
 // which a job's key stands still while the others' fall), and random
-// variants of it whose jobs share a few iteration counts, GPU counts and
-// submission instants, so that many keys are equal (ties by submission,
-// then ID: every job of 500 iterations of a model and count, submitted at
-// one instant) or closer than an iteration (whole iterations times the
-// iteration time reorder them as they run); the last also decides at
-// arrivals and completions.
+// variants of it tiled 8× — a third of the jobs of 500 iterations, the
+// rest of up to 10,000, GPU counts 1–8, submissions on 30-minute
+// instants — so that many keys are equal (ties by submission, then ID)
+// or closer than an iteration (whole iterations times the iteration time
+// reorder them as they run); the last also decides at arrivals and
+// completions.
 func TestRunOrderEqualsWholeSort(t *testing.T) {
 	defer func(old bool) { checkRunOrder = old }(checkRunOrder)
 	checkRunOrder = true
