@@ -135,7 +135,7 @@ func (s *SRTF) runLess(a, b rkey) bool {
 // is whole iterations times the iteration time, so two keys closer than
 // an iteration may swap. The longest run of that order that is still
 // ascending (keptRun) stays, and only the others (with the jobs started
-// since, at the end) are put in it (mergeFresh): less is a strict total
+// since, at the end) are sorted and merged in: less is a strict total
 // order, so this is the one sorted order.
 func (s *SRTF) sortRunning(v *sim.View) {
 	for g, ord := range s.runBy {
@@ -145,7 +145,20 @@ func (s *SRTF) sortRunning(v *sim.View) {
 		}
 		kept, fresh := s.keptRun(seq)
 		s.resorted += len(fresh)
-		ord = s.mergeFresh(ord[:0], kept, fresh)
+		slices.SortFunc(fresh, func(a, b rkey) int {
+			if s.runLess(a, b) {
+				return -1
+			}
+			return 1 // a ≠ b: no two jobs are equal under less
+		})
+		ord = ord[:0]
+		for len(kept) > 0 || len(fresh) > 0 {
+			if len(fresh) == 0 || (len(kept) > 0 && s.runLess(kept[0], fresh[0])) {
+				ord, kept = append(ord, kept[0].i), kept[1:]
+			} else {
+				ord, fresh = append(ord, fresh[0].i), fresh[1:]
+			}
+		}
 		s.runBy[g], s.rseq = ord, seq[:0]
 	}
 	if checkRunOrder {
@@ -154,8 +167,7 @@ func (s *SRTF) sortRunning(v *sim.View) {
 }
 
 // keptRun splits seq into a longest subsequence ascending by less (kept)
-// and the rest (fresh), both in seq's order, in s.rkept and s.rfresh;
-// s.at[f] is the number of kept jobs before fresh[f] in seq.
+// and the rest (fresh), both in seq's order, in s.rkept and s.rfresh.
 // It is the patience method: tails[t] is the index in seq of the least
 // last element of an ascending subsequence of t+1 elements seen so far,
 // and prev links each element to the one before it in the subsequence it
@@ -216,104 +228,15 @@ func (s *SRTF) keptRun(seq []rkey) (kept, fresh []rkey) {
 		}
 	}
 	kept, fresh = s.rkept[:0], s.rfresh[:0]
-	at := s.at[:0]
 	for i, k := range seq {
 		if prev[i] == -2 {
 			kept = append(kept, k)
 		} else {
 			fresh = append(fresh, k)
-			at = append(at, int32(len(kept)))
 		}
 	}
-	s.at = at
 	s.tails, s.prev, s.rkept, s.rfresh = tails[:0], prev[:0], kept[:0], fresh[:0]
 	return kept, fresh
-}
-
-// mergeFresh appends to ord the jobs of kept (ascending) and fresh, in
-// order by less; s.at holds where each fresh job stood among kept (as
-// keptRun leaves it). A fresh job's place among the kept jobs (its rank:
-// how many come before it) is found by galloping from where it stood, a
-// few comparisons for a job out of place by little; the fresh jobs are
-// then grouped by rank (a counting pass) and each group put in order by
-// insertion: two fresh jobs of different ranks have a kept job between
-// them, so only jobs of one rank need comparing with each other.
-func (s *SRTF) mergeFresh(ord []int32, kept, fresh []rkey) []int32 {
-	n := len(kept)
-	end := slices.Grow(s.cnt[:0], n+2)[:n+2] // end[r+1]: fresh jobs of rank ≤ r
-	clear(end)
-	rank := slices.Grow(s.rank[:0], len(fresh))[:len(fresh)]
-	for f, k := range fresh {
-		r := s.rankIn(kept, k, int(s.at[f]))
-		rank[f] = int32(r)
-		end[r+1]++
-	}
-	for r := 1; r < len(end); r++ {
-		end[r] += end[r-1]
-	}
-	// end[r] is now where rank r's group starts; placing a job moves it
-	// on, so that it ends as where the group ends.
-	grouped := slices.Grow(s.grouped[:0], len(fresh))[:len(fresh)]
-	for f, r := range rank {
-		grouped[end[r]] = fresh[f]
-		end[r]++
-	}
-	for a := 1; a < len(grouped); a++ { // moves within a group only
-		x, b := grouped[a], a
-		for b > 0 && s.runLess(x, grouped[b-1]) {
-			grouped[b] = grouped[b-1]
-			b--
-		}
-		grouped[b] = x
-	}
-	f := 0
-	for r := 0; r <= n; r++ {
-		for ; f < int(end[r]); f++ {
-			ord = append(ord, grouped[f].i)
-		}
-		if r < n {
-			ord = append(ord, kept[r].i)
-		}
-	}
-	clear(grouped)
-	s.cnt, s.rank, s.grouped = end[:0], rank[:0], grouped[:0]
-	return ord
-}
-
-// rankIn is the number of jobs of kept (ascending) that come before k by
-// less, searched from guess: galloping away from it, then halving.
-func (s *SRTF) rankIn(kept []rkey, k rkey, guess int) int {
-	lo, hi := 0, len(kept) // the rank is in [lo, hi]
-	if guess < len(kept) && s.runLess(kept[guess], k) {
-		lo = guess + 1
-		for step := 1; guess+step < len(kept); step <<= 1 {
-			if c := guess + step; s.runLess(k, kept[c]) {
-				hi = c
-				break
-			} else {
-				lo = c + 1
-			}
-		}
-	} else {
-		hi = guess
-		for step := 1; guess-step >= 0; step <<= 1 {
-			if c := guess - step; s.runLess(kept[c], k) {
-				lo = c + 1
-				break
-			} else {
-				hi = c
-			}
-		}
-	}
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if s.runLess(k, kept[m]) {
-			hi = m
-		} else {
-			lo = m + 1
-		}
-	}
-	return lo
 }
 
 // checkRunOrder makes every incremental decision compare its order of the

@@ -51,16 +51,16 @@ type SRTF struct {
 	// The running jobs (running.go): the mirror of the View's running
 	// list, each with its key; per GPU type (index of gpus) their order
 	// (indices in rmir); and the mirror's generation and state.
-	rmir                         []rjob
-	runBy                        [][]int32
-	rgen                         uint32
-	runDirty                     bool
-	remap                        []int32
-	rseq, rkept, rfresh, grouped []rkey // sortRunning's, keptRun's, mergeFresh's
-	tails, prev, at, cnt, rank   []int32
-	starts                       []keyed
-	taken                        []entry
-	fast                         int // decisions taken incrementally (tests)
+	rmir                []rjob
+	runBy               [][]int32
+	rgen                uint32
+	runDirty            bool
+	remap               []int32
+	rseq, rkept, rfresh []rkey // sortRunning's and keptRun's
+	tails, prev         []int32
+	starts              []keyed
+	taken               []entry
+	fast                int // decisions taken incrementally (tests)
 	// checkRunBy's (tests): the first order found wrong, orders checked.
 	orderErr    error
 	orderChecks int

@@ -379,27 +379,3 @@ func TestFollowRunningMirrorsAnyList(t *testing.T) {
 		}
 	}
 }
-
-// TestRankInFromAnyGuess works rankIn out by hand (an anchor): the rank of
-// a job among kept jobs of keys 10, 20, 30, 40, 50 is the number of them
-// with a smaller key, whichever place the search starts from.
-func TestRankInFromAnyGuess(t *testing.T) {
-	var s SRTF
-	var kept []rkey
-	for i, r := range []float64{10, 20, 30, 40, 50} {
-		s.rmir = append(s.rmir, rjob{job: job(t, i, "gpt-1.3b", 1, 1), key: r})
-		kept = append(kept, rkey{r, int32(i)})
-	}
-	for _, c := range []struct {
-		key  float64
-		want int
-	}{{5, 0}, {15, 1}, {25, 2}, {35, 3}, {45, 4}, {55, 5}} {
-		s.rmir = append(s.rmir, rjob{job: job(t, 9, "gpt-1.3b", 1, 1), key: c.key})
-		k := rkey{c.key, int32(len(s.rmir) - 1)}
-		for guess := 0; guess <= len(kept); guess++ {
-			if got := s.rankIn(kept, k, guess); got != c.want {
-				t.Errorf("rank of %v from %d = %d, want %d", c.key, guess, got, c.want)
-			}
-		}
-	}
-}
