@@ -49,8 +49,9 @@ type SRTF struct {
 	byType  [][]pbucket
 	arrived []*sim.Job
 	// The running jobs (running.go): the mirror of the View's running
-	// list, each with its key; per GPU type (index of gpus) their order
-	// (indices in rmir); and the mirror's generation and state.
+	// list, each with its key (a job in it is marked jobState.rmir ==
+	// rgen); per GPU type (index of gpus) their order, as indices in
+	// rmir; runDirty when the mirror is to be made afresh.
 	rmir                []rjob
 	runBy               [][]int32
 	rgen                uint32
@@ -58,13 +59,15 @@ type SRTF struct {
 	remap               []int32
 	rseq, rkept, rfresh []rkey // sortRunning's and keptRun's
 	tails, prev         []int32
-	starts              []keyed
-	taken               []entry
-	fast                int // decisions taken incrementally (tests)
-	// checkRunBy's (tests): the first order found wrong, orders checked.
+	// The admission walk's.
+	starts []keyed
+	taken  []entry
+	fast   int // decisions taken incrementally (tests)
+	// checkRunBy's (tests): the first order found wrong, orders checked;
+	// and the running jobs sortRunning had to sort, over all decisions.
 	orderErr    error
 	orderChecks int
-	resorted    int // jobs of the last order sorted again (tests)
+	resorted    int
 }
 
 // sortWhole makes orderLive sort all the live jobs at every decision (the
