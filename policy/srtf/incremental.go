@@ -111,16 +111,8 @@ func (s *SRTF) incremental(v *sim.View) ([]sim.Action, bool) {
 	}
 	// The running jobs, keyed now (their remaining time changes as they
 	// run), sorted below.
-	now := int32(s.decisions)
-	for _, j := range v.Running {
-		st := s.state(j.Spec.ID)
-		if st.runAt == now || j.Status != sim.Running {
-			return nil, false // twice in the View, or not running
-		}
-		st.runAt, st.key, st.job = now, s.runningTime(j, st), j
-		if st.key != st.key {
-			return nil, false
-		}
+	if !s.followRunning(v) || !s.keyRunning() {
+		return nil, false
 	}
 	// The arrivals: drops, and heap entries for the others.
 	var drops []sim.Action
@@ -180,33 +172,52 @@ func (s *SRTF) incremental(v *sim.View) ([]sim.Action, bool) {
 				next(b)
 			}
 		}
-		var run []keyed // the running jobs of this type, in order
+		var run []int32 // the running jobs of this type, in order
 		if g >= 0 {
 			run = s.runBy[g]
 		}
-		ri := 0
-		for left > 0 {
-			for ri < len(run) && run[ri].job.Spec.GPUs > left {
-				ri++
-			}
-			best := -1
+		// best is the least head that fits (-1: none). It is picked again
+		// when its bucket's head changes or no longer fits: the heads
+		// that fit only lose members as left falls, so otherwise it stays
+		// the least.
+		best := -1
+		pick := func() {
+			best = -1
 			for b := range bs {
 				if heads[b].ok && bs[b].gpus <= left && (best < 0 || lessEntry(heads[b].e, heads[best].e)) {
 					best = b
 				}
 			}
-			if best >= 0 && ri < len(run) && less(run[ri], keyed{heads[best].e.r, s.jobs[heads[best].e.id].job}) {
-				best = -1
+		}
+		pick()
+		ri := 0
+		for left > 0 {
+			for ri < len(run) && int(s.rmir[run[ri]].gpus) > left {
+				ri++
+			}
+			if best >= 0 && bs[best].gpus > left {
+				pick()
+			}
+			admit := best >= 0
+			if admit && ri < len(run) { // the waiting job if it comes first
+				r, e := &s.rmir[run[ri]], heads[best].e
+				if r.key != e.r {
+					admit = e.r < r.key
+				} else {
+					admit = !less(r.keyed(), keyed{e.r, s.jobs[e.id].job})
+				}
 			}
 			switch {
-			case best >= 0:
+			case admit:
 				e := heads[best].e
 				left -= bs[best].gpus
 				starts = append(starts, keyed{e.r, s.jobs[e.id].job})
 				next(best)
+				pick()
 			case ri < len(run):
-				left -= run[ri].job.Spec.GPUs
-				s.sched.Keep(run[ri].job.Spec.ID)
+				r := &s.rmir[run[ri]]
+				left -= int(r.gpus)
+				s.sched.Keep(r.id)
 				ri++
 			default:
 				left = 0 // nothing left that fits
@@ -322,82 +333,4 @@ func (s *SRTF) gpuIndex(gpu string) int {
 		g = len(s.gpus) - 1
 	}
 	return g
-}
-
-// runningTime is RemainingTime of running job j: its remaining
-// iterations times the iteration time of its shape, asked of the
-// estimator once per shape the job runs on (an estimator answers a
-// workload and shape alike at every call).
-func (s *SRTF) runningTime(j *sim.Job, st *jobState) float64 {
-	c := j.Config
-	if c.GPU != j.Spec.GPU {
-		return float64(j.Remaining) * s.est.Estimate(j.Spec.Workload, c).IterTime
-	}
-	if !st.cfgOK || int(st.nodes) != c.Nodes || int(st.perNode) != c.PerNode {
-		st.nodes, st.perNode, st.cfgOK = int32(c.Nodes), int32(c.PerNode), true
-		st.iter = s.est.Estimate(j.Spec.Workload, c).IterTime
-	}
-	return float64(j.Remaining) * st.iter
-}
-
-// sortRunning puts the running jobs (keyed, runAt == s.decisions) in
-// order by less into s.runBy, per GPU type. The last decision's order of
-// the jobs still running is mostly still sorted — every running job's
-// remaining time falls by the time elapsed, but during a
-// reconfiguration — so the jobs that keep it (a greedy ascending run of
-// it) stay, and only the others are sorted and merged in: less is a
-// strict total order, so this is the one sorted order.
-func (s *SRTF) sortRunning(v *sim.View) {
-	now := int32(s.decisions)
-	kept, fresh := s.rkept[:0], s.rfresh[:0]
-	for _, j := range s.runOrder {
-		st := &s.jobs[j.Spec.ID]
-		if st.runAt != now || st.inRun == now {
-			continue
-		}
-		st.inRun = now
-		k := keyed{st.key, st.job}
-		if n := len(kept); n == 0 || less(kept[n-1], k) {
-			kept = append(kept, k)
-		} else {
-			fresh = append(fresh, k)
-		}
-	}
-	for _, j := range v.Running {
-		if st := &s.jobs[j.Spec.ID]; st.inRun != now {
-			st.inRun = now
-			fresh = append(fresh, keyed{st.key, j})
-		}
-	}
-	slices.SortFunc(fresh, func(a, b keyed) int {
-		if less(a, b) {
-			return -1
-		}
-		return 1
-	})
-	for g := range s.runBy {
-		clear(s.runBy[g])
-		s.runBy[g] = s.runBy[g][:0]
-	}
-	order := s.runOrder[:0]
-	a, b := kept, fresh
-	for len(a) > 0 || len(b) > 0 {
-		var k keyed
-		if len(b) == 0 || (len(a) > 0 && less(a[0], b[0])) {
-			k, a = a[0], a[1:]
-		} else {
-			k, b = b[0], b[1:]
-		}
-		order = append(order, k.job)
-		st := &s.jobs[k.job.Spec.ID]
-		if st.typ == 0 {
-			st.typ = int32(s.gpuIndex(k.job.Spec.GPU)) + 1
-		}
-		g := int(st.typ) - 1
-		s.runBy[g] = append(s.runBy[g], k)
-	}
-	s.runOrder = order
-	clear(kept)
-	clear(fresh)
-	s.rkept, s.rfresh = kept[:0], fresh[:0]
 }

@@ -48,14 +48,26 @@ type SRTF struct {
 	gpus    []string
 	byType  [][]pbucket
 	arrived []*sim.Job
-	// The running jobs: the last decision's order, and per GPU type
-	// (index of gpus) this decision's.
-	runOrder      []*sim.Job
-	runBy         [][]keyed
-	rkept, rfresh []keyed
-	starts        []keyed
-	taken         []entry
-	fast          int // decisions taken incrementally (tests)
+	// The running jobs (running.go): the mirror of the View's running
+	// list, each with its key (a job in it is marked jobState.rmir ==
+	// rgen); per GPU type (index of gpus) their order, as indices in
+	// rmir; runDirty when the mirror is to be made afresh.
+	rmir                []rjob
+	runBy               [][]int32
+	rgen                uint32
+	runDirty            bool
+	remap               []int32
+	rseq, rkept, rfresh []rkey // sortRunning's and keptRun's
+	tails, prev         []int32
+	// The admission walk's.
+	starts []keyed
+	taken  []entry
+	fast   int // decisions taken incrementally (tests)
+	// checkRunBy's (tests): the first order found wrong, orders checked;
+	// and the running jobs sortRunning had to sort, over all decisions.
+	orderErr    error
+	orderChecks int
+	resorted    int
 }
 
 // sortWhole makes orderLive sort all the live jobs at every decision (the
@@ -68,7 +80,7 @@ var noIncremental = false
 var _ sim.Policy = (*SRTF)(nil)
 
 // New returns SRTF with est as its oracle (pass the engine's view).
-func New(est estimator.Estimator) *SRTF { return &SRTF{est: est, dirty: true} }
+func New(est estimator.Estimator) *SRTF { return &SRTF{est: est, dirty: true, runDirty: true} }
 
 // Name implements sim.Policy.
 func (*SRTF) Name() string { return "srtf" }
@@ -94,9 +106,11 @@ func (*SRTF) ReadsViewOnly() bool { return true }
 // the waiting jobs in heaps by key, one per GPU type and count, across
 // decisions: a waiting job's remaining time does not change while it
 // waits, so its key is computed once, when it joins the pending queue.
-// Only the running jobs are keyed and sorted afresh. The admission walk
-// then merges, per GPU type, the running jobs with the heaps of at most
-// the GPUs left, and visits the waiting jobs it admits only. The heaps
+// Only the running jobs are keyed afresh, in a mirror of the View's
+// running list that keeps each type's order from the last decision and
+// sorts again only the jobs out of place (running.go). The admission
+// walk then merges, per GPU type, the running jobs with the heaps of at
+// most the GPUs left, and visits the waiting jobs it admits only. The heaps
 // follow the View's pending queue by comparing it with the last one
 // (pointers, in order): the jobs missing left, the jobs at its end
 // joined. A remaining time that is NaN, or a job twice in the View, takes
@@ -148,7 +162,7 @@ func (k byKey) Len() int           { return len(k) }
 func (k byKey) Less(a, b int) bool { return less(k[a], k[b]) }
 func (k byKey) Swap(a, b int)      { k[a], k[b] = k[b], k[a] }
 
-// jobState is what SRTF remembers of a job between decisions (96 bytes:
+// jobState is what SRTF remembers of a job between decisions (72 bytes:
 // one per job of the trace).
 type jobState struct {
 	// orderLive's: the decision the job was last live and last kept at,
@@ -161,21 +175,14 @@ type jobState struct {
 	r, sortedR float64
 	submit     sim.Time
 	// The incremental decision's: seq names the job's current heap entry
-	// (0: none) and key is its remaining time there; while the job runs
-	// (it then has no entry), key is its remaining time at this decision.
-	// job is the View's job.
-	seq uint64
-	key float64
-	job *sim.Job
-	// For sorting the running jobs: the decision at which the job was
-	// last running (runAt) and sorted (inRun); typ is 1 + its type's
-	// index in SRTF.gpus (0: not yet known); iter is the iteration time of
-	// the shape nodes × perNode of its type (cfgOK: asked).
-	iter           float64
-	runAt, inRun   int32
-	typ            int32
-	nodes, perNode int32
-	cfgOK          bool
+	// (0: none) and key is its remaining time there (kept while the job
+	// runs: a job leaving the pending queue loses its entry, seq 0).
+	// job is the View's job. rmir == SRTF.rgen while the job is in
+	// SRTF.rmir (the mirror of the running list).
+	seq  uint64
+	key  float64
+	job  *sim.Job
+	rmir uint32
 }
 
 // orderLive sorts order by less. Only the running jobs' remaining times

@@ -1,8 +1,10 @@
 package srtf
 
 import (
+	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/arena-sim/arena/estimator"
@@ -220,5 +222,160 @@ func TestIncrementalFollowsAnyPendingQueue(t *testing.T) {
 	}
 	if inc.fast < 150 {
 		t.Errorf("%d of 300 decisions incremental, want most", inc.fast)
+	}
+}
+
+// TestKeptRunIsLongestAscending works keptRun out by hand (an anchor): the
+// jobs kept are a longest ascending subsequence of the last order, so a
+// job whose key fell less than the others' (one in its reconfiguration)
+// is the one sorted again, not the jobs it now comes after.
+func TestKeptRunIsLongestAscending(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		keys        []float64
+		kept, fresh []float64
+	}{
+		{"sorted: all kept", []float64{1, 2, 3}, []float64{1, 2, 3}, nil},
+		{"one job fell less than the rest: it alone", []float64{1, 2, 10, 3, 4, 5}, []float64{1, 2, 3, 4, 5}, []float64{10}},
+		{"one job fell more than the rest: it alone", []float64{3, 4, 5, 1, 6}, []float64{3, 4, 5, 6}, []float64{1}},
+		{"two neighbours swapped: one of them", []float64{1, 3, 2, 4}, []float64{1, 2, 4}, []float64{3}},
+		{"reversed: one kept", []float64{4, 3, 2, 1}, []float64{1}, []float64{4, 3, 2}},
+		{"empty", nil, nil, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var s SRTF
+			var seq []rkey
+			for i, r := range c.keys {
+				s.rmir = append(s.rmir, rjob{job: job(t, i, "gpt-1.3b", 1, 1), key: r})
+				seq = append(seq, rkey{r, int32(i)})
+			}
+			kept, fresh := s.keptRun(seq)
+			keys := func(ks []rkey) []float64 {
+				var out []float64
+				for _, k := range ks {
+					out = append(out, s.rmir[k.i].key)
+				}
+				return out
+			}
+			if !reflect.DeepEqual(keys(kept), c.kept) || !reflect.DeepEqual(keys(fresh), c.fresh) {
+				t.Errorf("kept %v fresh %v, want %v and %v", keys(kept), keys(fresh), c.kept, c.fresh)
+			}
+		})
+	}
+}
+
+// TestRunOrderEqualsWholeSort: at every incremental decision the order of
+// the running jobs kept from the last decision (keptRun, then a sort of
+// the jobs out of place merged in) equals the View's running jobs keyed
+// afresh and sorted whole (checkRunBy) — a self-check against the plain
+// sort, not an anchor. Workloads: the built-in Philly trace tiled 3× (its
+// preemptions and restarts each pay the reconfiguration time, during
+// which a job's key stands still while the others' fall), and random
+// variants of it tiled 8× — a third of the jobs of 500 iterations, the
+// rest of up to 10,000, GPU counts 1–8, submissions on 30-minute
+// instants — so that many keys are equal (ties by submission, then ID)
+// or closer than an iteration (whole iterations times the iteration time
+// reorder them as they run); the last also decides at arrivals and
+// completions.
+func TestRunOrderEqualsWholeSort(t *testing.T) {
+	defer func(old bool) { checkRunOrder = old }(checkRunOrder)
+	checkRunOrder = true
+	philly := runtest.NewPhilly(t, 800)
+	runs := []*runtest.Philly{philly.Overloaded(t, 3)}
+	for seed := range uint64(3) {
+		rng := rand.New(rand.NewPCG(seed, 38))
+		r := philly.Overloaded(t, 8)
+		for i := range r.Jobs {
+			j := &r.Jobs[i]
+			j.Iterations = (500 + rng.Int64N(3)*rng.Int64N(5000)) * r.Config.IterationScale
+			j.GPUs = []int{1, 2, 4, 8}[rng.IntN(4)]
+			j.Submit = sim.Time(math.Floor(float64(j.Submit)/1800) * 1800) // many at one instant
+		}
+		if seed == 2 { // decisions at arrivals and completions too: short gaps
+			r.Config.ScheduleOnEvents = true
+		}
+		runs = append(runs, r)
+	}
+	for i, r := range runs {
+		p := New(r.DB.View(estimator.ViewOptimal))
+		res := r.Run(t, p)
+		if p.orderErr != nil {
+			t.Fatalf("run %d: %v", i, p.orderErr)
+		}
+		t.Logf("run %d: %d decisions, %d orders checked, %d jobs sorted again, %d finished", i, p.decisions, p.orderChecks, p.resorted, len(res.JCTs))
+		if p.orderChecks < p.decisions/2 || p.resorted == 0 {
+			t.Errorf("run %d: %d orders checked of %d decisions, %d jobs sorted again: the test exercises too little", i, p.orderChecks, p.decisions, p.resorted)
+		}
+	}
+}
+
+// TestFollowRunningMirrorsAnyList: the mirror of the running list
+// follows whatever list the View holds — jobs gone from its middle, joined
+// at its end, reordered, made afresh — and after every step holds the
+// View's jobs in its order, each type's order (runBy) holds each of that
+// type's jobs once, and a job twice in the list is refused (a self-check
+// of the mechanism, not an anchor).
+func TestFollowRunningMirrorsAnyList(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 8))
+	var jobs []*sim.Job
+	for i := range 60 {
+		j := job(t, i, "gpt-1.3b", 1+rng.IntN(4), 10)
+		j.Spec.GPU = []string{"a100", "a10", "v100"}[rng.IntN(3)]
+		jobs = append(jobs, j)
+	}
+	s := New(nil)
+	s.jobs = make([]jobState, len(jobs))
+	var run []*sim.Job
+	for step := range 2000 {
+		switch r := rng.IntN(10); {
+		case r < 5: // some end, others start (at the end)
+			kept := run[:0:0]
+			for _, j := range run {
+				if rng.IntN(5) > 0 {
+					kept = append(kept, j)
+				}
+			}
+			run = kept
+			for _, j := range rng.Perm(len(jobs))[:rng.IntN(6)] {
+				if !slices.Contains(run, jobs[j]) {
+					run = append(run, jobs[j])
+				}
+			}
+		case r < 7:
+			run = slices.Clone(run)
+			rng.Shuffle(len(run), func(a, b int) { run[a], run[b] = run[b], run[a] })
+		case r < 8 && len(run) > 0: // a job twice
+			dup := append(slices.Clone(run), run[rng.IntN(len(run))])
+			if s.followRunning(&sim.View{Running: dup}) {
+				t.Fatalf("step %d: a job twice in the running list was taken", step)
+			}
+		default:
+			run = slices.Clone(run)
+		}
+		if !s.followRunning(&sim.View{Running: run}) {
+			t.Fatalf("step %d: list refused", step)
+		}
+		if len(s.rmir) != len(run) {
+			t.Fatalf("step %d: mirror holds %d jobs, list %d", step, len(s.rmir), len(run))
+		}
+		seen := make([]int, len(run))
+		for i, r := range s.rmir {
+			if r.job != run[i] || r.id != run[i].Spec.ID || s.gpus[r.typ] != run[i].Spec.GPU {
+				t.Fatalf("step %d: mirror place %d holds job %d, list job %d", step, i, r.id, run[i].Spec.ID)
+			}
+		}
+		for g, ord := range s.runBy {
+			for _, i := range ord {
+				if s.gpus[g] != s.rmir[i].job.Spec.GPU {
+					t.Fatalf("step %d: job %d in %s's order", step, s.rmir[i].id, s.gpus[g])
+				}
+				seen[i]++
+			}
+		}
+		for i, n := range seen {
+			if n != 1 {
+				t.Fatalf("step %d: job %d in the orders %d times", step, s.rmir[i].id, n)
+			}
+		}
 	}
 }
