@@ -112,9 +112,12 @@
 //     search is bound to repeat an earlier one's (twins), with the
 //     doubling's direct placement told from the table's room once the
 //     job is released (roomExcept), without writing the table;
-//   - refreshQuotas reads again only the jobs on the slots that changed
-//     since the last refresh, and a table's stats gather the touched
-//     jobs' slots in one pass over its delta;
+//   - refreshQuotas reads again only the jobs on the slots whose
+//     occupant changed since its last read (it keeps the occupants it
+//     read and compares the slots of the two tables' deltas and of the
+//     snapshots in between), counting their slots itself rather than the
+//     stats of every job on the delta, and a table's stats gather the
+//     touched jobs' slots in one pass over its delta;
 //   - a snapshot records the delta it was made from (its parent), so a
 //     pooled table of a related snapshot is copied by the deltas and the
 //     slots the lines of descent changed (table.kinship), and the real
@@ -169,5 +172,6 @@
 // table against the loaded one (TestRoundTableMatchesLoad), an
 // inherited index against a scan (TestInheritedIndexMatchesScan), the
 // moved tables against their snapshot and a scan (TestReattachKeepsDeltas)
-// and the twin records against the jobs' state (TestTwinRecordsMatchState).
+// the twin records against the jobs' state (TestTwinRecordsMatchState)
+// and the quotas against a full read (TestQuotasMatchFullRead).
 package arena

@@ -27,3 +27,13 @@ func SetCheckTwinRecs(on bool) bool {
 }
 
 func TwinChecks() (checks, mismatches int64) { return twinChecks.Load(), twinMismatches.Load() }
+
+// SetCheckQuotas turns checkQuotas on or off and returns the previous
+// setting; QuotaChecks returns the jobs compared and mismatches so far.
+func SetCheckQuotas(on bool) bool {
+	prev := checkQuotas
+	checkQuotas = on
+	return prev
+}
+
+func QuotaChecks() (checks, mismatches int64) { return quotaChecks.Load(), quotaMismatches.Load() }
