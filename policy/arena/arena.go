@@ -87,6 +87,16 @@ type Policy struct {
 	runIdx   []int32
 	// twinNodes and twinUsed hold the records' node lists (twinRec).
 	twinNodes, twinUsed []int
+	// twinGroups are the records' groups by trial key (twins.walk),
+	// twinKeys the keys with a group in the trial numbered twinTrial,
+	// twinStale the records marked stale since the last walk; twinCand
+	// and twinList are scratch.
+	twinGroups []twinGroup
+	twinKeys   []int32
+	twinTrial  uint64
+	twinStale  []int32
+	twinCand   []uint64
+	twinList   []int32
 	// runMark[id] equals runGen while job id is in the round's running
 	// queue; jobMark is scratch marking jobs (where it equals markGen).
 	runMark, jobMark []uint64
@@ -554,7 +564,7 @@ func (p *Policy) setQuota(id sim.JobID, js *jobState, q quota) {
 	js.quota = q
 	if int(id) < len(p.runIdx) {
 		if i := p.runIdx[id]; int(i) < len(p.twinRecs) && p.twinRecs[i].id == id {
-			p.twinRecs[i].ok = false
+			p.staleTwin(i)
 		}
 	}
 }

@@ -160,7 +160,13 @@
 //     quota, trial key, USED slots, the doubling's feasibility and the
 //     job's nodes), built at its first step and refreshed only for the
 //     jobs whose slots or quota a step changed, so that a step's twin
-//     walk does not read every job's state and stats again.
+//     walk does not read every job's state and stats again; the records
+//     are grouped by trial key and USED slots (twinGroup), and a step over
+//     the whole running queue reads a group's class once, from its first
+//     record, and lists the jobs to search from the groups (twins.walk),
+//     reading one by one only the records whose doubling depends on
+//     their own nodes: a step after the first costs the groups and the
+//     changed records rather than every running job.
 //
 // These shortcuts are checked against running every search in full
 // (TestSearchShortcutsChangeNothing), the table copies against a scan
@@ -172,6 +178,7 @@
 // table against the loaded one (TestRoundTableMatchesLoad), an
 // inherited index against a scan (TestInheritedIndexMatchesScan), the
 // moved tables against their snapshot and a scan (TestReattachKeepsDeltas)
-// the twin records against the jobs' state (TestTwinRecordsMatchState)
+// the twin records and the grouped walk against the jobs' state and the
+// walk over every job (TestTwinRecordsMatchState)
 // and the quotas against a full read (TestQuotasMatchFullRead).
 package arena

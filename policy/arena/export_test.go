@@ -37,3 +37,7 @@ func SetCheckQuotas(on bool) bool {
 }
 
 func QuotaChecks() (checks, mismatches int64) { return quotaChecks.Load(), quotaMismatches.Load() }
+
+// TwinWalks returns the grouped walks compared with seenAt's walk and the
+// mismatches so far (with SetCheckTwinRecs).
+func TwinWalks() (walks, mismatches int64) { return twinWalks.Load(), twinWalkMismatches.Load() }

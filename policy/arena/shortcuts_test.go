@@ -115,6 +115,9 @@ func TestArrivalRebaseChangesNothing(t *testing.T) {
 // the slot comparison, twins.tableChanged, and the quota hook, setQuota,
 // left out, thousands of classes differ; each one alone covers these
 // runs, where a changed slot of a job almost always changes its quota).
+// The grouped walk (twins.walk: a group's class read once, from its first
+// record) must list, at every step, the jobs seenAt's walk over every job
+// searches.
 func TestTwinRecordsMatchState(t *testing.T) {
 	if testing.Short() {
 		t.Skip("several Arena runs; skipped with -short")
@@ -129,15 +132,20 @@ func TestTwinRecordsMatchState(t *testing.T) {
 		{Synth: pollux, Cluster: "../../examples/scale/paper-10240.yaml", Policy: "arena", Timing: sim.Exact, Rounds: 300},
 	} {
 		c0, m0 := arena.TwinChecks()
+		w0, wm0 := arena.TwinWalks()
 		if _, err := runner.Execute(context.Background(), policy.NewRegistry(), run); err != nil {
 			t.Fatal(err)
 		}
 		c1, m1 := arena.TwinChecks()
-		if c1 == c0 {
+		w1, wm1 := arena.TwinWalks()
+		if c1 == c0 || w1 == w0 {
 			t.Fatalf("%s: no upgrade step walked the running jobs", run.Cluster)
 		}
 		if m1 != m0 {
 			t.Errorf("%s: %d of %d twin classes from the records differ from the jobs' state", run.Cluster, m1-m0, c1-c0)
+		}
+		if wm1 != wm0 {
+			t.Errorf("%s: %d of %d grouped walks differ from the walk over every job", run.Cluster, wm1-wm0, w1-w0)
 		}
 	}
 }
