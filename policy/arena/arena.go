@@ -68,8 +68,9 @@ type Policy struct {
 	workloads []estimator.Workload
 	pool      tablePool
 	// statsA and statsB are the job stats of the real table and of the
-	// plan being expanded, statsC those of the node-swap fix-up's "before"
-	// table while it runs; kept across rounds (they pin snapshots, which
+	// plan being expanded (after refreshQuotas, statsA holds the real
+	// table's snapshot's only: see pinSnapshotStats), statsC those of the
+	// node-swap fix-up's "before" table while it runs; kept across rounds (they pin snapshots, which
 	// stay at most three, and their arrays are reused).
 	statsA, statsB, statsC statSet
 	// trials is the upgrade trial's memo (upgrade.go), kept for its array;
@@ -403,6 +404,7 @@ func (r *round) refreshQuotas() {
 			}
 		}
 	} else {
+		r.pinSnapshotStats(tb, &p.statsA)
 		r.readChangedQuotas(tb)
 	}
 	p.quotaBase, p.quotaBaseGen = tb.base, tb.baseGen

@@ -41,3 +41,7 @@ func QuotaChecks() (checks, mismatches int64) { return quotaChecks.Load(), quota
 // TwinWalks returns the grouped walks compared with seenAt's walk and the
 // mismatches so far (with SetCheckTwinRecs).
 func TwinWalks() (walks, mismatches int64) { return twinWalks.Load(), twinWalkMismatches.Load() }
+
+// SnapshotStats returns the snapshots whose stats were inherited and
+// those whose stats were a scan, so far.
+func SnapshotStats() (inherited, scanned int64) { return statsInherited.Load(), statsScans.Load() }

@@ -197,3 +197,36 @@ func TestQuotasMatchFullRead(t *testing.T) {
 		}
 	}
 }
+
+// TestRealSnapshotsInheritStats: refreshQuotas reads no stats, but it
+// builds (pinSnapshotStats) the stats of each new snapshot of the real
+// table from its parent's, so that the stats pass down the line of the
+// real table's snapshots instead of a scan of every slot for the first
+// snapshot whose parent had none. A counted property of the mechanism
+// (not timed, and no oracle run): on a run whose real table is rebased every 16
+// delta slots, scans stay a small share of the snapshots' stats (1 of
+// 707 measured). Planted fault: without the call in refreshQuotas, 76 of
+// 416 were scans.
+func TestRealSnapshotsInheritStats(t *testing.T) {
+	if testing.Short() {
+		t.Skip("an Arena run; skipped with -short")
+	}
+	pollux := &runner.SynthTrace{
+		Name: "philly-pollux.arena", From: "philly-pollux",
+		Keys: [][2]string{{"since", "35d"}, {"until", "37d"}, {"sample", "1920"}, {"recipe", "arena"}},
+	}
+	defer arena.SetArrivalRebase(arena.SetArrivalRebase(16))
+	i0, s0 := arena.SnapshotStats()
+	run := runner.Run{Synth: pollux, Cluster: "../../examples/scale/paper-10240.yaml", Policy: "arena", Timing: sim.Exact, Rounds: 300}
+	if _, err := runner.Execute(context.Background(), policy.NewRegistry(), run); err != nil {
+		t.Fatal(err)
+	}
+	i1, s1 := arena.SnapshotStats()
+	inherited, scanned := i1-i0, s1-s0
+	if inherited == 0 {
+		t.Fatal("no snapshot inherited its stats: the test does not exercise the mechanism")
+	}
+	if total := inherited + scanned; scanned*50 > total {
+		t.Errorf("%d of %d snapshots' stats were a scan of every slot (at most 2 %% expected)", scanned, total)
+	}
+}
