@@ -129,6 +129,10 @@ type twinRec struct {
 	// type (sub) and its place in the sub-group's members (pos).
 	sub      int16
 	grp, pos int32
+	// doublingOwn's answer (own) and the version of the type's slots it
+	// was read at (ownGen; 0: none).
+	own    int8
+	ownGen uint64
 }
 
 // twinGroup is a trial key's records in one upgrade trial (twins.walk),
@@ -237,8 +241,20 @@ func (tw *twins) walk(first bool) []int32 {
 			c, own := tw.sharedClass(&recs[sb.min])
 			switch {
 			case own:
+				// The sub-group's records differ only in their nodes:
+				// the doubling's feasibility and node count are the
+				// first one's.
+				rep := &recs[sb.min]
 				for _, i := range sb.members {
-					add(i, tw.recClass(&recs[i]))
+					rec := &recs[i]
+					if rec.dbl == 0 {
+						rec.dbl, rec.need = rep.dbl, rep.need
+					}
+					c := -1
+					if d := tw.doublingOwn(rec); d >= 0 {
+						c = 3*rec.key + d
+					}
+					add(i, c)
 				}
 			case c == -1:
 				for _, i := range sb.members {
@@ -533,12 +549,20 @@ func (tw *twins) doublingOwn(rec *twinRec) int {
 	if rec.nodesN < 0 {
 		return -1
 	}
+	// The answer reads only the type's slots and the record's nodes: it
+	// holds while the type's version (trialMemo.gen) stands.
+	gen := p.trials.gen[ty]
+	if rec.ownGen == gen {
+		return int(rec.own)
+	}
 	end := int(rec.nodesAt) + int(rec.nodesN) - 1
 	nodes, used := p.twinNodes[rec.nodesAt:end], p.twinUsed[rec.nodesAt:end]
-	if c := directClass(roomReleased(tb, ty, nodes, used), need, n, tp.typeCap[ty]); c != 0 {
-		return c
+	c := directClass(roomReleased(tb, ty, nodes, used), need, n, tp.typeCap[ty])
+	if c == 0 {
+		c = -1
 	}
-	return -1
+	rec.ownGen, rec.own = gen, int8(c)
+	return c
 }
 
 // class is job id's twin class in this step, read from its state and the
