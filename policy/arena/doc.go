@@ -155,7 +155,10 @@
 //   - when the snapshot ring recycles a snapshot, the pool's tables
 //     attached to it move onto its live child with the child's diff added
 //     to their delta (snapshotCache.reattach), so that a copy onto them
-//     costs the deltas rather than the whole table;
+//     costs the deltas rather than the whole table; and when the recycled
+//     snapshot is the rebased table's or one of its live ancestors, only
+//     the table's delta and the diffs of the snapshots in between are
+//     written into it, not the whole table (snapshotCache.rebase);
 //   - an upgrade trial keeps one dense record per running job (twinRec:
 //     quota, trial key, USED slots, the doubling's feasibility and the
 //     job's nodes), built at its first step and refreshed only for the
@@ -177,8 +180,11 @@
 // against a scan (TestFixupBeforeStatsMatchScan), the round's carried
 // table against the loaded one (TestRoundTableMatchesLoad), an
 // inherited index against a scan (TestInheritedIndexMatchesScan), the
-// moved tables against their snapshot and a scan (TestReattachKeepsDeltas)
+// moved tables against their snapshot and a scan (TestReattachKeepsDeltas),
+// a patched snapshot against its table (TestRebasePatchesRecycledSnapshot),
 // the twin records and the grouped walk against the jobs' state and the
-// walk over every job (TestTwinRecordsMatchState)
-// and the quotas against a full read (TestQuotasMatchFullRead).
+// walk over every job (TestTwinRecordsMatchState), the quotas against a
+// full read (TestQuotasMatchFullRead), and the real table's snapshots'
+// stats are counted as inherited, not scanned
+// (TestRealSnapshotsInheritStats).
 package arena
