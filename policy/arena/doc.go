@@ -134,9 +134,13 @@
 //     against its snapshot (beforeRelease), rather than a table loaded
 //     from the engine, indexed and scanned; the fix-up's stats of its
 //     "before" table are the end table's with the jobs on the slots the
-//     two differ on recomputed (beforeStats), found by one comparing pass
-//     over the slots; a snapshot's job index and a table's stats keep one
-//     entry (one cache line) per job;
+//     two differ on recomputed (beforeStats), found by comparing the two
+//     tables' deltas and the diffs of the snapshots between theirs (every
+//     slot when the end table's snapshot does not descend from the
+//     other's), and the fix-up reads, until it swaps, only the jobs
+//     either stats recomputed (the others read one entry on both sides);
+//     a snapshot's job index and a table's stats keep one entry (one
+//     cache line) per job;
 //   - the round's real table is the previous decision's final table with
 //     the slots where it differs from the engine's occupant list written
 //     (roundTable: the ended and interrupted jobs, the opportunistic
@@ -175,16 +179,17 @@
 // (TestSearchShortcutsChangeNothing), the table copies against a scan
 // (TestCopyFromParentSnapshot), a table's stats, inherited or not, against
 // a scan (TestDeltaStatsMatchScan), the arrival rebase against runs
-// without it (TestArrivalRebaseChangesNothing), the "before" table
-// against the loaded one (TestBeforeReleaseMatchesLoad) and its stats
-// against a scan (TestFixupBeforeStatsMatchScan), the round's carried
-// table against the loaded one (TestRoundTableMatchesLoad), an
-// inherited index against a scan (TestInheritedIndexMatchesScan), the
-// moved tables against their snapshot and a scan (TestReattachKeepsDeltas),
-// a patched snapshot against its table (TestRebasePatchesRecycledSnapshot),
-// the twin records and the grouped walk against the jobs' state and the
-// walk over every job (TestTwinRecordsMatchState), the quotas against a
-// full read (TestQuotasMatchFullRead), and the real table's snapshots'
-// stats are counted as inherited, not scanned
-// (TestRealSnapshotsInheritStats).
+// without it (TestArrivalRebaseChangesNothing), the "before" table against
+// the loaded one (TestBeforeReleaseMatchesLoad) and its stats against a
+// scan (TestFixupBeforeStatsMatchScan), the round's carried table against
+// the loaded one (TestRoundTableMatchesLoad), an inherited index against a
+// scan (TestInheritedIndexMatchesScan), the moved tables against their
+// snapshot and a scan (TestReattachKeepsDeltas), a patched snapshot
+// against its table (TestRebasePatchesRecycledSnapshot), the fix-up's
+// skipped jobs against their stats on both sides
+// (TestFixupSkipsOnlyUnchangedJobs), the twin records and the grouped walk
+// against the jobs' state and the walk over every job
+// (TestTwinRecordsMatchState), the quotas against a full read
+// (TestQuotasMatchFullRead), and the real table's snapshots' stats are
+// counted as inherited, not scanned (TestRealSnapshotsInheritStats).
 package arena

@@ -45,3 +45,13 @@ func TwinWalks() (walks, mismatches int64) { return twinWalks.Load(), twinWalkMi
 // SnapshotStats returns the snapshots whose stats were inherited and
 // those whose stats were a scan, so far.
 func SnapshotStats() (inherited, scanned int64) { return statsInherited.Load(), statsScans.Load() }
+
+// SetCheckFixupSkips turns checkFixupSkips on or off and returns the
+// previous setting; FixupSkips returns the jobs skipped and mismatches.
+func SetCheckFixupSkips(on bool) bool {
+	prev := checkFixupSkips
+	checkFixupSkips = on
+	return prev
+}
+
+func FixupSkips() (skips, mismatches int64) { return fixupSkips.Load(), fixupSkipMismatches.Load() }

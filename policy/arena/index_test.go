@@ -366,8 +366,11 @@ func TestBeforeReleaseMatchesLoad(t *testing.T) {
 // round's starting table, read as the end table's stats with the jobs on
 // the slots the two differ on recomputed (round.beforeStats), equal a scan
 // of the starting table (the computation without the mechanism), whether
-// the end table is a delta or just rebased. Not a golden: the oracle is
-// statSet.scan.
+// the end table is a delta or just rebased, and whether the starting
+// table has a delta of its own (the slots compared are then the two
+// deltas and the rebase's diff). Not a golden: the oracle is
+// statSet.scan; fails with prev's delta or the rebase's diff left out of
+// the comparison (tried).
 func TestFixupBeforeStatsMatchScan(t *testing.T) {
 	c := testCluster(t,
 		sim.Pool{GPU: "a100", Nodes: 6, GPUsPerNode: 4}, sim.Pool{GPU: "a100", Nodes: 3, GPUsPerNode: 8},
@@ -382,12 +385,26 @@ func TestFixupBeforeStatsMatchScan(t *testing.T) {
 	slots := len(tp.slotNode)
 	var want statSet
 	changed := 0
+	lineReads := fixupLineReads.Load()
 	for trial := range 300 {
 		start := randomOccupants(rng, slots, 12)
 		prev := r.tableOf(start)
 		tb := r.clone(prev)
 		if rng.IntN(2) == 0 {
+			for range rng.IntN(6) { // the rebase's diff
+				s := rng.IntN(slots)
+				occ := sim.JobID(rng.IntN(13)) - 1
+				tb.set(s, occ, occ != empty)
+			}
 			tp.snaps.rebase(tb)
+		}
+		if rng.IntN(2) == 0 {
+			// prev's own delta (written after the copy)
+			for range rng.IntN(6) {
+				s := rng.IntN(slots)
+				occ := sim.JobID(rng.IntN(13)) - 1
+				prev.set(s, occ, occ != empty)
+			}
 		}
 		for range rng.IntN(20) {
 			s := rng.IntN(slots)
@@ -410,6 +427,9 @@ func TestFixupBeforeStatsMatchScan(t *testing.T) {
 	}
 	if changed == 0 {
 		t.Fatal("no slot differed: the test does not exercise beforeStats")
+	}
+	if fixupLineReads.Load() == lineReads {
+		t.Fatal("no call compared only the deltas and diffs: the test does not exercise that path")
 	}
 }
 
