@@ -244,17 +244,23 @@ func (tw *twins) walk(first bool) []int32 {
 				// The sub-group's records differ only in their nodes:
 				// the doubling's feasibility and node count are the
 				// first one's.
+				// Of those placed directly (one class, 3·key+1) only
+				// the first can be searched.
 				rep := &recs[sb.min]
+				direct := int32(-1)
 				for _, i := range sb.members {
 					rec := &recs[i]
 					if rec.dbl == 0 {
 						rec.dbl, rec.need = rep.dbl, rep.need
 					}
-					c := -1
-					if d := tw.doublingOwn(rec); d >= 0 {
-						c = 3*rec.key + d
+					if tw.doublingOwn(rec) < 0 {
+						add(i, -1)
+					} else if direct < 0 || i < direct {
+						direct = i
 					}
-					add(i, c)
+				}
+				if direct >= 0 {
+					add(direct, 3*rep.key+1)
 				}
 			case c == -1:
 				for _, i := range sb.members {
