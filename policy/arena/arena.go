@@ -70,8 +70,9 @@ type Policy struct {
 	// statsA and statsB are the job stats of the real table and of the
 	// plan being expanded (after refreshQuotas, statsA holds the real
 	// table's snapshot's only: see pinSnapshotStats), statsC those of the
-	// node-swap fix-up's "before" table while it runs; kept across rounds (they pin snapshots, which
-	// stay at most three, and their arrays are reused).
+	// node-swap fix-up's "before" table while it runs; kept across rounds
+	// (they pin snapshots, which stay at most three, and their arrays are
+	// reused).
 	statsA, statsB, statsC statSet
 	// trials is the upgrade trial's memo (upgrade.go), kept for its array;
 	// trialKeys numbers the (workload, quota) pairs its keyed part has met.
