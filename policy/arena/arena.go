@@ -2,6 +2,8 @@ package arena
 
 import (
 	"fmt"
+	"slices"
+	"sync/atomic"
 
 	"github.com/arena-sim/arena/estimator"
 	"github.com/arena-sim/arena/sim"
@@ -66,9 +68,11 @@ type Policy struct {
 	workloads []estimator.Workload
 	pool      tablePool
 	// statsA and statsB are the job stats of the real table and of the
-	// plan being expanded, statsC those of the node-swap fix-up's "before"
-	// table while it runs; kept across rounds (they pin snapshots, which
-	// stay at most three, and their arrays are reused).
+	// plan being expanded (after refreshQuotas, statsA holds the real
+	// table's snapshot's only: see pinSnapshotStats), statsC those of the
+	// node-swap fix-up's "before" table while it runs; kept across rounds
+	// (they pin snapshots, which stay at most three, and their arrays are
+	// reused).
 	statsA, statsB, statsC statSet
 	// trials is the upgrade trial's memo (upgrade.go), kept for its array;
 	// trialKeys numbers the (workload, quota) pairs its keyed part has met.
@@ -85,16 +89,32 @@ type Policy struct {
 	runIdx   []int32
 	// twinNodes and twinUsed hold the records' node lists (twinRec).
 	twinNodes, twinUsed []int
+	// twinGroups are the records' groups by trial key (twins.walk),
+	// twinKeys the keys with a group in the trial numbered twinTrial,
+	// twinStale the records marked stale since the last walk; twinCand
+	// and twinList are scratch.
+	twinGroups []twinGroup
+	twinKeys   []int32
+	twinTrial  uint64
+	twinStale  []int32
+	twinCand   []uint64
+	twinList   []int32
 	// runMark[id] equals runGen while job id is in the round's running
 	// queue; jobMark is scratch marking jobs (where it equals markGen).
 	runMark, jobMark []uint64
 	runGen, markGen  uint64
-	// The real table refreshQuotas last read: its snapshot, and the jobs
-	// its delta touched (see refreshQuotas).
+	// What refreshQuotas last read (see there): the real table's
+	// occupant of every slot (quotaOcc; empty before the first read), its
+	// snapshot and delta slots, and the jobs holding slots outside the
+	// running queue (read again when they run); the rest is scratch.
+	quotaOcc     []sim.JobID
 	quotaBase    *snapshot
 	quotaBaseGen uint64
-	quotaTouched []sim.JobID
-	quotaScratch []sim.JobID
+	quotaDirty   []int32
+	quotaCarry   []sim.JobID
+	quotaJobs    []sim.JobID
+	quotaPairs   []uint64
+	quotaChain   []*snapshot
 	// keyMark marks trial keys (where it equals markGen); keyGroup is a
 	// key's group while snapshotGroups runs; the rest is scratch of
 	// groupHeads and snapshotGroups.
@@ -348,52 +368,194 @@ func (r *round) js(id sim.JobID) *jobState { return r.p.jobs[id] }
 // refreshQuotas is _update_run_jobs: every running job's quota becomes what
 // it holds in the real table.
 //
-// A job's quota changes only with its slots. When the real table is a
-// delta against the snapshot of the table last refreshed, the slots that
-// changed since are among that table's delta and this one's, so only the
-// jobs on them (in either table or in the snapshot) are read again: the
-// fit of each arrival costs its changes, not every running job.
+// A job's quota is a function of its slots (their occupant, whatever their
+// status), and only refreshQuotas sets it: so after the first read, only
+// the jobs on a slot whose occupant changed since the last read are read
+// again, plus the jobs that held slots outside the running queue then
+// (quotaCarry; they are read when they run). The slots that can have
+// changed are the last read table's delta, the delta of this one and, when
+// this one's snapshot descends from that one's (rebases since), the
+// snapshots' diffs on the way (else every slot): each is compared with
+// the occupant the last read saw (quotaOcc), so that the fit of an arrival
+// costs the slots it changed and a pass over the delta, not a recount of
+// every job on the delta. The quotas are those of a full read
+// (checkQuotas compares them at every call).
 func (r *round) refreshQuotas() {
 	p := r.p
 	tb := r.real
-	if searchShortcuts && tb.attached() && tb.base == p.quotaBase && tb.baseGen == p.quotaBaseGen {
-		p.markGen++
-		now := r.deltaJobs(tb, p.quotaScratch[:0])
-		all := now
-		for _, id := range p.quotaTouched {
-			if p.jobMark[id] != p.markGen {
-				p.jobMark[id] = p.markGen
-				all = append(all, id)
-			}
-		}
-		now = all[:len(now)]
-		// A job the delta leaves alone holds its snapshot slots.
-		st := r.statsOf(tb, &p.statsA, false)
-		for _, id := range all {
-			if !p.isRunning(id) {
-				continue
-			}
-			s := st.get(id)
-			if s == nil || s.num == 0 {
-				continue
-			}
-			p.setQuota(id, p.jobs[id], quota{t: int(s.t), num: int(s.num), loc: loc{len(s.nodes), int(s.firstCount)}})
-		}
-		p.quotaTouched, p.quotaScratch = now, p.quotaTouched[:0]
+	if !searchShortcuts {
+		r.readAllQuotas(tb)
 		return
 	}
-	st := r.statsOf(tb, &r.p.statsA, false) // read by job, not in order
+	if !tb.attached() {
+		tb.tp.snaps.rebase(tb)
+	}
+	for len(p.jobMark) < len(p.jobs) {
+		p.jobMark = append(p.jobMark, 0)
+	}
+	if len(p.quotaOcc) != len(tb.occ) {
+		r.readAllQuotas(tb)
+		p.quotaOcc = append(p.quotaOcc[:0], tb.occ...)
+		p.quotaCarry = p.quotaCarry[:0]
+		p.markGen++
+		for _, o := range tb.occ {
+			if o >= 0 && p.jobMark[o] != p.markGen && !p.isRunning(o) {
+				p.jobMark[o] = p.markGen
+				p.quotaCarry = append(p.quotaCarry, o)
+			}
+		}
+	} else {
+		r.pinSnapshotStats(tb, &p.statsA)
+		r.readChangedQuotas(tb)
+	}
+	p.quotaBase, p.quotaBaseGen = tb.base, tb.baseGen
+	p.quotaDirty = append(p.quotaDirty[:0], tb.dirty...)
+	if checkQuotas {
+		r.checkQuotasNow(tb)
+	}
+}
+
+// readAllQuotas sets every running job's quota from tb's stats (the
+// artifact's whole read).
+func (r *round) readAllQuotas(tb *table) {
+	p := r.p
+	st := r.statsOf(tb, &p.statsA, false) // read by job, not in order
 	for _, id := range r.running {
 		s := st.get(id)
-		js := p.jobs[id]
 		if s == nil || s.num == 0 {
 			continue
 		}
-		p.setQuota(id, js, quota{t: int(s.t), num: int(s.num), loc: loc{len(s.nodes), int(s.firstCount)}})
+		p.setQuota(id, p.jobs[id], quota{t: int(s.t), num: int(s.num), loc: loc{len(s.nodes), int(s.firstCount)}})
 	}
-	p.quotaBase, p.quotaBaseGen = tb.base, tb.baseGen
+}
+
+// readChangedQuotas is refreshQuotas after the first read: the jobs on
+// the slots whose occupant changed since the last read, and those carried,
+// are counted from their slots in tb (tb is attached).
+func (r *round) readChangedQuotas(tb *table) {
+	p := r.p
 	p.markGen++
-	p.quotaTouched = r.deltaJobs(tb, p.quotaTouched[:0])
+	g := p.markGen
+	jobs := p.quotaJobs[:0]
+	mark := func(o sim.JobID) {
+		if o >= 0 && p.jobMark[o] != g {
+			p.jobMark[o] = g
+			jobs = append(jobs, o)
+		}
+	}
+	was := p.quotaOcc
+	compare := func(slots []int32) {
+		for _, s := range slots {
+			if o := tb.occ[s]; o != was[s] {
+				mark(was[s])
+				mark(o)
+				was[s] = o
+			}
+		}
+	}
+	compare(p.quotaDirty)
+	if chain, ok := r.snapshotsSince(tb.base, p.quotaBase, p.quotaBaseGen); ok {
+		for _, x := range chain {
+			compare(x.diff)
+		}
+	} else {
+		for s, o := range tb.occ {
+			if o != was[s] {
+				mark(was[s])
+				mark(o)
+				was[s] = o
+			}
+		}
+	}
+	compare(tb.dirty)
+	for _, o := range p.quotaCarry {
+		mark(o)
+	}
+	// The marked jobs' slots in tb, as (job, slot) keys in order: their
+	// snapshot slots they still hold, and the delta slots they took.
+	snap := tb.base
+	pairs := p.quotaPairs[:0]
+	for _, o := range jobs {
+		for _, s := range snap.lookup(o) {
+			if tb.occ[s] == o {
+				pairs = append(pairs, pairKey(o, s))
+			}
+		}
+	}
+	for _, s := range tb.dirty {
+		if o := tb.occ[s]; o >= 0 && p.jobMark[o] == g && snap.occ[s] != o {
+			pairs = append(pairs, pairKey(o, s))
+		}
+	}
+	slices.Sort(pairs)
+	tp := tb.tp
+	carry := p.quotaCarry[:0]
+	for i := 0; i < len(pairs); {
+		o := sim.JobID(pairs[i] >> 32)
+		first := tp.slotNode[int32(uint32(pairs[i]))]
+		num, nodes, firstCount, last := 0, 0, 0, -1
+		for ; i < len(pairs) && sim.JobID(pairs[i]>>32) == o; i++ {
+			n := tp.slotNode[int32(uint32(pairs[i]))]
+			num++
+			if n != last {
+				nodes, last = nodes+1, n
+			}
+			if n == first {
+				firstCount++
+			}
+		}
+		if !p.isRunning(o) {
+			carry = append(carry, o)
+			continue
+		}
+		p.setQuota(o, p.jobs[o], quota{t: tp.nodeType[first], num: num, loc: loc{nodes, firstCount}})
+	}
+	p.quotaCarry, p.quotaJobs, p.quotaPairs = carry, jobs, pairs
+}
+
+// snapshotsSince lists the snapshots from s up to, not including, the
+// snapshot base of generation gen, following parents (each differs from
+// its parent on its diff); false if base is not among s's live ancestors a
+// few generations up.
+func (r *round) snapshotsSince(s, base *snapshot, gen uint64) ([]*snapshot, bool) {
+	chain := r.p.quotaChain[:0]
+	for k := 0; s != nil && k < 8; k++ {
+		if s == base && s.gen == gen {
+			r.p.quotaChain = chain
+			return chain, true
+		}
+		if s.parent == nil || s.parent.gen != s.parentGen {
+			break
+		}
+		chain = append(chain, s)
+		s = s.parent
+	}
+	r.p.quotaChain = chain
+	return nil, false
+}
+
+// checkQuotas makes every refreshQuotas compare each running job's quota
+// with a full read of the real table's stats (for the test: quotaChecks
+// counts the jobs compared, quotaMismatches those that differ).
+var (
+	checkQuotas                  bool
+	quotaChecks, quotaMismatches atomic.Int64
+)
+
+// checkQuotasNow is checkQuotas's comparison.
+func (r *round) checkQuotasNow(tb *table) {
+	st := &statSet{}
+	st.scan(tb.tp, tb.occ, tb.used, len(r.p.jobs))
+	for _, id := range r.running {
+		s := st.get(id)
+		if s == nil || s.num == 0 {
+			continue
+		}
+		quotaChecks.Add(1)
+		if r.p.jobs[id].quota != (quota{t: int(s.t), num: int(s.num), loc: loc{len(s.nodes), int(s.firstCount)}}) {
+			quotaMismatches.Add(1)
+		}
+	}
 }
 
 // setQuota sets running job id's quota (js its state), marking its upgrade
@@ -405,27 +567,9 @@ func (p *Policy) setQuota(id sim.JobID, js *jobState, q quota) {
 	js.quota = q
 	if int(id) < len(p.runIdx) {
 		if i := p.runIdx[id]; int(i) < len(p.twinRecs) && p.twinRecs[i].id == id {
-			p.twinRecs[i].ok = false
+			p.staleTwin(i)
 		}
 	}
-}
-
-// deltaJobs appends to out the real jobs on tb's delta slots, as tb and
-// its snapshot hold them, each once (marked in jobMark with markGen).
-func (r *round) deltaJobs(tb *table, out []sim.JobID) []sim.JobID {
-	p := r.p
-	for len(p.jobMark) < len(p.jobs) {
-		p.jobMark = append(p.jobMark, 0)
-	}
-	for _, s := range tb.dirty {
-		for _, o := range [2]sim.JobID{tb.base.occ[s], tb.occ[s]} {
-			if o >= 0 && p.jobMark[o] != p.markGen {
-				p.jobMark[o] = p.markGen
-				out = append(out, o)
-			}
-		}
-	}
-	return out
 }
 
 // markRunning records whether job id is in the round's running queue.

@@ -112,9 +112,12 @@
 //     search is bound to repeat an earlier one's (twins), with the
 //     doubling's direct placement told from the table's room once the
 //     job is released (roomExcept), without writing the table;
-//   - refreshQuotas reads again only the jobs on the slots that changed
-//     since the last refresh, and a table's stats gather the touched
-//     jobs' slots in one pass over its delta;
+//   - refreshQuotas reads again only the jobs on the slots whose
+//     occupant changed since its last read (it keeps the occupants it
+//     read and compares the slots of the two tables' deltas and of the
+//     snapshots in between), counting their slots itself rather than the
+//     stats of every job on the delta, and a table's stats gather the
+//     touched jobs' slots in one pass over its delta;
 //   - a snapshot records the delta it was made from (its parent), so a
 //     pooled table of a related snapshot is copied by the deltas and the
 //     slots the lines of descent changed (table.kinship), and the real
@@ -131,9 +134,13 @@
 //     against its snapshot (beforeRelease), rather than a table loaded
 //     from the engine, indexed and scanned; the fix-up's stats of its
 //     "before" table are the end table's with the jobs on the slots the
-//     two differ on recomputed (beforeStats), found by one comparing pass
-//     over the slots; a snapshot's job index and a table's stats keep one
-//     entry (one cache line) per job;
+//     two differ on recomputed (beforeStats), found by comparing the two
+//     tables' deltas and the diffs of the snapshots between theirs (every
+//     slot when the end table's snapshot does not descend from the
+//     other's), and the fix-up reads, until it swaps, only the jobs
+//     either stats recomputed (the others read one entry on both sides);
+//     a snapshot's job index and a table's stats keep one entry (one
+//     cache line) per job;
 //   - the round's real table is the previous decision's final table with
 //     the slots where it differs from the engine's occupant list written
 //     (roundTable: the ended and interrupted jobs, the opportunistic
@@ -152,22 +159,37 @@
 //   - when the snapshot ring recycles a snapshot, the pool's tables
 //     attached to it move onto its live child with the child's diff added
 //     to their delta (snapshotCache.reattach), so that a copy onto them
-//     costs the deltas rather than the whole table;
+//     costs the deltas rather than the whole table; and when the recycled
+//     snapshot is the rebased table's or one of its live ancestors, only
+//     the table's delta and the diffs of the snapshots in between are
+//     written into it, not the whole table (snapshotCache.rebase);
 //   - an upgrade trial keeps one dense record per running job (twinRec:
 //     quota, trial key, USED slots, the doubling's feasibility and the
 //     job's nodes), built at its first step and refreshed only for the
 //     jobs whose slots or quota a step changed, so that a step's twin
-//     walk does not read every job's state and stats again.
+//     walk does not read every job's state and stats again; the records
+//     are grouped by trial key and USED slots (twinGroup), and a step over
+//     the whole running queue reads a group's class once, from its first
+//     record, and lists the jobs to search from the groups (twins.walk),
+//     reading one by one only the records whose doubling depends on
+//     their own nodes: a step after the first costs the groups and the
+//     changed records rather than every running job.
 //
 // These shortcuts are checked against running every search in full
 // (TestSearchShortcutsChangeNothing), the table copies against a scan
 // (TestCopyFromParentSnapshot), a table's stats, inherited or not, against
 // a scan (TestDeltaStatsMatchScan), the arrival rebase against runs
-// without it (TestArrivalRebaseChangesNothing), the "before" table
-// against the loaded one (TestBeforeReleaseMatchesLoad) and its stats
-// against a scan (TestFixupBeforeStatsMatchScan), the round's carried
-// table against the loaded one (TestRoundTableMatchesLoad), an
-// inherited index against a scan (TestInheritedIndexMatchesScan), the
-// moved tables against their snapshot and a scan (TestReattachKeepsDeltas)
-// and the twin records against the jobs' state (TestTwinRecordsMatchState).
+// without it (TestArrivalRebaseChangesNothing), the "before" table against
+// the loaded one (TestBeforeReleaseMatchesLoad) and its stats against a
+// scan (TestFixupBeforeStatsMatchScan), the round's carried table against
+// the loaded one (TestRoundTableMatchesLoad), an inherited index against a
+// scan (TestInheritedIndexMatchesScan), the moved tables against their
+// snapshot and a scan (TestReattachKeepsDeltas), a patched snapshot
+// against its table (TestRebasePatchesRecycledSnapshot), the fix-up's
+// skipped jobs against their stats on both sides
+// (TestFixupSkipsOnlyUnchangedJobs), the twin records and the grouped walk
+// against the jobs' state and the walk over every job
+// (TestTwinRecordsMatchState), the quotas against a full read
+// (TestQuotasMatchFullRead), and the real table's snapshots' stats are
+// counted as inherited, not scanned (TestRealSnapshotsInheritStats).
 package arena

@@ -27,3 +27,31 @@ func SetCheckTwinRecs(on bool) bool {
 }
 
 func TwinChecks() (checks, mismatches int64) { return twinChecks.Load(), twinMismatches.Load() }
+
+// SetCheckQuotas turns checkQuotas on or off and returns the previous
+// setting; QuotaChecks returns the jobs compared and mismatches so far.
+func SetCheckQuotas(on bool) bool {
+	prev := checkQuotas
+	checkQuotas = on
+	return prev
+}
+
+func QuotaChecks() (checks, mismatches int64) { return quotaChecks.Load(), quotaMismatches.Load() }
+
+// TwinWalks returns the grouped walks compared with seenAt's walk and the
+// mismatches so far (with SetCheckTwinRecs).
+func TwinWalks() (walks, mismatches int64) { return twinWalks.Load(), twinWalkMismatches.Load() }
+
+// SnapshotStats returns the snapshots whose stats were inherited and
+// those whose stats were a scan, so far.
+func SnapshotStats() (inherited, scanned int64) { return statsInherited.Load(), statsScans.Load() }
+
+// SetCheckFixupSkips turns checkFixupSkips on or off and returns the
+// previous setting; FixupSkips returns the jobs skipped and mismatches.
+func SetCheckFixupSkips(on bool) bool {
+	prev := checkFixupSkips
+	checkFixupSkips = on
+	return prev
+}
+
+func FixupSkips() (skips, mismatches int64) { return fixupSkips.Load(), fixupSkipMismatches.Load() }

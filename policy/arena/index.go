@@ -120,6 +120,38 @@ func (c *snapshotCache) rebase(t *table) {
 		c.ring[c.next] = s
 	}
 	c.next = (c.next + 1) % len(c.ring)
+	// When the recycled snapshot is t's or one of its live ancestors, its
+	// content differs from t's only on t's delta and on the diffs of the
+	// snapshots in between: those are written instead of the whole table.
+	var lineBuf [len(c.ring)]*snapshot
+	line, patch := lineBuf[:0], false
+	if searchShortcuts && s.gen != 0 && len(s.occ) == len(t.occ) && t.attached() {
+		for x := t.base; len(line) < len(lineBuf); x = x.parent {
+			if x == s {
+				patch = true
+				break
+			}
+			if x.parent == nil || x.parent.gen != x.parentGen {
+				break
+			}
+			line = append(line, x)
+		}
+	}
+	if patch {
+		set := func(slots, nodes []int32) {
+			for _, d := range slots {
+				s.occ[d], s.used[d] = t.occ[d], t.used[d]
+			}
+			for _, n := range nodes {
+				s.free[n] = t.free[n]
+			}
+		}
+		set(t.dirty, t.dirtyNodes)
+		for _, x := range line {
+			set(x.diff, x.diffNodes)
+		}
+		snapshotsPatched.Add(1)
+	}
 	if s.gen != 0 {
 		c.reattach(s, t)
 	}
@@ -132,9 +164,11 @@ func (c *snapshotCache) rebase(t *table) {
 	c.gen++
 	s.gen = c.gen
 	s.rebuilt = false
-	s.occ = append(s.occ[:0], t.occ...)
-	s.used = append(s.used[:0], t.used...)
-	s.free = append(s.free[:0], t.free...)
+	if !patch {
+		s.occ = append(s.occ[:0], t.occ...)
+		s.used = append(s.used[:0], t.used...)
+		s.free = append(s.free[:0], t.free...)
+	}
 	if !s.inheritIndex() {
 		s.buildIndex()
 	}
@@ -197,6 +231,10 @@ func (c *snapshotCache) reattach(s *snapshot, skip *table) {
 		move(t)
 	}
 }
+
+// snapshotsPatched counts the rebases that wrote only the slots where the
+// recycled snapshot differed (for the test; runs may be concurrent).
+var snapshotsPatched atomic.Int64
 
 // reattached counts the tables reattach moved (for the test; runs may be
 // concurrent).

@@ -1,6 +1,7 @@
 package arena
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -365,8 +366,11 @@ func TestBeforeReleaseMatchesLoad(t *testing.T) {
 // round's starting table, read as the end table's stats with the jobs on
 // the slots the two differ on recomputed (round.beforeStats), equal a scan
 // of the starting table (the computation without the mechanism), whether
-// the end table is a delta or just rebased. Not a golden: the oracle is
-// statSet.scan.
+// the end table is a delta or just rebased, and whether the starting
+// table has a delta of its own (the slots compared are then the two
+// deltas and the rebase's diff). Not a golden: the oracle is
+// statSet.scan; fails with prev's delta or the rebase's diff left out of
+// the comparison (tried).
 func TestFixupBeforeStatsMatchScan(t *testing.T) {
 	c := testCluster(t,
 		sim.Pool{GPU: "a100", Nodes: 6, GPUsPerNode: 4}, sim.Pool{GPU: "a100", Nodes: 3, GPUsPerNode: 8},
@@ -381,12 +385,26 @@ func TestFixupBeforeStatsMatchScan(t *testing.T) {
 	slots := len(tp.slotNode)
 	var want statSet
 	changed := 0
+	lineReads := fixupLineReads.Load()
 	for trial := range 300 {
 		start := randomOccupants(rng, slots, 12)
 		prev := r.tableOf(start)
 		tb := r.clone(prev)
 		if rng.IntN(2) == 0 {
+			for range rng.IntN(6) { // the rebase's diff
+				s := rng.IntN(slots)
+				occ := sim.JobID(rng.IntN(13)) - 1
+				tb.set(s, occ, occ != empty)
+			}
 			tp.snaps.rebase(tb)
+		}
+		if rng.IntN(2) == 0 {
+			// prev's own delta (written after the copy)
+			for range rng.IntN(6) {
+				s := rng.IntN(slots)
+				occ := sim.JobID(rng.IntN(13)) - 1
+				prev.set(s, occ, occ != empty)
+			}
 		}
 		for range rng.IntN(20) {
 			s := rng.IntN(slots)
@@ -409,6 +427,9 @@ func TestFixupBeforeStatsMatchScan(t *testing.T) {
 	}
 	if changed == 0 {
 		t.Fatal("no slot differed: the test does not exercise beforeStats")
+	}
+	if fixupLineReads.Load() == lineReads {
+		t.Fatal("no call compared only the deltas and diffs: the test does not exercise that path")
 	}
 }
 
@@ -540,5 +561,58 @@ func TestInheritedIndexMatchesScan(t *testing.T) {
 	}
 	if indexInherited.Load() == inherited {
 		t.Fatal("no snapshot inherited its parent's index: the test does not exercise inheritIndex")
+	}
+}
+
+// TestRebasePatchesRecycledSnapshot: a rebase that recycles t's snapshot
+// or one of its live ancestors writes only t's delta and the diffs of the
+// snapshots in between into it (snapshotCache.rebase) instead of the
+// whole table. The new snapshot must hold t's content exactly: every
+// slot's occupant and status and every node's idle count. Chains of
+// rebases of a working table with random writes, mixed with rebases of
+// its copies (so that the ring recycles ancestors at every depth and
+// unrelated snapshots). Self-generated comparison (the oracle is the
+// table's own flat content); fails if the ancestors' diffs are left out
+// (tried) or no rebase is patched.
+func TestRebasePatchesRecycledSnapshot(t *testing.T) {
+	c := testCluster(t, sim.Pool{GPU: "a100", Nodes: 6, GPUsPerNode: 4}, sim.Pool{GPU: "v100", Nodes: 5, GPUsPerNode: 2})
+	tp := newTopology(c)
+	pool := &tablePool{}
+	tp.snaps.pool = pool
+	rng := rand.New(rand.NewPCG(7, 8))
+	slots := len(tp.slotNode)
+	write := func(tb *table, n int) {
+		for range n {
+			s := rng.IntN(slots)
+			occ := sim.JobID(rng.IntN(13)) - 1
+			tb.set(s, occ, occ != empty)
+		}
+	}
+	check := func(tb *table, what string) {
+		b := tb.base
+		if !slices.Equal(b.occ, tb.occ) || !slices.Equal(b.used, tb.used) || !slices.Equal(b.free, tb.free) {
+			t.Fatalf("%s: the new snapshot differs from the table it was made from", what)
+		}
+	}
+	before := snapshotsPatched.Load()
+	for trial := range 200 {
+		pool.release(0, nil)
+		work := pool.clone(newTable(tp, randomOccupants(rng, slots, 12)))
+		tp.snaps.rebase(work)
+		check(work, "first")
+		for step := range 12 {
+			write(work, 1+rng.IntN(8))
+			if rng.IntN(3) == 0 {
+				cp := pool.clone(work)
+				write(cp, rng.IntN(6))
+				tp.snaps.rebase(cp)
+				check(cp, "copy")
+			}
+			tp.snaps.rebase(work)
+			check(work, fmt.Sprintf("trial %d step %d", trial, step))
+		}
+	}
+	if snapshotsPatched.Load() == before {
+		t.Fatal("no rebase patched a recycled snapshot: the test does not exercise the mechanism")
 	}
 }

@@ -428,8 +428,38 @@ func (r *round) nodeSwapFixup(prev *table) {
 		now = r.statsOf(tb, &r.p.statsA, false)
 	}
 	defer r.p.statsC.begin(0) // unpin prev's snapshot
+	// A job neither stats recomputed reads one entry from both (before's
+	// base is now, whose base is its snapshot's): its nodes did not
+	// change. Until a swap changes the table, only the recomputed jobs
+	// (marked) are read; with the shortcuts off, every job.
+	p := r.p
+	only := searchShortcuts && before.base == now
+	g := p.markGen + 1
+	if only {
+		p.markGen = g
+		for len(p.jobMark) < len(p.jobs) {
+			p.jobMark = append(p.jobMark, 0)
+		}
+		for _, o := range before.jobs {
+			p.jobMark[o] = g
+		}
+		if len(tb.dirty) > 0 {
+			for _, o := range now.jobs {
+				p.jobMark[o] = g
+			}
+		}
+	}
 	swapped := false
 	for _, id := range r.running {
+		if only && !swapped && p.jobMark[id] != g {
+			if checkFixupSkips {
+				fixupSkips.Add(1)
+				if before.get(id) != now.get(id) {
+					fixupSkipMismatches.Add(1)
+				}
+			}
+			continue
+		}
 		b := before.get(id)
 		if b == nil {
 			continue // not in prev
@@ -488,11 +518,25 @@ func (r *round) nodeSwapFixup(prev *table) {
 	r.refreshQuotas()
 }
 
+// fixupLineReads counts the beforeStats calls that compared only the
+// deltas and the snapshots' diffs (for the test; runs may be concurrent).
+var fixupLineReads atomic.Int64
+
+// checkFixupSkips makes nodeSwapFixup check that each job it skips
+// reads the same stats entry before and now (for the test: fixupSkips
+// counts the jobs skipped, fixupSkipMismatches those that do not).
+var (
+	checkFixupSkips                 bool
+	fixupSkips, fixupSkipMismatches atomic.Int64
+)
+
 // beforeStats computes into dst the job stats of prev from now, the stats
 // of tb: prev is the table at the round's start (or before its release)
 // and tb the real table at its end, which differ on the slots the round
-// changed. Those are found by one pass comparing the two tables' slots
-// (no look-up per slot); the jobs on them in either table are recomputed
+// changed. Those are found by comparing the two tables' slots: on their
+// deltas and the diffs of the snapshots between theirs when tb's
+// snapshot descends from prev's, else on every slot (no look-up per
+// slot); the jobs on them in either table are recomputed
 // from their slots in prev (those tb gives them on unchanged slots, from
 // tb's index, and the changed slots prev gives them); every other job's
 // stats are now's (dst reads them through its base). It replaces a stats
@@ -507,18 +551,64 @@ func (r *round) beforeStats(prev, tb *table, now, dst *statSet) *statSet {
 		p.fixMark = append(p.fixMark, 0)
 	}
 	changed := p.fixChanged[:0]
-	for s, o := range prev.occ {
-		if o != tb.occ[s] || prev.used[s] != tb.used[s] {
-			changed = append(changed, int32(s))
-			p.fixMark[s>>6] |= 1 << (s & 63)
+	visit := func(s int32) {
+		if bit := uint64(1) << (s & 63); p.fixMark[s>>6]&bit == 0 && (prev.occ[s] != tb.occ[s] || prev.used[s] != tb.used[s]) {
+			changed = append(changed, s)
+			p.fixMark[s>>6] |= bit
+		}
+	}
+	// When tb's snapshot is prev's or descends from it, the two differ
+	// only on their deltas and the diffs of the snapshots in between.
+	var line []*snapshot
+	ok := false
+	if searchShortcuts && prev.attached() && tb.attached() {
+		line, ok = r.snapshotsSince(tb.base, prev.base, prev.baseGen)
+	}
+	if ok {
+		fixupLineReads.Add(1)
+		for _, s := range prev.dirty {
+			visit(s)
+		}
+		for _, s := range tb.dirty {
+			visit(s)
+		}
+		for _, x := range line {
+			for _, s := range x.diff {
+				visit(s)
+			}
+		}
+	} else {
+		for s := range prev.occ {
+			visit(int32(s))
 		}
 	}
 	jobs := dst.jobsOn(changed, prev.occ, tb.occ)
 	pairs := dst.pairs[:0]
-	for _, o := range jobs {
-		for _, s := range tb.slotsOf(o) {
-			if p.fixMark[s>>6]&(1<<(s&63)) == 0 {
+	unchanged := func(s int32) bool { return p.fixMark[s>>6]&(1<<(s&63)) == 0 }
+	if ok {
+		// Their slots in tb in one pass over its delta (the jobs are
+		// marked seen by jobsOn), not a walk of the delta per job: the
+		// snapshot's slots they still hold, and the delta slots they
+		// took.
+		snap := tb.base
+		for _, o := range jobs {
+			for _, s := range snap.lookup(o) {
+				if tb.occ[s] == o && unchanged(s) {
+					pairs = append(pairs, pairKey(o, s))
+				}
+			}
+		}
+		for _, s := range tb.dirty {
+			if o := tb.occ[s]; o >= 0 && dst.seen[o] == dst.gen && snap.occ[s] != o && unchanged(s) {
 				pairs = append(pairs, pairKey(o, s))
+			}
+		}
+	} else {
+		for _, o := range jobs {
+			for _, s := range tb.slotsOf(o) {
+				if unchanged(s) {
+					pairs = append(pairs, pairKey(o, s))
+				}
 			}
 		}
 	}

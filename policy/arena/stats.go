@@ -172,12 +172,7 @@ func (r *round) statsOf(tb *table, dst *statSet, withOrder bool) *statSet {
 		dst.pinned.pins--
 		dst.pinned = nil
 	}
-	if snap.statsGen != snap.gen {
-		snap.statsGen = snap.gen
-		if !r.inheritStats(snap, n) {
-			snap.stats.scan(tb.tp, snap.occ, snap.used, n)
-		}
-	}
+	r.snapshotStats(snap)
 	base := &snap.stats
 	if len(tb.dirty) == 0 {
 		dst.begin(0)
@@ -255,6 +250,43 @@ func (r *round) statsOf(tb *table, dst *statSet, withOrder bool) *statSet {
 	}
 	dst.order = append(dst.order, touched[k:]...)
 	return dst
+}
+
+// snapshotStats builds snap's job stats if they are not: its parent's,
+// passed on (inheritStats), else a scan of its slots.
+func (r *round) snapshotStats(snap *snapshot) {
+	if snap.statsGen == snap.gen {
+		return
+	}
+	snap.statsGen = snap.gen
+	if n := len(r.p.jobs); !r.inheritStats(snap, n) {
+		statsScans.Add(1)
+		snap.stats.scan(r.p.tp, snap.occ, snap.used, n)
+	}
+}
+
+// statsScans counts the snapshots whose stats were a scan of every slot
+// (for the test; runs may be concurrent).
+var statsScans atomic.Int64
+
+// pinSnapshotStats sets dst to the job stats of tb's snapshot, built if
+// they are not (snapshotStats), pinning the snapshot: a statsOf of tb
+// without its delta. refreshQuotas, which reads no stats, calls it on the
+// real table so that every snapshot of the real table gets its stats from
+// its parent's while the parent still has them (a later statsOf of a
+// grandchild would otherwise scan every slot) and stays pinned, as when
+// it read the table's stats. dst then holds the snapshot's stats, not
+// tb's: it must be recomputed before it is read (statsA is).
+func (r *round) pinSnapshotStats(tb *table, dst *statSet) {
+	if !tb.attached() {
+		tb.tp.snaps.rebase(tb)
+	}
+	dst.begin(0)
+	snap := tb.base
+	r.snapshotStats(snap)
+	dst.touched = dst.touched[:0]
+	dst.base, dst.pinned = &snap.stats, snap
+	snap.pins++
 }
 
 // unpinScratchStats drops the pins of the real table's and the plan's

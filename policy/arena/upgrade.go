@@ -1,6 +1,7 @@
 package arena
 
 import (
+	"slices"
 	"sync/atomic"
 
 	"github.com/arena-sim/arena/sim"
@@ -43,12 +44,8 @@ func (r *round) upgradeTrial() {
 		best := empty
 		var bestUp upgrade
 		twins := r.newTwins(step == 0)
-		for k := 0; k < count; k++ {
-			i := (start + k) % len(r.running)
+		consider := func(i int) {
 			id := r.running[i]
-			if twins != nil && twins.seenAt(i, id) {
-				continue
-			}
 			u := r.upgradeSearch(id, budget, localMigrationEta, memo, i)
 			ok := u.ok
 			if ok && u.gain > maxGain {
@@ -56,6 +53,21 @@ func (r *round) upgradeTrial() {
 			}
 			if ok && u.gain > maxGain {
 				maxGain, best, bestUp = u.gain, id, u
+			}
+		}
+		if twins != nil && start == 0 && count == len(r.running) {
+			// The whole queue: the jobs to search, from the twins'
+			// groups (twins.walk).
+			for _, i := range twins.walk(step == 0) {
+				consider(int(i))
+			}
+		} else {
+			for k := 0; k < count; k++ {
+				i := (start + k) % len(r.running)
+				if twins != nil && twins.seenAt(i, r.running[i]) {
+					continue
+				}
+				consider(i)
 			}
 		}
 		if best == empty {
@@ -112,6 +124,33 @@ type twinRec struct {
 	need    int32
 	nodesN  int16
 	nodesAt int32
+	// The twin group the record is in (twins.walk): its trial key's
+	// group (grp, −1: none), the sub-group of its USED slots and their
+	// type (sub) and its place in the sub-group's members (pos).
+	sub      int16
+	grp, pos int32
+	// doublingOwn's answer (own) and the version of the type's slots it
+	// was read at (ownGen; 0: none).
+	own    int8
+	ownGen uint64
+}
+
+// twinGroup is a trial key's records in one upgrade trial (twins.walk),
+// split by their USED slots and type (a job's twin class is a function
+// of those, its key and the step's table, but for the doubling's room
+// once the job is released, which reads its nodes: doublingOwn).
+type twinGroup struct {
+	trial uint64 // the upgrade trial the subs are of
+	subs  []twinSub
+}
+
+// twinSub is the records of one key with the same USED slots and type:
+// their indexes (in no order) and the first of them (minOK: known).
+type twinSub struct {
+	ut, used int32
+	members  []int32
+	min      int32
+	minOK    bool
 }
 
 // newTwins starts a step's twin detection; nil when the shortcuts are off
@@ -138,12 +177,181 @@ func (r *round) newTwins(first bool) *twins {
 			p.runIdx = append(p.runIdx, 0)
 		}
 		for i, id := range r.running {
-			p.twinRecs[i] = twinRec{id: id}
+			p.twinRecs[i] = twinRec{id: id, grp: -1}
 			p.runIdx[id] = int32(i)
 		}
 		p.twinNodes, p.twinUsed = p.twinNodes[:0], p.twinUsed[:0]
+		p.twinStale = p.twinStale[:0]
 	}
 	return tw
+}
+
+// staleTwin marks the record at index i stale (its job's slots or quota
+// changed), listing it for the next walk.
+func (p *Policy) staleTwin(i int32) {
+	if p.twinRecs[i].ok {
+		p.twinRecs[i].ok = false
+		p.twinStale = append(p.twinStale, i)
+	}
+}
+
+// walk lists, in queue order, the running jobs a step of an upgrade trial
+// over the whole running queue searches: the jobs seenAt would not skip.
+// A job's class is a function of its record's key, USED slots and their
+// type and of the step's table, but where the doubling's room once the
+// job is released decides (doublingOwn, reading its nodes): so the
+// records are kept in groups by those (refreshed only where stale), a
+// group's class is read once, from its first record, and only its first
+// record is a candidate — all of them where the class is −1 or each
+// record's own room decides. The candidates, in queue order, are then
+// taken as the walk of seenAt takes them (a class met before is
+// skipped). A step costs the groups and the stale records, not every
+// running job. first (the trial's first step) builds every record.
+func (tw *twins) walk(first bool) []int32 {
+	r := tw.r
+	p := r.p
+	recs := p.twinRecs
+	if first {
+		p.twinTrial++
+		p.twinKeys = p.twinKeys[:0]
+		for i := range recs {
+			tw.regroup(int32(i))
+		}
+		p.twinStale = p.twinStale[:0]
+	} else {
+		for _, i := range p.twinStale {
+			if !recs[i].ok {
+				tw.regroup(i)
+			}
+		}
+		p.twinStale = p.twinStale[:0]
+	}
+	cand := p.twinCand[:0]
+	add := func(i int32, c int) { cand = append(cand, uint64(i)<<32|uint64(uint32(int32(c)))) }
+	for _, k := range p.twinKeys {
+		g := &p.twinGroups[k]
+		for x := range g.subs {
+			sb := &g.subs[x]
+			if len(sb.members) == 0 {
+				continue
+			}
+			if !sb.minOK {
+				sb.min, sb.minOK = slices.Min(sb.members), true
+			}
+			c, own := tw.sharedClass(&recs[sb.min])
+			switch {
+			case own:
+				// The sub-group's records differ only in their nodes:
+				// the doubling's feasibility and node count are the
+				// first one's.
+				// Of those placed directly (one class, 3·key+1) only
+				// the first can be searched.
+				rep := &recs[sb.min]
+				direct := int32(-1)
+				for _, i := range sb.members {
+					rec := &recs[i]
+					if rec.dbl == 0 {
+						rec.dbl, rec.need = rep.dbl, rep.need
+					}
+					if tw.doublingOwn(rec) < 0 {
+						add(i, -1)
+					} else if direct < 0 || i < direct {
+						direct = i
+					}
+				}
+				if direct >= 0 {
+					add(direct, 3*rep.key+1)
+				}
+			case c == -1:
+				for _, i := range sb.members {
+					add(i, -1)
+				}
+			case c >= 0:
+				add(sb.min, c)
+			}
+		}
+	}
+	slices.Sort(cand)
+	list := p.twinList[:0]
+	for _, x := range cand {
+		i, c := int32(x>>32), int(int32(uint32(x)))
+		if c >= 0 {
+			for len(p.seen) <= c {
+				p.seen = append(p.seen, 0)
+			}
+			if p.seen[c] == p.seenGen {
+				continue
+			}
+			p.seen[c] = p.seenGen
+		}
+		list = append(list, i)
+	}
+	p.twinCand, p.twinList = cand, list
+	if checkTwinRecs {
+		// The walk of seenAt over every job, with its own marks.
+		p.seenGen++
+		var want []int32
+		for i, id := range r.running {
+			if !tw.seenAt(i, id) {
+				want = append(want, int32(i))
+			}
+		}
+		twinWalks.Add(1)
+		if !slices.Equal(want, list) {
+			twinWalkMismatches.Add(1)
+		}
+	}
+	return list
+}
+
+// regroup rebuilds the record at index i and moves it to its group.
+func (tw *twins) regroup(i int32) {
+	p := tw.r.p
+	rec := &p.twinRecs[i]
+	if rec.grp >= 0 {
+		sb := &p.twinGroups[rec.grp].subs[rec.sub]
+		last := len(sb.members) - 1
+		moved := sb.members[last]
+		sb.members[rec.pos] = moved
+		p.twinRecs[moved].pos = rec.pos
+		sb.members = sb.members[:last]
+		if sb.min == i {
+			sb.minOK = false
+		}
+	}
+	tw.record(int(i), rec.id)
+	k := rec.key
+	for len(p.twinGroups) <= k {
+		p.twinGroups = append(p.twinGroups, twinGroup{})
+	}
+	g := &p.twinGroups[k]
+	if g.trial != p.twinTrial {
+		g.trial = p.twinTrial
+		g.subs = g.subs[:0]
+		p.twinKeys = append(p.twinKeys, int32(k))
+	}
+	x := 0
+	for x < len(g.subs) && (g.subs[x].ut != rec.ut || g.subs[x].used != rec.used) {
+		x++
+	}
+	if x == len(g.subs) {
+		if x < cap(g.subs) {
+			g.subs = g.subs[:x+1]
+			g.subs[x] = twinSub{members: g.subs[x].members[:0]}
+		} else {
+			g.subs = append(g.subs, twinSub{})
+		}
+		g.subs[x].ut, g.subs[x].used = rec.ut, rec.used
+	}
+	sb := &g.subs[x]
+	rec.grp, rec.sub, rec.pos = int32(k), int16(x), int32(len(sb.members))
+	sb.members = append(sb.members, i)
+	switch {
+	case len(sb.members) == 1:
+		sb.min, sb.minOK = i, true
+	case sb.minOK && i < sb.min:
+		sb.min = i
+	}
 }
 
 // tableChanged marks stale the records of the jobs on the slots where the
@@ -154,7 +362,7 @@ func (tw *twins) tableChanged(a, b *table) {
 	stale := func(o sim.JobID) {
 		if o >= 0 && int(o) < len(p.runIdx) {
 			if i := p.runIdx[o]; int(i) < len(recs) && recs[i].id == o {
-				recs[i].ok = false
+				p.staleTwin(i)
 			}
 		}
 	}
@@ -193,25 +401,55 @@ func (tw *twins) seenAt(i int, id sim.JobID) bool {
 }
 
 // checkTwinRecs makes every seenAt compare its record's class with class
-// read afresh (the test), counting the comparisons and the mismatches.
+// read afresh, and every walk its list with seenAt's walk over every job
+// (the test), counting the comparisons and the mismatches.
 var (
-	checkTwinRecs              bool
-	twinChecks, twinMismatches atomic.Int64
+	checkTwinRecs                 bool
+	twinChecks, twinMismatches    atomic.Int64
+	twinWalks, twinWalkMismatches atomic.Int64
 )
 
 // classAt is class read from the i-th running job's record (twinRec),
 // refreshed first if stale.
 func (tw *twins) classAt(i int, id sim.JobID) int {
+	rec := &tw.r.p.twinRecs[i]
+	if !rec.ok || rec.id != id {
+		tw.record(i, id)
+	}
+	return tw.recClass(rec)
+}
+
+// record rebuilds the i-th running job's record (id) from its state and
+// the step's stats, out of any twin group.
+func (tw *twins) record(i int, id sim.JobID) {
 	r := tw.r
 	p := r.p
 	rec := &p.twinRecs[i]
-	if !rec.ok || rec.id != id {
-		js := r.js(id)
-		*rec = twinRec{id: id, q: js.quota, key: p.keyOf(js, js.quota), ut: -1, ok: true}
-		if s := r.p.trials.st.get(id); s != nil {
-			rec.used, rec.ut = s.used, s.t
-		}
+	js := r.js(id)
+	*rec = twinRec{id: id, q: js.quota, key: p.keyOf(js, js.quota), ut: -1, ok: true, grp: -1}
+	if s := r.p.trials.st.get(id); s != nil {
+		rec.used, rec.ut = s.used, s.t
 	}
+}
+
+// recClass is class read from a fresh record.
+func (tw *twins) recClass(rec *twinRec) int {
+	c, own := tw.sharedClass(rec)
+	if !own {
+		return c
+	}
+	if d := tw.doublingOwn(rec); d >= 0 {
+		return 3*rec.key + d
+	}
+	return -1
+}
+
+// sharedClass is recClass where a function of the record's key, USED
+// slots and their type and of the step's table (the same for every record
+// of its twin group); own when the doubling's room once the job is
+// released decides it (doublingOwn).
+func (tw *twins) sharedClass(rec *twinRec) (c int, own bool) {
+	r := tw.r
 	q := rec.q
 	var freeBuf [8]int
 	free := append(freeBuf[:0], r.real.tfree...)
@@ -219,16 +457,19 @@ func (tw *twins) classAt(i int, id sim.JobID) int {
 		free[rec.ut] += int(rec.used)
 	}
 	if !r.anyUpgrade(q, free) {
-		return -2
+		return -2, false
 	}
-	c := 0 // no doubling tried
+	c = 0 // no doubling tried
 	if r.canDouble(q, free) {
-		c = tw.doublingAt(rec)
+		c, own = tw.doublingShared(rec)
+		if own {
+			return 0, true
+		}
 		if c < 0 {
-			return -1
+			return -1, false
 		}
 	}
-	return 3*rec.key + c
+	return 3*rec.key + c, false
 }
 
 // doublingAt is doubling read from the job's record: its feasibility,
@@ -236,6 +477,15 @@ func (tw *twins) classAt(i int, id sim.JobID) int {
 // slots or quota change (the record is then refreshed); the room is read
 // from the real table as in doubling.
 func (tw *twins) doublingAt(rec *twinRec) int {
+	if c, own := tw.doublingShared(rec); !own {
+		return c
+	}
+	return tw.doublingOwn(rec)
+}
+
+// doublingShared is doublingAt up to the room once the job is released:
+// own when that decides (doublingOwn).
+func (tw *twins) doublingShared(rec *twinRec) (c int, own bool) {
 	r := tw.r
 	p := r.p
 	tp := p.tp
@@ -251,18 +501,28 @@ func (tw *twins) doublingAt(rec *twinRec) int {
 		}
 	}
 	if rec.dbl == 2 {
-		return 2
+		return 2, false
 	}
 	if ty >= tp.clusterTypes || !tp.uniformCap[ty] {
-		return -1
+		return -1, false
 	}
-	need := int(rec.need)
-	if c := directClass(tw.typeRoom(ty), need, n, tp.typeCap[ty]); c != 0 {
-		return c
+	if c := directClass(tw.typeRoom(ty), int(rec.need), n, tp.typeCap[ty]); c != 0 {
+		return c, false
 	}
 	if tp.blocked != nil {
-		return -1
+		return -1, false
 	}
+	return 0, true
+}
+
+// doublingOwn is doublingAt from the room once the job is released (its
+// nodes of the type, read once per record).
+func (tw *twins) doublingOwn(rec *twinRec) int {
+	r := tw.r
+	p := r.p
+	tp := p.tp
+	ty, n := rec.q.t, 2*rec.q.num
+	need := int(rec.need)
 	tb := r.real
 	if rec.nodesN == 0 {
 		at := len(p.twinNodes)
@@ -295,12 +555,20 @@ func (tw *twins) doublingAt(rec *twinRec) int {
 	if rec.nodesN < 0 {
 		return -1
 	}
+	// The answer reads only the type's slots and the record's nodes: it
+	// holds while the type's version (trialMemo.gen) stands.
+	gen := p.trials.gen[ty]
+	if rec.ownGen == gen {
+		return int(rec.own)
+	}
 	end := int(rec.nodesAt) + int(rec.nodesN) - 1
 	nodes, used := p.twinNodes[rec.nodesAt:end], p.twinUsed[rec.nodesAt:end]
-	if c := directClass(roomReleased(tb, ty, nodes, used), need, n, tp.typeCap[ty]); c != 0 {
-		return c
+	c := directClass(roomReleased(tb, ty, nodes, used), need, n, tp.typeCap[ty])
+	if c == 0 {
+		c = -1
 	}
-	return -1
+	rec.ownGen, rec.own = gen, int8(c)
+	return c
 }
 
 // class is job id's twin class in this step, read from its state and the
