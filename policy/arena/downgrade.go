@@ -1,7 +1,9 @@
 package arena
 
 import (
+	"math"
 	"slices"
+	"sync/atomic"
 
 	"github.com/arena-sim/arena/sim"
 )
@@ -34,8 +36,28 @@ type plan struct {
 // repeat the second level's work exactly and can only add plans equal to
 // ones already found (never chosen under strict comparison), so they are
 // skipped.
+//
+// With the shortcuts on, the list holds only the plans the caller can
+// choose: fitOneJob takes the first plan with the strictly largest gain,
+// so a feasible plan whose gain does not beat every one found before it in
+// the search is left out (the first plan with the largest gain is the same
+// either way), and its table is never copied (expansion.fast).
 func (r *round) downgradeSearch(target inst, tb *table, depth, budget, local int) []plan {
+	if !searchShortcuts {
+		return r.downgradeSearchIn(target, tb, depth, budget, local, false)
+	}
+	plans := r.downgradeSearchIn(target, tb, depth, budget, local, true)
+	if checkDowngrade {
+		r.checkDowngradeSearch(plans, target, tb, depth, budget, local)
+	}
+	return plans
+}
+
+// downgradeSearchIn is downgradeSearch in the fast form or the literal
+// one (see expansion.fast).
+func (r *round) downgradeSearchIn(target inst, tb *table, depth, budget, local int, fast bool) []plan {
 	var feasible []plan
+	best := math.Inf(-1)
 	input := []plan{{tbl: r.clone(tb), target: target, gain: 0, budget: budget}}
 	var output []plan
 	expanded := 0 // output[:expanded] were expanded at an earlier level
@@ -49,61 +71,144 @@ func (r *round) downgradeSearch(target inst, tb *table, depth, budget, local int
 			if pi < alreadyDone {
 				continue // a re-expansion of an earlier level's plan
 			}
-			lastLevel := level == depth
-			r.expandPlan(p, target.id, local, &feasible, &output, lastLevel)
+			r.expandPlan(&expansion{p: p, targetID: target.id, local: local, feasible: &feasible, best: &best,
+				output: &output, lastLevel: level == depth, fast: fast})
 		}
 		input = append(input, output...)
 	}
 	return feasible
 }
 
+// expansion is one plan's expansion: the plan, where its results go and
+// how its steps run.
+type expansion struct {
+	p        plan
+	targetID sim.JobID
+	local    int
+	feasible *[]plan
+	// best is the largest gain of the feasible plans found so far in the
+	// search (−∞ before the first).
+	best      *float64
+	output    *[]plan
+	lastLevel bool
+	// fast: the steps of a last-level plan run on the plan's own table,
+	// rolled back after each (table.checkpoint), every target migration
+	// runs in place and is rolled back, and a table is copied only for a
+	// feasible plan that beats the best so far — instead of a copy of the
+	// plan's table for every step and another for every migration (the
+	// literal form, the artifact's deep copies). A step's copy costs the
+	// plan's delta against its snapshot, up to the real table's
+	// arrivalRebase slots; its writes are a few slots.
+	fast bool
+}
+
 // expandPlan runs, on plan p, one shrink step per GPU type and one
 // type-change step, recording feasible plans and plans to expand further.
-func (r *round) expandPlan(p plan, targetID sim.JobID, local int, feasible, output *[]plan, lastLevel bool) {
+//
+// Of a last-level plan (fast form) a shrink step of a type other than the
+// target's is skipped: it only makes room for a later step, of which there
+// is none, and records nothing.
+func (r *round) expandPlan(x *expansion) {
 	v := r.p.variant
-	// Every step starts from a fresh copy of p's table, so the candidate
-	// list and the table's job stats are the same for all of them.
-	cands, st := r.candidates(p.tbl, targetID)
+	p := x.p
+	// Every step starts from p's table as it is, so the candidate list
+	// and the table's job stats are the same for all of them.
+	cands, st := r.candidates(p.tbl, x.targetID)
 	var sv *shrinkView
 	if !v.NoScaling {
 		sv = r.shrinkCandidates(p.target, cands, st)
 	}
+	inPlace := x.fast && x.lastLevel
+	targetType, _, _, _ := r.statOf(st, p.target.id, p.target.t, p.target.num)
 	for T := range r.p.tp.types {
 		if v.NoScaling || len(r.p.tp.nodesOfType[T]) == 0 {
 			continue // shrink is off, or the type is absent (_is_type_existed)
 		}
-		tbl := r.clone(p.tbl)
-		tgt := p.target
-		res := r.shrinkStep(&tgt, T, sv, st, tbl, p.gain, p.budget, local)
-		if !res.changed {
+		if inPlace && T != targetType {
 			continue
 		}
-		mods := append(append([]modification(nil), p.mods...), res.mod)
-		if res.ok && r.modificationCheck(mods) {
-			*feasible = append(*feasible, plan{tbl: res.tbl, target: tgt, gain: res.gain + res.migGain, budget: res.budgetAfter, mods: mods})
+		tbl, ck, mark := r.stepTable(p.tbl, inPlace)
+		tgt := p.target
+		res := r.shrinkMove(&tgt, T, sv, st, tbl, p.gain, p.budget)
+		var keep *table
+		if res.changed {
+			keep = r.settle(x, tbl, tgt, res, T == targetType, false)
 		}
-		if (!res.ok || res.relaxed) && !lastLevel {
-			*output = append(*output, plan{tbl: tbl, target: tgt, gain: res.gain, budget: p.budget, mods: mods})
-		}
+		r.endStep(x, tbl, ck, mark, inPlace, keep)
 	}
 	if v.NoTypeChange {
 		return
 	}
-	tbl := r.clone(p.tbl)
+	tbl, ck, mark := r.stepTable(p.tbl, inPlace)
 	tgt := p.target
-	res := r.htcStep(&tgt, cands, st, tbl, p.gain, p.budget, local)
-	if !res.changed {
-		return
+	res := r.htcMove(&tgt, cands, st, tbl, p.gain, p.budget, x.local)
+	var keep *table
+	if res.changed {
+		keep = r.settle(x, tbl, tgt, res, true, true)
+	}
+	r.endStep(x, tbl, ck, mark, inPlace, keep)
+}
+
+// stepTable is the table a step of a plan (table pt) runs on: pt itself
+// under a checkpoint (in place), else a copy; mark scopes the copies the
+// step makes after it.
+func (r *round) stepTable(pt *table, inPlace bool) (*table, checkpoint, int) {
+	if inPlace {
+		return pt, pt.checkpoint(), r.p.pool.mark()
+	}
+	return r.clone(pt), checkpoint{}, r.p.pool.mark()
+}
+
+// endStep undoes an in-place step and, in the fast form, returns the
+// copies the step made to the pool but keep, the table of the feasible
+// plan it recorded (in the literal form every copy lives until the fit
+// ends).
+func (r *round) endStep(x *expansion, tbl *table, ck checkpoint, mark int, inPlace bool, keep *table) {
+	if inPlace {
+		tbl.rollback(ck)
+	}
+	if x.fast {
+		r.p.pool.release(mark, keep)
+	}
+}
+
+// settle ends a step of x that changed a job (res, from shrinkMove or
+// htcMove, which worked on tbl): the target's migration search on
+// res.tbl if migrate, then the feasible plan (in the fast form only if it
+// beats the best so far) and the plan to expand further, on tbl as the
+// step left it (after an aborted RHD pair of htcMove's move, tbl holds the
+// half-done state, as in the artifact). It returns the feasible plan's
+// table, nil if none.
+func (r *round) settle(x *expansion, tbl *table, tgt inst, res stepResult, migrate, htc bool) *table {
+	p := x.p
+	on := res.tbl
+	var ck checkpoint
+	if migrate {
+		src := on
+		if x.fast {
+			ck = on.checkpoint()
+		} else {
+			src = r.clone(on)
+		}
+		res = r.targetMigrated(&tgt, res, src, x.local, htc)
 	}
 	mods := append(append([]modification(nil), p.mods...), res.mod)
-	if res.ok && r.modificationCheck(mods) {
-		*feasible = append(*feasible, plan{tbl: res.tbl, target: tgt, gain: res.gain + res.migGain, budget: res.budgetAfter, mods: mods})
+	var keep *table
+	if g := res.gain + res.migGain; res.ok && (!x.fast || g > *x.best) && r.modificationCheck(mods) {
+		keep = res.tbl
+		if x.fast && keep == on {
+			keep = r.clone(on) // before the rollback below
+		}
+		*x.best = max(*x.best, g)
+		*x.feasible = append(*x.feasible, plan{tbl: keep, target: tgt, gain: g, budget: res.budgetAfter, mods: mods})
 	}
-	if (!res.ok || res.relaxed) && !lastLevel {
-		// tbl is the object the step worked on: after an aborted RHD pair it
-		// holds the half-done state, as in the artifact.
-		*output = append(*output, plan{tbl: tbl, target: tgt, gain: res.gain, budget: res.budget, mods: mods})
+	if migrate && x.fast {
+		on.rollback(ck)
 	}
+	if (!res.ok || res.relaxed) && !x.lastLevel {
+		*x.output = append(*x.output, plan{tbl: tbl, target: tgt, gain: res.gain, budget: res.budget, mods: mods})
+	}
+	return keep
 }
 
 // candidates is _get_run_job_ids: jobs on USED slots in order of first
@@ -342,11 +447,22 @@ func (r *round) shrinkCandidates(tgt inst, cands []sim.JobID, st *statSet) *shri
 
 // shrinkStep is _shrink_one_job_and_migration_search for GPU type T: halve
 // the job of type T with the best throughput change among those holding
-// at least half the largest count; then, if T is the target's type, run
-// the target's migration search on a copy. sv is the plan's candidates
-// (shrinkCandidates).
+// at least half the largest count (shrinkMove); then, if T is the target's
+// type, run the target's migration search on a copy. sv is the plan's
+// candidates (shrinkCandidates).
 func (r *round) shrinkStep(tgt *inst, T int, sv *shrinkView, st *statSet, tb *table, gain float64, budget, local int) stepResult {
 	targetType, _, _, _ := r.statOf(st, tgt.id, tgt.t, tgt.num)
+	res := r.shrinkMove(tgt, T, sv, st, tb, gain, budget)
+	if !res.changed || T != targetType {
+		return res // only makes room for a later type change of another job
+	}
+	return r.targetMigrated(tgt, res, r.clone(res.tbl), local, false)
+}
+
+// shrinkMove is shrinkStep's change of tb: the chosen job halved (and
+// tgt's count, if it is the target), gain the plan's gain with it; the
+// target's migration is left to the caller.
+func (r *round) shrinkMove(tgt *inst, T int, sv *shrinkView, st *statSet, tb *table, gain float64, budget int) stepResult {
 	maxAlloc := sv.maxAlloc[T]
 	maxGain := infeasibleThr - 1
 	chosen := empty
@@ -384,26 +500,29 @@ func (r *round) shrinkStep(tgt *inst, T int, sv *shrinkView, st *statSet, tb *ta
 			shrinkInTable(tb, prevNodes, prevLoc, chosen, newNum)
 		}
 	}
-	if T != targetType {
-		// Only makes room for a later type change of another job.
-		return stepResult{tbl: tb, changed: true, mod: modification{chosen, T, newLoc}, gain: gain, migGain: infeasibleThr, budget: budget, budgetAfter: budget}
-	}
-	m, _, l := r.migrateTarget(tgt, tb, chosen, budget, local)
-	return stepResult{ok: m.ok, tbl: m.tbl, changed: true, mod: modification{chosen, T, l}, gain: gain, migGain: m.gain, relaxed: m.relaxed, budget: budget, budgetAfter: m.budget}
+	return stepResult{tbl: tb, changed: true, mod: modification{chosen, T, newLoc}, gain: gain, migGain: infeasibleThr, budget: budget, budgetAfter: budget}
 }
 
-// migrateTarget ends a step: the target's migration search on a copy of
-// tb, and the config the step's changed job ends up with there (read from
-// the table, or from the plan's target / the registered job).
-func (r *round) migrateTarget(tgt *inst, tb *table, changed sim.JobID, budget, local int) (migration, int, loc) {
-	m := r.migrationSearch(*tgt, r.clone(tb), budget, local, true)
+// targetMigrated ends a step (res) with the target's migration search on
+// src (res.tbl or a copy of it): res with the search's outcome and table,
+// and the config the step's changed job ends up with there (read from the
+// table, or from the plan's target / the registered job); a type-change
+// step (htc) takes the changed job's type from there too.
+func (r *round) targetMigrated(tgt *inst, res stepResult, src *table, local int, htc bool) stepResult {
+	m := r.migrationSearch(*tgt, src, res.budget, local, true)
+	changed := res.mod.id
 	ft, fn := tgt.t, tgt.num
 	if changed != tgt.id {
 		q := r.js(changed).quota
 		ft, fn = q.t, q.num
 	}
 	t, _, l := r.rtConfig(m.tbl, changed, ft, fn)
-	return m, t, l
+	res.ok, res.tbl, res.migGain, res.relaxed, res.budgetAfter = m.ok, m.tbl, m.gain, m.relaxed, m.budget
+	res.mod.l = l
+	if htc {
+		res.mod.t = t
+	}
+	return res
 }
 
 func floorDiv(a, b int) int {
@@ -452,8 +571,20 @@ func shrinkInTable(tb *table, nodes []int, prev loc, id sim.JobID, newNum int) {
 }
 
 // htcStep is _htc_one_job_and_migration_search: move one job of the
-// target's GPU type to another type with enough idle GPUs, then run the
-// target's migration search on a copy.
+// target's GPU type to another type with enough idle GPUs (htcMove), then
+// run the target's migration search on a copy.
+func (r *round) htcStep(tgt *inst, cands []sim.JobID, st *statSet, tb *table, gain float64, budget, local int) stepResult {
+	res := r.htcMove(tgt, cands, st, tb, gain, budget, local)
+	if !res.changed {
+		return res
+	}
+	return r.targetMigrated(tgt, res, r.clone(res.tbl), local, true)
+}
+
+// htcMove is htcStep's change of tb: the chosen job moved (its migration
+// search runs on tb; res.tbl is the table it ended on) or, if it is the
+// target, tgt re-typed and its slots cleared; the target's migration is
+// left to the caller.
 //
 // Selection quirk kept: the target job's options are compared by the type
 // change gain alone and other jobs' by gain + migration gain, each against
@@ -461,7 +592,7 @@ func shrinkInTable(tb *table, nodes []int, prev loc, id sim.JobID, newNum int) {
 // (the last candidate) wins. Candidates' configs, the target's included, are
 // read from the table or else from the registered job (so an earlier shrink
 // of an unplaced target in this plan is ignored, and undone).
-func (r *round) htcStep(tgt *inst, cands []sim.JobID, st *statSet, tb *table, gain float64, budget, local int) stepResult {
+func (r *round) htcMove(tgt *inst, cands []sim.JobID, st *statSet, tb *table, gain float64, budget, local int) stepResult {
 	targetType, _, _, _ := r.statOf(st, tgt.id, tgt.t, tgt.num)
 	maxGain, maxGainMig := infeasibleThr, infeasibleThr
 	chosen := empty
@@ -536,8 +667,7 @@ func (r *round) htcStep(tgt *inst, cands []sim.JobID, st *statSet, tb *table, ga
 		}
 		gain += maxGain
 	}
-	m, t, l := r.migrateTarget(tgt, tb, chosen, budget, local)
-	return stepResult{ok: m.ok, tbl: m.tbl, changed: true, mod: modification{chosen, t, l}, gain: gain, migGain: m.gain, relaxed: m.relaxed, budget: budget, budgetAfter: m.budget}
+	return stepResult{tbl: tb, changed: true, mod: modification{id: chosen}, gain: gain, migGain: infeasibleThr, budget: budget, budgetAfter: budget}
 }
 
 // typeChangeTrial is the migration search of htcStep's trial: job (on
@@ -583,4 +713,37 @@ func (r *round) modificationCheck(mods []modification) bool {
 		}
 	}
 	return len(bad) == 0
+}
+
+// checkDowngrade makes every downgrade search (fast form) run the literal
+// form too and compare: the fast plans must be the literal list's plans
+// that beat every plan before them, gain, budget, target, modifications
+// and table content alike (for the test; runs may be concurrent).
+var (
+	checkDowngrade                       bool
+	downgradeChecks, downgradeMismatches atomic.Int64
+)
+
+// checkDowngradeSearch is checkDowngrade's comparison of plans, the fast
+// form's result of the search on (target, tb, ...).
+func (r *round) checkDowngradeSearch(plans []plan, target inst, tb *table, depth, budget, local int) {
+	full := r.downgradeSearchIn(target, tb, depth, budget, local, false)
+	var want []plan
+	best := math.Inf(-1)
+	for _, p := range full {
+		if p.gain > best {
+			best = p.gain
+			want = append(want, p)
+		}
+	}
+	downgradeChecks.Add(1)
+	same := len(want) == len(plans)
+	for i := 0; same && i < len(want); i++ {
+		a, b := want[i], plans[i]
+		same = a.gain == b.gain && a.budget == b.budget && a.target == b.target && slices.Equal(a.mods, b.mods) &&
+			slices.Equal(a.tbl.occ, b.tbl.occ) && slices.Equal(a.tbl.used, b.tbl.used) && slices.Equal(a.tbl.free, b.tbl.free)
+	}
+	if !same {
+		downgradeMismatches.Add(1)
+	}
 }

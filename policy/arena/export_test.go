@@ -27,3 +27,16 @@ func SetCheckTwinRecs(on bool) bool {
 }
 
 func TwinChecks() (checks, mismatches int64) { return twinChecks.Load(), twinMismatches.Load() }
+
+// SetCheckDowngrade turns checkDowngrade on or off and returns the previous
+// setting; DowngradeChecks returns the searches compared and those that
+// differed so far.
+func SetCheckDowngrade(on bool) bool {
+	prev := checkDowngrade
+	checkDowngrade = on
+	return prev
+}
+
+func DowngradeChecks() (checks, mismatches int64) {
+	return downgradeChecks.Load(), downgradeMismatches.Load()
+}

@@ -141,3 +141,50 @@ func TestTwinRecordsMatchState(t *testing.T) {
 		}
 	}
 }
+
+// TestDowngradeFastFormMatchesLiteral: the downgrade search's fast form
+// (the last level's steps run in place on the plan's table and rolled
+// back, every target migration in place, a table copied only for a
+// feasible plan that beats the best so far) must return, search by
+// search, exactly the plans of the literal form (every step and every
+// migration on a copy, every feasible plan kept) that fitOneJob can
+// choose — those beating every plan before them — with the same gain,
+// budget, target, modifications and table content. Self-generated
+// comparison: the oracle is the literal form, run after the fast one on
+// the same input (checkDowngrade). The runs are a Philly window on
+// paper-1280 (depth 3 and 2) and a Pollux window on the 10,240-GPU
+// cluster, for the variants with both steps, without shrink and with
+// deadlines.
+func TestDowngradeFastFormMatchesLiteral(t *testing.T) {
+	if testing.Short() {
+		t.Skip("several Arena runs; skipped with -short")
+	}
+	pollux := &runner.SynthTrace{
+		Name: "philly-pollux.arena", From: "philly-pollux",
+		Keys: [][2]string{{"since", "35d"}, {"until", "37d"}, {"sample", "1920"}, {"recipe", "arena"}},
+	}
+	defer arena.SetCheckDowngrade(arena.SetCheckDowngrade(true))
+	for _, run := range []runner.Run{
+		{Trace: "philly", Cluster: "paper-1280", Policy: "arena", Timing: sim.Exact, Rounds: 800},
+		{Trace: "philly", Cluster: "paper-1280", Policy: "arena-ns", Timing: sim.Artifact, Rounds: 800},
+		{Trace: "philly", Cluster: "testbed-64", Policy: "arena", Timing: sim.Exact, Rounds: 400},
+		{Synth: pollux, Cluster: "paper-1280", Policy: "arena", Timing: sim.Artifact, Rounds: 300},
+		{Synth: pollux, Cluster: "paper-1280", Policy: "arena-nh", Timing: sim.Exact, Rounds: 300},
+		{Synth: pollux, Cluster: "../../examples/scale/paper-10240.yaml", Policy: "arena-ddl", Timing: sim.Exact, Rounds: 300},
+	} {
+		t.Run(run.Policy+"/"+run.Cluster, func(t *testing.T) {
+			checks, bad := arena.DowngradeChecks()
+			if _, err := runner.Execute(context.Background(), policy.NewRegistry(), run); err != nil {
+				t.Fatal(err)
+			}
+			checks2, bad2 := arena.DowngradeChecks()
+			if checks2 == checks {
+				t.Fatal("no downgrade search ran: the test does not exercise the fast form")
+			}
+			if bad2 != bad {
+				t.Errorf("%d of %d downgrade searches differ from the literal form", bad2-bad, checks2-checks)
+			}
+			t.Logf("%d searches compared", checks2-checks)
+		})
+	}
+}
