@@ -628,14 +628,15 @@ func (r *round) htcMove(tgt *inst, cands []sim.JobID, st *statSet, tb *table, ga
 			r.p.seen[k] = r.p.seenGen
 		}
 		job := r.registered(id) // the artifact's deep copy of the registered job
+		key := -1
+		if group {
+			key = r.p.keyOf(js, quota{pt, num, l})
+		}
 		for U := range r.p.tp.types {
 			if U == targetType || tb.freeOfType(U) < num {
 				continue
 			}
-			nl := r.p.bestLocality(U, num)
-			g := r.gain(job, U, nl, pt, l)
-			job.t, job.num = U, num
-			m := r.typeChangeTrial(job, tb, budget, local, pt, l, nodes)
+			g, m := r.typeChange(&job, U, num, tb, budget, local, pt, l, nodes, key)
 			gm := g + m.gain
 			if ((g > maxGain && id == tgt.id) || (gm > maxGainMig && id != tgt.id)) && m.ok {
 				if id == tgt.id {
@@ -668,6 +669,110 @@ func (r *round) htcMove(tgt *inst, cands []sim.JobID, st *statSet, tb *table, ga
 		gain += maxGain
 	}
 	return stepResult{tbl: tb, changed: true, mod: modification{id: chosen}, gain: gain, migGain: infeasibleThr, budget: budget, budgetAfter: budget}
+}
+
+// typeChange is one type-change trial of htcMove: the gain of moving job
+// (on type pt at locality l over nodes in tb, none if nodes is empty) to
+// type U at its best locality, and the migration search's outcome there
+// (typeChangeTrial); job takes type U and count num after the gain is read,
+// as in the artifact's loop (only arena-ddl's deadline check reads the
+// count). With key ≥ 0 (job's trial key: not for arena-ddl) the outcome
+// comes from the round's memo when it holds one for key, U and tb's
+// version of type U's slots (htcMemo).
+func (r *round) typeChange(job *inst, U, num int, tb *table, budget, local, pt int, l loc, nodes []int, key int) (float64, migration) {
+	var o *htcOutcome
+	upper := min(budget, local)
+	var ver uint64
+	if key >= 0 && U < len(tb.tver) {
+		ver = tb.tver[U]
+		o = r.p.htc.entry(r, key, len(nodes) > 0, U)
+		if o.gen == r.p.htc.gen && o.ver == ver && o.upper == upper {
+			job.t, job.num = U, num
+			m := migration{ok: o.ok, gain: o.gain, budget: budget - o.used, tbl: tb}
+			if checkHTCMemo {
+				r.checkTypeChange(*o, *job, tb, budget, local, pt, l, nodes)
+			}
+			return o.g, m
+		}
+	}
+	g := r.gain(*job, U, r.p.bestLocality(U, num), pt, l)
+	job.t, job.num = U, num
+	m := r.typeChangeTrial(*job, tb, budget, local, pt, l, nodes)
+	if o != nil {
+		*o = htcOutcome{gen: r.p.htc.gen, ver: ver, upper: upper, used: budget - m.budget, ok: m.ok, g: g, gain: m.gain}
+	}
+	return g, m
+}
+
+// htcMemo holds the outcomes of htcMove's type-change trials within one
+// round (Policy.htc), by trial key, whether the job holds slots, and new
+// type U. A trial reads of the table only type U's slots: the job holds
+// none there (each job holds one type), the migration search and the
+// direct-fit test read only U's nodes and the jobs on them, and clearing
+// the job's own slots (of its type) changes none of U's. It reads of the
+// job only its workload and config, which the key is (the gain of leaving
+// the slots it holds, if any, as the flag tells), and of the budget only
+// the pass limit min(budget, local): what a search leaves is what it had
+// less what it used. So an outcome holds for any table with the same
+// version of U's slots (table.tver) and the same pass limit: across the
+// steps and plans of one search, whose tables share the versions of the
+// types their changes left alone, and across the arrivals of a round
+// while type U's slots stand. The round bounds it: faults (blocked nodes)
+// are the round's. Not for arena-ddl, whose feasibility reads each job's
+// deadline and progress.
+type htcMemo struct {
+	r     *round // the round the entries hold for
+	gen   uint64 // the entries of r's round are those with this gen
+	types int
+	out   []htcOutcome
+}
+
+// htcOutcome is one type-change trial's result and what it was computed
+// from.
+type htcOutcome struct {
+	gen, ver    uint64 // the memo's round and type U's slots' version
+	upper, used int    // the pass limit, and the budget the search used
+	ok          bool
+	g, gain     float64 // the type change's gain, and the migration's
+}
+
+// entry is the outcome slot of (key, placed, U) for round r.
+func (m *htcMemo) entry(r *round, key int, placed bool, U int) *htcOutcome {
+	nt := len(r.p.tp.types)
+	if m.r != r || m.types != nt {
+		if m.types != nt {
+			m.out = m.out[:0] // laid out for another number of types
+		}
+		m.r, m.types = r, nt
+		m.gen++
+	}
+	i := 2 * key
+	if placed {
+		i++
+	}
+	i = i*nt + U
+	if i >= len(m.out) {
+		m.out = append(m.out, make([]htcOutcome, max(i+1, 2*len(m.out))-len(m.out))...)
+	}
+	return &m.out[i]
+}
+
+// checkHTCMemo makes every outcome htcMemo holds run again and compare
+// (for the test; runs may be concurrent).
+var (
+	checkHTCMemo                   bool
+	htcMemoChecks, htcMemoMismatch atomic.Int64
+)
+
+// checkTypeChange is checkHTCMemo's comparison of a held outcome o with
+// the trial run afresh.
+func (r *round) checkTypeChange(o htcOutcome, job inst, tb *table, budget, local, pt int, l loc, nodes []int) {
+	g := r.gain(inst{id: job.id, t: pt, num: job.num}, job.t, r.p.bestLocality(job.t, job.num), pt, l)
+	m := r.typeChangeTrial(job, tb, budget, local, pt, l, nodes)
+	htcMemoChecks.Add(1)
+	if g != o.g || m.ok != o.ok || m.gain != o.gain || m.budget != budget-o.used {
+		htcMemoMismatch.Add(1)
+	}
 }
 
 // typeChangeTrial is the migration search of htcStep's trial: job (on

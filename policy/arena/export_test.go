@@ -40,3 +40,14 @@ func SetCheckDowngrade(on bool) bool {
 func DowngradeChecks() (checks, mismatches int64) {
 	return downgradeChecks.Load(), downgradeMismatches.Load()
 }
+
+// SetCheckHTCMemo turns checkHTCMemo on or off and returns the previous
+// setting; HTCMemoChecks returns the held outcomes compared and those
+// that differed so far.
+func SetCheckHTCMemo(on bool) bool {
+	prev := checkHTCMemo
+	checkHTCMemo = on
+	return prev
+}
+
+func HTCMemoChecks() (checks, mismatches int64) { return htcMemoChecks.Load(), htcMemoMismatch.Load() }

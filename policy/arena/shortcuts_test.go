@@ -156,6 +156,31 @@ func TestTwinRecordsMatchState(t *testing.T) {
 // cluster, for the variants with both steps, without shrink and with
 // deadlines.
 func TestDowngradeFastFormMatchesLiteral(t *testing.T) {
+	defer arena.SetCheckDowngrade(arena.SetCheckDowngrade(true))
+	checkEachSearch(t, "downgrade searches", arena.DowngradeChecks)
+}
+
+// TestTypeChangeMemoMatchesTrials: every type-change trial outcome the
+// downgrade search takes from its memo (htcMemo: kept for a trial key, a
+// new type and that type's slot version within a round) must equal the
+// trial run afresh on the table at hand — the type change's gain, the
+// migration's success, gain and budget left. Self-generated comparison:
+// the oracle is the trial the memo skips (checkHTCMemo); the runs are
+// those of TestDowngradeFastFormMatchesLiteral (arena-ddl's trials are not
+// memoised, so it checks nothing there).
+func TestTypeChangeMemoMatchesTrials(t *testing.T) {
+	defer arena.SetCheckHTCMemo(arena.SetCheckHTCMemo(true))
+	checkEachSearch(t, "memoised type-change trials", arena.HTCMemoChecks)
+}
+
+// checkEachSearch runs Arena with a per-search check switched on and
+// fails if any check failed, or if none ran on a variant that should
+// make some (counts returns the checks and mismatches so far). The runs
+// are a Philly window on paper-1280 (depth 3 and 2) and on testbed-64, a
+// Pollux window on paper-1280 and on the 10,240-GPU cluster, for the
+// variants with both steps, without shrink, without type changes and with
+// deadlines.
+func checkEachSearch(t *testing.T, what string, counts func() (int64, int64)) {
 	if testing.Short() {
 		t.Skip("several Arena runs; skipped with -short")
 	}
@@ -163,7 +188,6 @@ func TestDowngradeFastFormMatchesLiteral(t *testing.T) {
 		Name: "philly-pollux.arena", From: "philly-pollux",
 		Keys: [][2]string{{"since", "35d"}, {"until", "37d"}, {"sample", "1920"}, {"recipe", "arena"}},
 	}
-	defer arena.SetCheckDowngrade(arena.SetCheckDowngrade(true))
 	for _, run := range []runner.Run{
 		{Trace: "philly", Cluster: "paper-1280", Policy: "arena", Timing: sim.Exact, Rounds: 800},
 		{Trace: "philly", Cluster: "paper-1280", Policy: "arena-ns", Timing: sim.Artifact, Rounds: 800},
@@ -173,18 +197,18 @@ func TestDowngradeFastFormMatchesLiteral(t *testing.T) {
 		{Synth: pollux, Cluster: "../../examples/scale/paper-10240.yaml", Policy: "arena-ddl", Timing: sim.Exact, Rounds: 300},
 	} {
 		t.Run(run.Policy+"/"+run.Cluster, func(t *testing.T) {
-			checks, bad := arena.DowngradeChecks()
+			checks, bad := counts()
 			if _, err := runner.Execute(context.Background(), policy.NewRegistry(), run); err != nil {
 				t.Fatal(err)
 			}
-			checks2, bad2 := arena.DowngradeChecks()
-			if checks2 == checks {
-				t.Fatal("no downgrade search ran: the test does not exercise the fast form")
+			checks2, bad2 := counts()
+			if checks2 == checks && run.Policy == "arena" {
+				t.Fatalf("no %s checked: the test does not exercise the mechanism", what)
 			}
 			if bad2 != bad {
-				t.Errorf("%d of %d downgrade searches differ from the literal form", bad2-bad, checks2-checks)
+				t.Errorf("%d of %d %s differ", bad2-bad, checks2-checks, what)
 			}
-			t.Logf("%d searches compared", checks2-checks)
+			t.Logf("%d %s checked", checks2-checks, what)
 		})
 	}
 }

@@ -56,6 +56,8 @@ type topology struct {
 	// a large cluster with tiers).
 	packPartial []nodeFree
 	packIdle    []int
+	// typeClock hands out the tables' type versions (table.tver).
+	typeClock uint64
 }
 
 // block sets blocked from the View's node availability.
@@ -157,6 +159,14 @@ type table struct {
 	// room keeps roomOf's answers per type (for the version they were
 	// computed at).
 	room []roomMemo
+	// tver is, per cluster GPU type, the version of the content of the
+	// type's slots (occupant and status): two tables of a topology, or
+	// one at two moments, with the same version of a type hold the same
+	// content on its slots. A write takes a new version from the
+	// topology's clock; a copy takes the source's versions, a rollback
+	// the versions it restores (the undo log keeps them). Read by the
+	// type-change trials' memo (htcMemo).
+	tver []uint64
 }
 
 func newTable(tp *topology, occupant []sim.JobID) *table {
@@ -168,7 +178,7 @@ func newTable(tp *topology, occupant []sim.JobID) *table {
 func blankTable(tp *topology) *table {
 	slots, nodes := len(tp.slotNode), len(tp.nodeCap)
 	return &table{tp: tp, occ: make([]sim.JobID, slots), used: make([]bool, slots),
-		free: make([]int, nodes), tfree: make([]int, tp.clusterTypes),
+		free: make([]int, nodes), tfree: make([]int, tp.clusterTypes), tver: make([]uint64, tp.clusterTypes),
 		slotMark: make([]uint64, (slots+63)/64), nodeMark: make([]uint64, (nodes+63)/64)}
 }
 
@@ -179,6 +189,9 @@ func (t *table) load(occupant []sim.JobID) {
 	t.detach()
 	t.undo, t.logging = t.undo[:0], 0
 	copy(t.occ, occupant)
+	for ty := range t.tver {
+		t.tver[ty] = t.tp.nextTypeVer()
+	}
 	clear(t.tfree)
 	for n := range t.free {
 		t.free[n] = t.tp.nodeCap[n]
@@ -206,6 +219,7 @@ func (t *table) clone() *table {
 // slots back to the snapshot's content, then u's slots from u.
 func (t *table) copyFrom(u *table) {
 	t.ver++
+	copy(t.tver, u.tver)
 	t.copied = 0
 	t.undo, t.logging = t.undo[:0], 0
 	if u.attached() && t.attached() && t.base == u.base {
@@ -310,6 +324,7 @@ func (t *table) set(s int, occ sim.JobID, used bool) {
 	t.ver++
 	t.touch(s)
 	t.log(s)
+	t.newTypeVer(s)
 	t.write(s, occ, used)
 }
 
@@ -341,6 +356,8 @@ func (t *table) moveNode(from, to int, id sim.JobID) {
 		t.touch(flo + i)
 		t.log(tlo + i)
 		t.log(flo + i)
+		t.newTypeVer(tlo + i)
+		t.newTypeVer(flo + i)
 		t.occ[tlo+i] = t.occ[flo+i]
 		t.occ[flo+i] = id
 	}
@@ -354,6 +371,7 @@ func (t *table) restoreNode(n int, occ []sim.JobID, used []bool, f int) {
 	for s := lo; s < hi; s++ {
 		t.touch(s)
 		t.log(s)
+		t.newTypeVer(s)
 	}
 	copy(t.occ[lo:hi], occ)
 	copy(t.used[lo:hi], used)
@@ -582,6 +600,7 @@ type undoEntry struct {
 	s    int32
 	used bool
 	occ  sim.JobID
+	tver uint64 // the version of the slot's type before the write
 }
 
 func (t *table) checkpoint() checkpoint {
@@ -591,7 +610,7 @@ func (t *table) checkpoint() checkpoint {
 
 func (t *table) log(s int) {
 	if t.logging > 0 {
-		t.undo = append(t.undo, undoEntry{int32(s), t.used[s], t.occ[s]})
+		t.undo = append(t.undo, undoEntry{int32(s), t.used[s], t.occ[s], t.tver[t.tp.nodeType[t.tp.slotNode[s]]]})
 	}
 }
 
@@ -602,6 +621,7 @@ func (t *table) rollback(ck checkpoint) {
 		e := t.undo[i]
 		t.touch(int(e.s))
 		t.write(int(e.s), e.occ, e.used)
+		t.tver[t.tp.nodeType[t.tp.slotNode[e.s]]] = e.tver
 	}
 	t.undo = t.undo[:ck.undo]
 	t.logging--
@@ -614,4 +634,16 @@ func (t *table) rollback(ck checkpoint) {
 		}
 		t.dirty, t.dirtyNodes = t.dirty[:ck.dirty], t.dirtyNodes[:ck.dirtyNodes]
 	}
+}
+
+// nextTypeVer returns a new type version (table.tver).
+func (tp *topology) nextTypeVer() uint64 {
+	tp.typeClock++
+	return tp.typeClock
+}
+
+// newTypeVer gives the type of slot s a new version in t: its content is
+// about to change.
+func (t *table) newTypeVer(s int) {
+	t.tver[t.tp.nodeType[t.tp.slotNode[s]]] = t.tp.nextTypeVer()
 }
