@@ -717,14 +717,21 @@ func (r *round) typeChange(job *inst, U, num int, tb *table, budget, local, pt i
 // version of U's slots (table.tver) and the same pass limit: across the
 // steps and plans of one search, whose tables share the versions of the
 // types their changes left alone, and across the arrivals of a round
-// while type U's slots stand. The round bounds it: faults (blocked nodes)
-// are the round's. Not for arena-ddl, whose feasibility reads each job's
-// deadline and progress.
+// while type U's slots stand, and across rounds: a table's versions
+// identify its content for the whole run (a loaded table takes new ones).
+// Only faults bound it to a round: the nodes they block are the round's,
+// so a round with faults, and the first round after one, start afresh.
+// Not for arena-ddl, whose feasibility reads each job's deadline and
+// progress.
 type htcMemo struct {
-	r     *round // the round the entries hold for
-	gen   uint64 // the entries of r's round are those with this gen
-	types int
-	out   []htcOutcome
+	r      *round // the round the memo last served
+	faulty bool   // r's view had faults (blocked nodes)
+	gen    uint64 // the entries that hold are those with this gen
+	types  int
+	out    []htcOutcome
+	// shapes are the migration searches' shapes (searchShape), emptied
+	// when gen moves.
+	shapes map[shapeKey]searchEnd
 }
 
 // htcOutcome is one type-change trial's result and what it was computed
@@ -736,16 +743,33 @@ type htcOutcome struct {
 	g, gain     float64 // the type change's gain, and the migration's
 }
 
+// sync starts a new generation of the memo where round r needs one.
+func (m *htcMemo) sync(r *round) {
+	nt := len(r.p.tp.types)
+	moved := m.gen == 0 // a zero entry never holds
+	if m.r != r {
+		faulty := r.v.Nodes != nil
+		moved = moved || faulty || m.faulty
+		m.r, m.faulty = r, faulty
+	}
+	if m.types != nt {
+		m.out = m.out[:0] // laid out for another number of types
+		m.types = nt
+		moved = true
+	}
+	if moved {
+		m.gen++
+		if m.shapes == nil {
+			m.shapes = map[shapeKey]searchEnd{}
+		}
+		clear(m.shapes)
+	}
+}
+
 // entry is the outcome slot of (key, placed, U) for round r.
 func (m *htcMemo) entry(r *round, key int, placed bool, U int) *htcOutcome {
-	nt := len(r.p.tp.types)
-	if m.r != r || m.types != nt {
-		if m.types != nt {
-			m.out = m.out[:0] // laid out for another number of types
-		}
-		m.r, m.types = r, nt
-		m.gen++
-	}
+	m.sync(r)
+	nt := m.types
 	i := 2 * key
 	if placed {
 		i++
@@ -757,8 +781,9 @@ func (m *htcMemo) entry(r *round, key int, placed bool, U int) *htcOutcome {
 	return &m.out[i]
 }
 
-// checkHTCMemo makes every outcome htcMemo holds run again and compare
-// (for the test; runs may be concurrent).
+// checkHTCMemo makes every trial outcome htcMemo holds, and every one
+// told from a search's shape, run the search and compare (for the test;
+// runs may be concurrent).
 var (
 	checkHTCMemo                   bool
 	htcMemoChecks, htcMemoMismatch atomic.Int64
@@ -768,9 +793,16 @@ var (
 // the trial run afresh.
 func (r *round) checkTypeChange(o htcOutcome, job inst, tb *table, budget, local, pt int, l loc, nodes []int) {
 	g := r.gain(inst{id: job.id, t: pt, num: job.num}, job.t, r.p.bestLocality(job.t, job.num), pt, l)
-	m := r.typeChangeTrial(job, tb, budget, local, pt, l, nodes)
+	r.checkTrial(migration{ok: o.ok, gain: o.gain, budget: budget - o.used}, job, tb, budget, local, nodes, g == o.g)
+}
+
+// checkTrial is checkHTCMemo's comparison of a trial's outcome m, told
+// without its search, with the search run (literalTrial); same says
+// whether what else the caller compared agreed.
+func (r *round) checkTrial(m migration, job inst, tb *table, budget, local int, nodes []int, same bool) {
+	lit := r.literalTrial(job, tb, budget, local, nodes)
 	htcMemoChecks.Add(1)
-	if g != o.g || m.ok != o.ok || m.gain != o.gain || m.budget != budget-o.used {
+	if !same || lit.ok != m.ok || lit.ok && lit.gain != m.gain || lit.budget != m.budget {
 		htcMemoMismatch.Add(1)
 	}
 }
@@ -781,20 +813,28 @@ func (r *round) checkTypeChange(o htcOutcome, job inst, tb *table, budget, local
 // it on a copy; an aborted RHD pair's table is released) unless directFit
 // tells its outcome: then nobody moves, and the gain is the best
 // locality's throughput less that of the job's slots, as the search
-// prices them.
+// prices them; or else the search's shape does (shapedTrial). The gain of
+// a trial that fails is never read.
 func (r *round) typeChangeTrial(job inst, tb *table, budget, local, pt int, l loc, nodes []int) migration {
 	if searchShortcuts {
 		switch ok, known := r.directFit(tb, job); {
 		case known && !ok:
 			return migration{gain: infeasibleThr, budget: budget, tbl: tb}
 		case known:
-			prev := 0.0
-			if len(nodes) > 0 {
-				prev = r.gainNew(job, pt, l)
+			return migration{ok: true, gain: r.gainNew(job, job.t, r.p.bestLocality(job.t, job.num)) - r.prevGain(job, pt, l, nodes), budget: budget, tbl: tb}
+		case job.t < len(tb.tver):
+			m := r.shapedTrial(job, tb, budget, local, pt, l, nodes)
+			if checkHTCMemo {
+				r.checkTrial(m, job, tb, budget, local, nodes, true)
 			}
-			return migration{ok: true, gain: r.gainNew(job, job.t, r.p.bestLocality(job.t, job.num)) - prev, budget: budget, tbl: tb}
+			return m
 		}
 	}
+	return r.literalTrial(job, tb, budget, local, nodes)
+}
+
+// literalTrial is typeChangeTrial's search run on tb and undone.
+func (r *round) literalTrial(job inst, tb *table, budget, local int, nodes []int) migration {
 	mark := r.p.pool.mark()
 	ck := tb.checkpoint()
 	m := r.migrationSearchOn(job, tb, budget, local, true, nodes, true)
@@ -802,6 +842,92 @@ func (r *round) typeChangeTrial(job inst, tb *table, budget, local, pt int, l lo
 	r.p.pool.release(mark, nil)
 	return m
 }
+
+// prevGain is what a trial's migration search prices the job's slots at
+// (type pt, locality l over nodes; 0 without slots).
+func (r *round) prevGain(job inst, pt int, l loc, nodes []int) float64 {
+	if len(nodes) == 0 {
+		return 0
+	}
+	return r.gainNew(job, pt, l)
+}
+
+// shapedTrial is a type-change trial told from the shape of its search
+// (searchShape: the search with every locality feasible, which reads of
+// the job only its type and count) and the job's feasibilities: the
+// search fails where the best locality is infeasible; else it places the
+// job where the shape did, at the best locality, or, relaxed, at the
+// first locality of the halving with room, unless a locality before it or
+// it is infeasible, where the search stops. The gain is then the
+// placement's throughput less that of the job's slots, as the search
+// prices them.
+func (r *round) shapedTrial(job inst, tb *table, budget, local, pt int, l loc, nodes []int) migration {
+	U, n := job.t, job.num
+	fail := migration{gain: infeasibleThr, budget: budget, tbl: tb}
+	if !r.feasible(job, U, r.p.bestLocality(U, n)) {
+		return fail
+	}
+	sh := r.searchShape(job, tb, budget, local)
+	if !sh.ok {
+		return fail
+	}
+	placed := migration{ok: true, relaxed: sh.relaxed, budget: budget - sh.used, tbl: tb}
+	if !sh.relaxed {
+		placed.gain = r.gainNew(job, U, sh.l) - r.prevGain(job, pt, l, nodes)
+		return placed
+	}
+	capacity := r.p.tp.typeCap[U]
+	for q := n; q > 1; {
+		q /= 2
+		if q > capacity || n%q != 0 {
+			continue // as relaxedLocality
+		}
+		lq := loc{n / q, q}
+		if !r.feasible(job, U, lq) {
+			return fail
+		}
+		if lq == sh.l {
+			placed.gain = r.gainNew(job, U, lq) - r.prevGain(job, pt, l, nodes)
+			return placed
+		}
+	}
+	return fail
+}
+
+// searchShape is the shape of job's migration search on its type U in tb
+// (placeSearch with every locality feasible, run on tb and undone), from
+// the memo (htcMemo.shapes) when it holds one for U, the job's count, the
+// pass limit min(budget, local) and tb's version of U's slots: the search
+// reads nothing else (the job holds no slot of U, so its ID meets nothing
+// there), and jobs of every workload share it.
+func (r *round) searchShape(job inst, tb *table, budget, local int) searchEnd {
+	m := &r.p.htc
+	m.sync(r)
+	k := shapeKey{t: job.t, n: job.num, upper: min(budget, local), ver: tb.tver[job.t]}
+	if sh, ok := m.shapes[k]; ok {
+		return sh
+	}
+	mark := r.p.pool.mark()
+	ck := tb.checkpoint()
+	sh := r.placeSearch(job, job.t, job.num, tb, budget, local, true)
+	tb.rollback(ck)
+	r.p.pool.release(mark, nil)
+	sh.tbl = nil
+	if len(m.shapes) >= maxShapes {
+		clear(m.shapes) // a memo, not a model: dropping entries changes nothing
+	}
+	m.shapes[k] = sh
+	return sh
+}
+
+// shapeKey is what a search's shape is a function of (searchShape).
+type shapeKey struct {
+	t, n, upper int
+	ver         uint64
+}
+
+// maxShapes bounds the shapes htcMemo keeps.
+const maxShapes = 1 << 14
 
 // modificationCheck is _is_no_infeasible_job: walking the modifications in
 // order, an infeasible config puts its job on a "bad" list unless already

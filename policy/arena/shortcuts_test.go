@@ -162,24 +162,27 @@ func TestDowngradeFastFormMatchesLiteral(t *testing.T) {
 
 // TestTypeChangeMemoMatchesTrials: every type-change trial outcome the
 // downgrade search takes from its memo (htcMemo: kept for a trial key, a
-// new type and that type's slot version within a round) must equal the
-// trial run afresh on the table at hand — the type change's gain, the
-// migration's success, gain and budget left. Self-generated comparison:
-// the oracle is the trial the memo skips (checkHTCMemo); the runs are
-// those of TestDowngradeFastFormMatchesLiteral (arena-ddl's trials are not
-// memoised, so it checks nothing there).
+// new type and that type's slot version, across rounds without faults),
+// and every one it tells from its search's shape (shapedTrial: the
+// search with every locality feasible, shared by all workloads, and the
+// job's feasibilities), must equal the trial's search run on the table at
+// hand — the type change's gain, the search's success, gain and budget
+// left. Self-generated comparison: the oracle is the search the shortcuts
+// skip (checkHTCMemo); the runs are those of
+// TestDowngradeFastFormMatchesLiteral (arena-ddl's trials are not
+// memoised, and arena-nh makes none, so nothing is checked there).
 func TestTypeChangeMemoMatchesTrials(t *testing.T) {
 	defer arena.SetCheckHTCMemo(arena.SetCheckHTCMemo(true))
-	checkEachSearch(t, "memoised type-change trials", arena.HTCMemoChecks)
+	checkEachSearch(t, "type-change trials told without a search", arena.HTCMemoChecks)
 }
 
 // checkEachSearch runs Arena with a per-search check switched on and
 // fails if any check failed, or if none ran on a variant that should
 // make some (counts returns the checks and mismatches so far). The runs
 // are a Philly window on paper-1280 (depth 3 and 2) and on testbed-64, a
-// Pollux window on paper-1280 and on the 10,240-GPU cluster, for the
-// variants with both steps, without shrink, without type changes and with
-// deadlines.
+// Pollux window on paper-1280 (with and without node failures) and on the
+// 10,240-GPU cluster, for the variants with both steps, without shrink,
+// without type changes and with deadlines.
 func checkEachSearch(t *testing.T, what string, counts func() (int64, int64)) {
 	if testing.Short() {
 		t.Skip("several Arena runs; skipped with -short")
@@ -193,6 +196,7 @@ func checkEachSearch(t *testing.T, what string, counts func() (int64, int64)) {
 		{Trace: "philly", Cluster: "paper-1280", Policy: "arena-ns", Timing: sim.Artifact, Rounds: 800},
 		{Trace: "philly", Cluster: "testbed-64", Policy: "arena", Timing: sim.Exact, Rounds: 400},
 		{Synth: pollux, Cluster: "paper-1280", Policy: "arena", Timing: sim.Artifact, Rounds: 300},
+		{Synth: pollux, Cluster: "paper-1280", Policy: "arena", Timing: sim.Exact, Rounds: 300, Faults: "llama3", Seed: 1},
 		{Synth: pollux, Cluster: "paper-1280", Policy: "arena-nh", Timing: sim.Exact, Rounds: 300},
 		{Synth: pollux, Cluster: "../../examples/scale/paper-10240.yaml", Policy: "arena-ddl", Timing: sim.Exact, Rounds: 300},
 	} {
