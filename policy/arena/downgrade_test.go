@@ -1,7 +1,9 @@
 package arena
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -53,5 +55,99 @@ func TestShapedTrialRelaxed(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTypeVersionsIdentifyContent: a table's version of a GPU type
+// (table.tver) must identify the content of the type's slots across every
+// table of the topology and every moment: random writes, nested
+// checkpoints rolled back or kept, node restores, copies through the pool
+// (by the deltas, by kinship, whole) and rebases, after each of which no
+// version may have been seen with two contents; and roomOfType, kept by
+// version, must answer as a scan of the table. Self-generated comparison
+// (the oracle is the slots themselves); fails if a write does not take a
+// new version (tried: set without newTypeVer) or a copy does not take the
+// source's versions.
+func TestTypeVersionsIdentifyContent(t *testing.T) {
+	c := testCluster(t, sim.Pool{GPU: "a100", Nodes: 6, GPUsPerNode: 4}, sim.Pool{GPU: "v100", Nodes: 5, GPUsPerNode: 2}, sim.Pool{GPU: "a40", Nodes: 3, GPUsPerNode: 2})
+	tp := newTopology(c)
+	pool := &tablePool{}
+	tp.snaps.pool = pool
+	rng := rand.New(rand.NewPCG(7, 8))
+	slots := len(tp.slotNode)
+	seen := map[[2]uint64]string{} // (type, version) → content
+	content := func(tb *table, ty int) string {
+		var b []byte
+		for _, n := range tp.nodesOfType[ty] {
+			lo, hi := tb.slots(n)
+			for s := lo; s < hi; s++ {
+				b = fmt.Appendf(b, "%d/%v ", tb.occ[s], tb.used[s])
+			}
+		}
+		return string(b)
+	}
+	check := func(step int, tables []*table) {
+		for i, tb := range tables {
+			for ty := range tb.tver {
+				k, got := [2]uint64{uint64(ty), tb.tver[ty]}, content(tb, ty)
+				if was, ok := seen[k]; ok && was != got {
+					t.Fatalf("step %d table %d: type %d version %d held two contents", step, i, ty, tb.tver[ty])
+				}
+				seen[k] = got
+				scan := blankTable(tp)
+				copy(scan.occ, tb.occ)
+				copy(scan.used, tb.used)
+				copy(scan.free, tb.free)
+				wi, wp := scan.roomScan(ty)
+				if gi, gp := tb.roomOfType(ty); gi != wi || gp != wp {
+					t.Fatalf("step %d table %d: roomOfType(%d) = %d, %d; a scan says %d, %d", step, i, ty, gi, gp, wi, wp)
+				}
+			}
+		}
+	}
+	write := func(tb *table) {
+		s := rng.IntN(slots)
+		occ := sim.JobID(rng.IntN(9)) - 1
+		tb.set(s, occ, occ != empty)
+	}
+	tables := []*table{pool.clone(newTable(tp, randomOccupants(rng, slots, 8)))}
+	for step := range 3000 {
+		tb := tables[rng.IntN(len(tables))]
+		switch op := rng.IntN(6); {
+		case op == 0 && len(tables) < 6:
+			tables = append(tables, pool.clone(tb))
+		case op == 1:
+			if dst := tables[rng.IntN(len(tables))]; dst != tb {
+				dst.copyFrom(tb)
+			}
+		case op == 2:
+			ck := tb.checkpoint()
+			for range 1 + rng.IntN(4) {
+				write(tb)
+			}
+			if rng.IntN(2) == 0 {
+				inner := tb.checkpoint()
+				write(tb)
+				check(step, tables)
+				tb.rollback(inner)
+			}
+			check(step, tables)
+			if rng.IntN(3) > 0 {
+				tb.rollback(ck)
+			} else {
+				tb.logging-- // kept: the checkpoint closes without a rollback
+			}
+		case op == 3:
+			n := rng.IntN(len(tp.nodeCap))
+			lo, hi := tb.slots(n)
+			occ, used, f := slices.Clone(tb.occ[lo:hi]), slices.Clone(tb.used[lo:hi]), tb.free[n]
+			write(tb)
+			tb.restoreNode(n, occ, used, f)
+		case op == 4:
+			tp.snaps.rebase(tb)
+		default:
+			write(tb)
+		}
+		check(step, tables)
 	}
 }

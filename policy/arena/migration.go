@@ -157,7 +157,7 @@ func (r *round) directFit(tb *table, in inst) (ok, known bool) {
 	// directPlace on partialNodes' lists, which hold the first n idle
 	// nodes and the partial nodes from the most idle GPUs down.
 	need := nodesNeeded(n, tp.typeCap[ty])
-	idleNodes, maxPartial := tb.roomOf(ty)
+	idleNodes, maxPartial := tb.roomOfType(ty)
 	switch {
 	case need <= idleNodes:
 		// n/need GPUs on each: the best locality unless n does not fill

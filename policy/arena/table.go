@@ -58,6 +58,10 @@ type topology struct {
 	packIdle    []int
 	// typeClock hands out the tables' type versions (table.tver).
 	typeClock uint64
+	// typeRoom keeps roomOf's answers per cluster type for the last few
+	// versions of its slots asked (roomOfType).
+	typeRoom [][roomWays]roomMemo
+	typeWay  []int
 }
 
 // block sets blocked from the View's node availability.
@@ -646,4 +650,36 @@ func (tp *topology) nextTypeVer() uint64 {
 // about to change.
 func (t *table) newTypeVer(s int) {
 	t.tver[t.tp.nodeType[t.tp.slotNode[s]]] = t.tp.nextTypeVer()
+}
+
+// roomWays is the number of versions of a type whose roomOf answers the
+// topology keeps.
+const roomWays = 4
+
+// roomOfType is roomOf kept by the version of type ty's slots (tver)
+// rather than the table's: the answer reads only those slots, so it holds
+// for every table of the topology with that version, across writes to
+// other types, rollbacks and copies (the type-change trials of a step
+// each write and roll back the table, which table.roomOf's memo, by table
+// version, does not survive).
+func (t *table) roomOfType(ty int) (idleNodes, maxPartial int) {
+	tp := t.tp
+	if ty >= len(t.tver) {
+		return t.roomOf(ty)
+	}
+	if tp.typeRoom == nil {
+		tp.typeRoom = make([][roomWays]roomMemo, len(t.tver))
+		tp.typeWay = make([]int, len(t.tver))
+	}
+	v := t.tver[ty]
+	ways := &tp.typeRoom[ty]
+	for i := range ways {
+		if ways[i].ver == v && v != 0 {
+			return ways[i].idle, ways[i].maxPartial
+		}
+	}
+	idleNodes, maxPartial = t.roomOf(ty)
+	ways[tp.typeWay[ty]] = roomMemo{v, idleNodes, maxPartial}
+	tp.typeWay[ty] = (tp.typeWay[ty] + 1) % roomWays
+	return idleNodes, maxPartial
 }
