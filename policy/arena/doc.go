@@ -157,7 +157,24 @@
 //     quota, trial key, USED slots, the doubling's feasibility and the
 //     job's nodes), built at its first step and refreshed only for the
 //     jobs whose slots or quota a step changed, so that a step's twin
-//     walk does not read every job's state and stats again.
+//     walk does not read every job's state and stats again;
+//   - the downgrade search copies a table only for a plan it keeps: the
+//     steps of a last-level plan run on the plan's own table and are
+//     rolled back, every target migration runs in place and is rolled
+//     back, a last-level shrink of a type other than the target's (which
+//     records nothing) is skipped, and a feasible plan that does not beat
+//     every one before it (fitOneJob could never choose it) is left out
+//     (expansion.fast);
+//   - a table keeps a version of each GPU type's slots (table.tver: new
+//     on every write, copied by a copy, restored by a rollback), which
+//     identifies their content across tables and rounds; the type-change
+//     trials' outcomes are kept by trial key, new type and its version
+//     (htcMemo), a trial missing there is told from its search's shape —
+//     the migration search with every locality feasible, which reads of
+//     the job only its type and count, kept by type, count, pass limit
+//     and version for every workload — and the job's feasibilities
+//     (shapedTrial), and a type's room for the direct-fit test is kept
+//     by its version (roomOfType).
 //
 // These shortcuts are checked against running every search in full
 // (TestSearchShortcutsChangeNothing), the table copies against a scan
@@ -168,6 +185,11 @@
 // against a scan (TestFixupBeforeStatsMatchScan), the round's carried
 // table against the loaded one (TestRoundTableMatchesLoad), an
 // inherited index against a scan (TestInheritedIndexMatchesScan), the
-// moved tables against their snapshot and a scan (TestReattachKeepsDeltas)
-// and the twin records against the jobs' state (TestTwinRecordsMatchState).
+// moved tables against their snapshot and a scan (TestReattachKeepsDeltas),
+// the twin records against the jobs' state (TestTwinRecordsMatchState),
+// the downgrade search's fast form against the literal one search by
+// search (TestDowngradeFastFormMatchesLiteral), the type-change trials
+// told without a search against the search (TestTypeChangeMemoMatchesTrials,
+// TestShapedTrialRelaxed) and the type versions against the slots
+// (TestTypeVersionsIdentifyContent).
 package arena
