@@ -676,32 +676,50 @@ func (r *round) htcMove(tgt *inst, cands []sim.JobID, st *statSet, tb *table, ga
 // type U at its best locality, and the migration search's outcome there
 // (typeChangeTrial); job takes type U and count num after the gain is read,
 // as in the artifact's loop (only arena-ddl's deadline check reads the
-// count). With key ≥ 0 (job's trial key: not for arena-ddl) the outcome
-// comes from the round's memo when it holds one for key, U and tb's
-// version of type U's slots (htcMemo).
+// count). With key ≥ 0 (job's trial key: not for arena-ddl) the round's
+// memo (htcMemo) keeps what the trial reads of the job alone — the gain,
+// the best locality's feasibility and the direct placement's gain — and
+// the outcome for tb's version of type U's slots.
 func (r *round) typeChange(job *inst, U, num int, tb *table, budget, local, pt int, l loc, nodes []int, key int) (float64, migration) {
-	var o *htcOutcome
-	upper := min(budget, local)
-	var ver uint64
-	if key >= 0 && U < len(tb.tver) {
-		ver = tb.tver[U]
-		o = r.p.htc.entry(r, key, len(nodes) > 0, U)
-		if o.gen == r.p.htc.gen && o.ver == ver && o.upper == upper {
-			job.t, job.num = U, num
-			m := migration{ok: o.ok, gain: o.gain, budget: budget - o.used, tbl: tb}
-			if checkHTCMemo {
-				r.checkTypeChange(*o, *job, tb, budget, local, pt, l, nodes)
-			}
-			return o.g, m
+	if key < 0 || U >= len(tb.tver) {
+		g := r.gain(*job, U, r.p.bestLocality(U, num), pt, l)
+		job.t, job.num = U, num
+		return g, r.typeChangeTrial(*job, tb, budget, local, pt, l, nodes)
+	}
+	m := &r.p.htc
+	o := m.entry(r, key, len(nodes) > 0, U)
+	if o.gen != m.gen {
+		best := r.p.bestLocality(U, num)
+		g := r.gain(*job, U, best, pt, l)
+		j := inst{id: job.id, t: U, num: num}
+		*o = htcOutcome{gen: m.gen, g: g, feasBest: r.feasible(j, U, best)} // ver 0: no outcome yet
+		if o.feasBest {
+			o.gainDirect = r.gainNew(j, U, best) - r.prevGain(j, pt, l, nodes)
 		}
 	}
-	g := r.gain(*job, U, r.p.bestLocality(U, num), pt, l)
 	job.t, job.num = U, num
-	m := r.typeChangeTrial(*job, tb, budget, local, pt, l, nodes)
-	if o != nil {
-		*o = htcOutcome{gen: r.p.htc.gen, ver: ver, upper: upper, used: budget - m.budget, ok: m.ok, g: g, gain: m.gain}
+	upper, ver := min(budget, local), tb.tver[U]
+	if o.ver != ver || o.upper != upper {
+		res := r.memoTrial(o, *job, tb, budget, local, pt, l, nodes)
+		o.ver, o.upper, o.ok, o.gain, o.used = ver, upper, res.ok, res.gain, budget-res.budget
 	}
-	return g, m
+	if checkHTCMemo {
+		r.checkTypeChange(*o, *job, tb, budget, local, pt, l, nodes)
+	}
+	return o.g, migration{ok: o.ok, gain: o.gain, budget: budget - o.used, tbl: tb}
+}
+
+// memoTrial is typeChangeTrial for a trial whose job-only reads o holds:
+// the best locality's feasibility and, for a direct placement (roomFit),
+// its gain.
+func (r *round) memoTrial(o *htcOutcome, job inst, tb *table, budget, local, pt int, l loc, nodes []int) migration {
+	if !o.feasBest {
+		return migration{gain: infeasibleThr, budget: budget, tbl: tb}
+	}
+	if ok, known := r.roomFit(tb, job.t, job.num); known && ok {
+		return migration{ok: true, gain: o.gainDirect, budget: budget, tbl: tb}
+	}
+	return r.shapedTrial(job, tb, budget, local, pt, l, nodes)
 }
 
 // htcMemo holds the outcomes of htcMove's type-change trials within one
@@ -735,12 +753,18 @@ type htcMemo struct {
 }
 
 // htcOutcome is one type-change trial's result and what it was computed
-// from.
+// from: what it reads of the job alone (for the memo's generation gen),
+// and its outcome for type U's slots' version ver (0: none yet).
 type htcOutcome struct {
-	gen, ver    uint64 // the memo's round and type U's slots' version
-	upper, used int    // the pass limit, and the budget the search used
-	ok          bool
-	g, gain     float64 // the type change's gain, and the migration's
+	gen        uint64
+	g          float64 // the type change's gain
+	feasBest   bool    // the best locality on U is feasible
+	gainDirect float64 // the migration's gain if placed directly
+	ver        uint64
+	upper      int // the pass limit
+	used       int // the budget the search used
+	ok         bool
+	gain       float64 // the migration's gain
 }
 
 // sync starts a new generation of the memo where round r needs one.

@@ -146,11 +146,17 @@ func (r *round) placeSearch(in inst, ty, n int, tb *table, budget, local int, an
 // search must run (bubble migration, relaxed locality, or a placement
 // placeJob could refuse). tb must hold no slot of the job on that type.
 func (r *round) directFit(tb *table, in inst) (ok, known bool) {
-	tp := r.p.tp
-	ty, n := in.t, in.num
-	if !r.feasible(in, ty, r.p.bestLocality(ty, n)) {
+	if !r.feasible(in, in.t, r.p.bestLocality(in.t, in.num)) {
 		return false, true
 	}
+	return r.roomFit(tb, in.t, in.num)
+}
+
+// roomFit is directFit for a job whose best locality is feasible: it reads
+// of the job only its type ty and count n. known is false when the search
+// must run; else the job is placed directly (ok).
+func (r *round) roomFit(tb *table, ty, n int) (ok, known bool) {
+	tp := r.p.tp
 	if ty >= tp.clusterTypes {
 		return false, false // no nodes: let the search tell
 	}
