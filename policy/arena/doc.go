@@ -169,7 +169,10 @@
 //     on every write, copied by a copy, restored by a rollback), which
 //     identifies their content across tables and rounds; the type-change
 //     trials' outcomes are kept by trial key, new type and its version
-//     (htcMemo), a trial missing there is told from its search's shape —
+//     (htcMemo), with what a trial reads of the job alone (its gains,
+//     the best locality's feasibility) kept for the run; a trial whose
+//     type's version moved is told from the type's room (roomFit) or
+//     else from its search's shape —
 //     the migration search with every locality feasible, which reads of
 //     the job only its type and count, kept by type, count, pass limit
 //     and version for every workload — and the job's feasibilities
