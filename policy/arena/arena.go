@@ -78,6 +78,9 @@ type Policy struct {
 	// trialKeys numbers the (workload, quota) pairs its keyed part has met.
 	trials    trialMemo
 	trialKeys map[trialKey]int
+	// htc is the downgrade search's memo of type-change trials
+	// (downgrade.go).
+	htc htcMemo
 	// seen marks the trial keys met in one type-change step (where seen
 	// equals seenGen).
 	seen    []uint64

@@ -173,7 +173,27 @@
 //     record, and lists the jobs to search from the groups (twins.walk),
 //     reading one by one only the records whose doubling depends on
 //     their own nodes: a step after the first costs the groups and the
-//     changed records rather than every running job.
+//     changed records rather than every running job;
+//   - the downgrade search copies a table only for a plan it keeps: the
+//     steps of a last-level plan run on the plan's own table and are
+//     rolled back, every target migration runs in place and is rolled
+//     back, a last-level shrink of a type other than the target's (which
+//     records nothing) is skipped, and a feasible plan that does not beat
+//     every one before it (fitOneJob could never choose it) is left out
+//     (expansion.fast);
+//   - a table keeps a version of each GPU type's slots (table.tver: new
+//     on every write, copied by a copy, restored by a rollback), which
+//     identifies their content across tables and rounds; the type-change
+//     trials' outcomes are kept by trial key, new type and its version
+//     (htcMemo), with what a trial reads of the job alone (its gains,
+//     the best locality's feasibility) kept for the run; a trial whose
+//     type's version moved is told from the type's room (roomFit) or
+//     else from its search's shape —
+//     the migration search with every locality feasible, which reads of
+//     the job only its type and count, kept by type, count, pass limit
+//     and version for every workload — and the job's feasibilities
+//     (shapedTrial), and a type's room for the direct-fit test is kept
+//     by its version (roomOfType).
 //
 // These shortcuts are checked against running every search in full
 // (TestSearchShortcutsChangeNothing), the table copies against a scan
@@ -190,6 +210,11 @@
 // (TestFixupSkipsOnlyUnchangedJobs), the twin records and the grouped walk
 // against the jobs' state and the walk over every job
 // (TestTwinRecordsMatchState), the quotas against a full read
-// (TestQuotasMatchFullRead), and the real table's snapshots' stats are
-// counted as inherited, not scanned (TestRealSnapshotsInheritStats).
+// (TestQuotasMatchFullRead), the real table's snapshots' stats
+// counted as inherited, not scanned (TestRealSnapshotsInheritStats),
+// the downgrade search's fast form against the literal one search by
+// search (TestDowngradeFastFormMatchesLiteral), the type-change trials
+// told without a search against the search (TestTypeChangeMemoMatchesTrials,
+// TestShapedTrialRelaxed) and the type versions against the slots
+// (TestTypeVersionsIdentifyContent).
 package arena

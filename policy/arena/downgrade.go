@@ -1,7 +1,9 @@
 package arena
 
 import (
+	"math"
 	"slices"
+	"sync/atomic"
 
 	"github.com/arena-sim/arena/sim"
 )
@@ -34,8 +36,28 @@ type plan struct {
 // repeat the second level's work exactly and can only add plans equal to
 // ones already found (never chosen under strict comparison), so they are
 // skipped.
+//
+// With the shortcuts on, the list holds only the plans the caller can
+// choose: fitOneJob takes the first plan with the strictly largest gain,
+// so a feasible plan whose gain does not beat every one found before it in
+// the search is left out (the first plan with the largest gain is the same
+// either way), and its table is never copied (expansion.fast).
 func (r *round) downgradeSearch(target inst, tb *table, depth, budget, local int) []plan {
+	if !searchShortcuts {
+		return r.downgradeSearchIn(target, tb, depth, budget, local, false)
+	}
+	plans := r.downgradeSearchIn(target, tb, depth, budget, local, true)
+	if checkDowngrade {
+		r.checkDowngradeSearch(plans, target, tb, depth, budget, local)
+	}
+	return plans
+}
+
+// downgradeSearchIn is downgradeSearch in the fast form or the literal
+// one (see expansion.fast).
+func (r *round) downgradeSearchIn(target inst, tb *table, depth, budget, local int, fast bool) []plan {
 	var feasible []plan
+	best := math.Inf(-1)
 	input := []plan{{tbl: r.clone(tb), target: target, gain: 0, budget: budget}}
 	var output []plan
 	expanded := 0 // output[:expanded] were expanded at an earlier level
@@ -49,61 +71,144 @@ func (r *round) downgradeSearch(target inst, tb *table, depth, budget, local int
 			if pi < alreadyDone {
 				continue // a re-expansion of an earlier level's plan
 			}
-			lastLevel := level == depth
-			r.expandPlan(p, target.id, local, &feasible, &output, lastLevel)
+			r.expandPlan(&expansion{p: p, targetID: target.id, local: local, feasible: &feasible, best: &best,
+				output: &output, lastLevel: level == depth, fast: fast})
 		}
 		input = append(input, output...)
 	}
 	return feasible
 }
 
+// expansion is one plan's expansion: the plan, where its results go and
+// how its steps run.
+type expansion struct {
+	p        plan
+	targetID sim.JobID
+	local    int
+	feasible *[]plan
+	// best is the largest gain of the feasible plans found so far in the
+	// search (−∞ before the first).
+	best      *float64
+	output    *[]plan
+	lastLevel bool
+	// fast: the steps of a last-level plan run on the plan's own table,
+	// rolled back after each (table.checkpoint), every target migration
+	// runs in place and is rolled back, and a table is copied only for a
+	// feasible plan that beats the best so far — instead of a copy of the
+	// plan's table for every step and another for every migration (the
+	// literal form, the artifact's deep copies). A step's copy costs the
+	// plan's delta against its snapshot, up to the real table's
+	// arrivalRebase slots; its writes are a few slots.
+	fast bool
+}
+
 // expandPlan runs, on plan p, one shrink step per GPU type and one
 // type-change step, recording feasible plans and plans to expand further.
-func (r *round) expandPlan(p plan, targetID sim.JobID, local int, feasible, output *[]plan, lastLevel bool) {
+//
+// Of a last-level plan (fast form) a shrink step of a type other than the
+// target's is skipped: it only makes room for a later step, of which there
+// is none, and records nothing.
+func (r *round) expandPlan(x *expansion) {
 	v := r.p.variant
-	// Every step starts from a fresh copy of p's table, so the candidate
-	// list and the table's job stats are the same for all of them.
-	cands, st := r.candidates(p.tbl, targetID)
+	p := x.p
+	// Every step starts from p's table as it is, so the candidate list
+	// and the table's job stats are the same for all of them.
+	cands, st := r.candidates(p.tbl, x.targetID)
 	var sv *shrinkView
 	if !v.NoScaling {
 		sv = r.shrinkCandidates(p.target, cands, st)
 	}
+	inPlace := x.fast && x.lastLevel
+	targetType, _, _, _ := r.statOf(st, p.target.id, p.target.t, p.target.num)
 	for T := range r.p.tp.types {
 		if v.NoScaling || len(r.p.tp.nodesOfType[T]) == 0 {
 			continue // shrink is off, or the type is absent (_is_type_existed)
 		}
-		tbl := r.clone(p.tbl)
-		tgt := p.target
-		res := r.shrinkStep(&tgt, T, sv, st, tbl, p.gain, p.budget, local)
-		if !res.changed {
+		if inPlace && T != targetType {
 			continue
 		}
-		mods := append(append([]modification(nil), p.mods...), res.mod)
-		if res.ok && r.modificationCheck(mods) {
-			*feasible = append(*feasible, plan{tbl: res.tbl, target: tgt, gain: res.gain + res.migGain, budget: res.budgetAfter, mods: mods})
+		tbl, ck, mark := r.stepTable(p.tbl, inPlace)
+		tgt := p.target
+		res := r.shrinkMove(&tgt, T, sv, st, tbl, p.gain, p.budget)
+		var keep *table
+		if res.changed {
+			keep = r.settle(x, tbl, tgt, res, T == targetType, false)
 		}
-		if (!res.ok || res.relaxed) && !lastLevel {
-			*output = append(*output, plan{tbl: tbl, target: tgt, gain: res.gain, budget: p.budget, mods: mods})
-		}
+		r.endStep(x, tbl, ck, mark, inPlace, keep)
 	}
 	if v.NoTypeChange {
 		return
 	}
-	tbl := r.clone(p.tbl)
+	tbl, ck, mark := r.stepTable(p.tbl, inPlace)
 	tgt := p.target
-	res := r.htcStep(&tgt, cands, st, tbl, p.gain, p.budget, local)
-	if !res.changed {
-		return
+	res := r.htcMove(&tgt, cands, st, tbl, p.gain, p.budget, x.local)
+	var keep *table
+	if res.changed {
+		keep = r.settle(x, tbl, tgt, res, true, true)
+	}
+	r.endStep(x, tbl, ck, mark, inPlace, keep)
+}
+
+// stepTable is the table a step of a plan (table pt) runs on: pt itself
+// under a checkpoint (in place), else a copy; mark scopes the copies the
+// step makes after it.
+func (r *round) stepTable(pt *table, inPlace bool) (*table, checkpoint, int) {
+	if inPlace {
+		return pt, pt.checkpoint(), r.p.pool.mark()
+	}
+	return r.clone(pt), checkpoint{}, r.p.pool.mark()
+}
+
+// endStep undoes an in-place step and, in the fast form, returns the
+// copies the step made to the pool but keep, the table of the feasible
+// plan it recorded (in the literal form every copy lives until the fit
+// ends).
+func (r *round) endStep(x *expansion, tbl *table, ck checkpoint, mark int, inPlace bool, keep *table) {
+	if inPlace {
+		tbl.rollback(ck)
+	}
+	if x.fast {
+		r.p.pool.release(mark, keep)
+	}
+}
+
+// settle ends a step of x that changed a job (res, from shrinkMove or
+// htcMove, which worked on tbl): the target's migration search on
+// res.tbl if migrate, then the feasible plan (in the fast form only if it
+// beats the best so far) and the plan to expand further, on tbl as the
+// step left it (after an aborted RHD pair of htcMove's move, tbl holds the
+// half-done state, as in the artifact). It returns the feasible plan's
+// table, nil if none.
+func (r *round) settle(x *expansion, tbl *table, tgt inst, res stepResult, migrate, htc bool) *table {
+	p := x.p
+	on := res.tbl
+	var ck checkpoint
+	if migrate {
+		src := on
+		if x.fast {
+			ck = on.checkpoint()
+		} else {
+			src = r.clone(on)
+		}
+		res = r.targetMigrated(&tgt, res, src, x.local, htc)
 	}
 	mods := append(append([]modification(nil), p.mods...), res.mod)
-	if res.ok && r.modificationCheck(mods) {
-		*feasible = append(*feasible, plan{tbl: res.tbl, target: tgt, gain: res.gain + res.migGain, budget: res.budgetAfter, mods: mods})
+	var keep *table
+	if g := res.gain + res.migGain; res.ok && (!x.fast || g > *x.best) && r.modificationCheck(mods) {
+		keep = res.tbl
+		if x.fast && keep == on {
+			keep = r.clone(on) // before the rollback below
+		}
+		*x.best = max(*x.best, g)
+		*x.feasible = append(*x.feasible, plan{tbl: keep, target: tgt, gain: g, budget: res.budgetAfter, mods: mods})
 	}
-	if (!res.ok || res.relaxed) && !lastLevel {
-		// tbl is the object the step worked on: after an aborted RHD pair it
-		// holds the half-done state, as in the artifact.
-		*output = append(*output, plan{tbl: tbl, target: tgt, gain: res.gain, budget: res.budget, mods: mods})
+	if migrate && x.fast {
+		on.rollback(ck)
 	}
+	if (!res.ok || res.relaxed) && !x.lastLevel {
+		*x.output = append(*x.output, plan{tbl: tbl, target: tgt, gain: res.gain, budget: res.budget, mods: mods})
+	}
+	return keep
 }
 
 // candidates is _get_run_job_ids: jobs on USED slots in order of first
@@ -342,11 +447,22 @@ func (r *round) shrinkCandidates(tgt inst, cands []sim.JobID, st *statSet) *shri
 
 // shrinkStep is _shrink_one_job_and_migration_search for GPU type T: halve
 // the job of type T with the best throughput change among those holding
-// at least half the largest count; then, if T is the target's type, run
-// the target's migration search on a copy. sv is the plan's candidates
-// (shrinkCandidates).
+// at least half the largest count (shrinkMove); then, if T is the target's
+// type, run the target's migration search on a copy. sv is the plan's
+// candidates (shrinkCandidates).
 func (r *round) shrinkStep(tgt *inst, T int, sv *shrinkView, st *statSet, tb *table, gain float64, budget, local int) stepResult {
 	targetType, _, _, _ := r.statOf(st, tgt.id, tgt.t, tgt.num)
+	res := r.shrinkMove(tgt, T, sv, st, tb, gain, budget)
+	if !res.changed || T != targetType {
+		return res // only makes room for a later type change of another job
+	}
+	return r.targetMigrated(tgt, res, r.clone(res.tbl), local, false)
+}
+
+// shrinkMove is shrinkStep's change of tb: the chosen job halved (and
+// tgt's count, if it is the target), gain the plan's gain with it; the
+// target's migration is left to the caller.
+func (r *round) shrinkMove(tgt *inst, T int, sv *shrinkView, st *statSet, tb *table, gain float64, budget int) stepResult {
 	maxAlloc := sv.maxAlloc[T]
 	maxGain := infeasibleThr - 1
 	chosen := empty
@@ -384,26 +500,29 @@ func (r *round) shrinkStep(tgt *inst, T int, sv *shrinkView, st *statSet, tb *ta
 			shrinkInTable(tb, prevNodes, prevLoc, chosen, newNum)
 		}
 	}
-	if T != targetType {
-		// Only makes room for a later type change of another job.
-		return stepResult{tbl: tb, changed: true, mod: modification{chosen, T, newLoc}, gain: gain, migGain: infeasibleThr, budget: budget, budgetAfter: budget}
-	}
-	m, _, l := r.migrateTarget(tgt, tb, chosen, budget, local)
-	return stepResult{ok: m.ok, tbl: m.tbl, changed: true, mod: modification{chosen, T, l}, gain: gain, migGain: m.gain, relaxed: m.relaxed, budget: budget, budgetAfter: m.budget}
+	return stepResult{tbl: tb, changed: true, mod: modification{chosen, T, newLoc}, gain: gain, migGain: infeasibleThr, budget: budget, budgetAfter: budget}
 }
 
-// migrateTarget ends a step: the target's migration search on a copy of
-// tb, and the config the step's changed job ends up with there (read from
-// the table, or from the plan's target / the registered job).
-func (r *round) migrateTarget(tgt *inst, tb *table, changed sim.JobID, budget, local int) (migration, int, loc) {
-	m := r.migrationSearch(*tgt, r.clone(tb), budget, local, true)
+// targetMigrated ends a step (res) with the target's migration search on
+// src (res.tbl or a copy of it): res with the search's outcome and table,
+// and the config the step's changed job ends up with there (read from the
+// table, or from the plan's target / the registered job); a type-change
+// step (htc) takes the changed job's type from there too.
+func (r *round) targetMigrated(tgt *inst, res stepResult, src *table, local int, htc bool) stepResult {
+	m := r.migrationSearch(*tgt, src, res.budget, local, true)
+	changed := res.mod.id
 	ft, fn := tgt.t, tgt.num
 	if changed != tgt.id {
 		q := r.js(changed).quota
 		ft, fn = q.t, q.num
 	}
 	t, _, l := r.rtConfig(m.tbl, changed, ft, fn)
-	return m, t, l
+	res.ok, res.tbl, res.migGain, res.relaxed, res.budgetAfter = m.ok, m.tbl, m.gain, m.relaxed, m.budget
+	res.mod.l = l
+	if htc {
+		res.mod.t = t
+	}
+	return res
 }
 
 func floorDiv(a, b int) int {
@@ -452,8 +571,20 @@ func shrinkInTable(tb *table, nodes []int, prev loc, id sim.JobID, newNum int) {
 }
 
 // htcStep is _htc_one_job_and_migration_search: move one job of the
-// target's GPU type to another type with enough idle GPUs, then run the
-// target's migration search on a copy.
+// target's GPU type to another type with enough idle GPUs (htcMove), then
+// run the target's migration search on a copy.
+func (r *round) htcStep(tgt *inst, cands []sim.JobID, st *statSet, tb *table, gain float64, budget, local int) stepResult {
+	res := r.htcMove(tgt, cands, st, tb, gain, budget, local)
+	if !res.changed {
+		return res
+	}
+	return r.targetMigrated(tgt, res, r.clone(res.tbl), local, true)
+}
+
+// htcMove is htcStep's change of tb: the chosen job moved (its migration
+// search runs on tb; res.tbl is the table it ended on) or, if it is the
+// target, tgt re-typed and its slots cleared; the target's migration is
+// left to the caller.
 //
 // Selection quirk kept: the target job's options are compared by the type
 // change gain alone and other jobs' by gain + migration gain, each against
@@ -461,7 +592,7 @@ func shrinkInTable(tb *table, nodes []int, prev loc, id sim.JobID, newNum int) {
 // (the last candidate) wins. Candidates' configs, the target's included, are
 // read from the table or else from the registered job (so an earlier shrink
 // of an unplaced target in this plan is ignored, and undone).
-func (r *round) htcStep(tgt *inst, cands []sim.JobID, st *statSet, tb *table, gain float64, budget, local int) stepResult {
+func (r *round) htcMove(tgt *inst, cands []sim.JobID, st *statSet, tb *table, gain float64, budget, local int) stepResult {
 	targetType, _, _, _ := r.statOf(st, tgt.id, tgt.t, tgt.num)
 	maxGain, maxGainMig := infeasibleThr, infeasibleThr
 	chosen := empty
@@ -497,14 +628,15 @@ func (r *round) htcStep(tgt *inst, cands []sim.JobID, st *statSet, tb *table, ga
 			r.p.seen[k] = r.p.seenGen
 		}
 		job := r.registered(id) // the artifact's deep copy of the registered job
+		key := -1
+		if group {
+			key = r.p.keyOf(js, quota{pt, num, l})
+		}
 		for U := range r.p.tp.types {
 			if U == targetType || tb.freeOfType(U) < num {
 				continue
 			}
-			nl := r.p.bestLocality(U, num)
-			g := r.gain(job, U, nl, pt, l)
-			job.t, job.num = U, num
-			m := r.typeChangeTrial(job, tb, budget, local, pt, l, nodes)
+			g, m := r.typeChange(&job, U, num, tb, budget, local, pt, l, nodes, key)
 			gm := g + m.gain
 			if ((g > maxGain && id == tgt.id) || (gm > maxGainMig && id != tgt.id)) && m.ok {
 				if id == tgt.id {
@@ -536,8 +668,167 @@ func (r *round) htcStep(tgt *inst, cands []sim.JobID, st *statSet, tb *table, ga
 		}
 		gain += maxGain
 	}
-	m, t, l := r.migrateTarget(tgt, tb, chosen, budget, local)
-	return stepResult{ok: m.ok, tbl: m.tbl, changed: true, mod: modification{chosen, t, l}, gain: gain, migGain: m.gain, relaxed: m.relaxed, budget: budget, budgetAfter: m.budget}
+	return stepResult{tbl: tb, changed: true, mod: modification{id: chosen}, gain: gain, migGain: infeasibleThr, budget: budget, budgetAfter: budget}
+}
+
+// typeChange is one type-change trial of htcMove: the gain of moving job
+// (on type pt at locality l over nodes in tb, none if nodes is empty) to
+// type U at its best locality, and the migration search's outcome there
+// (typeChangeTrial); job takes type U and count num after the gain is read,
+// as in the artifact's loop (only arena-ddl's deadline check reads the
+// count). With key ≥ 0 (job's trial key: not for arena-ddl) the round's
+// memo (htcMemo) keeps what the trial reads of the job alone — the gain,
+// the best locality's feasibility and the direct placement's gain — and
+// the outcome for tb's version of type U's slots.
+func (r *round) typeChange(job *inst, U, num int, tb *table, budget, local, pt int, l loc, nodes []int, key int) (float64, migration) {
+	if key < 0 || U >= len(tb.tver) {
+		g := r.gain(*job, U, r.p.bestLocality(U, num), pt, l)
+		job.t, job.num = U, num
+		return g, r.typeChangeTrial(*job, tb, budget, local, pt, l, nodes)
+	}
+	m := &r.p.htc
+	o := m.entry(r, key, len(nodes) > 0, U)
+	if o.gen != m.gen {
+		best := r.p.bestLocality(U, num)
+		g := r.gain(*job, U, best, pt, l)
+		j := inst{id: job.id, t: U, num: num}
+		*o = htcOutcome{gen: m.gen, g: g, feasBest: r.feasible(j, U, best)} // ver 0: no outcome yet
+		if o.feasBest {
+			o.gainDirect = r.gainNew(j, U, best) - r.prevGain(j, pt, l, nodes)
+		}
+	}
+	job.t, job.num = U, num
+	upper, ver := min(budget, local), tb.tver[U]
+	if o.ver != ver || o.upper != upper {
+		res := r.memoTrial(o, *job, tb, budget, local, pt, l, nodes)
+		o.ver, o.upper, o.ok, o.gain, o.used = ver, upper, res.ok, res.gain, budget-res.budget
+	}
+	if checkHTCMemo {
+		r.checkTypeChange(*o, *job, tb, budget, local, pt, l, nodes)
+	}
+	return o.g, migration{ok: o.ok, gain: o.gain, budget: budget - o.used, tbl: tb}
+}
+
+// memoTrial is typeChangeTrial for a trial whose job-only reads o holds:
+// the best locality's feasibility and, for a direct placement (roomFit),
+// its gain.
+func (r *round) memoTrial(o *htcOutcome, job inst, tb *table, budget, local, pt int, l loc, nodes []int) migration {
+	if !o.feasBest {
+		return migration{gain: infeasibleThr, budget: budget, tbl: tb}
+	}
+	if ok, known := r.roomFit(tb, job.t, job.num); known && ok {
+		return migration{ok: true, gain: o.gainDirect, budget: budget, tbl: tb}
+	}
+	return r.shapedTrial(job, tb, budget, local, pt, l, nodes)
+}
+
+// htcMemo holds the outcomes of htcMove's type-change trials within one
+// round (Policy.htc), by trial key, whether the job holds slots, and new
+// type U. A trial reads of the table only type U's slots: the job holds
+// none there (each job holds one type), the migration search and the
+// direct-fit test read only U's nodes and the jobs on them, and clearing
+// the job's own slots (of its type) changes none of U's. It reads of the
+// job only its workload and config, which the key is (the gain of leaving
+// the slots it holds, if any, as the flag tells), and of the budget only
+// the pass limit min(budget, local): what a search leaves is what it had
+// less what it used. So an outcome holds for any table with the same
+// version of U's slots (table.tver) and the same pass limit: across the
+// steps and plans of one search, whose tables share the versions of the
+// types their changes left alone, and across the arrivals of a round
+// while type U's slots stand, and across rounds: a table's versions
+// identify its content for the whole run (a loaded table takes new ones).
+// Only faults bound it to a round: the nodes they block are the round's,
+// so a round with faults, and the first round after one, start afresh.
+// Not for arena-ddl, whose feasibility reads each job's deadline and
+// progress.
+type htcMemo struct {
+	r      *round // the round the memo last served
+	faulty bool   // r's view had faults (blocked nodes)
+	gen    uint64 // the entries that hold are those with this gen
+	types  int
+	out    []htcOutcome
+	// shapes are the migration searches' shapes (searchShape), emptied
+	// when gen moves.
+	shapes map[shapeKey]searchEnd
+}
+
+// htcOutcome is one type-change trial's result and what it was computed
+// from: what it reads of the job alone (for the memo's generation gen),
+// and its outcome for type U's slots' version ver (0: none yet).
+type htcOutcome struct {
+	gen        uint64
+	g          float64 // the type change's gain
+	feasBest   bool    // the best locality on U is feasible
+	gainDirect float64 // the migration's gain if placed directly
+	ver        uint64
+	upper      int // the pass limit
+	used       int // the budget the search used
+	ok         bool
+	gain       float64 // the migration's gain
+}
+
+// sync starts a new generation of the memo where round r needs one.
+func (m *htcMemo) sync(r *round) {
+	nt := len(r.p.tp.types)
+	moved := m.gen == 0 // a zero entry never holds
+	if m.r != r {
+		faulty := r.v.Nodes != nil
+		moved = moved || faulty || m.faulty
+		m.r, m.faulty = r, faulty
+	}
+	if m.types != nt {
+		m.out = m.out[:0] // laid out for another number of types
+		m.types = nt
+		moved = true
+	}
+	if moved {
+		m.gen++
+		if m.shapes == nil {
+			m.shapes = map[shapeKey]searchEnd{}
+		}
+		clear(m.shapes)
+	}
+}
+
+// entry is the outcome slot of (key, placed, U) for round r.
+func (m *htcMemo) entry(r *round, key int, placed bool, U int) *htcOutcome {
+	m.sync(r)
+	nt := m.types
+	i := 2 * key
+	if placed {
+		i++
+	}
+	i = i*nt + U
+	if i >= len(m.out) {
+		m.out = append(m.out, make([]htcOutcome, max(i+1, 2*len(m.out))-len(m.out))...)
+	}
+	return &m.out[i]
+}
+
+// checkHTCMemo makes every trial outcome htcMemo holds, and every one
+// told from a search's shape, run the search and compare (for the test;
+// runs may be concurrent).
+var (
+	checkHTCMemo                   bool
+	htcMemoChecks, htcMemoMismatch atomic.Int64
+)
+
+// checkTypeChange is checkHTCMemo's comparison of a held outcome o with
+// the trial run afresh.
+func (r *round) checkTypeChange(o htcOutcome, job inst, tb *table, budget, local, pt int, l loc, nodes []int) {
+	g := r.gain(inst{id: job.id, t: pt, num: job.num}, job.t, r.p.bestLocality(job.t, job.num), pt, l)
+	r.checkTrial(migration{ok: o.ok, gain: o.gain, budget: budget - o.used}, job, tb, budget, local, nodes, g == o.g)
+}
+
+// checkTrial is checkHTCMemo's comparison of a trial's outcome m, told
+// without its search, with the search run (literalTrial); same says
+// whether what else the caller compared agreed.
+func (r *round) checkTrial(m migration, job inst, tb *table, budget, local int, nodes []int, same bool) {
+	lit := r.literalTrial(job, tb, budget, local, nodes)
+	htcMemoChecks.Add(1)
+	if !same || lit.ok != m.ok || lit.ok && lit.gain != m.gain || lit.budget != m.budget {
+		htcMemoMismatch.Add(1)
+	}
 }
 
 // typeChangeTrial is the migration search of htcStep's trial: job (on
@@ -546,20 +837,28 @@ func (r *round) htcStep(tgt *inst, cands []sim.JobID, st *statSet, tb *table, ga
 // it on a copy; an aborted RHD pair's table is released) unless directFit
 // tells its outcome: then nobody moves, and the gain is the best
 // locality's throughput less that of the job's slots, as the search
-// prices them.
+// prices them; or else the search's shape does (shapedTrial). The gain of
+// a trial that fails is never read.
 func (r *round) typeChangeTrial(job inst, tb *table, budget, local, pt int, l loc, nodes []int) migration {
 	if searchShortcuts {
 		switch ok, known := r.directFit(tb, job); {
 		case known && !ok:
 			return migration{gain: infeasibleThr, budget: budget, tbl: tb}
 		case known:
-			prev := 0.0
-			if len(nodes) > 0 {
-				prev = r.gainNew(job, pt, l)
+			return migration{ok: true, gain: r.gainNew(job, job.t, r.p.bestLocality(job.t, job.num)) - r.prevGain(job, pt, l, nodes), budget: budget, tbl: tb}
+		case job.t < len(tb.tver):
+			m := r.shapedTrial(job, tb, budget, local, pt, l, nodes)
+			if checkHTCMemo {
+				r.checkTrial(m, job, tb, budget, local, nodes, true)
 			}
-			return migration{ok: true, gain: r.gainNew(job, job.t, r.p.bestLocality(job.t, job.num)) - prev, budget: budget, tbl: tb}
+			return m
 		}
 	}
+	return r.literalTrial(job, tb, budget, local, nodes)
+}
+
+// literalTrial is typeChangeTrial's search run on tb and undone.
+func (r *round) literalTrial(job inst, tb *table, budget, local int, nodes []int) migration {
 	mark := r.p.pool.mark()
 	ck := tb.checkpoint()
 	m := r.migrationSearchOn(job, tb, budget, local, true, nodes, true)
@@ -567,6 +866,92 @@ func (r *round) typeChangeTrial(job inst, tb *table, budget, local, pt int, l lo
 	r.p.pool.release(mark, nil)
 	return m
 }
+
+// prevGain is what a trial's migration search prices the job's slots at
+// (type pt, locality l over nodes; 0 without slots).
+func (r *round) prevGain(job inst, pt int, l loc, nodes []int) float64 {
+	if len(nodes) == 0 {
+		return 0
+	}
+	return r.gainNew(job, pt, l)
+}
+
+// shapedTrial is a type-change trial told from the shape of its search
+// (searchShape: the search with every locality feasible, which reads of
+// the job only its type and count) and the job's feasibilities: the
+// search fails where the best locality is infeasible; else it places the
+// job where the shape did, at the best locality, or, relaxed, at the
+// first locality of the halving with room, unless a locality before it or
+// it is infeasible, where the search stops. The gain is then the
+// placement's throughput less that of the job's slots, as the search
+// prices them.
+func (r *round) shapedTrial(job inst, tb *table, budget, local, pt int, l loc, nodes []int) migration {
+	U, n := job.t, job.num
+	fail := migration{gain: infeasibleThr, budget: budget, tbl: tb}
+	if !r.feasible(job, U, r.p.bestLocality(U, n)) {
+		return fail
+	}
+	sh := r.searchShape(job, tb, budget, local)
+	if !sh.ok {
+		return fail
+	}
+	placed := migration{ok: true, relaxed: sh.relaxed, budget: budget - sh.used, tbl: tb}
+	if !sh.relaxed {
+		placed.gain = r.gainNew(job, U, sh.l) - r.prevGain(job, pt, l, nodes)
+		return placed
+	}
+	capacity := r.p.tp.typeCap[U]
+	for q := n; q > 1; {
+		q /= 2
+		if q > capacity || n%q != 0 {
+			continue // as relaxedLocality
+		}
+		lq := loc{n / q, q}
+		if !r.feasible(job, U, lq) {
+			return fail
+		}
+		if lq == sh.l {
+			placed.gain = r.gainNew(job, U, lq) - r.prevGain(job, pt, l, nodes)
+			return placed
+		}
+	}
+	return fail
+}
+
+// searchShape is the shape of job's migration search on its type U in tb
+// (placeSearch with every locality feasible, run on tb and undone), from
+// the memo (htcMemo.shapes) when it holds one for U, the job's count, the
+// pass limit min(budget, local) and tb's version of U's slots: the search
+// reads nothing else (the job holds no slot of U, so its ID meets nothing
+// there), and jobs of every workload share it.
+func (r *round) searchShape(job inst, tb *table, budget, local int) searchEnd {
+	m := &r.p.htc
+	m.sync(r)
+	k := shapeKey{t: job.t, n: job.num, upper: min(budget, local), ver: tb.tver[job.t]}
+	if sh, ok := m.shapes[k]; ok {
+		return sh
+	}
+	mark := r.p.pool.mark()
+	ck := tb.checkpoint()
+	sh := r.placeSearch(job, job.t, job.num, tb, budget, local, true)
+	tb.rollback(ck)
+	r.p.pool.release(mark, nil)
+	sh.tbl = nil
+	if len(m.shapes) >= maxShapes {
+		clear(m.shapes) // a memo, not a model: dropping entries changes nothing
+	}
+	m.shapes[k] = sh
+	return sh
+}
+
+// shapeKey is what a search's shape is a function of (searchShape).
+type shapeKey struct {
+	t, n, upper int
+	ver         uint64
+}
+
+// maxShapes bounds the shapes htcMemo keeps.
+const maxShapes = 1 << 14
 
 // modificationCheck is _is_no_infeasible_job: walking the modifications in
 // order, an infeasible config puts its job on a "bad" list unless already
@@ -583,4 +968,37 @@ func (r *round) modificationCheck(mods []modification) bool {
 		}
 	}
 	return len(bad) == 0
+}
+
+// checkDowngrade makes every downgrade search (fast form) run the literal
+// form too and compare: the fast plans must be the literal list's plans
+// that beat every plan before them, gain, budget, target, modifications
+// and table content alike (for the test; runs may be concurrent).
+var (
+	checkDowngrade                       bool
+	downgradeChecks, downgradeMismatches atomic.Int64
+)
+
+// checkDowngradeSearch is checkDowngrade's comparison of plans, the fast
+// form's result of the search on (target, tb, ...).
+func (r *round) checkDowngradeSearch(plans []plan, target inst, tb *table, depth, budget, local int) {
+	full := r.downgradeSearchIn(target, tb, depth, budget, local, false)
+	var want []plan
+	best := math.Inf(-1)
+	for _, p := range full {
+		if p.gain > best {
+			best = p.gain
+			want = append(want, p)
+		}
+	}
+	downgradeChecks.Add(1)
+	same := len(want) == len(plans)
+	for i := 0; same && i < len(want); i++ {
+		a, b := want[i], plans[i]
+		same = a.gain == b.gain && a.budget == b.budget && a.target == b.target && slices.Equal(a.mods, b.mods) &&
+			slices.Equal(a.tbl.occ, b.tbl.occ) && slices.Equal(a.tbl.used, b.tbl.used) && slices.Equal(a.tbl.free, b.tbl.free)
+	}
+	if !same {
+		downgradeMismatches.Add(1)
+	}
 }

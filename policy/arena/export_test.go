@@ -55,3 +55,27 @@ func SetCheckFixupSkips(on bool) bool {
 }
 
 func FixupSkips() (skips, mismatches int64) { return fixupSkips.Load(), fixupSkipMismatches.Load() }
+
+// SetCheckDowngrade turns checkDowngrade on or off and returns the previous
+// setting; DowngradeChecks returns the searches compared and those that
+// differed so far.
+func SetCheckDowngrade(on bool) bool {
+	prev := checkDowngrade
+	checkDowngrade = on
+	return prev
+}
+
+func DowngradeChecks() (checks, mismatches int64) {
+	return downgradeChecks.Load(), downgradeMismatches.Load()
+}
+
+// SetCheckHTCMemo turns checkHTCMemo on or off and returns the previous
+// setting; HTCMemoChecks returns the held outcomes compared and those
+// that differed so far.
+func SetCheckHTCMemo(on bool) bool {
+	prev := checkHTCMemo
+	checkHTCMemo = on
+	return prev
+}
+
+func HTCMemoChecks() (checks, mismatches int64) { return htcMemoChecks.Load(), htcMemoMismatch.Load() }

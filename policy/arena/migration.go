@@ -85,17 +85,38 @@ func (r *round) migrationSearchOn(in inst, tb *table, budget, local int, clear b
 // (_get_job_rt_stat: from the table if the job holds slots there, else
 // from the instance).
 func (r *round) migrationSearchInternal(in inst, ty, n int, tb *table, budget, local int) migration {
+	pl := r.placeSearch(in, ty, n, tb, budget, local, false)
+	if !pl.ok {
+		return migration{gain: infeasibleThr, budget: budget, tbl: pl.tbl}
+	}
+	return migration{ok: true, gain: r.gainNew(in, ty, pl.l), relaxed: pl.relaxed, budget: budget - pl.used, tbl: pl.tbl}
+}
+
+// searchEnd is where placeSearch put a job: at locality l (below the best
+// one if relaxed), after using used of the budget, on table tbl; !ok if
+// nowhere.
+type searchEnd struct {
+	ok, relaxed bool
+	l           loc
+	used        int
+	tbl         *table
+}
+
+// placeSearch is migrationSearchInternal's search, its gain left to the
+// caller. With anyFeasible it takes every locality as feasible: then what
+// it does reads of the job only its ID, type ty and count n (the shape of
+// the search, see searchShape).
+func (r *round) placeSearch(in inst, ty, n int, tb *table, budget, local int, anyFeasible bool) searchEnd {
 	capacity := r.p.tp.typeCap[ty]
 	best := r.p.bestLocality(ty, n)
 	partial, idle := tb.partialNodes(ty, n, r.partialBuf, r.idleBuf)
 	defer func() { r.partialBuf, r.idleBuf = partial, idle }()
-	if !r.feasible(in, ty, best) {
-		return migration{gain: infeasibleThr, budget: budget, tbl: tb}
+	if !anyFeasible && !r.feasible(in, ty, best) {
+		return searchEnd{tbl: tb}
 	}
-	gainBest := r.gainNew(in, ty, best)
 	need := nodesNeeded(n, capacity)
 	if tryDirect(tb, in.id, n, need, partial, idle) {
-		return migration{ok: true, gain: gainBest, budget: budget, tbl: tb}
+		return searchEnd{ok: true, l: best, tbl: tb}
 	}
 	upper := min(budget, local)
 	for c := 1; c <= upper; c++ {
@@ -103,7 +124,7 @@ func (r *round) migrationSearchInternal(in inst, ty, n int, tb *table, budget, l
 		tb, changed = r.rhdPass(tb, partial, capacity)
 		partial, idle = tb.partialNodes(ty, n, partial, idle)
 		if tryDirect(tb, in.id, n, need, partial, idle) {
-			return migration{ok: true, gain: gainBest, budget: budget - c, tbl: tb}
+			return searchEnd{ok: true, l: best, used: c, tbl: tb}
 		}
 		if !changed {
 			// A pass that moved nothing is a fixed point: every later pass
@@ -111,10 +132,10 @@ func (r *round) migrationSearchInternal(in inst, ty, n int, tb *table, budget, l
 			break
 		}
 	}
-	if ok, g := r.relaxedLocality(in, ty, n, tb); ok {
-		return migration{ok: true, gain: g, relaxed: true, budget: budget - upper, tbl: tb}
+	if ok, l := r.relaxedLocality(in, ty, n, tb, anyFeasible); ok {
+		return searchEnd{ok: true, relaxed: true, l: l, used: upper, tbl: tb}
 	}
-	return migration{gain: infeasibleThr, budget: budget, tbl: tb}
+	return searchEnd{tbl: tb}
 }
 
 // directFit tells how migrationSearchInternal ends for job in on its GPU
@@ -125,18 +146,24 @@ func (r *round) migrationSearchInternal(in inst, ty, n int, tb *table, budget, l
 // search must run (bubble migration, relaxed locality, or a placement
 // placeJob could refuse). tb must hold no slot of the job on that type.
 func (r *round) directFit(tb *table, in inst) (ok, known bool) {
-	tp := r.p.tp
-	ty, n := in.t, in.num
-	if !r.feasible(in, ty, r.p.bestLocality(ty, n)) {
+	if !r.feasible(in, in.t, r.p.bestLocality(in.t, in.num)) {
 		return false, true
 	}
+	return r.roomFit(tb, in.t, in.num)
+}
+
+// roomFit is directFit for a job whose best locality is feasible: it reads
+// of the job only its type ty and count n. known is false when the search
+// must run; else the job is placed directly (ok).
+func (r *round) roomFit(tb *table, ty, n int) (ok, known bool) {
+	tp := r.p.tp
 	if ty >= tp.clusterTypes {
 		return false, false // no nodes: let the search tell
 	}
 	// directPlace on partialNodes' lists, which hold the first n idle
 	// nodes and the partial nodes from the most idle GPUs down.
 	need := nodesNeeded(n, tp.typeCap[ty])
-	idleNodes, maxPartial := tb.roomOf(ty)
+	idleNodes, maxPartial := tb.roomOfType(ty)
 	switch {
 	case need <= idleNodes:
 		// n/need GPUs on each: the best locality unless n does not fill
@@ -209,9 +236,10 @@ func directPlace(n, need int, partial []nodeFree, idle []int) (fromIdle bool, no
 }
 
 // relaxedLocality is _place_job_with_relaxted_locality: halve the GPUs per
-// node from the job's count; stop at the first infeasible locality; take
-// the first n/q nodes (idle nodes, then the partial list) with q idle GPUs.
-func (r *round) relaxedLocality(in inst, ty, n int, tb *table) (bool, float64) {
+// node from the job's count; stop at the first infeasible locality (none
+// with anyFeasible); take the first n/q nodes (idle nodes, then the
+// partial list) with q idle GPUs. It returns the locality placed at.
+func (r *round) relaxedLocality(in inst, ty, n int, tb *table, anyFeasible bool) (bool, loc) {
 	capacity := r.p.tp.typeCap[ty]
 	partial, idle := tb.partialNodes(ty, n, nil, nil)
 	var wideBuf [512]nodeFree
@@ -220,15 +248,14 @@ func (r *round) relaxedLocality(in inst, ty, n int, tb *table) (bool, float64) {
 		wide = append(wide, nodeFree{nd, capacity})
 	}
 	wide = append(wide, partial...)
-	q := n
-	for q > 1 {
+	for q := n; q > 1; {
 		q /= 2
 		if q > capacity || n%q != 0 {
 			continue // a count q does not divide cannot spread evenly
 		}
 		l := loc{n / q, q}
-		if !r.feasible(in, ty, l) {
-			return false, infeasibleThr
+		if !anyFeasible && !r.feasible(in, ty, l) {
+			return false, loc{}
 		}
 		var nodes []int
 		for _, rec := range wide {
@@ -236,12 +263,12 @@ func (r *round) relaxedLocality(in inst, ty, n int, tb *table) (bool, float64) {
 				nodes = append(nodes, rec.node)
 				if len(nodes) == l.nodes {
 					tb.placeJob(in.id, n, nodes)
-					return true, r.gainNew(in, ty, l)
+					return true, l
 				}
 			}
 		}
 	}
-	return false, infeasibleThr
+	return false, loc{}
 }
 
 // rhdPass is _rhd_bubble_migration: pair the i-th partial node with the

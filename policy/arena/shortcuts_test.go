@@ -263,3 +263,78 @@ func TestFixupSkipsOnlyUnchangedJobs(t *testing.T) {
 		}
 	}
 }
+
+// TestDowngradeFastFormMatchesLiteral: the downgrade search's fast form
+// (the last level's steps run in place on the plan's table and rolled
+// back, every target migration in place, a table copied only for a
+// feasible plan that beats the best so far) must return, search by
+// search, exactly the plans of the literal form (every step and every
+// migration on a copy, every feasible plan kept) that fitOneJob can
+// choose — those beating every plan before them — with the same gain,
+// budget, target, modifications and table content. Self-generated
+// comparison: the oracle is the literal form, run after the fast one on
+// the same input (checkDowngrade). The runs are a Philly window on
+// paper-1280 (depth 3 and 2) and a Pollux window on the 10,240-GPU
+// cluster, for the variants with both steps, without shrink and with
+// deadlines.
+func TestDowngradeFastFormMatchesLiteral(t *testing.T) {
+	defer arena.SetCheckDowngrade(arena.SetCheckDowngrade(true))
+	checkEachSearch(t, "downgrade searches", arena.DowngradeChecks)
+}
+
+// TestTypeChangeMemoMatchesTrials: every type-change trial outcome the
+// downgrade search takes from its memo (htcMemo: kept for a trial key, a
+// new type and that type's slot version, across rounds without faults),
+// and every one it tells from its search's shape (shapedTrial: the
+// search with every locality feasible, shared by all workloads, and the
+// job's feasibilities), must equal the trial's search run on the table at
+// hand — the type change's gain, the search's success, gain and budget
+// left. Self-generated comparison: the oracle is the search the shortcuts
+// skip (checkHTCMemo); the runs are those of
+// TestDowngradeFastFormMatchesLiteral (arena-ddl's trials are not
+// memoised, and arena-nh makes none, so nothing is checked there).
+func TestTypeChangeMemoMatchesTrials(t *testing.T) {
+	defer arena.SetCheckHTCMemo(arena.SetCheckHTCMemo(true))
+	checkEachSearch(t, "type-change trials told without a search", arena.HTCMemoChecks)
+}
+
+// checkEachSearch runs Arena with a per-search check switched on and
+// fails if any check failed, or if none ran on a variant that should
+// make some (counts returns the checks and mismatches so far). The runs
+// are a Philly window on paper-1280 (depth 3 and 2) and on testbed-64, a
+// Pollux window on paper-1280 (with and without node failures) and on the
+// 10,240-GPU cluster, for the variants with both steps, without shrink,
+// without type changes and with deadlines.
+func checkEachSearch(t *testing.T, what string, counts func() (int64, int64)) {
+	if testing.Short() {
+		t.Skip("several Arena runs; skipped with -short")
+	}
+	pollux := &runner.SynthTrace{
+		Name: "philly-pollux.arena", From: "philly-pollux",
+		Keys: [][2]string{{"since", "35d"}, {"until", "37d"}, {"sample", "1920"}, {"recipe", "arena"}},
+	}
+	for _, run := range []runner.Run{
+		{Trace: "philly", Cluster: "paper-1280", Policy: "arena", Timing: sim.Exact, Rounds: 800},
+		{Trace: "philly", Cluster: "paper-1280", Policy: "arena-ns", Timing: sim.Artifact, Rounds: 800},
+		{Trace: "philly", Cluster: "testbed-64", Policy: "arena", Timing: sim.Exact, Rounds: 400},
+		{Synth: pollux, Cluster: "paper-1280", Policy: "arena", Timing: sim.Artifact, Rounds: 300},
+		{Synth: pollux, Cluster: "paper-1280", Policy: "arena", Timing: sim.Exact, Rounds: 300, Faults: "llama3", Seed: 1},
+		{Synth: pollux, Cluster: "paper-1280", Policy: "arena-nh", Timing: sim.Exact, Rounds: 300},
+		{Synth: pollux, Cluster: "../../examples/scale/paper-10240.yaml", Policy: "arena-ddl", Timing: sim.Exact, Rounds: 300},
+	} {
+		t.Run(run.Policy+"/"+run.Cluster, func(t *testing.T) {
+			checks, bad := counts()
+			if _, err := runner.Execute(context.Background(), policy.NewRegistry(), run); err != nil {
+				t.Fatal(err)
+			}
+			checks2, bad2 := counts()
+			if checks2 == checks && run.Policy == "arena" {
+				t.Fatalf("no %s checked: the test does not exercise the mechanism", what)
+			}
+			if bad2 != bad {
+				t.Errorf("%d of %d %s differ", bad2-bad, checks2-checks, what)
+			}
+			t.Logf("%d %s checked", checks2-checks, what)
+		})
+	}
+}

@@ -56,6 +56,12 @@ type topology struct {
 	// a large cluster with tiers).
 	packPartial []nodeFree
 	packIdle    []int
+	// typeClock hands out the tables' type versions (table.tver).
+	typeClock uint64
+	// typeRoom keeps roomOf's answers per cluster type for the last few
+	// versions of its slots asked (roomOfType).
+	typeRoom [][roomWays]roomMemo
+	typeWay  []int
 }
 
 // block sets blocked from the View's node availability.
@@ -157,6 +163,14 @@ type table struct {
 	// room keeps roomOf's answers per type (for the version they were
 	// computed at).
 	room []roomMemo
+	// tver is, per cluster GPU type, the version of the content of the
+	// type's slots (occupant and status): two tables of a topology, or
+	// one at two moments, with the same version of a type hold the same
+	// content on its slots. A write takes a new version from the
+	// topology's clock; a copy takes the source's versions, a rollback
+	// the versions it restores (the undo log keeps them). Read by the
+	// type-change trials' memo (htcMemo).
+	tver []uint64
 }
 
 func newTable(tp *topology, occupant []sim.JobID) *table {
@@ -168,7 +182,7 @@ func newTable(tp *topology, occupant []sim.JobID) *table {
 func blankTable(tp *topology) *table {
 	slots, nodes := len(tp.slotNode), len(tp.nodeCap)
 	return &table{tp: tp, occ: make([]sim.JobID, slots), used: make([]bool, slots),
-		free: make([]int, nodes), tfree: make([]int, tp.clusterTypes),
+		free: make([]int, nodes), tfree: make([]int, tp.clusterTypes), tver: make([]uint64, tp.clusterTypes),
 		slotMark: make([]uint64, (slots+63)/64), nodeMark: make([]uint64, (nodes+63)/64)}
 }
 
@@ -179,6 +193,9 @@ func (t *table) load(occupant []sim.JobID) {
 	t.detach()
 	t.undo, t.logging = t.undo[:0], 0
 	copy(t.occ, occupant)
+	for ty := range t.tver {
+		t.tver[ty] = t.tp.nextTypeVer()
+	}
 	clear(t.tfree)
 	for n := range t.free {
 		t.free[n] = t.tp.nodeCap[n]
@@ -206,6 +223,7 @@ func (t *table) clone() *table {
 // slots back to the snapshot's content, then u's slots from u.
 func (t *table) copyFrom(u *table) {
 	t.ver++
+	copy(t.tver, u.tver)
 	t.copied = 0
 	t.undo, t.logging = t.undo[:0], 0
 	if u.attached() && t.attached() && t.base == u.base {
@@ -310,6 +328,7 @@ func (t *table) set(s int, occ sim.JobID, used bool) {
 	t.ver++
 	t.touch(s)
 	t.log(s)
+	t.newTypeVer(s)
 	t.write(s, occ, used)
 }
 
@@ -341,6 +360,8 @@ func (t *table) moveNode(from, to int, id sim.JobID) {
 		t.touch(flo + i)
 		t.log(tlo + i)
 		t.log(flo + i)
+		t.newTypeVer(tlo + i)
+		t.newTypeVer(flo + i)
 		t.occ[tlo+i] = t.occ[flo+i]
 		t.occ[flo+i] = id
 	}
@@ -354,6 +375,7 @@ func (t *table) restoreNode(n int, occ []sim.JobID, used []bool, f int) {
 	for s := lo; s < hi; s++ {
 		t.touch(s)
 		t.log(s)
+		t.newTypeVer(s)
 	}
 	copy(t.occ[lo:hi], occ)
 	copy(t.used[lo:hi], used)
@@ -582,6 +604,7 @@ type undoEntry struct {
 	s    int32
 	used bool
 	occ  sim.JobID
+	tver uint64 // the version of the slot's type before the write
 }
 
 func (t *table) checkpoint() checkpoint {
@@ -591,7 +614,7 @@ func (t *table) checkpoint() checkpoint {
 
 func (t *table) log(s int) {
 	if t.logging > 0 {
-		t.undo = append(t.undo, undoEntry{int32(s), t.used[s], t.occ[s]})
+		t.undo = append(t.undo, undoEntry{int32(s), t.used[s], t.occ[s], t.tver[t.tp.nodeType[t.tp.slotNode[s]]]})
 	}
 }
 
@@ -602,6 +625,7 @@ func (t *table) rollback(ck checkpoint) {
 		e := t.undo[i]
 		t.touch(int(e.s))
 		t.write(int(e.s), e.occ, e.used)
+		t.tver[t.tp.nodeType[t.tp.slotNode[e.s]]] = e.tver
 	}
 	t.undo = t.undo[:ck.undo]
 	t.logging--
@@ -614,4 +638,48 @@ func (t *table) rollback(ck checkpoint) {
 		}
 		t.dirty, t.dirtyNodes = t.dirty[:ck.dirty], t.dirtyNodes[:ck.dirtyNodes]
 	}
+}
+
+// nextTypeVer returns a new type version (table.tver).
+func (tp *topology) nextTypeVer() uint64 {
+	tp.typeClock++
+	return tp.typeClock
+}
+
+// newTypeVer gives the type of slot s a new version in t: its content is
+// about to change.
+func (t *table) newTypeVer(s int) {
+	t.tver[t.tp.nodeType[t.tp.slotNode[s]]] = t.tp.nextTypeVer()
+}
+
+// roomWays is the number of versions of a type whose roomOf answers the
+// topology keeps.
+const roomWays = 4
+
+// roomOfType is roomOf kept by the version of type ty's slots (tver)
+// rather than the table's: the answer reads only those slots, so it holds
+// for every table of the topology with that version, across writes to
+// other types, rollbacks and copies (the type-change trials of a step
+// each write and roll back the table, which table.roomOf's memo, by table
+// version, does not survive).
+func (t *table) roomOfType(ty int) (idleNodes, maxPartial int) {
+	tp := t.tp
+	if ty >= len(t.tver) {
+		return t.roomOf(ty)
+	}
+	if tp.typeRoom == nil {
+		tp.typeRoom = make([][roomWays]roomMemo, len(t.tver))
+		tp.typeWay = make([]int, len(t.tver))
+	}
+	v := t.tver[ty]
+	ways := &tp.typeRoom[ty]
+	for i := range ways {
+		if ways[i].ver == v && v != 0 {
+			return ways[i].idle, ways[i].maxPartial
+		}
+	}
+	idleNodes, maxPartial = t.roomOf(ty)
+	ways[tp.typeWay[ty]] = roomMemo{v, idleNodes, maxPartial}
+	tp.typeWay[ty] = (tp.typeWay[ty] + 1) % roomWays
+	return idleNodes, maxPartial
 }
