@@ -1337,7 +1337,17 @@ func (e *engine) setAlloc(j *Job, gpus []int, cfg estimator.Config) {
 	e.heldBy[j.typ] -= len(j.GPUs)
 	j.GPUs = append([]int(nil), gpus...)
 	sameShape := cfg == j.Config && j.Config.GPU != ""
-	if sameShape && e.net != nil && j.net != nil {
+	if sameShape && j.netLocal && cfg.Nodes <= 1 && !e.net.general {
+		// A move to other GPUs of the same one-node shape, from a one-node
+		// attachment: netAttach's shortcut would write the network record
+		// as it is (its base time is the estimator's for the shape) and
+		// return iterTime unchanged. Only its step count (and the test
+		// probe) is left to do: the record is not read (a cache miss per
+		// reconfiguration at 1M jobs; TestOneNodeAttachIsTheGeneralPath).
+		w0 := e.net.work
+		e.net.work += len(j.GPUs)
+		e.netProbe(j.id, w0)
+	} else if sameShape && e.net != nil && j.net != nil {
 		// A move to other GPUs of the same shape with contention: the
 		// estimator's time is the one this call gave netAttach for the
 		// shape before (jobNet.base; only netAttach writes it, only from

@@ -172,6 +172,12 @@ type Job struct {
 	// queue (enqueue … dequeue). Both beside Status, in its word.
 	change Change
 	queued bool
+	// netLocal: the job's network record (net) is in the state an
+	// attachment on one node leaves (on no link, not crossing, rate and κ
+	// 1, no network share) and iterTime is its base time, so a move to
+	// other GPUs of the same one-node shape leaves both as they are
+	// (setAlloc reads no jobNet then). Beside Status, in its word.
+	netLocal bool
 	// GPUs are the slots held while running, in the order the policy gave.
 	GPUs []int
 	// Config is the shape of GPUs while running; once the job stops
