@@ -191,7 +191,8 @@ func (e *engine) netAttach(j *Job, base float64) float64 {
 	n.crosses = x.Domains > 1
 	if x.Nodes <= 1 || base <= 0 || math.IsInf(base, 0) {
 		n.crosses = false
-		j.netLocal = true // the state the shortcut leaves
+		// The state the shortcut above leaves.
+		j.netLocal = true
 		e.netRetime() // the jobs on the links it left
 		e.netProbe(j.id, w0)
 		return base
