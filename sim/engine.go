@@ -225,6 +225,10 @@ type engine struct {
 	digestRow DigestRow
 	roundRow  RoundRecord
 	holding   Holding
+	// noHolds: no recorder keeps holdings (the default one, told to keep
+	// no allocation records): none is made, and the jobs' holding fields
+	// (heldSince, heldReady), which only holdings read, are not kept.
+	noHolds bool
 	// apply's overlay on occupant (see overlay).
 	ovStamp []uint32
 	ovVal   []JobID
