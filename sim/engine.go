@@ -384,8 +384,8 @@ func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 	// then read memory in trace order, and the collector has one object
 	// to scan instead of tens of thousands (the counters, pointer-free,
 	// are not scanned at all, nor pointed at from each Job).
-	e.jobs = make([]*Job, len(specs))
-	jobs := make([]Job, len(specs))
+	e.jobs = hugeSlice[*Job](len(specs))
+	jobs := hugeSlice[Job](len(specs))
 	// The pending queue can hold every job; growing it by doubling
 	// copied it again and again in runs whose queue gets long.
 	e.pendq.jobs = make([]*Job, 0, len(specs))
@@ -1123,7 +1123,7 @@ func (b *batchState) reset(jobs, actions int) {
 	b.same = b.same[:actions]
 	clear(b.same)
 	if len(b.mark) != jobs {
-		b.mark, b.gen = make([]batchMark, jobs), 0
+		b.mark, b.gen = hugeSlice[batchMark](jobs), 0
 	}
 	b.gen++
 	if b.gen == 0 { // wrapped: no stale mark may match
