@@ -112,18 +112,29 @@ func TestHoldingsNameTheirJob(t *testing.T) {
 
 // TestJobStateSize guards the per-job memory (each byte is a megabyte at a
 // million jobs; the sizes are worked by hand from the field lists on a
-// 64-bit machine): a Job is 296 bytes, Status, its last change and its
-// queued flag sharing one word after Spec; a JobSpec 184.
+// 64-bit machine) and the Job's layout: a Job is 320 bytes, five whole
+// 64-byte lines (so that in the engine's array of Jobs every record starts
+// on a line), Status, its last change, its queued and netLocal flags and
+// its type index sharing one word after Spec, and the fields a
+// reconfiguration's passes use (up to rpos) in the first three lines; a
+// JobSpec 184.
 func TestJobStateSize(t *testing.T) {
 	if strconv.IntSize != 64 {
 		t.Skip("sizes worked for 64-bit words")
 	}
 	var j Job
-	if got := unsafe.Sizeof(j); got != 296 {
-		t.Errorf("Job is %d bytes, want 296", got)
+	if got := unsafe.Sizeof(j); got != 320 {
+		t.Errorf("Job is %d bytes, want 320", got)
 	}
-	if off := unsafe.Offsetof(j.queued); off != 10 || unsafe.Offsetof(j.GPUs) != 16 {
-		t.Errorf("Status, change and queued do not share the word after Spec: queued at %d, GPUs at %d", off, unsafe.Offsetof(j.GPUs))
+	if off := unsafe.Offsetof(j.typ); off != 12 || unsafe.Offsetof(j.queued) != 10 || unsafe.Offsetof(j.GPUs) != 16 {
+		t.Errorf("Status, change, queued, netLocal and typ do not share the word after Spec: typ at %d, GPUs at %d", off, unsafe.Offsetof(j.GPUs))
+	}
+	for name, off := range map[string]uintptr{"Config": unsafe.Offsetof(j.Config), "iterTime": unsafe.Offsetof(j.iterTime),
+		"lastUpdate": unsafe.Offsetof(j.lastUpdate), "Remaining": unsafe.Offsetof(j.Remaining), "completion": unsafe.Offsetof(j.completion),
+		"net": unsafe.Offsetof(j.net), "id": unsafe.Offsetof(j.id), "SubmitTime": unsafe.Offsetof(j.SubmitTime), "rpos": unsafe.Offsetof(j.rpos)} {
+		if off >= 3*64 {
+			t.Errorf("%s at byte %d: outside the record's first three lines", name, off)
+		}
 	}
 	if got := unsafe.Sizeof(JobSpec{}); got != 184 {
 		t.Errorf("JobSpec is %d bytes, want 184", got)

@@ -162,6 +162,7 @@ func (e *engine) netAttach(j *Job, base float64) float64 {
 		}
 		j.net = n
 	}
+	j.netLocal = false
 	if j.Config.Nodes <= 1 && !n.on && !ns.general {
 		// On one node (j.Config is the shape of j.GPUs), on no link before
 		// and none after: what the general path below does then, without
@@ -172,6 +173,7 @@ func (e *engine) netAttach(j *Job, base float64) float64 {
 		ns.work += len(j.GPUs)
 		n.links, n.demand, n.used = n.links[:0], n.demand[:0], n.used[:0]
 		n.base, n.frac, n.kappa, n.rate, n.alone, n.crosses = base, 0, 1, 1, 1, false
+		j.netLocal = true
 		e.netProbe(j.id, w0)
 		return base
 	}
@@ -189,6 +191,8 @@ func (e *engine) netAttach(j *Job, base float64) float64 {
 	n.crosses = x.Domains > 1
 	if x.Nodes <= 1 || base <= 0 || math.IsInf(base, 0) {
 		n.crosses = false
+		// The state the shortcut above leaves.
+		j.netLocal = true
 		e.netRetime() // the jobs on the links it left
 		e.netProbe(j.id, w0)
 		return base
@@ -284,6 +288,7 @@ func (e *engine) netDetach(j *Job) {
 	if j.net == nil {
 		return
 	}
+	j.netLocal = false
 	e.netBegin()
 	w0 := e.net.work
 	e.netOff(j)

@@ -27,5 +27,5 @@ func (e *engine) netRetire(j *Job) {
 	}
 	*n = jobNet{links: n.links[:0], demand: n.demand[:0], used: n.used[:0]}
 	ns.free = append(ns.free, n)
-	j.net = nil
+	j.net, j.netLocal = nil, false
 }

@@ -63,7 +63,9 @@ func netFingerprint(e *engine, res *Result) string {
 
 // TestOneNodeAttachIsTheGeneralPath: the attachment of a job on one node
 // that was on no link (netAttach's shortcut, which skips reading where its
-// slots lie) leaves the run exactly as the general path does: random
+// slots lie), and a move of a job on one node to other GPUs of the same
+// shape from such an attachment (setAlloc's netLocal path, which skips the
+// attachment), leave the run exactly as the general path does: random
 // starts, moves and suspensions on a two-tier topology (the property
 // test's policy), replayed with every attachment on the general path, give
 // the same jobs, network state, per-tier integrals and summary, bit for

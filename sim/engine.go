@@ -225,6 +225,10 @@ type engine struct {
 	digestRow DigestRow
 	roundRow  RoundRecord
 	holding   Holding
+	// noHolds: no recorder keeps holdings (the default one, told to keep
+	// no allocation records): none is made, and the jobs' holding fields
+	// (heldSince, heldReady), which only holdings read, are not kept.
+	noHolds bool
 	// apply's overlay on occupant (see overlay).
 	ovStamp []uint32
 	ovVal   []JobID
@@ -380,8 +384,8 @@ func newEngine(cfg Config, p Policy, specs []JobSpec) (*engine, error) {
 	// then read memory in trace order, and the collector has one object
 	// to scan instead of tens of thousands (the counters, pointer-free,
 	// are not scanned at all, nor pointed at from each Job).
-	e.jobs = make([]*Job, len(specs))
-	jobs := make([]Job, len(specs))
+	e.jobs = hugeSlice[*Job](len(specs))
+	jobs := hugeSlice[Job](len(specs))
 	// The pending queue can hold every job; growing it by doubling
 	// copied it again and again in runs whose queue gets long.
 	e.pendq.jobs = make([]*Job, 0, len(specs))
@@ -970,7 +974,7 @@ func (e *engine) apply(actions []Action, arrivals []*Job) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	changed, suspended := e.commitBatch(actions, state.shapes)
+	changed, suspended := e.commitBatch(actions, state.shapes, state.same)
 	// An arrival is in no queue until here (arrive puts it in none), unless
 	// the batch started and then suspended it, which put it at the pending
 	// queue's end; the others the policy neither started nor dropped join
@@ -1004,21 +1008,21 @@ type tentative struct {
 func (e *engine) simulateBatch(actions []Action) (*batchState, []JobID, error) {
 	b := &e.batch
 	b.reset(len(e.jobs), len(actions))
-	get := func(id JobID) *tentative {
+	get := func(id JobID) (*tentative, bool) {
 		if m := b.mark[id]; m.gen == b.gen {
-			return &b.ts[m.idx]
+			return &b.ts[m.idx], false
 		}
 		j := e.jobs[id]
 		b.mark[id] = batchMark{b.gen, int32(len(b.ts))}
 		b.ts = append(b.ts, tentative{status: j.Status, gpus: j.GPUs, held: j.GPUs})
 		b.order = append(b.order, id)
-		return &b.ts[len(b.ts)-1]
+		return &b.ts[len(b.ts)-1], true
 	}
 	for i, a := range actions {
 		if a.Job < 0 || int(a.Job) >= len(e.jobs) {
 			return nil, nil, e.actionError(a, "no such job")
 		}
-		t := get(a.Job)
+		t, first := get(a.Job)
 		switch a.Kind {
 		case Start:
 			if t.status != Pending {
@@ -1049,6 +1053,14 @@ func (e *engine) simulateBatch(actions []Action) (*batchState, []JobID, error) {
 				return nil, nil, e.actionError(a, "GPUs do not form a uniform grid of one GPU type (a slot is repeated, out of range, of another type, or nodes are used unevenly)")
 			}
 			b.shapes[i] = cfg
+			if first {
+				// The job's first action of the batch: at its commit the job
+				// still holds t.held (batchOccupancy reads those slots next).
+				b.same[i] = sameNo
+				if SameGPUs(t.held, a.GPUs) {
+					b.same[i] = sameYes
+				}
+			}
 			// A job's Config is a shape setAlloc gave it after this
 			// check: the same shape again (a move) is feasible.
 			if j := e.jobs[a.Job]; cfg == j.Config && cfg.GPU != "" {
@@ -1069,14 +1081,28 @@ func (e *engine) simulateBatch(actions []Action) (*batchState, []JobID, error) {
 // shapes[i] is the shape of
 // action i's GPUs when it is a Start or a Reallocate (ShapeOf, computed
 // once for the check and the commit; the cluster's slots do not change
-// in between).
+// in between). same[i] says, for a Start or Reallocate that is its job's
+// first action of the batch, whether its GPUs are the ones the job holds
+// (what setAlloc asks, asked while simulateBatch has them at hand; the
+// job's later actions in the batch leave it sameUnknown).
 type batchState struct {
 	gen    uint32
 	mark   []batchMark
 	ts     []tentative
 	order  []JobID
 	shapes []estimator.Config
+	same   []sameness
 }
+
+// sameness is batchState.same's answer: unknown (asked at the commit),
+// the GPUs held, or others.
+type sameness int8
+
+const (
+	sameUnknown sameness = iota
+	sameYes
+	sameNo
+)
 
 // batchMark is a job's entry in batchState's table: touched in the batch
 // whose generation is gen, its tentative state at ts[idx].
@@ -1091,8 +1117,13 @@ func (b *batchState) reset(jobs, actions int) {
 		b.shapes = make([]estimator.Config, actions)
 	}
 	b.shapes = b.shapes[:actions]
+	if cap(b.same) < actions {
+		b.same = make([]sameness, actions)
+	}
+	b.same = b.same[:actions]
+	clear(b.same)
 	if len(b.mark) != jobs {
-		b.mark, b.gen = make([]batchMark, jobs), 0
+		b.mark, b.gen = hugeSlice[batchMark](jobs), 0
 	}
 	b.gen++
 	if b.gen == 0 { // wrapped: no stale mark may match
@@ -1166,7 +1197,7 @@ func (e *engine) batchAction(id JobID, t *tentative) Action {
 // suspended (nil when none). Separate so that the state changes of each
 // action kind read apart from the checks that precede them. shapes[i] is
 // action i's shape as simulateBatch computed it (Start and Reallocate).
-func (e *engine) commitBatch(actions []Action, shapes []estimator.Config) (bool, map[JobID]bool) {
+func (e *engine) commitBatch(actions []Action, shapes []estimator.Config, same []sameness) (bool, map[JobID]bool) {
 	changed := false
 	var suspended map[JobID]bool
 	e.lazyDequeue = true
@@ -1194,12 +1225,12 @@ func (e *engine) commitBatch(actions []Action, shapes []estimator.Config) (bool,
 			}
 			j.Status = Running
 			to := shapes[i]
-			e.setAlloc(j, a.GPUs, to)
+			e.setAlloc(j, a.GPUs, to, same[i])
 			changed = true
 		case Reallocate:
 			to := shapes[i]
 			j.change = ChangeOf(true, j.Config, to)
-			e.setAlloc(j, a.GPUs, to)
+			e.setAlloc(j, a.GPUs, to, same[i])
 			changed = true
 		case Suspend:
 			if suspended == nil {
@@ -1311,12 +1342,16 @@ func (e *engine) touch(s int) {
 }
 
 // setAlloc gives a job new GPUs (start or reallocation); cfg is their
-// shape (Cluster.ShapeOf, which the caller has computed).
-func (e *engine) setAlloc(j *Job, gpus []int, cfg estimator.Config) {
+// shape (Cluster.ShapeOf, which the caller has computed) and same whether
+// they are the GPUs the job holds, when the caller knows (batchState.same).
+func (e *engine) setAlloc(j *Job, gpus []int, cfg estimator.Config, same sameness) {
 	if e.leftRow == nil { // the run's first allocation
 		e.leftRow = make([]int32, len(e.jobs))
 	}
-	moved := !SameGPUs(j.GPUs, gpus) // asked once, for the overhead and the holding
+	moved := same == sameNo // asked once, for the overhead and the holding
+	if same == sameUnknown {
+		moved = !SameGPUs(j.GPUs, gpus)
+	}
 	if e.cfg.Timing == Exact {
 		e.advance(j, e.now)
 		if moved {
@@ -1337,7 +1372,17 @@ func (e *engine) setAlloc(j *Job, gpus []int, cfg estimator.Config) {
 	e.heldBy[j.typ] -= len(j.GPUs)
 	j.GPUs = append([]int(nil), gpus...)
 	sameShape := cfg == j.Config && j.Config.GPU != ""
-	if sameShape && e.net != nil && j.net != nil {
+	if sameShape && j.netLocal && cfg.Nodes <= 1 && !e.net.general {
+		// A move to other GPUs of the same one-node shape, from a one-node
+		// attachment: netAttach's shortcut would write the network record
+		// as it is (its base time is the estimator's for the shape) and
+		// return iterTime unchanged. Only its step count (and the test
+		// probe) is left to do: the record is not read (a cache miss per
+		// reconfiguration at 1M jobs; TestOneNodeAttachIsTheGeneralPath).
+		w0 := e.net.work
+		e.net.work += len(j.GPUs)
+		e.netProbe(j.id, w0)
+	} else if sameShape && e.net != nil && j.net != nil {
 		// A move to other GPUs of the same shape with contention: the
 		// estimator's time is the one this call gave netAttach for the
 		// shape before (jobNet.base; only netAttach writes it, only from

@@ -817,3 +817,29 @@ func TestQueueIsContainerHeap(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchKnowsWhichMovesReconfigure: a Start or Reallocate costs a
+// reconfiguration exactly when its GPUs are not the ones the job holds as
+// the action is committed, also when simulateBatch answered that for the
+// job's first action of the batch (batchState.same) and when a job has
+// several actions in one batch (the later ones asked at the commit).
+// Anchor, hand-worked: j0 starts (1), is moved onto its own GPUs in
+// another order (no change), then suspended and started again on the same
+// GPUs in one batch (1: it held none); j1 starts (1), moves away and back
+// in one batch (2), then onto its own GPUs again (none): 2 and 3.
+func TestBatchKnowsWhichMovesReconfigure(t *testing.T) {
+	two := []JobSpec{oneJob(t, 50000)[0], {ID: 1, Name: "j1", Submit: 1000, Workload: gpt13b(t), Iterations: 50000, GPU: "a100", GPUs: 2}}
+	p := &scripted{byRound: map[int][]Action{
+		0: {{Kind: Start, Job: 0, GPUs: []int{0, 1}}, {Kind: Start, Job: 1, GPUs: []int{4, 5}}},
+		1: {{Kind: Reallocate, Job: 0, GPUs: []int{1, 0}}, {Kind: Reallocate, Job: 1, GPUs: []int{6, 7}}, {Kind: Reallocate, Job: 1, GPUs: []int{4, 5}}},
+		2: {{Kind: Suspend, Job: 0}, {Kind: Start, Job: 0, GPUs: []int{0, 1}}},
+		3: {{Kind: Reallocate, Job: 1, GPUs: []int{5, 4}}},
+	}}
+	res, err := Run(context.Background(), baseConfig(t, Exact, 5), p, two)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Jobs) != 2 || res.Jobs[0].Reconfigs != 2 || res.Jobs[1].Reconfigs != 3 {
+		t.Fatalf("reconfigurations %+v, want j0 2 and j1 3", res.Jobs)
+	}
+}

@@ -31,6 +31,7 @@ func (e *engine) begin() {
 		e.defaultRec = NewResultRecorder()
 		e.defaultRec.noAllocs = e.cfg.NoAllocations
 		e.rec = e.defaultRec
+		e.noHolds = e.cfg.NoAllocations
 	}
 	e.rec.Begin(&RunInfo{
 		Policy: e.policy.Name(), Cluster: e.cfg.Cluster, Timing: e.cfg.Timing,
@@ -113,6 +114,9 @@ func (e *engine) recordFinish(j *Job) {
 // (j.GPUs is always the job's open holding: only setAlloc, release and a
 // suspension change it, each after calling here.)
 func (e *engine) recordHold(j *Job, gpus []int) {
+	if e.noHolds {
+		return
+	}
 	if !SameGPUs(j.GPUs, gpus) {
 		e.endHold(j)
 	}
@@ -121,6 +125,9 @@ func (e *engine) recordHold(j *Job, gpus []int) {
 // endHold is recordHold for gpus known to differ from j.GPUs (setAlloc
 // has compared them already).
 func (e *engine) endHold(j *Job) {
+	if e.noHolds {
+		return
+	}
 	if len(j.GPUs) > 0 && e.now > j.heldSince {
 		e.holding = Holding{Job: j.id, GPUs: j.GPUs, Since: j.heldSince, Until: e.now, Ready: heldReady(j, e.now)}
 		e.rec.Hold(&e.holding)
@@ -257,6 +264,9 @@ func (e *engine) closeAtHorizon() {
 	r := e.res
 	end := e.t0.Add(Duration(e.cfg.Rounds) * e.cfg.RoundLength)
 	for _, j := range e.jobs {
+		if e.noHolds {
+			break
+		}
 		if len(j.GPUs) > 0 && end > j.heldSince {
 			e.holding = Holding{Job: j.id, GPUs: j.GPUs, Since: j.heldSince, Until: end, Ready: heldReady(j, end)}
 			e.rec.Hold(&e.holding)

@@ -164,6 +164,15 @@ var statusNames = [...]string{"not-arrived", "pending", "running", "finished", "
 // Job is the engine's record of one job. Policies receive pointers to it
 // in a View and must treat every field as read-only; the engine alone
 // changes it, by applying the policy's Actions.
+//
+// Layout: the engine keeps every Job in one array, and a reconfiguration
+// reads and writes the job's record in several passes (simulateBatch,
+// commitBatch, setAlloc, advance, scheduleCompletion; each round's
+// advance over the running jobs too): at a million jobs each is a cache
+// miss per line of the record it touches. So the fields those passes use
+// come first, in the record's first three 64-byte lines (up to rpos), the
+// rest after, and the record is 320 bytes (five lines: the array's records
+// start on a line; TestJobStateSize).
 type Job struct {
 	Spec   *JobSpec
 	Status Status
@@ -172,15 +181,52 @@ type Job struct {
 	// queue (enqueue … dequeue). Both beside Status, in its word.
 	change Change
 	queued bool
+	// netLocal: the job's network record (net) is in the state an
+	// attachment on one node leaves (on no link, not crossing, rate and κ
+	// 1, no network share) and iterTime is its base time, so a move to
+	// other GPUs of the same one-node shape leaves both as they are
+	// (setAlloc reads no jobNet then). Beside Status, in its word.
+	netLocal bool
+	typ      int32 // Cluster.Types index of Config.GPU (in Status's word)
 	// GPUs are the slots held while running, in the order the policy gave.
 	GPUs []int
 	// Config is the shape of GPUs while running; once the job stops
 	// (suspended, finished) the shape it last ran on, and the zero shape
 	// before its first start.
 	Config estimator.Config
+
+	// exact-mode state (the round-close walk, advance, reads these
+	// together). iterTime (and throughput, below) are the ground truth's
+	// estimate of Config, set with it (setAlloc): the two figures of it
+	// the engine uses.
+	iterTime   float64
+	remainingF float64 // iterations left (fractional)
+	readyAt    Time    // end of the current reconfiguration
+	lastUpdate Time
+	// gpuSec is the job's GPU-second counter on typ, kept with the job
+	// while typ is its type: engine.gpuSeconds holds the others
+	// (addGPUSeconds). batch is Spec.Workload.Batch, set with typ.
+	gpuSec, batch float64
+	// ExecTime is the artifact's cumulative execution time (seconds; never
+	// reset, see ARENA.md §6).
+	ExecTime float64
+	// Remaining is the iterations left at the last progress update.
+	Remaining int64
+	// Reconfigs counts starts and reallocations that cost overhead.
+	Reconfigs  int
+	completion *event
+	// net is the job's place in the network (contention.go); nil on a
+	// cluster without topology or before its first start.
+	net *jobNet
+	// id is Spec.ID, kept in the record so that the passes over moved
+	// jobs read no JobSpec.
+	id         JobID
+	throughput float64
 	// SubmitTime is when the job entered the system: the round timer in
 	// artifact mode (as the artifact does), the trace time in exact mode.
 	SubmitTime Time
+	qpos, rpos int32 // tickets in the pending queue (if queued) and the running queue (if running): jobQueue
+
 	// Iterations is the job's whole work: the trace's count ÷
 	// Config.IterationScale, set on arrival and never changed (jobs.parquet's
 	// `iterations`, the denominator of Progress).
@@ -189,17 +235,10 @@ type Job struct {
 	// Remaining on suspension (the artifact's progress accounting,
 	// ARENA.md §6; not the job's total).
 	IterNum int64
-	// Remaining is the iterations left at the last progress update.
-	Remaining int64
-	// ExecTime is the artifact's cumulative execution time (seconds; never
-	// reset, see ARENA.md §6).
-	ExecTime float64
 	// Deadline as the engine tracks it (artifact scaling applied).
 	Deadline Time
 	// FirstStart, Finish: simulated instants; −1 when not yet.
 	FirstStart, Finish Time
-	// Reconfigs counts starts and reallocations that cost overhead.
-	Reconfigs int
 	// Rescheds counts rounds in which the job was detected as rescheduled.
 	Rescheds int
 	// TimeDebt is the artifact's overhead "time debt" still owed (seconds);
@@ -209,37 +248,14 @@ type Job struct {
 	// way in artifact timing: since step queuedAt of queue (nil when none).
 	queueTime float64
 	queue     *queueClock
-
-	// throughput and iterTime are the ground truth's estimate of Config,
-	// set with it (setAlloc): the two figures of it the engine uses.
-	throughput, iterTime float64
 	// heldSince is when the job's GPUs last changed: the start of its
 	// holding of GPUs (the Recorder's Holding).
 	heldSince Time
 	// heldReady is readyAt as the holding began (Holding.Ready).
-	heldReady Time
-	// id is Spec.ID, next to the holding's fields so that closing a
-	// holding (recordHold, once per reconfiguration) reads no JobSpec.
-	id JobID
-
-	// exact-mode state
-	remainingF float64 // iterations left (fractional)
-	readyAt    Time    // end of the current reconfiguration
-	lastUpdate Time
-	// gpuSec is the job's GPU-second counter on typ, kept with the job
-	// while typ is its type: engine.gpuSeconds holds the others
-	// (addGPUSeconds). batch is Spec.Workload.Batch, set with typ. Both
-	// next to the fields above, which the round-close walk (advance)
-	// reads with them.
-	gpuSec, batch float64
-	pendingSince  Time
-	completion    *event
-	// net is the job's place in the network (contention.go); nil on a
-	// cluster without topology or before its first start.
-	net        *jobNet
-	typ        int32 // Cluster.Types index of Config.GPU
-	queuedAt   int32 // see queueTime (next to typ: one word for the two)
-	qpos, rpos int32 // tickets in the pending queue (if queued) and the running queue (if running): jobQueue
+	heldReady    Time
+	pendingSince Time
+	queuedAt     int32 // see queueTime
+	_            [28]byte
 }
 
 // QueueTime is the time spent pending, seconds. In artifact timing it is

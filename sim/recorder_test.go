@@ -175,7 +175,9 @@ func TestNopRecorderSameSummary(t *testing.T) {
 // (job table, timeline, digest, JCT lists, fault records, summary) is what
 // the run keeping them gives; the run keeping them has records (else the
 // comparison says nothing). Fails if the option changes the run or keeps
-// records anyway.
+// records anyway — including through the holdings it makes none of
+// (engine.noHolds: endHold, recordHold and the horizon's holdings skipped).
+// Self-generated comparison (the run keeping allocations is the definition).
 func TestNoAllocationsKeepsTheRest(t *testing.T) {
 	for _, timing := range []Timing{Exact, Artifact} {
 		for _, faulty := range []bool{false, true} {
