@@ -80,9 +80,11 @@ type snapshot struct {
 	diff, diffNodes []int32
 
 	// scratch of inheritIndex
-	reindex []sim.JobID
-	saved   []indexEntry
-	listBuf []int32
+	reindex  []sim.JobID
+	saved    []indexEntry
+	listBuf  []int32
+	diffKeys []uint64
+	runBuf   []int32
 }
 
 // typeBuckets are a type's nodes by idle GPUs in a snapshot, each list in
@@ -344,6 +346,20 @@ func (s *snapshot) inheritIndex() bool {
 			}
 		}
 	}
+	// The delta's slots by their occupant in s (keys occupant<<32 | slot,
+	// sorted): a job's changed slots are one run of them, found by binary
+	// search, instead of a pass over the whole delta per job (heldSlots
+	// reads the run as it would the delta: the run holds every slot of the
+	// delta the job occupies).
+	keys := s.diffKeys[:0]
+	for _, d := range s.diff {
+		if o := s.occ[d]; o >= 0 {
+			keys = append(keys, uint64(o)<<32|uint64(uint32(d)))
+		}
+	}
+	slices.Sort(keys)
+	s.diffKeys = keys
+	run := s.runBuf[:0]
 	for i, o := range jobs {
 		old := s.saved[i]
 		var list []int32
@@ -351,7 +367,12 @@ func (s *snapshot) inheritIndex() bool {
 			list = s.slots[old.start : old.start+old.count]
 			s.live -= int(old.count)
 		}
-		buf := heldSlots(s.listBuf[:0], list, s.diff, s.occ, par.occ, o)
+		run = run[:0]
+		k, _ := slices.BinarySearch(keys, uint64(o)<<32)
+		for ; k < len(keys) && keys[k]>>32 == uint64(o); k++ {
+			run = append(run, int32(uint32(keys[k])))
+		}
+		buf := heldSlots(s.listBuf[:0], list, run, s.occ, par.occ, o)
 		s.listBuf = buf
 		if len(buf) == 0 {
 			s.index[o] = indexEntry{}
@@ -368,7 +389,7 @@ func (s *snapshot) inheritIndex() bool {
 		s.index[o] = e
 		s.live += len(buf)
 	}
-	s.reindex, s.saved = jobs, s.saved[:0]
+	s.reindex, s.saved, s.runBuf = jobs, s.saved[:0], run
 	return true
 }
 
