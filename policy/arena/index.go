@@ -85,6 +85,8 @@ type snapshot struct {
 	listBuf  []int32
 	diffKeys []uint64
 	runBuf   []int32
+	// scratch of inheritBuckets
+	bucketOut, bucketIn []uint64
 }
 
 // typeBuckets are a type's nodes by idle GPUs in a snapshot, each list in
@@ -444,6 +446,12 @@ var bucketsInherited atomic.Int64
 // list in node order), for the delta's cost instead of a pass over the
 // type's nodes. The parent keeps no buckets of the type: they are built
 // again if asked for (by a table still attached to it).
+//
+// The moves are made a bucket at a time (a long delta moves many nodes in
+// and out of the same few buckets): the nodes leaving a bucket are taken
+// out and those entering it merged in by one pass over the bucket's list
+// from the first node concerned, instead of a shift of the list's tail per
+// node.
 func (s *snapshot) inheritBuckets(tp *topology, ty int) bool {
 	par := s.parent
 	if !searchShortcuts || par == nil || par == s || par.gen != s.parentGen || ty >= len(par.bucketGen) || par.bucketGen[ty] != par.gen {
@@ -453,49 +461,98 @@ func (s *snapshot) inheritBuckets(tp *topology, ty int) bool {
 	s.buckets[ty], par.buckets[ty] = par.buckets[ty], s.buckets[ty]
 	par.bucketGen[ty] = 0
 	b := &s.buckets[ty]
+	// Keys bucket<<32 | node (bucket 0: idle, f: f idle GPUs), sorted: a
+	// bucket's nodes leaving (out) or entering (in) are a run in order.
+	out, in := s.bucketOut[:0], s.bucketIn[:0]
 	for _, nd := range s.diffNodes {
 		was, now := par.free[nd], s.free[nd]
 		if tp.nodeType[nd] != ty || was == now {
 			continue
 		}
 		c := tp.nodeCap[nd]
-		if l := b.list(was, c); l != nil {
-			*l = removeNode(*l, nd)
+		if k, ok := bucketKey(was, c, nd); ok {
+			out = append(out, k)
 		}
-		if l := b.list(now, c); l != nil {
-			*l = insertNode(*l, nd)
+		if k, ok := bucketKey(now, c, nd); ok {
+			in = append(in, k)
 		}
 	}
+	slices.Sort(out)
+	slices.Sort(in)
+	for i := 0; i < len(out); {
+		j := i + 1
+		for j < len(out) && out[j]>>32 == out[i]>>32 {
+			j++
+		}
+		l := b.bucket(int(out[i] >> 32))
+		*l = removeNodes(*l, out[i:j])
+		i = j
+	}
+	for i := 0; i < len(in); {
+		j := i + 1
+		for j < len(in) && in[j]>>32 == in[i]>>32 {
+			j++
+		}
+		l := b.bucket(int(in[i] >> 32))
+		*l = mergeNodes(*l, in[i:j])
+		i = j
+	}
+	s.bucketOut, s.bucketIn = out, in
 	return true
 }
 
-// list is the bucket of a node with f idle GPUs of capacity c (nil: none,
-// the node being full).
-func (b *typeBuckets) list(f, c int) *[]int32 {
+// bucketKey is the key bucket<<32 | node of node nd with f idle GPUs of
+// capacity c (inheritBuckets); false for a full node (in no bucket).
+func bucketKey(f, c int, nd int32) (uint64, bool) {
 	switch {
 	case f == c:
-		return &b.idle
+		return uint64(uint32(nd)), true
 	case f > 0:
-		return &b.partial[f]
+		return uint64(f)<<32 | uint64(uint32(nd)), true
 	}
-	return nil
+	return 0, false
 }
 
-// removeNode removes nd from the node-ordered list l.
-func removeNode(l []int32, nd int32) []int32 {
-	if i, ok := slices.BinarySearch(l, nd); ok {
-		return slices.Delete(l, i, i+1)
+// bucket is the list of bucket k (0: idle, f: f idle GPUs).
+func (b *typeBuckets) bucket(k int) *[]int32 {
+	if k == 0 {
+		return &b.idle
+	}
+	return &b.partial[k]
+}
+
+// removeNodes removes from the node-ordered list l the nodes of keys (in
+// node order, each in l), in one pass from the first of them.
+func removeNodes(l []int32, keys []uint64) []int32 {
+	w, _ := slices.BinarySearch(l, int32(uint32(keys[0])))
+	k := 0
+	for r := w; r < len(l); r++ {
+		if k < len(keys) && l[r] == int32(uint32(keys[k])) {
+			k++
+			continue
+		}
+		l[w] = l[r]
+		w++
+	}
+	return l[:w]
+}
+
+// mergeNodes merges into the node-ordered list l the nodes of keys (in
+// node order, none in l), from the back, each of l's nodes moved once.
+func mergeNodes(l []int32, keys []uint64) []int32 {
+	n := len(l)
+	l = slices.Grow(l, len(keys))[:n+len(keys)]
+	i, w := n-1, len(l)-1
+	for k := len(keys) - 1; k >= 0; w-- {
+		if nd := int32(uint32(keys[k])); i >= 0 && l[i] > nd {
+			l[w] = l[i]
+			i--
+		} else {
+			l[w] = nd
+			k--
+		}
 	}
 	return l
-}
-
-// insertNode inserts nd into the node-ordered list l.
-func insertNode(l []int32, nd int32) []int32 {
-	i, ok := slices.BinarySearch(l, nd)
-	if ok {
-		return l
-	}
-	return slices.Insert(l, i, nd)
 }
 
 // buildBuckets builds type ty's buckets from the snapshot's nodes.
