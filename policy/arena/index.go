@@ -24,7 +24,9 @@ import (
 //     holds now, each read from the table (slotsOf);
 //   - the partial nodes of a type are the snapshot's nodes bucketed by idle
 //     GPUs, with the listed nodes taken out and put back in their current
-//     bucket (partialNodes).
+//     bucket (partialNodes); a snapshot takes its buckets over from its
+//     parent's with the parent's delta's nodes moved (inheritBuckets), as
+//     it does its job index (inheritIndex).
 //
 // Each costs the deltas, not the table. A delta that grows past
 // topology.deltaLimit is dropped (the table detaches and works as a plain
