@@ -127,6 +127,9 @@ type Policy struct {
 	heads          []sim.JobID
 	groupScratch   []int
 	groupFill      []int32
+	// statKeys caches, by job ID, the trial key of a job's stats as the
+	// snapshots' groups read them (keyOfStat).
+	statKeys []statKey
 	// inheritMark marks jobs (where it equals inheritGen) and
 	// inheritOrder is spare order storage, for inheritStats.
 	inheritMark  []uint64

@@ -148,8 +148,10 @@
 //     index and stats serve again, rather than a loaded table indexed and
 //     scanned slot by slot;
 //   - a new snapshot takes its parent's job index over, with the jobs on
-//     the parent's delta re-indexed (inheritIndex), as it takes its stats
-//     (inheritStats); a rebase of the real table first drops the scratch
+//     the parent's delta re-indexed (inheritIndex; each job's changed
+//     slots found as one run of the delta sorted by occupant), as it takes
+//     its stats (inheritStats) and its node buckets, with the delta's nodes
+//     moved a bucket at a time (inheritBuckets); a rebase of the real table first drops the scratch
 //     stats' pins (statsA, statsB), which kept the parent from passing its
 //     stats on;
 //   - a stats entry holds its counts, first slot and generation as int32
@@ -203,7 +205,8 @@
 // the loaded one (TestBeforeReleaseMatchesLoad) and its stats against a
 // scan (TestFixupBeforeStatsMatchScan), the round's carried table against
 // the loaded one (TestRoundTableMatchesLoad), an inherited index against a
-// scan (TestInheritedIndexMatchesScan), the moved tables against their
+// scan (TestInheritedIndexMatchesScan), inherited node buckets against
+// built ones (TestInheritedBucketsMatchScan), the moved tables against their
 // snapshot and a scan (TestReattachKeepsDeltas), a patched snapshot
 // against its table (TestRebasePatchesRecycledSnapshot), the fix-up's
 // skipped jobs against their stats on both sides

@@ -275,7 +275,7 @@ func (r *round) groupHeads(st *statSet) []sim.JobID {
 	}
 	for _, o := range st.touched {
 		s := &st.byID[o]
-		fix = append(fix, groupHead{int(s.firstUsed), o, p.keyOf(p.jobs[o], quota{int(s.t), int(s.num), r.localityOf(int(s.t), int(s.num), len(s.nodes))})})
+		fix = append(fix, groupHead{int(s.firstUsed), o, r.keyOfStat(o, s)})
 	}
 	slices.SortFunc(fix, func(a, b groupHead) int { return a.first - b.first })
 	p.markGen++
@@ -329,7 +329,7 @@ func (r *round) snapshotGroups(snap *snapshot, base *statSet) *jobGroups {
 	keyOf := p.groupScratch[:0]
 	for _, o := range base.order {
 		s := &base.byID[o]
-		k := p.keyOf(p.jobs[o], quota{int(s.t), int(s.num), r.localityOf(int(s.t), int(s.num), len(s.nodes))})
+		k := r.keyOfStat(o, s)
 		for len(p.keyMark) <= k {
 			p.keyMark = append(p.keyMark, 0)
 		}
@@ -366,6 +366,40 @@ func (r *round) snapshotGroups(snap *snapshot, base *statSet) *jobGroups {
 	}
 	p.groupFill = fill
 	return g
+}
+
+// statKey is a job's trial key (key) for the stats packed in q (type,
+// GPU count and node count, with a mark bit: 0 is no entry).
+type statKey struct {
+	q   uint32
+	key int32
+}
+
+// keyOfStat is the trial key of job o with stats s (its workload, and the
+// quota the stats give), the one keyOf gives: the key is a function of the
+// job and of s's type, GPU count and node count, so it is kept by job ID
+// for those (a dense array read in job order, rather than each job's state
+// through its pointer, a cache miss per job in snapshotGroups).
+func (r *round) keyOfStat(o sim.JobID, s *jobStat) int {
+	p := r.p
+	q := func() quota {
+		return quota{int(s.t), int(s.num), r.localityOf(int(s.t), int(s.num), len(s.nodes))}
+	}
+	if s.t < 0 || s.t >= 1<<7 || s.num < 0 || s.num >= 1<<12 || len(s.nodes) >= 1<<12 {
+		return p.keyOf(p.jobs[o], q())
+	}
+	packed := 1<<31 | uint32(s.t)<<24 | uint32(s.num)<<12 | uint32(len(s.nodes))
+	if int(o) < len(p.statKeys) && p.statKeys[o].q == packed {
+		return int(p.statKeys[o].key)
+	}
+	k := p.keyOf(p.jobs[o], q())
+	if int(o) >= len(p.statKeys) {
+		p.statKeys = append(p.statKeys, make([]statKey, max(int(o)+1, 2*len(p.statKeys))-len(p.statKeys))...)
+	}
+	if k < 1<<31-1 {
+		p.statKeys[o] = statKey{packed, int32(k)}
+	}
+	return k
 }
 
 // stepResult is what a shrink or type-change step reports.

@@ -151,3 +151,31 @@ func TestTypeVersionsIdentifyContent(t *testing.T) {
 		check(step, tables)
 	}
 }
+
+// TestKeyOfStatMatchesKeyOf: the trial key kept by job ID for a job's
+// stats (keyOfStat) is the one keyOf gives for the quota the stats give,
+// whatever stats the same job was asked with before: jobs of three
+// workloads asked in turn with random types, GPU counts and node counts
+// (0: no nodes, the locality then coming from the type's node size).
+// Self-generated comparison (the oracle is keyOf itself); fails if the
+// node count is left out of the kept entry's stats (tried).
+func TestKeyOfStatMatchesKeyOf(t *testing.T) {
+	c := testCluster(t, sim.Pool{GPU: "a100", Nodes: 4, GPUsPerNode: 8}, sim.Pool{GPU: "a40", Nodes: 4, GPUsPerNode: 2})
+	jobs := []testJob{
+		{"gpt-1.3b", "a100", 2, []int{0, 1}},
+		{"moe-1.3b", "a40", 2, []int{32, 33}},
+		{"wresnet-1b", "a100", 3, nil},
+	}
+	r := newTestRound(t, c, uniformRates("gpt-1.3b", "moe-1.3b", "wresnet-1b"), jobs)
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := range 2000 {
+		o := sim.JobID(rng.IntN(len(jobs)))
+		ty, num := rng.IntN(len(r.p.tp.types)), 1+rng.IntN(16)
+		nodes := make([]int, rng.IntN(min(num, 4)+1))
+		s := &jobStat{t: int32(ty), num: int32(num), nodes: nodes}
+		want := r.p.keyOf(r.p.jobs[o], quota{ty, num, r.localityOf(ty, num, len(nodes))})
+		if got := r.keyOfStat(o, s); got != want {
+			t.Fatalf("ask %d: job %d type %d num %d nodes %d: keyOfStat %d, keyOf %d", i, o, ty, num, len(nodes), got, want)
+		}
+	}
+}

@@ -24,7 +24,9 @@ import (
 //     holds now, each read from the table (slotsOf);
 //   - the partial nodes of a type are the snapshot's nodes bucketed by idle
 //     GPUs, with the listed nodes taken out and put back in their current
-//     bucket (partialNodes).
+//     bucket (partialNodes); a snapshot takes its buckets over from its
+//     parent's with the parent's delta's nodes moved (inheritBuckets), as
+//     it does its job index (inheritIndex).
 //
 // Each costs the deltas, not the table. A delta that grows past
 // topology.deltaLimit is dropped (the table detaches and works as a plain
@@ -80,9 +82,13 @@ type snapshot struct {
 	diff, diffNodes []int32
 
 	// scratch of inheritIndex
-	reindex []sim.JobID
-	saved   []indexEntry
-	listBuf []int32
+	reindex  []sim.JobID
+	saved    []indexEntry
+	listBuf  []int32
+	diffKeys []uint64
+	runBuf   []int32
+	// scratch of inheritBuckets
+	bucketOut, bucketIn []uint64
 }
 
 // typeBuckets are a type's nodes by idle GPUs in a snapshot, each list in
@@ -344,6 +350,20 @@ func (s *snapshot) inheritIndex() bool {
 			}
 		}
 	}
+	// The delta's slots by their occupant in s (keys occupant<<32 | slot,
+	// sorted): a job's changed slots are one run of them, found by binary
+	// search, instead of a pass over the whole delta per job (heldSlots
+	// reads the run as it would the delta: the run holds every slot of the
+	// delta the job occupies).
+	keys := s.diffKeys[:0]
+	for _, d := range s.diff {
+		if o := s.occ[d]; o >= 0 {
+			keys = append(keys, uint64(o)<<32|uint64(uint32(d)))
+		}
+	}
+	slices.Sort(keys)
+	s.diffKeys = keys
+	run := s.runBuf[:0]
 	for i, o := range jobs {
 		old := s.saved[i]
 		var list []int32
@@ -351,7 +371,12 @@ func (s *snapshot) inheritIndex() bool {
 			list = s.slots[old.start : old.start+old.count]
 			s.live -= int(old.count)
 		}
-		buf := heldSlots(s.listBuf[:0], list, s.diff, s.occ, par.occ, o)
+		run = run[:0]
+		k, _ := slices.BinarySearch(keys, uint64(o)<<32)
+		for ; k < len(keys) && keys[k]>>32 == uint64(o); k++ {
+			run = append(run, int32(uint32(keys[k])))
+		}
+		buf := heldSlots(s.listBuf[:0], list, run, s.occ, par.occ, o)
 		s.listBuf = buf
 		if len(buf) == 0 {
 			s.index[o] = indexEntry{}
@@ -368,7 +393,7 @@ func (s *snapshot) inheritIndex() bool {
 		s.index[o] = e
 		s.live += len(buf)
 	}
-	s.reindex, s.saved = jobs, s.saved[:0]
+	s.reindex, s.saved, s.runBuf = jobs, s.saved[:0], run
 	return true
 }
 
@@ -407,6 +432,134 @@ func (s *snapshot) bucketsOf(tp *topology, ty int) *typeBuckets {
 		return b
 	}
 	s.bucketGen[ty] = s.gen
+	if !s.inheritBuckets(tp, ty) {
+		s.buildBuckets(tp, ty)
+	}
+	return b
+}
+
+// bucketsInherited counts the type buckets inheritBuckets derived from a
+// parent's (for the test; runs may be concurrent).
+var bucketsInherited atomic.Int64
+
+// inheritBuckets gives s type ty's buckets of its parent snapshot, moved
+// rather than copied, with the parent's delta's nodes of the type
+// (s.diffNodes) moved between buckets: what buildBuckets would give (each
+// list in node order), for the delta's cost instead of a pass over the
+// type's nodes. The parent keeps no buckets of the type: they are built
+// again if asked for (by a table still attached to it).
+//
+// The moves are made a bucket at a time (a long delta moves many nodes in
+// and out of the same few buckets): the nodes leaving a bucket are taken
+// out and those entering it merged in by one pass over the bucket's list
+// from the first node concerned, instead of a shift of the list's tail per
+// node.
+func (s *snapshot) inheritBuckets(tp *topology, ty int) bool {
+	par := s.parent
+	if !searchShortcuts || par == nil || par == s || par.gen != s.parentGen || ty >= len(par.bucketGen) || par.bucketGen[ty] != par.gen {
+		return false
+	}
+	bucketsInherited.Add(1)
+	s.buckets[ty], par.buckets[ty] = par.buckets[ty], s.buckets[ty]
+	par.bucketGen[ty] = 0
+	b := &s.buckets[ty]
+	// Keys bucket<<32 | node (bucket 0: idle, f: f idle GPUs), sorted: a
+	// bucket's nodes leaving (out) or entering (in) are a run in order.
+	out, in := s.bucketOut[:0], s.bucketIn[:0]
+	for _, nd := range s.diffNodes {
+		was, now := par.free[nd], s.free[nd]
+		if tp.nodeType[nd] != ty || was == now {
+			continue
+		}
+		c := tp.nodeCap[nd]
+		if k, ok := bucketKey(was, c, nd); ok {
+			out = append(out, k)
+		}
+		if k, ok := bucketKey(now, c, nd); ok {
+			in = append(in, k)
+		}
+	}
+	slices.Sort(out)
+	slices.Sort(in)
+	for i := 0; i < len(out); {
+		j := i + 1
+		for j < len(out) && out[j]>>32 == out[i]>>32 {
+			j++
+		}
+		l := b.bucket(int(out[i] >> 32))
+		*l = removeNodes(*l, out[i:j])
+		i = j
+	}
+	for i := 0; i < len(in); {
+		j := i + 1
+		for j < len(in) && in[j]>>32 == in[i]>>32 {
+			j++
+		}
+		l := b.bucket(int(in[i] >> 32))
+		*l = mergeNodes(*l, in[i:j])
+		i = j
+	}
+	s.bucketOut, s.bucketIn = out, in
+	return true
+}
+
+// bucketKey is the key bucket<<32 | node of node nd with f idle GPUs of
+// capacity c (inheritBuckets); false for a full node (in no bucket).
+func bucketKey(f, c int, nd int32) (uint64, bool) {
+	switch {
+	case f == c:
+		return uint64(uint32(nd)), true
+	case f > 0:
+		return uint64(f)<<32 | uint64(uint32(nd)), true
+	}
+	return 0, false
+}
+
+// bucket is the list of bucket k (0: idle, f: f idle GPUs).
+func (b *typeBuckets) bucket(k int) *[]int32 {
+	if k == 0 {
+		return &b.idle
+	}
+	return &b.partial[k]
+}
+
+// removeNodes removes from the node-ordered list l the nodes of keys (in
+// node order, each in l), in one pass from the first of them.
+func removeNodes(l []int32, keys []uint64) []int32 {
+	w, _ := slices.BinarySearch(l, int32(uint32(keys[0])))
+	k := 0
+	for r := w; r < len(l); r++ {
+		if k < len(keys) && l[r] == int32(uint32(keys[k])) {
+			k++
+			continue
+		}
+		l[w] = l[r]
+		w++
+	}
+	return l[:w]
+}
+
+// mergeNodes merges into the node-ordered list l the nodes of keys (in
+// node order, none in l), from the back, each of l's nodes moved once.
+func mergeNodes(l []int32, keys []uint64) []int32 {
+	n := len(l)
+	l = slices.Grow(l, len(keys))[:n+len(keys)]
+	i, w := n-1, len(l)-1
+	for k := len(keys) - 1; k >= 0; w-- {
+		if nd := int32(uint32(keys[k])); i >= 0 && l[i] > nd {
+			l[w] = l[i]
+			i--
+		} else {
+			l[w] = nd
+			k--
+		}
+	}
+	return l
+}
+
+// buildBuckets builds type ty's buckets from the snapshot's nodes.
+func (s *snapshot) buildBuckets(tp *topology, ty int) {
+	b := &s.buckets[ty]
 	maxCap := 0
 	for _, nd := range tp.nodesOfType[ty] {
 		maxCap = max(maxCap, tp.nodeCap[nd])
@@ -427,7 +580,6 @@ func (s *snapshot) bucketsOf(tp *topology, ty int) *typeBuckets {
 			b.partial[f] = append(b.partial[f], int32(nd))
 		}
 	}
-	return b
 }
 
 // roomOf returns how many nodes of type ty are idle in t and the most idle

@@ -59,6 +59,12 @@ func TestUpgradeMemoFollowsTableChanges(t *testing.T) {
 	r.real = after
 	check("stale memo", r.upgradeSearch(job, globalMigrationEta, localMigrationEta, memo, 0), 40, loc{1, 2})
 
+	// A reset forgets the outcomes of the call before it without clearing
+	// them (their versions are below the new call's): the search on the
+	// table after answers 34, not the 40 the memo holds.
+	memo.reset(len(r.running), len(r.p.tp.types))
+	check("after a reset", r.upgradeSearch(job, globalMigrationEta, localMigrationEta, memo, 0), 34, loc{2, 1})
+
 	memo.reset(len(r.running), len(r.p.tp.types))
 	r.real = before
 	r.upgradeSearch(job, globalMigrationEta, localMigrationEta, memo, 0)
