@@ -524,7 +524,6 @@ func TestInheritedIndexMatchesScan(t *testing.T) {
 		sim.Pool{GPU: "v100", Nodes: 5, GPUsPerNode: 2})
 	tp := newTopology(c)
 	rng := rand.New(rand.NewPCG(11, 12))
-	slots := len(tp.slotNode)
 	check := func(trial, step int, s *snapshot) {
 		for id := range sim.JobID(40) {
 			var want []int32
@@ -539,26 +538,7 @@ func TestInheritedIndexMatchesScan(t *testing.T) {
 		}
 	}
 	inherited := indexInherited.Load()
-	for trial := range 100 {
-		work := blankTable(tp)
-		work.load(randomOccupants(rng, slots, 12))
-		tp.snaps.rebase(work)
-		for step := range 80 {
-			for range rng.IntN(6) + 1 {
-				s := rng.IntN(slots)
-				occ := sim.JobID(rng.IntN(41)) - 1
-				work.set(s, occ, occ != empty)
-			}
-			if rng.IntN(3) == 0 {
-				par := work.base
-				tp.snaps.rebase(work)
-				check(trial, step, work.base)
-				if par != nil && par != work.base && par.gen == work.base.parentGen && rng.IntN(4) == 0 {
-					check(trial, step, par) // built again
-				}
-			}
-		}
-	}
+	rebaseChains(rng, tp, check)
 	if indexInherited.Load() == inherited {
 		t.Fatal("no snapshot inherited its parent's index: the test does not exercise inheritIndex")
 	}
@@ -579,7 +559,6 @@ func TestInheritedBucketsMatchScan(t *testing.T) {
 		sim.Pool{GPU: "v100", Nodes: 5, GPUsPerNode: 2})
 	tp := newTopology(c)
 	rng := rand.New(rand.NewPCG(21, 22))
-	slots := len(tp.slotNode)
 	norm := func(l []int32) []int32 { return append([]int32{}, l...) }
 	check := func(trial, step int, s *snapshot) {
 		for ty := range tp.nodesOfType {
@@ -598,26 +577,7 @@ func TestInheritedBucketsMatchScan(t *testing.T) {
 		}
 	}
 	inherited := bucketsInherited.Load()
-	for trial := range 100 {
-		work := blankTable(tp)
-		work.load(randomOccupants(rng, slots, 12))
-		tp.snaps.rebase(work)
-		for step := range 80 {
-			for range rng.IntN(6) + 1 {
-				s := rng.IntN(slots)
-				occ := sim.JobID(rng.IntN(41)) - 1
-				work.set(s, occ, occ != empty)
-			}
-			if rng.IntN(3) == 0 {
-				par := work.base
-				tp.snaps.rebase(work)
-				check(trial, step, work.base)
-				if par != nil && par != work.base && par.gen == work.base.parentGen && rng.IntN(4) == 0 {
-					check(trial, step, par) // built again
-				}
-			}
-		}
-	}
+	rebaseChains(rng, tp, check)
 	if bucketsInherited.Load() == inherited {
 		t.Fatal("no snapshot inherited its parent's buckets: the test does not exercise inheritBuckets")
 	}
@@ -673,5 +633,33 @@ func TestRebasePatchesRecycledSnapshot(t *testing.T) {
 	}
 	if snapshotsPatched.Load() == before {
 		t.Fatal("no rebase patched a recycled snapshot: the test does not exercise the mechanism")
+	}
+}
+
+// rebaseChains drives the inheritance tests: 100 chains of 80 steps of
+// random writes to a working table, a third of them followed by a rebase
+// whose new snapshot check reads, and now and then the snapshot it
+// replaced (whose inherited part was taken, so it is built again).
+func rebaseChains(rng *rand.Rand, tp *topology, check func(trial, step int, s *snapshot)) {
+	slots := len(tp.slotNode)
+	for trial := range 100 {
+		work := blankTable(tp)
+		work.load(randomOccupants(rng, slots, 12))
+		tp.snaps.rebase(work)
+		for step := range 80 {
+			for range rng.IntN(6) + 1 {
+				s := rng.IntN(slots)
+				occ := sim.JobID(rng.IntN(41)) - 1
+				work.set(s, occ, occ != empty)
+			}
+			if rng.IntN(3) == 0 {
+				par := work.base
+				tp.snaps.rebase(work)
+				check(trial, step, work.base)
+				if par != nil && par != work.base && par.gen == work.base.parentGen && rng.IntN(4) == 0 {
+					check(trial, step, par) // built again
+				}
+			}
+		}
 	}
 }
