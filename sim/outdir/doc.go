@@ -18,7 +18,9 @@
 //   - Every temporary is a directory named ".arena-tmp-<base>-<16 hex>"
 //     (".arena-old-…" for replaced content) holding arena's provisional
 //     manifest from the moment it exists (a file being written lives
-//     inside it). Clean and CleanFor remove only entries of exactly that
+//     inside it; a kill at that very moment leaves the manifest empty,
+//     and nothing else). The final manifest is written beside it and
+//     renamed over it, so a manifest is never cut short beside results. Clean and CleanFor remove only entries of exactly that
 //     shape that are such directories (the manifest and regular files
 //     only), one file at a time: a user's dot-file, a directory whose name
 //     merely contains a marker, a link or a FIFO of the same shape stays.

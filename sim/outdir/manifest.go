@@ -225,12 +225,22 @@ func writeManifest(tmp string) error {
 		fmt.Fprintf(&b, "%s\t%d\t%s\n", n, size, sum)
 	}
 	forgetStreamed(tmp)
-	return writeNew(filepath.Join(tmp, ManifestFile), []byte(b.String()))
+	// Written beside the provisional manifest and renamed over it: a
+	// writer killed here leaves the provisional manifest whole (and a
+	// regular file beside it), so the temporary stays recognisable as
+	// arena's (isOursToRemove), never a truncated manifest beside results.
+	next := filepath.Join(tmp, ManifestFile+".new")
+	if err := writeNew(next, []byte(b.String())); err != nil {
+		return err
+	}
+	return os.Rename(next, filepath.Join(tmp, ManifestFile))
 }
 
 // writeProvisional puts a manifest listing nothing into a new temporary
 // directory, before anything else: a directory a killed writer leaves is
-// then recognisable as arena's (isOursToRemove).
+// then recognisable as arena's (isOursToRemove). A writer killed between
+// the file's creation and its one write leaves it empty, which
+// isOursToRemove also knows as arena's when nothing else is there.
 func writeProvisional(tmp string) error {
 	return writeNew(filepath.Join(tmp, ManifestFile), []byte(manifestHeader+"\n"))
 }

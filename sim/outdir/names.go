@@ -43,8 +43,9 @@ func temporaryOf(name, base string) bool {
 
 // isOursToRemove reports whether the temporary-shaped path is one arena
 // made and may remove: a directory (every temporary is one, create) that
-// is empty or holds arena's manifest (the provisional one create writes
-// first, or a final one) and regular files only. Anything else — a user's
+// is empty, holds only an empty manifest (the provisional one cut short
+// by a kill), or holds arena's manifest (the provisional one create
+// writes first, or a final one) and regular files only. Anything else — a user's
 // file, link or FIFO that happens to have the shape, a directory of
 // theirs without the manifest or with a subdirectory or a link in it — is
 // left alone.
@@ -60,7 +61,7 @@ func isOursToRemove(path string) bool {
 	if err != nil {
 		return false
 	}
-	if len(entries) == 0 {
+	if len(entries) == 0 || provisionalCutShort(path, entries) {
 		return true
 	}
 	m, err := readManifest(path)
@@ -105,4 +106,16 @@ func removeTemporary(path string) error {
 		return err
 	}
 	return nil
+}
+
+// provisionalCutShort reports whether a temporary directory holds nothing
+// but an empty regular manifest: the state a writer killed between the
+// provisional manifest's creation and its write leaves (writeProvisional),
+// before anything else could be put there.
+func provisionalCutShort(path string, entries []os.DirEntry) bool {
+	if len(entries) != 1 || entries[0].Name() != ManifestFile || !entries[0].Type().IsRegular() {
+		return false
+	}
+	fi, err := os.Lstat(filepath.Join(path, ManifestFile))
+	return err == nil && fi.Mode().IsRegular() && fi.Size() == 0
 }
