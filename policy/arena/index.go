@@ -144,17 +144,10 @@ func (c *snapshotCache) rebase(t *table) {
 		}
 	}
 	if patch {
-		set := func(slots, nodes []int32) {
-			for _, d := range slots {
-				s.occ[d], s.used[d] = t.occ[d], t.used[d]
-			}
-			for _, n := range nodes {
-				s.free[n] = t.free[n]
-			}
-		}
-		set(t.dirty, t.dirtyNodes)
+		dst, src := s.cells(), t.cells()
+		copyCells(dst, src, t.dirty, t.dirtyNodes)
 		for _, x := range line {
-			set(x.diff, x.diffNodes)
+			copyCells(dst, src, x.diff, x.diffNodes)
 		}
 		snapshotsPatched.Add(1)
 	}

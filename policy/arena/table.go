@@ -211,6 +211,29 @@ func (t *table) load(occupant []sim.JobID) {
 	}
 }
 
+// cells is the content a table and a snapshot both hold: each slot's
+// occupant and status and each node's idle count.
+type cells struct {
+	occ  []sim.JobID
+	used []bool
+	free []int
+}
+
+func (t *table) cells() cells    { return cells{t.occ, t.used, t.free} }
+func (s *snapshot) cells() cells { return cells{s.occ, s.used, s.free} }
+
+// copyCells writes src's content at the given slots and nodes into dst:
+// how copies, rebases and patches move a delta's content between tables
+// and snapshots.
+func copyCells(dst, src cells, slots, nodes []int32) {
+	for _, s := range slots {
+		dst.occ[s], dst.used[s] = src.occ[s], src.used[s]
+	}
+	for _, n := range nodes {
+		dst.free[n] = src.free[n]
+	}
+}
+
 // clone returns an independent copy (the artifact's deepcopy of the table).
 func (t *table) clone() *table {
 	u := blankTable(t.tp)
@@ -228,19 +251,9 @@ func (t *table) copyFrom(u *table) {
 	t.undo, t.logging = t.undo[:0], 0
 	if u.attached() && t.attached() && t.base == u.base {
 		b := t.base
-		for _, s := range t.dirty {
-			t.occ[s], t.used[s] = b.occ[s], b.used[s]
-		}
-		for _, n := range t.dirtyNodes {
-			t.free[n] = b.free[n]
-		}
+		copyCells(t.cells(), b.cells(), t.dirty, t.dirtyNodes)
 		t.clearDelta()
-		for _, s := range u.dirty {
-			t.occ[s], t.used[s] = u.occ[s], u.used[s]
-		}
-		for _, n := range u.dirtyNodes {
-			t.free[n] = u.free[n]
-		}
+		copyCells(t.cells(), u.cells(), u.dirty, u.dirtyNodes)
 		copy(t.tfree, u.tfree)
 		t.adoptDelta(u)
 		return
@@ -251,29 +264,16 @@ func (t *table) copyFrom(u *table) {
 		// snapshot only on its delta and on the slots either line of
 		// descent changed, which take u's snapshot's content; then t
 		// takes u's delta.
-		ub := u.base
-		set := func(slots, nodes []int32) {
-			for _, s := range slots {
-				t.occ[s], t.used[s] = ub.occ[s], ub.used[s]
-			}
-			for _, n := range nodes {
-				t.free[n] = ub.free[n]
-			}
-		}
-		set(t.dirty, t.dirtyNodes)
+		dst, ub := t.cells(), u.base.cells()
+		copyCells(dst, ub, t.dirty, t.dirtyNodes)
 		for _, x := range tc {
-			set(x.diff, x.diffNodes)
+			copyCells(dst, ub, x.diff, x.diffNodes)
 		}
 		for _, x := range uc {
-			set(x.diff, x.diffNodes)
+			copyCells(dst, ub, x.diff, x.diffNodes)
 		}
 		t.clearDelta()
-		for _, s := range u.dirty {
-			t.occ[s], t.used[s] = u.occ[s], u.used[s]
-		}
-		for _, n := range u.dirtyNodes {
-			t.free[n] = u.free[n]
-		}
+		copyCells(dst, u.cells(), u.dirty, u.dirtyNodes)
 		copy(t.tfree, u.tfree)
 		t.adoptDelta(u)
 		return
