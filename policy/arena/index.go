@@ -1,6 +1,7 @@
 package arena
 
 import (
+	"iter"
 	"slices"
 	"sync/atomic"
 
@@ -474,26 +475,33 @@ func (s *snapshot) inheritBuckets(tp *topology, ty int) bool {
 	}
 	slices.Sort(out)
 	slices.Sort(in)
-	for i := 0; i < len(out); {
-		j := i + 1
-		for j < len(out) && out[j]>>32 == out[i]>>32 {
-			j++
-		}
-		l := b.bucket(int(out[i] >> 32))
-		*l = removeNodes(*l, out[i:j])
-		i = j
+	for bucket, run := range bucketRuns(out) {
+		l := b.bucket(bucket)
+		*l = removeNodes(*l, run)
 	}
-	for i := 0; i < len(in); {
-		j := i + 1
-		for j < len(in) && in[j]>>32 == in[i]>>32 {
-			j++
-		}
-		l := b.bucket(int(in[i] >> 32))
-		*l = mergeNodes(*l, in[i:j])
-		i = j
+	for bucket, run := range bucketRuns(in) {
+		l := b.bucket(bucket)
+		*l = mergeNodes(*l, run)
 	}
 	s.bucketOut, s.bucketIn = out, in
 	return true
+}
+
+// bucketRuns yields, for sorted bucket keys (bucketKey), each bucket and
+// the run of its keys.
+func bucketRuns(keys []uint64) iter.Seq2[int, []uint64] {
+	return func(yield func(int, []uint64) bool) {
+		for i := 0; i < len(keys); {
+			j := i + 1
+			for j < len(keys) && keys[j]>>32 == keys[i]>>32 {
+				j++
+			}
+			if !yield(int(keys[i]>>32), keys[i:j]) {
+				return
+			}
+			i = j
+		}
+	}
 }
 
 // bucketKey is the key bucket<<32 | node of node nd with f idle GPUs of
